@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { LocalRuntimeError } from '../lib/local/dynamodb-local';
+import { DEMO_SEED_PATH, startLocalRuntime } from '../lib/local/runtime';
+import { readSeed } from '../lib/local/seed-file';
+
+/** `npm start`: the local runtime's interface (DESIGN §2), read from the environment. */
+const env = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+    MESSAGING_SEED: z.string().min(1).optional(),
+    MESSAGING_DATA_DIR: z.string().min(1).optional(),
+  })
+  .parse(process.env);
+
+async function main(): Promise<void> {
+  const seedPath = env.MESSAGING_SEED ?? DEMO_SEED_PATH;
+  const seed = readSeed(seedPath);
+  console.log('Starting DynamoDB Local, the SQS emulator and the API…');
+  const runtime = await startLocalRuntime({ port: env.PORT, seedPath, ...(env.MESSAGING_DATA_DIR ? { dataDir: env.MESSAGING_DATA_DIR } : {}) });
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: stopping…`);
+    runtime.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error('Stop failed:', error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+
+  const key = seed.workspaces[0]?.apiKeys[0];
+  console.log(`\nMessaging API ready on ${runtime.url}  (data: ${env.MESSAGING_DATA_DIR ?? 'in memory'}, seed: ${seedPath})`);
+  if (key) {
+    console.log(`Demo API key (${seed.workspaces[0]!.id}, scopes ${key.scopes.join(' ')}): ${key.key}`);
+    console.log(`  curl -s ${runtime.url}/v1/message-templates -H 'X-API-Key: ${key.key}'`);
+  }
+  console.log('Press Ctrl+C to stop.');
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof LocalRuntimeError) console.error(`npm start: ${error.message}`);
+  else console.error('npm start failed:', error);
+  process.exit(1);
+});

@@ -1,0 +1,114 @@
+import middy from '@middy/core';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { z } from 'zod';
+import type { Principal } from '../domain/api-keys/authenticate';
+import type { RouteDefinition } from '../routes';
+import { logger } from '../shared/logger';
+import type { Scope } from '../shared/scopes';
+import { parseWith, queryOf } from './input';
+import { requestIdOf } from './request-id';
+import { apiKeyAuth } from './middleware/api-key-auth';
+import { contentTypeGuard } from './middleware/content-type-guard';
+import { errorMapper } from './middleware/error-mapper';
+import { formBodyParser } from './middleware/form-body-parser';
+import type { HttpContext } from './middleware/http-context';
+import { JSON_CONTENT_TYPE, type HttpResult } from './responses';
+
+/** zod schemas for the parts of a request a route reads; parts without one are not read. */
+export interface RequestSchemas {
+  path?: z.ZodType;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  headers?: z.ZodType;
+}
+
+type Parsed<S extends RequestSchemas, K extends keyof RequestSchemas> = S[K] extends z.ZodType ? z.infer<S[K]> : undefined;
+
+/** What a plain handler receives: validated input and who is calling. No API Gateway shapes. */
+export interface HttpRequest<S extends RequestSchemas = RequestSchemas> {
+  path: Parsed<S, 'path'>;
+  query: Parsed<S, 'query'>;
+  body: Parsed<S, 'body'>;
+  headers: Parsed<S, 'headers'>;
+  requestId: string;
+  /** Absolute URL of the API stage, for links such as `statusUrl`. */
+  baseUrl: string;
+}
+
+export interface AuthorizedRequest<S extends RequestSchemas = RequestSchemas> extends HttpRequest<S> {
+  principal: Principal;
+}
+
+type Route<TScope> = Pick<RouteDefinition, 'body'> & { scope: TScope };
+
+/**
+ * The one middleware stack every HTTP route runs, in this order: header normalisation →
+ * Lambda context on the logger → error mapping (its onError sees every later failure) →
+ * API key and scope → Content-Type guard → JSON and form body parsing → zod validation.
+ */
+export function httpHandler<S extends RequestSchemas>(
+  route: Route<Scope>,
+  schemas: S,
+  handle: (request: AuthorizedRequest<S>) => Promise<HttpResult>,
+) {
+  return stack(route, schemas, (request, context) => {
+    // The auth middleware always sets the principal on scoped routes; this guards a miswired stack.
+    if (!context.principal) throw new Error('Route reached its handler without a principal');
+    return handle({ ...request, principal: context.principal });
+  });
+}
+
+/** The same stack without authentication, for `GET /health` and provider webhooks. */
+export function publicHttpHandler<S extends RequestSchemas>(route: Route<null>, schemas: S, handle: (request: HttpRequest<S>) => Promise<HttpResult>) {
+  return stack(route, schemas, (request) => handle(request));
+}
+
+function stack<S extends RequestSchemas>(
+  route: Route<Scope | null>,
+  schemas: S,
+  handle: (request: HttpRequest<S>, context: HttpContext) => Promise<HttpResult>,
+) {
+  const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>()
+    .use(httpHeaderNormalizer())
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use({ before: (request) => void logger.appendKeys({ requestId: requestIdOf(request.event, request.context) }) })
+    .use(errorMapper());
+  if (route.scope) chain.use(apiKeyAuth(route.scope));
+  if (route.body) {
+    chain.use(contentTypeGuard(route.body));
+    if (route.body.includes('json')) chain.use(httpJsonBodyParser({ disableContentTypeError: true }));
+    if (route.body.some((encoding) => encoding !== 'json')) chain.use(formBodyParser());
+  }
+  return chain.handler(async (event, context) => {
+    const requestId = requestIdOf(event, context);
+    const request: HttpRequest<S> = {
+      path: (schemas.path ? parseWith(schemas.path, event.pathParameters ?? {}, 'path') : undefined) as Parsed<S, 'path'>,
+      query: (schemas.query ? parseWith(schemas.query, queryOf(event), 'query') : undefined) as Parsed<S, 'query'>,
+      body: (schemas.body ? parseWith(schemas.body, event.body, 'body') : undefined) as Parsed<S, 'body'>,
+      headers: (schemas.headers ? parseWith(schemas.headers, event.headers ?? {}, 'headers') : undefined) as Parsed<S, 'headers'>,
+      requestId,
+      baseUrl: baseUrlOf(event),
+    };
+    const result = await handle(request, context);
+    return {
+      statusCode: result.statusCode,
+      headers: { 'content-type': JSON_CONTENT_TYPE, 'x-request-id': requestId, ...result.headers },
+      body: JSON.stringify(result.body),
+    };
+  });
+}
+
+/**
+ * `requestContext.path` is the path as the client called it (with the stage, or a custom
+ * domain's base path); `event.path` is the resource path. Their difference is the API's prefix.
+ */
+function baseUrlOf(event: APIGatewayProxyEvent): string {
+  const host = event.headers?.host ?? event.requestContext?.domainName ?? 'localhost';
+  const proto = event.headers?.['x-forwarded-proto'] ?? 'https';
+  const calledPath = event.requestContext?.path ?? event.path;
+  const prefix = calledPath.endsWith(event.path) ? calledPath.slice(0, calledPath.length - event.path.length) : '';
+  return `${proto}://${host}${prefix}`;
+}

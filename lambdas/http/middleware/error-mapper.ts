@@ -1,0 +1,54 @@
+import type middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { AppError, errorBody, type ErrorCode } from '../../shared/errors';
+import { logger } from '../../shared/logger';
+import { requestIdOf } from '../request-id';
+import { JSON_CONTENT_TYPE } from '../responses';
+import type { HttpContext } from './http-context';
+
+interface MiddyHttpError extends Error {
+  statusCode: number;
+  expose?: boolean;
+}
+
+const isMiddyHttpError = (error: unknown): error is MiddyHttpError =>
+  error instanceof Error && typeof (error as Partial<MiddyHttpError>).statusCode === 'number';
+
+/**
+ * Turns every failure into the contract's error body (public-api.md §7). Known errors keep their
+ * code and message; Middy's parser errors (415 for malformed JSON) become 422 validation_failed;
+ * anything else is a generic 500 whose cause is logged, never returned.
+ */
+export function errorMapper(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
+  return {
+    onError: (request) => {
+      const error = request.error;
+      const requestId = requestIdOf(request.event, request.context);
+      let code: ErrorCode;
+      let message: string;
+      let status: number;
+      let headers: Record<string, string> = {};
+
+      if (error instanceof AppError) {
+        ({ code, message, status, headers } = error);
+        logger.info('Request rejected', { error: code, status });
+      } else if (isMiddyHttpError(error) && error.statusCode < 500) {
+        code = 'validation_failed';
+        status = 422;
+        message = error.message === 'Unsupported Media Type' ? 'Unsupported Content-Type' : error.message;
+        logger.info('Request rejected', { error: code, status, cause: error.message });
+      } else {
+        code = 'internal_error';
+        status = 500;
+        message = 'An unexpected error occurred; quote the requestId when reporting it';
+        logger.error('Unhandled error', error ?? 'unknown');
+      }
+
+      request.response = {
+        statusCode: status,
+        headers: { 'content-type': JSON_CONTENT_TYPE, 'x-request-id': requestId, ...headers },
+        body: JSON.stringify(errorBody(code, message, requestId)),
+      };
+    },
+  };
+}

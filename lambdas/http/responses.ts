@@ -1,0 +1,11 @@
+/** What a plain handler returns; the middleware stack serialises it. */
+export interface HttpResult {
+  statusCode: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export const ok = (body: unknown, headers?: Record<string, string>): HttpResult => ({ statusCode: 200, body, ...(headers ? { headers } : {}) });
+export const accepted = (body: unknown, headers?: Record<string, string>): HttpResult => ({ statusCode: 202, body, ...(headers ? { headers } : {}) });
+
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';

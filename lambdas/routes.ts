@@ -1,0 +1,46 @@
+import type { Scope } from './shared/scopes';
+
+/** Body encodings a route accepts (public-api.md §4.2: send takes all three). */
+export type BodyEncoding = 'json' | 'form' | 'multipart';
+
+export interface RouteDefinition {
+  method: 'GET' | 'POST';
+  /** API Gateway resource path; `{name}` is a path parameter. */
+  path: string;
+  /** Handler module under `lambdas/handlers/`, exporting `handler`. */
+  handler: string;
+  /** Scope the API key needs; `null` for unauthenticated routes. */
+  scope: Scope | null;
+  /** Accepted request bodies; absent for routes without a body. */
+  body?: readonly BodyEncoding[];
+  /** What the function may touch: the stack grants exactly this, nothing more. */
+  access: { table?: 'read' | 'readWrite'; queue?: 'send' };
+  summary: string;
+}
+
+/**
+ * The one route table. It drives the CDK stack (one function and one API method per entry),
+ * the local server, the OpenAPI document and the route tests.
+ */
+export const routes = {
+  health: {
+    method: 'GET',
+    path: '/health',
+    handler: 'health',
+    scope: null,
+    access: {},
+    summary: 'Service availability',
+  },
+  listTemplates: {
+    method: 'GET',
+    path: '/v1/message-templates',
+    handler: 'list-templates',
+    scope: 'templates:read',
+    access: { table: 'read' },
+    summary: 'List approved message templates',
+  },
+} as const satisfies Record<string, RouteDefinition>;
+
+export type RouteId = keyof typeof routes;
+
+export const routeEntries = Object.entries(routes) as [RouteId, RouteDefinition][];

@@ -1,0 +1,15 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { config } from './config';
+
+/**
+ * AWS clients, created once per container. Repositories take them as parameters with these
+ * as defaults, so tests can pass their own or mock these with aws-sdk-client-mock.
+ */
+export const dynamo = DynamoDBDocumentClient.from(
+  new DynamoDBClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT }),
+  { marshallOptions: { removeUndefinedValues: true } },
+);
+
+export const sqs = new SQSClient({ region: config.AWS_REGION, endpoint: config.SQS_ENDPOINT });

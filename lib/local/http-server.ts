@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { RouteDefinition } from '../../lambdas/routes';
+import { errorBody, type ErrorCode, errorCodes } from '../../lambdas/shared/errors';
+import { lambdaContext, toApiGatewayEvent } from './api-gateway-event';
+import { createRouter } from './router';
+
+export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+export interface LoadedRoute {
+  id: string;
+  definition: RouteDefinition;
+  handler: ApiHandler;
+}
+
+/** API Gateway's payload limit for REST APIs. */
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+/**
+ * Plays API Gateway: turns each HTTP request into a REST API proxy event, invokes the route's
+ * handler in-process, and answers with its result. Requests no route matches get the same error
+ * body the stack's gateway responses give.
+ */
+export function createApiServer(routes: LoadedRoute[], onError: (error: unknown) => void): Server {
+  const match = createRouter(routes.map((route) => ({ ...route, method: route.definition.method, path: route.definition.path })));
+
+  return createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      onError(error);
+      if (!response.headersSent) send(response, gatewayError('internal_error', 'The local server failed to handle this request'));
+    });
+  });
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', `http://${request.headers.host ?? '127.0.0.1'}`);
+    const found = match(request.method ?? 'GET', url.pathname);
+    if (!found) {
+      request.resume();
+      send(response, gatewayError('not_found', `No route matches ${request.method} ${url.pathname}`));
+      return;
+    }
+    const body = await readBody(request);
+    if (!body) {
+      send(response, gatewayError('payload_too_large', `Request bodies are limited to ${MAX_BODY_BYTES} bytes`));
+      return;
+    }
+    const event = toApiGatewayEvent(request, url, body, { resource: found.route.definition.path, pathParameters: found.pathParameters });
+    send(response, await found.route.handler(event, lambdaContext(found.route.id)));
+  }
+}
+
+function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    request.on('end', () => resolve(size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+function gatewayError(code: ErrorCode, message: string): APIGatewayProxyResult {
+  return { statusCode: errorCodes[code], headers: { 'content-type': 'application/json' }, body: JSON.stringify(errorBody(code, message, randomUUID())) };
+}
+
+function send(response: ServerResponse, result: APIGatewayProxyResult): void {
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
+  response.writeHead(result.statusCode, headers);
+  response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
+}

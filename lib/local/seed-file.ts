@@ -1,0 +1,38 @@
+/**
+ * Reading the seed file. Kept free of repositories (and so of configuration) because the
+ * runtime reads the seed before it has set the environment handlers are configured from.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { templateInputSchema } from '../../lambdas/domain/templates/template';
+import { workspaceInputSchema } from '../../lambdas/domain/workspaces/workspace';
+import { scopes } from '../../lambdas/shared/scopes';
+import { LocalRuntimeError } from './dynamodb-local';
+
+/** The seed file format of DESIGN §2: keys in plain text here, stored only as SHA-256 hashes. */
+export const seedSchema = z.object({
+  workspaces: z.array(
+    workspaceInputSchema.extend({
+      apiKeys: z
+        .array(z.object({ key: z.string().min(8), name: z.string().min(1), scopes: z.array(z.enum(scopes)).min(1), expiresAt: z.iso.datetime().optional() }))
+        .default([]),
+      templates: z.array(templateInputSchema).default([]),
+    }),
+  ),
+});
+
+export type Seed = z.infer<typeof seedSchema>;
+
+export function readSeed(path: string): Seed {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new LocalRuntimeError(`Cannot read the seed file ${path}: ${(error as Error).message}`);
+  }
+  const parsed = seedSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new LocalRuntimeError(`The seed file ${path} is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  }
+  return parsed.data;
+}
