@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LocalRuntimeError } from '../lib/local/dynamodb-local';
-import { DEMO_SEED_PATH, startLocalRuntime } from '../lib/local/runtime';
+import { DEMO_SEED_PATH } from '../lib/local/paths';
+import { startLocalRuntime } from '../lib/local/runtime';
 import { readSeed } from '../lib/local/seed-file';
 
 /** `npm start`: the local runtime's interface (DESIGN §2), read from the environment. */
@@ -11,6 +12,9 @@ const env = z
     MESSAGING_DATA_DIR: z.string().min(1).optional(),
   })
   .parse(process.env);
+
+// Node 20 here, Node 22 on Lambda: the SDK's Node-20 notice is known (docs/decisions.md).
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 async function main(): Promise<void> {
   const seedPath = env.MESSAGING_SEED ?? DEMO_SEED_PATH;

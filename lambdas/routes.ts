@@ -1,5 +1,11 @@
 import type { Scope } from './shared/scopes';
 
+/**
+ * Request media types API Gateway passes to Lambda base64-encoded (the stack's binaryMediaTypes,
+ * mirrored by the local server): multipart bodies must reach the parser byte for byte.
+ */
+export const BINARY_MEDIA_TYPES = ['multipart/form-data'] as const;
+
 /** Body encodings a route accepts (public-api.md §4.2: send takes all three). */
 export type BodyEncoding = 'json' | 'form' | 'multipart';
 

@@ -74,7 +74,7 @@ function stack<S extends RequestSchemas>(
   const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>()
     .use(httpHeaderNormalizer())
     .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use({ before: (request) => void logger.appendKeys({ requestId: requestIdOf(request.event, request.context) }) })
+    .use({ before: (request: middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>) => void logger.appendKeys({ requestId: requestIdOf(request.event, request.context) }) })
     .use(errorMapper());
   if (route.scope) chain.use(apiKeyAuth(route.scope));
   if (route.body) {
@@ -82,7 +82,7 @@ function stack<S extends RequestSchemas>(
     if (route.body.includes('json')) chain.use(httpJsonBodyParser({ disableContentTypeError: true }));
     if (route.body.some((encoding) => encoding !== 'json')) chain.use(formBodyParser());
   }
-  return chain.handler(async (event, context) => {
+  return chain.handler(async (event: APIGatewayProxyEvent, context: HttpContext) => {
     const requestId = requestIdOf(event, context);
     const request: HttpRequest<S> = {
       path: (schemas.path ? parseWith(schemas.path, event.pathParameters ?? {}, 'path') : undefined) as Parsed<S, 'path'>,

@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { config } from './config';
+import { documentClientOptions } from './store';
 
 /**
  * AWS clients, created once per container. Repositories take them as parameters with these
@@ -9,7 +10,7 @@ import { config } from './config';
  */
 export const dynamo = DynamoDBDocumentClient.from(
   new DynamoDBClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT }),
-  { marshallOptions: { removeUndefinedValues: true } },
+  documentClientOptions,
 );
 
 export const sqs = new SQSClient({ region: config.AWS_REGION, endpoint: config.SQS_ENDPOINT });

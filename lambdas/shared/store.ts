@@ -1,7 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { dynamo } from './clients';
-import { required } from './config';
 
 /** Where repositories read and write: a document client and the table it targets. */
 export interface Store {
@@ -9,20 +7,23 @@ export interface Store {
   tableName: string;
 }
 
-let fromConfig: Store | undefined;
+/** Same marshalling everywhere: optional fields are simply left out of items. */
+export const documentClientOptions = { marshallOptions: { removeUndefinedValues: true } };
 
-/** The function's own table, from TABLE_NAME; resolved on first use, then reused. */
-export function defaultStore(): Store {
-  fromConfig ??= { db: dynamo, tableName: required('TABLE_NAME') };
-  return fromConfig;
-}
-
-/** A store for tools outside Lambda (admin CLI, local runtime, tests) with their own target. */
-export function createStore(options: { tableName: string; region: string; endpoint?: string }): Store {
-  return {
-    db: DynamoDBDocumentClient.from(new DynamoDBClient({ region: options.region, endpoint: options.endpoint }), {
-      marshallOptions: { removeUndefinedValues: true },
-    }),
-    tableName: options.tableName,
-  };
+/**
+ * A store for tools outside Lambda (admin CLI, local runtime, tests) with a target of their own.
+ * Free of configuration on purpose: importing it never freezes the environment.
+ */
+export function createStore(options: {
+  tableName: string;
+  region: string;
+  endpoint?: string;
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+}): Store {
+  const client = new DynamoDBClient({
+    region: options.region,
+    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+    ...(options.credentials ? { credentials: options.credentials } : {}),
+  });
+  return { db: DynamoDBDocumentClient.from(client, documentClientOptions), tableName: options.tableName };
 }

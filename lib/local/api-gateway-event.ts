@@ -1,55 +1,63 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { BINARY_MEDIA_TYPES } from '../../lambdas/routes';
 
-/** Media types API Gateway is configured to pass base64-encoded (the stack's binaryMediaTypes). */
-export const BINARY_MEDIA_TYPES = ['multipart/form-data'];
+export interface ApiRequest {
+  method: string;
+  /** The resource path as called, e.g. `/v1/messages/4f1c…`. */
+  path: string;
+  /** The matched route's template, e.g. `/v1/messages/{dispatchId}`. */
+  resource: string;
+  pathParameters?: Record<string, string> | null;
+  /** Header name/value pairs in arrival order; repeated names allowed. */
+  headers?: [string, string][];
+  /** Decoded query name/value pairs in order; repeated names allowed. */
+  query?: [string, string][];
+  body?: Buffer | string;
+  sourceIp?: string;
+  requestId?: string;
+}
 
-/** A REST API (v1) proxy event for a request, as API Gateway would build it. */
-export function toApiGatewayEvent(
-  request: IncomingMessage,
-  url: URL,
-  body: Buffer,
-  match: { resource: string; pathParameters: Record<string, string> | null },
-): APIGatewayProxyEvent {
+/**
+ * A REST API (v1) proxy event as API Gateway builds it: last-value and multi-value maps for
+ * headers and query, null for absent parts, binary media types base64-encoded. The local
+ * server and the tests' event factory both build events here, so they cannot disagree.
+ */
+export function apiGatewayEvent(request: ApiRequest): APIGatewayProxyEvent {
   const headers: Record<string, string> = {};
   const multiValueHeaders: Record<string, string[]> = {};
-  for (let i = 0; i < request.rawHeaders.length; i += 2) {
-    const name = request.rawHeaders[i]!;
-    const value = request.rawHeaders[i + 1]!;
+  for (const [name, value] of request.headers ?? []) {
     headers[name] = value;
     (multiValueHeaders[name] ??= []).push(value);
   }
-  headers['X-Forwarded-Proto'] ??= 'http';
-  multiValueHeaders['X-Forwarded-Proto'] ??= ['http'];
-
   const multiValueQuery: Record<string, string[]> = {};
-  for (const [name, value] of url.searchParams) (multiValueQuery[name] ??= []).push(value);
+  for (const [name, value] of request.query ?? []) (multiValueQuery[name] ??= []).push(value);
   const hasQuery = Object.keys(multiValueQuery).length > 0;
 
-  const contentType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  const isBase64Encoded = body.length > 0 && BINARY_MEDIA_TYPES.includes(contentType);
-  const method = request.method ?? 'GET';
+  const headerValue = (wanted: string) => Object.entries(headers).find(([name]) => name.toLowerCase() === wanted)?.[1];
+  const contentType = (headerValue('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  const body = typeof request.body === 'string' ? Buffer.from(request.body, 'utf8') : request.body;
+  const isBase64Encoded = !!body?.length && (BINARY_MEDIA_TYPES as readonly string[]).includes(contentType);
 
   return {
-    resource: match.resource,
-    path: url.pathname,
-    httpMethod: method,
+    resource: request.resource,
+    path: request.path,
+    httpMethod: request.method,
     headers,
     multiValueHeaders,
     queryStringParameters: hasQuery ? Object.fromEntries(Object.entries(multiValueQuery).map(([k, v]) => [k, v.at(-1)!])) : null,
     multiValueQueryStringParameters: hasQuery ? multiValueQuery : null,
-    pathParameters: match.pathParameters,
+    pathParameters: request.pathParameters ?? null,
     stageVariables: null,
-    body: body.length === 0 ? null : isBase64Encoded ? body.toString('base64') : body.toString('utf8'),
+    body: !body?.length ? null : isBase64Encoded ? body.toString('base64') : body.toString('utf8'),
     isBase64Encoded,
     requestContext: {
       accountId: '000000000000',
       apiId: 'local',
       authorizer: null,
-      domainName: request.headers.host ?? '127.0.0.1',
+      domainName: headerValue('host') ?? '127.0.0.1',
       domainPrefix: 'local',
-      httpMethod: method,
+      httpMethod: request.method,
       identity: {
         accessKey: null,
         accountId: null,
@@ -62,17 +70,17 @@ export function toApiGatewayEvent(
         cognitoIdentityId: null,
         cognitoIdentityPoolId: null,
         principalOrgId: null,
-        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        sourceIp: request.sourceIp ?? '127.0.0.1',
         user: null,
-        userAgent: request.headers['user-agent'] ?? null,
+        userAgent: headerValue('user-agent') ?? null,
         userArn: null,
       },
-      path: url.pathname,
-      protocol: `HTTP/${request.httpVersion}`,
-      requestId: randomUUID(),
+      path: request.path,
+      protocol: 'HTTP/1.1',
+      requestId: request.requestId ?? randomUUID(),
       requestTimeEpoch: Date.now(),
       resourceId: 'local',
-      resourcePath: match.resource,
+      resourcePath: request.resource,
       stage: 'local',
     },
   };
@@ -81,14 +89,13 @@ export function toApiGatewayEvent(
 /** A Lambda context for one in-process invocation. */
 export function lambdaContext(functionName: string, timeoutMs = 29_000): Context {
   const deadline = Date.now() + timeoutMs;
-  const awsRequestId = randomUUID();
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName,
     functionVersion: '$LATEST',
     invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
     memoryLimitInMB: '512',
-    awsRequestId,
+    awsRequestId: randomUUID(),
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: 'local',
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { RouteDefinition } from '../../lambdas/routes';
 import { errorBody, type ErrorCode, errorCodes } from '../../lambdas/shared/errors';
-import { lambdaContext, toApiGatewayEvent } from './api-gateway-event';
+import { apiGatewayEvent, lambdaContext } from './api-gateway-event';
 import { createRouter } from './router';
 
 export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -45,7 +45,20 @@ export function createApiServer(routes: LoadedRoute[], onError: (error: unknown)
       send(response, gatewayError('payload_too_large', `Request bodies are limited to ${MAX_BODY_BYTES} bytes`));
       return;
     }
-    const event = toApiGatewayEvent(request, url, body, { resource: found.route.definition.path, pathParameters: found.pathParameters });
+    const headers: [string, string][] = [];
+    for (let i = 0; i < request.rawHeaders.length; i += 2) headers.push([request.rawHeaders[i]!, request.rawHeaders[i + 1]!]);
+    // API Gateway tells the function how the client connected; here it is always plain HTTP.
+    headers.push(['X-Forwarded-Proto', 'http']);
+    const event = apiGatewayEvent({
+      method: request.method ?? 'GET',
+      path: url.pathname,
+      resource: found.route.definition.path,
+      pathParameters: found.pathParameters,
+      headers,
+      query: [...url.searchParams],
+      body,
+      sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+    });
     send(response, await found.route.handler(event, lambdaContext(found.route.id)));
   }
 }

@@ -1,19 +1,18 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { routeEntries } from '../../lambdas/routes';
+import { createStore } from '../../lambdas/shared/store';
 import { ensureTable } from './bootstrap';
+import { DEMO_SEED_PATH, LOCAL_CREDENTIALS, PROJECT_ROOT, stateFilePath } from './paths';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
 import { readSeed } from './seed-file';
 import type { ApiHandler, LoadedRoute } from './http-server';
 import { createDispatchQueues, startSqsEmulator, type SqsEmulator } from './sqs-emulator';
 
-export const PROJECT_ROOT = resolve(__dirname, '../..');
-export const DEMO_SEED_PATH = join(__dirname, 'demo-seed.json');
 const LOCAL_REGION = 'ap-southeast-3';
-const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 export interface LocalRuntimeOptions {
   /** 0 picks a free port. */
@@ -41,9 +40,6 @@ export interface LocalRuntime {
   region: string;
   stop(): Promise<void>;
 }
-
-/** Where the runtime tells the admin CLI how to reach its table. */
-export const stateFilePath = (port: number) => join(PROJECT_ROOT, '.messaging', `local-${port}.json`);
 
 /**
  * The whole system on one machine (DESIGN §2): DynamoDB Local, the SQS emulator with the
@@ -87,9 +83,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       SQS_ENDPOINT: sqsEndpoint,
     });
 
+    const { config } = await import('../../lambdas/shared/config');
+    if (config.TABLE_NAME !== tableName || config.DYNAMODB_ENDPOINT !== dynamodbEndpoint) {
+      throw new Error('Handler configuration was loaded before the local runtime set the environment: import lambdas/ modules only after startLocalRuntime');
+    }
     const { applySeed } = await import('./seed');
-    const { createStore } = await import('../../lambdas/shared/store');
-    await applySeed(readSeed(options.seedPath ?? DEMO_SEED_PATH), createStore({ tableName, region, endpoint: dynamodbEndpoint }));
+    await applySeed(readSeed(options.seedPath ?? DEMO_SEED_PATH), createStore({ tableName, region, endpoint: dynamodbEndpoint, credentials: LOCAL_CREDENTIALS }));
 
     const routes: LoadedRoute[] = [];
     for (const [id, definition] of routeEntries) {

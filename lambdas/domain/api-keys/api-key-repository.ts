@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { indexKeys, keys, prefixes } from '../../shared/table';
-import { defaultStore, type Store } from '../../shared/store';
+import { defaultStore } from '../../shared/default-store';
+import type { Store } from '../../shared/store';
 import type { Scope } from '../../shared/scopes';
 import { apiKeyHint, hashApiKey } from './api-key-secret';
 
@@ -100,7 +101,7 @@ export async function revokeApiKey(workspaceId: string, keyId: string, now: Date
   await store.db.send(
     new UpdateCommand({
       TableName: store.tableName,
-      Key: { pk: item.pk, sk: item.sk },
+      Key: { pk: item.pk as string, sk: item.sk as string },
       UpdateExpression: 'SET #status = :revoked, revokedAt = if_not_exists(revokedAt, :now)',
       ConditionExpression: 'workspaceId = :ws',
       ExpressionAttributeNames: { '#status': 'status' },

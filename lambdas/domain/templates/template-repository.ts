@@ -1,6 +1,7 @@
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { keys, prefixes } from '../../shared/table';
-import { defaultStore, type Store } from '../../shared/store';
+import { defaultStore } from '../../shared/default-store';
+import type { Store } from '../../shared/store';
 import { templateInputSchema, type Template, type TemplateInput, type TemplateVersion } from './template';
 
 const FIELDS = ['id', 'displayName', 'status', 'providerName', 'language', 'versions'] as const;

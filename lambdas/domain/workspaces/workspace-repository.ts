@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../shared/table';
-import { defaultStore, type Store } from '../../shared/store';
+import { defaultStore } from '../../shared/default-store';
+import type { Store } from '../../shared/store';
 import { workspaceInputSchema, type Workspace, type WorkspaceInput } from './workspace';
 
 export async function getWorkspace(workspaceId: string, store: Store = defaultStore()): Promise<Workspace | undefined> {

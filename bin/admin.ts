@@ -1,0 +1,125 @@
+import { parseArgs } from 'node:util';
+import { createKey, createWorkspace, importTemplates, listKeys, revokeKey, UsageError } from '../lib/admin/commands';
+import { resolveTarget, TargetError } from '../lib/admin/target';
+
+const USAGE = `Usage: npm run admin -- <command> [options] <target>
+
+Commands:
+  workspace create --id ID --name NAME --rupiah-per-credit N [--sends-per-minute N] [--dedupe none|wib-day] [--provider sandbox|whatsapp]
+  key create       --workspace ID --name NAME --scopes messages:send,messages:read,templates:read [--expires-at ISO] [--environment live]
+  key list         --workspace ID
+  key revoke       --workspace ID --key-id UUID
+  templates import --workspace ID --file templates.json
+
+Target (one of):
+  --local [--port 3000]     the local runtime started with npm start
+  --stack NAME [--region R] a deployed stack (reads its TableName output)
+  TABLE_NAME=… AWS_REGION=… in the environment`;
+
+// Node 20 here, Node 22 on Lambda: the SDK's Node-20 notice is known (docs/decisions.md).
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      local: { type: 'boolean' },
+      port: { type: 'string', default: '3000' },
+      stack: { type: 'string' },
+      region: { type: 'string' },
+      id: { type: 'string' },
+      name: { type: 'string' },
+      'rupiah-per-credit': { type: 'string' },
+      'sends-per-minute': { type: 'string' },
+      dedupe: { type: 'string' },
+      provider: { type: 'string' },
+      workspace: { type: 'string' },
+      scopes: { type: 'string' },
+      'expires-at': { type: 'string' },
+      environment: { type: 'string' },
+      'key-id': { type: 'string' },
+      file: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const command = positionals.join(' ');
+  if (values.help || !command) {
+    console.log(USAGE);
+    return;
+  }
+  const need = (name: keyof typeof values): string => {
+    const value = values[name];
+    if (typeof value !== 'string' || !value) throw new UsageError(`${command} needs --${name}`);
+    return value;
+  };
+  const number = (name: keyof typeof values): number => {
+    const value = Number(need(name));
+    if (!Number.isFinite(value)) throw new UsageError(`--${name} takes a number`);
+    return value;
+  };
+
+  const store = await resolveTarget({
+    ...(values.local ? { localPort: Number(values.port) } : {}),
+    ...(values.stack ? { stack: values.stack } : {}),
+    ...(values.region ? { region: values.region } : {}),
+    env: process.env,
+  });
+  console.error(`Target: ${store.description}`);
+
+  switch (command) {
+    case 'workspace create': {
+      const workspace = await createWorkspace(store, {
+        id: need('id'),
+        name: need('name'),
+        rupiahPerCredit: number('rupiah-per-credit'),
+        settings: {
+          ...(values['sends-per-minute'] ? { sendsPerMinute: number('sends-per-minute') } : {}),
+          ...(values.dedupe ? { dedupe: values.dedupe as 'none' | 'wib-day' } : {}),
+          ...(values.provider ? { provider: values.provider as 'sandbox' | 'whatsapp' } : {}),
+        },
+      });
+      console.log(JSON.stringify(workspace, null, 2));
+      return;
+    }
+    case 'key create': {
+      const { plaintext, record } = await createKey(store, {
+        workspaceId: need('workspace'),
+        name: need('name'),
+        scopes: need('scopes').split(',').map((scope) => scope.trim()),
+        ...(values['expires-at'] ? { expiresAt: values['expires-at'] } : {}),
+        ...(values.environment ? { environment: values.environment } : {}),
+      });
+      console.error(`Created key ${record.keyId} (${record.scopes.join(' ')}). It is shown once; store it now:`);
+      console.log(plaintext);
+      return;
+    }
+    case 'key list':
+      for (const key of await listKeys(store, need('workspace'))) {
+        console.log([key.keyId, key.status.padEnd(7), key.hint, key.name, key.scopes.join(','), key.createdAt, key.revokedAt ?? ''].join('\t'));
+      }
+      return;
+    case 'key revoke':
+      await revokeKey(store, need('workspace'), need('key-id'));
+      console.log(`Revoked ${values['key-id']}; it stops working within a minute (the per-container key cache).`);
+      return;
+    case 'templates import':
+      for (const line of await importTemplates(store, need('workspace'), need('file'))) console.log(`Imported ${line}`);
+      return;
+    default:
+      throw new UsageError(`Unknown command "${command}"\n\n${USAGE}`);
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError || error instanceof TargetError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    console.error(`admin: ${(error as Error).message}`);
+    process.exit(2);
+  }
+  if (error instanceof Error && error.name === 'ZodError') {
+    console.error(`admin: invalid input: ${error.message}`);
+    process.exit(2);
+  }
+  console.error('admin failed:', error);
+  process.exit(1);
+});

@@ -1,0 +1,12 @@
+import { App } from 'aws-cdk-lib';
+import { MessagingStack } from '../lib/messaging-stack';
+import { readStackConfig } from '../lib/stack-config';
+
+/** CDK app: `npm run synth`, `npx cdk deploy -c stage=prod`. */
+const app = new App();
+const config = readStackConfig(app.node);
+new MessagingStack(app, `MessagingApi-${config.stage}`, {
+  config,
+  description: `Messaging API (${config.stage})`,
+  env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+});

@@ -1,0 +1,84 @@
+import { CfnOutput, RemovalPolicy } from 'aws-cdk-lib';
+import { AccessLogFormat, EndpointType, LambdaIntegration, LogGroupLogDestination, MethodLoggingLevel, RestApi } from 'aws-cdk-lib/aws-apigateway';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { join } from 'node:path';
+import { BINARY_MEDIA_TYPES, routeEntries, type RouteId } from '../../lambdas/routes';
+import { AppFunction } from './app-function';
+import { addGatewayResponses } from './gateway-responses';
+
+export interface MessagingApiProps {
+  stage: string;
+  table: ITableV2;
+  queue: IQueue;
+  throttlingRateLimit: number;
+  throttlingBurstLimit: number;
+  logRetention: RetentionDays;
+  removalPolicy: RemovalPolicy;
+}
+
+const HANDLERS_DIR = join(__dirname, '..', '..', 'lambdas', 'handlers');
+
+/**
+ * The REST API, with one function and one method per entry of the route table. Each function
+ * is granted exactly the access its route declares.
+ */
+export class MessagingApi extends Construct {
+  readonly api: RestApi;
+  readonly functions: Partial<Record<RouteId, AppFunction>> = {};
+
+  constructor(scope: Construct, id: string, props: MessagingApiProps) {
+    super(scope, id);
+    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.logRetention, removalPolicy: props.removalPolicy });
+
+    this.api = new RestApi(this, 'Api', {
+      restApiName: `messaging-api-${props.stage}`,
+      description: 'Messaging API: WhatsApp template messages for workspace integrations',
+      endpointTypes: [EndpointType.REGIONAL],
+      binaryMediaTypes: [...BINARY_MEDIA_TYPES],
+      // Access logs need the account-level CloudWatch role for API Gateway.
+      cloudWatchRole: true,
+      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
+      deployOptions: {
+        stageName: props.stage,
+        throttlingRateLimit: props.throttlingRateLimit,
+        throttlingBurstLimit: props.throttlingBurstLimit,
+        tracingEnabled: true,
+        metricsEnabled: true,
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: AccessLogFormat.jsonWithStandardFields({
+          caller: false,
+          httpMethod: true,
+          ip: true,
+          protocol: true,
+          requestTime: true,
+          resourcePath: true,
+          responseLength: true,
+          status: true,
+          user: false,
+        }),
+      },
+    });
+    addGatewayResponses(this.api);
+
+    for (const [routeId, route] of routeEntries) {
+      const fn = new AppFunction(this, `${routeId[0]!.toUpperCase()}${routeId.slice(1)}Function`, {
+        entry: join(HANDLERS_DIR, `${route.handler}.ts`),
+        description: `${route.method} ${route.path}: ${route.summary}`,
+        logRetention: props.logRetention,
+        removalPolicy: props.removalPolicy,
+      });
+      if (route.access.table === 'read') fn.readsTable(props.table);
+      if (route.access.table === 'readWrite') fn.writesTable(props.table);
+      if (route.access.queue === 'send') fn.sendsTo(props.queue);
+      this.functions[routeId] = fn;
+      this.api.root.resourceForPath(route.path).addMethod(route.method, new LambdaIntegration(fn), { operationName: routeId });
+    }
+
+    new CfnOutput(this, 'ApiUrl', { key: 'ApiUrl', value: this.api.url, description: 'Base URL of the API stage' });
+  }
+}

@@ -1,0 +1,10 @@
+import { join, resolve } from 'node:path';
+
+export const PROJECT_ROOT = resolve(__dirname, '../..');
+export const DEMO_SEED_PATH = join(__dirname, 'demo-seed.json');
+
+/** Where a running local runtime tells the admin CLI how to reach its table. */
+export const stateFilePath = (port: number) => join(PROJECT_ROOT, '.messaging', `local-${port}.json`);
+
+/** DynamoDB Local and the SQS emulator accept any credentials; these keep real ones out of play. */
+export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };

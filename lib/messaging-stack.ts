@@ -1,0 +1,49 @@
+import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { DispatchQueue } from './constructs/dispatch-queue';
+import { MessagingApi } from './constructs/messaging-api';
+import { MessagingTable } from './constructs/messaging-table';
+import type { StackConfig } from './stack-config';
+
+export interface MessagingStackProps extends StackProps {
+  config: StackConfig;
+}
+
+/** The whole service: table, dispatch queue and DLQ, and the REST API with its functions. */
+export class MessagingStack extends Stack {
+  readonly table: MessagingTable;
+  readonly dispatchQueue: DispatchQueue;
+  readonly api: MessagingApi;
+
+  constructor(scope: Construct, id: string, props: MessagingStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+    const retain = config.removalPolicy === 'retain';
+    const removalPolicy = retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    const logRetention = retentionDays(config.logRetentionDays);
+
+    this.table = new MessagingTable(this, 'Data', { removalPolicy, retain });
+    this.dispatchQueue = new DispatchQueue(this, 'Dispatch', { removalPolicy });
+    this.api = new MessagingApi(this, 'Http', {
+      stage: config.stage,
+      table: this.table.table,
+      queue: this.dispatchQueue.queue,
+      throttlingRateLimit: config.throttlingRateLimit,
+      throttlingBurstLimit: config.throttlingBurstLimit,
+      logRetention,
+      removalPolicy,
+    });
+
+    new CfnOutput(this, 'TableName', { key: 'TableName', value: this.table.table.tableName, description: 'DynamoDB table (admin CLI: TABLE_NAME)' });
+    new CfnOutput(this, 'QueueUrl', { key: 'QueueUrl', value: this.dispatchQueue.queue.queueUrl, description: 'Dispatch queue' });
+    new CfnOutput(this, 'DeadLetterQueueUrl', { key: 'DeadLetterQueueUrl', value: this.dispatchQueue.deadLetterQueue.queueUrl, description: 'Dispatches that failed delivery repeatedly' });
+  }
+}
+
+function retentionDays(days: number): RetentionDays {
+  const allowed = Object.values(RetentionDays).filter((value): value is RetentionDays => typeof value === 'number');
+  const match = allowed.find((value) => Number(value) === days);
+  if (match === undefined) throw new Error(`logRetentionDays must be one of CloudWatch's values: ${allowed.join(', ')}`);
+  return match;
+}

@@ -1,0 +1,127 @@
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { PROJECT_ROOT } from '../../lib/local/paths';
+import { call, SECOND_SEED, startTestRuntime } from '../support/local-runtime';
+
+// A revocation must show within the key cache TTL; a short one keeps this test quick.
+process.env.API_KEY_CACHE_TTL_SECONDS = '1';
+
+const run = promisify(execFile);
+let runtime: Awaited<ReturnType<typeof startTestRuntime>>;
+const admin = (...args: string[]) =>
+  run(join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx'), [join(PROJECT_ROOT, 'bin', 'admin.ts'), ...args, '--local', '--port', String(runtime.port)], { cwd: PROJECT_ROOT });
+
+beforeAll(async () => {
+  runtime = await startTestRuntime({ seedPath: SECOND_SEED });
+});
+afterAll(() => runtime.stop());
+
+describe('the local runtime over HTTP', () => {
+  it('answers GET /health without a key', async () => {
+    const { status, body } = await call(runtime.url, 'GET', '/health');
+    expect(status).toBe(200);
+    expect(body).toStrictEqual({ success: true, data: { status: 'ok', service: 'messaging-api-external' } });
+  });
+
+  it('answers 401 without a key and with an unknown key, in the contract error body', async () => {
+    for (const apiKey of [undefined, 'msk_test_unknown_key_000']) {
+      const { status, body, headers } = await call(runtime.url, 'GET', '/v1/message-templates', apiKey ? { apiKey } : {});
+      expect(status).toBe(401);
+      expect(Object.keys(body).sort()).toEqual(['error', 'message', 'requestId', 'success']);
+      expect(body).toMatchObject({ success: false, error: 'unauthorized' });
+      expect(headers.get('x-request-id')).toBe(body.requestId);
+    }
+  });
+
+  it('answers 403 for a key without the route scope', async () => {
+    const { status, body } = await call(runtime.url, 'GET', '/v1/message-templates', { apiKey: 'msk_test_second_read_0002' });
+    expect([status, body.error]).toEqual([403, 'forbidden']);
+  });
+
+  it('lists the seeded workspace’s approved templates for a key with the scope', async () => {
+    const { status, body } = await call(runtime.url, 'GET', '/v1/message-templates', { apiKey: 'msk_test_second_full_0001' });
+    expect(status).toBe(200);
+    expect(body).toStrictEqual({
+      items: [
+        {
+          id: '5e0c0000-0000-4000-8000-000000000001',
+          displayName: 'Second hello',
+          status: 'APPROVED',
+          versions: [
+            {
+              id: '5e0c0000-0000-4000-8000-0000000000a1',
+              version: 1,
+              status: 'READY',
+              variableDefinitions: [{ name: 'name', type: 'text', required: true }],
+              customerPreview: 'Hai {{name}}',
+              creditCostPerSend: 1,
+              createdAt: '2026-01-01T00:00:00Z',
+              readyAt: '2026-01-01T00:10:00Z',
+            },
+          ],
+        },
+      ],
+    });
+  });
+
+  it('answers an unknown route with 404 in the contract error body', async () => {
+    const { status, body } = await call(runtime.url, 'GET', '/v1/nothing-here', { apiKey: 'msk_test_second_full_0001' });
+    expect(status).toBe(404);
+    expect(body).toMatchObject({ success: false, error: 'not_found', message: 'No route matches GET /v1/nothing-here' });
+  });
+});
+
+describe('the admin CLI against the local runtime', () => {
+  it('creates a workspace and a key that works at once, lists it, and revokes it within the cache TTL', async () => {
+    await admin('workspace', 'create', '--id', 'ws-cli', '--name', 'CLI workspace', '--rupiah-per-credit', '120');
+    const created = await admin('key', 'create', '--workspace', 'ws-cli', '--name', 'ci', '--scopes', 'templates:read');
+    const key = created.stdout.trim();
+    expect(key).toMatch(/^msk_live_[A-Za-z0-9]{32}$/);
+
+    expect((await call(runtime.url, 'GET', '/v1/message-templates', { apiKey: key })).body).toEqual({ items: [] });
+
+    const listed = (await admin('key', 'list', '--workspace', 'ws-cli')).stdout.trim().split('\n');
+    expect(listed).toHaveLength(1);
+    const [keyId, status, hint] = listed[0]!.split('\t');
+    expect([status?.trim(), hint]).toEqual(['active', `…${key.slice(-4)}`]);
+    expect(listed[0]).not.toContain(key);
+
+    await admin('key', 'revoke', '--workspace', 'ws-cli', '--key-id', keyId!);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const after = await call(runtime.url, 'GET', '/v1/message-templates', { apiKey: key });
+    expect([after.status, after.body.message]).toEqual([401, 'The API key has been revoked']);
+  }, 30_000);
+
+  it('imports templates from a file into a workspace', async () => {
+    const file = join(tmpdir(), `templates-${process.pid}.json`);
+    writeFileSync(
+      file,
+      JSON.stringify({
+        templates: [
+          {
+            id: '9a0c0000-0000-4000-8000-000000000001',
+            displayName: 'Imported',
+            status: 'APPROVED',
+            providerName: 'imported',
+            language: 'en',
+            versions: [{ id: '9a0c0000-0000-4000-8000-0000000000a1', version: 1, status: 'READY', body: 'Hi {{name}}', variableDefinitions: [{ name: 'name' }], creditCostPerSend: 3, createdAt: '2026-02-01T00:00:00Z' }],
+          },
+        ],
+      }),
+    );
+    const { stdout } = await admin('templates', 'import', '--workspace', 'ws-second', '--file', file);
+    expect(stdout.trim()).toBe('Imported 9a0c0000-0000-4000-8000-000000000001 Imported (APPROVED, 1 version(s))');
+    const { body } = await call(runtime.url, 'GET', '/v1/message-templates', { apiKey: 'msk_test_second_full_0001' });
+    expect((body.items as { id: string }[]).map((t) => t.id)).toEqual(['9a0c0000-0000-4000-8000-000000000001', '5e0c0000-0000-4000-8000-000000000001']);
+  }, 30_000);
+
+  it('refuses a key for a workspace that does not exist, with a one-line message and exit code 2', async () => {
+    await expect(admin('key', 'create', '--workspace', 'ws-none', '--name', 'x', '--scopes', 'messages:read')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('admin: No workspace ws-none: create it first with `workspace create`'),
+    });
+  }, 30_000);
+});

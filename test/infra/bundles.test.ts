@@ -1,0 +1,26 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { routeEntries } from '../../lambdas/routes';
+import { synthStack } from '../support/synth';
+
+describe('function bundles, as cdk synth builds them', () => {
+  const outdir = mkdtempSync(join(tmpdir(), 'cdk-out-'));
+  afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+  it('is one minified ESM bundle with a source map per function, requiring nothing from the runtime', () => {
+    const { app } = synthStack({}, { bundle: true, outdir });
+    app.synth();
+    const assets = readdirSync(outdir).filter((name) => name.startsWith('asset.') && statSync(join(outdir, name)).isDirectory());
+    expect(assets).toHaveLength(routeEntries.length);
+    for (const asset of assets) {
+      expect(readdirSync(join(outdir, asset)).sort()).toEqual(['index.mjs', 'index.mjs.map']);
+      const code = readFileSync(join(outdir, asset, 'index.mjs'), 'utf8');
+      expect(code.startsWith("import { createRequire } from 'module'; const require = createRequire(import.meta.url);")).toBe(true);
+      // Minified: a few long lines (newlines survive only inside template literals).
+      expect(code.length / code.split('\n').length).toBeGreaterThan(2_000);
+      // The AWS SDK is bundled, not taken from the Lambda runtime.
+      expect(code).not.toMatch(/from\s*["']@aws-sdk\//);
+    }
+  }, 120_000);
+});

@@ -1,0 +1,155 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { routeEntries, routes } from '../../lambdas/routes';
+import { tableDefinition } from '../../lambdas/shared/table';
+import { dispatchQueueSettings } from '../../lib/dispatch-queue-settings';
+import { synthStack } from '../support/synth';
+
+const { template } = synthStack();
+const functions = () => template.findResources('AWS::Lambda::Function');
+const functionFor = (routeId: keyof typeof routes) => {
+  const [logicalId, fn] = Object.entries(functions()).find(([, resource]) => (resource.Properties.Description as string).startsWith(`${routes[routeId].method} ${routes[routeId].path}:`))!;
+  return { logicalId, properties: fn.Properties as Record<string, unknown> & { Environment?: { Variables: Record<string, unknown> } } };
+};
+const policyStatementsOf = (logicalId: string) =>
+  Object.values(template.findResources('AWS::IAM::Policy'))
+    .filter((policy) => (policy.Properties.Roles as { Ref: string }[]).some((role) => role.Ref.startsWith(logicalId.replace(/[0-9A-F]{8}$/, ''))))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as { Action: string | string[] }[]);
+const actionsOf = (logicalId: string) => policyStatementsOf(logicalId).flatMap((statement) => [statement.Action].flat());
+
+describe('DynamoDB table', () => {
+  it('is on-demand, encrypted, with point-in-time recovery, TTL and every planned GSI', () => {
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      TimeToLiveSpecification: { AttributeName: tableDefinition.timeToLiveAttribute, Enabled: true },
+      SSESpecification: { SSEEnabled: true },
+      Replicas: [Match.objectLike({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true }, DeletionProtectionEnabled: true })],
+      GlobalSecondaryIndexes: Object.entries(tableDefinition.indexes).map(([name, index]) => ({
+        IndexName: name,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      })),
+    });
+  });
+
+  it('is retained by default and destroyable by context', () => {
+    template.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    const { template: disposable } = synthStack({ removalPolicy: 'destroy', stage: 'pr1' });
+    disposable.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Delete' });
+    disposable.hasResourceProperties('AWS::DynamoDB::GlobalTable', { Replicas: [Match.objectLike({ DeletionProtectionEnabled: false })] });
+  });
+});
+
+describe('dispatch queue', () => {
+  it('is encrypted, redrives to a DLQ after the shared receive count, and outlives a consumer timeout six times over', () => {
+    template.resourceCountIs('AWS::SQS::Queue', 2);
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      SqsManagedSseEnabled: true,
+      VisibilityTimeout: dispatchQueueSettings.consumerTimeoutSeconds * 6,
+      RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: dispatchQueueSettings.maxReceiveCount },
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true, MessageRetentionPeriod: dispatchQueueSettings.dlqRetentionDays * 86_400 });
+  });
+
+  it('refuses non-TLS access on both queues', () => {
+    const policies = template.findResources('AWS::SQS::QueuePolicy');
+    expect(Object.keys(policies)).toHaveLength(2);
+    for (const policy of Object.values(policies)) {
+      expect(policy.Properties.PolicyDocument.Statement).toContainEqual(
+        expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      );
+    }
+  });
+});
+
+describe('functions', () => {
+  it('has one function per route: Node 22, arm64, traced, JSON logs, with source maps enabled', () => {
+    expect(Object.keys(functions())).toHaveLength(routeEntries.length);
+    for (const [, fn] of Object.entries(functions())) {
+      expect(fn.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        TracingConfig: { Mode: 'Active' },
+        LoggingConfig: expect.objectContaining({ LogFormat: 'JSON' }),
+        Environment: { Variables: expect.objectContaining({ NODE_OPTIONS: '--enable-source-maps', POWERTOOLS_SERVICE_NAME: 'messaging-api' }) },
+      });
+    }
+  });
+
+  it('gives /health no table or queue access at all', () => {
+    const health = functionFor('health');
+    expect(health.properties.Environment?.Variables).not.toHaveProperty('TABLE_NAME');
+    expect(actionsOf(health.logicalId).filter((action) => /dynamodb|sqs/.test(action))).toEqual([]);
+  });
+
+  it('gives a read route read-only table access and its table name', () => {
+    const list = functionFor('listTemplates');
+    expect(list.properties.Environment?.Variables).toHaveProperty('TABLE_NAME');
+    const actions = actionsOf(list.logicalId);
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
+    expect(actions.filter((action) => /^(dynamodb:(Put|Update|Delete|BatchWrite)|sqs:)/.test(action))).toEqual([]);
+  });
+
+  it('keeps every function’s logs in a log group with the configured retention', () => {
+    template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 30 }, routeEntries.length + 1);
+  });
+});
+
+describe('REST API', () => {
+  it('wires every route of the route table to its own function', () => {
+    for (const [routeId, route] of routeEntries) {
+      const fn = functionFor(routeId);
+      template.hasResourceProperties('AWS::ApiGateway::Method', {
+        HttpMethod: route.method,
+        OperationName: routeId,
+        AuthorizationType: 'NONE',
+        Integration: Match.objectLike({
+          Type: 'AWS_PROXY',
+          Uri: { 'Fn::Join': ['', Match.arrayWith([{ 'Fn::GetAtt': [fn.logicalId, 'Arn'] }])] },
+        }),
+      });
+    }
+    template.resourceCountIs('AWS::ApiGateway::Method', routeEntries.length);
+  });
+
+  it('throttles, traces and access-logs the stage, and passes multipart bodies as binary', () => {
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      StageName: 'dev',
+      TracingEnabled: true,
+      AccessLogSetting: Match.objectLike({ DestinationArn: Match.anyValue() }),
+      MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200, HttpMethod: '*', ResourcePath: '/*' })],
+    });
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { BinaryMediaTypes: ['multipart/form-data'], EndpointConfiguration: { Types: ['REGIONAL'] } });
+  });
+
+  it('answers API Gateway’s own errors in the contract error body', () => {
+    const responses = Object.values(template.findResources('AWS::ApiGateway::GatewayResponse')).map((resource) => resource.Properties);
+    const byType = Object.fromEntries(responses.map((properties) => [properties.ResponseType, properties]));
+    expect(byType.MISSING_AUTHENTICATION_TOKEN).toMatchObject({ StatusCode: '404' });
+    expect(byType.THROTTLED).toMatchObject({ StatusCode: '429' });
+    expect(byType.REQUEST_TOO_LARGE).toMatchObject({ StatusCode: '413' });
+    for (const type of ['DEFAULT_4XX', 'DEFAULT_5XX', 'MISSING_AUTHENTICATION_TOKEN', 'THROTTLED', 'REQUEST_TOO_LARGE', 'INTEGRATION_TIMEOUT']) {
+      const body = byType[type].ResponseTemplates['application/json'] as string;
+      const rendered = JSON.parse(body.replace('$context.error.messageString', '"msg"').replace('$context.requestId', 'req'));
+      expect(Object.keys(rendered).sort()).toEqual(['error', 'message', 'requestId', 'success']);
+      expect(rendered.success).toBe(false);
+    }
+  });
+
+  it('outputs the API URL, table name and queue URL', () => {
+    for (const output of ['ApiUrl', 'TableName', 'QueueUrl', 'DeadLetterQueueUrl']) template.hasOutput(output, {});
+  });
+});
+
+describe('stack configuration', () => {
+  it('rejects invalid context with a message naming the key', () => {
+    expect(() => synthStack({ stage: 'Prod!' })).toThrow(/Invalid CDK context: stage:/);
+    expect(() => synthStack({ logRetentionDays: 31 })).toThrow(/logRetentionDays must be one of/);
+  });
+});

@@ -1,0 +1,51 @@
+import { join } from 'node:path';
+import { listApprovedTemplates } from '../../lambdas/domain/templates/list-templates';
+import { listTemplates } from '../../lambdas/domain/templates/template-repository';
+import { getWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
+import { listApiKeys } from '../../lambdas/domain/api-keys/api-key-repository';
+import { DEMO_SEED_PATH } from '../../lib/local/paths';
+import { applySeed } from '../../lib/local/seed';
+import { readSeed } from '../../lib/local/seed-file';
+import { createTestTable } from '../support/dynamodb';
+
+let table: Awaited<ReturnType<typeof createTestTable>>;
+
+beforeAll(async () => {
+  table = await createTestTable();
+});
+afterAll(() => table.drop());
+
+describe('seed files', () => {
+  it('loads the demo seed: workspace, hashed key, template with its version pointer', async () => {
+    const seed = readSeed(DEMO_SEED_PATH);
+    await applySeed(seed, table, new Date('2026-05-01T00:00:00Z'));
+    await applySeed(seed, table, new Date('2026-05-02T00:00:00Z'));
+
+    expect(await getWorkspace('ws-demo', table)).toMatchObject({
+      name: 'Demo workspace',
+      rupiahPerCredit: 150,
+      settings: { sendsPerMinute: 600, dedupe: 'none', provider: 'sandbox' },
+      createdAt: '2026-05-01T00:00:00.000Z',
+      updatedAt: '2026-05-02T00:00:00.000Z',
+    });
+    expect(await listApiKeys('ws-demo', table)).toEqual([expect.objectContaining({ name: 'demo', hint: '…0001', status: 'active' })]);
+    expect((await listApprovedTemplates('ws-demo', table)).map((t) => t.id)).toEqual(['7b0c5c3e-0000-4000-8000-000000000001']);
+    const items = await table.scanAll();
+    expect(items.filter((item) => item.entity === 'templateVersion')).toEqual([
+      expect.objectContaining({ sk: 'TPLV#7b0c5c3e-0000-4000-8000-0000000000a1', templateId: '7b0c5c3e-0000-4000-8000-000000000001' }),
+    ]);
+    expect(JSON.stringify(items)).not.toContain('msk_local_demo_0001');
+  });
+
+  it('keeps a workspace’s templates to itself and lists only APPROVED ones', async () => {
+    await applySeed(readSeed(join(__dirname, '..', 'fixtures', 'second-workspace-seed.json')), table);
+    expect((await listTemplates('ws-second', table)).map((t) => t.status)).toEqual(['PENDING', 'APPROVED']);
+    expect((await listApprovedTemplates('ws-second', table)).map((t) => t.id)).toEqual(['5e0c0000-0000-4000-8000-000000000001']);
+    expect((await listTemplates('ws-demo', table)).map((t) => t.id)).toEqual(['7b0c5c3e-0000-4000-8000-000000000001']);
+  });
+
+  it('explains a missing or invalid seed file in one line', () => {
+    expect(() => readSeed(join(__dirname, 'does-not-exist.json'))).toThrow(/^Cannot read the seed file .*does-not-exist.json/);
+    expect(() => readSeed(join(__dirname, '..', '..', 'package.json'))).toThrow(/^The seed file .*package.json is invalid: workspaces: /);
+  });
+});

@@ -1,0 +1,36 @@
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ensureTable } from '../../lib/local/bootstrap';
+import { createStore, type Store } from '../../lambdas/shared/store';
+
+/**
+ * This test file's own table on the run's DynamoDB Local (TABLE_NAME is unique per file, see
+ * env.ts), created from the same definition as the stack. Call in beforeAll; drop in afterAll.
+ */
+export async function createTestTable(): Promise<Store & { drop(): Promise<void>; scanAll(): Promise<Record<string, unknown>[]> }> {
+  const endpoint = process.env.DYNAMODB_ENDPOINT;
+  if (!endpoint) throw new Error('DYNAMODB_ENDPOINT is not set: run this file in the integration or e2e project');
+  const tableName = process.env.TABLE_NAME!;
+  const client = new DynamoDBClient({ endpoint, region: process.env.AWS_REGION! });
+  await ensureTable(client, tableName);
+  const store = createStore({ tableName, region: process.env.AWS_REGION!, endpoint });
+  return {
+    ...store,
+    // Tests may scan: they read the whole table to prove what is (and is not) in it.
+    async scanAll() {
+      const items: Record<string, unknown>[] = [];
+      let cursor: Record<string, unknown> | undefined;
+      do {
+        const page = await store.db.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: cursor }));
+        items.push(...(page.Items ?? []));
+        cursor = page.LastEvaluatedKey;
+      } while (cursor);
+      return items;
+    },
+    async drop() {
+      await client.send(new DeleteTableCommand({ TableName: tableName }));
+      client.destroy();
+      store.db.destroy();
+    },
+  };
+}

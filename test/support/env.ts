@@ -1,0 +1,16 @@
+import { randomUUID } from 'node:crypto';
+
+// Runs before each test file, in that file's own copy of process.env and before any module is
+// loaded, just as a Lambda's environment is in place before its cold start.
+process.env.AWS_REGION = 'ap-southeast-3';
+process.env.AWS_ACCESS_KEY_ID = 'test';
+process.env.AWS_SECRET_ACCESS_KEY = 'test';
+process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+process.env.POWERTOOLS_DEV = 'false';
+// Node 20 here, Node 22 on Lambda: the SDK's Node-20 notice is known (docs/decisions.md).
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+/** A table of this file's own: integration files never see each other's items. */
+process.env.TABLE_NAME = `test-${randomUUID()}`;
+process.env.QUEUE_URL = 'https://sqs.ap-southeast-3.amazonaws.com/000000000000/test-dispatch';
+if (process.env.TEST_DYNAMODB_ENDPOINT) process.env.DYNAMODB_ENDPOINT = process.env.TEST_DYNAMODB_ENDPOINT;
+if (process.env.TEST_SQS_ENDPOINT) process.env.SQS_ENDPOINT = process.env.TEST_SQS_ENDPOINT;

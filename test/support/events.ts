@@ -1,0 +1,47 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { apiGatewayEvent, lambdaContext } from '../../lib/local/api-gateway-event';
+import { routes, type RouteId } from '../../lambdas/routes';
+
+export { lambdaContext };
+
+export interface EventInput {
+  pathParameters?: Record<string, string>;
+  headers?: Record<string, string>;
+  /** A value array repeats the parameter (`trackingTags=a&trackingTags=b`). */
+  query?: Record<string, string | string[]>;
+  /** An object is sent as JSON unless a Content-Type header says otherwise. */
+  body?: unknown;
+  apiKey?: string;
+  requestId?: string;
+}
+
+/** The API Gateway REST (v1) proxy event API Gateway sends for a request to `routeId`. */
+export function routeEvent(routeId: RouteId, input: EventInput = {}): APIGatewayProxyEvent {
+  const route = routes[routeId];
+  const pathParameters = input.pathParameters ?? null;
+  const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(pathParameters?.[name] ?? `missing-${name}`));
+  const headers: [string, string][] = [
+    ['Host', 'abc123.execute-api.ap-southeast-3.amazonaws.com'],
+    ['X-Forwarded-Proto', 'https'],
+    ['User-Agent', 'jest'],
+    ...Object.entries(input.headers ?? {}),
+  ];
+  if (input.apiKey) headers.push(['X-API-Key', input.apiKey]);
+  let body: string | Buffer | undefined;
+  if (typeof input.body === 'string' || Buffer.isBuffer(input.body)) body = input.body;
+  else if (input.body !== undefined) {
+    body = JSON.stringify(input.body);
+    if (!headers.some(([name]) => name.toLowerCase() === 'content-type')) headers.push(['Content-Type', 'application/json']);
+  }
+  const query = Object.entries(input.query ?? {}).flatMap(([name, value]) => (Array.isArray(value) ? value : [value]).map((v): [string, string] => [name, v]));
+  const event = apiGatewayEvent({ method: route.method, path, resource: route.path, pathParameters, headers, query, ...(body !== undefined ? { body } : {}), ...(input.requestId ? { requestId: input.requestId } : {}) });
+  // Deployed, the called path carries the stage name.
+  event.requestContext.path = `/prod${path}`;
+  event.requestContext.stage = 'prod';
+  return event;
+}
+
+/** The response's JSON body, with its status and headers. */
+export function parseResult(result: APIGatewayProxyResult) {
+  return { status: result.statusCode, headers: result.headers ?? {}, body: JSON.parse(result.body) as Record<string, unknown> };
+}

@@ -1,0 +1,42 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { startLocalRuntime, type LocalRuntime } from '../../lib/local/runtime';
+import { createStore, type Store } from '../../lambdas/shared/store';
+
+export const SECOND_SEED = join(__dirname, '..', 'fixtures', 'second-workspace-seed.json');
+
+/**
+ * The local runtime on a free port, sharing the run's DynamoDB Local and SQS emulator under
+ * names of its own. The HTTP server, event translation and handlers are the real ones.
+ */
+export async function startTestRuntime(options: { seedPath?: string } = {}): Promise<LocalRuntime & { store: Store }> {
+  const runtime = await startLocalRuntime({
+    port: 0,
+    ...(options.seedPath ? { seedPath: options.seedPath } : {}),
+    dynamodbEndpoint: process.env.TEST_DYNAMODB_ENDPOINT!,
+    sqsEndpoint: process.env.TEST_SQS_ENDPOINT!,
+    namePrefix: `e2e-${randomUUID().slice(0, 8)}`,
+    onError: (error) => {
+      throw error;
+    },
+  });
+  return { ...runtime, store: createStore({ tableName: runtime.tableName, region: runtime.region, endpoint: runtime.dynamodbEndpoint }) };
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Headers;
+  body: Record<string, unknown>;
+}
+
+export async function call(base: string, method: string, path: string, options: { apiKey?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<HttpResponse> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.apiKey) headers['X-API-Key'] = options.apiKey;
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    headers['Content-Type'] ??= 'application/json';
+  }
+  const response = await fetch(`${base}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
+}

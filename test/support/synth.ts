@@ -1,0 +1,20 @@
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { MessagingStack } from '../../lib/messaging-stack';
+import { readStackConfig } from '../../lib/stack-config';
+import cdkJson from '../../cdk.json';
+
+/**
+ * The stack as `cdk synth` builds it from cdk.json's context (plus overrides). Bundling is
+ * skipped unless asked for: template assertions do not need the bundles, and esbuild per function
+ * is most of a synth's time.
+ */
+export function synthStack(context: Record<string, unknown> = {}, options: { bundle?: boolean; outdir?: string } = {}) {
+  const app = new App({
+    context: { ...cdkJson.context, ...context, ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) },
+    ...(options.outdir ? { outdir: options.outdir } : {}),
+  });
+  const config = readStackConfig(app.node);
+  const stack = new MessagingStack(app, `MessagingApi-${config.stage}`, { config });
+  return { app, stack, template: Template.fromStack(stack) };
+}

@@ -1,0 +1,117 @@
+import { z } from 'zod';
+import { GetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { clearApiKeyCache } from '../../../lambdas/domain/api-keys/authenticate';
+import { httpHandler } from '../../../lambdas/http/http-handler';
+import { ok } from '../../../lambdas/http/responses';
+import { AppError, RateLimitedError } from '../../../lambdas/shared/errors';
+import { routes } from '../../../lambdas/routes';
+import { apiKeyItem } from '../../support/api-keys';
+import { lambdaContext, parseResult, routeEvent } from '../../support/events';
+
+// The stack under test is the real one; only the handler at its end is a probe.
+const ddb = mockClient(DynamoDBDocumentClient);
+const KEY = 'msk_test_stack0000000001';
+const route = { scope: 'templates:read', body: ['json', 'form', 'multipart'] } as const;
+const bodySchema = z.object({ name: z.string().max(5), tags: z.array(z.string()).optional(), nested: z.object({ a: z.string() }).optional() });
+let behaviour: () => Promise<unknown> = async () => undefined;
+const probe = httpHandler(route, { body: bodySchema }, async ({ body, principal, baseUrl }) => {
+  await behaviour();
+  return ok({ body, workspaceId: principal.workspaceId, baseUrl });
+});
+const invoke = async (input: Parameters<typeof routeEvent>[1]) =>
+  parseResult(await probe(routeEvent('listTemplates', { apiKey: KEY, ...input }), lambdaContext('probe')));
+
+beforeEach(() => {
+  ddb.reset();
+  clearApiKeyCache();
+  ddb.on(GetCommand).resolves({ Item: apiKeyItem(KEY, { workspaceId: 'ws-probe' }) });
+  behaviour = async () => undefined;
+});
+
+describe('the shared HTTP middleware stack', () => {
+  it('passes validated JSON and the principal to the handler, with the stage in the base URL', async () => {
+    const { status, headers, body } = await invoke({ body: { name: 'Budi' }, requestId: 'req-1' });
+    expect(status).toBe(200);
+    expect(headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', 'x-request-id': 'req-1' });
+    expect(body).toEqual({ body: { name: 'Budi' }, workspaceId: 'ws-probe', baseUrl: 'https://abc123.execute-api.ap-southeast-3.amazonaws.com/prod' });
+  });
+
+  it('reads bracket notation from an urlencoded form into the same shape as JSON', async () => {
+    const form = 'name=Budi&tags%5B%5D=a&tags%5B%5D=b&nested%5Ba%5D=x';
+    const { status, body } = await invoke({ body: form, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    expect(status).toBe(200);
+    expect(body.body).toEqual({ name: 'Budi', tags: ['a', 'b'], nested: { a: 'x' } });
+  });
+
+  it('reads bracket notation from a multipart form (base64 as API Gateway delivers it)', async () => {
+    const boundary = 'XyZ123';
+    const part = (name: string, value: string) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+    const multipart = `${part('name', 'Budi')}${part('tags[]', 'a')}${part('tags[]', 'b')}${part('nested[a]', 'x')}--${boundary}--\r\n`;
+    const { status, body } = await invoke({ body: Buffer.from(multipart), headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` } });
+    expect(status).toBe(200);
+    expect(body.body).toEqual({ name: 'Budi', tags: ['a', 'b'], nested: { a: 'x' } });
+  });
+
+  it('rejects a multipart file upload with 422', async () => {
+    const boundary = 'XyZ123';
+    const multipart = `--${boundary}\r\nContent-Disposition: form-data; name="name"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nhello\r\n--${boundary}--\r\n`;
+    const { status, body } = await invoke({ body: Buffer.from(multipart), headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` } });
+    expect(status).toBe(422);
+    expect(body.error).toBe('validation_failed');
+    expect(body.message).toMatch(/file uploads are not accepted/);
+  });
+
+  it('answers malformed JSON with 422 validation_failed and a clear message', async () => {
+    const { status, body } = await invoke({ body: '{"name": ', headers: { 'Content-Type': 'application/json' } });
+    expect(status).toBe(422);
+    expect(body).toEqual({ success: false, error: 'validation_failed', message: 'Invalid or malformed JSON was provided', requestId: expect.any(String) });
+  });
+
+  it('answers an unsupported Content-Type with 422 naming the accepted ones', async () => {
+    const { status, body } = await invoke({ body: '<xml/>', headers: { 'Content-Type': 'text/xml' } });
+    expect(status).toBe(422);
+    expect(body.message).toBe('Content-Type must be application/json, application/x-www-form-urlencoded, multipart/form-data; got text/xml');
+  });
+
+  it('answers a missing body with 422', async () => {
+    const { status, body } = await invoke({ headers: { 'Content-Type': 'application/json' } });
+    expect([status, body.message]).toEqual([422, 'A request body is required']);
+  });
+
+  it('answers a schema violation with 422 naming the field', async () => {
+    const { status, body } = await invoke({ body: { name: 'far too long' } });
+    expect(status).toBe(422);
+    expect(body.message).toBe('body.name: Too big: expected string to have <=5 characters');
+  });
+
+  it('renders a typed error with its code, status and headers', async () => {
+    behaviour = async () => {
+      throw new RateLimitedError(7);
+    };
+    const { status, headers, body } = await invoke({ body: { name: 'a' } });
+    expect(status).toBe(429);
+    expect(headers['Retry-After']).toBe('7');
+    expect(Object.keys(body).sort()).toEqual(['error', 'message', 'requestId', 'success']);
+    expect(body.error).toBe('rate_limited');
+  });
+
+  it('turns an unexpected error into a generic 500 without its message or stack', async () => {
+    behaviour = async () => {
+      throw new Error('connection string postgres://secret@db');
+    };
+    const { status, body } = await invoke({ body: { name: 'a' }, requestId: 'req-500' });
+    expect(status).toBe(500);
+    expect(body).toEqual({ success: false, error: 'internal_error', message: 'An unexpected error occurred; quote the requestId when reporting it', requestId: 'req-500' });
+    expect(JSON.stringify(body)).not.toMatch(/secret|at Object|\.ts:/);
+  });
+
+  it('keeps AppError statuses in step with the error table', () => {
+    expect(new AppError('duplicate_send', 'x').status).toBe(409);
+    expect(new AppError('upstream_unavailable', 'x').status).toBe(502);
+  });
+
+  it('is the stack the real routes use', () => {
+    expect(routes.listTemplates.scope).toBe('templates:read');
+  });
+});
