@@ -1,10 +1,12 @@
 /**
  * Four layers (README.md, "Tests"): unit (no network), integration (DynamoDB Local + SQS emulator),
  * e2e (the local runtime over HTTP), infra (the synthesized template).
- * Middy and other ESM-only packages are transformed to CommonJS by swc, so no VM-modules flag.
+ * Middy (ESM-only) is transpiled to CommonJS with the project's code, so no VM-modules flag.
+ * ts-jest only transpiles (`npm test` type-checks with tsc first); it is pure JavaScript, unlike
+ * swc, whose non-Linux binaries the registry here does not serve (docs/decisions.md).
  */
 const transform = {
-  '^.+\\.(t|j|mj)s$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+  '^.+\\.(t|j|mj)s$': ['ts-jest', { isolatedModules: true, tsconfig: { module: 'commonjs', moduleResolution: 'node10', allowJs: true, esModuleInterop: true, target: 'es2022', verbatimModuleSyntax: false } }],
 };
 const base = {
   transform,

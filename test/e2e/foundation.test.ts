@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -96,7 +96,8 @@ describe('the admin CLI against the local runtime', () => {
   }, 30_000);
 
   it('imports templates from a file into a workspace', async () => {
-    const file = join(tmpdir(), `templates-${process.pid}.json`);
+    const dir = mkdtempSync(join(tmpdir(), 'templates-'));
+    const file = join(dir, 'templates.json');
     writeFileSync(
       file,
       JSON.stringify({
@@ -112,7 +113,7 @@ describe('the admin CLI against the local runtime', () => {
         ],
       }),
     );
-    const { stdout } = await admin('templates', 'import', '--workspace', 'ws-second', '--file', file);
+    const { stdout } = await admin('templates', 'import', '--workspace', 'ws-second', '--file', file).finally(() => rmSync(dir, { recursive: true }));
     expect(stdout.trim()).toBe('Imported 9a0c0000-0000-4000-8000-000000000001 Imported (APPROVED, 1 version(s))');
     const { body } = await call(runtime.url, 'GET', '/v1/message-templates', { apiKey: 'msk_test_second_full_0001' });
     expect((body.items as { id: string }[]).map((t) => t.id)).toEqual(['9a0c0000-0000-4000-8000-000000000001', '5e0c0000-0000-4000-8000-000000000001']);

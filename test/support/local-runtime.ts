@@ -38,5 +38,6 @@ export async function call(base: string, method: string, path: string, options: 
     headers['Content-Type'] ??= 'application/json';
   }
   const response = await fetch(`${base}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
+  // Parsed here, not with response.json(): fetch builds objects in Node's realm, not jest's.
+  return { status: response.status, headers: response.headers, body: JSON.parse(await response.text()) as Record<string, unknown> };
 }

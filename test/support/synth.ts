@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { MessagingStack } from '../../lib/messaging-stack';
@@ -10,11 +13,14 @@ import cdkJson from '../../cdk.json';
  * is most of a synth's time.
  */
 export function synthStack(context: Record<string, unknown> = {}, options: { bundle?: boolean; outdir?: string } = {}) {
-  const app = new App({
-    context: { ...cdkJson.context, ...context, ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) },
-    ...(options.outdir ? { outdir: options.outdir } : {}),
-  });
-  const config = readStackConfig(app.node);
-  const stack = new MessagingStack(app, `MessagingApi-${config.stage}`, { config });
-  return { app, stack, template: Template.fromStack(stack) };
+  const outdir = options.outdir ?? mkdtempSync(join(tmpdir(), 'cdk-test-'));
+  const app = new App({ outdir, context: { ...cdkJson.context, ...context, ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) } });
+  try {
+    const config = readStackConfig(app.node);
+    const stack = new MessagingStack(app, `MessagingApi-${config.stage}`, { config });
+    return { app, stack, template: Template.fromStack(stack) };
+  } finally {
+    // The template is in memory now; the cloud assembly on disk is not needed.
+    if (!options.outdir) rmSync(outdir, { recursive: true, force: true });
+  }
 }
