@@ -1,0 +1,40 @@
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { mockClient } from 'aws-sdk-client-mock';
+import { resolveTarget } from '../../../lib/admin/target';
+
+const cloudFormation = mockClient(CloudFormationClient);
+
+beforeEach(() => cloudFormation.reset());
+
+describe('admin CLI target', () => {
+  it('reads the table name from a deployed stack’s TableName output', async () => {
+    cloudFormation.on(DescribeStacksCommand, { StackName: 'MessagingApi-prod' }).resolves({
+      Stacks: [
+        {
+          StackName: 'MessagingApi-prod',
+          CreationTime: new Date(),
+          StackStatus: 'CREATE_COMPLETE',
+          Outputs: [
+            { OutputKey: 'ApiUrl', OutputValue: 'https://x.execute-api.ap-southeast-3.amazonaws.com/prod/' },
+            { OutputKey: 'TableName', OutputValue: 'MessagingApi-prod-DataTable123' },
+          ],
+        },
+      ],
+    });
+    const target = await resolveTarget({ stack: 'MessagingApi-prod', env: { AWS_REGION: 'ap-southeast-3' } }, new CloudFormationClient({ region: 'ap-southeast-3' }));
+    expect(target.tableName).toBe('MessagingApi-prod-DataTable123');
+    expect(target.description).toBe('stack MessagingApi-prod (MessagingApi-prod-DataTable123, ap-southeast-3)');
+  });
+
+  it('says what is missing when a stack has no TableName output, or no target is named', async () => {
+    cloudFormation.on(DescribeStacksCommand).resolves({ Stacks: [{ StackName: 'Other', CreationTime: new Date(), StackStatus: 'CREATE_COMPLETE', Outputs: [] }] });
+    await expect(resolveTarget({ stack: 'Other', env: { AWS_REGION: 'ap-southeast-3' } }, new CloudFormationClient({}))).rejects.toThrow('Stack Other has no TableName output');
+    await expect(resolveTarget({ env: {} })).rejects.toThrow('Say which table: --local, --stack NAME, or TABLE_NAME in the environment');
+    await expect(resolveTarget({ localPort: 1, env: {} })).rejects.toThrow('No local runtime on port 1');
+  });
+
+  it('uses TABLE_NAME and AWS_REGION from the environment', async () => {
+    const target = await resolveTarget({ env: { TABLE_NAME: 'tbl', AWS_REGION: 'ap-southeast-1' } });
+    expect([target.tableName, target.description]).toEqual(['tbl', 'table tbl (ap-southeast-1)']);
+  });
+});
