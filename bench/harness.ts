@@ -1,0 +1,107 @@
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { cpus, totalmem, platform, release } from 'node:os';
+import { join } from 'node:path';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { SerializeMiddleware } from '@smithy/types';
+
+/** One line of the benchmark table. Every figure comes from a run; none is typed in. */
+export interface Row {
+  id: string;
+  what: string;
+  figure: string;
+  target: string;
+  verdict: 'met' | 'missed' | 'reported';
+  note?: string;
+}
+
+export interface AwsCall {
+  service: 'dynamodb' | 'sqs';
+  command: string;
+  /** Capacity units DynamoDB reported (ReturnConsumedCapacity=TOTAL). */
+  capacity: number;
+}
+
+/**
+ * Records every call the given clients make, asking DynamoDB to report the capacity each one
+ * consumed. Attached to the handlers' own module-scope clients, so what is counted is exactly
+ * what a function would send.
+ */
+export function instrument(clients: { dynamodb: DynamoDBDocumentClient; sqs: SQSClient }) {
+  const calls: AwsCall[] = [];
+  const counter =
+    (service: AwsCall['service']): SerializeMiddleware<object, object> =>
+    (next, context) =>
+    async (args) => {
+      const input = args.input as Record<string, unknown>;
+      if (service === 'dynamodb') input.ReturnConsumedCapacity = 'TOTAL';
+      const result = await next(args);
+      const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] }).ConsumedCapacity;
+      const capacity = [consumed ?? []].flat().reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0);
+      calls.push({ service, command: context.commandName ?? 'unknown', capacity });
+      return result;
+    };
+  const options = { step: 'serialize', priority: 'high' } as const;
+  clients.dynamodb.middlewareStack.add(counter('dynamodb') as never, { ...options, name: 'bench-counter-dynamodb' });
+  clients.sqs.middlewareStack.add(counter('sqs') as never, { ...options, name: 'bench-counter-sqs' });
+  return {
+    /** Runs `work` and returns the calls it made. */
+    async measure(work: () => Promise<unknown>): Promise<AwsCall[]> {
+      const start = calls.length;
+      await work();
+      return calls.slice(start);
+    },
+  };
+}
+
+export const describeCalls = (calls: AwsCall[]) => {
+  const counts = new Map<string, number>();
+  for (const call of calls) counts.set(call.command.replace(/Command$/, ''), (counts.get(call.command.replace(/Command$/, '')) ?? 0) + 1);
+  const capacity = calls.reduce((sum, call) => sum + call.capacity, 0);
+  return `${[...counts].map(([name, n]) => `${n}× ${name}`).join(' + ') || 'no calls'} (${capacity} CU)`;
+};
+
+/** True when the calls are exactly these commands, in this order. */
+export const sameCalls = (calls: AwsCall[], commands: string[]) => calls.map((call) => call.command).join() === commands.join();
+
+export function machine() {
+  const cpu = cpus();
+  return {
+    cpu: `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown'}`,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    os: `${platform()} ${release()}`,
+    node: process.version,
+  };
+}
+
+export function writeReports(rows: Row[], root: string, startedAt: Date, seconds: number): void {
+  const info = machine();
+  mkdirSync(join(root, 'bench'), { recursive: true });
+  writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify({ date: startedAt.toISOString(), seconds, machine: info, rows }, null, 2)}\n`);
+  const table = [
+    '| # | what | figure | target | verdict |',
+    '|---|---|---|---|---|',
+    ...rows.map((row) => `| ${row.id} | ${row.what} | ${row.figure} | ${row.target} | ${row.verdict}${row.note ? ` — ${row.note}` : ''} |`),
+  ].join('\n');
+  writeFileSync(
+    join(root, 'docs', 'benchmarks.md'),
+    `# Benchmarks
+
+Written by \`npm run bench\` on ${startedAt.toISOString()} in ${seconds.toFixed(0)} s. Do not edit by hand: rerun it.
+
+Machine: ${info.cpu}, ${info.memoryGiB} GiB, ${info.os}, Node ${info.node}. DynamoDB Local and the SQS
+emulator run on the same machine, so times are relative; call counts and capacity units are exact.
+
+${table}
+
+Rerun: \`npm run bench\` (needs Java 17+ for DynamoDB Local). Machine-readable results: \`bench/results.json\`.
+`,
+  );
+}
+
+export function printTable(rows: Row[]): void {
+  const widths = ['id', 'what', 'figure', 'target', 'verdict'].map((key) => Math.max(key.length, ...rows.map((row) => String(row[key as keyof Row] ?? '').length)));
+  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ');
+  console.log(line(['#', 'what', 'figure', 'target', 'verdict']));
+  for (const row of rows) console.log(line([row.id, row.what, row.figure, row.target, row.verdict]));
+}

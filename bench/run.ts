@@ -1,0 +1,35 @@
+import { startLocalRuntime } from '../lib/local/runtime';
+import { PROJECT_ROOT } from '../lib/local/paths';
+import { instrument, printTable, writeReports, type Row } from './harness';
+
+// Node 20 here, Node 22 on Lambda: the SDK's Node-20 notice is known (docs/decisions.md).
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+
+/**
+ * `npm run bench`: measures the system against its targets and writes bench/results.json and
+ * docs/benchmarks.md. Runs on the local runtime (DynamoDB Local + SQS emulator), in-process.
+ */
+async function main(): Promise<void> {
+  const startedAt = new Date();
+  const runtime = await startLocalRuntime({ port: 0, namePrefix: 'bench' });
+  try {
+    // Imported after the runtime set the environment: these are the handlers' own clients.
+    const { dynamo, sqs } = await import('../lambdas/shared/clients');
+    const meter = instrument({ dynamodb: dynamo, sqs });
+    const { costPerOperation } = await import('./scenarios/cost-per-operation');
+
+    const rows: Row[] = [...(await costPerOperation(meter, 'msk_local_demo_0001'))];
+
+    printTable(rows);
+    writeReports(rows, PROJECT_ROOT, startedAt, (Date.now() - startedAt.getTime()) / 1000);
+    console.log('\nWrote bench/results.json and docs/benchmarks.md');
+  } finally {
+    await runtime.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error('bench failed:', error);
+  process.exit(1);
+});
