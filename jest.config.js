@@ -6,7 +6,7 @@
  * swc, whose non-Linux binaries the registry here does not serve (docs/decisions.md).
  */
 const transform = {
-  '^.+\\.(t|j|mj)s$': ['ts-jest', { isolatedModules: true, tsconfig: { module: 'commonjs', moduleResolution: 'node10', allowJs: true, esModuleInterop: true, target: 'es2022', verbatimModuleSyntax: false } }],
+  '^.+\\.(t|j|mj)s$': ['ts-jest', { tsconfig: { isolatedModules: true, module: 'commonjs', moduleResolution: 'node10', allowJs: true, esModuleInterop: true, target: 'es2022', verbatimModuleSyntax: false } }],
 };
 const base = {
   transform,

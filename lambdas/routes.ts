@@ -45,6 +45,42 @@ export const routes = {
     access: { table: 'read' },
     summary: 'List approved message templates',
   },
+  getTemplate: {
+    method: 'GET',
+    path: '/v1/message-templates/{templateId}',
+    handler: 'get-template',
+    scope: 'templates:read',
+    access: { table: 'read' },
+    summary: 'Read one approved message template',
+  },
+  previewTemplate: {
+    method: 'POST',
+    // The contract names this segment templateVersionId. API Gateway allows one variable name per
+    // path level, and GET /v1/message-templates/{templateId} holds this level (docs/decisions.md).
+    path: '/v1/message-templates/{templateId}/preview',
+    handler: 'preview-template',
+    scope: 'templates:read',
+    body: ['json'],
+    access: { table: 'read' },
+    summary: 'Render a template version with variable values',
+  },
+  sendMessage: {
+    method: 'POST',
+    path: '/v1/messages',
+    handler: 'send-message',
+    scope: 'messages:send',
+    body: ['json', 'form', 'multipart'],
+    access: { table: 'readWrite', queue: 'send' },
+    summary: 'Queue a WhatsApp template message',
+  },
+  getMessage: {
+    method: 'GET',
+    path: '/v1/messages/{dispatchId}',
+    handler: 'get-message',
+    scope: 'messages:read',
+    access: { table: 'read' },
+    summary: 'Read one message status',
+  },
 } as const satisfies Record<string, RouteDefinition>;
 
 export type RouteId = keyof typeof routes;

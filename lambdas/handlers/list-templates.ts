@@ -1,4 +1,4 @@
-import { listApprovedTemplates } from '../domain/templates/list-templates';
+import { listApprovedTemplates } from '../domain/templates/read-templates';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
 import { routes } from '../routes';

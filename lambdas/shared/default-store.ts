@@ -1,5 +1,6 @@
-import { dynamo } from './clients';
+import { dynamo, sqs } from './clients';
 import { required } from './config';
+import type { QueueTarget } from './queue';
 import type { Store } from './store';
 
 let fromConfig: Store | undefined;
@@ -8,4 +9,12 @@ let fromConfig: Store | undefined;
 export function defaultStore(): Store {
   fromConfig ??= { db: dynamo, tableName: required('TABLE_NAME') };
   return fromConfig;
+}
+
+let queueFromConfig: QueueTarget | undefined;
+
+/** The function's dispatch queue, from QUEUE_URL; resolved on first use, then reused. */
+export function defaultQueue(): QueueTarget {
+  queueFromConfig ??= { sqs, queueUrl: required('QUEUE_URL') };
+  return queueFromConfig;
 }

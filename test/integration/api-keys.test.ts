@@ -29,6 +29,7 @@ describe('API keys in DynamoDB', () => {
     await expect(authenticate(plaintext, 'templates:read', { store: table })).resolves.toEqual({
       workspaceId: 'ws-auth',
       keyId: saved.keyId,
+      keyName: 'ci',
       scopes: ['messages:read', 'templates:read'],
     });
     await expect(authenticate(plaintext, 'messages:send', { store: table })).rejects.toMatchObject({ status: 403, code: 'forbidden' });

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { listApprovedTemplates } from '../../lambdas/domain/templates/list-templates';
+import { listApprovedTemplates } from '../../lambdas/domain/templates/read-templates';
 import { listTemplates } from '../../lambdas/domain/templates/template-repository';
 import { getWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import { listApiKeys } from '../../lambdas/domain/api-keys/api-key-repository';

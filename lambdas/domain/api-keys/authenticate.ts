@@ -2,6 +2,7 @@ import { config } from '../../shared/config';
 import { ForbiddenError, UnauthorizedError } from '../../shared/errors';
 import type { Scope } from '../../shared/scopes';
 import type { Store } from '../../shared/store';
+import { TtlCache } from '../../shared/ttl-cache';
 import { getApiKeyByHash, type ApiKeyRecord } from './api-key-repository';
 import { hashApiKey, isWellFormedApiKey } from './api-key-secret';
 
@@ -9,18 +10,14 @@ import { hashApiKey, isWellFormedApiKey } from './api-key-secret';
 export interface Principal {
   workspaceId: string;
   keyId: string;
+  /** The key's name: reports show it as the sending API client. */
+  keyName: string;
   scopes: readonly Scope[];
-}
-
-interface CacheEntry {
-  record: ApiKeyRecord | undefined;
-  until: number;
 }
 
 /** Unknown keys are remembered briefly, so a key created a moment ago starts working quickly. */
 const NEGATIVE_TTL_MS = 5_000;
-const MAX_ENTRIES = 10_000;
-const cache = new Map<string, CacheEntry>();
+const cache = new TtlCache<ApiKeyRecord | undefined>();
 
 export interface AuthenticateOptions {
   now?: Date;
@@ -45,18 +42,12 @@ export async function authenticate(rawKey: string | undefined, scope: Scope, opt
   if (record.expiresAt && Date.parse(record.expiresAt) <= now.getTime()) throw new UnauthorizedError('The API key has expired');
   if (!record.scopes.includes(scope)) throw new ForbiddenError(scope);
 
-  return { workspaceId: record.workspaceId, keyId: record.keyId, scopes: record.scopes };
+  return { workspaceId: record.workspaceId, keyId: record.keyId, keyName: record.name, scopes: record.scopes };
 }
 
-async function lookUp(hash: string, nowMs: number, options: AuthenticateOptions): Promise<ApiKeyRecord | undefined> {
-  const cached = cache.get(hash);
-  if (cached && cached.until > nowMs) return cached.record;
-
-  const record = await getApiKeyByHash(hash, options.store);
-  const ttl = record ? (options.cacheTtlMs ?? config.API_KEY_CACHE_TTL_SECONDS * 1000) : Math.min(NEGATIVE_TTL_MS, options.cacheTtlMs ?? NEGATIVE_TTL_MS);
-  if (cache.size >= MAX_ENTRIES) cache.clear();
-  cache.set(hash, { record, until: nowMs + ttl });
-  return record;
+function lookUp(hash: string, nowMs: number, options: AuthenticateOptions): Promise<ApiKeyRecord | undefined> {
+  const ttl = options.cacheTtlMs ?? config.API_KEY_CACHE_TTL_SECONDS * 1000;
+  return cache.getOrLoad(hash, nowMs, () => getApiKeyByHash(hash, options.store), (record) => (record ? ttl : Math.min(NEGATIVE_TTL_MS, ttl)));
 }
 
 /** Forget cached lookups (tests, and the local runtime after an admin change). */

@@ -8,7 +8,8 @@ const FIELDS = ['id', 'displayName', 'status', 'providerName', 'language', 'vers
 
 /**
  * Writes a template and one pointer per version (`TPLV#<versionId>`, carrying a copy of the
- * version) in one transaction, so a preview resolves a version id with a single GetItem.
+ * version and the template's status) in one transaction, so a preview resolves a version id with
+ * a single GetItem.
  * Importing the same template again replaces it.
  */
 export async function saveTemplate(workspaceId: string, input: TemplateInput, store: Store = defaultStore()): Promise<Template> {
@@ -20,7 +21,7 @@ export async function saveTemplate(workspaceId: string, input: TemplateInput, st
         ...template.versions.map((version) => ({
           Put: {
             TableName: store.tableName,
-            Item: { ...keys.templateVersion(workspaceId, version.id), entity: 'templateVersion', workspaceId, templateId: template.id, version },
+            Item: { ...keys.templateVersion(workspaceId, version.id), entity: 'templateVersion', workspaceId, templateId: template.id, templateStatus: template.status, version },
           },
         })),
       ],
@@ -58,9 +59,9 @@ export async function getTemplateVersion(
   workspaceId: string,
   versionId: string,
   store: Store = defaultStore(),
-): Promise<{ templateId: string; version: TemplateVersion } | undefined> {
+): Promise<{ templateId: string; templateStatus: string; version: TemplateVersion } | undefined> {
   const { Item } = await store.db.send(new GetCommand({ TableName: store.tableName, Key: keys.templateVersion(workspaceId, versionId) }));
-  return Item ? { templateId: Item.templateId as string, version: Item.version as TemplateVersion } : undefined;
+  return Item ? { templateId: Item.templateId as string, templateStatus: Item.templateStatus as string, version: Item.version as TemplateVersion } : undefined;
 }
 
 function toTemplate(item: Record<string, unknown>): Template {

@@ -6,11 +6,12 @@ import { ValidationError } from '../../shared/errors';
 import type { HttpContext } from './http-context';
 
 /**
- * Bracket-notation limits (DESIGN §3.14): deep enough for `content[variables][name]`,
- * wide enough for 100 `tagIds[]`, and bounded so a hostile form cannot blow up the parse.
+ * Bracket-notation limits (DESIGN §3.14): deep enough for `content[variables][name]`, and bounded
+ * so a hostile form cannot blow up the parse. Arrays may exceed the contract's limits here so that
+ * the route's schema, not the parser, rejects them with a message naming the field.
  */
-const QS_OPTIONS: qs.IParseOptions = { depth: 4, strictDepth: true, arrayLimit: 100, parameterLimit: 1000, throwOnLimitExceeded: true };
-const MULTIPART_LIMITS = { fields: 1000, fieldSize: 64 * 1024, files: 0, parts: 1000 };
+const QS_OPTIONS: qs.IParseOptions = { depth: 4, strictDepth: true, arrayLimit: 1000, parameterLimit: 2000, throwOnLimitExceeded: true };
+const MULTIPART_LIMITS = { fields: 2000, fieldSize: 64 * 1024, files: 0, parts: 2000 };
 
 /**
  * Parses `application/x-www-form-urlencoded` and `multipart/form-data` bodies into the same

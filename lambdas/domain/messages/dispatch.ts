@@ -1,0 +1,54 @@
+/** Dispatch statuses (public-api.md §3); transitions are DESIGN §3.2. */
+export const dispatchStatuses = ['queued', 'processing', 'sent', 'delivered', 'failed', 'canceled', 'unknown'] as const;
+export type DispatchStatus = (typeof dispatchStatuses)[number];
+
+export type Channel = 'whatsapp' | 'instagram';
+
+/** A queued or sent message, as stored. */
+export interface Dispatch {
+  dispatchId: string;
+  workspaceId: string;
+  channel: 'whatsapp';
+  /** E.164. */
+  to: string;
+  contactName: string | null;
+  templateId: string;
+  templateName: string;
+  templateVersionId: string;
+  /** What the WhatsApp Cloud API needs to send it. */
+  providerTemplateName: string;
+  language: string;
+  variables: Record<string, string>;
+  renderedText: string;
+  tagIds: string[];
+  trackingTags: string[];
+  source: 'EXTERNAL_API' | 'BROADCAST' | 'INBOX';
+  apiClient: { id: string; name: string } | null;
+  status: DispatchStatus;
+  /** Fixed at send time (DESIGN §3.15). */
+  creditCost: number;
+  amountRupiah: number;
+  conversationId: string;
+  createdAt: string;
+  updatedAt: string;
+  sentAt: string | null;
+  deliveredAt: string | null;
+  failureCode: string | null;
+}
+
+/** GET /v1/messages/{dispatchId} (contract §4.6 and DESIGN §3.9). */
+export function toMessageStatusResource(dispatch: Dispatch) {
+  return {
+    dispatchId: dispatch.dispatchId,
+    status: dispatch.status,
+    channel: dispatch.channel,
+    to: dispatch.to,
+    templateId: dispatch.templateId,
+    trackingTags: dispatch.trackingTags,
+    createdAt: dispatch.createdAt,
+    updatedAt: dispatch.updatedAt,
+    sentAt: dispatch.sentAt,
+    deliveredAt: dispatch.deliveredAt,
+    failureCode: dispatch.failureCode,
+  };
+}

@@ -1,0 +1,47 @@
+import { NotFoundError, ValidationError } from '../../shared/errors';
+import type { Store } from '../../shared/store';
+import { isListable, toTemplateResource, type TemplateResource } from './template';
+import { getTemplate, getTemplateVersion, listTemplates } from './template-repository';
+import { checkVariables, renderBody } from './render';
+
+/** The workspace's APPROVED templates in the contract's shape. */
+export async function listApprovedTemplates(workspaceId: string, store?: Store): Promise<TemplateResource[]> {
+  const templates = await listTemplates(workspaceId, store);
+  return templates.filter(isListable).map(toTemplateResource);
+}
+
+/** One APPROVED template; unknown, foreign and unapproved ids are the same 404. */
+export async function getApprovedTemplate(workspaceId: string, templateId: string, store?: Store): Promise<TemplateResource> {
+  const template = await getTemplate(workspaceId, templateId, store);
+  if (!template || !isListable(template)) throw new NotFoundError('Template');
+  return toTemplateResource(template);
+}
+
+export interface PreviewVariable {
+  name: string;
+  value: string;
+}
+
+/**
+ * Renders a version of an APPROVED template with the given values. Names must be defined by the
+ * version and given once; every required one must be given.
+ */
+export async function previewTemplateVersion(
+  workspaceId: string,
+  versionId: string,
+  variables: PreviewVariable[],
+  store?: Store,
+): Promise<{ templateVersionId: string; preview: string }> {
+  const found = await getTemplateVersion(workspaceId, versionId, store);
+  if (!found || found.templateStatus !== 'APPROVED') throw new NotFoundError('Template version');
+
+  const values = new Map<string, string>();
+  for (const { name, value } of variables) {
+    if (values.has(name)) throw new ValidationError(`variables: "${name}" is given more than once`);
+    values.set(name, value);
+  }
+  const { missing, unknown } = checkVariables(found.version, values);
+  if (unknown.length) throw new ValidationError(`variables: not defined by this template version: ${unknown.join(', ')}`);
+  if (missing.length) throw new ValidationError(`variables: missing required variables: ${missing.join(', ')}`, 'missing_variables');
+  return { templateVersionId: versionId, preview: renderBody(found.version.body, values) };
+}

@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { toMessageStatusResource } from '../domain/messages/dispatch';
+import { getDispatch } from '../domain/messages/dispatch-repository';
+import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
+import { ok } from '../http/responses';
+import { uuid } from '../http/schemas';
+import { NotFoundError } from '../shared/errors';
+import { routes } from '../routes';
+
+export const schemas = { path: z.object({ dispatchId: uuid() }) };
+
+/** GET /v1/messages/{dispatchId} (public-api.md §4.6, DESIGN §3.9). */
+export const getMessageStatus = async ({ principal, path }: AuthorizedRequest<typeof schemas>) => {
+  const dispatch = await getDispatch(principal.workspaceId, path.dispatchId);
+  if (!dispatch) throw new NotFoundError('Message');
+  return ok(toMessageStatusResource(dispatch));
+};
+
+export const handler = httpHandler(routes.getMessage, schemas, getMessageStatus);

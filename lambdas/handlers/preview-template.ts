@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { previewTemplateVersion } from '../domain/templates/read-templates';
+import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
+import { ok } from '../http/responses';
+import { uuid } from '../http/schemas';
+import { routes } from '../routes';
+
+const variable = z.strictObject({ name: z.string().min(1).max(64), value: z.unknown() });
+
+export const schemas = {
+  // API Gateway calls this segment templateId; it holds a template version id (see routes.ts).
+  path: z.object({ templateId: uuid() }),
+  body: z.strictObject({
+    variables: z
+      .array(variable)
+      .max(50, 'at most 50 variables')
+      .superRefine((items, ctx) => {
+        items.forEach((item, index) => {
+          if (typeof item.value !== 'string') ctx.addIssue({ code: 'custom', path: [index, 'value'], message: `variable "${item.name}": value must be a string` });
+        });
+      })
+      .transform((items) => items.map(({ name, value }) => ({ name, value: value as string }))),
+  }),
+};
+
+/** POST /v1/message-templates/{templateVersionId}/preview (public-api.md §4.12). */
+export const previewMessageTemplate = async ({ principal, path, body }: AuthorizedRequest<typeof schemas>) =>
+  ok(await previewTemplateVersion(principal.workspaceId, path.templateId, body.variables));
+
+export const handler = httpHandler(routes.previewTemplate, schemas, previewMessageTemplate);

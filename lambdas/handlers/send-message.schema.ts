@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { uuid } from '../http/schemas';
+
+/** The request of POST /v1/messages (public-api.md §4.2 and §8): every variant, every limit. */
+const httpsUrl = z.url({ protocol: /^https$/, error: 'must be an https URL' });
+
+const templateContent = z.strictObject({
+  type: z.literal('template'),
+  templateId: uuid(),
+  // A form cannot express an empty object; `content[variables]=` arrives as "".
+  variables: z.preprocess(
+    (value) => (value === '' ? {} : value),
+    z
+      .record(z.string(), z.string().max(4000))
+      .refine((variables) => Object.keys(variables).length <= 50, 'at most 50 variables'),
+  ),
+});
+const textContent = z.strictObject({ type: z.literal('text'), text: z.string().min(1).max(4000) });
+const imageContent = z.strictObject({ type: z.literal('image'), url: httpsUrl, caption: z.string().max(1024).optional() });
+const documentContent = z.strictObject({
+  type: z.literal('document'),
+  url: httpsUrl,
+  filename: z.string().min(1).max(255),
+  caption: z.string().max(1024).optional(),
+});
+
+export const sendMessageBody = z.strictObject({
+  channel: z.enum(['whatsapp', 'instagram']),
+  to: z.string().min(1).max(256),
+  content: z.discriminatedUnion('type', [templateContent, textContent, imageContent, documentContent]),
+  contactName: z.string().max(200).optional(),
+  tagIds: z.array(uuid()).max(100).optional(),
+  trackingTags: z.array(z.string().trim().min(1).max(256)).max(20).optional(),
+});
+
+export type SendMessageBody = z.infer<typeof sendMessageBody>;
+
+export const sendMessageHeaders = z.object({
+  'idempotency-key': z
+    .string()
+    .regex(/^[\x21-\x7e]{1,255}$/, 'Idempotency-Key must be 1 to 255 visible ASCII characters')
+    .optional(),
+});

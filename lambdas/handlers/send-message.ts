@@ -1,0 +1,40 @@
+import { requestFingerprint } from '../domain/messages/idempotency';
+import { sendTemplateMessage } from '../domain/messages/send-message';
+import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
+import { accepted } from '../http/responses';
+import { ValidationError } from '../shared/errors';
+import { routes } from '../routes';
+import { sendMessageBody, sendMessageHeaders } from './send-message.schema';
+
+export const schemas = { body: sendMessageBody, headers: sendMessageHeaders };
+
+/** POST /v1/messages (public-api.md §4.2): 202 with exactly dispatchId, status and statusUrl. */
+export const sendMessage = async ({ principal, body, headers, baseUrl }: AuthorizedRequest<typeof schemas>) => {
+  const { channel, content } = body;
+  if (channel !== 'whatsapp' || content.type !== 'template') {
+    throw new ValidationError(
+      `channel "${channel}" with content type "${content.type}" is valid but not delivered; only whatsapp with template is`,
+      'unsupported_channel_content',
+    );
+  }
+  const idempotencyKey = headers['idempotency-key'];
+  const result = await sendTemplateMessage({
+    workspaceId: principal.workspaceId,
+    apiClient: { id: principal.keyId, name: principal.keyName },
+    to: body.to,
+    ...(body.contactName !== undefined ? { contactName: body.contactName } : {}),
+    templateId: content.templateId,
+    variables: content.variables,
+    tagIds: body.tagIds ?? [],
+    trackingTags: body.trackingTags ?? [],
+    ...(idempotencyKey ? { idempotency: { key: idempotencyKey, fingerprint: requestFingerprint(body) } } : {}),
+    now: new Date(),
+  });
+  const statusUrl = `${baseUrl}/v1/messages/${result.dispatchId}`;
+  return accepted(
+    { dispatchId: result.dispatchId, status: result.status, statusUrl },
+    { Location: statusUrl, ...(result.replayed ? { 'Idempotent-Replayed': 'true' } : {}) },
+  );
+};
+
+export const handler = httpHandler(routes.sendMessage, schemas, sendMessage);

@@ -1,0 +1,155 @@
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { clearApiKeyCache } from '../../../lambdas/domain/api-keys/authenticate';
+import { conversationIdFor } from '../../../lambdas/domain/conversations/conversation-id';
+import { clearTemplateCache } from '../../../lambdas/domain/templates/template-lookup';
+import { clearWorkspaceCache } from '../../../lambdas/domain/workspaces/workspace-lookup';
+import { handler } from '../../../lambdas/handlers/send-message';
+import { keys } from '../../../lambdas/shared/table';
+import { lambdaContext, parseResult, routeEvent } from '../../support/events';
+import { SEND_KEY, stubHealthySend, TEMPLATE_ID, VERSION_ID, validSend, WORKSPACE, workspace } from '../../support/send-fixtures';
+
+const ddb = mockClient(DynamoDBDocumentClient);
+const sqs = mockClient(SQSClient);
+const TABLE = process.env.TABLE_NAME!;
+const QUEUE = process.env.QUEUE_URL!;
+const NOW = new Date('2026-03-10T16:59:30.000Z');
+
+beforeEach(() => {
+  ddb.reset();
+  sqs.reset();
+  clearApiKeyCache();
+  clearTemplateCache();
+  clearWorkspaceCache();
+  stubHealthySend(ddb, sqs);
+  jest.useFakeTimers({ now: NOW, doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'setTimeout'] });
+});
+afterEach(() => jest.useRealTimers());
+
+const send = async (body: Record<string, unknown> = validSend(), headers: Record<string, string> = {}) =>
+  parseResult(await handler(routeEvent('sendMessage', { apiKey: SEND_KEY, body, headers }), lambdaContext('sendMessage')));
+
+const transactItems = () => ddb.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+
+describe('POST /v1/messages, accepted', () => {
+  it('answers 202 with exactly dispatchId, status and an absolute statusUrl on the same stage', async () => {
+    const { status, body, headers } = await send(validSend({ trackingTags: [' promo ', 'promo', 'nov'] }));
+    expect(status).toBe(202);
+    expect(Object.keys(body).sort()).toEqual(['dispatchId', 'status', 'statusUrl']);
+    expect(body.status).toBe('queued');
+    expect(body.statusUrl).toBe(`https://abc123.execute-api.ap-southeast-3.amazonaws.com/prod/v1/messages/${body.dispatchId as string}`);
+    expect(headers.Location).toBe(body.statusUrl);
+  });
+
+  it('writes dispatch, conversation message and conversation in one transaction, then one queue message', async () => {
+    const { body } = await send(validSend({ trackingTags: [' promo ', 'promo', 'nov'], contactName: 'Budi' }));
+    const dispatchId = body.dispatchId as string;
+    const conversationId = conversationIdFor(WORKSPACE, 'whatsapp', '+6281234567890');
+
+    expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(1);
+    const [dispatchPut, messagePut, conversationUpdate, ...rest] = transactItems();
+    expect(rest).toEqual([]);
+    expect(dispatchPut!.Put).toMatchObject({
+      TableName: TABLE,
+      ConditionExpression: 'attribute_not_exists(pk)',
+      Item: {
+        ...keys.dispatch(dispatchId),
+        gsi1pk: `WS#${WORKSPACE}#P#+6281234567890#T#${TEMPLATE_ID}`,
+        gsi1sk: NOW.toISOString(),
+        entity: 'dispatch',
+        workspaceId: WORKSPACE,
+        to: '+6281234567890',
+        status: 'queued',
+        templateVersionId: VERSION_ID,
+        providerTemplateName: 'order_shipped',
+        renderedText: 'Halo Budi, pesanan A-1 sudah dikirim.',
+        trackingTags: ['promo', 'nov'],
+        creditCost: 2,
+        amountRupiah: 2 * workspace.rupiahPerCredit,
+        source: 'EXTERNAL_API',
+        apiClient: { id: expect.any(String), name: 'test' },
+        conversationId,
+      },
+    });
+    expect(messagePut!.Put!.Item).toMatchObject({ ...keys.conversationMessage(WORKSPACE, conversationId, NOW.toISOString(), dispatchId), direction: 'outbound', dispatchId });
+    expect(conversationUpdate!.Update!.Key).toEqual(keys.conversation(WORKSPACE, conversationId));
+
+    expect(sqs.commandCalls(SendMessageCommand, { QueueUrl: QUEUE, MessageBody: JSON.stringify({ dispatchId, workspaceId: WORKSPACE }) })).toHaveLength(1);
+  });
+
+  it('reads nothing a cache could serve on the second send: one rate write, one transaction, one message', async () => {
+    await send();
+    ddb.resetHistory();
+    sqs.resetHistory();
+    await send();
+    expect(ddb.calls().map((call) => call.args[0].constructor.name)).toEqual(['UpdateCommand', 'TransactWriteCommand']);
+    expect(sqs.calls()).toHaveLength(1);
+  });
+});
+
+describe('POST /v1/messages, refused', () => {
+  it('answers 429 with Retry-After until the next minute when the workspace allowance is spent, writing nothing', async () => {
+    ddb.on(UpdateCommand).rejects(Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' }));
+    const { status, body, headers } = await send();
+    expect([status, body.error, headers['Retry-After']]).toEqual([429, 'rate_limited', '30']);
+    expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(0);
+    expect(sqs.calls()).toHaveLength(0);
+  });
+
+  it('answers 502 when the queue refuses: the dispatch is failed with enqueue_failed and the idempotency key released', async () => {
+    sqs.on(SendMessageCommand).rejects(new Error('ServiceUnavailable'));
+    const { status, body } = await send(validSend(), { 'Idempotency-Key': 'order-1' });
+    expect([status, body.error]).toEqual([502, 'upstream_unavailable']);
+
+    const [, release] = ddb.commandCalls(TransactWriteCommand);
+    const dispatchId = (transactItems()[0]!.Put!.Item as { dispatchId: string }).dispatchId;
+    expect(release!.args[0].input.TransactItems).toEqual([
+      {
+        Update: expect.objectContaining({
+          Key: keys.dispatch(dispatchId),
+          ConditionExpression: '#status = :queued',
+          ExpressionAttributeValues: expect.objectContaining({ ':failed': 'failed', ':code': 'enqueue_failed' }),
+        }),
+      },
+      { Delete: { TableName: TABLE, Key: keys.idempotency(WORKSPACE, 'order-1') } },
+    ]);
+  });
+
+  it('answers 409 duplicate_send when the daily-send marker exists', async () => {
+    ddb.on(GetCommand, { TableName: TABLE, Key: keys.workspace(WORKSPACE) }).resolves({ Item: { ...workspace, settings: { ...workspace.settings, dedupe: 'wib-day' } } });
+    ddb.on(TransactWriteCommand).rejects(
+      new TransactionCanceledException({ message: 'cancelled', $metadata: {}, CancellationReasons: [{ Code: 'None' }, { Code: 'None' }, { Code: 'None' }, { Code: 'ConditionalCheckFailed' }] }),
+    );
+    const { status, body } = await send();
+    expect([status, body.error]).toEqual([409, 'duplicate_send']);
+    // 16:59:30Z is still 10 March in WIB (the day ends at 17:00Z).
+    expect(transactItems()[3]!.Put!.Item).toMatchObject(keys.dailySend(WORKSPACE, '2026-03-10', '+6281234567890', TEMPLATE_ID));
+    expect(sqs.calls()).toHaveLength(0);
+  });
+
+  it('answers 409 idempotency_conflict when the key was used with another body', async () => {
+    ddb.on(TransactWriteCommand).rejects(
+      new TransactionCanceledException({ message: 'cancelled', $metadata: {}, CancellationReasons: [{ Code: 'None' }, { Code: 'None' }, { Code: 'None' }, { Code: 'ConditionalCheckFailed' }] }),
+    );
+    ddb.on(GetCommand, { TableName: TABLE, Key: keys.idempotency(WORKSPACE, 'order-1'), ConsistentRead: true }).resolves({
+      Item: { key: 'order-1', fingerprint: 'another-body', state: 'completed', response: { dispatchId: 'x', status: 'queued' }, createdAt: NOW.toISOString() },
+    });
+    const { status, body } = await send(validSend(), { 'Idempotency-Key': 'order-1' });
+    expect([status, body.error, body.message]).toEqual([409, 'idempotency_conflict', 'This Idempotency-Key was already used with a different request body']);
+  });
+
+  it('rejects a malformed Idempotency-Key with 422', async () => {
+    const { status, body } = await send(validSend(), { 'Idempotency-Key': 'has space' });
+    expect([status, body.message]).toEqual([422, 'headers.idempotency-key: Idempotency-Key must be 1 to 255 visible ASCII characters']);
+  });
+
+  it('rejects an unparseable phone number, an unknown template and a template without a READY version, writing nothing', async () => {
+    expect((await send(validSend({ to: '12' }))).body).toMatchObject({ error: 'validation_failed', message: 'to: "12" is not a valid phone number' });
+    const unknown = await send(validSend({ content: { type: 'template', templateId: '00000000-0000-4000-8000-000000000000', variables: {} } }));
+    expect([unknown.status, unknown.body.error]).toEqual([422, 'template_not_found']);
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+    expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(0);
+  });
+});

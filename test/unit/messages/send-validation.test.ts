@@ -1,0 +1,116 @@
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { clearApiKeyCache } from '../../../lambdas/domain/api-keys/authenticate';
+import { clearTemplateCache } from '../../../lambdas/domain/templates/template-lookup';
+import { clearWorkspaceCache } from '../../../lambdas/domain/workspaces/workspace-lookup';
+import { handler } from '../../../lambdas/handlers/send-message';
+import { encodeBody, encodings, type Encoding } from '../../support/encodings';
+import { lambdaContext, parseResult, routeEvent } from '../../support/events';
+import { SEND_KEY, stubHealthySend, TEMPLATE_ID, validSend, WIDE_TEMPLATE_ID } from '../../support/send-fixtures';
+
+const ddb = mockClient(DynamoDBDocumentClient);
+const sqs = mockClient(SQSClient);
+
+beforeEach(() => {
+  ddb.reset();
+  sqs.reset();
+  clearApiKeyCache();
+  clearTemplateCache();
+  clearWorkspaceCache();
+  stubHealthySend(ddb, sqs);
+});
+
+async function send(body: Record<string, unknown>, encoding: Encoding = 'json') {
+  const encoded = encodeBody(body, encoding);
+  return parseResult(await handler(routeEvent('sendMessage', { apiKey: SEND_KEY, body: encoded.body, headers: encoded.headers }), lambdaContext('sendMessage')));
+}
+
+const x = (n: number) => 'x'.repeat(n);
+const uuids = (n: number) => Array.from({ length: n }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+const variables = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`v${i}`, 'x']));
+const template = (content: Record<string, unknown>) => ({ type: 'template', templateId: TEMPLATE_ID, ...content });
+
+/**
+ * Each limit of public-api.md §4.2 and §8: the value at the limit passes validation, one past
+ * fails with 422 validation_failed naming the field. A passing template send is 202; a passing
+ * non-template variant reaches the delivery check and is 422 unsupported_channel_content.
+ */
+const boundaries: { rule: string; atLimit: Record<string, unknown>; pastLimit: Record<string, unknown>; field: string; passes: 202 | 'unsupported' }[] = [
+  { rule: 'contactName ≤ 200', atLimit: validSend({ contactName: x(200) }), pastLimit: validSend({ contactName: x(201) }), field: 'body.contactName', passes: 202 },
+  { rule: 'tagIds ≤ 100', atLimit: validSend({ tagIds: uuids(100) }), pastLimit: validSend({ tagIds: uuids(101) }), field: 'tagIds', passes: 202 },
+  { rule: 'trackingTags ≤ 20', atLimit: validSend({ trackingTags: uuids(20) }), pastLimit: validSend({ trackingTags: uuids(21) }), field: 'trackingTags', passes: 202 },
+  { rule: 'tracking tag ≤ 256', atLimit: validSend({ trackingTags: [x(256)] }), pastLimit: validSend({ trackingTags: [x(257)] }), field: 'body.trackingTags.0', passes: 202 },
+  { rule: 'tracking tag ≥ 1 after trimming', atLimit: validSend({ trackingTags: [' a '] }), pastLimit: validSend({ trackingTags: ['   '] }), field: 'body.trackingTags.0', passes: 202 },
+  { rule: 'variable value ≤ 4000', atLimit: validSend({ content: template({ variables: { name: x(4000), order: '1' } }) }), pastLimit: validSend({ content: template({ variables: { name: x(4001), order: '1' } }) }), field: 'body.content.variables.name', passes: 202 },
+  { rule: 'text 1..4000', atLimit: validSend({ content: { type: 'text', text: x(4000) } }), pastLimit: validSend({ content: { type: 'text', text: x(4001) } }), field: 'body.content.text', passes: 'unsupported' },
+  { rule: 'image caption ≤ 1024', atLimit: validSend({ content: { type: 'image', url: 'https://cdn.example.com/a.png', caption: x(1024) } }), pastLimit: validSend({ content: { type: 'image', url: 'https://cdn.example.com/a.png', caption: x(1025) } }), field: 'body.content.caption', passes: 'unsupported' },
+  { rule: 'image url is https', atLimit: validSend({ content: { type: 'image', url: 'https://cdn.example.com/a.png' } }), pastLimit: validSend({ content: { type: 'image', url: 'http://cdn.example.com/a.png' } }), field: 'body.content.url', passes: 'unsupported' },
+  { rule: 'document filename ≤ 255', atLimit: validSend({ content: { type: 'document', url: 'https://cdn.example.com/a.pdf', filename: x(255) } }), pastLimit: validSend({ content: { type: 'document', url: 'https://cdn.example.com/a.pdf', filename: x(256) } }), field: 'body.content.filename', passes: 'unsupported' },
+  { rule: 'document caption ≤ 1024', atLimit: validSend({ content: { type: 'document', url: 'https://cdn.example.com/a.pdf', filename: 'a.pdf', caption: x(1024) } }), pastLimit: validSend({ content: { type: 'document', url: 'https://cdn.example.com/a.pdf', filename: 'a.pdf', caption: x(1025) } }), field: 'body.content.caption', passes: 'unsupported' },
+  { rule: 'document filename ≥ 1', atLimit: validSend({ content: { type: 'document', url: 'https://cdn.example.com/a.pdf', filename: 'a' } }), pastLimit: validSend({ content: { type: 'document', url: 'https://cdn.example.com/a.pdf', filename: '' } }), field: 'body.content.filename', passes: 'unsupported' },
+];
+
+describe.each(encodings)('POST /v1/messages limits, %s body', (encoding) => {
+  it.each(boundaries)('$rule: at the limit passes, one past is 422', async ({ atLimit, pastLimit, field, passes }) => {
+    const ok = await send(atLimit, encoding);
+    if (passes === 202) expect(ok.status).toBe(202);
+    else expect([ok.status, ok.body.error]).toEqual([422, 'unsupported_channel_content']);
+
+    const rejected = await send(pastLimit, encoding);
+    expect(rejected.status).toBe(422);
+    expect(rejected.body.error).toBe('validation_failed');
+    expect(rejected.body.message).toContain(field);
+  });
+
+  it('rejects an empty "to" and an unknown field', async () => {
+    expect((await send(validSend({ to: '' }), encoding)).body.message).toContain('body.to');
+    const unknown = await send(validSend({ tracking_tags: ['x'] }), encoding);
+    expect([unknown.status, unknown.body.message]).toEqual([422, 'body: Unrecognized key: "tracking_tags"']);
+  });
+
+  it('rejects a templateId or tagId that is not a UUID', async () => {
+    expect((await send(validSend({ content: template({ templateId: 'abc', variables: { name: 'a', order: 'b' } }) }), encoding)).body.message).toBe(
+      'body.content.templateId: must be a UUID',
+    );
+    expect((await send(validSend({ tagIds: ['nope'] }), encoding)).body.message).toBe('body.tagIds.0: must be a UUID');
+  });
+
+  it('rejects an unknown channel or content type', async () => {
+    expect((await send(validSend({ channel: 'sms' }), encoding)).body.message).toMatch(/^body\.channel: /);
+    expect((await send(validSend({ content: { type: 'audio' } }), encoding)).body.message).toMatch(/^body\.content\.type: /);
+  });
+
+  it.each([
+    ['whatsapp', { type: 'text', text: 'hi' }],
+    ['whatsapp', { type: 'image', url: 'https://cdn.example.com/a.png' }],
+    ['whatsapp', { type: 'document', url: 'https://cdn.example.com/a.pdf', filename: 'a.pdf' }],
+    ['instagram', { type: 'template', templateId: TEMPLATE_ID, variables: { name: 'a', order: 'b' } }],
+    ['instagram', { type: 'text', text: 'hi' }],
+    ['instagram', { type: 'image', url: 'https://cdn.example.com/a.png' }],
+    ['instagram', { type: 'document', url: 'https://cdn.example.com/a.pdf', filename: 'a.pdf' }],
+  ])('answers %s + %o with 422 unsupported_channel_content and writes nothing', async (channel, content) => {
+    const { status, body } = await send(validSend({ channel, to: 'user-1', content }), encoding);
+    expect([status, body.error]).toEqual([422, 'unsupported_channel_content']);
+    expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(0);
+  });
+});
+
+describe('POST /v1/messages limits that only JSON can express', () => {
+  it('allows 50 template variables and rejects 51', async () => {
+    const fifty = await send(validSend({ content: template({ templateId: WIDE_TEMPLATE_ID, variables: variables(50) }) }));
+    expect(fifty.status).toBe(202);
+    const fiftyOne = await send(validSend({ content: template({ templateId: WIDE_TEMPLATE_ID, variables: variables(51) }) }));
+    expect([fiftyOne.status, fiftyOne.body.message]).toEqual([422, 'body.content.variables: at most 50 variables']);
+  });
+
+  it('rejects a variable value that is not a string, naming the variable', async () => {
+    const { status, body } = await send(validSend({ content: template({ variables: { name: 5, order: 'x' } }) }));
+    expect(status).toBe(422);
+    expect(body.message).toBe('body.content.variables.name: Invalid input: expected string, received number');
+  });
+
+  it('rejects trackingTags that is not an array', async () => {
+    expect((await send(validSend({ trackingTags: 'promo' }))).body.message).toBe('body.trackingTags: Invalid input: expected array, received string');
+  });
+});
