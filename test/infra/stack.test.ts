@@ -96,6 +96,17 @@ describe('functions', () => {
     expect(actions.filter((action) => /^(dynamodb:(Put|Update|Delete|BatchWrite)|sqs:)/.test(action))).toEqual([]);
   });
 
+  it('lets only the send route write the table and send to the dispatch queue', () => {
+    const send = functionFor('sendMessage');
+    expect(send.properties.Environment?.Variables).toEqual(expect.objectContaining({ TABLE_NAME: expect.anything(), QUEUE_URL: expect.anything() }));
+    expect(actionsOf(send.logicalId)).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem', 'sqs:SendMessage']));
+    for (const routeId of ['getMessage', 'getTemplate', 'previewTemplate'] as const) {
+      const fn = functionFor(routeId);
+      expect(fn.properties.Environment?.Variables).not.toHaveProperty('QUEUE_URL');
+      expect(actionsOf(fn.logicalId).filter((action) => /^(dynamodb:(Put|Update|Delete|BatchWrite)|sqs:)/.test(action))).toEqual([]);
+    }
+  });
+
   it('keeps every function’s logs in a log group with the configured retention', () => {
     template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 30 }, routeEntries.length + 1);
   });

@@ -1,6 +1,9 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { AwsStub } from 'aws-sdk-client-mock';
+import type { DynamoDBClientResolvedConfig } from '@aws-sdk/client-dynamodb';
+import type { ServiceInputTypes, ServiceOutputTypes } from '@aws-sdk/lib-dynamodb';
+import type { ServiceInputTypes as SQSInput, ServiceOutputTypes as SQSOutput, SQSClientResolvedConfig } from '@aws-sdk/client-sqs';
 import { keys } from '../../lambdas/shared/table';
 import type { Template } from '../../lambdas/domain/templates/template';
 import { hashApiKey } from '../../lambdas/domain/api-keys/api-key-secret';
@@ -66,7 +69,7 @@ export const validSend = (overrides: Record<string, unknown> = {}) => ({
 });
 
 /** DynamoDB and SQS answering as a healthy table and queue would for a send. */
-export function stubHealthySend(ddb: AwsStub<any, any, any>, sqs: AwsStub<any, any, any>, table = process.env.TABLE_NAME!) {
+export function stubHealthySend(ddb: AwsStub<ServiceInputTypes, ServiceOutputTypes, DynamoDBClientResolvedConfig>, sqs: AwsStub<SQSInput, SQSOutput, SQSClientResolvedConfig>, table = process.env.TABLE_NAME!) {
   ddb.on(GetCommand).resolves({});
   ddb.on(GetCommand, { TableName: table, Key: keys.apiKey(hashApiKey(SEND_KEY)) }).resolves({ Item: apiKeyItem(SEND_KEY, { workspaceId: WORKSPACE }) });
   ddb.on(GetCommand, { TableName: table, Key: keys.template(WORKSPACE, TEMPLATE_ID) }).resolves({ Item: { ...keys.template(WORKSPACE, TEMPLATE_ID), ...template } });

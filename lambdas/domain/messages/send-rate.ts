@@ -5,26 +5,56 @@ import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
 
 /**
- * Takes one send from the workspace's allowance for the current minute (a fixed window), or
- * throws 429 with the seconds until the next window. This is a plain conditional write, not part
- * of the send transaction: every send of a workspace touches this item, and concurrent
- * transactions on one item cancel each other (docs/decisions.md).
+ * The per-workspace send allowance (`sendsPerMinute`, fixed one-minute windows).
+ *
+ * Each container leases a small block of the current minute's allowance with one conditional ADD
+ * on the workspace's counter and spends it locally, so the counter is written once per block
+ * instead of once per send, and it can never pass the limit. The counter is not part of the send
+ * transaction: every send of a workspace would touch it, and concurrent transactions on one item
+ * cancel each other (docs/decisions.md). The cost of leasing: near the limit, a block leased by an
+ * idle container goes unused, so a workspace may be held slightly under its limit, never over it.
  */
+const leases = new Map<string, { minute: number; remaining: number }>();
+
+/** A block is at most 1/20 of the minute's allowance (and at most 50 sends). */
+export const leaseSize = (perMinute: number) => Math.max(1, Math.min(50, Math.floor(perMinute / 20)));
+
+/** Takes one send from the allowance, or throws 429 with the seconds until the next window. */
 export async function takeSendAllowance(workspaceId: string, perMinute: number, now: Date, store: Store = defaultStore()): Promise<void> {
   const minute = Math.floor(now.getTime() / 60_000);
+  const lease = leases.get(workspaceId);
+  if (lease && lease.minute === minute && lease.remaining > 0) {
+    lease.remaining -= 1;
+    return;
+  }
+  const size = leaseSize(perMinute);
+  // Near the limit a whole block may not fit; a single send still might.
+  for (const block of size > 1 ? [size, 1] : [1]) {
+    if (await reserve(workspaceId, minute, block, perMinute, store)) {
+      leases.set(workspaceId, { minute, remaining: block - 1 });
+      return;
+    }
+  }
+  throw new RateLimitedError(Math.max(1, Math.ceil(((minute + 1) * 60_000 - now.getTime()) / 1000)));
+}
+
+async function reserve(workspaceId: string, minute: number, block: number, perMinute: number, store: Store): Promise<boolean> {
   try {
     await store.db.send(
       new UpdateCommand({
         TableName: store.tableName,
         Key: keys.sendRate(workspaceId, minute),
-        UpdateExpression: 'ADD #count :one SET entity = :entity, #ttl = :ttl',
-        ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+        UpdateExpression: 'ADD #count :block SET entity = :entity, #ttl = :ttl',
+        ConditionExpression: 'attribute_not_exists(#count) OR #count <= :ceiling',
         ExpressionAttributeNames: { '#count': 'count', '#ttl': 'ttl' },
-        ExpressionAttributeValues: { ':one': 1, ':limit': perMinute, ':entity': 'sendRate', ':ttl': (minute + 2) * 60 },
+        ExpressionAttributeValues: { ':block': block, ':ceiling': perMinute - block, ':entity': 'sendRate', ':ttl': (minute + 2) * 60 },
       }),
     );
+    return true;
   } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-    throw new RateLimitedError(Math.max(1, Math.ceil(((minute + 1) * 60_000 - now.getTime()) / 1000)));
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
   }
 }
+
+export const clearSendAllowanceLeases = () => leases.clear();

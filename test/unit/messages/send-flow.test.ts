@@ -6,6 +6,7 @@ import { clearApiKeyCache } from '../../../lambdas/domain/api-keys/authenticate'
 import { conversationIdFor } from '../../../lambdas/domain/conversations/conversation-id';
 import { clearTemplateCache } from '../../../lambdas/domain/templates/template-lookup';
 import { clearWorkspaceCache } from '../../../lambdas/domain/workspaces/workspace-lookup';
+import { clearSendAllowanceLeases } from '../../../lambdas/domain/messages/send-rate';
 import { handler } from '../../../lambdas/handlers/send-message';
 import { keys } from '../../../lambdas/shared/table';
 import { lambdaContext, parseResult, routeEvent } from '../../support/events';
@@ -23,6 +24,7 @@ beforeEach(() => {
   clearApiKeyCache();
   clearTemplateCache();
   clearWorkspaceCache();
+  clearSendAllowanceLeases();
   stubHealthySend(ddb, sqs);
   jest.useFakeTimers({ now: NOW, doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'setTimeout'] });
 });
@@ -79,12 +81,14 @@ describe('POST /v1/messages, accepted', () => {
     expect(sqs.commandCalls(SendMessageCommand, { QueueUrl: QUEUE, MessageBody: JSON.stringify({ dispatchId, workspaceId: WORKSPACE }) })).toHaveLength(1);
   });
 
-  it('reads nothing a cache could serve on the second send: one rate write, one transaction, one message', async () => {
+  it('makes one transaction and one queue message per send once caches and the allowance lease are warm', async () => {
     await send();
+    // The first send leased a block of 600/20 = 30 sends with one write.
+    expect(ddb.commandCalls(UpdateCommand)[0]!.args[0].input.ExpressionAttributeValues).toMatchObject({ ':block': 30, ':ceiling': 570 });
     ddb.resetHistory();
     sqs.resetHistory();
     await send();
-    expect(ddb.calls().map((call) => call.args[0].constructor.name)).toEqual(['UpdateCommand', 'TransactWriteCommand']);
+    expect(ddb.calls().map((call) => call.args[0].constructor.name)).toEqual(['TransactWriteCommand']);
     expect(sqs.calls()).toHaveLength(1);
   });
 });
@@ -94,6 +98,8 @@ describe('POST /v1/messages, refused', () => {
     ddb.on(UpdateCommand).rejects(Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' }));
     const { status, body, headers } = await send();
     expect([status, body.error, headers['Retry-After']]).toEqual([429, 'rate_limited', '30']);
+    // A block of 30 did not fit, nor did a single send.
+    expect(ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input.ExpressionAttributeValues?.[':block'])).toEqual([30, 1]);
     expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(0);
     expect(sqs.calls()).toHaveLength(0);
   });

@@ -4,6 +4,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { clearApiKeyCache } from '../../../lambdas/domain/api-keys/authenticate';
 import { clearTemplateCache } from '../../../lambdas/domain/templates/template-lookup';
 import { clearWorkspaceCache } from '../../../lambdas/domain/workspaces/workspace-lookup';
+import { clearSendAllowanceLeases } from '../../../lambdas/domain/messages/send-rate';
 import { handler } from '../../../lambdas/handlers/send-message';
 import { encodeBody, encodings, type Encoding } from '../../support/encodings';
 import { lambdaContext, parseResult, routeEvent } from '../../support/events';
@@ -18,6 +19,7 @@ beforeEach(() => {
   clearApiKeyCache();
   clearTemplateCache();
   clearWorkspaceCache();
+  clearSendAllowanceLeases();
   stubHealthySend(ddb, sqs);
 });
 

@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto';
+import { getDispatch } from '../../lambdas/domain/messages/dispatch-repository';
+import { sendTemplateMessage, type SendTemplateMessage } from '../../lambdas/domain/messages/send-message';
+import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
+import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
+import { AppError } from '../../lambdas/shared/errors';
+import type { QueueTarget } from '../../lambdas/shared/queue';
+import { keys } from '../../lambdas/shared/table';
+import { conversationIdFor } from '../../lambdas/domain/conversations/conversation-id';
+import { createTestTable } from '../support/dynamodb';
+import { createTestQueues } from '../support/sqs';
+import { template, TEMPLATE_ID } from '../support/send-fixtures';
+
+let table: Awaited<ReturnType<typeof createTestTable>>;
+let queues: Awaited<ReturnType<typeof createTestQueues>>;
+
+beforeAll(async () => {
+  table = await createTestTable();
+  queues = await createTestQueues();
+});
+afterAll(async () => {
+  await table.drop();
+  queues.close();
+});
+
+/** A workspace of the test's own, with the fixture template. */
+async function workspace(settings: { sendsPerMinute?: number; dedupe?: 'none' | 'wib-day' } = {}): Promise<string> {
+  const id = `ws-${randomUUID().slice(0, 8)}`;
+  await saveWorkspace({ id, name: id, rupiahPerCredit: 150, settings: { sendsPerMinute: 600, dedupe: 'none', provider: 'sandbox', ...settings } }, new Date(), table);
+  await saveTemplate(id, template, table);
+  return id;
+}
+
+const command = (workspaceId: string, overrides: Partial<SendTemplateMessage> = {}): SendTemplateMessage => ({
+  workspaceId,
+  apiClient: { id: randomUUID(), name: 'backend' },
+  to: '081234567890',
+  templateId: TEMPLATE_ID,
+  variables: { name: 'Budi', order: 'A-1' },
+  tagIds: [],
+  trackingTags: ['promo'],
+  now: new Date(),
+  ...overrides,
+});
+const send = (cmd: SendTemplateMessage, queue: QueueTarget = queues) => sendTemplateMessage(cmd, { store: table, queue });
+const itemsOf = async (workspaceId: string, entity: string) => (await table.scanAll()).filter((item) => item.workspaceId === workspaceId && item.entity === entity);
+const rejection = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as AppError);
+
+afterEach(async () => {
+  await queues.receiveAll();
+});
+
+describe('sending a template message against DynamoDB Local and the SQS emulator', () => {
+  it('stores the queued dispatch, its conversation and message, and puts one message on the queue', async () => {
+    const ws = await workspace();
+    const result = await send(command(ws, { contactName: 'Budi' }));
+
+    expect(result).toEqual({ dispatchId: expect.any(String), status: 'queued', replayed: false });
+    expect(await getDispatch(ws, result.dispatchId, table)).toMatchObject({
+      status: 'queued',
+      to: '+6281234567890',
+      renderedText: 'Halo Budi, pesanan A-1 sudah dikirim.',
+      creditCost: 2,
+      amountRupiah: 300,
+      trackingTags: ['promo'],
+    });
+    const conversationId = conversationIdFor(ws, 'whatsapp', '+6281234567890');
+    const [conversation] = await itemsOf(ws, 'conversation');
+    expect(conversation).toMatchObject({ ...keys.conversation(ws, conversationId), contactName: 'Budi', messageCount: 1, outboundCount: 1, lastMessagePreview: 'Halo Budi, pesanan A-1 sudah dikirim.' });
+    expect((await table.scanAll()).filter((item) => item.entity === 'conversationMessage' && item.conversationId === conversationId)).toHaveLength(1);
+    expect(await queues.receiveAll()).toEqual([{ dispatchId: result.dispatchId, workspaceId: ws }]);
+  });
+
+  it('writes nothing for a rejected request', async () => {
+    const ws = await workspace();
+    await saveTemplate(ws, { ...template, id: '7b0c5c3e-0000-4000-8000-0000000000ff', versions: [{ ...template.versions[0]!, id: '7b0c5c3e-0000-4000-8000-0000000000fe', status: 'DRAFT' }] }, table);
+    const before = (await table.scanAll()).length;
+
+    const errors = await Promise.all([
+      rejection(send(command(ws, { variables: { name: 'Budi' } }))),
+      rejection(send(command(ws, { to: 'not a phone' }))),
+      rejection(send(command(ws, { templateId: randomUUID() }))),
+      rejection(send(command(ws, { templateId: '7b0c5c3e-0000-4000-8000-0000000000ff' }))),
+    ]);
+
+    expect(errors.map((error) => error?.code)).toEqual(['missing_variables', 'validation_failed', 'template_not_found', 'template_not_ready']);
+    expect((await table.scanAll()).length).toBe(before);
+    expect(await queues.receiveAll()).toEqual([]);
+  });
+
+  it('creates exactly one dispatch for concurrent identical requests with one Idempotency-Key', async () => {
+    const ws = await workspace();
+    const idempotency = { key: `order-${randomUUID()}`, fingerprint: 'same-body' };
+    const outcomes = await Promise.all(Array.from({ length: 10 }, () => send(command(ws, { idempotency })).catch((error: AppError) => error)));
+
+    const dispatches = await itemsOf(ws, 'dispatch');
+    expect(dispatches).toHaveLength(1);
+    for (const outcome of outcomes) {
+      if (outcome instanceof AppError) expect([outcome.status, outcome.code]).toEqual([409, 'idempotency_conflict']);
+      else expect(outcome.dispatchId).toBe(dispatches[0]!.dispatchId);
+    }
+    expect(outcomes.filter((outcome) => !(outcome instanceof AppError) && !outcome.replayed)).toHaveLength(1);
+    expect(await queues.receiveAll()).toEqual([{ dispatchId: dispatches[0]!.dispatchId, workspaceId: ws }]);
+
+    const replay = await send(command(ws, { idempotency }));
+    expect(replay).toEqual({ dispatchId: dispatches[0]!.dispatchId, status: 'queued', replayed: true });
+    await expect(send(command(ws, { idempotency: { ...idempotency, fingerprint: 'other-body' } }))).rejects.toMatchObject({ code: 'idempotency_conflict' });
+  });
+
+  it('answers 502 when the queue refuses, fails the dispatch, releases the key and the daily marker, and a retry succeeds', async () => {
+    const ws = await workspace({ dedupe: 'wib-day' });
+    const idempotency = { key: 'retry-me', fingerprint: 'body' };
+    const broken = { sqs: queues.sqs, queueUrl: `${queues.queueUrl}-does-not-exist` };
+
+    const error = await rejection(send(command(ws, { idempotency }), broken));
+    expect([error?.status, error?.code]).toEqual([502, 'upstream_unavailable']);
+    const [failed] = await itemsOf(ws, 'dispatch');
+    expect(failed).toMatchObject({ status: 'failed', failureCode: 'enqueue_failed' });
+    expect(await itemsOf(ws, 'idempotencyRecord')).toEqual([]);
+
+    const retried = await send(command(ws, { idempotency }));
+    expect(retried.replayed).toBe(false);
+    expect(retried.dispatchId).not.toBe(failed!.dispatchId);
+    expect(await queues.receiveAll()).toEqual([{ dispatchId: retried.dispatchId, workspaceId: ws }]);
+  });
+
+  it('answers 429 with the seconds to the next minute once the workspace’s per-minute allowance is spent', async () => {
+    const ws = await workspace({ sendsPerMinute: 2 });
+    const now = new Date('2026-04-01T10:00:15.000Z');
+    await send(command(ws, { now }));
+    await send(command(ws, { now }));
+    const limited = await rejection(send(command(ws, { now })));
+    expect([limited?.status, limited?.headers]).toEqual([429, { 'Retry-After': '45' }]);
+    await expect(send(command(ws, { now: new Date('2026-04-01T10:01:00.000Z') }))).resolves.toMatchObject({ status: 'queued' });
+    expect(await itemsOf(ws, 'dispatch')).toHaveLength(3);
+  });
+
+  it('admits exactly sendsPerMinute sends in a minute while leasing the allowance in blocks', async () => {
+    const ws = await workspace({ sendsPerMinute: 45 });
+    const now = new Date('2026-04-01T11:00:00.000Z');
+    const outcomes = [];
+    for (let i = 0; i < 47; i++) outcomes.push(await send(command(ws, { to: `0812345${String(i).padStart(5, '0')}`, now })).then(() => 'sent', (error: AppError) => error.code));
+    expect(outcomes.filter((outcome) => outcome === 'sent')).toHaveLength(45);
+    expect(outcomes.slice(45)).toEqual(['rate_limited', 'rate_limited']);
+    const [counter] = (await table.scanAll()).filter((item) => item.pk === keys.sendRate(ws, Math.floor(now.getTime() / 60_000)).pk);
+    expect(counter).toMatchObject({ count: 45 });
+  });
+
+  it('allows one send of a template to a number per WIB day when the workspace asks for it', async () => {
+    const ws = await workspace({ dedupe: 'wib-day' });
+    await send(command(ws, { now: new Date('2026-04-01T16:59:59.000Z') }));
+    const duplicate = await rejection(send(command(ws, { to: '+62 812-3456-7890', now: new Date('2026-04-01T10:00:00.000Z') })));
+    expect([duplicate?.status, duplicate?.code]).toEqual([409, 'duplicate_send']);
+    // 17:00Z is the next WIB day; another number is another send.
+    await expect(send(command(ws, { now: new Date('2026-04-01T17:00:00.000Z') }))).resolves.toMatchObject({ status: 'queued' });
+    await expect(send(command(ws, { to: '081299998888', now: new Date('2026-04-01T10:00:00.000Z') }))).resolves.toMatchObject({ status: 'queued' });
+  });
+
+  it('keeps every one of several concurrent sends to one conversation', async () => {
+    const ws = await workspace();
+    const results = await Promise.all(Array.from({ length: 5 }, () => send(command(ws))));
+    expect(new Set(results.map((result) => result.dispatchId)).size).toBe(5);
+    const [conversation] = await itemsOf(ws, 'conversation');
+    expect(conversation).toMatchObject({ messageCount: 5, outboundCount: 5 });
+  });
+});
