@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAll } from '../../shared/query-all';
 import { indexKeys, keys, prefixes } from '../../shared/table';
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
@@ -66,21 +67,13 @@ export async function saveApiKey(plaintext: string, input: NewApiKey, now: Date,
 
 export async function listApiKeys(workspaceId: string, store: Store = defaultStore()): Promise<ApiKeyRecord[]> {
   const { gsi1pk, gsi1skPrefix } = prefixes.apiKeysOfWorkspace(workspaceId);
-  const items: ApiKeyRecord[] = [];
-  let cursor: Record<string, unknown> | undefined;
-  do {
-    const page = await store.db.send(
-      new QueryCommand({
-        TableName: store.tableName,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': gsi1pk, ':prefix': gsi1skPrefix },
-        ExclusiveStartKey: cursor,
-      }),
-    );
-    items.push(...(page.Items ?? []).map(toRecord));
-    cursor = page.LastEvaluatedKey;
-  } while (cursor);
+  const items = (
+    await queryAll(store, {
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': gsi1pk, ':prefix': gsi1skPrefix },
+    })
+  ).map(toRecord);
   return items.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 

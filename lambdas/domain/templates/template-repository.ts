@@ -1,4 +1,5 @@
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAll } from '../../shared/query-all';
 import { keys, prefixes } from '../../shared/table';
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
@@ -33,20 +34,12 @@ export async function saveTemplate(workspaceId: string, input: TemplateInput, st
 /** All templates of a workspace, whatever their status. */
 export async function listTemplates(workspaceId: string, store: Store = defaultStore()): Promise<Template[]> {
   const { pk, skPrefix } = prefixes.templatesOfWorkspace(workspaceId);
-  const templates: Template[] = [];
-  let cursor: Record<string, unknown> | undefined;
-  do {
-    const page = await store.db.send(
-      new QueryCommand({
-        TableName: store.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
-        ExclusiveStartKey: cursor,
-      }),
-    );
-    templates.push(...(page.Items ?? []).map(toTemplate));
-    cursor = page.LastEvaluatedKey;
-  } while (cursor);
+  const templates = (
+    await queryAll(store, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
+    })
+  ).map(toTemplate);
   return templates.sort((a, b) => a.displayName.localeCompare(b.displayName) || a.id.localeCompare(b.id));
 }
 

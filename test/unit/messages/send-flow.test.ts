@@ -2,13 +2,10 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { clearApiKeyCache } from '../../../lambdas/domain/api-keys/authenticate';
 import { conversationIdFor } from '../../../lambdas/domain/conversations/conversation-id';
-import { clearTemplateCache } from '../../../lambdas/domain/templates/template-lookup';
-import { clearWorkspaceCache } from '../../../lambdas/domain/workspaces/workspace-lookup';
-import { clearSendAllowanceLeases } from '../../../lambdas/domain/messages/send-rate';
 import { handler } from '../../../lambdas/handlers/send-message';
 import { keys } from '../../../lambdas/shared/table';
+import { coldStart } from '../../support/container';
 import { lambdaContext, parseResult, routeEvent } from '../../support/events';
 import { SEND_KEY, stubHealthySend, TEMPLATE_ID, VERSION_ID, validSend, WORKSPACE, workspace } from '../../support/send-fixtures';
 
@@ -21,10 +18,7 @@ const NOW = new Date('2026-03-10T16:59:30.000Z');
 beforeEach(() => {
   ddb.reset();
   sqs.reset();
-  clearApiKeyCache();
-  clearTemplateCache();
-  clearWorkspaceCache();
-  clearSendAllowanceLeases();
+  coldStart();
   stubHealthySend(ddb, sqs);
   jest.useFakeTimers({ now: NOW, doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'setTimeout'] });
 });

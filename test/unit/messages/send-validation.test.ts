@@ -1,12 +1,9 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { clearApiKeyCache } from '../../../lambdas/domain/api-keys/authenticate';
-import { clearTemplateCache } from '../../../lambdas/domain/templates/template-lookup';
-import { clearWorkspaceCache } from '../../../lambdas/domain/workspaces/workspace-lookup';
-import { clearSendAllowanceLeases } from '../../../lambdas/domain/messages/send-rate';
 import { handler } from '../../../lambdas/handlers/send-message';
 import { encodeBody, encodings, type Encoding } from '../../support/encodings';
+import { coldStart } from '../../support/container';
 import { lambdaContext, parseResult, routeEvent } from '../../support/events';
 import { SEND_KEY, stubHealthySend, TEMPLATE_ID, validSend, WIDE_TEMPLATE_ID } from '../../support/send-fixtures';
 
@@ -16,10 +13,7 @@ const sqs = mockClient(SQSClient);
 beforeEach(() => {
   ddb.reset();
   sqs.reset();
-  clearApiKeyCache();
-  clearTemplateCache();
-  clearWorkspaceCache();
-  clearSendAllowanceLeases();
+  coldStart();
   stubHealthySend(ddb, sqs);
 });
 
