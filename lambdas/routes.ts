@@ -19,8 +19,10 @@ export interface RouteDefinition {
   scope: Scope | null;
   /** Accepted request bodies; absent for routes without a body. */
   body?: readonly BodyEncoding[];
+  /** Hand the handler the body exactly as received too (webhook signatures are over raw bytes). */
+  rawBody?: boolean;
   /** What the function may touch: the stack grants exactly this, nothing more. */
-  access: { table?: 'read' | 'readWrite'; queue?: 'send' };
+  access: { table?: 'read' | 'readWrite'; queue?: 'send'; secrets?: 'whatsapp' };
   summary: string;
 }
 
@@ -72,6 +74,41 @@ export const routes = {
     body: ['json', 'form', 'multipart'],
     access: { table: 'readWrite', queue: 'send' },
     summary: 'Queue a WhatsApp template message',
+  },
+  deliveryStatus: {
+    method: 'POST',
+    path: '/v1/messages/delivery-status',
+    handler: 'delivery-status',
+    scope: 'messages:read',
+    body: ['json'],
+    access: { table: 'read' },
+    summary: 'Delivery events of up to 500 phone numbers',
+  },
+  sendCheck: {
+    method: 'GET',
+    path: '/v1/messages/send-check',
+    handler: 'send-check',
+    scope: 'messages:read',
+    access: { table: 'read' },
+    summary: 'Whether a template was sent to a number',
+  },
+  whatsappWebhookVerify: {
+    method: 'GET',
+    path: '/webhooks/whatsapp',
+    handler: 'whatsapp-webhook-verify',
+    scope: null,
+    access: { secrets: 'whatsapp' },
+    summary: 'WhatsApp webhook verification handshake',
+  },
+  whatsappWebhook: {
+    method: 'POST',
+    path: '/webhooks/whatsapp',
+    handler: 'whatsapp-webhook',
+    scope: null,
+    body: ['json'],
+    rawBody: true,
+    access: { table: 'readWrite', secrets: 'whatsapp' },
+    summary: 'WhatsApp status callbacks and inbound messages (signed)',
   },
   getMessage: {
     method: 'GET',

@@ -1,6 +1,8 @@
 import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Delivery } from './constructs/delivery';
 import { DispatchQueue } from './constructs/dispatch-queue';
 import { MessagingApi } from './constructs/messaging-api';
 import { MessagingTable } from './constructs/messaging-table';
@@ -15,6 +17,7 @@ export class MessagingStack extends Stack {
   readonly table: MessagingTable;
   readonly dispatchQueue: DispatchQueue;
   readonly api: MessagingApi;
+  readonly delivery: Delivery;
 
   constructor(scope: Construct, id: string, props: MessagingStackProps) {
     super(scope, id, props);
@@ -25,16 +28,29 @@ export class MessagingStack extends Stack {
 
     this.table = new MessagingTable(this, 'Data', { removalPolicy, retain });
     this.dispatchQueue = new DispatchQueue(this, 'Dispatch', { removalPolicy });
+    // Created outside the stack (it holds credentials); the stack only reads it.
+    const whatsappSecret = Secret.fromSecretNameV2(this, 'WhatsAppSecret', config.whatsappSecretName);
     this.api = new MessagingApi(this, 'Http', {
       stage: config.stage,
       table: this.table.table,
       queue: this.dispatchQueue.queue,
+      whatsappSecret,
       throttlingRateLimit: config.throttlingRateLimit,
       throttlingBurstLimit: config.throttlingBurstLimit,
       logRetention,
       removalPolicy,
     });
+    this.delivery = new Delivery(this, 'Delivery', {
+      table: this.table.table,
+      queue: this.dispatchQueue.queue,
+      whatsappSecret,
+      graphApiBaseUrl: config.graphApiBaseUrl,
+      webhookUrl: this.api.webhookUrl,
+      logRetention,
+      removalPolicy,
+    });
 
+    new CfnOutput(this, 'WebhookUrl', { key: 'WebhookUrl', value: this.api.webhookUrl, description: 'Callback URL to register with the WhatsApp app' });
     new CfnOutput(this, 'TableName', { key: 'TableName', value: this.table.table.tableName, description: 'DynamoDB table (admin CLI: TABLE_NAME)' });
     new CfnOutput(this, 'QueueUrl', { key: 'QueueUrl', value: this.dispatchQueue.queue.queueUrl, description: 'Dispatch queue' });
     new CfnOutput(this, 'DeadLetterQueueUrl', { key: 'DeadLetterQueueUrl', value: this.dispatchQueue.deadLetterQueue.queueUrl, description: 'Dispatches that failed delivery repeatedly' });

@@ -12,6 +12,10 @@ const schema = z.object({
   throttlingRateLimit: z.coerce.number().positive(),
   throttlingBurstLimit: z.coerce.number().int().positive(),
   logRetentionDays: z.coerce.number().int().positive(),
+  /** Secrets Manager secret holding { accessToken, appSecret, verifyToken, phoneNumberId? }. */
+  whatsappSecretName: z.string().min(1),
+  /** WhatsApp Graph API base URL, with its version. */
+  graphApiBaseUrl: z.url(),
 });
 
 export type StackConfig = z.infer<typeof schema>;

@@ -36,13 +36,15 @@ export interface HttpRequest<S extends RequestSchemas = RequestSchemas> {
   requestId: string;
   /** Absolute URL of the API stage, for links such as `statusUrl`. */
   baseUrl: string;
+  /** The body exactly as received, on routes with `rawBody`. */
+  rawBody: string | undefined;
 }
 
 export interface AuthorizedRequest<S extends RequestSchemas = RequestSchemas> extends HttpRequest<S> {
   principal: Principal;
 }
 
-type Route<TScope> = Pick<RouteDefinition, 'body'> & { scope: TScope };
+type Route<TScope> = Pick<RouteDefinition, 'body' | 'rawBody'> & { scope: TScope };
 
 /**
  * The one middleware stack every HTTP route runs, in this order: header normalisation →
@@ -79,6 +81,7 @@ function stack<S extends RequestSchemas>(
   if (route.scope) chain.use(apiKeyAuth(route.scope));
   if (route.body) {
     chain.use(contentTypeGuard(route.body));
+    if (route.rawBody) chain.use(captureRawBody());
     if (route.body.includes('json')) chain.use(httpJsonBodyParser({ disableContentTypeError: true }));
     if (route.body.some((encoding) => encoding !== 'json')) chain.use(formBodyParser());
   }
@@ -91,14 +94,23 @@ function stack<S extends RequestSchemas>(
       headers: (schemas.headers ? parseWith(schemas.headers, event.headers ?? {}, 'headers') : undefined) as Parsed<S, 'headers'>,
       requestId,
       baseUrl: baseUrlOf(event),
+      rawBody: context.rawBody,
     };
     const result = await handle(request, context);
     return {
       statusCode: result.statusCode,
-      headers: { 'content-type': JSON_CONTENT_TYPE, 'x-request-id': requestId, ...result.headers },
-      body: JSON.stringify(result.body),
+      headers: { 'content-type': result.contentType ?? JSON_CONTENT_TYPE, 'x-request-id': requestId, ...result.headers },
+      body: result.contentType ? String(result.body) : JSON.stringify(result.body),
     };
   });
+}
+
+function captureRawBody(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
+  return {
+    before: ({ event, context }) => {
+      if (typeof event.body === 'string') context.rawBody = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+    },
+  };
 }
 
 /**

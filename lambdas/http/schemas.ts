@@ -1,4 +1,12 @@
 import { z } from 'zod';
+import { isCalendarDate } from '../domain/time/wib';
 
 /** A path or body id: any 8-4-4-4-12 hex UUID. Anything else is 422, never a lookup. */
 export const uuid = () => z.guid({ error: 'must be a UUID' });
+
+/** A WIB calendar date, YYYY-MM-DD, that exists (2026-02-30 does not). */
+export const wibDate = () => z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date as YYYY-MM-DD').refine(isCalendarDate, 'is not a calendar date');
+
+/** A start date not after its end date (both inclusive). */
+export const orderedDates = (value: { startDate: string; endDate: string }) => value.startDate <= value.endDate;
+export const orderedDatesMessage = { message: 'startDate must not be after endDate', path: ['startDate'] };

@@ -14,6 +14,20 @@ const schema = z.object({
   SQS_ENDPOINT: z.url().optional(),
   /** How long a key lookup is trusted; bounds how late a revocation takes effect. */
   API_KEY_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(60).default(30),
+
+  /** Secrets Manager secret with { accessToken, appSecret, verifyToken, phoneNumberId? } (deployed). */
+  WHATSAPP_SECRET_NAME: z.string().min(1).optional(),
+  /** The same settings from the environment, for the local runtime and tests only. */
+  WHATSAPP_ACCESS_TOKEN: z.string().min(1).optional(),
+  WHATSAPP_APP_SECRET: z.string().min(1).optional(),
+  WHATSAPP_VERIFY_TOKEN: z.string().min(1).optional(),
+  WHATSAPP_PHONE_NUMBER_ID: z.string().min(1).optional(),
+  GRAPH_API_BASE_URL: z.url().default('https://graph.facebook.com/v21.0'),
+  /** A provider call that takes longer has an unknown outcome. */
+  PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(20_000).default(8_000),
+  /** Where the sandbox provider posts its status callbacks (our own webhook). */
+  SANDBOX_CALLBACK_URL: z.url().optional(),
+  SANDBOX_REPORT_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(300),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -8,7 +8,8 @@
  *
  *   gsi1 (owner lookups)  api keys of a workspace · send-check per phone+template ·
  *                         delivery events per phone · conversations by activity
- *   gsi2 (time windows)   sent dispatches per WIB day · tag links per tag
+ *   gsi2 (time windows)   pending dispatches (reconciler) · sent dispatches per WIB day ·
+ *                         tag links per tag
  */
 export const tableDefinition = {
   partitionKey: 'pk',
@@ -40,6 +41,16 @@ export const keys = {
   /** One send of a template to a number per WIB day, for workspaces with `dedupe: wib-day`. */
   dailySend: (ws: string, day: string, phone: string, templateId: string): ItemKey => ({ pk: `DEDUPE#${ws}#${day}#${phone}#${templateId}`, sk: 'DEDUPE' }),
   conversation: (ws: string, conversationId: string): ItemKey => ({ pk: `WS#${ws}#CONV#${conversationId}`, sk: 'CONV' }),
+  /** One per dispatch and event status (ACCEPTED, DELIVERED, REJECTED): written once, whatever the retries. */
+  deliveryEvent: (dispatchId: string, status: string): ItemKey => ({ pk: `DSP#${dispatchId}`, sk: `EVT#${status}` }),
+  /** One per dispatch and tracking tag, written when the dispatch first counts for reports. */
+  tagLink: (dispatchId: string, tag: string): ItemKey => ({ pk: `DSP#${dispatchId}`, sk: `TAG#${tag}` }),
+  /** Summary rollup: per tag, WIB day and template. */
+  tagRollup: (ws: string, tag: string, day: string, templateId: string): ItemKey => ({ pk: `WS#${ws}#RT#${tag}`, sk: `${day}#${templateId}` }),
+  /** Tag discovery rollup: per WIB day and tag. */
+  dayTagRollup: (ws: string, day: string, tag: string): ItemKey => ({ pk: `WS#${ws}#RD#${day}`, sk: tag }),
+  /** Which workspace owns a WhatsApp business phone number (for inbound messages). */
+  whatsappNumber: (phoneNumberId: string): ItemKey => ({ pk: `WANUM#${phoneNumberId}`, sk: 'WANUM' }),
   conversationMessage: (ws: string, conversationId: string, createdAt: string, messageId: string): ItemKey => ({
     pk: `WS#${ws}#CONV#${conversationId}`,
     sk: `MSG#${createdAt}#${messageId}`,
@@ -50,13 +61,33 @@ export const keys = {
 export const prefixes = {
   templatesOfWorkspace: (ws: string) => ({ pk: `WS#${ws}`, skPrefix: 'TPL#' }),
   apiKeysOfWorkspace: (ws: string) => ({ gsi1pk: `WS#${ws}#KEYS`, gsi1skPrefix: 'KEY#' }),
+  deliveryEventsOfPhone: (ws: string, phone: string) => ({ gsi1pk: `WS#${ws}#P#${phone}` }),
+  sendsOfTemplateToPhone: (ws: string, phone: string, templateId: string) => ({ gsi1pk: `WS#${ws}#P#${phone}#T#${templateId}` }),
+  pendingShard: (shard: number) => ({ gsi2pk: `PENDING#${shard}` }),
 } as const;
+
+export const PENDING_SHARDS = 4;
+const pendingShardOf = (dispatchId: string) => parseInt(dispatchId.slice(-2), 16) % PENDING_SHARDS;
 
 /** Index keys by entity. */
 export const indexKeys = {
   apiKey: (ws: string, keyId: string) => ({ gsi1pk: `WS#${ws}#KEYS`, gsi1sk: `KEY#${keyId}` }),
   /** Send-check: a workspace's dispatches of one template to one number, newest first. */
-  dispatchSendCheck: (ws: string, phone: string, templateId: string, createdAt: string) => ({ gsi1pk: `WS#${ws}#P#${phone}#T#${templateId}`, gsi1sk: createdAt }),
+  dispatchSendCheck: (ws: string, phone: string, templateId: string, createdAt: string) => ({ ...prefixes.sendsOfTemplateToPhone(ws, phone, templateId), gsi1sk: createdAt }),
+  /** Delivery events of a phone number, in time order. */
+  deliveryEventByPhone: (ws: string, phone: string, occurredAt: string, dispatchId: string, status: string) => ({
+    ...prefixes.deliveryEventsOfPhone(ws, phone),
+    gsi1sk: `${occurredAt}#${dispatchId}#${status}`,
+  }),
+  /**
+   * A dispatch not yet settled (queued or processing), for the reconciler. Sharded so no one
+   * partition takes every send. Replaced by `sentDispatchByDay` once the dispatch counts as sent.
+   */
+  pendingDispatch: (dispatchId: string, since: string) => ({ ...prefixes.pendingShard(pendingShardOf(dispatchId)), gsi2sk: `${since}#${dispatchId}` }),
+  /** WORKSPACE-scope report list: dispatches that became SENT or DELIVERED, by WIB day. */
+  sentDispatchByDay: (ws: string, day: string, createdAt: string, dispatchId: string) => ({ gsi2pk: `WS#${ws}#D#${day}`, gsi2sk: `${createdAt}#${dispatchId}` }),
+  /** Report list by tag. */
+  tagLink: (ws: string, tag: string, createdAt: string, dispatchId: string) => ({ gsi2pk: `WS#${ws}#TAG#${tag}`, gsi2sk: `${createdAt}#${dispatchId}` }),
   /** Conversation list: a workspace's conversations by last activity. */
   conversationActivity: (ws: string, lastMessageAt: string, conversationId: string) => ({ gsi1pk: `WS#${ws}#CONVS`, gsi1sk: `${lastMessageAt}#${conversationId}` }),
 } as const;
@@ -72,4 +103,9 @@ export type Entity =
   | 'sendRate'
   | 'dailySend'
   | 'conversation'
-  | 'conversationMessage';
+  | 'conversationMessage'
+  | 'deliveryEvent'
+  | 'tagLink'
+  | 'tagRollup'
+  | 'dayTagRollup'
+  | 'whatsappNumber';

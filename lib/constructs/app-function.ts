@@ -4,6 +4,7 @@ import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-l
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { type Construct } from 'constructs';
 
 export interface AppFunctionProps {
@@ -65,6 +66,12 @@ export class AppFunction extends NodejsFunction {
   writesTable(table: ITableV2): this {
     table.grantReadWriteData(this);
     this.addEnvironment('TABLE_NAME', table.tableName);
+    return this;
+  }
+
+  readsSecret(secret: ISecret, variable: string): this {
+    secret.grantRead(this);
+    this.addEnvironment(variable, secret.secretName);
     return this;
   }
 

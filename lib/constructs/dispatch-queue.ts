@@ -1,7 +1,7 @@
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { dispatchQueueSettings } from '../dispatch-queue-settings';
+import { dispatchQueueSettings } from '../../lambdas/shared/dispatch-queue-settings';
 
 /** The dispatch queue and its DLQ: encrypted, TLS-only, with the shared redrive settings. */
 export class DispatchQueue extends Construct {

@@ -3,6 +3,7 @@ import { AccessLogFormat, EndpointType, LambdaIntegration, LogGroupLogDestinatio
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { join } from 'node:path';
 import { BINARY_MEDIA_TYPES, routeEntries, type RouteId } from '../../lambdas/routes';
@@ -13,6 +14,7 @@ export interface MessagingApiProps {
   stage: string;
   table: ITableV2;
   queue: IQueue;
+  whatsappSecret: ISecret;
   throttlingRateLimit: number;
   throttlingBurstLimit: number;
   logRetention: RetentionDays;
@@ -28,6 +30,8 @@ const HANDLERS_DIR = join(__dirname, '..', '..', 'lambdas', 'handlers');
 export class MessagingApi extends Construct {
   readonly api: RestApi;
   readonly functions: Partial<Record<RouteId, AppFunction>> = {};
+  /** Where WhatsApp (and the sandbox) post status callbacks. */
+  readonly webhookUrl: string;
 
   constructor(scope: Construct, id: string, props: MessagingApiProps) {
     super(scope, id);
@@ -75,10 +79,12 @@ export class MessagingApi extends Construct {
       if (route.access.table === 'read') fn.readsTable(props.table);
       if (route.access.table === 'readWrite') fn.writesTable(props.table);
       if (route.access.queue === 'send') fn.sendsTo(props.queue);
+      if (route.access.secrets === 'whatsapp') fn.readsSecret(props.whatsappSecret, 'WHATSAPP_SECRET_NAME');
       this.functions[routeId] = fn;
       this.api.root.resourceForPath(route.path).addMethod(route.method, new LambdaIntegration(fn), { operationName: routeId });
     }
 
+    this.webhookUrl = `${this.api.url}webhooks/whatsapp`;
     new CfnOutput(this, 'ApiUrl', { key: 'ApiUrl', value: this.api.url, description: 'Base URL of the API stage' });
   }
 }

@@ -8,3 +8,6 @@ export const stateFilePath = (port: number) => join(PROJECT_ROOT, '.messaging', 
 
 /** DynamoDB Local and the SQS emulator accept any credentials; these keep real ones out of play. */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+/** The local runtime's WhatsApp app secret and verify token (deployed, they live in Secrets Manager). */
+export const LOCAL_WHATSAPP = { appSecret: 'local-app-secret', verifyToken: 'local-verify-token' };

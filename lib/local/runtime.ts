@@ -6,13 +6,18 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { routeEntries } from '../../lambdas/routes';
 import { createStore } from '../../lambdas/shared/store';
 import { ensureTable } from './bootstrap';
-import { DEMO_SEED_PATH, LOCAL_CREDENTIALS, PROJECT_ROOT, stateFilePath } from './paths';
+import { freePort } from './free-port';
+import { startQueuePoller, type QueuePoller, type SqsHandler } from './queue-poller';
+import { DEMO_SEED_PATH, LOCAL_CREDENTIALS, LOCAL_WHATSAPP, PROJECT_ROOT, stateFilePath } from './paths';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
 import { readSeed } from './seed-file';
 import type { ApiHandler, LoadedRoute } from './http-server';
 import { createDispatchQueues, startSqsEmulator, type SqsEmulator } from './sqs-emulator';
 
 const LOCAL_REGION = 'ap-southeast-3';
+
+/** The reconciler's schedule: every minute deployed, more often locally so stuck work shows sooner. */
+const RECONCILE_EVERY_MS = 30_000;
 
 export interface LocalRuntimeOptions {
   /** 0 picks a free port. */
@@ -43,16 +48,28 @@ export interface LocalRuntime {
 
 /**
  * The whole system on one machine (DESIGN §2): DynamoDB Local, the SQS emulator with the
- * dispatch queue and DLQ, the seed, and every route's handler behind an HTTP server. It answers
- * only once all of these are in place, so `GET /health` doubles as the readiness check.
+ * dispatch queue and DLQ, the seed, every route's handler behind an HTTP server, the deliver
+ * consumer fed by a queue poller, and the reconciler on a timer. It answers only once all of
+ * these are in place, so `GET /health` doubles as the readiness check.
  */
 export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
   const prefix = options.namePrefix ?? 'messaging-local';
   const owned: { dynamodb?: DynamoDbLocal; sqs?: SqsEmulator } = {};
   let server: Server | undefined;
+  let poller: QueuePoller | undefined;
+  let reconciler: NodeJS.Timeout | undefined;
+  let sqs: SQSClient | undefined;
 
   const stop = async () => {
+    clearInterval(reconciler);
     if (server) await closeServer(server);
+    await poller?.stop();
+    // Reports the sandbox still owes would land on a closed server.
+    if (poller) {
+      const { settleProviders } = await import('../../lambdas/domain/providers/provider-for');
+      await settleProviders().catch(() => undefined);
+    }
+    sqs?.destroy();
     await owned.sqs?.stop();
     await owned.dynamodb?.stop();
     if (server) rmSync(stateFilePath(portOf(server)), { force: true });
@@ -65,11 +82,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const tableName = `${prefix}-table`;
 
     const dynamodb = new DynamoDBClient({ endpoint: dynamodbEndpoint, region, credentials: LOCAL_CREDENTIALS });
-    const sqs = new SQSClient({ endpoint: sqsEndpoint, region, credentials: LOCAL_CREDENTIALS });
+    sqs = new SQSClient({ endpoint: sqsEndpoint, region, credentials: LOCAL_CREDENTIALS });
     await ensureTable(dynamodb, tableName);
-    const { queueUrl, dlqUrl } = await createDispatchQueues(sqs, prefix);
+    const { queueUrl, queueArn, dlqUrl } = await createDispatchQueues(sqs, prefix);
     dynamodb.destroy();
-    sqs.destroy();
+    // The port is fixed before the handlers load: the sandbox's callback URL is part of their configuration.
+    const port = options.port || (await freePort());
+    const host = options.host ?? '127.0.0.1';
+    const url = `http://${host}:${port}`;
 
     // Handlers read their configuration once, at import, as a Lambda container does at cold
     // start; so everything below the environment is imported only after it is set.
@@ -81,6 +101,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       QUEUE_URL: queueUrl,
       DYNAMODB_ENDPOINT: dynamodbEndpoint,
       SQS_ENDPOINT: sqsEndpoint,
+      // Local stand-ins for the WhatsApp secret; the sandbox signs its reports with the app secret.
+      WHATSAPP_APP_SECRET: process.env.WHATSAPP_APP_SECRET ?? LOCAL_WHATSAPP.appSecret,
+      WHATSAPP_VERIFY_TOKEN: process.env.WHATSAPP_VERIFY_TOKEN ?? LOCAL_WHATSAPP.verifyToken,
+      SANDBOX_CALLBACK_URL: `${url}/webhooks/whatsapp`,
     });
 
     const { config } = await import('../../lambdas/shared/config');
@@ -95,15 +119,19 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       const module = (await import(join(PROJECT_ROOT, 'lambdas', 'handlers', definition.handler))) as { handler: ApiHandler };
       routes.push({ id, definition, handler: module.handler });
     }
+    const onError = options.onError ?? ((error: unknown) => console.error(error));
     const { createApiServer } = await import('./http-server');
-    server = createApiServer(routes, options.onError ?? ((error) => console.error(error)));
+    server = createApiServer(routes, onError);
     const listening = server;
     await new Promise<void>((done, fail) => {
       listening.once('error', fail);
-      listening.listen(options.port, options.host ?? '127.0.0.1', done);
+      listening.listen(port, host, done);
     });
-    const port = portOf(server);
-    const url = `http://${options.host ?? '127.0.0.1'}:${port}`;
+
+    const deliver = (await import('../../lambdas/handlers/deliver')) as { handler: SqsHandler };
+    poller = startQueuePoller({ sqs, queueUrl, queueArn, region, handler: deliver.handler, onError });
+    const { reconcile } = await import('../../lambdas/domain/delivery/reconcile');
+    reconciler = setInterval(() => void reconcile(new Date()).catch(onError), RECONCILE_EVERY_MS);
 
     mkdirSync(join(PROJECT_ROOT, '.messaging'), { recursive: true });
     writeFileSync(stateFilePath(port), JSON.stringify({ url, tableName, region, dynamodbEndpoint, queueUrl, dlqUrl, sqsEndpoint, pid: process.pid }, null, 2));

@@ -1,5 +1,5 @@
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { dispatchQueueSettings } from '../dispatch-queue-settings';
+import { dispatchQueueSettings } from '../../lambdas/shared/dispatch-queue-settings';
 
 export interface SqsEmulator {
   endpoint: string;
@@ -18,6 +18,7 @@ export async function startSqsEmulator(): Promise<SqsEmulator> {
 
 export interface DispatchQueues {
   queueUrl: string;
+  queueArn: string;
   dlqUrl: string;
 }
 
@@ -41,5 +42,6 @@ export async function createDispatchQueues(sqs: SQSClient, namePrefix: string): 
       },
     }),
   );
-  return { queueUrl: queue.QueueUrl!, dlqUrl };
+  const arn = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queue.QueueUrl!, AttributeNames: ['QueueArn'] }));
+  return { queueUrl: queue.QueueUrl!, queueArn: arn.Attributes!.QueueArn!, dlqUrl };
 }

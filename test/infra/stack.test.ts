@@ -1,7 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { routeEntries, routes } from '../../lambdas/routes';
 import { tableDefinition } from '../../lambdas/shared/table';
-import { dispatchQueueSettings } from '../../lib/dispatch-queue-settings';
+import { dispatchQueueSettings } from '../../lambdas/shared/dispatch-queue-settings';
 import { synthStack } from '../support/synth';
 
 const { template } = synthStack();
@@ -69,8 +69,8 @@ describe('dispatch queue', () => {
 });
 
 describe('functions', () => {
-  it('has one function per route: Node 22, arm64, traced, JSON logs, with source maps enabled', () => {
-    expect(Object.keys(functions())).toHaveLength(routeEntries.length);
+  it('has one function per route, plus the deliver consumer and the reconciler: Node 22, arm64, traced, JSON logs, source maps', () => {
+    expect(Object.keys(functions())).toHaveLength(routeEntries.length + 2);
     for (const [, fn] of Object.entries(functions())) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
@@ -108,7 +108,42 @@ describe('functions', () => {
   });
 
   it('keeps every function’s logs in a log group with the configured retention', () => {
-    template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 30 }, routeEntries.length + 1);
+    template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 30 }, routeEntries.length + 2 + 1);
+  });
+});
+
+describe('delivery', () => {
+  const deliver = () => Object.entries(functions()).find(([, fn]) => (fn.Properties.Description as string).startsWith('Delivers queued'))!;
+  const reconciler = () => Object.entries(functions()).find(([, fn]) => (fn.Properties.Description as string).startsWith('Re-enqueues'))!;
+
+  it('feeds the dispatch queue to the deliver function in batches with partial batch failures', () => {
+    const [logicalId] = deliver();
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: logicalId },
+      BatchSize: dispatchQueueSettings.batchSize,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+  });
+
+  it('gives the deliver function a timeout the queue visibility is six times, and the right to delay retries', () => {
+    const [logicalId, fn] = deliver();
+    expect(fn.Properties.Timeout).toBe(dispatchQueueSettings.consumerTimeoutSeconds);
+    expect(actionsOf(logicalId)).toEqual(expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'secretsmanager:GetSecretValue']));
+    expect(fn.Properties.Environment.Variables).toEqual(expect.objectContaining({ SANDBOX_CALLBACK_URL: expect.anything(), WHATSAPP_SECRET_NAME: 'messaging-api/whatsapp' }));
+  });
+
+  it('runs the reconciler every minute', () => {
+    const [logicalId] = reconciler();
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalId, 'Arn'] } })],
+    });
+  });
+
+  it('lets only the webhook routes and the deliver function read the WhatsApp secret', () => {
+    const readers = Object.keys(functions()).filter((logicalId) => actionsOf(logicalId).includes('secretsmanager:GetSecretValue'));
+    const expected = [functionFor('whatsappWebhook').logicalId, functionFor('whatsappWebhookVerify').logicalId, deliver()[0]];
+    expect(readers.sort()).toEqual(expected.sort());
   });
 });
 
@@ -154,7 +189,7 @@ describe('REST API', () => {
   });
 
   it('outputs the API URL, table name and queue URL', () => {
-    for (const output of ['ApiUrl', 'TableName', 'QueueUrl', 'DeadLetterQueueUrl']) template.hasOutput(output, {});
+    for (const output of ['ApiUrl', 'WebhookUrl', 'TableName', 'QueueUrl', 'DeadLetterQueueUrl']) template.hasOutput(output, {});
   });
 });
 

@@ -14,3 +14,8 @@ process.env.TABLE_NAME = `test-${randomUUID()}`;
 process.env.QUEUE_URL = 'https://sqs.ap-southeast-3.amazonaws.com/000000000000/test-dispatch';
 if (process.env.TEST_DYNAMODB_ENDPOINT) process.env.DYNAMODB_ENDPOINT = process.env.TEST_DYNAMODB_ENDPOINT;
 if (process.env.TEST_SQS_ENDPOINT) process.env.SQS_ENDPOINT = process.env.TEST_SQS_ENDPOINT;
+/** Stand-ins for the WhatsApp app secret and verify token (deployed, they live in Secrets Manager). */
+process.env.WHATSAPP_APP_SECRET = 'test-app-secret';
+process.env.WHATSAPP_VERIFY_TOKEN = 'test-verify-token';
+/** Fast sandbox reports keep end-to-end delivery tests short. */
+process.env.SANDBOX_REPORT_DELAY_MS = '100';

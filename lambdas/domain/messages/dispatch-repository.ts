@@ -6,25 +6,44 @@ import type { Dispatch } from './dispatch';
 
 const DISPATCH_FIELDS = [
   'dispatchId', 'workspaceId', 'channel', 'to', 'contactName', 'templateId', 'templateName', 'templateVersionId', 'providerTemplateName',
-  'language', 'variables', 'renderedText', 'tagIds', 'trackingTags', 'source', 'apiClient', 'status', 'creditCost', 'amountRupiah',
+  'language', 'variables', 'renderedText', 'bodyParameters', 'tagIds', 'trackingTags', 'source', 'apiClient', 'status', 'creditCost', 'amountRupiah',
   'conversationId', 'createdAt', 'updatedAt', 'sentAt', 'deliveredAt', 'failureCode',
 ] as const satisfies readonly (keyof Dispatch)[];
 
-/** The stored item: the dispatch, its key, and its send-check index entry. */
+/**
+ * The stored item: the dispatch, its key, its send-check and pending index entries. Null fields
+ * are left out rather than stored as NULL, which `if_not_exists` would take as set.
+ */
 export function dispatchItem(dispatch: Dispatch) {
+  const present = Object.fromEntries(Object.entries(dispatch).filter(([, value]) => value !== null));
   return {
     ...keys.dispatch(dispatch.dispatchId),
     ...indexKeys.dispatchSendCheck(dispatch.workspaceId, dispatch.to, dispatch.templateId, dispatch.createdAt),
+    ...indexKeys.pendingDispatch(dispatch.dispatchId, dispatch.createdAt),
     entity: 'dispatch',
-    ...dispatch,
+    ...present,
   };
+}
+
+const OPTIONAL_FIELDS = ['attempts', 'attemptStartedAt', 'providerMessageId', 'reportedAt'] as const satisfies readonly (keyof Dispatch)[];
+
+/** A stored item as a Dispatch: nullable fields null when absent, bookkeeping fields left out. */
+export function toDispatch(item: Record<string, unknown>): Dispatch {
+  const dispatch = Object.fromEntries(DISPATCH_FIELDS.map((field) => [field, item[field] ?? null]));
+  for (const field of OPTIONAL_FIELDS) if (item[field] !== undefined && item[field] !== null) dispatch[field] = item[field];
+  return dispatch as unknown as Dispatch;
 }
 
 /** A workspace's dispatch; another workspace's id reads as missing. */
 export async function getDispatch(workspaceId: string, dispatchId: string, store: Store = defaultStore()): Promise<Dispatch | undefined> {
-  const { Item } = await store.db.send(new GetCommand({ TableName: store.tableName, Key: keys.dispatch(dispatchId) }));
-  if (!Item || Item.workspaceId !== workspaceId) return undefined;
-  return Object.fromEntries(DISPATCH_FIELDS.map((field) => [field, Item[field] ?? null])) as unknown as Dispatch;
+  const dispatch = await getDispatchById(dispatchId, store);
+  return dispatch?.workspaceId === workspaceId ? dispatch : undefined;
+}
+
+/** Any workspace's dispatch: for the delivery path, which is told ids by the queue and the provider. */
+export async function getDispatchById(dispatchId: string, store: Store = defaultStore(), consistent = false): Promise<Dispatch | undefined> {
+  const { Item } = await store.db.send(new GetCommand({ TableName: store.tableName, Key: keys.dispatch(dispatchId), ConsistentRead: consistent }));
+  return Item ? toDispatch(Item) : undefined;
 }
 
 /**
@@ -45,7 +64,7 @@ export async function failUnqueuedDispatch(
           Update: {
             TableName: store.tableName,
             Key: keys.dispatch(dispatch.dispatchId),
-            UpdateExpression: 'SET #status = :failed, failureCode = :code, updatedAt = :now',
+            UpdateExpression: 'SET #status = :failed, failureCode = :code, updatedAt = :now REMOVE gsi2pk, gsi2sk',
             ConditionExpression: '#status = :queued',
             ExpressionAttributeNames: { '#status': 'status' },
             ExpressionAttributeValues: { ':failed': 'failed', ':queued': 'queued', ':code': 'enqueue_failed', ':now': now.toISOString() },

@@ -20,6 +20,8 @@ export interface Dispatch {
   language: string;
   variables: Record<string, string>;
   renderedText: string;
+  /** The variable values in placeholder order, as the provider takes them. */
+  bodyParameters: string[];
   tagIds: string[];
   trackingTags: string[];
   source: 'EXTERNAL_API' | 'BROADCAST' | 'INBOX';
@@ -34,6 +36,13 @@ export interface Dispatch {
   sentAt: string | null;
   deliveredAt: string | null;
   failureCode: string | null;
+  /** Delivery bookkeeping; absent until first set (a stored null would satisfy attribute_exists). */
+  attempts?: number;
+  /** Set while a provider call may be under way: a dispatch with it is never sent again. */
+  attemptStartedAt?: string;
+  providerMessageId?: string;
+  /** When the dispatch first counted as sent, and its report items were written. */
+  reportedAt?: string;
 }
 
 /** GET /v1/messages/{dispatchId} (contract §4.6 and DESIGN §3.9). */

@@ -10,7 +10,7 @@ import { conversationIdFor } from '../conversations/conversation-id';
 import { toE164 } from '../phones/phone-number';
 import { isListable } from '../templates/template';
 import { lookUpTemplate, sendableVersion } from '../templates/template-lookup';
-import { checkVariables, renderBody } from '../templates/render';
+import { bodyParameters, checkVariables, renderBody } from '../templates/render';
 import { wibDay } from '../time/wib';
 import { lookUpWorkspace } from '../workspaces/workspace-lookup';
 import type { Dispatch, DispatchStatus } from './dispatch';
@@ -92,6 +92,7 @@ export async function sendTemplateMessage(command: SendTemplateMessage, deps: Pa
     language: template.language,
     variables: command.variables,
     renderedText: renderBody(version.body, values),
+    bodyParameters: bodyParameters(version.body, values),
     tagIds: [...new Set(command.tagIds)],
     trackingTags: [...new Set(command.trackingTags)],
     source: 'EXTERNAL_API',

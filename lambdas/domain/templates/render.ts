@@ -18,3 +18,8 @@ export function checkVariables(version: Pick<TemplateVersion, 'variableDefinitio
 export function renderBody(body: string, values: ReadonlyMap<string, string>): string {
   return body.replace(PLACEHOLDER, (_, name: string) => values.get(name) ?? '');
 }
+
+/** Values in the order their placeholders appear in the body: WhatsApp's body parameters. */
+export function bodyParameters(body: string, values: ReadonlyMap<string, string>): string[] {
+  return [...body.matchAll(PLACEHOLDER)].map((match) => values.get(match[1]!) ?? '');
+}

@@ -17,5 +17,10 @@ export async function saveWorkspace(input: WorkspaceInput, now: Date, store: Sto
   const existing = await getWorkspace(parsed.id, store);
   const workspace: Workspace = { ...parsed, createdAt: existing?.createdAt ?? now.toISOString(), updatedAt: now.toISOString() };
   await store.db.send(new PutCommand({ TableName: store.tableName, Item: { ...keys.workspace(parsed.id), entity: 'workspace', ...workspace } }));
+  const phoneNumberId = parsed.settings.whatsappPhoneNumberId;
+  if (phoneNumberId) {
+    // Inbound messages name the business number; this says whose it is.
+    await store.db.send(new PutCommand({ TableName: store.tableName, Item: { ...keys.whatsappNumber(phoneNumberId), entity: 'whatsappNumber', workspaceId: parsed.id } }));
+  }
   return workspace;
 }

@@ -7,6 +7,8 @@ export const workspaceSettingsSchema = z.object({
   dedupe: z.enum(['none', 'wib-day']).default('none'),
   /** Which provider delivers this workspace's messages. */
   provider: z.enum(['sandbox', 'whatsapp']).default('sandbox'),
+  /** The workspace's own WhatsApp business number (Cloud API phone number id), if it has one. */
+  whatsappPhoneNumberId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
 });
 
 export const workspaceInputSchema = z.object({

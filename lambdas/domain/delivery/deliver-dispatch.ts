@@ -1,0 +1,92 @@
+import { logger } from '../../shared/logger';
+import type { Store } from '../../shared/store';
+import type { Dispatch } from '../messages/dispatch';
+import { ProviderError, type Provider } from '../providers/provider';
+import { lookUpWorkspace } from '../workspaces/workspace-lookup';
+import type { WorkspaceSettings } from '../workspaces/workspace';
+import { applyStatus, claimDispatch, releaseClaim } from './dispatch-status';
+
+/**
+ * An attempt older than this without a verdict belongs to a consumer that died mid-call: the
+ * provider may have the message, so it is never sent again, only settled as unknown.
+ */
+export const STALE_ATTEMPT_MS = 60_000;
+
+export type DeliveryOutcome = 'sent' | 'failed' | 'unknown' | 'retry' | 'skipped';
+
+export interface DeliveryAttempt {
+  dispatchId: string;
+  /** How often the queue has handed this message out, this time included. */
+  receiveCount: number;
+  /** After this many receives the message goes to the DLQ: the last chance to settle it. */
+  maxReceives: number;
+}
+
+export interface DeliveryDependencies {
+  providerFor: (settings: Pick<WorkspaceSettings, 'provider'>) => Provider;
+  store?: Store;
+  now?: () => Date;
+}
+
+/**
+ * Delivers one queued dispatch at most once (issue 4): claim it, call the workspace's provider,
+ * and record the verdict. A redelivered message, a second consumer or a retry after a crash
+ * finds the claim taken and never calls the provider again.
+ */
+export async function deliverDispatch(attempt: DeliveryAttempt, deps: DeliveryDependencies): Promise<DeliveryOutcome> {
+  const now = deps.now ?? (() => new Date());
+  const claim = await claimDispatch(attempt.dispatchId, now(), deps.store);
+  if (!claim.claimed) return settleUnclaimable(claim.current, now(), deps.store);
+
+  const dispatch = claim.dispatch;
+  const workspace = await lookUpWorkspace(dispatch.workspaceId, now(), deps.store);
+  try {
+    const { providerMessageId } = await deps.providerFor(workspace.settings).send({
+      dispatchId: dispatch.dispatchId,
+      to: dispatch.to,
+      templateName: dispatch.providerTemplateName,
+      language: dispatch.language,
+      bodyParameters: dispatch.bodyParameters,
+      ...(workspace.settings.whatsappPhoneNumberId ? { phoneNumberId: workspace.settings.whatsappPhoneNumberId } : {}),
+    });
+    await applyStatus(dispatch.dispatchId, { to: 'sent', occurredAt: now().toISOString(), providerMessageId }, deps.store, dispatch);
+    return 'sent';
+  } catch (error) {
+    const verdict = error instanceof ProviderError ? error : new ProviderError('unknown', 'provider_fault', (error as Error).message, { cause: error });
+    logger.info('Provider did not accept', { dispatchId: dispatch.dispatchId, kind: verdict.kind, code: verdict.code });
+    return recordVerdict(dispatch, verdict, attempt, now(), deps.store);
+  }
+}
+
+async function recordVerdict(dispatch: Dispatch, verdict: ProviderError, attempt: DeliveryAttempt, now: Date, store?: Store): Promise<DeliveryOutcome> {
+  const occurredAt = now.toISOString();
+  switch (verdict.kind) {
+    case 'permanent':
+      await applyStatus(dispatch.dispatchId, { to: 'failed', occurredAt, failureCode: verdict.code, event: 'REJECTED' }, store, dispatch);
+      return 'failed';
+    case 'unknown':
+      await applyStatus(dispatch.dispatchId, { to: 'unknown', occurredAt }, store, dispatch);
+      return 'unknown';
+    case 'transient':
+      if (attempt.receiveCount >= attempt.maxReceives) {
+        await applyStatus(dispatch.dispatchId, { to: 'failed', occurredAt, failureCode: `retries_exhausted:${verdict.code}` }, store, dispatch);
+        return 'failed';
+      }
+      await releaseClaim(dispatch, now, store);
+      return 'retry';
+  }
+}
+
+/** The claim was refused: already settled (nothing to do), or held by an attempt that died. */
+async function settleUnclaimable(current: Dispatch | undefined, now: Date, store?: Store): Promise<DeliveryOutcome> {
+  if (!current) {
+    logger.warn('Queue named a dispatch that does not exist');
+    return 'skipped';
+  }
+  const attemptAge = current.attemptStartedAt ? now.getTime() - Date.parse(current.attemptStartedAt) : 0;
+  if (current.status === 'processing' && attemptAge > STALE_ATTEMPT_MS) {
+    await applyStatus(current.dispatchId, { to: 'unknown', occurredAt: now.toISOString() }, store, current);
+    return 'unknown';
+  }
+  return 'skipped';
+}

@@ -1,0 +1,59 @@
+import { defaultStore } from '../../shared/default-store';
+import { queryAll } from '../../shared/query-all';
+import type { Store } from '../../shared/store';
+import { prefixes } from '../../shared/table';
+import { toE164 } from '../phones/phone-number';
+import { wibRange } from '../time/wib';
+import type { DeliveryEventStatus } from './transitions';
+
+export interface DeliveryEvent {
+  dispatchId: string;
+  status: DeliveryEventStatus;
+  occurredAt: string;
+  failureCode?: string;
+}
+
+/** Phones looked up at once: enough to finish 500 quickly, few enough not to flood the table. */
+const PARALLEL_QUERIES = 16;
+
+/**
+ * Delivery events of each phone in a WIB date range (contract §4.7), oldest first: one Query per
+ * distinct normalized number on the phone index. Each phone comes back as it was given; one that
+ * is not a phone number simply has no events.
+ */
+export async function deliveryEventsForPhones(
+  workspaceId: string,
+  phones: string[],
+  range: { startDate: string; endDate: string },
+  store: Store = defaultStore(),
+): Promise<{ phone: string; events: DeliveryEvent[] }[]> {
+  const { start, end } = wibRange(range.startDate, range.endDate);
+  const normalized = phones.map((phone) => toE164(phone));
+  const distinct = [...new Set(normalized.filter((phone): phone is string => !!phone))];
+  const byPhone = new Map<string, DeliveryEvent[]>();
+
+  let next = 0;
+  const worker = async () => {
+    while (next < distinct.length) {
+      const phone = distinct[next++]!;
+      const items = await queryAll(store, {
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :start AND :end',
+        // The sort key is `<occurredAt>#…`; the range end is exclusive, and `<end>#…` sorts after `<end>`.
+        ExpressionAttributeValues: { ':pk': prefixes.deliveryEventsOfPhone(workspaceId, phone).gsi1pk, ':start': start, ':end': end },
+      });
+      byPhone.set(
+        phone,
+        items.map((item) => ({
+          dispatchId: item.dispatchId as string,
+          status: item.status as DeliveryEventStatus,
+          occurredAt: item.occurredAt as string,
+          ...(item.failureCode ? { failureCode: item.failureCode as string } : {}),
+        })),
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL_QUERIES, distinct.length) }, worker));
+
+  return phones.map((phone, i) => ({ phone, events: byPhone.get(normalized[i] ?? '') ?? [] }));
+}

@@ -1,0 +1,216 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { defaultStore } from '../../shared/default-store';
+import type { Store } from '../../shared/store';
+import { indexKeys, keys } from '../../shared/table';
+import type { Dispatch, DispatchStatus } from '../messages/dispatch';
+import { getDispatchById, toDispatch } from '../messages/dispatch-repository';
+import { wibDay } from '../time/wib';
+import { allowedFrom, canTransition, countsAsSent, type DeliveryEventStatus } from './transitions';
+
+export type ClaimResult = { claimed: true; dispatch: Dispatch } | { claimed: false; current: Dispatch | undefined };
+
+/**
+ * Claims a dispatch for one provider attempt: `queued → processing`, or a `processing` one whose
+ * previous attempt was released. Sets `attemptStartedAt`, so a redelivered message, or a
+ * consumer that crashed mid-call, can never cause a second provider call.
+ */
+export async function claimDispatch(dispatchId: string, now: Date, store: Store = defaultStore()): Promise<ClaimResult> {
+  try {
+    const { Attributes } = await store.db.send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: keys.dispatch(dispatchId),
+        UpdateExpression: 'SET #status = :processing, attemptStartedAt = :now, updatedAt = :now ADD attempts :one',
+        ConditionExpression: '#status = :queued OR (#status = :processing AND attribute_not_exists(attemptStartedAt))',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':processing': 'processing', ':queued': 'queued', ':now': now.toISOString(), ':one': 1 },
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return { claimed: true, dispatch: toDispatch(Attributes!) };
+  } catch (error) {
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    // The document client does not unmarshall what a failed condition returns.
+    const item = (error as { Item?: Record<string, AttributeValue> }).Item;
+    return { claimed: false, current: item ? toDispatch(unmarshall(item)) : undefined };
+  }
+}
+
+/** The provider certainly did not take the message (rate limited, 5xx): allow another attempt. */
+export async function releaseClaim(dispatch: Dispatch, now: Date, store: Store = defaultStore()): Promise<void> {
+  await store.db
+    .send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: keys.dispatch(dispatch.dispatchId),
+        UpdateExpression: 'SET updatedAt = :now REMOVE attemptStartedAt',
+        ConditionExpression: '#status = :processing AND attemptStartedAt = :mine',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':processing': 'processing', ':mine': dispatch.attemptStartedAt, ':now': now.toISOString() },
+      }),
+    )
+    .catch((error: Error) => {
+      // Already moved on (a callback settled it): nothing to release.
+      if (error.name !== 'ConditionalCheckFailedException') throw error;
+    });
+}
+
+export interface StatusChange {
+  to: DispatchStatus;
+  /** When it happened at the provider (or now). */
+  occurredAt: string;
+  failureCode?: string;
+  providerMessageId?: string;
+  /** Write a delivery event for this change (a provider's verdict, not our own bookkeeping). */
+  event?: DeliveryEventStatus;
+}
+
+const ATTEMPTS = 3;
+
+/**
+ * Moves a dispatch to `change.to` if DESIGN §3.2 allows it from its current status, with
+ * everything that depends on the move in the same transaction: its delivery event and, the first
+ * time it counts as sent, its tag links and report rollups (so a redelivered message or a
+ * repeated callback can neither skip nor double them). Returns false when the move is not
+ * allowed: a duplicate, late or out-of-order report.
+ */
+export async function applyStatus(dispatchId: string, change: StatusChange, store: Store = defaultStore(), known?: Dispatch): Promise<boolean> {
+  let current = known;
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    current ??= await getDispatchById(dispatchId, store, true);
+    if (!current || !canTransition(current.status, change.to)) return false;
+    try {
+      await store.db.send(new TransactWriteCommand({ TransactItems: transitionItems(current, change, store.tableName) }));
+      return true;
+    } catch (error) {
+      if ((error as Error).name !== 'TransactionCanceledException') throw error;
+      // Someone moved it first: read it again and decide again.
+      current = undefined;
+    }
+  }
+  return false;
+}
+
+function transitionItems(dispatch: Dispatch, requested: StatusChange, tableName: string) {
+  const now = new Date().toISOString();
+  // Provider timestamps are whole seconds: a delivery report may predate our own record of the send.
+  const change = requested.to === 'delivered' && dispatch.sentAt && requested.occurredAt < dispatch.sentAt ? { ...requested, occurredAt: dispatch.sentAt } : requested;
+  const firstReport = countsAsSent(change.to) && !dispatch.reportedAt;
+  const set = ['#status = :to', 'updatedAt = :now'];
+  const remove: string[] = [];
+  const values: Record<string, unknown> = { ':to': change.to, ':now': now };
+
+  if (countsAsSent(change.to)) {
+    set.push('sentAt = if_not_exists(sentAt, :at)');
+    values[':at'] = change.occurredAt;
+  }
+  if (change.to === 'delivered') set.push('deliveredAt = :at');
+  if (change.failureCode) {
+    set.push('failureCode = :code');
+    values[':code'] = change.failureCode;
+  }
+  if (change.providerMessageId) {
+    set.push('providerMessageId = :pmid');
+    values[':pmid'] = change.providerMessageId;
+  }
+  if (change.to !== 'processing') remove.push('attemptStartedAt');
+  if (firstReport) {
+    const index = indexKeys.sentDispatchByDay(dispatch.workspaceId, wibDay(new Date(dispatch.createdAt)), dispatch.createdAt, dispatch.dispatchId);
+    set.push('reportedAt = :now', 'gsi2pk = :gsi2pk', 'gsi2sk = :gsi2sk');
+    Object.assign(values, { ':gsi2pk': index.gsi2pk, ':gsi2sk': index.gsi2sk });
+  } else if (!countsAsSent(change.to)) {
+    // Failed, canceled or unknown: the reconciler has nothing more to do with it.
+    remove.push('gsi2pk', 'gsi2sk');
+  }
+
+  const fromList = allowedFrom[change.to].map((status, i) => {
+    values[`:from${i}`] = status;
+    return `:from${i}`;
+  });
+
+  const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
+    {
+      Update: {
+        TableName: tableName,
+        Key: keys.dispatch(dispatch.dispatchId),
+        UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
+        ConditionExpression: `#status IN (${fromList.join(', ')})${firstReport ? ' AND attribute_not_exists(reportedAt)' : ''}`,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: values,
+      },
+    },
+  ];
+
+  const event = (status: DeliveryEventStatus, failureCode?: string) => ({
+    Put: {
+      TableName: tableName,
+      Item: {
+        ...keys.deliveryEvent(dispatch.dispatchId, status),
+        ...indexKeys.deliveryEventByPhone(dispatch.workspaceId, dispatch.to, change.occurredAt, dispatch.dispatchId, status),
+        entity: 'deliveryEvent',
+        dispatchId: dispatch.dispatchId,
+        workspaceId: dispatch.workspaceId,
+        phone: dispatch.to,
+        status,
+        occurredAt: change.occurredAt,
+        ...(failureCode ? { failureCode } : {}),
+      },
+    },
+  });
+
+  if (firstReport) {
+    items.push(event('ACCEPTED'), ...reportItems(dispatch, tableName));
+  }
+  if (change.event && !(change.event === 'ACCEPTED' && firstReport)) items.push(event(change.event, change.failureCode));
+  return items;
+}
+
+/** Tag links and rollups for a dispatch that now counts as sent (DESIGN §4). */
+function reportItems(dispatch: Dispatch, tableName: string) {
+  const day = wibDay(new Date(dispatch.createdAt));
+  return dispatch.trackingTags.flatMap((tag) => [
+    {
+      Put: {
+        TableName: tableName,
+        Item: {
+          ...keys.tagLink(dispatch.dispatchId, tag),
+          ...indexKeys.tagLink(dispatch.workspaceId, tag, dispatch.createdAt, dispatch.dispatchId),
+          entity: 'tagLink',
+          workspaceId: dispatch.workspaceId,
+          dispatchId: dispatch.dispatchId,
+          trackingTag: tag,
+          createdAt: dispatch.createdAt,
+        },
+      },
+    },
+    {
+      Update: {
+        TableName: tableName,
+        Key: keys.tagRollup(dispatch.workspaceId, tag, day, dispatch.templateId),
+        UpdateExpression: 'SET entity = :entity, templateName = :name, trackingTag = :tag, #day = :day, templateId = :tpl ADD dispatchCount :one, credits :credits, amountRupiah :amount',
+        ExpressionAttributeNames: { '#day': 'day' },
+        ExpressionAttributeValues: {
+          ':entity': 'tagRollup',
+          ':name': dispatch.templateName,
+          ':tag': tag,
+          ':day': day,
+          ':tpl': dispatch.templateId,
+          ':one': 1,
+          ':credits': dispatch.creditCost,
+          ':amount': dispatch.amountRupiah,
+        },
+      },
+    },
+    {
+      Update: {
+        TableName: tableName,
+        Key: keys.dayTagRollup(dispatch.workspaceId, day, tag),
+        UpdateExpression: 'SET entity = :entity, trackingTag = :tag ADD dispatchCount :one',
+        ExpressionAttributeValues: { ':entity': 'dayTagRollup', ':tag': tag, ':one': 1 },
+      },
+    },
+  ]);
+}

@@ -1,0 +1,77 @@
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { defaultQueue, defaultStore } from '../../shared/default-store';
+import { logger } from '../../shared/logger';
+import type { QueueTarget } from '../../shared/queue';
+import type { Store } from '../../shared/store';
+import { indexKeys, keys, PENDING_SHARDS, prefixes } from '../../shared/table';
+import { enqueueDispatch } from '../messages/dispatch-queue';
+import { toDispatch } from '../messages/dispatch-repository';
+import { STALE_ATTEMPT_MS } from '../delivery/deliver-dispatch';
+import { applyStatus } from './dispatch-status';
+
+/** A dispatch `queued` this long has likely lost its queue message (the gap between transaction and send). */
+export const QUEUED_GRACE_MS = 2 * 60_000;
+/** A released attempt waits in the queue's visibility at most 15 minutes (retry back-off cap). */
+const RELEASED_GRACE_MS = 20 * 60_000;
+/** Work per run is bounded; what is left waits for the next run. */
+const MAX_PER_SHARD = 200;
+
+export interface ReconcileSummary {
+  requeued: number;
+  settledUnknown: number;
+}
+
+/**
+ * Finds dispatches that stopped moving (DESIGN §1): `queued` ones whose queue message never went
+ * out are queued again; `processing` ones whose provider call died are settled as `unknown`
+ * (never sent again). Reads only the sparse pending index, one Query per shard.
+ */
+export async function reconcile(now: Date, store: Store = defaultStore(), queue: QueueTarget = defaultQueue()): Promise<ReconcileSummary> {
+  const summary: ReconcileSummary = { requeued: 0, settledUnknown: 0 };
+  const cutoff = new Date(now.getTime() - QUEUED_GRACE_MS).toISOString();
+  for (let shard = 0; shard < PENDING_SHARDS; shard++) {
+    const { Items = [] } = await store.db.send(
+      new QueryCommand({
+        TableName: store.tableName,
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :cutoff',
+        ExpressionAttributeValues: { ':pk': prefixes.pendingShard(shard).gsi2pk, ':cutoff': cutoff },
+        Limit: MAX_PER_SHARD,
+      }),
+    );
+    for (const item of Items) {
+      const dispatch = toDispatch(item);
+      const attemptAge = dispatch.attemptStartedAt ? now.getTime() - Date.parse(dispatch.attemptStartedAt) : 0;
+      const idleFor = now.getTime() - Date.parse(dispatch.updatedAt);
+      if (dispatch.status === 'processing' && dispatch.attemptStartedAt && attemptAge > STALE_ATTEMPT_MS) {
+        if (await applyStatus(dispatch.dispatchId, { to: 'unknown', occurredAt: now.toISOString() }, store, dispatch)) summary.settledUnknown += 1;
+      } else if (dispatch.status === 'queued' || (dispatch.status === 'processing' && !dispatch.attemptStartedAt && idleFor > RELEASED_GRACE_MS)) {
+        if (await requeue(dispatch.dispatchId, dispatch.workspaceId, dispatch.status, now, store, queue)) summary.requeued += 1;
+      }
+    }
+  }
+  if (summary.requeued || summary.settledUnknown) logger.info('Reconciled stuck dispatches', { ...summary });
+  return summary;
+}
+
+/** Moves the dispatch's pending entry forward first, so the next run does not queue it again. */
+async function requeue(dispatchId: string, workspaceId: string, status: string, now: Date, store: Store, queue: QueueTarget): Promise<boolean> {
+  const pending = indexKeys.pendingDispatch(dispatchId, now.toISOString());
+  try {
+    await store.db.send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: keys.dispatch(dispatchId),
+        UpdateExpression: 'SET gsi2sk = :sk, updatedAt = :now ADD requeues :one',
+        ConditionExpression: '#status = :status',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':sk': pending.gsi2sk, ':now': now.toISOString(), ':one': 1, ':status': status },
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+  await enqueueDispatch({ dispatchId, workspaceId }, queue);
+  return true;
+}

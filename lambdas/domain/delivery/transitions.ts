@@ -1,0 +1,26 @@
+import type { DispatchStatus } from '../messages/dispatch';
+
+/**
+ * Where a dispatch may move from (DESIGN §3.2). Status never moves backwards, so a duplicate or
+ * late callback finds its target not reachable and changes nothing. `processing → delivered` and
+ * `unknown → delivered` cover a delivery report that overtakes the sent one.
+ */
+export const allowedFrom: Record<DispatchStatus, readonly DispatchStatus[]> = {
+  queued: [],
+  processing: ['queued'],
+  unknown: ['processing'],
+  sent: ['processing', 'unknown'],
+  delivered: ['processing', 'unknown', 'sent'],
+  failed: ['queued', 'processing', 'unknown', 'sent'],
+  canceled: ['queued'],
+};
+
+export const canTransition = (from: DispatchStatus, to: DispatchStatus): boolean => allowedFrom[to].includes(from);
+
+export const isTerminal = (status: DispatchStatus): boolean => status === 'delivered' || status === 'failed' || status === 'canceled';
+
+/** Statuses that count in reports (contract §3, rule 3). */
+export const countsAsSent = (status: DispatchStatus): boolean => status === 'sent' || status === 'delivered';
+
+/** Delivery event statuses (contract §2.5). */
+export type DeliveryEventStatus = 'ACCEPTED' | 'DELIVERED' | 'REJECTED';

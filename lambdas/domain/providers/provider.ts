@@ -1,0 +1,37 @@
+/** What a provider needs to send one template message. */
+export interface ProviderMessage {
+  dispatchId: string;
+  /** E.164. */
+  to: string;
+  templateName: string;
+  language: string;
+  bodyParameters: string[];
+  /** The sending business number, when the workspace has its own. */
+  phoneNumberId?: string;
+}
+
+/**
+ * A provider's verdict when it did not plainly accept:
+ * `permanent` — it refused this message for good (dispatch failed with `code`);
+ * `transient` — it certainly did not take it, try again later (rate limit, 5xx, no connection);
+ * `unknown`   — it may have taken it (timeout after sending): never send again, wait for a report.
+ */
+export class ProviderError extends Error {
+  override name = 'ProviderError';
+
+  constructor(
+    readonly kind: 'permanent' | 'transient' | 'unknown',
+    readonly code: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+export interface Provider {
+  /** Resolves with the provider's message id when accepted; throws ProviderError otherwise. */
+  send(message: ProviderMessage): Promise<{ providerMessageId: string }>;
+  /** Waits for work the provider started in the background (the sandbox's reports). */
+  settle(): Promise<void>;
+}

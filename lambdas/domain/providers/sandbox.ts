@@ -1,0 +1,70 @@
+import { logger } from '../../shared/logger';
+import { ProviderError, type Provider, type ProviderMessage } from './provider';
+import { signWebhookBody, statusWebhook, type WebhookStatus } from './whatsapp-webhook';
+
+export interface SandboxOptions {
+  /** Our own webhook; the sandbox reports there exactly as WhatsApp would. */
+  callbackUrl: string | undefined;
+  appSecret: () => Promise<string>;
+  reportDelayMs: number;
+}
+
+/** How often each dispatch reached the sandbox: the proof that nothing is sent twice. */
+const callsByDispatch = new Map<string, number>();
+const pendingReports = new Set<Promise<void>>();
+
+export const sandboxCallCount = (dispatchId: string): number => callsByDispatch.get(dispatchId) ?? 0;
+
+/**
+ * The provider for local runs and test accounts (DESIGN §2). By the recipient's last four digits:
+ * 0000 rejects (131026); 0429 is rate limited twice, then accepts; 0504 accepts but times out
+ * once (an unknown outcome, settled by its later reports); anything else is accepted, then
+ * reported delivered. Reports arrive through our webhook, signed, after `reportDelayMs`.
+ */
+export function sandboxProvider(options: SandboxOptions): Provider {
+  const report = (dispatchId: string, statuses: WebhookStatus['status'][], afterMs: number) => {
+    const pending = (async () => {
+      for (const [i, status] of statuses.entries()) {
+        await new Promise((resolve) => setTimeout(resolve, afterMs * (i + 1)));
+        await post(dispatchId, status);
+      }
+    })().catch((error: unknown) => logger.warn('Sandbox report failed', { dispatchId, error: error as Error }));
+    pendingReports.add(pending);
+    void pending.finally(() => pendingReports.delete(pending));
+  };
+
+  const post = async (dispatchId: string, status: WebhookStatus['status']) => {
+    if (!options.callbackUrl) return;
+    const body = JSON.stringify(
+      statusWebhook('sandbox', [
+        { id: `wamid.sandbox.${dispatchId}`, status, timestamp: String(Math.floor(Date.now() / 1000)), biz_opaque_callback_data: dispatchId },
+      ]),
+    );
+    const response = await fetch(options.callbackUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': signWebhookBody(body, await options.appSecret()) },
+      body,
+    });
+    if (!response.ok) throw new Error(`webhook answered ${response.status}`);
+  };
+
+  return {
+    send(message: ProviderMessage) {
+      const calls = (callsByDispatch.get(message.dispatchId) ?? 0) + 1;
+      callsByDispatch.set(message.dispatchId, calls);
+      const ending = message.to.slice(-4);
+
+      if (ending === '0000') return Promise.reject(new ProviderError('permanent', '131026', 'Message undeliverable (sandbox)'));
+      if (ending === '0429' && calls <= 2) return Promise.reject(new ProviderError('transient', '130429', 'Rate limit hit (sandbox)'));
+      if (ending === '0504' && calls === 1) {
+        report(message.dispatchId, ['sent', 'delivered'], options.reportDelayMs);
+        return Promise.reject(new ProviderError('unknown', 'timeout', 'Timed out after accepting (sandbox)'));
+      }
+      report(message.dispatchId, ['delivered'], options.reportDelayMs);
+      return Promise.resolve({ providerMessageId: `wamid.sandbox.${message.dispatchId}` });
+    },
+    async settle() {
+      while (pendingReports.size) await Promise.all([...pendingReports]);
+    },
+  };
+}

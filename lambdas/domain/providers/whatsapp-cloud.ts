@@ -1,0 +1,72 @@
+import { ProviderError, type Provider, type ProviderMessage } from './provider';
+import type { WhatsAppCredentials } from './whatsapp-credentials';
+import { classifyWhatsAppError } from './whatsapp-errors';
+
+export interface WhatsAppCloudOptions {
+  /** e.g. https://graph.facebook.com/v21.0 (a local stub in tests). */
+  baseUrl: string;
+  credentials: () => Promise<WhatsAppCredentials>;
+  timeoutMs: number;
+  fetch?: typeof fetch;
+}
+
+interface GraphResponse {
+  messages?: { id: string }[];
+  error?: { code?: number; message?: string };
+}
+
+/**
+ * Sends template messages through the WhatsApp Cloud API (`POST /{phone-number-id}/messages`).
+ * The dispatch id travels as `biz_opaque_callback_data`, so every status webhook names it.
+ */
+export function whatsAppCloudProvider(options: WhatsAppCloudOptions): Provider {
+  const request = options.fetch ?? fetch;
+  return {
+    async send(message: ProviderMessage) {
+      let credentials: WhatsAppCredentials;
+      try {
+        credentials = await options.credentials();
+      } catch (error) {
+        throw new ProviderError('transient', 'credentials_unavailable', 'WhatsApp credentials could not be read', { cause: error });
+      }
+      const phoneNumberId = message.phoneNumberId ?? credentials.phoneNumberId;
+      if (!phoneNumberId) throw new ProviderError('permanent', 'no_phone_number_id', 'No WhatsApp phone number id is configured for this workspace');
+
+      const body = {
+        messaging_product: 'whatsapp',
+        recipient_type: 'individual',
+        to: message.to.replace(/^\+/, ''),
+        type: 'template',
+        biz_opaque_callback_data: message.dispatchId,
+        template: {
+          name: message.templateName,
+          language: { code: message.language },
+          components: message.bodyParameters.length ? [{ type: 'body', parameters: message.bodyParameters.map((text) => ({ type: 'text', text })) }] : [],
+        },
+      };
+
+      let response: Response;
+      try {
+        response = await request(`${options.baseUrl}/${phoneNumberId}/messages`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${credentials.accessToken}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(options.timeoutMs),
+        });
+      } catch (error) {
+        // A timeout may fall after WhatsApp took the message; a refused connection cannot.
+        if ((error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError') {
+          throw new ProviderError('unknown', 'timeout', `WhatsApp did not answer within ${options.timeoutMs} ms`, { cause: error });
+        }
+        throw new ProviderError('transient', 'network', `WhatsApp could not be reached: ${(error as Error).message}`, { cause: error });
+      }
+
+      const answer = (await response.json().catch(() => ({}))) as GraphResponse;
+      const providerMessageId = answer.messages?.[0]?.id;
+      if (response.ok && providerMessageId) return { providerMessageId };
+      if (response.ok) throw new ProviderError('unknown', 'no_message_id', 'WhatsApp answered without a message id');
+      throw classifyWhatsAppError(response.status, answer.error?.code, answer.error?.message ?? `HTTP ${response.status}`);
+    },
+    settle: () => Promise.resolve(),
+  };
+}

@@ -1,0 +1,34 @@
+import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
+import { z } from 'zod';
+import { config } from '../../shared/config';
+
+const credentialsSchema = z.object({
+  accessToken: z.string().min(1),
+  appSecret: z.string().min(1),
+  verifyToken: z.string().min(1),
+  phoneNumberId: z.string().min(1).optional(),
+});
+
+export type WhatsAppCredentials = z.infer<typeof credentialsSchema>;
+
+/** Secrets are re-read at most every five minutes, so a rotation applies without a deploy. */
+const SECRET_MAX_AGE_SECONDS = 300;
+
+/**
+ * The WhatsApp app's credentials: from Secrets Manager when deployed (WHATSAPP_SECRET_NAME, cached
+ * per container by Powertools), from the environment in the local runtime and tests.
+ */
+export async function whatsAppCredentials(): Promise<WhatsAppCredentials> {
+  if (config.WHATSAPP_SECRET_NAME) {
+    const secret = await getSecret(config.WHATSAPP_SECRET_NAME, { transform: 'json', maxAge: SECRET_MAX_AGE_SECONDS });
+    const parsed = credentialsSchema.safeParse(secret);
+    if (!parsed.success) throw new Error(`Secret ${config.WHATSAPP_SECRET_NAME} is not { accessToken, appSecret, verifyToken, phoneNumberId? }`);
+    return parsed.data;
+  }
+  return credentialsSchema.parse({
+    accessToken: config.WHATSAPP_ACCESS_TOKEN ?? 'local-access-token',
+    appSecret: config.WHATSAPP_APP_SECRET,
+    verifyToken: config.WHATSAPP_VERIFY_TOKEN,
+    phoneNumberId: config.WHATSAPP_PHONE_NUMBER_ID,
+  });
+}

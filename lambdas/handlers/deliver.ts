@@ -1,0 +1,54 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
+import middy from '@middy/core';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { z } from 'zod';
+import { deliverDispatch } from '../domain/delivery/deliver-dispatch';
+import { providerFor, settleProviders } from '../domain/providers/provider-for';
+import { defaultQueue } from '../shared/default-store';
+import { dispatchQueueSettings } from '../shared/dispatch-queue-settings';
+import { logger } from '../shared/logger';
+
+const processor = new BatchProcessor(EventType.SQS);
+const messageSchema = z.object({ dispatchId: z.uuid(), workspaceId: z.string().min(1) });
+
+/** Not a failure: the provider asked us to come back later. */
+class RetryLater extends Error {
+  override name = 'RetryLater';
+}
+
+/** Retries back off through the message's visibility: 2, 4, 8… seconds, at most 15 minutes. */
+export const retryDelaySeconds = (receiveCount: number) => Math.min(900, 2 ** receiveCount);
+
+/** One queue record: a dispatch to deliver (issue 4). */
+export async function deliverRecord(record: SQSRecord): Promise<void> {
+  const parsed = messageSchema.safeParse(JSON.parse(record.body));
+  if (!parsed.success) {
+    // A message we cannot read will never become readable: drop it (and say so) rather than retry.
+    logger.error('Unreadable dispatch message dropped', { messageId: record.messageId, issues: parsed.error.issues });
+    return;
+  }
+  const receiveCount = Number(record.attributes.ApproximateReceiveCount);
+  logger.appendKeys({ dispatchId: parsed.data.dispatchId, workspaceId: parsed.data.workspaceId });
+  const outcome = await deliverDispatch({ dispatchId: parsed.data.dispatchId, receiveCount, maxReceives: dispatchQueueSettings.maxReceiveCount }, { providerFor });
+  logger.info('Delivery attempt', { outcome, receiveCount });
+  if (outcome === 'retry') {
+    const queue = defaultQueue();
+    await queue.sqs.send(
+      new ChangeMessageVisibilityCommand({ QueueUrl: queue.queueUrl, ReceiptHandle: record.receiptHandle, VisibilityTimeout: retryDelaySeconds(receiveCount) }),
+    );
+    throw new RetryLater(`Provider asked to retry dispatch ${parsed.data.dispatchId}`);
+  }
+}
+
+/** The dispatch queue's consumer: partial batch failures, so one retry never redelivers the batch. */
+export const deliverBatch = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+  try {
+    return await processPartialResponse(event, deliverRecord, processor, { context, throwOnFullBatchFailure: false });
+  } finally {
+    await settleProviders();
+  }
+};
+
+export const handler = middy(deliverBatch).use(injectLambdaContext(logger, { resetKeys: true }));

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { deliveryEventsForPhones } from '../domain/delivery/delivery-events';
+import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
+import { ok } from '../http/responses';
+import { orderedDates, orderedDatesMessage, wibDate } from '../http/schemas';
+import { routes } from '../routes';
+
+export const schemas = {
+  body: z
+    .strictObject({
+      phones: z.array(z.string().min(1).max(64)).min(1).max(500),
+      startDate: wibDate(),
+      endDate: wibDate(),
+    })
+    .refine(orderedDates, orderedDatesMessage),
+};
+
+/** POST /v1/messages/delivery-status (contract §4.7). */
+export const getDeliveryStatus = async ({ principal, body }: AuthorizedRequest<typeof schemas>) =>
+  ok({ items: await deliveryEventsForPhones(principal.workspaceId, body.phones, body) });
+
+export const handler = httpHandler(routes.deliveryStatus, schemas, getDeliveryStatus);

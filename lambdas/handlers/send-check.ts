@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { checkSend } from '../domain/delivery/send-check';
+import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
+import { ok } from '../http/responses';
+import { uuid, wibDate } from '../http/schemas';
+import { routes } from '../routes';
+
+export const schemas = {
+  query: z.strictObject({ phone: z.string().min(1).max(64), templateId: uuid(), date: wibDate().optional() }),
+};
+
+/** GET /v1/messages/send-check (contract §4.8, DESIGN §3.10). */
+export const getSendCheck = async ({ principal, query }: AuthorizedRequest<typeof schemas>) => ok(await checkSend(principal.workspaceId, query));
+
+export const handler = httpHandler(routes.sendCheck, schemas, getSendCheck);

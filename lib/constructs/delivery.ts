@@ -1,0 +1,65 @@
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { join } from 'node:path';
+import { dispatchQueueSettings } from '../../lambdas/shared/dispatch-queue-settings';
+import { AppFunction } from './app-function';
+
+export interface DeliveryProps {
+  table: ITableV2;
+  queue: IQueue;
+  whatsappSecret: ISecret;
+  graphApiBaseUrl: string;
+  webhookUrl: string;
+  logRetention: RetentionDays;
+  removalPolicy: RemovalPolicy;
+}
+
+const HANDLERS_DIR = join(__dirname, '..', '..', 'lambdas', 'handlers');
+
+/** The deliver consumer of the dispatch queue, and the reconciler on a one-minute schedule. */
+export class Delivery extends Construct {
+  readonly deliverFunction: AppFunction;
+  readonly reconcileFunction: AppFunction;
+
+  constructor(scope: Construct, id: string, props: DeliveryProps) {
+    super(scope, id);
+    this.deliverFunction = new AppFunction(this, 'DeliverFunction', {
+      entry: join(HANDLERS_DIR, 'deliver.ts'),
+      description: 'Delivers queued dispatches through the workspace provider',
+      timeout: Duration.seconds(dispatchQueueSettings.consumerTimeoutSeconds),
+      logRetention: props.logRetention,
+      removalPolicy: props.removalPolicy,
+    })
+      .writesTable(props.table)
+      .readsSecret(props.whatsappSecret, 'WHATSAPP_SECRET_NAME');
+    props.queue.grantConsumeMessages(this.deliverFunction);
+    this.deliverFunction.addEnvironment('QUEUE_URL', props.queue.queueUrl);
+    this.deliverFunction.addEnvironment('GRAPH_API_BASE_URL', props.graphApiBaseUrl);
+    this.deliverFunction.addEnvironment('SANDBOX_CALLBACK_URL', props.webhookUrl);
+    this.deliverFunction.addEventSource(
+      new SqsEventSource(props.queue, {
+        batchSize: dispatchQueueSettings.batchSize,
+        maxBatchingWindow: Duration.seconds(1),
+        reportBatchItemFailures: true,
+      }),
+    );
+
+    this.reconcileFunction = new AppFunction(this, 'ReconcileFunction', {
+      entry: join(HANDLERS_DIR, 'reconcile.ts'),
+      description: 'Re-enqueues stuck queued dispatches and settles dead attempts as unknown',
+      timeout: Duration.seconds(60),
+      logRetention: props.logRetention,
+      removalPolicy: props.removalPolicy,
+    })
+      .writesTable(props.table)
+      .sendsTo(props.queue);
+    new Rule(this, 'ReconcileSchedule', { schedule: Schedule.rate(Duration.minutes(1)), targets: [new LambdaFunction(this.reconcileFunction)] });
+  }
+}

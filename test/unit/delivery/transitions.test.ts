@@ -1,0 +1,84 @@
+import { statusChangeOf } from '../../../lambdas/domain/delivery/provider-reports';
+import { canTransition } from '../../../lambdas/domain/delivery/transitions';
+import { dispatchStatuses } from '../../../lambdas/domain/messages/dispatch';
+import { classifyWhatsAppError } from '../../../lambdas/domain/providers/whatsapp-errors';
+import { isValidWebhookSignature, signWebhookBody } from '../../../lambdas/domain/providers/whatsapp-webhook';
+
+describe('dispatch status transitions (DESIGN §3.2)', () => {
+  const allowed = new Set([
+    'queued→processing',
+    'processing→sent',
+    'sent→delivered',
+    'queued→failed',
+    'processing→failed',
+    'sent→failed',
+    'queued→canceled',
+    'processing→unknown',
+    'unknown→sent',
+    'unknown→delivered',
+    'unknown→failed',
+    // A delivery report may overtake our own record of the send.
+    'processing→delivered',
+  ]);
+
+  it.each(dispatchStatuses.flatMap((from) => dispatchStatuses.map((to) => [from, to] as const)))('%s → %s', (from, to) => {
+    expect(canTransition(from, to)).toBe(allowed.has(`${from}→${to}`));
+  });
+
+  it('never leaves a terminal status, so duplicate and late reports are no-ops', () => {
+    for (const terminal of ['delivered', 'failed', 'canceled'] as const) {
+      expect(dispatchStatuses.filter((to) => canTransition(terminal, to))).toEqual([]);
+    }
+  });
+});
+
+describe('WhatsApp statuses as dispatch moves', () => {
+  const status = (value: 'sent' | 'delivered' | 'read' | 'failed', errors?: { code: number }[]) => ({
+    id: 'wamid.1',
+    status: value,
+    timestamp: '1767225600',
+    biz_opaque_callback_data: '3f2b0c1e-5d6a-4b7c-8d9e-0f1a2b3c4d5e',
+    ...(errors ? { errors } : {}),
+  });
+
+  it('maps sent, delivered, read and failed to moves and delivery events', () => {
+    expect(statusChangeOf(status('sent'))).toEqual({ to: 'sent', occurredAt: '2026-01-01T00:00:00.000Z', providerMessageId: 'wamid.1' });
+    expect(statusChangeOf(status('delivered'))).toMatchObject({ to: 'delivered', event: 'DELIVERED' });
+    expect(statusChangeOf(status('read'))).toMatchObject({ to: 'delivered', event: 'DELIVERED' });
+    expect(statusChangeOf(status('failed', [{ code: 131026 }]))).toMatchObject({ to: 'failed', event: 'REJECTED', failureCode: '131026' });
+  });
+});
+
+describe('WhatsApp error classification', () => {
+  it.each([
+    [400, 131026, 'permanent'],
+    [400, 132001, 'permanent'],
+    [400, 100, 'permanent'],
+    [429, 130429, 'transient'],
+    [400, 131056, 'transient'],
+    [400, 131048, 'transient'],
+    [503, undefined, 'transient'],
+    [500, 131000, 'transient'],
+    [401, 190, 'permanent'],
+  ] as const)('HTTP %s, code %s is %s', (status, code, kind) => {
+    const error = classifyWhatsAppError(status, code, 'x');
+    expect(error.kind).toBe(kind);
+    expect(error.code).toBe(String(code ?? `http_${status}`));
+  });
+});
+
+describe('webhook signatures', () => {
+  const body = '{"object":"whatsapp_business_account","entry":[]}';
+
+  it('accepts the HMAC-SHA256 of the exact body with the app secret', () => {
+    expect(isValidWebhookSignature(body, signWebhookBody(body, 'secret'), 'secret')).toBe(true);
+  });
+
+  it('rejects a missing, truncated or foreign signature, and a re-serialised body', () => {
+    const signature = signWebhookBody(body, 'secret');
+    expect(isValidWebhookSignature(body, undefined, 'secret')).toBe(false);
+    expect(isValidWebhookSignature(body, signature.slice(0, -1), 'secret')).toBe(false);
+    expect(isValidWebhookSignature(body, signWebhookBody(body, 'other'), 'secret')).toBe(false);
+    expect(isValidWebhookSignature(JSON.stringify(JSON.parse(body), null, 1), signature, 'secret')).toBe(false);
+  });
+});
