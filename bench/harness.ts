@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { cpus, totalmem, platform, release } from 'node:os';
 import { join } from 'node:path';
@@ -28,7 +29,8 @@ export interface AwsCall {
  * what a function would send.
  */
 export function instrument(clients: { dynamodb: DynamoDBDocumentClient; sqs: SQSClient }) {
-  const calls: AwsCall[] = [];
+  // Only calls made inside a measured piece of work count, not the consumer running beside it.
+  const measuring = new AsyncLocalStorage<AwsCall[]>();
   const counter =
     (service: AwsCall['service']): SerializeMiddleware<object, object> =>
     (next, context) =>
@@ -38,7 +40,7 @@ export function instrument(clients: { dynamodb: DynamoDBDocumentClient; sqs: SQS
       const result = await next(args);
       const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] }).ConsumedCapacity;
       const capacity = [consumed ?? []].flat().reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0);
-      calls.push({ service, command: context.commandName ?? 'unknown', capacity });
+      measuring.getStore()?.push({ service, command: context.commandName ?? 'unknown', capacity });
       return result;
     };
   const options = { step: 'serialize', priority: 'high' } as const;
@@ -47,9 +49,9 @@ export function instrument(clients: { dynamodb: DynamoDBDocumentClient; sqs: SQS
   return {
     /** Runs `work` and returns the calls it made. */
     async measure(work: () => Promise<unknown>): Promise<AwsCall[]> {
-      const start = calls.length;
-      await work();
-      return calls.slice(start);
+      const calls: AwsCall[] = [];
+      await measuring.run(calls, work);
+      return calls;
     },
   };
 }

@@ -18,8 +18,10 @@ async function main(): Promise<void> {
     const { dynamo, sqs } = await import('../lambdas/shared/clients');
     const meter = instrument({ dynamodb: dynamo, sqs });
     const { costPerOperation } = await import('./scenarios/cost-per-operation');
+    const { deliveryLatency } = await import('./scenarios/delivery-latency');
 
-    const rows: Row[] = [...(await costPerOperation(meter, 'msk_local_demo_0001'))];
+    const cost = await costPerOperation(meter, 'msk_local_demo_0001');
+    const rows: Row[] = [...(await deliveryLatency(runtime.url, 'msk_local_demo_0001')), ...cost];
 
     printTable(rows);
     writeReports(rows, PROJECT_ROOT, startedAt, (Date.now() - startedAt.getTime()) / 1000);

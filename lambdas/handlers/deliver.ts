@@ -6,6 +6,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { z } from 'zod';
 import { deliverDispatch } from '../domain/delivery/deliver-dispatch';
 import { providerFor, settleProviders } from '../domain/providers/provider-for';
+import { config } from '../shared/config';
 import { defaultQueue } from '../shared/default-store';
 import { dispatchQueueSettings } from '../shared/dispatch-queue-settings';
 import { logger } from '../shared/logger';
@@ -47,7 +48,7 @@ export const deliverBatch = async (event: SQSEvent, context: Context): Promise<S
   try {
     return await processPartialResponse(event, deliverRecord, processor, { context, throwOnFullBatchFailure: false });
   } finally {
-    await settleProviders();
+    if (config.AWAIT_PROVIDER_REPORTS === 'true') await settleProviders();
   }
 };
 

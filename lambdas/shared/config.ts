@@ -28,6 +28,12 @@ const schema = z.object({
   /** Where the sandbox provider posts its status callbacks (our own webhook). */
   SANDBOX_CALLBACK_URL: z.url().optional(),
   SANDBOX_REPORT_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(300),
+  /**
+   * Whether a consumer invocation waits for the sandbox's delayed reports before it returns. On
+   * Lambda it must (a returned invocation is frozen, its timers with it); the local runtime's
+   * process lives on, so it does not hold up the queue for them.
+   */
+  AWAIT_PROVIDER_REPORTS: z.enum(['true', 'false']).default('true'),
 });
 
 export type Config = z.infer<typeof schema>;

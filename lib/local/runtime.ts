@@ -105,6 +105,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       WHATSAPP_APP_SECRET: process.env.WHATSAPP_APP_SECRET ?? LOCAL_WHATSAPP.appSecret,
       WHATSAPP_VERIFY_TOKEN: process.env.WHATSAPP_VERIFY_TOKEN ?? LOCAL_WHATSAPP.verifyToken,
       SANDBOX_CALLBACK_URL: `${url}/webhooks/whatsapp`,
+      // This process outlives each consumer batch; stop() waits for the reports instead.
+      AWAIT_PROVIDER_REPORTS: 'false',
     });
 
     const { config } = await import('../../lambdas/shared/config');

@@ -15,6 +15,8 @@ import type { Store } from '../../shared/store';
  * idle container goes unused, so a workspace may be held slightly under its limit, never over it.
  */
 const leases = new Map<string, { minute: number; remaining: number }>();
+/** One reservation per workspace at a time; concurrent sends wait for it instead of each leasing. */
+const reserving = new Map<string, Promise<void>>();
 
 /** A block is at most 1/20 of the minute's allowance (and at most 50 sends). */
 export const leaseSize = (perMinute: number) => Math.max(1, Math.min(50, Math.floor(perMinute / 20)));
@@ -22,16 +24,35 @@ export const leaseSize = (perMinute: number) => Math.max(1, Math.min(50, Math.fl
 /** Takes one send from the allowance, or throws 429 with the seconds until the next window. */
 export async function takeSendAllowance(workspaceId: string, perMinute: number, now: Date, store: Store = defaultStore()): Promise<void> {
   const minute = Math.floor(now.getTime() / 60_000);
-  const lease = leases.get(workspaceId);
-  if (lease && lease.minute === minute && lease.remaining > 0) {
-    lease.remaining -= 1;
-    return;
+  for (;;) {
+    const lease = leases.get(workspaceId);
+    if (lease && lease.minute === minute && lease.remaining > 0) {
+      lease.remaining -= 1;
+      return;
+    }
+    const pending = reserving.get(workspaceId);
+    if (pending) {
+      await pending.catch(() => undefined);
+      continue;
+    }
+    const reservation = leaseBlock(workspaceId, minute, perMinute, now, store);
+    reserving.set(workspaceId, reservation);
+    try {
+      await reservation;
+    } finally {
+      reserving.delete(workspaceId);
+    }
   }
+}
+
+async function leaseBlock(workspaceId: string, minute: number, perMinute: number, now: Date, store: Store): Promise<void> {
   const size = leaseSize(perMinute);
   // Near the limit a whole block may not fit; a single send still might.
   for (const block of size > 1 ? [size, 1] : [1]) {
     if (await reserve(workspaceId, minute, block, perMinute, store)) {
-      leases.set(workspaceId, { minute, remaining: block - 1 });
+      const lease = leases.get(workspaceId);
+      if (lease && lease.minute === minute) lease.remaining += block;
+      else leases.set(workspaceId, { minute, remaining: block });
       return;
     }
   }
@@ -57,4 +78,7 @@ async function reserve(workspaceId: string, minute: number, block: number, perMi
   }
 }
 
-export const clearSendAllowanceLeases = () => leases.clear();
+export const clearSendAllowanceLeases = () => {
+  leases.clear();
+  reserving.clear();
+};

@@ -1,0 +1,126 @@
+import { signWebhookBody } from '../../lambdas/domain/providers/whatsapp-webhook';
+import { call, SECOND_SEED, startTestRuntime } from '../support/local-runtime';
+
+const KEY = 'msk_test_second_full_0001';
+const TEMPLATE_ID = '5e0c0000-0000-4000-8000-000000000001';
+const APP_SECRET = process.env.WHATSAPP_APP_SECRET!;
+let runtime: Awaited<ReturnType<typeof startTestRuntime>>;
+
+beforeAll(async () => {
+  runtime = await startTestRuntime({ seedPath: SECOND_SEED });
+});
+afterAll(() => runtime.stop());
+
+const send = async (to: string) => {
+  const { status, body } = await call(runtime.url, 'POST', '/v1/messages', {
+    apiKey: KEY,
+    body: { channel: 'whatsapp', to, content: { type: 'template', templateId: TEMPLATE_ID, variables: { name: 'Sari' } }, trackingTags: ['e2e'] },
+  });
+  expect(status).toBe(202);
+  return body.dispatchId as string;
+};
+const statusOf = async (dispatchId: string) => (await call(runtime.url, 'GET', `/v1/messages/${dispatchId}`, { apiKey: KEY })).body;
+
+/** Polls the status URL until the dispatch settles (or the test's own timeout ends it). */
+async function settled(dispatchId: string, want: string) {
+  for (;;) {
+    const body = await statusOf(dispatchId);
+    if (body.status === want) return body;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+const postWebhook = (body: string, signature = signWebhookBody(body, APP_SECRET)) =>
+  fetch(`${runtime.url}/webhooks/whatsapp`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, body });
+
+describe('delivery through the sandbox, over HTTP (DESIGN §2)', () => {
+  it('delivers an ordinary number: sent, then delivered, with ACCEPTED and DELIVERED events', async () => {
+    const id = await send('081234561111');
+    const body = await settled(id, 'delivered');
+    expect(body).toMatchObject({ sentAt: expect.any(String), deliveredAt: expect.any(String), failureCode: null });
+
+    const { body: events } = await call(runtime.url, 'POST', '/v1/messages/delivery-status', {
+      apiKey: KEY,
+      body: { phones: ['0812-3456-1111', '+62 812-3456-1111'], startDate: '2026-01-01', endDate: '2099-12-31' },
+    });
+    const items = events.items as { phone: string; events: { dispatchId: string; status: string }[] }[];
+    expect(items.map((item) => item.phone)).toEqual(['0812-3456-1111', '+62 812-3456-1111']);
+    expect(items[0]!.events.filter((event) => event.dispatchId === id).map((event) => event.status)).toEqual(['ACCEPTED', 'DELIVERED']);
+
+    const check = await call(runtime.url, 'GET', `/v1/messages/send-check?phone=6281234561111&templateId=${TEMPLATE_ID}`, { apiKey: KEY });
+    expect(check.body).toEqual({ sent: true, dispatchId: id, submittedAt: expect.any(String) });
+  }, 15_000);
+
+  it('fails a number ending 0000 with 131026 and a REJECTED event', async () => {
+    const id = await send('081234560000');
+    expect(await settled(id, 'failed')).toMatchObject({ failureCode: '131026', sentAt: null });
+    const { body } = await call(runtime.url, 'POST', '/v1/messages/delivery-status', {
+      apiKey: KEY,
+      body: { phones: ['081234560000'], startDate: '2026-01-01', endDate: '2099-12-31' },
+    });
+    expect((body.items as { events: unknown[] }[])[0]!.events).toContainEqual({ dispatchId: id, status: 'REJECTED', occurredAt: expect.any(String), failureCode: '131026' });
+    const check = await call(runtime.url, 'GET', `/v1/messages/send-check?phone=081234560000&templateId=${TEMPLATE_ID}`, { apiKey: KEY });
+    expect(check.body).toEqual({ sent: false, dispatchId: null, submittedAt: null });
+  }, 15_000);
+
+  it('retries a number ending 0429 through the queue until the sandbox accepts', async () => {
+    const id = await send('081234560429');
+    expect(await settled(id, 'delivered')).toMatchObject({ failureCode: null });
+  }, 20_000);
+
+  it('settles a number ending 0504 from unknown through the sandbox’s later reports', async () => {
+    const id = await send('081234560504');
+    expect(await settled(id, 'delivered')).toMatchObject({ sentAt: expect.any(String) });
+  }, 15_000);
+});
+
+describe('the WhatsApp webhook over HTTP', () => {
+  it('changes nothing when a status is replayed', async () => {
+    const id = await send('081234562222');
+    const delivered = await settled(id, 'delivered');
+    const replay = JSON.stringify({
+      object: 'whatsapp_business_account',
+      entry: [{ changes: [{ field: 'messages', value: { statuses: [{ id: 'wamid.x', status: 'sent', timestamp: '1767225600', biz_opaque_callback_data: id }] } }] }],
+    });
+    expect((await postWebhook(replay)).status).toBe(200);
+    expect(await statusOf(id)).toEqual(delivered);
+  }, 15_000);
+
+  it('refuses a forged webhook with 401 and writes nothing', async () => {
+    const id = await send('081234563333');
+    const before = await settled(id, 'delivered');
+    const forged = JSON.stringify({
+      object: 'whatsapp_business_account',
+      entry: [{ changes: [{ field: 'messages', value: { statuses: [{ id: 'w', status: 'failed', timestamp: '1767225600', biz_opaque_callback_data: id, errors: [{ code: 1 }] }] } }] }],
+    });
+    const response = await postWebhook(forged, signWebhookBody(forged, 'not-the-secret'));
+    expect(response.status).toBe(401);
+    expect(await statusOf(id)).toEqual(before);
+  }, 15_000);
+
+  it('stores an inbound reply in the contact’s conversation, once', async () => {
+    const inbound = JSON.stringify({
+      object: 'whatsapp_business_account',
+      entry: [
+        {
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                metadata: { phone_number_id: 'second-number' },
+                contacts: [{ wa_id: '6281234561111', profile: { name: 'Sari' } }],
+                messages: [{ from: '6281234561111', id: 'wamid.inbound.1', timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: 'Terima kasih!' } }],
+              },
+            },
+          ],
+        },
+      ],
+    });
+    expect((await postWebhook(inbound)).status).toBe(200);
+    expect((await postWebhook(inbound)).status).toBe(200);
+    const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { Items = [] } = await runtime.store.db.send(new ScanCommand({ TableName: runtime.tableName }));
+    expect(Items.filter((item) => item.direction === 'inbound')).toEqual([expect.objectContaining({ text: 'Terima kasih!', messageId: 'wamid.inbound.1' })]);
+    expect(Items.find((item) => item.entity === 'conversation' && item.contactPhone === '+6281234561111')).toMatchObject({ inboundCount: 1, unreadCount: 1, lastMessagePreview: 'Terima kasih!' });
+  });
+});
