@@ -47,6 +47,8 @@ export const keys = {
   tagLink: (dispatchId: string, tag: string): ItemKey => ({ pk: `DSP#${dispatchId}`, sk: `TAG#${tag}` }),
   /** Summary rollup: per tag, WIB day and template. */
   tagRollup: (ws: string, tag: string, day: string, templateId: string): ItemKey => ({ pk: `WS#${ws}#RT#${tag}`, sk: `${day}#${templateId}` }),
+  /** Per-day count of a workspace's dispatches that counted as sent, tagged or not (WORKSPACE-scope totals). */
+  dayRollup: (ws: string, day: string): ItemKey => ({ pk: `WS#${ws}#RW`, sk: day }),
   /** Tag discovery rollup: per WIB day and tag. */
   dayTagRollup: (ws: string, day: string, tag: string): ItemKey => ({ pk: `WS#${ws}#RD#${day}`, sk: tag }),
   /** Which workspace owns a WhatsApp business phone number (for inbound messages). */
@@ -108,4 +110,5 @@ export type Entity =
   | 'tagLink'
   | 'tagRollup'
   | 'dayTagRollup'
+  | 'dayRollup'
   | 'whatsappNumber';

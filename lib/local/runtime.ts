@@ -122,6 +122,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       routes.push({ id, definition, handler: module.handler });
     }
     const onError = options.onError ?? ((error: unknown) => console.error(error));
+    const deliver = (await import('../../lambdas/handlers/deliver')) as { handler: SqsHandler };
+    poller = startQueuePoller({ sqs, queueUrl, queueArn, region, handler: deliver.handler, onError });
+    const { reconcile } = await import('../../lambdas/domain/delivery/reconcile');
+    reconciler = setInterval(() => void reconcile(new Date()).catch(onError), RECONCILE_EVERY_MS);
+
+    // Listening last: the first request that gets an answer finds everything in place.
     const { createApiServer } = await import('./http-server');
     server = createApiServer(routes, onError);
     const listening = server;
@@ -129,11 +135,6 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       listening.once('error', fail);
       listening.listen(port, host, done);
     });
-
-    const deliver = (await import('../../lambdas/handlers/deliver')) as { handler: SqsHandler };
-    poller = startQueuePoller({ sqs, queueUrl, queueArn, region, handler: deliver.handler, onError });
-    const { reconcile } = await import('../../lambdas/domain/delivery/reconcile');
-    reconciler = setInterval(() => void reconcile(new Date()).catch(onError), RECONCILE_EVERY_MS);
 
     mkdirSync(join(PROJECT_ROOT, '.messaging'), { recursive: true });
     writeFileSync(stateFilePath(port), JSON.stringify({ url, tableName, region, dynamodbEndpoint, queueUrl, dlqUrl, sqsEndpoint, pid: process.pid }, null, 2));

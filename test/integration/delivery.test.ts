@@ -59,7 +59,8 @@ const attempt = (dispatchId: string, receiveCount = 1): DeliveryAttempt => ({ di
 const deliver = (dispatchId: string, provider: Provider, receiveCount = 1, now?: Date) =>
   deliverDispatch(attempt(dispatchId, receiveCount), { providerFor: () => provider, store: table, ...(now ? { now: () => now } : {}) });
 const itemsOf = async (dispatchId: string) => (await table.scanAll()).filter((item) => item.pk === `DSP#${dispatchId}`);
-const rollupsOf = async (ws: string) => (await table.scanAll()).filter((item) => typeof item.pk === 'string' && (item.pk.startsWith(`WS#${ws}#RT#`) || item.pk.startsWith(`WS#${ws}#RD#`)));
+const rollupsOf = async (ws: string) =>
+  (await table.scanAll()).filter((item) => typeof item.pk === 'string' && (item.pk.startsWith(`WS#${ws}#RT#`) || item.pk.startsWith(`WS#${ws}#RD#`) || item.pk === `WS#${ws}#RW`));
 
 describe('the deliver consumer against DynamoDB Local', () => {
   it('sends once, and writes the ACCEPTED event, tag links and rollups exactly once however often the message comes back', async () => {
@@ -74,12 +75,21 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect(await getDispatch(ws, dispatchId, table)).toMatchObject({ status: 'sent', sentAt: expect.any(String) });
     expect((await itemsOf(dispatchId)).map((item) => item.sk).sort()).toEqual(['DSP', 'EVT#ACCEPTED', 'TAG#launch', 'TAG#promo']);
     const rollups = await rollupsOf(ws);
-    expect(rollups.map((item) => [item.entity, item.trackingTag, item.dispatchCount, item.credits ?? null]).sort()).toEqual([
+    expect(rollups.map((item) => [item.entity, item.trackingTag ?? null, item.dispatchCount, item.credits ?? null]).sort()).toEqual([
+      ['dayRollup', null, 1, null],
       ['dayTagRollup', 'launch', 1, null],
       ['dayTagRollup', 'promo', 1, null],
       ['tagRollup', 'launch', 1, 2],
       ['tagRollup', 'promo', 1, 2],
     ]);
+  });
+
+  it('fits a dispatch with the maximum 20 tags into one first-report transaction', async () => {
+    const tags = Array.from({ length: 20 }, (_, i) => `tag-${i}`);
+    const { ws, dispatchId } = await queuedDispatch(tags);
+    expect(await deliver(dispatchId, scriptedProvider(accept).provider)).toBe('sent');
+    expect((await itemsOf(dispatchId)).filter((item) => item.entity === 'tagLink')).toHaveLength(20);
+    expect(await rollupsOf(ws)).toHaveLength(20 * 2 + 1);
   });
 
   it('settles out-of-order callbacks forward only: delivered then sent stays delivered', async () => {

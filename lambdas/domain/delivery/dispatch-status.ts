@@ -171,7 +171,15 @@ function transitionItems(dispatch: Dispatch, requested: StatusChange, tableName:
 /** Tag links and rollups for a dispatch that now counts as sent (DESIGN §4). */
 function reportItems(dispatch: Dispatch, tableName: string) {
   const day = wibDay(new Date(dispatch.createdAt));
-  return dispatch.trackingTags.flatMap((tag) => [
+  const dayCount = {
+    Update: {
+      TableName: tableName,
+      Key: keys.dayRollup(dispatch.workspaceId, day),
+      UpdateExpression: 'SET entity = :entity ADD dispatchCount :one',
+      ExpressionAttributeValues: { ':entity': 'dayRollup', ':one': 1 },
+    },
+  };
+  return [dayCount, ...dispatch.trackingTags.flatMap((tag) => [
     {
       Put: {
         TableName: tableName,
@@ -212,5 +220,5 @@ function reportItems(dispatch: Dispatch, tableName: string) {
         ExpressionAttributeValues: { ':entity': 'dayTagRollup', ':tag': tag, ':one': 1 },
       },
     },
-  ]);
+  ])];
 }

@@ -6,7 +6,7 @@ import type { Store } from '../../shared/store';
 import { indexKeys, keys, PENDING_SHARDS, prefixes } from '../../shared/table';
 import { enqueueDispatch } from '../messages/dispatch-queue';
 import { toDispatch } from '../messages/dispatch-repository';
-import { STALE_ATTEMPT_MS } from '../delivery/deliver-dispatch';
+import { STALE_ATTEMPT_MS } from './deliver-dispatch';
 import { applyStatus } from './dispatch-status';
 
 /** A dispatch `queued` this long has likely lost its queue message (the gap between transaction and send). */
