@@ -92,6 +92,18 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect(await rollupsOf(ws)).toHaveLength(20 * 2 + 1);
   });
 
+  it('takes a dispatch that fails after being sent back out of the reports', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    await deliver(dispatchId, scriptedProvider(accept).provider);
+    await applyProviderReports(
+      statusWebhook('x', [{ id: 'w', status: 'failed', timestamp: String(Math.floor(Date.now() / 1000)), biz_opaque_callback_data: dispatchId, errors: [{ code: 131047 }] }]),
+      table,
+    );
+    expect(await getDispatch(ws, dispatchId, table)).toMatchObject({ status: 'failed', failureCode: '131047' });
+    expect((await itemsOf(dispatchId)).map((item) => item.sk).sort()).toEqual(['DSP', 'EVT#ACCEPTED', 'EVT#REJECTED']);
+    expect((await rollupsOf(ws)).map((item) => item.dispatchCount)).toEqual([0, 0, 0]);
+  });
+
   it('settles out-of-order callbacks forward only: delivered then sent stays delivered', async () => {
     const { ws, dispatchId } = await queuedDispatch(['promo']);
     await claimDispatch(dispatchId, new Date(), table);

@@ -122,8 +122,9 @@ function transitionItems(dispatch: Dispatch, requested: StatusChange, tableName:
     set.push('reportedAt = :now', 'gsi2pk = :gsi2pk', 'gsi2sk = :gsi2sk');
     Object.assign(values, { ':gsi2pk': index.gsi2pk, ':gsi2sk': index.gsi2sk });
   } else if (!countsAsSent(change.to)) {
-    // Failed, canceled or unknown: the reconciler has nothing more to do with it.
+    // Failed, canceled or unknown: the reconciler has nothing more to do with it, nor the reports.
     remove.push('gsi2pk', 'gsi2sk');
+    if (dispatch.reportedAt) remove.push('reportedAt');
   }
 
   const fromList = allowedFrom[change.to].map((status, i) => {
@@ -162,38 +163,48 @@ function transitionItems(dispatch: Dispatch, requested: StatusChange, tableName:
   });
 
   if (firstReport) {
-    items.push(event('ACCEPTED'), ...reportItems(dispatch, tableName));
+    items.push(event('ACCEPTED'), ...reportItems(dispatch, tableName, 1));
+  } else if (dispatch.reportedAt && !countsAsSent(change.to)) {
+    // A late failure after sent: reports count only SENT or DELIVERED, so take it back out.
+    items.push(...reportItems(dispatch, tableName, -1));
   }
   if (change.event && !(change.event === 'ACCEPTED' && firstReport)) items.push(event(change.event, change.failureCode));
   return items;
 }
 
-/** Tag links and rollups for a dispatch that now counts as sent (DESIGN §4). */
-function reportItems(dispatch: Dispatch, tableName: string) {
+/**
+ * Tag links and rollups of a dispatch that now counts as sent (`sign` 1), or no longer does
+ * (`sign` −1: its links deleted and every count taken back).
+ */
+function reportItems(dispatch: Dispatch, tableName: string, sign: 1 | -1) {
   const day = wibDay(new Date(dispatch.createdAt));
   const dayCount = {
     Update: {
       TableName: tableName,
       Key: keys.dayRollup(dispatch.workspaceId, day),
       UpdateExpression: 'SET entity = :entity ADD dispatchCount :one',
-      ExpressionAttributeValues: { ':entity': 'dayRollup', ':one': 1 },
+      ExpressionAttributeValues: { ':entity': 'dayRollup', ':one': sign },
     },
   };
+  const link = (tag: string) =>
+    sign === -1
+      ? { Delete: { TableName: tableName, Key: keys.tagLink(dispatch.dispatchId, tag) } }
+      : {
+          Put: {
+            TableName: tableName,
+            Item: {
+              ...keys.tagLink(dispatch.dispatchId, tag),
+              ...indexKeys.tagLink(dispatch.workspaceId, tag, dispatch.createdAt, dispatch.dispatchId),
+              entity: 'tagLink',
+              workspaceId: dispatch.workspaceId,
+              dispatchId: dispatch.dispatchId,
+              trackingTag: tag,
+              createdAt: dispatch.createdAt,
+            },
+          },
+        };
   return [dayCount, ...dispatch.trackingTags.flatMap((tag) => [
-    {
-      Put: {
-        TableName: tableName,
-        Item: {
-          ...keys.tagLink(dispatch.dispatchId, tag),
-          ...indexKeys.tagLink(dispatch.workspaceId, tag, dispatch.createdAt, dispatch.dispatchId),
-          entity: 'tagLink',
-          workspaceId: dispatch.workspaceId,
-          dispatchId: dispatch.dispatchId,
-          trackingTag: tag,
-          createdAt: dispatch.createdAt,
-        },
-      },
-    },
+    link(tag),
     {
       Update: {
         TableName: tableName,
@@ -206,9 +217,9 @@ function reportItems(dispatch: Dispatch, tableName: string) {
           ':tag': tag,
           ':day': day,
           ':tpl': dispatch.templateId,
-          ':one': 1,
-          ':credits': dispatch.creditCost,
-          ':amount': dispatch.amountRupiah,
+          ':one': sign,
+          ':credits': sign * dispatch.creditCost,
+          ':amount': sign * dispatch.amountRupiah,
         },
       },
     },
@@ -217,7 +228,7 @@ function reportItems(dispatch: Dispatch, tableName: string) {
         TableName: tableName,
         Key: keys.dayTagRollup(dispatch.workspaceId, day, tag),
         UpdateExpression: 'SET entity = :entity, trackingTag = :tag ADD dispatchCount :one',
-        ExpressionAttributeValues: { ':entity': 'dayTagRollup', ':tag': tag, ':one': 1 },
+        ExpressionAttributeValues: { ':entity': 'dayTagRollup', ':tag': tag, ':one': sign },
       },
     },
   ])];
