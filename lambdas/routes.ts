@@ -84,6 +84,22 @@ export const routes = {
     access: { table: 'read' },
     summary: 'Delivery events of up to 500 phone numbers',
   },
+  trackingTags: {
+    method: 'GET',
+    path: '/v1/messages/tracking-tags',
+    handler: 'tracking-tags',
+    scope: 'messages:read',
+    access: { table: 'read' },
+    summary: 'Tracking tags used in a period, with dispatch counts',
+  },
+  trackingSummary: {
+    method: 'GET',
+    path: '/v1/messages/tracking-report/summary',
+    handler: 'tracking-summary',
+    scope: 'messages:read',
+    access: { table: 'read' },
+    summary: 'Dispatches, credits and rupiah per tracking tag and template',
+  },
   sendCheck: {
     method: 'GET',
     path: '/v1/messages/send-check',

@@ -5,8 +5,16 @@ import { isCalendarDate } from '../domain/time/wib';
 export const uuid = () => z.guid({ error: 'must be a UUID' });
 
 /** A WIB calendar date, YYYY-MM-DD, that exists (2026-02-30 does not). */
-export const wibDate = () => z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date as YYYY-MM-DD').refine(isCalendarDate, 'is not a calendar date');
+export const wibDate = () =>
+  z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'must be a date as YYYY-MM-DD', abort: true })
+    .refine(isCalendarDate, 'is not a calendar date');
+
+/** Both dates real: cross-field rules judge only those, so a bad date gets one message. */
+export const bothDates = (value: { startDate?: unknown; endDate?: unknown }): value is { startDate: string; endDate: string } =>
+  typeof value.startDate === 'string' && typeof value.endDate === 'string' && isCalendarDate(value.startDate) && isCalendarDate(value.endDate);
 
 /** A start date not after its end date (both inclusive). */
-export const orderedDates = (value: { startDate: string; endDate: string }) => value.startDate <= value.endDate;
+export const orderedDates = (value: { startDate: string; endDate: string }) => !bothDates(value) || value.startDate <= value.endDate;
 export const orderedDatesMessage = { message: 'startDate must not be after endDate', path: ['startDate'] };

@@ -46,11 +46,11 @@ export const keys = {
   /** One per dispatch and tracking tag, written when the dispatch first counts for reports. */
   tagLink: (dispatchId: string, tag: string): ItemKey => ({ pk: `DSP#${dispatchId}`, sk: `TAG#${tag}` }),
   /** Summary rollup: per tag, WIB day and template. */
-  tagRollup: (ws: string, tag: string, day: string, templateId: string): ItemKey => ({ pk: `WS#${ws}#RT#${tag}`, sk: `${day}#${templateId}` }),
+  tagRollup: (ws: string, tag: string, day: string, templateId: string): ItemKey => ({ ...prefixes.rollupsOfTag(ws, tag), sk: `${day}#${templateId}` }),
   /** Per-day count of a workspace's dispatches that counted as sent, tagged or not (WORKSPACE-scope totals). */
-  dayRollup: (ws: string, day: string): ItemKey => ({ pk: `WS#${ws}#RW`, sk: day }),
+  dayRollup: (ws: string, day: string): ItemKey => ({ ...prefixes.daysOfWorkspace(ws), sk: day }),
   /** Tag discovery rollup: per WIB day and tag. */
-  dayTagRollup: (ws: string, day: string, tag: string): ItemKey => ({ pk: `WS#${ws}#RD#${day}`, sk: tag }),
+  dayTagRollup: (ws: string, day: string, tag: string): ItemKey => ({ ...prefixes.tagsOfDay(ws, day), sk: tag }),
   /** Which workspace owns a WhatsApp business phone number (for inbound messages). */
   whatsappNumber: (phoneNumberId: string): ItemKey => ({ pk: `WANUM#${phoneNumberId}`, sk: 'WANUM' }),
   conversationMessage: (ws: string, conversationId: string, createdAt: string, messageId: string): ItemKey => ({
@@ -66,6 +66,11 @@ export const prefixes = {
   deliveryEventsOfPhone: (ws: string, phone: string) => ({ gsi1pk: `WS#${ws}#P#${phone}` }),
   sendsOfTemplateToPhone: (ws: string, phone: string, templateId: string) => ({ gsi1pk: `WS#${ws}#P#${phone}#T#${templateId}` }),
   pendingShard: (shard: number) => ({ gsi2pk: `PENDING#${shard}` }),
+  tagsOfDay: (ws: string, day: string) => ({ pk: `WS#${ws}#RD#${day}` }),
+  rollupsOfTag: (ws: string, tag: string) => ({ pk: `WS#${ws}#RT#${tag}` }),
+  daysOfWorkspace: (ws: string) => ({ pk: `WS#${ws}#RW` }),
+  sentOnDay: (ws: string, day: string) => ({ gsi2pk: `WS#${ws}#D#${day}` }),
+  linksOfTag: (ws: string, tag: string) => ({ gsi2pk: `WS#${ws}#TAG#${tag}` }),
 } as const;
 
 export const PENDING_SHARDS = 4;
@@ -87,9 +92,9 @@ export const indexKeys = {
    */
   pendingDispatch: (dispatchId: string, since: string) => ({ ...prefixes.pendingShard(pendingShardOf(dispatchId)), gsi2sk: `${since}#${dispatchId}` }),
   /** WORKSPACE-scope report list: dispatches that became SENT or DELIVERED, by WIB day. */
-  sentDispatchByDay: (ws: string, day: string, createdAt: string, dispatchId: string) => ({ gsi2pk: `WS#${ws}#D#${day}`, gsi2sk: `${createdAt}#${dispatchId}` }),
+  sentDispatchByDay: (ws: string, day: string, createdAt: string, dispatchId: string) => ({ ...prefixes.sentOnDay(ws, day), gsi2sk: `${createdAt}#${dispatchId}` }),
   /** Report list by tag. */
-  tagLink: (ws: string, tag: string, createdAt: string, dispatchId: string) => ({ gsi2pk: `WS#${ws}#TAG#${tag}`, gsi2sk: `${createdAt}#${dispatchId}` }),
+  tagLink: (ws: string, tag: string, createdAt: string, dispatchId: string) => ({ ...prefixes.linksOfTag(ws, tag), gsi2sk: `${createdAt}#${dispatchId}` }),
   /** Conversation list: a workspace's conversations by last activity. */
   conversationActivity: (ws: string, lastMessageAt: string, conversationId: string) => ({ gsi1pk: `WS#${ws}#CONVS`, gsi1sk: `${lastMessageAt}#${conversationId}` }),
 } as const;

@@ -1,4 +1,5 @@
 import { defaultStore } from '../../shared/default-store';
+import { mapWithConcurrency } from '../../shared/concurrency';
 import { queryAll } from '../../shared/query-all';
 import type { Store } from '../../shared/store';
 import { prefixes } from '../../shared/table';
@@ -30,30 +31,23 @@ export async function deliveryEventsForPhones(
   const { start, end } = wibRange(range.startDate, range.endDate);
   const normalized = phones.map((phone) => toE164(phone));
   const distinct = [...new Set(normalized.filter((phone): phone is string => !!phone))];
-  const byPhone = new Map<string, DeliveryEvent[]>();
-
-  let next = 0;
-  const worker = async () => {
-    while (next < distinct.length) {
-      const phone = distinct[next++]!;
-      const items = await queryAll(store, {
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :start AND :end',
-        // The sort key is `<occurredAt>#…`; the range end is exclusive, and `<end>#…` sorts after `<end>`.
-        ExpressionAttributeValues: { ':pk': prefixes.deliveryEventsOfPhone(workspaceId, phone).gsi1pk, ':start': start, ':end': end },
-      });
-      byPhone.set(
-        phone,
-        items.map((item) => ({
-          dispatchId: item.dispatchId as string,
-          status: item.status as DeliveryEventStatus,
-          occurredAt: item.occurredAt as string,
-          ...(item.failureCode ? { failureCode: item.failureCode as string } : {}),
-        })),
-      );
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(PARALLEL_QUERIES, distinct.length) }, worker));
+  const found = await mapWithConcurrency(distinct, PARALLEL_QUERIES, async (phone) => {
+    const items = await queryAll(store, {
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :start AND :end',
+      // The sort key is `<occurredAt>#…`; the range end is exclusive, and `<end>#…` sorts after `<end>`.
+      ExpressionAttributeValues: { ':pk': prefixes.deliveryEventsOfPhone(workspaceId, phone).gsi1pk, ':start': start, ':end': end },
+    });
+    return items.map(
+      (item): DeliveryEvent => ({
+        dispatchId: item.dispatchId as string,
+        status: item.status as DeliveryEventStatus,
+        occurredAt: item.occurredAt as string,
+        ...(item.failureCode ? { failureCode: item.failureCode as string } : {}),
+      }),
+    );
+  });
+  const byPhone = new Map(distinct.map((phone, i) => [phone, found[i]!]));
 
   return phones.map((phone, i) => ({ phone, events: byPhone.get(normalized[i] ?? '') ?? [] }));
 }

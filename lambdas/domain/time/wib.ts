@@ -25,3 +25,10 @@ export function wibRange(from: string, to: string): { start: string; end: string
   const end = new Date(Date.parse(`${to}T00:00:00.000Z`) - WIB_OFFSET_MS + 24 * 60 * 60 * 1000);
   return { start: start.toISOString(), end: end.toISOString() };
 }
+
+/** Every WIB date from `from` to `to`, inclusive, in order. */
+export function wibDays(from: string, to: string): string[] {
+  const days: string[] = [];
+  for (let t = Date.parse(`${from}T00:00:00.000Z`); t <= Date.parse(`${to}T00:00:00.000Z`); t += 24 * 60 * 60 * 1000) days.push(new Date(t).toISOString().slice(0, 10));
+  return days;
+}

@@ -1,0 +1,59 @@
+import { defaultStore } from '../../shared/default-store';
+import { mapWithConcurrency } from '../../shared/concurrency';
+import { queryAll } from '../../shared/query-all';
+import type { Store } from '../../shared/store';
+import { prefixes } from '../../shared/table';
+import type { ReportPeriod } from './tag-discovery';
+
+export interface TemplateTotals {
+  templateId: string;
+  templateName: string;
+  dispatchCount: number;
+  credits: number;
+  amountRupiah: number;
+}
+
+export interface TagTotals {
+  trackingTag: string;
+  dispatchCount: number;
+  credits: number;
+  amountRupiah: number;
+  templates: TemplateTotals[];
+}
+
+/** Rupiah amounts are sums of products with the rate; keep them to the sen. */
+const money = (value: number) => Math.round(value * 100) / 100;
+
+/**
+ * Per requested tag, SENT-or-DELIVERED dispatches, credits and rupiah in a WIB period, with the
+ * same per template (contract §4.4). One Query per tag on its rollups (tag → day → template), so
+ * the cost follows days × templates, flat in the number of dispatches. A tag without dispatches
+ * is still listed, with zeros.
+ */
+export async function summarizeTrackingTags(workspaceId: string, query: ReportPeriod & { trackingTags: string[] }, store: Store = defaultStore()): Promise<TagTotals[]> {
+  const tags = [...new Set(query.trackingTags)];
+  return mapWithConcurrency(tags, 20, async (trackingTag) => {
+    const rollups = await queryAll(store, {
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      // Sort keys are `<day>#<templateId>`; "~" sorts after every id character.
+      ExpressionAttributeValues: { ':pk': prefixes.rollupsOfTag(workspaceId, trackingTag).pk, ':from': query.startDate, ':to': `${query.endDate}#~` },
+    });
+    const byTemplate = new Map<string, TemplateTotals>();
+    for (const rollup of rollups) {
+      const templateId = rollup.templateId as string;
+      const totals = byTemplate.get(templateId) ?? { templateId, templateName: rollup.templateName as string, dispatchCount: 0, credits: 0, amountRupiah: 0 };
+      totals.dispatchCount += rollup.dispatchCount as number;
+      totals.credits += rollup.credits as number;
+      totals.amountRupiah = money(totals.amountRupiah + (rollup.amountRupiah as number));
+      byTemplate.set(templateId, totals);
+    }
+    const templates = [...byTemplate.values()].filter((t) => t.dispatchCount > 0).sort((a, b) => b.dispatchCount - a.dispatchCount || a.templateName.localeCompare(b.templateName));
+    return {
+      trackingTag,
+      dispatchCount: templates.reduce((sum, t) => sum + t.dispatchCount, 0),
+      credits: templates.reduce((sum, t) => sum + t.credits, 0),
+      amountRupiah: money(templates.reduce((sum, t) => sum + t.amountRupiah, 0)),
+      templates,
+    };
+  });
+}

@@ -1,0 +1,12 @@
+import { discoverTrackingTags } from '../domain/reports/tag-discovery';
+import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
+import { ok } from '../http/responses';
+import { routes } from '../routes';
+import { tagDiscoveryQuery } from './report-query.schema';
+
+export const schemas = { query: tagDiscoveryQuery };
+
+/** GET /v1/messages/tracking-tags (public-api.md §4.3). */
+export const getTrackingTags = async ({ principal, query }: AuthorizedRequest<typeof schemas>) => ok(await discoverTrackingTags(principal.workspaceId, query));
+
+export const handler = httpHandler(routes.trackingTags, schemas, getTrackingTags);

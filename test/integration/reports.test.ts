@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import { deliverDispatch } from '../../lambdas/domain/delivery/deliver-dispatch';
+import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
+import { ProviderError, type Provider } from '../../lambdas/domain/providers/provider';
+import { discoverTrackingTags } from '../../lambdas/domain/reports/tag-discovery';
+import { summarizeTrackingTags } from '../../lambdas/domain/reports/tag-summary';
+import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
+import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
+import { createTestTable } from '../support/dynamodb';
+import { template, TEMPLATE_ID, wideTemplate, WIDE_TEMPLATE_ID } from '../support/send-fixtures';
+import { createTestQueues } from '../support/sqs';
+
+let table: Awaited<ReturnType<typeof createTestTable>>;
+let queues: Awaited<ReturnType<typeof createTestQueues>>;
+const accepting: Provider = { send: (m) => Promise.resolve({ providerMessageId: `wamid.${m.dispatchId}` }), settle: () => Promise.resolve() };
+const refusing: Provider = { send: () => Promise.reject(new ProviderError('permanent', '131026', 'undeliverable')), settle: () => Promise.resolve() };
+
+async function workspace(): Promise<string> {
+  const ws = `ws-${randomUUID().slice(0, 8)}`;
+  await saveWorkspace({ id: ws, name: ws, rupiahPerCredit: 150 }, new Date(), table);
+  await saveTemplate(ws, template, table);
+  await saveTemplate(ws, { ...wideTemplate, displayName: 'Wide' }, table);
+  return ws;
+}
+
+/** A dispatch created at `at` with `tags`, delivered (counted as sent) unless `provider` refuses. */
+async function sentAt(ws: string, at: string, tags: string[], options: { templateId?: string; provider?: Provider } = {}) {
+  const templateId = options.templateId ?? TEMPLATE_ID;
+  const { dispatchId } = await sendTemplateMessage(
+    {
+      workspaceId: ws,
+      apiClient: { id: randomUUID(), name: 'k' },
+      to: '081234567890',
+      templateId,
+      variables: templateId === TEMPLATE_ID ? { name: 'B', order: '1' } : {},
+      tagIds: [],
+      trackingTags: tags,
+      now: new Date(at),
+    },
+    { store: table, queue: queues },
+  );
+  await deliverDispatch({ dispatchId, receiveCount: 1, maxReceives: 5 }, { providerFor: () => options.provider ?? accepting, store: table });
+  return dispatchId;
+}
+
+beforeAll(async () => {
+  table = await createTestTable();
+  queues = await createTestQueues();
+});
+afterAll(async () => {
+  await table.drop();
+  queues.close();
+});
+
+describe('tracking reports on the rollups', () => {
+  it('puts a dispatch on its WIB day: 16:59:59Z is still that day, 17:00:00Z is the next', async () => {
+    const ws = await workspace();
+    await sentAt(ws, '2026-03-10T16:59:59.000Z', ['edge']);
+    await sentAt(ws, '2026-03-10T17:00:00.000Z', ['edge']);
+
+    const tenth = await discoverTrackingTags(ws, { startDate: '2026-03-10', endDate: '2026-03-10', page: 1, limit: 50 }, table);
+    const eleventh = await discoverTrackingTags(ws, { startDate: '2026-03-11', endDate: '2026-03-11', page: 1, limit: 50 }, table);
+    expect(tenth.items).toEqual([{ trackingTag: 'edge', dispatchCount: 1 }]);
+    expect(eleventh.items).toEqual([{ trackingTag: 'edge', dispatchCount: 1 }]);
+    const both = await summarizeTrackingTags(ws, { startDate: '2026-03-10', endDate: '2026-03-11', trackingTags: ['edge'] }, table);
+    expect(both[0]).toMatchObject({ dispatchCount: 2, credits: 4, amountRupiah: 600 });
+  });
+
+  it('counts only SENT or DELIVERED dispatches, per tag and per template, and lists a requested unused tag with zeros', async () => {
+    const ws = await workspace();
+    await sentAt(ws, '2026-04-01T03:00:00.000Z', ['promo', 'nov']);
+    await sentAt(ws, '2026-04-02T03:00:00.000Z', ['promo'], { templateId: WIDE_TEMPLATE_ID });
+    await sentAt(ws, '2026-04-02T04:00:00.000Z', ['promo'], { provider: refusing });
+
+    const summary = await summarizeTrackingTags(ws, { startDate: '2026-04-01', endDate: '2026-04-30', trackingTags: ['promo', 'unused', 'promo'] }, table);
+    expect(summary).toEqual([
+      {
+        trackingTag: 'promo',
+        dispatchCount: 2,
+        credits: 4,
+        amountRupiah: 600,
+        templates: [
+          { templateId: TEMPLATE_ID, templateName: 'Order shipped', dispatchCount: 1, credits: 2, amountRupiah: 300 },
+          { templateId: WIDE_TEMPLATE_ID, templateName: 'Wide', dispatchCount: 1, credits: 2, amountRupiah: 300 },
+        ],
+      },
+      { trackingTag: 'unused', dispatchCount: 0, credits: 0, amountRupiah: 0, templates: [] },
+    ]);
+  });
+
+  it('discovers tags with a prefix, most used first, with exact pagination totals', async () => {
+    const ws = await workspace();
+    for (const [tag, n] of [['camp-a', 3], ['camp-b', 1], ['camp-c', 2], ['other', 1]] as const) {
+      for (let i = 0; i < n; i++) await sentAt(ws, `2026-05-0${i + 1}T05:00:00.000Z`, [tag]);
+    }
+    const page1 = await discoverTrackingTags(ws, { startDate: '2026-05-01', endDate: '2026-05-31', prefix: 'camp-', page: 1, limit: 2 }, table);
+    const page2 = await discoverTrackingTags(ws, { startDate: '2026-05-01', endDate: '2026-05-31', prefix: 'camp-', page: 2, limit: 2 }, table);
+    expect(page1).toEqual({
+      items: [
+        { trackingTag: 'camp-a', dispatchCount: 3 },
+        { trackingTag: 'camp-c', dispatchCount: 2 },
+      ],
+      pagination: { page: 1, limit: 2, totalItems: 3, totalPages: 2 },
+    });
+    expect(page2.items).toEqual([{ trackingTag: 'camp-b', dispatchCount: 1 }]);
+  });
+
+  it('never shows another workspace’s tags or totals', async () => {
+    const mine = await workspace();
+    const theirs = await workspace();
+    await sentAt(theirs, '2026-06-01T05:00:00.000Z', ['secret']);
+    expect((await discoverTrackingTags(mine, { startDate: '2026-06-01', endDate: '2026-06-01', page: 1, limit: 50 }, table)).items).toEqual([]);
+    expect((await summarizeTrackingTags(mine, { startDate: '2026-06-01', endDate: '2026-06-01', trackingTags: ['secret'] }, table))[0]).toMatchObject({ dispatchCount: 0 });
+  });
+});

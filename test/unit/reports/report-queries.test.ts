@@ -1,0 +1,76 @@
+import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { hashApiKey } from '../../../lambdas/domain/api-keys/api-key-secret';
+import { handler as summaryHandler } from '../../../lambdas/handlers/tracking-summary';
+import { handler as tagsHandler } from '../../../lambdas/handlers/tracking-tags';
+import { keys } from '../../../lambdas/shared/table';
+import { apiKeyItem } from '../../support/api-keys';
+import { coldStart } from '../../support/container';
+import { lambdaContext, parseResult, routeEvent } from '../../support/events';
+
+const ddb = mockClient(DynamoDBDocumentClient);
+const TABLE = process.env.TABLE_NAME!;
+const KEY = 'msk_test_reports_000001';
+
+beforeEach(() => {
+  ddb.reset();
+  coldStart();
+  ddb.on(GetCommand, { TableName: TABLE, Key: keys.apiKey(hashApiKey(KEY)) }).resolves({ Item: apiKeyItem(KEY, { workspaceId: 'ws-r', scopes: ['messages:read'] }) });
+  ddb.on(GetCommand, { TableName: TABLE, Key: keys.workspace('ws-r') }).resolves({ Item: { id: 'ws-r', name: 'R', rupiahPerCredit: 150, settings: { sendsPerMinute: 600, dedupe: 'none', provider: 'sandbox' } } });
+  ddb.on(QueryCommand).resolves({ Items: [] });
+});
+
+const tags = async (query: Record<string, string | string[]>) => parseResult(await tagsHandler(routeEvent('trackingTags', { apiKey: KEY, query }), lambdaContext('trackingTags')));
+const summary = async (query: Record<string, string | string[]>) => parseResult(await summaryHandler(routeEvent('trackingSummary', { apiKey: KEY, query }), lambdaContext('trackingSummary')));
+const period = { startDate: '2026-03-01', endDate: '2026-03-31' };
+
+describe('report query rules (DESIGN §3.8)', () => {
+  it.each([
+    [{ ...period, startDate: '2026-3-01' }, 'query.startDate: must be a date as YYYY-MM-DD'],
+    [{ ...period, endDate: '2026-02-30' }, 'query.endDate: is not a calendar date'],
+    [{ startDate: '2026-04-01', endDate: '2026-03-31' }, 'query.startDate: startDate must not be after endDate'],
+    [{ startDate: '2025-01-01', endDate: '2026-01-02' }, 'query.endDate: the period may span at most 366 days'],
+    [{ ...period, page: '0' }, 'query.page: must be a whole number ≥ 1'],
+    [{ ...period, page: '1.5' }, 'query.page: must be a whole number ≥ 1'],
+    [{ ...period, page: ['1', '2'] }, 'query.page: must be a whole number ≥ 1'],
+    [{ ...period, limit: '100001' }, 'query.limit: must be a whole number from 1 to 100000'],
+    [{ ...period, limit: 'many' }, 'query.limit: must be a whole number from 1 to 100000'],
+    [{ ...period, prefix: 'x'.repeat(257) }, 'query.prefix: Too big: expected string to have <=256 characters'],
+    [{ endDate: '2026-03-31' }, 'query.startDate: Invalid input: expected string, received undefined'],
+  ])('GET tracking-tags with %j is 422: %s', async (query, message) => {
+    const { status, body } = await tags(query);
+    expect([status, body.error, body.message]).toEqual([422, 'validation_failed', message]);
+    expect(ddb.commandCalls(QueryCommand)).toHaveLength(0);
+  });
+
+  it('accepts the limits at their edges: page 1, limit 100000, a 366-day period, a 256-character prefix', async () => {
+    const { status, body } = await tags({ startDate: '2024-01-01', endDate: '2024-12-31', page: '1', limit: '100000', prefix: 'x'.repeat(256) });
+    expect(status).toBe(200);
+    expect(body).toStrictEqual({ items: [], pagination: { page: 1, limit: 100000, totalItems: 0, totalPages: 0 } });
+    expect(ddb.commandCalls(QueryCommand)).toHaveLength(366);
+  });
+
+  it.each([
+    [{ ...period }, 'query.trackingTags: Invalid input: expected array, received undefined'],
+    [{ ...period, trackingTags: Array.from({ length: 21 }, (_, i) => `t${i}`) }, 'query.trackingTags: Too big: expected array to have <=20 items'],
+    [{ ...period, trackingTags: ['x'.repeat(257)] }, 'query.trackingTags.0: Too big: expected string to have <=256 characters'],
+    [{ ...period, trackingTags: ['  '] }, 'query.trackingTags.0: Too small: expected string to have >=1 characters'],
+  ])('GET summary with %j is 422: %s', async (query, message) => {
+    const { status, body } = await summary(query);
+    expect([status, body.message]).toEqual([422, message]);
+  });
+
+  it('answers the summary with period, rate and one row per requested tag, repeated or single', async () => {
+    ddb.on(QueryCommand, { ExpressionAttributeValues: { ':pk': 'WS#ws-r#RT#promo', ':from': '2026-03-01', ':to': '2026-03-31#~' } }).resolves({
+      Items: [{ templateId: 'tpl-1', templateName: 'Hello', dispatchCount: 3, credits: 6, amountRupiah: 900 }],
+    });
+    const single = await summary({ ...period, trackingTags: 'promo' });
+    expect(single.body).toStrictEqual({
+      period: { startDate: '2026-03-01', endDate: '2026-03-31', timezone: 'Asia/Jakarta' },
+      rupiahPerCredit: 150,
+      items: [{ trackingTag: 'promo', dispatchCount: 3, credits: 6, amountRupiah: 900, templates: [{ templateId: 'tpl-1', templateName: 'Hello', dispatchCount: 3, credits: 6, amountRupiah: 900 }] }],
+    });
+    const repeated = await summary({ ...period, trackingTags: ['promo', 'none'] });
+    expect((repeated.body.items as { trackingTag: string }[]).map((item) => item.trackingTag)).toEqual(['promo', 'none']);
+  });
+});
