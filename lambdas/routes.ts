@@ -100,6 +100,14 @@ export const routes = {
     access: { table: 'read' },
     summary: 'Dispatches, credits and rupiah per tracking tag and template',
   },
+  trackingDispatches: {
+    method: 'GET',
+    path: '/v1/messages/tracking-report/dispatches',
+    handler: 'tracking-dispatches',
+    scope: 'messages:read',
+    access: { table: 'read' },
+    summary: 'SENT or DELIVERED dispatches by tracking tag or for the workspace',
+  },
   sendCheck: {
     method: 'GET',
     path: '/v1/messages/send-check',

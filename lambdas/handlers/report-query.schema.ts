@@ -27,3 +27,28 @@ export const tagSummaryQuery = z
   .object({ ...period, page, limit, trackingTags })
   .refine(orderedDates, orderedDatesMessage)
   .refine(withinMaxPeriod, maxPeriodMessage);
+
+/**
+ * The dispatch list selects either by tags (`trackingTags`, with `match` ANY, the default, or
+ * ALL) or the whole workspace (`scope=WORKSPACE`, without tags or match); neither or both is 422.
+ */
+export const dispatchListQuery = z
+  .object({
+    ...period,
+    page,
+    limit,
+    trackingTags: trackingTags.optional(),
+    scope: z.literal('WORKSPACE', { error: 'the only scope is WORKSPACE' }).optional(),
+    match: z.enum(['ANY', 'ALL'], { error: 'match is ANY or ALL' }).optional(),
+  })
+  .refine(orderedDates, orderedDatesMessage)
+  .refine(withinMaxPeriod, maxPeriodMessage)
+  .superRefine((query, ctx) => {
+    if (query.trackingTags && query.scope) ctx.addIssue({ code: 'custom', path: ['scope'], message: 'give trackingTags or scope=WORKSPACE, not both' });
+    else if (!query.trackingTags && !query.scope) ctx.addIssue({ code: 'custom', path: ['trackingTags'], message: 'give trackingTags (with match) or scope=WORKSPACE' });
+    else if (query.scope && query.match) ctx.addIssue({ code: 'custom', path: ['match'], message: 'match goes with trackingTags, not with scope' });
+  })
+  .transform(({ trackingTags: tags, scope, match, ...rest }) => ({
+    ...rest,
+    selector: scope ? ({ scope } as const) : { trackingTags: tags ?? [], match: match ?? ('ANY' as const) },
+  }));

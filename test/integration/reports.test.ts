@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { deliverDispatch } from '../../lambdas/domain/delivery/deliver-dispatch';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import { ProviderError, type Provider } from '../../lambdas/domain/providers/provider';
+import { listReportDispatches, type DispatchSelector } from '../../lambdas/domain/reports/dispatch-list';
 import { discoverTrackingTags } from '../../lambdas/domain/reports/tag-discovery';
 import { summarizeTrackingTags } from '../../lambdas/domain/reports/tag-summary';
 import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
@@ -111,5 +112,77 @@ describe('tracking reports on the rollups', () => {
     await sentAt(theirs, '2026-06-01T05:00:00.000Z', ['secret']);
     expect((await discoverTrackingTags(mine, { startDate: '2026-06-01', endDate: '2026-06-01', page: 1, limit: 50 }, table)).items).toEqual([]);
     expect((await summarizeTrackingTags(mine, { startDate: '2026-06-01', endDate: '2026-06-01', trackingTags: ['secret'] }, table))[0]).toMatchObject({ dispatchCount: 0 });
+  });
+});
+
+describe('the report dispatch list', () => {
+  let ws: string;
+  /** Dispatch ids by how they were tagged, newest first. */
+  const made: { id: string; at: string; tags: string[] }[] = [];
+
+  beforeAll(async () => {
+    ws = await workspace();
+    // 24 dispatches over three WIB days (one boundary at 17:00Z), cycling through tag sets.
+    const tagSets = [['a'], ['b'], ['a', 'b'], []];
+    for (let i = 0; i < 24; i++) {
+      const at = new Date(Date.parse('2026-07-01T12:00:00.000Z') + i * 2 * 60 * 60 * 1000).toISOString();
+      const tags = tagSets[i % tagSets.length]!;
+      made.push({ id: await sentAt(ws, at, tags), at, tags });
+    }
+    await sentAt(ws, '2026-07-01T12:30:00.000Z', ['a'], { provider: refusing });
+    made.reverse();
+  }, 60_000);
+
+  const list = (selector: DispatchSelector, page: number, limit: number) =>
+    listReportDispatches(ws, { startDate: '2026-07-01', endDate: '2026-07-03', page, limit, selector }, table);
+  const allPages = async (selector: DispatchSelector, limit: number) => {
+    const first = await list(selector, 1, limit);
+    const rest = await Promise.all(Array.from({ length: Math.max(0, first.pagination.totalPages - 1) }, (_, i) => list(selector, i + 2, limit)));
+    return { ids: [first, ...rest].flatMap((page) => page.items.map((row) => row.dispatchId)), pagination: first.pagination };
+  };
+
+  it.each([
+    ['scope=WORKSPACE, untagged sends included', { scope: 'WORKSPACE' } as const, () => true],
+    ['one tag', { trackingTags: ['a'], match: 'ANY' } as const, (tags: string[]) => tags.includes('a')],
+    ['ANY of two overlapping tags', { trackingTags: ['a', 'b'], match: 'ANY' } as const, (tags: string[]) => tags.includes('a') || tags.includes('b')],
+    ['ALL of two overlapping tags', { trackingTags: ['a', 'b'], match: 'ALL' } as const, (tags: string[]) => tags.includes('a') && tags.includes('b')],
+  ])('%s: pages concatenate to the full list, newest first, with exact totals', async (_, selector, matches) => {
+    const expected = made.filter((dispatch) => matches(dispatch.tags)).map((dispatch) => dispatch.id);
+    for (const limit of [1, 5, 7, 100]) {
+      const { ids, pagination } = await allPages(selector, limit);
+      expect(ids).toEqual(expected);
+      expect(pagination).toEqual({ page: 1, limit, totalItems: expected.length, totalPages: Math.ceil(expected.length / limit) });
+    }
+  });
+
+  it('answers a page past the end with no rows and the same totals', async () => {
+    expect(await list({ scope: 'WORKSPACE' }, 99, 10)).toEqual({ items: [], pagination: { page: 99, limit: 10, totalItems: 24, totalPages: 3 } });
+  });
+
+  it('gives every row field of the contract, nullable ones as null', async () => {
+    const [row] = (await list({ trackingTags: ['b'], match: 'ALL' }, 1, 1)).items;
+    expect(row).toStrictEqual({
+      dispatchId: made.find((dispatch) => dispatch.tags.includes('b'))!.id,
+      recipientPhone: '+6281234567890',
+      templateId: TEMPLATE_ID,
+      templateName: 'Order shipped',
+      source: 'EXTERNAL_API',
+      apiClient: { id: expect.any(String), name: 'k' },
+      status: 'SENT',
+      trackingTags: expect.arrayContaining(['b']),
+      creditCost: 2,
+      amountRupiah: 300,
+      createdAt: expect.any(String),
+      sentAt: expect.any(String),
+      deliveredAt: null,
+    });
+  });
+
+  it('never lists another workspace’s dispatches', async () => {
+    const other = await workspace();
+    expect(await listReportDispatches(other, { startDate: '2026-07-01', endDate: '2026-07-03', page: 1, limit: 50, selector: { scope: 'WORKSPACE' } }, table)).toEqual({
+      items: [],
+      pagination: { page: 1, limit: 50, totalItems: 0, totalPages: 0 },
+    });
   });
 });

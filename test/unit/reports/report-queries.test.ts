@@ -3,6 +3,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { hashApiKey } from '../../../lambdas/domain/api-keys/api-key-secret';
 import { handler as summaryHandler } from '../../../lambdas/handlers/tracking-summary';
 import { handler as tagsHandler } from '../../../lambdas/handlers/tracking-tags';
+import { handler as dispatchesHandler } from '../../../lambdas/handlers/tracking-dispatches';
 import { keys } from '../../../lambdas/shared/table';
 import { apiKeyItem } from '../../support/api-keys';
 import { coldStart } from '../../support/container';
@@ -22,6 +23,8 @@ beforeEach(() => {
 
 const tags = async (query: Record<string, string | string[]>) => parseResult(await tagsHandler(routeEvent('trackingTags', { apiKey: KEY, query }), lambdaContext('trackingTags')));
 const summary = async (query: Record<string, string | string[]>) => parseResult(await summaryHandler(routeEvent('trackingSummary', { apiKey: KEY, query }), lambdaContext('trackingSummary')));
+const dispatches = async (query: Record<string, string | string[]>) =>
+  parseResult(await dispatchesHandler(routeEvent('trackingDispatches', { apiKey: KEY, query }), lambdaContext('trackingDispatches')));
 const period = { startDate: '2026-03-01', endDate: '2026-03-31' };
 
 describe('report query rules (DESIGN §3.8)', () => {
@@ -72,5 +75,27 @@ describe('report query rules (DESIGN §3.8)', () => {
     });
     const repeated = await summary({ ...period, trackingTags: ['promo', 'none'] });
     expect((repeated.body.items as { trackingTag: string }[]).map((item) => item.trackingTag)).toEqual(['promo', 'none']);
+  });
+
+  it.each([
+    [{ ...period }, 'query.trackingTags: give trackingTags (with match) or scope=WORKSPACE'],
+    [{ ...period, scope: 'WORKSPACE', trackingTags: 'a' }, 'query.scope: give trackingTags or scope=WORKSPACE, not both'],
+    [{ ...period, scope: 'WORKSPACE', match: 'ALL' }, 'query.match: match goes with trackingTags, not with scope'],
+    [{ ...period, scope: 'ACCOUNT' }, 'query.scope: the only scope is WORKSPACE'],
+    [{ ...period, trackingTags: 'a', match: 'SOME' }, 'query.match: match is ANY or ALL'],
+  ])('GET dispatches with %j is 422: %s', async (query, message) => {
+    const { status, body } = await dispatches(query);
+    expect([status, body.message]).toEqual([422, message]);
+  });
+
+  it('answers the dispatch list with period, rate, rows and pagination (defaults: page 1, limit 50, match ANY)', async () => {
+    const { status, body } = await dispatches({ ...period, scope: 'WORKSPACE' });
+    expect(status).toBe(200);
+    expect(body).toStrictEqual({
+      period: { startDate: '2026-03-01', endDate: '2026-03-31', timezone: 'Asia/Jakarta' },
+      rupiahPerCredit: 150,
+      items: [],
+      pagination: { page: 1, limit: 50, totalItems: 0, totalPages: 0 },
+    });
   });
 });

@@ -1,0 +1,170 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGet } from '../../shared/batch-get';
+import { defaultStore } from '../../shared/default-store';
+import { queryAll } from '../../shared/query-all';
+import type { Store } from '../../shared/store';
+import { keys, prefixes } from '../../shared/table';
+import type { Dispatch } from '../messages/dispatch';
+import { toDispatch } from '../messages/dispatch-repository';
+import { wibRange } from '../time/wib';
+import { paginationOf, type Pagination } from './pagination';
+import type { ReportPeriod } from './tag-discovery';
+
+/** A dispatch row of the report list: every field of contract §2.4, nullable ones null. */
+export interface DispatchRow {
+  dispatchId: string;
+  recipientPhone: string;
+  templateId: string;
+  templateName: string;
+  source: Dispatch['source'];
+  apiClient: { id: string; name: string } | null;
+  status: 'SENT' | 'DELIVERED';
+  trackingTags: string[];
+  creditCost: number;
+  amountRupiah: number;
+  createdAt: string;
+  sentAt: string | null;
+  deliveredAt: string | null;
+}
+
+export type DispatchSelector = { scope: 'WORKSPACE' } | { trackingTags: string[]; match: 'ANY' | 'ALL' };
+
+export interface DispatchListQuery extends ReportPeriod {
+  page: number;
+  limit: number;
+  selector: DispatchSelector;
+}
+
+export const toDispatchRow = (dispatch: Dispatch): DispatchRow => ({
+  dispatchId: dispatch.dispatchId,
+  recipientPhone: dispatch.to,
+  templateId: dispatch.templateId,
+  templateName: dispatch.templateName,
+  source: dispatch.source,
+  apiClient: dispatch.apiClient,
+  status: dispatch.status === 'delivered' ? 'DELIVERED' : 'SENT',
+  trackingTags: dispatch.trackingTags,
+  creditCost: dispatch.creditCost,
+  amountRupiah: dispatch.amountRupiah,
+  createdAt: dispatch.createdAt,
+  sentAt: dispatch.sentAt,
+  deliveredAt: dispatch.deliveredAt,
+});
+
+/**
+ * SENT-or-DELIVERED dispatches of a WIB period, newest first (`createdAt`, then id), a page at a
+ * time with exact totals (contract §4.5).
+ *
+ * With `scope=WORKSPACE`, or a single tag, the totals per WIB day come from counters written in
+ * the same transaction as the index entries, so a page skips whole days without reading them and
+ * reads only inside the day where it starts: page 1 costs about its own size; a deep page costs
+ * its size plus the rows before it in its first day. With several tags (ANY or ALL) the tags'
+ * index entries in the period are read and merged, so the cost follows the matching dispatches.
+ */
+export async function listReportDispatches(workspaceId: string, query: DispatchListQuery, store: Store = defaultStore()): Promise<{ items: DispatchRow[]; pagination: Pagination }> {
+  const { selector } = query;
+  const tags = 'trackingTags' in selector ? [...new Set(selector.trackingTags)] : [];
+  const dispatches = 'scope' in selector || tags.length === 1 ? await countedPage(workspaceId, query, tags[0], store) : await mergedPage(workspaceId, query, tags, store);
+  return { items: dispatches.items.filter((d) => d.status === 'sent' || d.status === 'delivered').map(toDispatchRow), pagination: paginationOf(query.page, query.limit, dispatches.total) };
+}
+
+/** One partition per WIB day (the workspace's sent index, or one tag's links), with known counts. */
+async function countedPage(workspaceId: string, query: DispatchListQuery, tag: string | undefined, store: Store): Promise<{ items: Dispatch[]; total: number }> {
+  const perDay = tag ? await tagCountsByDay(workspaceId, tag, query, store) : await workspaceCountsByDay(workspaceId, query, store);
+  const total = [...perDay.values()].reduce((sum, count) => sum + count, 0);
+  let skip = (query.page - 1) * query.limit;
+  let need = Math.max(0, Math.min(query.limit, total - skip));
+  const items: Dispatch[] = [];
+
+  for (const day of [...perDay.keys()].sort().reverse()) {
+    if (!need) break;
+    const count = perDay.get(day)!;
+    if (skip >= count) {
+      skip -= count;
+      continue;
+    }
+    const entries = await newestInDay(workspaceId, day, tag, skip + need, store);
+    const taken = entries.slice(skip, skip + need);
+    items.push(...(tag ? (await batchGet(store, taken.map((entry) => keys.dispatch(entry.dispatchId as string)))).map(toDispatch) : taken.map(toDispatch)));
+    need -= taken.length;
+    skip = 0;
+  }
+  return { items, total };
+}
+
+async function workspaceCountsByDay(workspaceId: string, query: ReportPeriod, store: Store): Promise<Map<string, number>> {
+  const rows = await queryAll(store, {
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': prefixes.daysOfWorkspace(workspaceId).pk, ':from': query.startDate, ':to': query.endDate },
+  });
+  return new Map(rows.filter((row) => (row.dispatchCount as number) > 0).map((row) => [row.sk as string, row.dispatchCount as number]));
+}
+
+async function tagCountsByDay(workspaceId: string, tag: string, query: ReportPeriod, store: Store): Promise<Map<string, number>> {
+  const rows = await queryAll(store, {
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': prefixes.rollupsOfTag(workspaceId, tag).pk, ':from': query.startDate, ':to': `${query.endDate}#~` },
+  });
+  const perDay = new Map<string, number>();
+  for (const row of rows) perDay.set(row.day as string, (perDay.get(row.day as string) ?? 0) + (row.dispatchCount as number));
+  for (const [day, count] of perDay) if (count <= 0) perDay.delete(day);
+  return perDay;
+}
+
+/** The newest `count` index entries of one WIB day. */
+async function newestInDay(workspaceId: string, day: string, tag: string | undefined, count: number, store: Store): Promise<Record<string, unknown>[]> {
+  const { start, end } = wibRange(day, day);
+  const entries: Record<string, unknown>[] = [];
+  let cursor: Record<string, unknown> | undefined;
+  do {
+    const page = await store.db.send(
+      new QueryCommand({
+        TableName: store.tableName,
+        IndexName: 'gsi2',
+        ...(tag
+          ? {
+              KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk BETWEEN :start AND :end',
+              ExpressionAttributeValues: { ':pk': prefixes.linksOfTag(workspaceId, tag).gsi2pk, ':start': start, ':end': end },
+            }
+          : { KeyConditionExpression: 'gsi2pk = :pk', ExpressionAttributeValues: { ':pk': prefixes.sentOnDay(workspaceId, day).gsi2pk } }),
+        ScanIndexForward: false,
+        Limit: Math.min(1_000, count - entries.length),
+        ExclusiveStartKey: cursor,
+      }),
+    );
+    entries.push(...(page.Items ?? []));
+    cursor = page.LastEvaluatedKey;
+  } while (cursor && entries.length < count);
+  return entries;
+}
+
+/** Several tags: read their entries in the period, then union (ANY) or intersect (ALL). */
+async function mergedPage(workspaceId: string, query: DispatchListQuery, tags: string[], store: Store): Promise<{ items: Dispatch[]; total: number }> {
+  const { start, end } = wibRange(query.startDate, query.endDate);
+  const perTag = await Promise.all(
+    tags.map((tag) =>
+      queryAll(store, {
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk BETWEEN :start AND :end',
+        ExpressionAttributeValues: { ':pk': prefixes.linksOfTag(workspaceId, tag).gsi2pk, ':start': start, ':end': end },
+        ProjectionExpression: 'dispatchId, gsi2sk',
+      }),
+    ),
+  );
+  const seen = new Map<string, { order: string; tags: number }>();
+  for (const entries of perTag) {
+    for (const entry of entries) {
+      const id = entry.dispatchId as string;
+      const current = seen.get(id) ?? { order: entry.gsi2sk as string, tags: 0 };
+      current.tags += 1;
+      seen.set(id, current);
+    }
+  }
+  const match = 'match' in query.selector ? query.selector.match : 'ANY';
+  const ordered = [...seen]
+    .filter(([, entry]) => match === 'ANY' || entry.tags === tags.length)
+    .sort(([, a], [, b]) => (a.order < b.order ? 1 : a.order > b.order ? -1 : 0))
+    .map(([id]) => id);
+  const pageIds = ordered.slice((query.page - 1) * query.limit, query.page * query.limit);
+  return { items: (await batchGet(store, pageIds.map((id) => keys.dispatch(id)))).map(toDispatch), total: ordered.length };
+}

@@ -1,0 +1,65 @@
+import { call, SECOND_SEED, startTestRuntime } from '../support/local-runtime';
+
+const KEY = 'msk_test_second_full_0001';
+const TEMPLATE_ID = '5e0c0000-0000-4000-8000-000000000001';
+let runtime: Awaited<ReturnType<typeof startTestRuntime>>;
+
+beforeAll(async () => {
+  runtime = await startTestRuntime({ seedPath: SECOND_SEED });
+});
+afterAll(() => runtime.stop());
+
+const today = () => new Date(Date.now() + 7 * 60 * 60 * 1000).toISOString().slice(0, 10);
+
+describe('tracking reports over HTTP, after real deliveries', () => {
+  it('sends, waits for delivery, and reads tag discovery, summary and the dispatch list', async () => {
+    const ids: string[] = [];
+    for (const [to, tags] of [['081234561001', ['launch', 'vip']], ['081234561002', ['launch']], ['081234560000', ['launch']], ['081234561003', []]] as const) {
+      const { body } = await call(runtime.url, 'POST', '/v1/messages', {
+        apiKey: KEY,
+        body: { channel: 'whatsapp', to, content: { type: 'template', templateId: TEMPLATE_ID, variables: { name: 'Sari' } }, trackingTags: tags },
+      });
+      ids.push(body.dispatchId as string);
+    }
+    for (const id of ids) {
+      for (;;) {
+        const { body } = await call(runtime.url, 'GET', `/v1/messages/${id}`, { apiKey: KEY });
+        if (body.status === 'delivered' || body.status === 'failed') break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
+    const period = `startDate=${today()}&endDate=${today()}`;
+
+    const tags = await call(runtime.url, 'GET', `/v1/messages/tracking-tags?${period}`, { apiKey: KEY });
+    expect(tags.body).toStrictEqual({
+      items: [
+        { trackingTag: 'launch', dispatchCount: 2 },
+        { trackingTag: 'vip', dispatchCount: 1 },
+      ],
+      pagination: { page: 1, limit: 50, totalItems: 2, totalPages: 1 },
+    });
+
+    const summary = await call(runtime.url, 'GET', `/v1/messages/tracking-report/summary?${period}&trackingTags=launch&trackingTags=vip`, { apiKey: KEY });
+    expect(summary.body).toStrictEqual({
+      period: { startDate: today(), endDate: today(), timezone: 'Asia/Jakarta' },
+      rupiahPerCredit: 100,
+      items: [
+        { trackingTag: 'launch', dispatchCount: 2, credits: 2, amountRupiah: 200, templates: [{ templateId: TEMPLATE_ID, templateName: 'Second hello', dispatchCount: 2, credits: 2, amountRupiah: 200 }] },
+        { trackingTag: 'vip', dispatchCount: 1, credits: 1, amountRupiah: 100, templates: [{ templateId: TEMPLATE_ID, templateName: 'Second hello', dispatchCount: 1, credits: 1, amountRupiah: 100 }] },
+      ],
+    });
+
+    const all = await call(runtime.url, 'GET', `/v1/messages/tracking-report/dispatches?${period}&scope=WORKSPACE`, { apiKey: KEY });
+    expect((all.body.items as { dispatchId: string; status: string }[]).map((row) => [row.dispatchId, row.status])).toEqual([
+      [ids[3], 'DELIVERED'],
+      [ids[1], 'DELIVERED'],
+      [ids[0], 'DELIVERED'],
+    ]);
+    const both = await call(runtime.url, 'GET', `/v1/messages/tracking-report/dispatches?${period}&trackingTags=launch&trackingTags=vip&match=ALL`, { apiKey: KEY });
+    expect((both.body.items as { dispatchId: string }[]).map((row) => row.dispatchId)).toEqual([ids[0]]);
+    expect(both.body.pagination).toEqual({ page: 1, limit: 50, totalItems: 1, totalPages: 1 });
+
+    const neighbour = await call(runtime.url, 'GET', `/v1/messages/tracking-report/dispatches?${period}&scope=WORKSPACE`, { apiKey: 'msk_test_neighbour_0001' });
+    expect(neighbour.body.items).toEqual([]);
+  }, 30_000);
+});
