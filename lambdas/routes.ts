@@ -21,6 +21,11 @@ export interface RouteDefinition {
   body?: readonly BodyEncoding[];
   /** Hand the handler the body exactly as received too (webhook signatures are over raw bytes). */
   rawBody?: boolean;
+  /**
+   * Stream the response (API Gateway response streaming): for bodies that can outgrow Lambda's
+   * 6 MB buffered limit, such as a 100 000-row report page.
+   */
+  streaming?: boolean;
   /** What the function may touch: the stack grants exactly this, nothing more. */
   access: { table?: 'read' | 'readWrite'; queue?: 'send'; secrets?: 'whatsapp' };
   summary: string;
@@ -105,6 +110,7 @@ export const routes = {
     path: '/v1/messages/tracking-report/dispatches',
     handler: 'tracking-dispatches',
     scope: 'messages:read',
+    streaming: true,
     access: { table: 'read' },
     summary: 'SENT or DELIVERED dispatches by tracking tag or for the workspace',
   },

@@ -1,4 +1,5 @@
-import { listReportDispatches } from '../domain/reports/dispatch-list';
+import { Readable } from 'node:stream';
+import { listReportDispatches, type DispatchListPage } from '../domain/reports/dispatch-list';
 import { lookUpWorkspace } from '../domain/workspaces/workspace-lookup';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
@@ -7,15 +8,26 @@ import { dispatchListQuery } from './report-query.schema';
 
 export const schemas = { query: dispatchListQuery };
 
-/** GET /v1/messages/tracking-report/dispatches (public-api.md §4.5). */
+/**
+ * GET /v1/messages/tracking-report/dispatches (public-api.md §4.5). The body is written as the
+ * rows are read and streamed to the client, so `limit` may be 100 000 (the route streams).
+ */
 export const getTrackingDispatches = async ({ principal, query }: AuthorizedRequest<typeof schemas>) => {
-  const [list, workspace] = await Promise.all([listReportDispatches(principal.workspaceId, query), lookUpWorkspace(principal.workspaceId, new Date())]);
-  return ok({
-    period: { startDate: query.startDate, endDate: query.endDate, timezone: 'Asia/Jakarta' },
-    rupiahPerCredit: workspace.rupiahPerCredit,
-    items: list.items,
-    pagination: list.pagination,
-  });
+  const [page, workspace] = await Promise.all([listReportDispatches(principal.workspaceId, query), lookUpWorkspace(principal.workspaceId, new Date())]);
+  const head = { period: { startDate: query.startDate, endDate: query.endDate, timezone: 'Asia/Jakarta' }, rupiahPerCredit: workspace.rupiahPerCredit };
+  return ok(Readable.from(jsonBody(head, page)));
 };
+
+/** `{ …head, "items": [rows…], "pagination": {…} }`, one chunk of rows at a time. */
+async function* jsonBody(head: object, page: DispatchListPage): AsyncIterable<string> {
+  yield `${JSON.stringify(head).slice(0, -1)},"items":[`;
+  let first = true;
+  for await (const rows of page.rows) {
+    if (!rows.length) continue;
+    yield `${first ? '' : ','}${rows.map((row) => JSON.stringify(row)).join(',')}`;
+    first = false;
+  }
+  yield `],"pagination":${JSON.stringify(page.pagination)}}`;
+}
 
 export const handler = httpHandler(routes.trackingDispatches, schemas, getTrackingDispatches);

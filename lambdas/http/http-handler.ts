@@ -1,3 +1,5 @@
+import './lambda-streaming';
+import { Readable } from 'node:stream';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
@@ -44,7 +46,7 @@ export interface AuthorizedRequest<S extends RequestSchemas = RequestSchemas> ex
   principal: Principal;
 }
 
-type Route<TScope> = Pick<RouteDefinition, 'body' | 'rawBody'> & { scope: TScope };
+type Route<TScope> = Pick<RouteDefinition, 'body' | 'rawBody' | 'streaming'> & { scope: TScope };
 
 /**
  * The one middleware stack every HTTP route runs, in this order: header normalisation →
@@ -73,7 +75,7 @@ function stack<S extends RequestSchemas>(
   schemas: S,
   handle: (request: HttpRequest<S>, context: HttpContext) => Promise<HttpResult>,
 ) {
-  const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>()
+  const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>({ streamifyResponse: route.streaming === true })
     .use(httpHeaderNormalizer())
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use({ before: (request: middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>) => void logger.appendKeys({ requestId: requestIdOf(request.event, request.context) }) })
@@ -97,11 +99,10 @@ function stack<S extends RequestSchemas>(
       rawBody: context.rawBody,
     };
     const result = await handle(request, context);
-    return {
-      statusCode: result.statusCode,
-      headers: { 'content-type': result.contentType ?? JSON_CONTENT_TYPE, 'x-request-id': requestId, ...result.headers },
-      body: result.contentType ? String(result.body) : JSON.stringify(result.body),
-    };
+    const headers = { 'content-type': result.contentType ?? JSON_CONTENT_TYPE, 'x-request-id': requestId, ...result.headers };
+    // A streaming route's body is a Readable that Middy pipes to the response stream as it comes.
+    if (result.body instanceof Readable) return { statusCode: result.statusCode, headers, body: result.body as unknown as string };
+    return { statusCode: result.statusCode, headers, body: result.contentType ? String(result.body) : JSON.stringify(result.body) };
   });
 }
 

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Writable } from 'node:stream';
+import type { HttpMetadataSink } from '../../lambdas/http/lambda-streaming';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { RouteDefinition } from '../../lambdas/routes';
 import { errorBody, type ErrorCode, errorCodes } from '../../lambdas/shared/errors';
@@ -7,6 +9,8 @@ import { apiGatewayEvent, lambdaContext } from './api-gateway-event';
 import { createRouter } from './router';
 
 export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+/** A streaming route's handler, as Lambda invokes it: the response goes to the stream. */
+export type StreamingApiHandler = (event: APIGatewayProxyEvent, stream: HttpMetadataSink, context: Context) => Promise<void>;
 
 export interface LoadedRoute {
   id: string;
@@ -59,8 +63,29 @@ export function createApiServer(routes: LoadedRoute[], onError: (error: unknown)
       body,
       sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
     });
-    send(response, await found.route.handler(event, lambdaContext(found.route.id)));
+    const context = lambdaContext(found.route.id);
+    if (found.route.definition.streaming) {
+      await (found.route.handler as unknown as StreamingApiHandler)(event, responseSink(response), context);
+      return;
+    }
+    send(response, await found.route.handler(event, context));
   }
+}
+
+/** What API Gateway does with a streamed Lambda response: status and headers first, then the body as it comes. */
+function responseSink(response: ServerResponse): HttpMetadataSink {
+  const sink: HttpMetadataSink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      if (!response.headersSent) response.writeHead(200);
+      response.write(chunk, done);
+    },
+    final(done) {
+      if (!response.headersSent) response.writeHead(200);
+      response.end(done);
+    },
+  });
+  sink.setHttpMetadata = ({ statusCode = 200, headers = {} }) => void response.writeHead(statusCode, headers);
+  return sink;
 }
 
 function readBody(request: IncomingMessage): Promise<Buffer | undefined> {

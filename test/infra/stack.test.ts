@@ -164,6 +164,21 @@ describe('REST API', () => {
     template.resourceCountIs('AWS::ApiGateway::Method', routeEntries.length);
   });
 
+  it('streams the responses of streaming routes (a 100 000-row report page outgrows 6 MB)', () => {
+    const fn = functionFor('trackingDispatches');
+    template.hasResourceProperties('AWS::ApiGateway::Method', {
+      OperationName: 'trackingDispatches',
+      Integration: Match.objectLike({
+        ResponseTransferMode: 'STREAM',
+        TimeoutInMillis: 120_000,
+        Uri: { 'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('response-streaming-invocations')])] },
+      }),
+    });
+    expect(fn.properties.Timeout).toBe(120);
+    const buffered = Object.values(template.findResources('AWS::ApiGateway::Method')).filter((method) => method.Properties.OperationName !== 'trackingDispatches');
+    expect(buffered.every((method) => method.Properties.Integration.ResponseTransferMode === undefined)).toBe(true);
+  });
+
   it('throttles, traces and access-logs the stage, and passes multipart bodies as binary', () => {
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
       StageName: 'dev',

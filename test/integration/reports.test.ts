@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { deliverDispatch } from '../../lambdas/domain/delivery/deliver-dispatch';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import { ProviderError, type Provider } from '../../lambdas/domain/providers/provider';
-import { listReportDispatches, type DispatchSelector } from '../../lambdas/domain/reports/dispatch-list';
+import { listReportDispatches, readAllRows, type DispatchSelector } from '../../lambdas/domain/reports/dispatch-list';
 import { discoverTrackingTags } from '../../lambdas/domain/reports/tag-discovery';
 import { summarizeTrackingTags } from '../../lambdas/domain/reports/tag-summary';
 import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
@@ -133,8 +133,10 @@ describe('the report dispatch list', () => {
     made.reverse();
   }, 60_000);
 
-  const list = (selector: DispatchSelector, page: number, limit: number) =>
-    listReportDispatches(ws, { startDate: '2026-07-01', endDate: '2026-07-03', page, limit, selector }, table);
+  const list = async (selector: DispatchSelector, page: number, limit: number) => {
+    const result = await listReportDispatches(ws, { startDate: '2026-07-01', endDate: '2026-07-03', page, limit, selector }, table);
+    return { items: await readAllRows(result), pagination: result.pagination };
+  };
   const allPages = async (selector: DispatchSelector, limit: number) => {
     const first = await list(selector, 1, limit);
     const rest = await Promise.all(Array.from({ length: Math.max(0, first.pagination.totalPages - 1) }, (_, i) => list(selector, i + 2, limit)));
@@ -180,9 +182,7 @@ describe('the report dispatch list', () => {
 
   it('never lists another workspace’s dispatches', async () => {
     const other = await workspace();
-    expect(await listReportDispatches(other, { startDate: '2026-07-01', endDate: '2026-07-03', page: 1, limit: 50, selector: { scope: 'WORKSPACE' } }, table)).toEqual({
-      items: [],
-      pagination: { page: 1, limit: 50, totalItems: 0, totalPages: 0 },
-    });
+    const result = await listReportDispatches(other, { startDate: '2026-07-01', endDate: '2026-07-03', page: 1, limit: 50, selector: { scope: 'WORKSPACE' } }, table);
+    expect({ items: await readAllRows(result), pagination: result.pagination }).toEqual({ items: [], pagination: { page: 1, limit: 50, totalItems: 0, totalPages: 0 } });
   });
 });

@@ -1,4 +1,6 @@
+import { Writable } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { HttpMetadataSink } from '../../lambdas/http/lambda-streaming';
 import { apiGatewayEvent, lambdaContext } from '../../lib/local/api-gateway-event';
 import { routes, type RouteId } from '../../lambdas/routes';
 
@@ -44,4 +46,30 @@ export function routeEvent(routeId: RouteId, input: EventInput = {}): APIGateway
 /** The response's JSON body, with its status and headers. */
 export function parseResult(result: APIGatewayProxyResult) {
   return { status: result.statusCode, headers: result.headers ?? {}, body: JSON.parse(result.body) as Record<string, unknown> };
+}
+
+/**
+ * Invokes a route's handler as Lambda would: with a response stream for streaming routes
+ * (collected here into the same result shape), plainly otherwise.
+ */
+export async function invokeRoute(
+  routeId: RouteId,
+  handler: unknown,
+  event: APIGatewayProxyEvent,
+): Promise<APIGatewayProxyResult> {
+  const context = lambdaContext(routeId);
+  if (!(routes[routeId] as { streaming?: boolean }).streaming) {
+    return (handler as (e: APIGatewayProxyEvent, c: typeof context) => Promise<APIGatewayProxyResult>)(event, context);
+  }
+  const chunks: Buffer[] = [];
+  let metadata: { statusCode?: number; headers?: Record<string, string> } = {};
+  const sink: HttpMetadataSink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      chunks.push(Buffer.from(chunk));
+      done();
+    },
+  });
+  sink.setHttpMetadata = (given) => (metadata = given);
+  await (handler as (e: APIGatewayProxyEvent, s: HttpMetadataSink, c: typeof context) => Promise<void>)(event, sink, context);
+  return { statusCode: metadata.statusCode ?? 200, headers: metadata.headers ?? {}, body: Buffer.concat(chunks).toString('utf8') };
 }

@@ -27,7 +27,7 @@ export interface DispatchRow {
   deliveredAt: string | null;
 }
 
-export type DispatchSelector = { scope: 'WORKSPACE' } | { trackingTags: string[]; match: 'ANY' | 'ALL' };
+export type DispatchSelector = { scope: 'WORKSPACE' } | { trackingTags: readonly string[]; match: 'ANY' | 'ALL' };
 
 export interface DispatchListQuery extends ReportPeriod {
   page: number;
@@ -51,9 +51,16 @@ export const toDispatchRow = (dispatch: Dispatch): DispatchRow => ({
   deliveredAt: dispatch.deliveredAt,
 });
 
+/** A page of the list: its totals at once, its rows as they are read, in order. */
+export interface DispatchListPage {
+  pagination: Pagination;
+  rows: AsyncIterable<DispatchRow[]>;
+}
+
 /**
  * SENT-or-DELIVERED dispatches of a WIB period, newest first (`createdAt`, then id), a page at a
- * time with exact totals (contract §4.5).
+ * time with exact totals (contract §4.5). Rows arrive in chunks of at most 100, so a page of
+ * 100 000 rows is streamed, never held whole.
  *
  * With `scope=WORKSPACE`, or a single tag, the totals per WIB day come from counters written in
  * the same transaction as the index entries, so a page skips whole days without reading them and
@@ -61,21 +68,36 @@ export const toDispatchRow = (dispatch: Dispatch): DispatchRow => ({
  * its size plus the rows before it in its first day. With several tags (ANY or ALL) the tags'
  * index entries in the period are read and merged, so the cost follows the matching dispatches.
  */
-export async function listReportDispatches(workspaceId: string, query: DispatchListQuery, store: Store = defaultStore()): Promise<{ items: DispatchRow[]; pagination: Pagination }> {
+export async function listReportDispatches(workspaceId: string, query: DispatchListQuery, store: Store = defaultStore()): Promise<DispatchListPage> {
   const { selector } = query;
   const tags = 'trackingTags' in selector ? [...new Set(selector.trackingTags)] : [];
-  const dispatches = 'scope' in selector || tags.length === 1 ? await countedPage(workspaceId, query, tags[0], store) : await mergedPage(workspaceId, query, tags, store);
-  return { items: dispatches.items.filter((d) => d.status === 'sent' || d.status === 'delivered').map(toDispatchRow), pagination: paginationOf(query.page, query.limit, dispatches.total) };
+  const page = 'scope' in selector || tags.length === 1 ? await countedPage(workspaceId, query, tags[0], store) : await mergedPage(workspaceId, query, tags, store);
+  return { pagination: paginationOf(query.page, query.limit, page.total), rows: asRows(page.dispatches) };
 }
 
+/** Every row of a page, for callers that want it whole. */
+export async function readAllRows(page: DispatchListPage): Promise<DispatchRow[]> {
+  const rows: DispatchRow[] = [];
+  for await (const chunk of page.rows) rows.push(...chunk);
+  return rows;
+}
+
+async function* asRows(dispatches: AsyncIterable<Dispatch[]>): AsyncIterable<DispatchRow[]> {
+  // A dispatch that failed between the index read and this one is no longer reportable.
+  for await (const chunk of dispatches) yield chunk.filter((d) => d.status === 'sent' || d.status === 'delivered').map(toDispatchRow);
+}
+
+const CHUNK = 100;
+
 /** One partition per WIB day (the workspace's sent index, or one tag's links), with known counts. */
-async function countedPage(workspaceId: string, query: DispatchListQuery, tag: string | undefined, store: Store): Promise<{ items: Dispatch[]; total: number }> {
+async function countedPage(workspaceId: string, query: DispatchListQuery, tag: string | undefined, store: Store): Promise<{ dispatches: AsyncIterable<Dispatch[]>; total: number }> {
   const perDay = tag ? await tagCountsByDay(workspaceId, tag, query, store) : await workspaceCountsByDay(workspaceId, query, store);
   const total = [...perDay.values()].reduce((sum, count) => sum + count, 0);
+
+  // Which days the page touches, and how many rows to pass over in the first.
+  const plan: { day: string; skip: number; take: number }[] = [];
   let skip = (query.page - 1) * query.limit;
   let need = Math.max(0, Math.min(query.limit, total - skip));
-  const items: Dispatch[] = [];
-
   for (const day of [...perDay.keys()].sort().reverse()) {
     if (!need) break;
     const count = perDay.get(day)!;
@@ -83,13 +105,29 @@ async function countedPage(workspaceId: string, query: DispatchListQuery, tag: s
       skip -= count;
       continue;
     }
-    const entries = await newestInDay(workspaceId, day, tag, skip + need, store);
-    const taken = entries.slice(skip, skip + need);
-    items.push(...(tag ? (await batchGet(store, taken.map((entry) => keys.dispatch(entry.dispatchId as string)))).map(toDispatch) : taken.map(toDispatch)));
-    need -= taken.length;
+    const take = Math.min(need, count - skip);
+    plan.push({ day, skip, take });
+    need -= take;
     skip = 0;
   }
-  return { items, total };
+
+  async function* dispatches(): AsyncIterable<Dispatch[]> {
+    for (const { day, skip: passOver, take } of plan) {
+      let seen = 0;
+      let taken = 0;
+      for await (const entries of newestInDay(workspaceId, day, tag, passOver + take, store)) {
+        const wanted = entries.slice(Math.max(0, passOver - seen), Math.max(0, passOver - seen) + (take - taken));
+        seen += entries.length;
+        for (let i = 0; i < wanted.length; i += CHUNK) {
+          const chunk = wanted.slice(i, i + CHUNK);
+          yield tag ? (await batchGet(store, chunk.map((entry) => keys.dispatch(entry.dispatchId as string)))).map(toDispatch) : chunk.map(toDispatch);
+        }
+        taken += wanted.length;
+        if (taken >= take) break;
+      }
+    }
+  }
+  return { dispatches: dispatches(), total };
 }
 
 async function workspaceCountsByDay(workspaceId: string, query: ReportPeriod, store: Store): Promise<Map<string, number>> {
@@ -111,10 +149,10 @@ async function tagCountsByDay(workspaceId: string, tag: string, query: ReportPer
   return perDay;
 }
 
-/** The newest `count` index entries of one WIB day. */
-async function newestInDay(workspaceId: string, day: string, tag: string | undefined, count: number, store: Store): Promise<Record<string, unknown>[]> {
+/** A WIB day's index entries, newest first, in Query pages, until `count` have been read. */
+async function* newestInDay(workspaceId: string, day: string, tag: string | undefined, count: number, store: Store): AsyncIterable<Record<string, unknown>[]> {
   const { start, end } = wibRange(day, day);
-  const entries: Record<string, unknown>[] = [];
+  let read = 0;
   let cursor: Record<string, unknown> | undefined;
   do {
     const page = await store.db.send(
@@ -128,18 +166,19 @@ async function newestInDay(workspaceId: string, day: string, tag: string | undef
             }
           : { KeyConditionExpression: 'gsi2pk = :pk', ExpressionAttributeValues: { ':pk': prefixes.sentOnDay(workspaceId, day).gsi2pk } }),
         ScanIndexForward: false,
-        Limit: Math.min(1_000, count - entries.length),
+        Limit: Math.min(1_000, count - read),
         ExclusiveStartKey: cursor,
       }),
     );
-    entries.push(...(page.Items ?? []));
+    const items = page.Items ?? [];
+    read += items.length;
+    if (items.length) yield items;
     cursor = page.LastEvaluatedKey;
-  } while (cursor && entries.length < count);
-  return entries;
+  } while (cursor && read < count);
 }
 
 /** Several tags: read their entries in the period, then union (ANY) or intersect (ALL). */
-async function mergedPage(workspaceId: string, query: DispatchListQuery, tags: string[], store: Store): Promise<{ items: Dispatch[]; total: number }> {
+async function mergedPage(workspaceId: string, query: DispatchListQuery, tags: string[], store: Store): Promise<{ dispatches: AsyncIterable<Dispatch[]>; total: number }> {
   const { start, end } = wibRange(query.startDate, query.endDate);
   const perTag = await Promise.all(
     tags.map((tag) =>
@@ -166,5 +205,9 @@ async function mergedPage(workspaceId: string, query: DispatchListQuery, tags: s
     .sort(([, a], [, b]) => (a.order < b.order ? 1 : a.order > b.order ? -1 : 0))
     .map(([id]) => id);
   const pageIds = ordered.slice((query.page - 1) * query.limit, query.page * query.limit);
-  return { items: (await batchGet(store, pageIds.map((id) => keys.dispatch(id)))).map(toDispatch), total: ordered.length };
+
+  async function* dispatches(): AsyncIterable<Dispatch[]> {
+    for (let i = 0; i < pageIds.length; i += CHUNK) yield (await batchGet(store, pageIds.slice(i, i + CHUNK).map((id) => keys.dispatch(id)))).map(toDispatch);
+  }
+  return { dispatches: dispatches(), total: ordered.length };
 }

@@ -7,7 +7,7 @@ import { handler as dispatchesHandler } from '../../../lambdas/handlers/tracking
 import { keys } from '../../../lambdas/shared/table';
 import { apiKeyItem } from '../../support/api-keys';
 import { coldStart } from '../../support/container';
-import { lambdaContext, parseResult, routeEvent } from '../../support/events';
+import { invokeRoute, lambdaContext, parseResult, routeEvent } from '../../support/events';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const TABLE = process.env.TABLE_NAME!;
@@ -24,7 +24,7 @@ beforeEach(() => {
 const tags = async (query: Record<string, string | string[]>) => parseResult(await tagsHandler(routeEvent('trackingTags', { apiKey: KEY, query }), lambdaContext('trackingTags')));
 const summary = async (query: Record<string, string | string[]>) => parseResult(await summaryHandler(routeEvent('trackingSummary', { apiKey: KEY, query }), lambdaContext('trackingSummary')));
 const dispatches = async (query: Record<string, string | string[]>) =>
-  parseResult(await dispatchesHandler(routeEvent('trackingDispatches', { apiKey: KEY, query }), lambdaContext('trackingDispatches')));
+  parseResult(await invokeRoute('trackingDispatches', dispatchesHandler, routeEvent('trackingDispatches', { apiKey: KEY, query })));
 const period = { startDate: '2026-03-01', endDate: '2026-03-31' };
 
 describe('report query rules (DESIGN §3.8)', () => {
