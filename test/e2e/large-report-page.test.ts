@@ -1,0 +1,37 @@
+import { SECOND_SEED, startTestRuntime } from '../support/local-runtime';
+
+let runtime: Awaited<ReturnType<typeof startTestRuntime>>;
+
+beforeAll(async () => {
+  runtime = await startTestRuntime({ seedPath: SECOND_SEED });
+});
+afterAll(() => runtime.stop());
+
+describe('a report page larger than Lambda’s 6 MB buffered response', () => {
+  it('comes back whole, streamed, with limit 100000', async () => {
+    const count = 15_000;
+    // Loaded after the runtime: it reads handler configuration, which the runtime sets.
+    const { seedDeliveredDispatches } = await import('../support/seed-reports');
+    await seedDeliveredDispatches(runtime.store, {
+      workspaceId: 'ws-second',
+      count,
+      days: 3,
+      lastDay: '2026-08-03',
+      tags: ['bulk'],
+      templates: [{ id: '5e0c0000-0000-4000-8000-000000000001', name: 'Second hello' }],
+    });
+
+    const response = await fetch(`${runtime.url}/v1/messages/tracking-report/dispatches?startDate=2026-08-01&endDate=2026-08-03&scope=WORKSPACE&limit=100000`, {
+      headers: { 'X-API-Key': 'msk_test_second_full_0001' },
+    });
+    const text = await response.text();
+    const body = JSON.parse(text) as { items: { createdAt: string; dispatchId: string }[]; pagination: unknown };
+
+    expect(response.status).toBe(200);
+    expect(Buffer.byteLength(text)).toBeGreaterThan(6 * 1024 * 1024);
+    expect(body.items).toHaveLength(count);
+    expect(body.pagination).toEqual({ page: 1, limit: 100000, totalItems: count, totalPages: 1 });
+    const order = body.items.map((row) => `${row.createdAt}#${row.dispatchId}`);
+    expect(order).toEqual([...order].sort().reverse());
+  }, 120_000);
+});
