@@ -21,6 +21,8 @@ export interface AwsCall {
   command: string;
   /** Capacity units DynamoDB reported (ReturnConsumedCapacity=TOTAL). */
   capacity: number;
+  /** Items the call returned (Query Count, BatchGet responses, GetItem's item). */
+  items: number;
 }
 
 /**
@@ -38,9 +40,15 @@ export function instrument(clients: { dynamodb: DynamoDBDocumentClient; sqs: SQS
       const input = args.input as Record<string, unknown>;
       if (service === 'dynamodb') input.ReturnConsumedCapacity = 'TOTAL';
       const result = await next(args);
-      const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] }).ConsumedCapacity;
-      const capacity = [consumed ?? []].flat().reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0);
-      measuring.getStore()?.push({ service, command: context.commandName ?? 'unknown', capacity });
+      const output = result.output as {
+        ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[];
+        Count?: number;
+        Item?: unknown;
+        Responses?: Record<string, unknown[]>;
+      };
+      const capacity = [output.ConsumedCapacity ?? []].flat().reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0);
+      const items = output.Count ?? (output.Responses ? Object.values(output.Responses).reduce((sum, list) => sum + list.length, 0) : output.Item ? 1 : 0);
+      measuring.getStore()?.push({ service, command: context.commandName ?? 'unknown', capacity, items });
       return result;
     };
   const options = { step: 'serialize', priority: 'high' } as const;
@@ -55,6 +63,13 @@ export function instrument(clients: { dynamodb: DynamoDBDocumentClient; sqs: SQS
     },
   };
 }
+
+export const itemsRead = (calls: AwsCall[]) => calls.reduce((sum, call) => sum + call.items, 0);
+
+export const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+};
 
 export const describeCalls = (calls: AwsCall[]) => {
   const counts = new Map<string, number>();

@@ -19,9 +19,14 @@ async function main(): Promise<void> {
     const meter = instrument({ dynamodb: dynamo, sqs });
     const { costPerOperation } = await import('./scenarios/cost-per-operation');
     const { deliveryLatency } = await import('./scenarios/delivery-latency');
+    const { reportScaling } = await import('./scenarios/report-scaling');
+    const { defaultStore } = await import('../lambdas/shared/default-store');
 
     const cost = await costPerOperation(meter, 'msk_local_demo_0001');
-    const rows: Row[] = [...(await deliveryLatency(runtime.url, 'msk_local_demo_0001')), ...cost];
+    const latency = await deliveryLatency(runtime.url, 'msk_local_demo_0001');
+    console.log('Seeding report data…');
+    const reports = await reportScaling(meter, defaultStore(), (line) => console.log(line));
+    const rows: Row[] = [...latency, ...cost, ...reports];
 
     printTable(rows);
     writeReports(rows, PROJECT_ROOT, startedAt, (Date.now() - startedAt.getTime()) / 1000);

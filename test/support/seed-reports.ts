@@ -24,7 +24,6 @@ export interface ReportSeed {
  */
 export async function seedDeliveredDispatches(store: Store, seed: ReportSeed): Promise<string[]> {
   const lastMidnight = Date.parse(`${seed.lastDay}T00:00:00.000Z`) - 7 * 3_600_000;
-  const perDay = Math.ceil(seed.count / seed.days);
   const items: Record<string, unknown>[] = [];
   const rollups = new Map<string, { key: { pk: string; sk: string }; count: number; credits: number; amount: number; extra: Record<string, unknown> }>();
   const add = (key: { pk: string; sk: string }, credits: number, amount: number, extra: Record<string, unknown>) => {
@@ -38,8 +37,11 @@ export async function seedDeliveredDispatches(store: Store, seed: ReportSeed): P
   const ids: string[] = [];
 
   for (let i = 0; i < seed.count; i++) {
-    const dayIndex = Math.floor(i / perDay);
-    const createdAt = new Date(lastMidnight - (seed.days - 1 - dayIndex) * 86_400_000 + 60_000 + (i % perDay) * Math.floor(86_000_000 / perDay)).toISOString();
+    // Spread evenly: every day gets count/days dispatches, give or take one.
+    const dayIndex = Math.floor((i * seed.days) / seed.count);
+    const firstOfDay = Math.ceil((dayIndex * seed.count) / seed.days);
+    const perDay = Math.ceil(((dayIndex + 1) * seed.count) / seed.days) - firstOfDay;
+    const createdAt = new Date(lastMidnight - (seed.days - 1 - dayIndex) * 86_400_000 + 60_000 + (i - firstOfDay) * Math.floor(86_000_000 / perDay)).toISOString();
     const template = seed.templates[i % seed.templates.length]!;
     const tags = seed.tags.length ? [seed.tags[i % seed.tags.length]!] : [];
     const dispatch: Dispatch = {

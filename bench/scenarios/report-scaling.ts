@@ -1,0 +1,94 @@
+import { performance } from 'node:perf_hooks';
+import { listReportDispatches, readAllRows } from '../../lambdas/domain/reports/dispatch-list';
+import { discoverTrackingTags } from '../../lambdas/domain/reports/tag-discovery';
+import { summarizeTrackingTags } from '../../lambdas/domain/reports/tag-summary';
+import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
+import type { Store } from '../../lambdas/shared/store';
+import { seedDeliveredDispatches } from '../../test/support/seed-reports';
+import { describeCalls, itemsRead, median, type instrument, type Row } from '../harness';
+
+type Meter = ReturnType<typeof instrument>;
+
+const SIZES = [1_000, 10_000, 100_000];
+const TAGS = ['spring', 'summer', 'autumn', 'winter', 'always'];
+const TEMPLATES = [
+  { id: '7b0c5c3e-0000-4000-8000-000000000001', name: 'Order shipped' },
+  { id: '7b0c5c3e-0000-4000-8000-000000000002', name: 'Reminder' },
+  { id: '7b0c5c3e-0000-4000-8000-000000000003', name: 'Receipt' },
+];
+const PERIOD = { startDate: '2026-09-01', endDate: '2026-09-30' };
+const RUNS = 7;
+
+/**
+ * Row 6 and issue 5's cost targets: the same 30-day, 5-tag, 3-template workload at 10^3, 10^4
+ * and 10^5 dispatches, seeded directly. Summary and tag discovery must cost the same at every
+ * size (they read rollups); times are medians of interleaved runs.
+ */
+export async function reportScaling(meter: Meter, store: Store, log: (line: string) => void): Promise<Row[]> {
+  const workspaces: string[] = [];
+  for (const count of SIZES) {
+    const workspaceId = `ws-bench-${count}`;
+    const started = Date.now();
+    await saveWorkspace({ id: workspaceId, name: workspaceId, rupiahPerCredit: 150 }, new Date(), store);
+    await seedDeliveredDispatches(store, { workspaceId, count, days: 30, lastDay: PERIOD.endDate, tags: TAGS, templates: TEMPLATES });
+    log(`  seeded ${count} dispatches in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    workspaces.push(workspaceId);
+  }
+
+  const summary = (ws: string) => summarizeTrackingTags(ws, { ...PERIOD, trackingTags: TAGS });
+  const discovery = (ws: string) => discoverTrackingTags(ws, { ...PERIOD, page: 1, limit: 50 });
+  const timings = { summary: SIZES.map(() => [] as number[]), discovery: SIZES.map(() => [] as number[]) };
+  for (let run = 0; run < RUNS; run++) {
+    for (const [i, ws] of workspaces.entries()) {
+      for (const [name, work] of [['summary', summary], ['discovery', discovery]] as const) {
+        const started = performance.now();
+        await work(ws);
+        timings[name][i]!.push(performance.now() - started);
+      }
+    }
+  }
+  const items = {
+    summary: await Promise.all(workspaces.map(async (ws) => itemsRead(await meter.measure(() => summary(ws))))),
+    discovery: await Promise.all(workspaces.map(async (ws) => itemsRead(await meter.measure(() => discovery(ws))))),
+  };
+
+  const largest = workspaces.at(-1)!;
+  const page = (number: number) => meter.measure(async () => readAllRows(await listReportDispatches(largest, { ...PERIOD, page: number, limit: 100, selector: { scope: 'WORKSPACE' } })));
+  const firstPage = await page(1);
+  const deepPage = await page(100);
+  const tagPage = await meter.measure(async () => readAllRows(await listReportDispatches(largest, { ...PERIOD, page: 1, limit: 100, selector: { trackingTags: ['spring'], match: 'ANY' } })));
+
+  const rows: Row[] = [];
+  for (const name of ['summary', 'discovery'] as const) {
+    const medians = timings[name].map(median);
+    const ratio = medians[2]! / medians[0]!;
+    rows.push(
+      {
+        id: name === 'summary' ? '6a' : '6b',
+        what: `${name === 'summary' ? 'summary, 5 tags' : 'tag discovery'} × 30 days: time at 10^3 / 10^4 / 10^5`,
+        figure: `${medians.map((ms) => ms.toFixed(1)).join(' / ')} ms (ratio ${ratio.toFixed(2)})`,
+        target: '10^5 / 10^3 ≤ 1.5',
+        verdict: ratio <= 1.5 ? 'met' : 'missed',
+      },
+      {
+        id: name === 'summary' ? '6c' : '6d',
+        what: `${name === 'summary' ? 'summary' : 'tag discovery'}: items read at 10^3 / 10^4 / 10^5`,
+        figure: items[name].join(' / '),
+        target: 'the same at every size',
+        verdict: new Set(items[name]).size === 1 ? 'met' : 'missed',
+      },
+    );
+  }
+  rows.push(
+    { id: '5h', what: 'dispatch list page 1 × 100, WORKSPACE, 10^5 dispatches', figure: `${describeCalls(firstPage)}, ${itemsRead(firstPage)} items`, target: 'about its own size', verdict: itemsRead(firstPage) <= 100 + 31 ? 'met' : 'missed' },
+    {
+      id: '5i',
+      what: 'dispatch list page 100 × 100 (deep), WORKSPACE, 10^5 dispatches',
+      figure: `${describeCalls(deepPage)}, ${itemsRead(deepPage)} items`,
+      target: 'page + rows before it in its first day (≤ one day)',
+      verdict: itemsRead(deepPage) <= 100 + 31 + Math.ceil(SIZES[2]! / 30) ? 'met' : 'missed',
+    },
+    { id: '5j', what: 'dispatch list page 1 × 100, one tag, 10^5 dispatches', figure: `${describeCalls(tagPage)}, ${itemsRead(tagPage)} items`, target: 'about twice its size (links + BatchGet)', verdict: itemsRead(tagPage) <= 2 * 100 + 90 ? 'met' : 'missed' },
+  );
+  return rows;
+}
