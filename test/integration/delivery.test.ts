@@ -12,22 +12,13 @@ import { saveTemplate } from '../../lambdas/domain/templates/template-repository
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import { keys } from '../../lambdas/shared/table';
 import { startQueuePoller } from '../../lib/local/queue-poller';
-import { createTestTable } from '../support/dynamodb';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
-import { createTestQueues } from '../support/sqs';
+import { useTableAndQueues } from '../support/sqs';
 
-let table: Awaited<ReturnType<typeof createTestTable>>;
-let queues: Awaited<ReturnType<typeof createTestQueues>>;
+const env = useTableAndQueues();
 
-beforeAll(async () => {
-  table = await createTestTable();
-  queues = await createTestQueues();
-});
-afterAll(async () => {
-  await table.drop();
-  queues.close();
-});
-afterEach(() => queues.receiveAll());
+
+afterEach(() => env.queues.receiveAll());
 
 /** A provider whose answers the test scripts, counting every call per dispatch. */
 function scriptedProvider(...answers: (() => Promise<{ providerMessageId: string }>)[]) {
@@ -47,20 +38,20 @@ const refuse = (kind: ProviderError['kind'], code: string) => () => Promise.reje
 
 async function queuedDispatch(trackingTags = ['promo', 'launch'], createdAt = new Date()) {
   const ws = `ws-${randomUUID().slice(0, 8)}`;
-  await saveWorkspace({ id: ws, name: ws, rupiahPerCredit: 150 }, new Date(), table);
-  await saveTemplate(ws, template, table);
+  await saveWorkspace({ id: ws, name: ws, rupiahPerCredit: 150 }, new Date(), env.table);
+  await saveTemplate(ws, template, env.table);
   const { dispatchId } = await sendTemplateMessage(
     { workspaceId: ws, apiClient: { id: randomUUID(), name: 'k' }, to: '081234567890', templateId: TEMPLATE_ID, variables: { name: 'B', order: '1' }, tagIds: [], trackingTags, now: createdAt },
-    { store: table, queue: queues },
+    { store: env.table, queue: env.queues },
   );
   return { ws, dispatchId };
 }
 const attempt = (dispatchId: string, receiveCount = 1): DeliveryAttempt => ({ dispatchId, receiveCount, maxReceives: 5 });
 const deliver = (dispatchId: string, provider: Provider, receiveCount = 1, now?: Date) =>
-  deliverDispatch(attempt(dispatchId, receiveCount), { providerFor: () => provider, store: table, ...(now ? { now: () => now } : {}) });
-const itemsOf = async (dispatchId: string) => (await table.scanAll()).filter((item) => item.pk === `DSP#${dispatchId}`);
+  deliverDispatch(attempt(dispatchId, receiveCount), { providerFor: () => provider, store: env.table, ...(now ? { now: () => now } : {}) });
+const itemsOf = async (dispatchId: string) => (await env.table.scanAll()).filter((item) => item.pk === `DSP#${dispatchId}`);
 const rollupsOf = async (ws: string) =>
-  (await table.scanAll()).filter((item) => typeof item.pk === 'string' && (item.pk.startsWith(`WS#${ws}#RT#`) || item.pk.startsWith(`WS#${ws}#RD#`) || item.pk === `WS#${ws}#RW`));
+  (await env.table.scanAll()).filter((item) => typeof item.pk === 'string' && (item.pk.startsWith(`WS#${ws}#RT#`) || item.pk.startsWith(`WS#${ws}#RD#`) || item.pk === `WS#${ws}#RW`));
 
 describe('the deliver consumer against DynamoDB Local', () => {
   it('sends once, and writes the ACCEPTED event, tag links and rollups exactly once however often the message comes back', async () => {
@@ -69,10 +60,10 @@ describe('the deliver consumer against DynamoDB Local', () => {
 
     expect(await deliver(dispatchId, provider)).toBe('sent');
     expect(await deliver(dispatchId, provider, 2)).toBe('skipped');
-    expect(await applyStatus(dispatchId, { to: 'sent', occurredAt: new Date().toISOString() }, table)).toBe(false);
+    expect(await applyStatus(dispatchId, { to: 'sent', occurredAt: new Date().toISOString() }, env.table)).toBe(false);
 
     expect(calls).toEqual([dispatchId]);
-    expect(await getDispatch(ws, dispatchId, table)).toMatchObject({ status: 'sent', sentAt: expect.any(String) });
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent', sentAt: expect.any(String) });
     expect((await itemsOf(dispatchId)).map((item) => item.sk).sort()).toEqual(['DSP', 'EVT#ACCEPTED', 'TAG#launch', 'TAG#promo']);
     const rollups = await rollupsOf(ws);
     expect(rollups.map((item) => [item.entity, item.trackingTag ?? null, item.dispatchCount, item.credits ?? null]).sort()).toEqual([
@@ -97,23 +88,23 @@ describe('the deliver consumer against DynamoDB Local', () => {
     await deliver(dispatchId, scriptedProvider(accept).provider);
     await applyProviderReports(
       statusWebhook('x', [{ id: 'w', status: 'failed', timestamp: String(Math.floor(Date.now() / 1000)), biz_opaque_callback_data: dispatchId, errors: [{ code: 131047 }] }]),
-      table,
+      env.table,
     );
-    expect(await getDispatch(ws, dispatchId, table)).toMatchObject({ status: 'failed', failureCode: '131047' });
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'failed', failureCode: '131047' });
     expect((await itemsOf(dispatchId)).map((item) => item.sk).sort()).toEqual(['DSP', 'EVT#ACCEPTED', 'EVT#REJECTED']);
     expect((await rollupsOf(ws)).map((item) => item.dispatchCount)).toEqual([0, 0, 0]);
   });
 
   it('settles out-of-order callbacks forward only: delivered then sent stays delivered', async () => {
     const { ws, dispatchId } = await queuedDispatch(['promo']);
-    await claimDispatch(dispatchId, new Date(), table);
-    const report = (status: 'sent' | 'delivered', at: number) => applyProviderReports(statusWebhook('x', [{ id: 'wamid.1', status, timestamp: String(at), biz_opaque_callback_data: dispatchId }]), table);
+    await claimDispatch(dispatchId, new Date(), env.table);
+    const report = (status: 'sent' | 'delivered', at: number) => applyProviderReports(statusWebhook('x', [{ id: 'wamid.1', status, timestamp: String(at), biz_opaque_callback_data: dispatchId }]), env.table);
 
     expect(await report('delivered', 1_767_225_660)).toMatchObject({ applied: 1 });
     expect(await report('sent', 1_767_225_600)).toMatchObject({ applied: 0 });
     expect(await report('delivered', 1_767_225_660)).toMatchObject({ applied: 0 });
 
-    expect(await getDispatch(ws, dispatchId, table)).toMatchObject({ status: 'delivered', deliveredAt: '2026-01-01T00:01:00.000Z' });
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'delivered', deliveredAt: '2026-01-01T00:01:00.000Z' });
     expect((await itemsOf(dispatchId)).map((item) => item.sk).sort()).toEqual(['DSP', 'EVT#ACCEPTED', 'EVT#DELIVERED', 'TAG#promo']);
     expect((await rollupsOf(ws)).every((item) => item.dispatchCount === 1)).toBe(true);
   });
@@ -122,38 +113,38 @@ describe('the deliver consumer against DynamoDB Local', () => {
     const { ws, dispatchId } = await queuedDispatch(['promo']);
     const { provider, calls } = scriptedProvider(accept);
     // The first consumer claims, calls the provider, and dies before writing the outcome.
-    const claim = await claimDispatch(dispatchId, new Date(), table);
+    const claim = await claimDispatch(dispatchId, new Date(), env.table);
     await provider.send({ dispatchId, to: '+6281234567890', templateName: 't', language: 'id', bodyParameters: [] });
     expect(claim.claimed).toBe(true);
 
     expect(await deliver(dispatchId, provider, 2)).toBe('skipped');
     const later = new Date(Date.now() + STALE_ATTEMPT_MS + 1_000);
     expect(await deliver(dispatchId, provider, 3, later)).toBe('unknown');
-    expect(await getDispatch(ws, dispatchId, table)).toMatchObject({ status: 'unknown' });
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'unknown' });
     expect(calls).toHaveLength(1);
 
-    await applyProviderReports(statusWebhook('x', [{ id: 'wamid.1', status: 'delivered', timestamp: String(Math.floor(Date.now() / 1000)), biz_opaque_callback_data: dispatchId }]), table);
-    expect(await getDispatch(ws, dispatchId, table)).toMatchObject({ status: 'delivered' });
+    await applyProviderReports(statusWebhook('x', [{ id: 'wamid.1', status: 'delivered', timestamp: String(Math.floor(Date.now() / 1000)), biz_opaque_callback_data: dispatchId }]), env.table);
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'delivered' });
   });
 
   it('retries a transient refusal with a new attempt, and fails the dispatch on the last receive', async () => {
     const retried = await queuedDispatch([]);
     const flaky = scriptedProvider(refuse('transient', '130429'), accept);
     expect(await deliver(retried.dispatchId, flaky.provider, 1)).toBe('retry');
-    expect(await getDispatch(retried.ws, retried.dispatchId, table)).toMatchObject({ status: 'processing' });
+    expect(await getDispatch(retried.ws, retried.dispatchId, env.table)).toMatchObject({ status: 'processing' });
     expect(await deliver(retried.dispatchId, flaky.provider, 2)).toBe('sent');
     expect(flaky.calls).toHaveLength(2);
 
     const exhausted = await queuedDispatch([]);
     const down = scriptedProvider(refuse('transient', '131000'));
     expect(await deliver(exhausted.dispatchId, down.provider, 5)).toBe('failed');
-    expect(await getDispatch(exhausted.ws, exhausted.dispatchId, table)).toMatchObject({ status: 'failed', failureCode: 'retries_exhausted:131000' });
+    expect(await getDispatch(exhausted.ws, exhausted.dispatchId, env.table)).toMatchObject({ status: 'failed', failureCode: 'retries_exhausted:131000' });
   });
 
   it('fails a permanently refused dispatch with the provider’s code and a REJECTED event, and counts nothing for reports', async () => {
     const { ws, dispatchId } = await queuedDispatch(['promo']);
     expect(await deliver(dispatchId, scriptedProvider(refuse('permanent', '131026')).provider)).toBe('failed');
-    expect(await getDispatch(ws, dispatchId, table)).toMatchObject({ status: 'failed', failureCode: '131026' });
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'failed', failureCode: '131026' });
     const event = (await itemsOf(dispatchId)).find((item) => item.sk === 'EVT#REJECTED');
     expect(event).toMatchObject({ status: 'REJECTED', failureCode: '131026', phone: '+6281234567890' });
     expect(await rollupsOf(ws)).toEqual([]);
@@ -162,18 +153,18 @@ describe('the deliver consumer against DynamoDB Local', () => {
 
 describe('the queue around the consumer', () => {
   it('moves a message its consumer keeps failing to the DLQ after maxReceiveCount, as Lambda’s event source would', async () => {
-    const dlq = await queues.sqs.send(new CreateQueueCommand({ QueueName: `dlq-${randomUUID().slice(0, 8)}` }));
-    const { Attributes } = await queues.sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl!, AttributeNames: ['QueueArn'] }));
-    const source = await queues.sqs.send(
+    const dlq = await env.queues.sqs.send(new CreateQueueCommand({ QueueName: `dlq-${randomUUID().slice(0, 8)}` }));
+    const { Attributes } = await env.queues.sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl!, AttributeNames: ['QueueArn'] }));
+    const source = await env.queues.sqs.send(
       new CreateQueueCommand({
         QueueName: `src-${randomUUID().slice(0, 8)}`,
         Attributes: { VisibilityTimeout: '1', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: Attributes!.QueueArn, maxReceiveCount: 2 }) },
       }),
     );
-    await queues.sqs.send(new SendMessageCommand({ QueueUrl: source.QueueUrl!, MessageBody: '{"poison":true}' }));
+    await env.queues.sqs.send(new SendMessageCommand({ QueueUrl: source.QueueUrl!, MessageBody: '{"poison":true}' }));
     let invocations = 0;
     const poller = startQueuePoller({
-      sqs: queues.sqs,
+      sqs: env.queues.sqs,
       queueUrl: source.QueueUrl!,
       queueArn: 'arn:aws:sqs:local:000000000000:src',
       region: 'local',
@@ -188,7 +179,7 @@ describe('the queue around the consumer', () => {
     let dead: unknown[] = [];
     while (!dead.length && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 300));
-      const { Messages = [] } = await queues.sqs.send(new ReceiveMessageCommand({ QueueUrl: dlq.QueueUrl!, WaitTimeSeconds: 0 }));
+      const { Messages = [] } = await env.queues.sqs.send(new ReceiveMessageCommand({ QueueUrl: dlq.QueueUrl!, WaitTimeSeconds: 0 }));
       dead = Messages.map((message) => message.Body);
     }
     await poller.stop();
@@ -198,20 +189,20 @@ describe('the queue around the consumer', () => {
 
   it('reconciles: re-enqueues a dispatch stuck queued once, and settles a dead attempt as unknown', async () => {
     const stuck = await queuedDispatch([], new Date(Date.now() - 10 * 60_000));
-    await queues.receiveAll(); // its queue message was lost
+    await env.queues.receiveAll(); // its queue message was lost
     const now = new Date();
-    const first = await reconcile(now, table, queues);
+    const first = await reconcile(now, env.table, env.queues);
     expect(first.requeued).toBeGreaterThanOrEqual(1);
-    expect(await queues.receiveAll()).toContainEqual({ dispatchId: stuck.dispatchId, workspaceId: stuck.ws });
-    const again = await reconcile(now, table, queues);
-    expect(await queues.receiveAll()).not.toContainEqual({ dispatchId: stuck.dispatchId, workspaceId: stuck.ws });
+    expect(await env.queues.receiveAll()).toContainEqual({ dispatchId: stuck.dispatchId, workspaceId: stuck.ws });
+    const again = await reconcile(now, env.table, env.queues);
+    expect(await env.queues.receiveAll()).not.toContainEqual({ dispatchId: stuck.dispatchId, workspaceId: stuck.ws });
     expect(again.requeued).toBe(0);
 
     const dead = await queuedDispatch([], new Date(Date.now() - 10 * 60_000));
-    await claimDispatch(dead.dispatchId, new Date(Date.now() - 5 * 60_000), table);
-    const summary = await reconcile(new Date(), table, queues);
+    await claimDispatch(dead.dispatchId, new Date(Date.now() - 5 * 60_000), env.table);
+    const summary = await reconcile(new Date(), env.table, env.queues);
     expect(summary.settledUnknown).toBeGreaterThanOrEqual(1);
-    expect(await getDispatch(dead.ws, dead.dispatchId, table)).toMatchObject({ status: 'unknown' });
-    expect((await table.scanAll()).find((item) => item.pk === keys.dispatch(dead.dispatchId).pk && item.sk === 'DSP')).not.toHaveProperty('gsi2pk');
+    expect(await getDispatch(dead.ws, dead.dispatchId, env.table)).toMatchObject({ status: 'unknown' });
+    expect((await env.table.scanAll()).find((item) => item.pk === keys.dispatch(dead.dispatchId).pk && item.sk === 'DSP')).not.toHaveProperty('gsi2pk');
   });
 });

@@ -7,20 +7,19 @@ import { discoverTrackingTags } from '../../lambdas/domain/reports/tag-discovery
 import { summarizeTrackingTags } from '../../lambdas/domain/reports/tag-summary';
 import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
-import { createTestTable } from '../support/dynamodb';
 import { template, TEMPLATE_ID, wideTemplate, WIDE_TEMPLATE_ID } from '../support/send-fixtures';
-import { createTestQueues } from '../support/sqs';
+import { useTableAndQueues } from '../support/sqs';
 
-let table: Awaited<ReturnType<typeof createTestTable>>;
-let queues: Awaited<ReturnType<typeof createTestQueues>>;
+const env = useTableAndQueues();
+
 const accepting: Provider = { send: (m) => Promise.resolve({ providerMessageId: `wamid.${m.dispatchId}` }), settle: () => Promise.resolve() };
 const refusing: Provider = { send: () => Promise.reject(new ProviderError('permanent', '131026', 'undeliverable')), settle: () => Promise.resolve() };
 
 async function workspace(): Promise<string> {
   const ws = `ws-${randomUUID().slice(0, 8)}`;
-  await saveWorkspace({ id: ws, name: ws, rupiahPerCredit: 150 }, new Date(), table);
-  await saveTemplate(ws, template, table);
-  await saveTemplate(ws, { ...wideTemplate, displayName: 'Wide' }, table);
+  await saveWorkspace({ id: ws, name: ws, rupiahPerCredit: 150 }, new Date(), env.table);
+  await saveTemplate(ws, template, env.table);
+  await saveTemplate(ws, { ...wideTemplate, displayName: 'Wide' }, env.table);
   return ws;
 }
 
@@ -38,20 +37,12 @@ async function sentAt(ws: string, at: string, tags: string[], options: { templat
       trackingTags: tags,
       now: new Date(at),
     },
-    { store: table, queue: queues },
+    { store: env.table, queue: env.queues },
   );
-  await deliverDispatch({ dispatchId, receiveCount: 1, maxReceives: 5 }, { providerFor: () => options.provider ?? accepting, store: table });
+  await deliverDispatch({ dispatchId, receiveCount: 1, maxReceives: 5 }, { providerFor: () => options.provider ?? accepting, store: env.table });
   return dispatchId;
 }
 
-beforeAll(async () => {
-  table = await createTestTable();
-  queues = await createTestQueues();
-});
-afterAll(async () => {
-  await table.drop();
-  queues.close();
-});
 
 describe('tracking reports on the rollups', () => {
   it('puts a dispatch on its WIB day: 16:59:59Z is still that day, 17:00:00Z is the next', async () => {
@@ -59,11 +50,11 @@ describe('tracking reports on the rollups', () => {
     await sentAt(ws, '2026-03-10T16:59:59.000Z', ['edge']);
     await sentAt(ws, '2026-03-10T17:00:00.000Z', ['edge']);
 
-    const tenth = await discoverTrackingTags(ws, { startDate: '2026-03-10', endDate: '2026-03-10', page: 1, limit: 50 }, table);
-    const eleventh = await discoverTrackingTags(ws, { startDate: '2026-03-11', endDate: '2026-03-11', page: 1, limit: 50 }, table);
+    const tenth = await discoverTrackingTags(ws, { startDate: '2026-03-10', endDate: '2026-03-10', page: 1, limit: 50 }, env.table);
+    const eleventh = await discoverTrackingTags(ws, { startDate: '2026-03-11', endDate: '2026-03-11', page: 1, limit: 50 }, env.table);
     expect(tenth.items).toEqual([{ trackingTag: 'edge', dispatchCount: 1 }]);
     expect(eleventh.items).toEqual([{ trackingTag: 'edge', dispatchCount: 1 }]);
-    const both = await summarizeTrackingTags(ws, { startDate: '2026-03-10', endDate: '2026-03-11', trackingTags: ['edge'] }, table);
+    const both = await summarizeTrackingTags(ws, { startDate: '2026-03-10', endDate: '2026-03-11', trackingTags: ['edge'] }, env.table);
     expect(both[0]).toMatchObject({ dispatchCount: 2, credits: 4, amountRupiah: 600 });
   });
 
@@ -73,7 +64,7 @@ describe('tracking reports on the rollups', () => {
     await sentAt(ws, '2026-04-02T03:00:00.000Z', ['promo'], { templateId: WIDE_TEMPLATE_ID });
     await sentAt(ws, '2026-04-02T04:00:00.000Z', ['promo'], { provider: refusing });
 
-    const summary = await summarizeTrackingTags(ws, { startDate: '2026-04-01', endDate: '2026-04-30', trackingTags: ['promo', 'unused', 'promo'] }, table);
+    const summary = await summarizeTrackingTags(ws, { startDate: '2026-04-01', endDate: '2026-04-30', trackingTags: ['promo', 'unused', 'promo'] }, env.table);
     expect(summary).toEqual([
       {
         trackingTag: 'promo',
@@ -94,8 +85,8 @@ describe('tracking reports on the rollups', () => {
     for (const [tag, n] of [['camp-a', 3], ['camp-b', 1], ['camp-c', 2], ['other', 1]] as const) {
       for (let i = 0; i < n; i++) await sentAt(ws, `2026-05-0${i + 1}T05:00:00.000Z`, [tag]);
     }
-    const page1 = await discoverTrackingTags(ws, { startDate: '2026-05-01', endDate: '2026-05-31', prefix: 'camp-', page: 1, limit: 2 }, table);
-    const page2 = await discoverTrackingTags(ws, { startDate: '2026-05-01', endDate: '2026-05-31', prefix: 'camp-', page: 2, limit: 2 }, table);
+    const page1 = await discoverTrackingTags(ws, { startDate: '2026-05-01', endDate: '2026-05-31', prefix: 'camp-', page: 1, limit: 2 }, env.table);
+    const page2 = await discoverTrackingTags(ws, { startDate: '2026-05-01', endDate: '2026-05-31', prefix: 'camp-', page: 2, limit: 2 }, env.table);
     expect(page1).toEqual({
       items: [
         { trackingTag: 'camp-a', dispatchCount: 3 },
@@ -110,8 +101,8 @@ describe('tracking reports on the rollups', () => {
     const mine = await workspace();
     const theirs = await workspace();
     await sentAt(theirs, '2026-06-01T05:00:00.000Z', ['secret']);
-    expect((await discoverTrackingTags(mine, { startDate: '2026-06-01', endDate: '2026-06-01', page: 1, limit: 50 }, table)).items).toEqual([]);
-    expect((await summarizeTrackingTags(mine, { startDate: '2026-06-01', endDate: '2026-06-01', trackingTags: ['secret'] }, table))[0]).toMatchObject({ dispatchCount: 0 });
+    expect((await discoverTrackingTags(mine, { startDate: '2026-06-01', endDate: '2026-06-01', page: 1, limit: 50 }, env.table)).items).toEqual([]);
+    expect((await summarizeTrackingTags(mine, { startDate: '2026-06-01', endDate: '2026-06-01', trackingTags: ['secret'] }, env.table))[0]).toMatchObject({ dispatchCount: 0 });
   });
 });
 
@@ -134,7 +125,7 @@ describe('the report dispatch list', () => {
   }, 60_000);
 
   const list = async (selector: DispatchSelector, page: number, limit: number) => {
-    const result = await listReportDispatches(ws, { startDate: '2026-07-01', endDate: '2026-07-03', page, limit, selector }, table);
+    const result = await listReportDispatches(ws, { startDate: '2026-07-01', endDate: '2026-07-03', page, limit, selector }, env.table);
     return { items: await readAllRows(result), pagination: result.pagination };
   };
   const allPages = async (selector: DispatchSelector, limit: number) => {
@@ -182,7 +173,7 @@ describe('the report dispatch list', () => {
 
   it('never lists another workspace’s dispatches', async () => {
     const other = await workspace();
-    const result = await listReportDispatches(other, { startDate: '2026-07-01', endDate: '2026-07-03', page: 1, limit: 50, selector: { scope: 'WORKSPACE' } }, table);
+    const result = await listReportDispatches(other, { startDate: '2026-07-01', endDate: '2026-07-03', page: 1, limit: 50, selector: { scope: 'WORKSPACE' } }, env.table);
     expect({ items: await readAllRows(result), pagination: result.pagination }).toEqual({ items: [], pagination: { page: 1, limit: 50, totalItems: 0, totalPages: 0 } });
   });
 });

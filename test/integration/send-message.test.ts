@@ -7,27 +7,18 @@ import { AppError } from '../../lambdas/shared/errors';
 import type { QueueTarget } from '../../lambdas/shared/queue';
 import { keys } from '../../lambdas/shared/table';
 import { conversationIdFor } from '../../lambdas/domain/conversations/conversation-id';
-import { createTestTable } from '../support/dynamodb';
-import { createTestQueues } from '../support/sqs';
+import { useTableAndQueues } from '../support/sqs';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
 
-let table: Awaited<ReturnType<typeof createTestTable>>;
-let queues: Awaited<ReturnType<typeof createTestQueues>>;
+const env = useTableAndQueues();
 
-beforeAll(async () => {
-  table = await createTestTable();
-  queues = await createTestQueues();
-});
-afterAll(async () => {
-  await table.drop();
-  queues.close();
-});
+
 
 /** A workspace of the test's own, with the fixture template. */
 async function workspace(settings: { sendsPerMinute?: number; dedupe?: 'none' | 'wib-day' } = {}): Promise<string> {
   const id = `ws-${randomUUID().slice(0, 8)}`;
-  await saveWorkspace({ id, name: id, rupiahPerCredit: 150, settings: { sendsPerMinute: 600, dedupe: 'none', provider: 'sandbox', ...settings } }, new Date(), table);
-  await saveTemplate(id, template, table);
+  await saveWorkspace({ id, name: id, rupiahPerCredit: 150, settings: { sendsPerMinute: 600, dedupe: 'none', provider: 'sandbox', ...settings } }, new Date(), env.table);
+  await saveTemplate(id, template, env.table);
   return id;
 }
 
@@ -42,12 +33,12 @@ const command = (workspaceId: string, overrides: Partial<SendTemplateMessage> = 
   now: new Date(),
   ...overrides,
 });
-const send = (cmd: SendTemplateMessage, queue: QueueTarget = queues) => sendTemplateMessage(cmd, { store: table, queue });
-const itemsOf = async (workspaceId: string, entity: string) => (await table.scanAll()).filter((item) => item.workspaceId === workspaceId && item.entity === entity);
+const send = (cmd: SendTemplateMessage, queue: QueueTarget = env.queues) => sendTemplateMessage(cmd, { store: env.table, queue });
+const itemsOf = async (workspaceId: string, entity: string) => (await env.table.scanAll()).filter((item) => item.workspaceId === workspaceId && item.entity === entity);
 const rejection = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as AppError);
 
 afterEach(async () => {
-  await queues.receiveAll();
+  await env.queues.receiveAll();
 });
 
 describe('sending a template message against DynamoDB Local and the SQS emulator', () => {
@@ -56,7 +47,7 @@ describe('sending a template message against DynamoDB Local and the SQS emulator
     const result = await send(command(ws, { contactName: 'Budi' }));
 
     expect(result).toEqual({ dispatchId: expect.any(String), status: 'queued', replayed: false });
-    expect(await getDispatch(ws, result.dispatchId, table)).toMatchObject({
+    expect(await getDispatch(ws, result.dispatchId, env.table)).toMatchObject({
       status: 'queued',
       to: '+6281234567890',
       renderedText: 'Halo Budi, pesanan A-1 sudah dikirim.',
@@ -67,14 +58,14 @@ describe('sending a template message against DynamoDB Local and the SQS emulator
     const conversationId = conversationIdFor(ws, 'whatsapp', '+6281234567890');
     const [conversation] = await itemsOf(ws, 'conversation');
     expect(conversation).toMatchObject({ ...keys.conversation(ws, conversationId), contactName: 'Budi', messageCount: 1, outboundCount: 1, lastMessagePreview: 'Halo Budi, pesanan A-1 sudah dikirim.' });
-    expect((await table.scanAll()).filter((item) => item.entity === 'conversationMessage' && item.conversationId === conversationId)).toHaveLength(1);
-    expect(await queues.receiveAll()).toEqual([{ dispatchId: result.dispatchId, workspaceId: ws }]);
+    expect((await env.table.scanAll()).filter((item) => item.entity === 'conversationMessage' && item.conversationId === conversationId)).toHaveLength(1);
+    expect(await env.queues.receiveAll()).toEqual([{ dispatchId: result.dispatchId, workspaceId: ws }]);
   });
 
   it('writes nothing for a rejected request', async () => {
     const ws = await workspace();
-    await saveTemplate(ws, { ...template, id: '7b0c5c3e-0000-4000-8000-0000000000ff', versions: [{ ...template.versions[0]!, id: '7b0c5c3e-0000-4000-8000-0000000000fe', status: 'DRAFT' }] }, table);
-    const before = (await table.scanAll()).length;
+    await saveTemplate(ws, { ...template, id: '7b0c5c3e-0000-4000-8000-0000000000ff', versions: [{ ...template.versions[0]!, id: '7b0c5c3e-0000-4000-8000-0000000000fe', status: 'DRAFT' }] }, env.table);
+    const before = (await env.table.scanAll()).length;
 
     const errors = await Promise.all([
       rejection(send(command(ws, { variables: { name: 'Budi' } }))),
@@ -84,8 +75,8 @@ describe('sending a template message against DynamoDB Local and the SQS emulator
     ]);
 
     expect(errors.map((error) => error?.code)).toEqual(['missing_variables', 'validation_failed', 'template_not_found', 'template_not_ready']);
-    expect((await table.scanAll()).length).toBe(before);
-    expect(await queues.receiveAll()).toEqual([]);
+    expect((await env.table.scanAll()).length).toBe(before);
+    expect(await env.queues.receiveAll()).toEqual([]);
   });
 
   it('creates exactly one dispatch for concurrent identical requests with one Idempotency-Key', async () => {
@@ -100,7 +91,7 @@ describe('sending a template message against DynamoDB Local and the SQS emulator
       else expect(outcome.dispatchId).toBe(dispatches[0]!.dispatchId);
     }
     expect(outcomes.filter((outcome) => !(outcome instanceof AppError) && !outcome.replayed)).toHaveLength(1);
-    expect(await queues.receiveAll()).toEqual([{ dispatchId: dispatches[0]!.dispatchId, workspaceId: ws }]);
+    expect(await env.queues.receiveAll()).toEqual([{ dispatchId: dispatches[0]!.dispatchId, workspaceId: ws }]);
 
     const replay = await send(command(ws, { idempotency }));
     expect(replay).toEqual({ dispatchId: dispatches[0]!.dispatchId, status: 'queued', replayed: true });
@@ -110,7 +101,7 @@ describe('sending a template message against DynamoDB Local and the SQS emulator
   it('answers 502 when the queue refuses, fails the dispatch, releases the key and the daily marker, and a retry succeeds', async () => {
     const ws = await workspace({ dedupe: 'wib-day' });
     const idempotency = { key: 'retry-me', fingerprint: 'body' };
-    const broken = { sqs: queues.sqs, queueUrl: `${queues.queueUrl}-does-not-exist` };
+    const broken = { sqs: env.queues.sqs, queueUrl: `${env.queues.queueUrl}-does-not-exist` };
 
     const error = await rejection(send(command(ws, { idempotency }), broken));
     expect([error?.status, error?.code]).toEqual([502, 'upstream_unavailable']);
@@ -121,7 +112,7 @@ describe('sending a template message against DynamoDB Local and the SQS emulator
     const retried = await send(command(ws, { idempotency }));
     expect(retried.replayed).toBe(false);
     expect(retried.dispatchId).not.toBe(failed!.dispatchId);
-    expect(await queues.receiveAll()).toEqual([{ dispatchId: retried.dispatchId, workspaceId: ws }]);
+    expect(await env.queues.receiveAll()).toEqual([{ dispatchId: retried.dispatchId, workspaceId: ws }]);
   });
 
   it('answers 429 with the seconds to the next minute once the workspace’s per-minute allowance is spent', async () => {
@@ -142,7 +133,7 @@ describe('sending a template message against DynamoDB Local and the SQS emulator
     for (let i = 0; i < 47; i++) outcomes.push(await send(command(ws, { to: `0812345${String(i).padStart(5, '0')}`, now })).then(() => 'sent', (error: AppError) => error.code));
     expect(outcomes.filter((outcome) => outcome === 'sent')).toHaveLength(45);
     expect(outcomes.slice(45)).toEqual(['rate_limited', 'rate_limited']);
-    const [counter] = (await table.scanAll()).filter((item) => item.pk === keys.sendRate(ws, Math.floor(now.getTime() / 60_000)).pk);
+    const [counter] = (await env.table.scanAll()).filter((item) => item.pk === keys.sendRate(ws, Math.floor(now.getTime() / 60_000)).pk);
     expect(counter).toMatchObject({ count: 45 });
   });
 

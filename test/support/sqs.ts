@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createDispatchQueues } from '../../lib/local/sqs-emulator';
 import type { QueueTarget } from '../../lambdas/shared/queue';
+import { createTestTable } from './dynamodb';
 
 /** A dispatch queue and DLQ of this test file's own on the run's SQS emulator. */
 export async function createTestQueues(): Promise<QueueTarget & { dlqUrl: string; receiveAll(): Promise<unknown[]>; close(): void }> {
@@ -24,4 +25,21 @@ export async function createTestQueues(): Promise<QueueTarget & { dlqUrl: string
     },
     close: () => sqs.destroy(),
   };
+}
+
+/**
+ * This test file's own table and queues, created before its tests and removed after them.
+ * Read `.table` and `.queues` inside tests (they exist once beforeAll has run).
+ */
+export function useTableAndQueues() {
+  const env = {} as { table: Awaited<ReturnType<typeof createTestTable>>; queues: Awaited<ReturnType<typeof createTestQueues>> };
+  beforeAll(async () => {
+    env.table = await createTestTable();
+    env.queues = await createTestQueues();
+  });
+  afterAll(async () => {
+    await env.table.drop();
+    env.queues.close();
+  });
+  return env;
 }
