@@ -27,7 +27,7 @@ export interface RouteDefinition {
    */
   streaming?: boolean;
   /** What the function may touch: the stack grants exactly this, nothing more. */
-  access: { table?: 'read' | 'readWrite'; queue?: 'send'; secrets?: 'whatsapp' };
+  access: { table?: 'read' | 'readWrite'; queue?: 'send'; secrets?: 'whatsapp' | 'cursor' };
   summary: string;
 }
 
@@ -139,6 +139,30 @@ export const routes = {
     rawBody: true,
     access: { table: 'readWrite', secrets: 'whatsapp' },
     summary: 'WhatsApp status callbacks and inbound messages (signed)',
+  },
+  listConversations: {
+    method: 'GET',
+    path: '/v1/conversations',
+    handler: 'list-conversations',
+    scope: 'messages:read',
+    access: { table: 'read', secrets: 'cursor' },
+    summary: 'Conversations, latest activity first, or the one with a phone number',
+  },
+  getConversation: {
+    method: 'GET',
+    path: '/v1/conversations/{conversationId}',
+    handler: 'get-conversation',
+    scope: 'messages:read',
+    access: { table: 'read' },
+    summary: 'Read one conversation',
+  },
+  conversationMessages: {
+    method: 'GET',
+    path: '/v1/conversations/{conversationId}/messages',
+    handler: 'conversation-messages',
+    scope: 'messages:read',
+    access: { table: 'read', secrets: 'cursor' },
+    summary: 'Message history of a conversation, newest first',
   },
   getMessage: {
     method: 'GET',

@@ -30,11 +30,18 @@ export class MessagingStack extends Stack {
     this.dispatchQueue = new DispatchQueue(this, 'Dispatch', { removalPolicy });
     // Created outside the stack (it holds credentials); the stack only reads it.
     const whatsappSecret = Secret.fromSecretNameV2(this, 'WhatsAppSecret', config.whatsappSecretName);
+    // Signs pagination cursors; the stack generates and owns it.
+    const cursorSecret = new Secret(this, 'CursorSigningKey', {
+      description: 'Signs the Messaging API pagination cursors',
+      generateSecretString: { passwordLength: 48, excludePunctuation: true },
+      removalPolicy,
+    });
     this.api = new MessagingApi(this, 'Http', {
       stage: config.stage,
       table: this.table.table,
       queue: this.dispatchQueue.queue,
       whatsappSecret,
+      cursorSecret,
       throttlingRateLimit: config.throttlingRateLimit,
       throttlingBurstLimit: config.throttlingBurstLimit,
       logRetention,

@@ -15,6 +15,7 @@ export interface MessagingApiProps {
   table: ITableV2;
   queue: IQueue;
   whatsappSecret: ISecret;
+  cursorSecret: ISecret;
   throttlingRateLimit: number;
   throttlingBurstLimit: number;
   logRetention: RetentionDays;
@@ -83,6 +84,7 @@ export class MessagingApi extends Construct {
       if (route.access.table === 'readWrite') fn.writesTable(props.table);
       if (route.access.queue === 'send') fn.sendsTo(props.queue);
       if (route.access.secrets === 'whatsapp') fn.readsSecret(props.whatsappSecret, 'WHATSAPP_SECRET_NAME');
+      if (route.access.secrets === 'cursor') fn.readsSecret(props.cursorSecret, 'CURSOR_SECRET_NAME');
       this.functions[routeId] = fn;
       const integration = new LambdaIntegration(fn, route.streaming ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: STREAMING_TIMEOUT } : {});
       this.api.root.resourceForPath(route.path).addMethod(route.method, integration, { operationName: routeId });

@@ -11,3 +11,6 @@ export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local
 
 /** The local runtime's WhatsApp app secret and verify token (deployed, they live in Secrets Manager). */
 export const LOCAL_WHATSAPP = { appSecret: 'local-app-secret', verifyToken: 'local-verify-token' };
+
+/** Signs the local runtime's pagination cursors (deployed, a generated secret). */
+export const LOCAL_CURSOR_SECRET = 'local-cursor-signing-key-0001';

@@ -8,7 +8,7 @@ import { createStore } from '../../lambdas/shared/store';
 import { ensureTable } from './bootstrap';
 import { freePort } from './free-port';
 import { startQueuePoller, type QueuePoller, type SqsHandler } from './queue-poller';
-import { DEMO_SEED_PATH, LOCAL_CREDENTIALS, LOCAL_WHATSAPP, PROJECT_ROOT, stateFilePath } from './paths';
+import { DEMO_SEED_PATH, LOCAL_CREDENTIALS, LOCAL_CURSOR_SECRET, LOCAL_WHATSAPP, PROJECT_ROOT, stateFilePath } from './paths';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
 import { readSeed } from './seed-file';
 import type { ApiHandler, LoadedRoute } from './http-server';
@@ -105,6 +105,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       WHATSAPP_APP_SECRET: process.env.WHATSAPP_APP_SECRET ?? LOCAL_WHATSAPP.appSecret,
       WHATSAPP_VERIFY_TOKEN: process.env.WHATSAPP_VERIFY_TOKEN ?? LOCAL_WHATSAPP.verifyToken,
       SANDBOX_CALLBACK_URL: `${url}/webhooks/whatsapp`,
+      CURSOR_SECRET: process.env.CURSOR_SECRET ?? LOCAL_CURSOR_SECRET,
       // This process outlives each consumer batch; stop() waits for the reports instead.
       AWAIT_PROVIDER_REPORTS: 'false',
     });

@@ -140,8 +140,21 @@ describe('delivery', () => {
     });
   });
 
+  it('generates the cursor signing key and lets only the cursor-paged routes read it', () => {
+    template.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: Match.objectLike({ PasswordLength: 48 }) });
+    const readers = Object.keys(functions()).filter((logicalId) => {
+      const env = (functions()[logicalId]!.Properties.Environment?.Variables ?? {}) as Record<string, unknown>;
+      return 'CURSOR_SECRET_NAME' in env;
+    });
+    expect(readers.sort()).toEqual([functionFor('listConversations').logicalId, functionFor('conversationMessages').logicalId].sort());
+  });
+
   it('lets only the webhook routes and the deliver function read the WhatsApp secret', () => {
-    const readers = Object.keys(functions()).filter((logicalId) => actionsOf(logicalId).includes('secretsmanager:GetSecretValue'));
+    const readsWhatsAppSecret = (logicalId: string) =>
+      policyStatementsOf(logicalId).some(
+        (statement) => [statement.Action].flat().includes('secretsmanager:GetSecretValue') && JSON.stringify(statement).includes(':secret:messaging-api/whatsapp'),
+      );
+    const readers = Object.keys(functions()).filter(readsWhatsAppSecret);
     const expected = [functionFor('whatsappWebhook').logicalId, functionFor('whatsappWebhookVerify').logicalId, deliver()[0]];
     expect(readers.sort()).toEqual(expected.sort());
   });

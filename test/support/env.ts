@@ -19,3 +19,4 @@ process.env.WHATSAPP_APP_SECRET = 'test-app-secret';
 process.env.WHATSAPP_VERIFY_TOKEN = 'test-verify-token';
 /** Fast sandbox reports keep end-to-end delivery tests short. */
 process.env.SANDBOX_REPORT_DELAY_MS = '100';
+process.env.CURSOR_SECRET = 'test-cursor-signing-key-000000';

@@ -1,0 +1,14 @@
+import { z } from 'zod';
+import { conversationHistory } from '../domain/conversations/read-conversations';
+import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
+import { ok } from '../http/responses';
+import { routes } from '../routes';
+import { conversationPath, pageQuery } from './conversation-schemas';
+
+export const schemas = { path: conversationPath, query: z.object(pageQuery) };
+
+/** GET /v1/conversations/{conversationId}/messages (public-api.md §4.9): newest first. */
+export const getConversationMessages = async ({ principal, path, query }: AuthorizedRequest<typeof schemas>) =>
+  ok(await conversationHistory(principal.workspaceId, path.conversationId, query));
+
+export const handler = httpHandler(routes.conversationMessages, schemas, getConversationMessages);

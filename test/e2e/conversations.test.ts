@@ -1,0 +1,64 @@
+import { signWebhookBody } from '../../lambdas/domain/providers/whatsapp-webhook';
+import { call, SECOND_SEED, startTestRuntime } from '../support/local-runtime';
+
+const KEY = 'msk_test_second_full_0001';
+let runtime: Awaited<ReturnType<typeof startTestRuntime>>;
+
+beforeAll(async () => {
+  runtime = await startTestRuntime({ seedPath: SECOND_SEED });
+});
+afterAll(() => runtime.stop());
+
+describe('conversations over HTTP', () => {
+  it('shows a send, its delivery and the customer’s reply in the history', async () => {
+    const sent = await call(runtime.url, 'POST', '/v1/messages', {
+      apiKey: KEY,
+      body: { channel: 'whatsapp', to: '0812-7777-1234', contactName: 'Rina', content: { type: 'template', templateId: '5e0c0000-0000-4000-8000-000000000001', variables: { name: 'Rina' } } },
+    });
+    const dispatchId = sent.body.dispatchId as string;
+    for (;;) {
+      if ((await call(runtime.url, 'GET', `/v1/messages/${dispatchId}`, { apiKey: KEY })).body.status === 'delivered') break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const reply = JSON.stringify({
+      object: 'whatsapp_business_account',
+      entry: [
+        {
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                metadata: { phone_number_id: 'second-number' },
+                contacts: [{ wa_id: '6281277771234', profile: { name: 'Rina' } }],
+                messages: [{ from: '6281277771234', id: 'wamid.reply.1', timestamp: String(Math.floor(Date.now() / 1000) + 1), type: 'text', text: { body: 'Sudah sampai, terima kasih' } }],
+              },
+            },
+          ],
+        },
+      ],
+    });
+    const webhook = await fetch(`${runtime.url}/webhooks/whatsapp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': signWebhookBody(reply, process.env.WHATSAPP_APP_SECRET!) },
+      body: reply,
+    });
+    expect(webhook.status).toBe(200);
+
+    const list = await call(runtime.url, 'GET', `/v1/conversations?phone=${encodeURIComponent('+62 812-7777-1234')}`, { apiKey: KEY });
+    const conversation = (list.body.items as { id: string }[])[0]!;
+    expect(list.body).toMatchObject({ items: [{ contactPhone: '+6281277771234', contactName: 'Rina', inboundCount: 1, outboundCount: 1 }], nextCursor: null });
+
+    const history = await call(runtime.url, 'GET', `/v1/conversations/${conversation.id}/messages`, { apiKey: KEY });
+    expect(history.body.items).toEqual([
+      expect.objectContaining({ direction: 'inbound', text: 'Sudah sampai, terima kasih', dispatchId: null, status: null }),
+      expect.objectContaining({ direction: 'outbound', text: 'Hai Rina', dispatchId, status: 'delivered' }),
+    ]);
+
+    const foreign = await call(runtime.url, 'GET', `/v1/conversations/${conversation.id}`, { apiKey: 'msk_test_neighbour_0001' });
+    const missing = await call(runtime.url, 'GET', '/v1/conversations/00000000-0000-4000-8000-000000000000', { apiKey: 'msk_test_neighbour_0001' });
+    expect([foreign.status, foreign.body.message]).toEqual([missing.status, missing.body.message]);
+    expect(foreign.status).toBe(404);
+    const tooMany = await call(runtime.url, 'GET', `/v1/conversations/${conversation.id}/messages?limit=101`, { apiKey: KEY });
+    expect([tooMany.status, tooMany.body.message]).toEqual([422, 'query.limit: must be a whole number from 1 to 100']);
+  }, 20_000);
+});

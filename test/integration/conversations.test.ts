@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import { recordInboundMessage } from '../../lambdas/domain/conversations/inbound-message';
+import { conversationHistory, getConversation, listConversations } from '../../lambdas/domain/conversations/read-conversations';
+import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
+import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
+import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
+import { template, TEMPLATE_ID } from '../support/send-fixtures';
+import { useTableAndQueues } from '../support/sqs';
+
+const env = useTableAndQueues();
+
+async function workspace(): Promise<string> {
+  const ws = `ws-${randomUUID().slice(0, 8)}`;
+  await saveWorkspace({ id: ws, name: ws, rupiahPerCredit: 150 }, new Date(), env.table);
+  await saveTemplate(ws, template, env.table);
+  return ws;
+}
+let clock = Date.parse('2026-10-01T00:00:00.000Z');
+const send = (ws: string, to: string, order: string) =>
+  sendTemplateMessage(
+    { workspaceId: ws, apiClient: { id: randomUUID(), name: 'k' }, to, templateId: TEMPLATE_ID, variables: { name: 'Budi', order }, tagIds: [], trackingTags: [], now: new Date((clock += 1_000)) },
+    { store: env.table, queue: env.queues },
+  );
+
+describe('conversations against DynamoDB Local', () => {
+  it('finds one conversation per contact, whatever way the number is written', async () => {
+    const ws = await workspace();
+    await send(ws, '081234567890', '1');
+    await send(ws, '+62 812-3456-7890', '2');
+    await send(ws, '081299998888', '3');
+    for (const phone of ['081234567890', '6281234567890', '+62 812-3456-7890']) {
+      const { items } = await listConversations(ws, { phone, limit: 20 }, env.table);
+      expect(items).toEqual([expect.objectContaining({ contactPhone: '+6281234567890', messageCount: 2, outboundCount: 2 })]);
+    }
+    const all = await listConversations(ws, { limit: 20 }, env.table);
+    expect(all.items.map((conversation) => conversation.contactPhone)).toEqual(['+6281299998888', '+6281234567890']);
+  });
+
+  it('walks a history of more than three pages with no duplicates or gaps while new messages keep arriving', async () => {
+    const ws = await workspace();
+    for (let i = 0; i < 10; i++) await send(ws, '081234567890', `old-${i}`);
+    const [conversation] = (await listConversations(ws, { phone: '081234567890', limit: 1 }, env.table)).items;
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await conversationHistory(ws, conversation!.id, { limit: 3, ...(cursor ? { cursor } : {}) }, env.table);
+      seen.push(...page.items.map((message) => message.text!));
+      cursor = page.nextCursor ?? undefined;
+      pages += 1;
+      // A new message lands at the top between pages; the walk downwards is not disturbed.
+      await send(ws, '081234567890', `new-${pages}`);
+    } while (cursor);
+    expect(pages).toBeGreaterThan(3);
+    expect(seen).toEqual(Array.from({ length: 10 }, (_, i) => `Halo Budi, pesanan old-${9 - i} sudah dikirim.`));
+  });
+
+  it('shows inbound and outbound messages, outbound ones with their dispatch and its status', async () => {
+    const ws = await workspace();
+    const { dispatchId } = await send(ws, '081234567890', '1');
+    await recordInboundMessage(
+      { workspaceId: ws, from: '6281234567890', providerMessageId: 'wamid.in.1', occurredAt: new Date((clock += 1_000)).toISOString(), type: 'text', text: 'Makasih', contactName: 'Budi' },
+      env.table,
+    );
+    const [conversation] = (await listConversations(ws, { phone: '081234567890', limit: 1 }, env.table)).items;
+    const history = await conversationHistory(ws, conversation!.id, { limit: 20 }, env.table);
+    expect(history).toEqual({
+      items: [
+        { id: 'wamid.in.1', direction: 'inbound', type: 'text', text: 'Makasih', dispatchId: null, status: null, createdAt: expect.any(String) },
+        { id: dispatchId, direction: 'outbound', type: 'template', text: 'Halo Budi, pesanan 1 sudah dikirim.', dispatchId, status: 'queued', createdAt: expect.any(String) },
+      ],
+      nextCursor: null,
+    });
+    expect(await getConversation(ws, conversation!.id, env.table)).toMatchObject({ inboundCount: 1, outboundCount: 1, unreadCount: 1, lastMessageDirection: 'inbound', contactName: 'Budi' });
+  });
+
+  it('shows another workspace’s conversation as the same 404 as a missing one, and its cursors not at all', async () => {
+    const mine = await workspace();
+    const theirs = await workspace();
+    await send(theirs, '081234567890', '1');
+    await send(theirs, '081234567891', '2');
+    const [foreign] = (await listConversations(theirs, { phone: '081234567890', limit: 1 }, env.table)).items;
+
+    for (const read of [() => getConversation(mine, foreign!.id, env.table), () => conversationHistory(mine, foreign!.id, { limit: 5 }, env.table)]) {
+      await expect(read()).rejects.toMatchObject({ status: 404, message: 'Conversation was not found' });
+    }
+    await expect(getConversation(mine, randomUUID(), env.table)).rejects.toMatchObject({ status: 404, message: 'Conversation was not found' });
+    expect((await listConversations(mine, { phone: '081234567890', limit: 20 }, env.table)).items).toEqual([]);
+
+    const theirCursor = (await listConversations(theirs, { limit: 1 }, env.table)).nextCursor!;
+    await expect(listConversations(mine, { limit: 1, cursor: theirCursor }, env.table)).rejects.toMatchObject({ status: 422 });
+  });
+});
