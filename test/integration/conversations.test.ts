@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { recordInboundMessage } from '../../lambdas/domain/conversations/inbound-message';
+import { applyStatus, claimDispatch } from '../../lambdas/domain/delivery/dispatch-status';
 import { conversationHistory, getConversation, listConversations } from '../../lambdas/domain/conversations/read-conversations';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
@@ -72,6 +73,17 @@ describe('conversations against DynamoDB Local', () => {
       nextCursor: null,
     });
     expect(await getConversation(ws, conversation!.id, env.table)).toMatchObject({ inboundCount: 1, outboundCount: 1, unreadCount: 1, lastMessageDirection: 'inbound', contactName: 'Budi' });
+  });
+
+  it('moves the conversation’s updatedAt when a status callback changes one of its messages', async () => {
+    const ws = await workspace();
+    const { dispatchId } = await send(ws, '081234567890', '1');
+    const [before] = (await listConversations(ws, { phone: '081234567890', limit: 1 }, env.table)).items;
+    await claimDispatch(dispatchId, new Date(), env.table);
+    expect(await applyStatus(dispatchId, { to: 'sent', occurredAt: new Date().toISOString() }, env.table)).toBe(true);
+    const [after] = (await listConversations(ws, { phone: '081234567890', limit: 1 }, env.table)).items;
+    expect(after!.updatedAt > before!.updatedAt).toBe(true);
+    expect(after!.lastMessageAt).toBe(before!.lastMessageAt);
   });
 
   it('shows another workspace’s conversation as the same 404 as a missing one, and its cursors not at all', async () => {

@@ -162,6 +162,15 @@ function transitionItems(dispatch: Dispatch, requested: StatusChange, tableName:
     },
   });
 
+  // The conversation shows activity: its messages' statuses are read live, its updatedAt moves here.
+  items.push({
+    Update: {
+      TableName: tableName,
+      Key: keys.conversation(dispatch.workspaceId, dispatch.conversationId),
+      UpdateExpression: 'SET updatedAt = :now',
+      ExpressionAttributeValues: { ':now': now },
+    },
+  });
   if (firstReport) {
     items.push(event('ACCEPTED'), ...reportItems(dispatch, tableName, 1));
   } else if (dispatch.reportedAt && !countsAsSent(change.to)) {
