@@ -1,9 +1,8 @@
+import '../bin/sdk-notice';
 import { startLocalRuntime } from '../lib/local/runtime';
 import { PROJECT_ROOT } from '../lib/local/paths';
 import { instrument, printTable, writeReports, type Row } from './harness';
 
-// Node 20 here, Node 22 on Lambda: the SDK's Node-20 notice is known (docs/decisions.md).
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 
 /**

@@ -1,3 +1,4 @@
+import './sdk-notice';
 import { parseArgs } from 'node:util';
 import { createKey, createWorkspace, importTemplates, listKeys, revokeKey, UsageError } from '../lib/admin/commands';
 import { resolveTarget, TargetError } from '../lib/admin/target';
@@ -15,9 +16,6 @@ Target (one of):
   --local [--port 3000]     the local runtime started with npm start
   --stack NAME [--region R] a deployed stack (reads its TableName output)
   TABLE_NAME=… AWS_REGION=… in the environment`;
-
-// Node 20 here, Node 22 on Lambda: the SDK's Node-20 notice is known (docs/decisions.md).
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({

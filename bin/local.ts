@@ -1,3 +1,4 @@
+import './sdk-notice';
 import { z } from 'zod';
 import { LocalRuntimeError } from '../lib/local/dynamodb-local';
 import { DEMO_SEED_PATH } from '../lib/local/paths';
@@ -12,9 +13,6 @@ const env = z
     MESSAGING_DATA_DIR: z.string().min(1).optional(),
   })
   .parse(process.env);
-
-// Node 20 here, Node 22 on Lambda: the SDK's Node-20 notice is known (docs/decisions.md).
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 async function main(): Promise<void> {
   const seedPath = env.MESSAGING_SEED ?? DEMO_SEED_PATH;
