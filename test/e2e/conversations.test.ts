@@ -1,5 +1,5 @@
-import { signWebhookBody } from '../../lambdas/domain/providers/whatsapp-webhook';
-import { call, SECOND_SEED, startTestRuntime } from '../support/local-runtime';
+import { call, SECOND_SEED, startTestRuntime, waitForStatus } from '../support/local-runtime';
+import { inboundTextWebhook, postSignedWebhook } from '../support/webhooks';
 
 const KEY = 'msk_test_second_full_0001';
 let runtime: Awaited<ReturnType<typeof startTestRuntime>>;
@@ -16,32 +16,16 @@ describe('conversations over HTTP', () => {
       body: { channel: 'whatsapp', to: '0812-7777-1234', contactName: 'Rina', content: { type: 'template', templateId: '5e0c0000-0000-4000-8000-000000000001', variables: { name: 'Rina' } } },
     });
     const dispatchId = sent.body.dispatchId as string;
-    for (;;) {
-      if ((await call(runtime.url, 'GET', `/v1/messages/${dispatchId}`, { apiKey: KEY })).body.status === 'delivered') break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    const reply = JSON.stringify({
-      object: 'whatsapp_business_account',
-      entry: [
-        {
-          changes: [
-            {
-              field: 'messages',
-              value: {
-                metadata: { phone_number_id: 'second-number' },
-                contacts: [{ wa_id: '6281277771234', profile: { name: 'Rina' } }],
-                messages: [{ from: '6281277771234', id: 'wamid.reply.1', timestamp: String(Math.floor(Date.now() / 1000) + 1), type: 'text', text: { body: 'Sudah sampai, terima kasih' } }],
-              },
-            },
-          ],
-        },
-      ],
+    await waitForStatus(runtime.url, KEY, dispatchId, ['delivered']);
+    const reply = inboundTextWebhook({
+      phoneNumberId: 'second-number',
+      from: '6281277771234',
+      name: 'Rina',
+      id: 'wamid.reply.1',
+      text: 'Sudah sampai, terima kasih',
+      at: new Date(Date.now() + 1_000),
     });
-    const webhook = await fetch(`${runtime.url}/webhooks/whatsapp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-hub-signature-256': signWebhookBody(reply, process.env.WHATSAPP_APP_SECRET!) },
-      body: reply,
-    });
+    const webhook = await postSignedWebhook(runtime.url, reply);
     expect(webhook.status).toBe(200);
 
     const list = await call(runtime.url, 'GET', `/v1/conversations?phone=${encodeURIComponent('+62 812-7777-1234')}`, { apiKey: KEY });

@@ -1,9 +1,9 @@
-import { signWebhookBody } from '../../lambdas/domain/providers/whatsapp-webhook';
-import { call, SECOND_SEED, startTestRuntime } from '../support/local-runtime';
+import { statusWebhook } from '../../lambdas/domain/providers/whatsapp-webhook';
+import { call, SECOND_SEED, startTestRuntime, waitForStatus } from '../support/local-runtime';
+import { inboundTextWebhook, postSignedWebhook } from '../support/webhooks';
 
 const KEY = 'msk_test_second_full_0001';
 const TEMPLATE_ID = '5e0c0000-0000-4000-8000-000000000001';
-const APP_SECRET = process.env.WHATSAPP_APP_SECRET!;
 let runtime: Awaited<ReturnType<typeof startTestRuntime>>;
 
 beforeAll(async () => {
@@ -21,17 +21,7 @@ const send = async (to: string) => {
 };
 const statusOf = async (dispatchId: string) => (await call(runtime.url, 'GET', `/v1/messages/${dispatchId}`, { apiKey: KEY })).body;
 
-/** Polls the status URL until the dispatch settles (or the test's own timeout ends it). */
-async function settled(dispatchId: string, want: string) {
-  for (;;) {
-    const body = await statusOf(dispatchId);
-    if (body.status === want) return body;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
-const postWebhook = (body: string, signature = signWebhookBody(body, APP_SECRET)) =>
-  fetch(`${runtime.url}/webhooks/whatsapp`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, body });
+const settled = (dispatchId: string, want: string) => waitForStatus(runtime.url, KEY, dispatchId, [want]);
 
 describe('delivery through the sandbox, over HTTP (DESIGN §2)', () => {
   it('delivers an ordinary number: sent, then delivered, with ACCEPTED and DELIVERED events', async () => {
@@ -78,46 +68,24 @@ describe('the WhatsApp webhook over HTTP', () => {
   it('changes nothing when a status is replayed', async () => {
     const id = await send('081234562222');
     const delivered = await settled(id, 'delivered');
-    const replay = JSON.stringify({
-      object: 'whatsapp_business_account',
-      entry: [{ changes: [{ field: 'messages', value: { statuses: [{ id: 'wamid.x', status: 'sent', timestamp: '1767225600', biz_opaque_callback_data: id }] } }] }],
-    });
-    expect((await postWebhook(replay)).status).toBe(200);
+    const replay = statusWebhook('second-number', [{ id: 'wamid.x', status: 'sent', timestamp: '1767225600', biz_opaque_callback_data: id }]);
+    expect((await postSignedWebhook(runtime.url, replay)).status).toBe(200);
     expect(await statusOf(id)).toEqual(delivered);
   }, 15_000);
 
   it('refuses a forged webhook with 401 and writes nothing', async () => {
     const id = await send('081234563333');
     const before = await settled(id, 'delivered');
-    const forged = JSON.stringify({
-      object: 'whatsapp_business_account',
-      entry: [{ changes: [{ field: 'messages', value: { statuses: [{ id: 'w', status: 'failed', timestamp: '1767225600', biz_opaque_callback_data: id, errors: [{ code: 1 }] }] } }] }],
-    });
-    const response = await postWebhook(forged, signWebhookBody(forged, 'not-the-secret'));
+    const forged = statusWebhook('second-number', [{ id: 'w', status: 'failed', timestamp: '1767225600', biz_opaque_callback_data: id, errors: [{ code: 1 }] }]);
+    const response = await postSignedWebhook(runtime.url, forged, 'not-the-secret');
     expect(response.status).toBe(401);
     expect(await statusOf(id)).toEqual(before);
   }, 15_000);
 
   it('stores an inbound reply in the contact’s conversation, once', async () => {
-    const inbound = JSON.stringify({
-      object: 'whatsapp_business_account',
-      entry: [
-        {
-          changes: [
-            {
-              field: 'messages',
-              value: {
-                metadata: { phone_number_id: 'second-number' },
-                contacts: [{ wa_id: '6281234561111', profile: { name: 'Sari' } }],
-                messages: [{ from: '6281234561111', id: 'wamid.inbound.1', timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: 'Terima kasih!' } }],
-              },
-            },
-          ],
-        },
-      ],
-    });
-    expect((await postWebhook(inbound)).status).toBe(200);
-    expect((await postWebhook(inbound)).status).toBe(200);
+    const inbound = inboundTextWebhook({ phoneNumberId: 'second-number', from: '6281234561111', name: 'Sari', id: 'wamid.inbound.1', text: 'Terima kasih!' });
+    expect((await postSignedWebhook(runtime.url, inbound)).status).toBe(200);
+    expect((await postSignedWebhook(runtime.url, inbound)).status).toBe(200);
     const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
     const { Items = [] } = await runtime.store.db.send(new ScanCommand({ TableName: runtime.tableName }));
     expect(Items.filter((item) => item.direction === 'inbound')).toEqual([expect.objectContaining({ text: 'Terima kasih!', messageId: 'wamid.inbound.1' })]);

@@ -1,4 +1,4 @@
-import { call, SECOND_SEED, startTestRuntime } from '../support/local-runtime';
+import { call, SECOND_SEED, startTestRuntime, waitForStatus } from '../support/local-runtime';
 
 const KEY = 'msk_test_second_full_0001';
 const TEMPLATE_ID = '5e0c0000-0000-4000-8000-000000000001';
@@ -21,13 +21,7 @@ describe('tracking reports over HTTP, after real deliveries', () => {
       });
       ids.push(body.dispatchId as string);
     }
-    for (const id of ids) {
-      for (;;) {
-        const { body } = await call(runtime.url, 'GET', `/v1/messages/${id}`, { apiKey: KEY });
-        if (body.status === 'delivered' || body.status === 'failed') break;
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-    }
+    for (const id of ids) await waitForStatus(runtime.url, KEY, id, ['delivered', 'failed']);
     const period = `startDate=${today()}&endDate=${today()}`;
 
     const tags = await call(runtime.url, 'GET', `/v1/messages/tracking-tags?${period}`, { apiKey: KEY });

@@ -41,3 +41,12 @@ export async function call(base: string, method: string, path: string, options: 
   // Parsed here, not with response.json(): fetch builds objects in Node's realm, not jest's.
   return { status: response.status, headers: response.headers, body: JSON.parse(await response.text()) as Record<string, unknown> };
 }
+
+/** Polls a dispatch's status until it is one of `statuses` (the test's own timeout bounds the wait). */
+export async function waitForStatus(base: string, apiKey: string, dispatchId: string, statuses: string[]): Promise<Record<string, unknown>> {
+  for (;;) {
+    const { body } = await call(base, 'GET', `/v1/messages/${dispatchId}`, { apiKey });
+    if (statuses.includes(body.status as string)) return body;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}

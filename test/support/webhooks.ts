@@ -1,0 +1,28 @@
+import { signWebhookBody, type WebhookPayload } from '../../lambdas/domain/providers/whatsapp-webhook';
+
+/** A customer's text message as WhatsApp delivers it to our webhook. */
+export function inboundTextWebhook(message: { phoneNumberId: string; from: string; name: string; id: string; text: string; at?: Date }): WebhookPayload {
+  return {
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              metadata: { phone_number_id: message.phoneNumberId },
+              contacts: [{ wa_id: message.from, profile: { name: message.name } }],
+              messages: [{ from: message.from, id: message.id, timestamp: String(Math.floor((message.at ?? new Date()).getTime() / 1000)), type: 'text', text: { body: message.text } }],
+            },
+          },
+        ],
+      },
+    ],
+  };
+}
+
+/** POSTs a webhook body to the runtime, signed with the test app secret unless told otherwise. */
+export function postSignedWebhook(baseUrl: string, payload: WebhookPayload | string, appSecret = process.env.WHATSAPP_APP_SECRET!) {
+  const body = typeof payload === 'string' ? payload : JSON.stringify(payload);
+  return fetch(`${baseUrl}/webhooks/whatsapp`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': signWebhookBody(body, appSecret) }, body });
+}
