@@ -22,9 +22,17 @@ class RetryLater extends Error {
 /** Retries back off through the message's visibility: 2, 4, 8… seconds, at most 15 minutes. */
 export const retryDelaySeconds = (receiveCount: number) => Math.min(900, 2 ** receiveCount);
 
+const parseJson = (body: string): unknown => {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+};
+
 /** One queue record: a dispatch to deliver (issue 4). */
 export async function deliverRecord(record: SQSRecord): Promise<void> {
-  const parsed = messageSchema.safeParse(JSON.parse(record.body));
+  const parsed = messageSchema.safeParse(parseJson(record.body));
   if (!parsed.success) {
     // A message we cannot read will never become readable: drop it (and say so) rather than retry.
     logger.error('Unreadable dispatch message dropped', { messageId: record.messageId, issues: parsed.error.issues });
