@@ -11,6 +11,8 @@ export interface SandboxOptions {
 
 /** How often each dispatch reached the sandbox: the proof that nothing is sent twice. */
 const callsByDispatch = new Map<string, number>();
+/** Kept for the most recent dispatches only, so a long-lived process does not grow without end. */
+const MAX_TRACKED_DISPATCHES = 100_000;
 const pendingReports = new Set<Promise<void>>();
 
 export const sandboxCallCount = (dispatchId: string): number => callsByDispatch.get(dispatchId) ?? 0;
@@ -51,6 +53,7 @@ export function sandboxProvider(options: SandboxOptions): Provider {
   return {
     send(message: ProviderMessage) {
       const calls = (callsByDispatch.get(message.dispatchId) ?? 0) + 1;
+      if (calls === 1 && callsByDispatch.size >= MAX_TRACKED_DISPATCHES) callsByDispatch.delete(callsByDispatch.keys().next().value!);
       callsByDispatch.set(message.dispatchId, calls);
       const ending = message.to.slice(-4);
 
