@@ -10,6 +10,7 @@ import { config } from '../shared/config';
 import { defaultQueue } from '../shared/default-store';
 import { dispatchQueueSettings } from '../shared/dispatch-queue-settings';
 import { logger } from '../shared/logger';
+import { flushMetrics } from '../shared/metrics';
 
 const processor = new BatchProcessor(EventType.SQS);
 const messageSchema = z.object({ dispatchId: z.uuid(), workspaceId: z.string().min(1) });
@@ -60,4 +61,4 @@ export const deliverBatch = async (event: SQSEvent, context: Context): Promise<S
   }
 };
 
-export const handler = middy(deliverBatch).use(injectLambdaContext(logger, { resetKeys: true }));
+export const handler = middy(deliverBatch).use(injectLambdaContext(logger, { resetKeys: true })).use(flushMetrics());

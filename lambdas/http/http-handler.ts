@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import type { Principal } from '../domain/api-keys/authenticate';
 import type { RouteDefinition } from '../routes';
 import { logger } from '../shared/logger';
+import { flushMetrics } from '../shared/metrics';
 import type { Scope } from '../shared/scopes';
 import { parseWith, queryOf } from './input';
 import { requestIdOf } from './request-id';
@@ -50,7 +51,8 @@ type Route<TScope> = Pick<RouteDefinition, 'body' | 'rawBody' | 'streaming'> & {
 
 /**
  * The one middleware stack every HTTP route runs, in this order: header normalisation →
- * Lambda context on the logger → error mapping (its onError sees every later failure) →
+ * Lambda context on the logger → metrics flush (after everything else, errors too) → error mapping
+ * (its onError sees every later failure) →
  * API key and scope → Content-Type guard → JSON and form body parsing → zod validation.
  */
 export function httpHandler<S extends RequestSchemas>(
@@ -78,6 +80,7 @@ function stack<S extends RequestSchemas>(
   const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>({ streamifyResponse: route.streaming === true })
     .use(httpHeaderNormalizer())
     .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(flushMetrics())
     .use({ before: (request: middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>) => void logger.appendKeys({ requestId: requestIdOf(request.event, request.context) }) })
     .use(errorMapper());
   if (route.scope) chain.use(apiKeyAuth(route.scope));

@@ -39,6 +39,16 @@ const schema = z.object({
    * process lives on, so it does not hold up the queue for them.
    */
   AWAIT_PROVIDER_REPORTS: z.enum(['true', 'false']).default('true'),
+
+  /** CloudWatch namespace of the business metrics; the stack sets one per stack (lambdas/shared/metrics.ts). */
+  POWERTOOLS_METRICS_NAMESPACE: z.string().min(1).default('MessagingApi-local'),
+  /**
+   * 'true' stops Powertools writing metrics (EMF lines) to stdout. Powertools reads it itself when
+   * lambdas/shared/metrics.ts builds its Metrics; it is declared here so a wrong value fails the cold
+   * start like any other. Unset on Lambda; the local runtime and the tests set it, so their output
+   * carries no EMF.
+   */
+  POWERTOOLS_METRICS_DISABLED: z.enum(['true', 'false']).optional(),
 });
 
 export type Config = z.infer<typeof schema>;

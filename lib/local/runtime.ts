@@ -108,6 +108,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       CURSOR_SECRET: process.env.CURSOR_SECRET ?? LOCAL_CURSOR_SECRET,
       // This process outlives each consumer batch; stop() waits for the reports instead.
       AWAIT_PROVIDER_REPORTS: 'false',
+      // Metrics are CloudWatch's business: no EMF lines in the local runtime's output.
+      POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
     });
 
     const { config } = await import('../../lambdas/shared/config');

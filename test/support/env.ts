@@ -7,6 +7,8 @@ process.env.AWS_ACCESS_KEY_ID = 'test';
 process.env.AWS_SECRET_ACCESS_KEY = 'test';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 process.env.POWERTOOLS_DEV = 'false';
+// No EMF lines in test output; test/support/metrics.ts turns them back on to capture them.
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 // Node 20 here, Node 22 on Lambda: the SDK's Node-20 notice is known (docs/decisions.md).
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 /** A table of this file's own: integration files never see each other's items. */

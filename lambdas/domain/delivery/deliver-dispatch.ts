@@ -1,7 +1,8 @@
 import { logger } from '../../shared/logger';
+import { messageMetrics } from '../../shared/metrics';
 import type { Store } from '../../shared/store';
 import type { Dispatch } from '../messages/dispatch';
-import { ProviderError, type Provider } from '../providers/provider';
+import { ProviderError, type Provider, type ProviderMessage } from '../providers/provider';
 import { lookUpWorkspace } from '../workspaces/workspace-lookup';
 import type { WorkspaceSettings } from '../workspaces/workspace';
 import { applyStatus, claimDispatch, releaseClaim } from './dispatch-status';
@@ -41,7 +42,7 @@ export async function deliverDispatch(attempt: DeliveryAttempt, deps: DeliveryDe
   const dispatch = claim.dispatch;
   const workspace = await lookUpWorkspace(dispatch.workspaceId, now(), deps.store);
   try {
-    const { providerMessageId } = await deps.providerFor(workspace.settings).send({
+    const { providerMessageId } = await callProvider(deps.providerFor(workspace.settings), {
       dispatchId: dispatch.dispatchId,
       to: dispatch.to,
       templateName: dispatch.providerTemplateName,
@@ -55,6 +56,16 @@ export async function deliverDispatch(attempt: DeliveryAttempt, deps: DeliveryDe
     const verdict = error instanceof ProviderError ? error : new ProviderError('unknown', 'provider_fault', (error as Error).message, { cause: error });
     logger.info('Provider did not accept', { dispatchId: dispatch.dispatchId, kind: verdict.kind, code: verdict.code });
     return recordVerdict(dispatch, verdict, attempt, now(), deps.store);
+  }
+}
+
+/** The provider call, timed whatever its verdict. */
+async function callProvider(provider: Provider, message: ProviderMessage): Promise<{ providerMessageId: string }> {
+  const startedAt = performance.now();
+  try {
+    return await provider.send(message);
+  } finally {
+    messageMetrics.providerLatency(Math.round(performance.now() - startedAt));
   }
 }
 

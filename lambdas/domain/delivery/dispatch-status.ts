@@ -2,6 +2,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { defaultStore } from '../../shared/default-store';
+import { messageMetrics } from '../../shared/metrics';
 import type { Store } from '../../shared/store';
 import { indexKeys, keys } from '../../shared/table';
 import type { Dispatch, DispatchStatus } from '../messages/dispatch';
@@ -84,6 +85,7 @@ export async function applyStatus(dispatchId: string, change: StatusChange, stor
     if (!current || !canTransition(current.status, change.to)) return false;
     try {
       await store.db.send(new TransactWriteCommand({ TransactItems: transitionItems(current, change, store.tableName) }));
+      recordTransition(current, change);
       return true;
     } catch (error) {
       if ((error as Error).name !== 'TransactionCanceledException') throw error;
@@ -94,11 +96,21 @@ export async function applyStatus(dispatchId: string, change: StatusChange, stor
   return false;
 }
 
+/** The first move into a status that counts in reports: happens once per dispatch, guarded by `reportedAt`. */
+const isFirstReport = (dispatch: Dispatch, to: DispatchStatus) => countsAsSent(to) && !dispatch.reportedAt;
+
+/** Metrics of a move that committed; a dispatch counts as sent once, however it got there. */
+function recordTransition(dispatch: Dispatch, change: StatusChange): void {
+  if (isFirstReport(dispatch, change.to)) messageMetrics.sent();
+  if (change.to === 'delivered') messageMetrics.delivered();
+  if (change.to === 'failed') messageMetrics.failed(change.failureCode ?? 'failed');
+}
+
 function transitionItems(dispatch: Dispatch, requested: StatusChange, tableName: string) {
   const now = new Date().toISOString();
   // Provider timestamps are whole seconds: a delivery report may predate our own record of the send.
   const change = requested.to === 'delivered' && dispatch.sentAt && requested.occurredAt < dispatch.sentAt ? { ...requested, occurredAt: dispatch.sentAt } : requested;
-  const firstReport = countsAsSent(change.to) && !dispatch.reportedAt;
+  const firstReport = isFirstReport(dispatch, change.to);
   const set = ['#status = :to', 'updatedAt = :now'];
   const remove: string[] = [];
   const values: Record<string, unknown> = { ':to': change.to, ':now': now };

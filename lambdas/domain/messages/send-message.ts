@@ -3,6 +3,7 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, UpstreamUnavailableError, ValidationError } from '../../shared/errors';
 import { defaultQueue, defaultStore } from '../../shared/default-store';
 import { logger } from '../../shared/logger';
+import { messageMetrics } from '../../shared/metrics';
 import type { QueueTarget } from '../../shared/queue';
 import type { Store } from '../../shared/store';
 import { keys, indexKeys } from '../../shared/table';
@@ -152,6 +153,7 @@ export async function sendTemplateMessage(command: SendTemplateMessage, deps: Pa
   } catch (error) {
     logger.error('Dispatch queue refused a message; marking the dispatch failed', { dispatchId: dispatch.dispatchId, error: error as Error });
     await failUnqueuedDispatch(dispatch, { ...(idempotencyRecord ? { idempotencyKey: idempotencyRecord.key } : {}), ...(dailySendKey ? { dailySendKey } : {}) }, now, store);
+    messageMetrics.failed('enqueue_failed');
     throw new UpstreamUnavailableError('The message queue is unavailable; the message was not queued. Retry the request.', { cause: error });
   }
 
@@ -161,6 +163,7 @@ export async function sendTemplateMessage(command: SendTemplateMessage, deps: Pa
       logger.warn('Could not mark the idempotency record complete', { error: error as Error }),
     );
   }
+  messageMetrics.queued();
   return { dispatchId: dispatch.dispatchId, status: dispatch.status, replayed: false };
 }
 

@@ -1,0 +1,49 @@
+/**
+ * The business metrics' names and dimensions: one place for what the functions emit
+ * (lambdas/shared/metrics.ts) and what the dashboard reads (lib/constructs/monitoring.ts).
+ * No Powertools here, so the CDK app can import it without loading the metrics library.
+ */
+export const metricNames = {
+  /** A send accepted (202) and its message on the dispatch queue. Replays are not counted. */
+  queued: 'MessagesQueued',
+  /** A dispatch that first counts as sent (or is delivered without a sent report), once each. */
+  sent: 'MessagesSent',
+  delivered: 'MessagesDelivered',
+  /** Every failure; also emitted with the FailureCode dimension. */
+  failed: 'MessagesFailed',
+  /** Milliseconds one provider call took, whatever its verdict. */
+  providerLatency: 'ProviderLatency',
+} as const;
+
+/** The service dimension Powertools puts on every metric (POWERTOOLS_SERVICE_NAME). */
+export const METRICS_SERVICE = 'messaging-api';
+export const FAILURE_CODE_DIMENSION = 'FailureCode';
+
+/**
+ * Failure codes that get their own FailureCode value; any other is `other`. Every distinct value
+ * is a CloudWatch metric of its own (and a cost), and WhatsApp has hundreds of codes, so only those
+ * an operator acts on differently are named. The exact code is always on the dispatch and in the logs.
+ */
+export const reportedFailureCodes = [
+  'enqueue_failed', // our queue refused the message (send answered 502)
+  'retries_exhausted', // the provider kept answering "later" until the last receive
+  'no_phone_number_id', // workspace on WhatsApp without a sending number
+  '131026', // undeliverable: not on WhatsApp, old app, or blocked
+  '131047', // outside the 24-hour window
+  '131049', // Meta's per-user marketing limit
+  '132000', // template parameter count mismatch
+  '132001', // template does not exist in that language
+  '132015', // template paused for low quality
+  '132016', // template disabled
+  '131042', // business payment problem
+  '131031', // business account locked
+  '190', // access token expired or revoked
+  '368', // temporarily blocked for policy violations
+] as const;
+
+export type FailureCodeDimension = (typeof reportedFailureCodes)[number] | 'other';
+
+export function failureCodeDimension(failureCode: string): FailureCodeDimension {
+  const code = failureCode.startsWith('retries_exhausted:') ? 'retries_exhausted' : failureCode;
+  return (reportedFailureCodes as readonly string[]).includes(code) ? (code as FailureCodeDimension) : 'other';
+}
