@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { conversationHistory } from '../domain/conversations/read-conversations';
+import { conversationHistory, conversationMessageSchema, cursorPageSchema } from '../domain/conversations/read-conversations';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
 import { routes } from '../routes';
 import { conversationPath, pageQuery } from './conversation-schemas';
 
-export const schemas = { path: conversationPath, query: z.object(pageQuery) };
+export const schemas = { path: conversationPath, query: z.object(pageQuery), response: cursorPageSchema(conversationMessageSchema) };
 
 /** GET /v1/conversations/{conversationId}/messages (public-api.md §4.9): newest first. */
 export const getConversationMessages = async ({ principal, path, query }: AuthorizedRequest<typeof schemas>) =>

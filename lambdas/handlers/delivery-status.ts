@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deliveryEventsForPhones } from '../domain/delivery/delivery-events';
+import { deliveryEventsForPhones, phoneEventsSchema } from '../domain/delivery/delivery-events';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
 import { orderedDates, orderedDatesMessage, wibDate } from '../http/schemas';
@@ -13,6 +13,7 @@ export const schemas = {
       endDate: wibDate(),
     })
     .refine(orderedDates, orderedDatesMessage),
+  response: z.object({ items: z.array(phoneEventsSchema) }),
 };
 
 /** POST /v1/messages/delivery-status (contract §4.7). */

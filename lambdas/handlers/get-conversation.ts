@@ -1,10 +1,10 @@
-import { getConversation } from '../domain/conversations/read-conversations';
+import { conversationSchema, getConversation } from '../domain/conversations/read-conversations';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
 import { routes } from '../routes';
 import { conversationPath } from './conversation-schemas';
 
-export const schemas = { path: conversationPath };
+export const schemas = { path: conversationPath, response: conversationSchema };
 
 /** GET /v1/conversations/{conversationId} (public-api.md §4.9). */
 export const getOneConversation = async ({ principal, path }: AuthorizedRequest<typeof schemas>) => ok(await getConversation(principal.workspaceId, path.conversationId));

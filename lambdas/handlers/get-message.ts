@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { toMessageStatusResource } from '../domain/messages/dispatch';
+import { messageStatusSchema, toMessageStatusResource } from '../domain/messages/dispatch';
 import { getDispatch } from '../domain/messages/dispatch-repository';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
@@ -7,7 +7,7 @@ import { uuid } from '../http/schemas';
 import { NotFoundError } from '../shared/errors';
 import { routes } from '../routes';
 
-export const schemas = { path: z.object({ dispatchId: uuid() }) };
+export const schemas = { path: z.object({ dispatchId: uuid() }), response: messageStatusSchema };
 
 /** GET /v1/messages/{dispatchId} (public-api.md §4.6, DESIGN §3.9). */
 export const getMessageStatus = async ({ principal, path }: AuthorizedRequest<typeof schemas>) => {

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { getApprovedTemplate } from '../domain/templates/read-templates';
+import { templateResourceSchema } from '../domain/templates/template';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
 import { uuid } from '../http/schemas';
 import { routes } from '../routes';
 
-export const schemas = { path: z.object({ templateId: uuid() }) };
+export const schemas = { path: z.object({ templateId: uuid() }), response: templateResourceSchema };
 
 /** GET /v1/message-templates/{templateId} (public-api.md §4.11): the template at top level. */
 export const getMessageTemplate = async ({ principal, path }: AuthorizedRequest<typeof schemas>) =>

@@ -1,10 +1,15 @@
-import { publicHttpHandler, type HttpRequest } from '../http/http-handler';
+import { z } from 'zod';
+import { publicHttpHandler, type HttpRequest, type ResponseBody } from '../http/http-handler';
 import { ok } from '../http/responses';
 import { routes } from '../routes';
 
 export const SERVICE_NAME = 'messaging-api-external';
 
-/** GET /health (public-api.md §4.1): no key, exactly this body. */
-export const getHealth = (_request: HttpRequest) => Promise.resolve(ok({ success: true, data: { status: 'ok', service: SERVICE_NAME } }));
+export const schemas = {
+  response: z.strictObject({ success: z.literal(true), data: z.strictObject({ status: z.literal('ok'), service: z.literal(SERVICE_NAME) }) }),
+};
 
-export const handler = publicHttpHandler(routes.health, {}, getHealth);
+/** GET /health (public-api.md §4.1): no key, exactly this body. */
+export const getHealth = (_request: HttpRequest<typeof schemas>) => Promise.resolve(ok<ResponseBody<typeof schemas>>({ success: true, data: { status: 'ok', service: SERVICE_NAME } }));
+
+export const handler = publicHttpHandler(routes.health, schemas, getHealth);

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { listConversations } from '../domain/conversations/read-conversations';
+import { conversationSchema, cursorPageSchema, listConversations } from '../domain/conversations/read-conversations';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
 import { routes } from '../routes';
 import { pageQuery } from './conversation-schemas';
 
-export const schemas = { query: z.object({ ...pageQuery, phone: z.string().min(1).max(64).optional() }) };
+export const schemas = { query: z.object({ ...pageQuery, phone: z.string().min(1).max(64).optional() }), response: cursorPageSchema(conversationSchema) };
 
 /** GET /v1/conversations (public-api.md §4.9). */
 export const getConversations = async ({ principal, query }: AuthorizedRequest<typeof schemas>) => ok(await listConversations(principal.workspaceId, query));

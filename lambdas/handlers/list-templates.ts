@@ -1,9 +1,13 @@
+import { z } from 'zod';
 import { listApprovedTemplates } from '../domain/templates/read-templates';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
+import { templateResourceSchema } from '../domain/templates/template';
 import { routes } from '../routes';
 
-/** GET /v1/message-templates (public-api.md §4.10). */
-export const listMessageTemplates = async ({ principal }: AuthorizedRequest) => ok({ items: await listApprovedTemplates(principal.workspaceId) });
+export const schemas = { response: z.object({ items: z.array(templateResourceSchema) }) };
 
-export const handler = httpHandler(routes.listTemplates, {}, listMessageTemplates);
+/** GET /v1/message-templates (public-api.md §4.10). */
+export const listMessageTemplates = async ({ principal }: AuthorizedRequest<typeof schemas>) => ok({ items: await listApprovedTemplates(principal.workspaceId) });
+
+export const handler = httpHandler(routes.listTemplates, schemas, listMessageTemplates);

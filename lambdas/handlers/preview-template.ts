@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { previewTemplateVersion } from '../domain/templates/read-templates';
+import { previewTemplateVersion, templatePreviewSchema } from '../domain/templates/read-templates';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
 import { uuid } from '../http/schemas';
@@ -21,6 +21,7 @@ export const schemas = {
       })
       .transform((items) => items.map(({ name, value }) => ({ name, value: value as string }))),
   }),
+  response: templatePreviewSchema,
 };
 
 /** POST /v1/message-templates/{templateVersionId}/preview (public-api.md §4.12). */

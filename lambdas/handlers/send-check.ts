@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { checkSend } from '../domain/delivery/send-check';
+import { checkSend, sendCheckSchema } from '../domain/delivery/send-check';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
 import { uuid, wibDate } from '../http/schemas';
@@ -7,6 +7,7 @@ import { routes } from '../routes';
 
 export const schemas = {
   query: z.strictObject({ phone: z.string().min(1).max(64), templateId: uuid(), date: wibDate().optional() }),
+  response: sendCheckSchema,
 };
 
 /** GET /v1/messages/send-check (contract §4.8, DESIGN §3.10). */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { dispatchStatuses } from '../domain/messages/dispatch';
 import { uuid } from '../http/schemas';
 
 /** The request of POST /v1/messages (public-api.md §4.2 and §8): every variant, every limit. */
@@ -34,6 +35,14 @@ export const sendMessageBody = z.strictObject({
 });
 
 export type SendMessageBody = z.infer<typeof sendMessageBody>;
+
+/** The 202 body (public-api.md §4.2): these three and no others. */
+export const sendMessageAccepted = z.strictObject({
+  dispatchId: z.guid(),
+  status: z.enum(dispatchStatuses),
+  /** Where to read the dispatch's status: GET /v1/messages/{dispatchId}. */
+  statusUrl: z.url(),
+});
 
 export const sendMessageHeaders = z.object({
   'idempotency-key': z

@@ -4,9 +4,9 @@ import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { accepted } from '../http/responses';
 import { ValidationError } from '../shared/errors';
 import { routes } from '../routes';
-import { sendMessageBody, sendMessageHeaders } from './send-message.schema';
+import { sendMessageAccepted, sendMessageBody, sendMessageHeaders } from './send-message.schema';
 
-export const schemas = { body: sendMessageBody, headers: sendMessageHeaders };
+export const schemas = { body: sendMessageBody, headers: sendMessageHeaders, response: sendMessageAccepted };
 
 /** POST /v1/messages (public-api.md §4.2): 202 with exactly dispatchId, status and statusUrl. */
 export const sendMessage = async ({ principal, body, headers, baseUrl }: AuthorizedRequest<typeof schemas>) => {

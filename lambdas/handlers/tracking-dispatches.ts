@@ -1,12 +1,13 @@
 import { Readable } from 'node:stream';
-import { listReportDispatches, type DispatchListPage } from '../domain/reports/dispatch-list';
+import { dispatchListReportSchema, listReportDispatches, type DispatchListPage } from '../domain/reports/dispatch-list';
+import type { ReportHead } from '../domain/reports/tag-discovery';
 import { lookUpWorkspace } from '../domain/workspaces/workspace-lookup';
-import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
+import { httpHandler, type AuthorizedRequest, type ResponseBody } from '../http/http-handler';
 import { ok } from '../http/responses';
 import { routes } from '../routes';
 import { dispatchListQuery } from './report-query.schema';
 
-export const schemas = { query: dispatchListQuery };
+export const schemas = { query: dispatchListQuery, response: dispatchListReportSchema };
 
 /**
  * GET /v1/messages/tracking-report/dispatches (public-api.md §4.5). The body is written as the
@@ -14,12 +15,12 @@ export const schemas = { query: dispatchListQuery };
  */
 export const getTrackingDispatches = async ({ principal, query }: AuthorizedRequest<typeof schemas>) => {
   const [page, workspace] = await Promise.all([listReportDispatches(principal.workspaceId, query), lookUpWorkspace(principal.workspaceId, new Date())]);
-  const head = { period: { startDate: query.startDate, endDate: query.endDate, timezone: 'Asia/Jakarta' }, rupiahPerCredit: workspace.rupiahPerCredit };
-  return ok(Readable.from(jsonBody(head, page)));
+  const head: ReportHead = { period: { startDate: query.startDate, endDate: query.endDate, timezone: 'Asia/Jakarta' }, rupiahPerCredit: workspace.rupiahPerCredit };
+  return ok<ResponseBody<typeof schemas>>(Readable.from(jsonBody(head, page)));
 };
 
 /** `{ …head, "items": [rows…], "pagination": {…} }`, one chunk of rows at a time. */
-async function* jsonBody(head: object, page: DispatchListPage): AsyncIterable<string> {
+async function* jsonBody(head: ReportHead, page: DispatchListPage): AsyncIterable<string> {
   yield `${JSON.stringify(head).slice(0, -1)},"items":[`;
   let first = true;
   for await (const rows of page.rows) {

@@ -1,12 +1,12 @@
 import { pageOf } from '../domain/reports/pagination';
-import { summarizeTrackingTags } from '../domain/reports/tag-summary';
+import { summarizeTrackingTags, tagSummaryReportSchema } from '../domain/reports/tag-summary';
 import { lookUpWorkspace } from '../domain/workspaces/workspace-lookup';
-import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
+import { httpHandler, type AuthorizedRequest, type ResponseBody } from '../http/http-handler';
 import { ok } from '../http/responses';
 import { routes } from '../routes';
 import { tagSummaryQuery } from './report-query.schema';
 
-export const schemas = { query: tagSummaryQuery };
+export const schemas = { query: tagSummaryQuery, response: tagSummaryReportSchema };
 
 /**
  * GET /v1/messages/tracking-report/summary (public-api.md §4.4). `page` and `limit` page the tag
@@ -14,7 +14,7 @@ export const schemas = { query: tagSummaryQuery };
  */
 export const getTrackingSummary = async ({ principal, query }: AuthorizedRequest<typeof schemas>) => {
   const [tags, workspace] = await Promise.all([summarizeTrackingTags(principal.workspaceId, query), lookUpWorkspace(principal.workspaceId, new Date())]);
-  return ok({
+  return ok<ResponseBody<typeof schemas>>({
     period: { startDate: query.startDate, endDate: query.endDate, timezone: 'Asia/Jakarta' },
     rupiahPerCredit: workspace.rupiahPerCredit,
     items: pageOf(tags, query.page, query.limit).items,

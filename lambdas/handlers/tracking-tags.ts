@@ -1,10 +1,10 @@
-import { discoverTrackingTags } from '../domain/reports/tag-discovery';
+import { discoverTrackingTags, tagDiscoveryPageSchema } from '../domain/reports/tag-discovery';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
 import { routes } from '../routes';
 import { tagDiscoveryQuery } from './report-query.schema';
 
-export const schemas = { query: tagDiscoveryQuery };
+export const schemas = { query: tagDiscoveryQuery, response: tagDiscoveryPageSchema };
 
 /** GET /v1/messages/tracking-tags (public-api.md §4.3). */
 export const getTrackingTags = async ({ principal, query }: AuthorizedRequest<typeof schemas>) => ok(await discoverTrackingTags(principal.workspaceId, query));

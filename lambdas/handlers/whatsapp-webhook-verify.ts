@@ -8,6 +8,8 @@ import { routes } from '../routes';
 
 export const schemas = {
   query: z.object({ 'hub.mode': z.literal('subscribe'), 'hub.verify_token': z.string().min(1), 'hub.challenge': z.string().min(1).max(256) }),
+  /** The challenge, echoed as plain text. */
+  response: z.string(),
 };
 
 /** GET /webhooks/whatsapp: Meta's subscription handshake; answers the challenge as plain text. */

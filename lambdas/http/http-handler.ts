@@ -20,15 +20,23 @@ import { formBodyParser } from './middleware/form-body-parser';
 import type { HttpContext } from './middleware/http-context';
 import { JSON_CONTENT_TYPE, type HttpResult } from './responses';
 
-/** zod schemas for the parts of a request a route reads; parts without one are not read. */
+/**
+ * zod schemas for the parts of a request a route reads (parts without one are not read), and for
+ * the body it answers with. The response schema is not run: it types what the handler may return
+ * and, with the request schemas, generates the OpenAPI document (lambdas/openapi).
+ */
 export interface RequestSchemas {
   path?: z.ZodType;
   query?: z.ZodType;
   body?: z.ZodType;
   headers?: z.ZodType;
+  response?: z.ZodType;
 }
 
 type Parsed<S extends RequestSchemas, K extends keyof RequestSchemas> = S[K] extends z.ZodType ? z.infer<S[K]> : undefined;
+
+/** The success body a route's handler must return: its documented response, or anything if it has none. */
+export type ResponseBody<S extends RequestSchemas> = S['response'] extends z.ZodType ? z.output<S['response']> : unknown;
 
 /** What a plain handler receives: validated input and who is calling. No API Gateway shapes. */
 export interface HttpRequest<S extends RequestSchemas = RequestSchemas> {
@@ -58,7 +66,7 @@ type Route<TScope> = Pick<RouteDefinition, 'body' | 'rawBody' | 'streaming'> & {
 export function httpHandler<S extends RequestSchemas>(
   route: Route<Scope>,
   schemas: S,
-  handle: (request: AuthorizedRequest<S>) => Promise<HttpResult>,
+  handle: (request: AuthorizedRequest<S>) => Promise<HttpResult<ResponseBody<S>>>,
 ) {
   return stack(route, schemas, (request, context) => {
     // The auth middleware always sets the principal on scoped routes; this guards a miswired stack.
@@ -68,14 +76,14 @@ export function httpHandler<S extends RequestSchemas>(
 }
 
 /** The same stack without authentication, for `GET /health` and provider webhooks. */
-export function publicHttpHandler<S extends RequestSchemas>(route: Route<null>, schemas: S, handle: (request: HttpRequest<S>) => Promise<HttpResult>) {
+export function publicHttpHandler<S extends RequestSchemas>(route: Route<null>, schemas: S, handle: (request: HttpRequest<S>) => Promise<HttpResult<ResponseBody<S>>>) {
   return stack(route, schemas, (request) => handle(request));
 }
 
 function stack<S extends RequestSchemas>(
   route: Route<Scope | null>,
   schemas: S,
-  handle: (request: HttpRequest<S>, context: HttpContext) => Promise<HttpResult>,
+  handle: (request: HttpRequest<S>, context: HttpContext) => Promise<HttpResult<ResponseBody<S>>>,
 ) {
   const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>({ streamifyResponse: route.streaming === true })
     .use(httpHeaderNormalizer())

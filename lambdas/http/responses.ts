@@ -1,16 +1,23 @@
-/** What a plain handler returns; the middleware stack serialises it. */
-export interface HttpResult {
+import type { Readable } from 'node:stream';
+
+/**
+ * What a plain handler returns; the middleware stack serialises it. `B` is the body's type: a
+ * route that documents its response (`schemas.response`) must return a body of that type, so the
+ * OpenAPI document and the code cannot part silently. A streaming route returns a Readable of it.
+ */
+export interface HttpResult<B = unknown> {
   statusCode: number;
-  body: unknown;
+  body: B | Readable;
   headers?: Record<string, string>;
   /** Send `body` (a string) as is, with this Content-Type, instead of as JSON. */
   contentType?: string;
 }
 
-export const ok = (body: unknown, headers?: Record<string, string>): HttpResult => ({ statusCode: 200, body, ...(headers ? { headers } : {}) });
-export const accepted = (body: unknown, headers?: Record<string, string>): HttpResult => ({ statusCode: 202, body, ...(headers ? { headers } : {}) });
+export const ok = <B>(body: B | Readable, headers?: Record<string, string>): HttpResult<B> => ({ statusCode: 200, body, ...(headers ? { headers } : {}) });
+export const accepted = <B>(body: B, headers?: Record<string, string>): HttpResult<B> => ({ statusCode: 202, body, ...(headers ? { headers } : {}) });
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+export const TEXT_CONTENT_TYPE = 'text/plain; charset=utf-8';
 
 /** A plain-text answer (the WhatsApp verification handshake echoes its challenge). */
-export const text = (body: string): HttpResult => ({ statusCode: 200, body, contentType: 'text/plain; charset=utf-8' });
+export const text = (body: string): HttpResult<string> => ({ statusCode: 200, body, contentType: TEXT_CONTENT_TYPE });

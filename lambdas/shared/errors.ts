@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /**
  * Every error code a client can see, with its HTTP status: the one place these facts live.
  * Handlers throw the typed errors below; the HTTP error mapper and the API Gateway gateway
@@ -86,12 +88,14 @@ export class UpstreamUnavailableError extends AppError {
 }
 
 /** The contract's error body (public-api.md §7): these four properties and no others. */
-export interface ErrorBody {
-  success: false;
-  error: ErrorCode;
-  message: string;
-  requestId?: string;
-}
+export const errorBodySchema = z.strictObject({
+  success: z.literal(false),
+  error: z.enum(Object.keys(errorCodes) as [ErrorCode, ...ErrorCode[]]),
+  message: z.string().min(1),
+  requestId: z.string().min(1).optional(),
+});
+
+export type ErrorBody = z.output<typeof errorBodySchema>;
 
 export function errorBody(code: ErrorCode, message: string, requestId?: string): ErrorBody {
   return requestId ? { success: false, error: code, message, requestId } : { success: false, error: code, message };

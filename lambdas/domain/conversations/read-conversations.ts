@@ -1,47 +1,53 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
 import { batchGet } from '../../shared/batch-get';
 import { defaultStore } from '../../shared/default-store';
 import { NotFoundError, ValidationError } from '../../shared/errors';
 import type { Store } from '../../shared/store';
 import { keys } from '../../shared/table';
-import type { DispatchStatus } from '../messages/dispatch';
+import { dispatchStatuses, type DispatchStatus } from '../messages/dispatch';
 import { toE164 } from '../phones/phone-number';
+import { instant } from '../time/instant';
 import { conversationIdFor } from './conversation-id';
 import { decodeCursor, encodeCursor } from './cursor';
 
+const direction = z.enum(['inbound', 'outbound']);
+
 /** A conversation as the API shows it (DESIGN §3.12; README "Conversations"). */
-export interface ConversationResource {
-  id: string;
-  channel: string;
-  contactPhone: string;
-  contactName: string | null;
-  lastMessageAt: string;
-  lastMessagePreview: string;
-  lastMessageDirection: 'inbound' | 'outbound';
-  messageCount: number;
-  inboundCount: number;
-  outboundCount: number;
-  unreadCount: number;
-  createdAt: string;
-  updatedAt: string;
-}
+export const conversationSchema = z.object({
+  id: z.guid(),
+  channel: z.string(),
+  /** E.164. */
+  contactPhone: z.string(),
+  contactName: z.string().nullable(),
+  lastMessageAt: instant(),
+  lastMessagePreview: z.string(),
+  lastMessageDirection: direction,
+  messageCount: z.int().min(0),
+  inboundCount: z.int().min(0),
+  outboundCount: z.int().min(0),
+  unreadCount: z.int().min(0),
+  createdAt: instant(),
+  updatedAt: instant(),
+});
+export type ConversationResource = z.output<typeof conversationSchema>;
 
-export interface MessageResource {
-  id: string;
-  direction: 'inbound' | 'outbound';
-  type: string;
+export const conversationMessageSchema = z.object({
+  id: z.string(),
+  direction,
+  type: z.string(),
   /** The rendered template text (outbound) or the customer's text (inbound); null for media. */
-  text: string | null;
+  text: z.string().nullable(),
   /** Outbound only: the dispatch and its current status. */
-  dispatchId: string | null;
-  status: DispatchStatus | null;
-  createdAt: string;
-}
+  dispatchId: z.guid().nullable(),
+  status: z.enum(dispatchStatuses).nullable(),
+  createdAt: instant(),
+});
+export type MessageResource = z.output<typeof conversationMessageSchema>;
 
-export interface PageOf<T> {
-  items: T[];
-  nextCursor: string | null;
-}
+/** A cursor page (DESIGN §3.12): `nextCursor` is null on the last page. */
+export const cursorPageSchema = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+export type PageOf<T> = { items: T[]; nextCursor: string | null };
 
 const toConversation = (item: Record<string, unknown>): ConversationResource => ({
   id: item.id as string,

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { defaultStore } from '../../shared/default-store';
 import { mapWithConcurrency } from '../../shared/concurrency';
 import { queryAll } from '../../shared/query-all';
@@ -5,14 +6,20 @@ import type { Store } from '../../shared/store';
 import { prefixes } from '../../shared/table';
 import { toE164 } from '../phones/phone-number';
 import { wibRange } from '../time/wib';
-import type { DeliveryEventStatus } from './transitions';
+import { instant } from '../time/instant';
+import { deliveryEventStatuses, type DeliveryEventStatus } from './transitions';
 
-export interface DeliveryEvent {
-  dispatchId: string;
-  status: DeliveryEventStatus;
-  occurredAt: string;
-  failureCode?: string;
-}
+/** A delivery status event (contract §2.5); `failureCode` only when the provider gave one. */
+export const deliveryEventSchema = z.object({
+  dispatchId: z.guid(),
+  status: z.enum(deliveryEventStatuses),
+  occurredAt: instant(),
+  failureCode: z.string().optional(),
+});
+export type DeliveryEvent = z.output<typeof deliveryEventSchema>;
+
+/** The events of one requested phone, as it was given (contract §4.7). */
+export const phoneEventsSchema = z.object({ phone: z.string(), events: z.array(deliveryEventSchema) });
 
 /** Phones looked up at once: enough to finish 500 quickly, few enough not to flood the table. */
 const PARALLEL_QUERIES = 16;
@@ -27,7 +34,7 @@ export async function deliveryEventsForPhones(
   phones: string[],
   range: { startDate: string; endDate: string },
   store: Store = defaultStore(),
-): Promise<{ phone: string; events: DeliveryEvent[] }[]> {
+): Promise<z.output<typeof phoneEventsSchema>[]> {
   const { start, end } = wibRange(range.startDate, range.endDate);
   const normalized = phones.map((phone) => toE164(phone));
   const distinct = [...new Set(normalized.filter((phone): phone is string => !!phone))];

@@ -1,16 +1,20 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
 import { defaultStore } from '../../shared/default-store';
 import { ValidationError } from '../../shared/errors';
 import type { Store } from '../../shared/store';
 import { prefixes } from '../../shared/table';
 import { toE164 } from '../phones/phone-number';
+import { instant } from '../time/instant';
 import { wibRange } from '../time/wib';
 
-export interface SendCheck {
-  sent: boolean;
-  dispatchId: string | null;
-  submittedAt: string | null;
-}
+/** The body of GET /v1/messages/send-check (contract §4.8, DESIGN §3.10). */
+export const sendCheckSchema = z.object({
+  sent: z.boolean(),
+  dispatchId: z.guid().nullable(),
+  submittedAt: instant().nullable(),
+});
+export type SendCheck = z.output<typeof sendCheckSchema>;
 
 /**
  * Whether the workspace sent `templateId` to `phone` (DESIGN §3.10): the newest dispatch that is

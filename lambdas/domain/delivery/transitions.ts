@@ -23,4 +23,5 @@ export const isTerminal = (status: DispatchStatus): boolean => status === 'deliv
 export const countsAsSent = (status: DispatchStatus): boolean => status === 'sent' || status === 'delivered';
 
 /** Delivery event statuses (contract §2.5). */
-export type DeliveryEventStatus = 'ACCEPTED' | 'DELIVERED' | 'REJECTED';
+export const deliveryEventStatuses = ['ACCEPTED', 'DELIVERED', 'REJECTED'] as const;
+export type DeliveryEventStatus = (typeof deliveryEventStatuses)[number];

@@ -1,3 +1,6 @@
+import { z } from 'zod';
+import { instant } from '../time/instant';
+
 /** Dispatch statuses (public-api.md §3); transitions are DESIGN §3.2. */
 export const dispatchStatuses = ['queued', 'processing', 'sent', 'delivered', 'failed', 'canceled', 'unknown'] as const;
 export type DispatchStatus = (typeof dispatchStatuses)[number];
@@ -45,8 +48,24 @@ export interface Dispatch {
   reportedAt?: string;
 }
 
-/** GET /v1/messages/{dispatchId} (contract §4.6 and DESIGN §3.9). */
-export function toMessageStatusResource(dispatch: Dispatch) {
+/** The body of GET /v1/messages/{dispatchId} (contract §4.6 and DESIGN §3.9). */
+export const messageStatusSchema = z.object({
+  dispatchId: z.guid(),
+  status: z.enum(dispatchStatuses),
+  channel: z.literal('whatsapp'),
+  /** E.164. */
+  to: z.string(),
+  templateId: z.guid(),
+  trackingTags: z.array(z.string()),
+  createdAt: instant(),
+  updatedAt: instant(),
+  sentAt: instant().nullable(),
+  deliveredAt: instant().nullable(),
+  failureCode: z.string().nullable(),
+});
+export type MessageStatusResource = z.output<typeof messageStatusSchema>;
+
+export function toMessageStatusResource(dispatch: Dispatch): MessageStatusResource {
   return {
     dispatchId: dispatch.dispatchId,
     status: dispatch.status,

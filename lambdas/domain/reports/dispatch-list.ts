@@ -1,31 +1,37 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
 import { batchGet } from '../../shared/batch-get';
 import { defaultStore } from '../../shared/default-store';
 import { queryAll } from '../../shared/query-all';
 import type { Store } from '../../shared/store';
 import { keys, prefixes } from '../../shared/table';
+import { instant } from '../time/instant';
 import type { Dispatch } from '../messages/dispatch';
 import { toDispatch } from '../messages/dispatch-repository';
 import { wibRange } from '../time/wib';
-import { paginationOf, type Pagination } from './pagination';
-import type { ReportPeriod } from './tag-discovery';
+import { paginationOf, paginationSchema, type Pagination } from './pagination';
+import { reportHeadSchema, type ReportPeriod } from './tag-discovery';
 
 /** A dispatch row of the report list: every field of contract §2.4, nullable ones null. */
-export interface DispatchRow {
-  dispatchId: string;
-  recipientPhone: string;
-  templateId: string;
-  templateName: string;
-  source: Dispatch['source'];
-  apiClient: { id: string; name: string } | null;
-  status: 'SENT' | 'DELIVERED';
-  trackingTags: string[];
-  creditCost: number;
-  amountRupiah: number;
-  createdAt: string;
-  sentAt: string | null;
-  deliveredAt: string | null;
-}
+export const dispatchRowSchema = z.object({
+  dispatchId: z.guid(),
+  recipientPhone: z.string(),
+  templateId: z.guid(),
+  templateName: z.string(),
+  source: z.enum(['EXTERNAL_API', 'BROADCAST', 'INBOX']),
+  apiClient: z.object({ id: z.guid(), name: z.string() }).nullable(),
+  status: z.enum(['SENT', 'DELIVERED']),
+  trackingTags: z.array(z.string()),
+  creditCost: z.int().min(0),
+  amountRupiah: z.number().min(0),
+  createdAt: instant(),
+  sentAt: instant().nullable(),
+  deliveredAt: instant().nullable(),
+});
+export type DispatchRow = z.output<typeof dispatchRowSchema>;
+
+/** The body of GET /v1/messages/tracking-report/dispatches (contract §4.5). */
+export const dispatchListReportSchema = reportHeadSchema.extend({ items: z.array(dispatchRowSchema), pagination: paginationSchema });
 
 export type DispatchSelector = { scope: 'WORKSPACE' } | { trackingTags: readonly string[]; match: 'ANY' | 'ALL' };
 

@@ -1,10 +1,14 @@
-/** The contract's pagination object (public-api.md §2.6). */
-export interface Pagination {
-  page: number;
-  limit: number;
-  totalItems: number;
-  totalPages: number;
-}
+import { z } from 'zod';
+
+/** The contract's pagination object (public-api.md §2.6): all four required. */
+export const paginationSchema = z.object({
+  page: z.int().min(1),
+  limit: z.int().min(1).max(100_000),
+  totalItems: z.int().min(0),
+  totalPages: z.int().min(0),
+});
+
+export type Pagination = z.output<typeof paginationSchema>;
 
 export const paginationOf = (page: number, limit: number, totalItems: number): Pagination => ({ page, limit, totalItems, totalPages: Math.ceil(totalItems / limit) });
 

@@ -1,20 +1,30 @@
+import { z } from 'zod';
 import { mapWithConcurrency } from '../../shared/concurrency';
 import { defaultStore } from '../../shared/default-store';
 import { queryAll } from '../../shared/query-all';
 import type { Store } from '../../shared/store';
 import { prefixes } from '../../shared/table';
 import { wibDays } from '../time/wib';
-import { pageOf, type Pagination } from './pagination';
+import { pageOf, paginationSchema } from './pagination';
 
 export interface ReportPeriod {
   startDate: string;
   endDate: string;
 }
 
-export interface TagCount {
-  trackingTag: string;
-  dispatchCount: number;
-}
+/** What the summary and the dispatch list open with (contract §4.4–4.5): the period and the current rate. */
+export const reportHeadSchema = z.object({
+  period: z.object({ startDate: z.string(), endDate: z.string(), timezone: z.literal('Asia/Jakarta') }),
+  rupiahPerCredit: z.number().min(0),
+});
+export type ReportHead = z.output<typeof reportHeadSchema>;
+
+/** A tag row of tag discovery (contract §2.4). */
+export const tagCountSchema = z.object({ trackingTag: z.string(), dispatchCount: z.int().min(0) });
+export type TagCount = z.output<typeof tagCountSchema>;
+
+/** The body of GET /v1/messages/tracking-tags (contract §4.3). */
+export const tagDiscoveryPageSchema = z.object({ items: z.array(tagCountSchema), pagination: paginationSchema });
 
 /** Days read at once: a year of days in a few dozen round trips. */
 export const PARALLEL_DAYS = 16;
@@ -28,7 +38,7 @@ export async function discoverTrackingTags(
   workspaceId: string,
   query: ReportPeriod & { prefix?: string; page: number; limit: number },
   store: Store = defaultStore(),
-): Promise<{ items: TagCount[]; pagination: Pagination }> {
+): Promise<z.output<typeof tagDiscoveryPageSchema>> {
   const perDay = await mapWithConcurrency(wibDays(query.startDate, query.endDate), PARALLEL_DAYS, (day) =>
     queryAll(store, {
       KeyConditionExpression: query.prefix ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',

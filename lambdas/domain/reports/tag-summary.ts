@@ -1,25 +1,32 @@
+import { z } from 'zod';
 import { defaultStore } from '../../shared/default-store';
 import { mapWithConcurrency } from '../../shared/concurrency';
 import { queryAll } from '../../shared/query-all';
 import type { Store } from '../../shared/store';
 import { prefixes } from '../../shared/table';
-import type { ReportPeriod } from './tag-discovery';
+import { reportHeadSchema, type ReportPeriod } from './tag-discovery';
 
-export interface TemplateTotals {
-  templateId: string;
-  templateName: string;
-  dispatchCount: number;
-  credits: number;
-  amountRupiah: number;
-}
+/** Summary rows (contract §2.4): per tag, and per template within it. */
+export const templateTotalsSchema = z.object({
+  templateId: z.guid(),
+  templateName: z.string(),
+  dispatchCount: z.int().min(0),
+  credits: z.int().min(0),
+  amountRupiah: z.number().min(0),
+});
+export type TemplateTotals = z.output<typeof templateTotalsSchema>;
 
-export interface TagTotals {
-  trackingTag: string;
-  dispatchCount: number;
-  credits: number;
-  amountRupiah: number;
-  templates: TemplateTotals[];
-}
+export const tagTotalsSchema = z.object({
+  trackingTag: z.string(),
+  dispatchCount: z.int().min(0),
+  credits: z.int().min(0),
+  amountRupiah: z.number().min(0),
+  templates: z.array(templateTotalsSchema),
+});
+export type TagTotals = z.output<typeof tagTotalsSchema>;
+
+/** The body of GET /v1/messages/tracking-report/summary: no pagination object (contract §4.4). */
+export const tagSummaryReportSchema = reportHeadSchema.extend({ items: z.array(tagTotalsSchema) });
 
 /** Rupiah amounts are sums of products with the rate; keep them to the sen. */
 const money = (value: number) => Math.round(value * 100) / 100;

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../../shared/errors';
 import type { Store } from '../../shared/store';
 import { isListable, toTemplateResource, type TemplateResource } from './template';
@@ -17,6 +18,10 @@ export async function getApprovedTemplate(workspaceId: string, templateId: strin
   return toTemplateResource(template);
 }
 
+/** The body of POST /v1/message-templates/{templateVersionId}/preview (contract §4.12). */
+export const templatePreviewSchema = z.object({ templateVersionId: z.guid(), preview: z.string() });
+export type TemplatePreview = z.output<typeof templatePreviewSchema>;
+
 export interface PreviewVariable {
   name: string;
   value: string;
@@ -31,7 +36,7 @@ export async function previewTemplateVersion(
   versionId: string,
   variables: PreviewVariable[],
   store?: Store,
-): Promise<{ templateVersionId: string; preview: string }> {
+): Promise<TemplatePreview> {
   const found = await getTemplateVersion(workspaceId, versionId, store);
   if (!found || found.templateStatus !== 'APPROVED') throw new NotFoundError('Template version');
 

@@ -44,8 +44,29 @@ export type TemplateVersion = z.infer<typeof templateVersionInputSchema>;
 /** Only APPROVED templates are listed or sendable (DESIGN §3.13). */
 export const isListable = (template: Template): boolean => template.status === 'APPROVED';
 
+const templateVersionResourceSchema = z.object({
+  id: z.guid(),
+  version: z.int().min(1),
+  status: z.string(),
+  variableDefinitions: z.array(z.object({ name: z.string(), type: z.string(), required: z.boolean() })),
+  customerPreview: z.string(),
+  creditCostPerSend: z.int().min(0),
+  createdAt: z.iso.datetime({ offset: true }),
+  readyAt: z.iso.datetime({ offset: true }).optional(),
+  disabledAt: z.iso.datetime({ offset: true }).optional(),
+});
+
+/** The contract's message template (public-api.md §2.2–2.3), versions included. */
+export const templateResourceSchema = z.object({
+  id: z.guid(),
+  displayName: z.string(),
+  status: z.string(),
+  versions: z.array(templateVersionResourceSchema),
+});
+export type TemplateResource = z.output<typeof templateResourceSchema>;
+
 /** The contract's message template (public-api.md §2.2–2.3): exactly these fields. */
-export function toTemplateResource(template: Template) {
+export function toTemplateResource(template: Template): TemplateResource {
   return {
     id: template.id,
     displayName: template.displayName,
@@ -54,7 +75,7 @@ export function toTemplateResource(template: Template) {
   };
 }
 
-function toTemplateVersionResource(version: TemplateVersion) {
+function toTemplateVersionResource(version: TemplateVersion): TemplateResource['versions'][number] {
   return {
     id: version.id,
     version: version.version,
@@ -67,5 +88,3 @@ function toTemplateVersionResource(version: TemplateVersion) {
     ...(version.disabledAt ? { disabledAt: version.disabledAt } : {}),
   };
 }
-
-export type TemplateResource = ReturnType<typeof toTemplateResource>;
