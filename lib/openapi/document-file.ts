@@ -1,0 +1,7 @@
+import { join } from 'node:path';
+
+/** Where the committed OpenAPI document lives; `npm run openapi` writes it, a unit test keeps it current. */
+export const OPENAPI_DOCUMENT_PATH = join(__dirname, '..', '..', 'docs', 'openapi.json');
+
+/** The file's exact text: 2-space JSON and a final newline, so regenerating an unchanged API changes no byte. */
+export const renderDocument = (document: unknown): string => `${JSON.stringify(document, null, 2)}\n`;

@@ -1,0 +1,270 @@
+import { z } from 'zod';
+import type { RequestSchemas } from '../../lambdas/http/http-handler';
+import { routeEntries, type BodyEncoding, type RouteDefinition, type RouteId } from '../../lambdas/routes';
+import { errorBodySchema, type ErrorCode } from '../../lambdas/shared/errors';
+import { errorMeanings, errorsOf, retryAfterCodes } from './errors';
+import { operations, type OperationDoc } from './operations';
+import { routeSchemas } from './route-schemas';
+
+type JsonSchema = Record<string, unknown>;
+type JsonObject = Record<string, unknown>;
+
+export interface OpenApiDocument {
+  openapi: '3.1.0';
+  info: JsonObject;
+  servers: JsonObject[];
+  tags: JsonObject[];
+  security: JsonObject[];
+  paths: Record<string, Record<string, JsonObject>>;
+  components: {
+    schemas: Record<string, JsonSchema>;
+    responses: Record<string, JsonObject>;
+    securitySchemes: Record<string, JsonObject>;
+    headers: Record<string, JsonObject>;
+  };
+}
+
+/** The interface's version (public-api.md §9). */
+const API_VERSION = '0.1.0';
+const COMPONENT = '#/components/schemas/';
+const ERROR_BODY = 'ErrorBody';
+const SIGNATURE_HEADER = 'X-Hub-Signature-256';
+
+const formatsWithoutPattern = new Set(['date-time', 'uuid', 'email', 'uri']);
+
+const mediaTypes: Record<BodyEncoding, string> = {
+  json: 'application/json',
+  form: 'application/x-www-form-urlencoded',
+  multipart: 'multipart/form-data',
+};
+
+/** Shared resources get their own components, named as the contract names them. */
+const resourceNames = (schemas: Record<RouteId, RequestSchemas>): [z.ZodType, string][] => {
+  const template = schemas.getTemplate.response as z.ZodObject<{ versions: z.ZodArray<z.ZodType> }>;
+  return [
+    [errorBodySchema, ERROR_BODY],
+    [template, 'MessageTemplate'],
+    [template.shape.versions.element, 'TemplateVersion'],
+    [schemas.getMessage.response!, 'MessageStatus'],
+    [schemas.getConversation.response!, 'Conversation'],
+    [schemas.sendCheck.response!, 'SendCheck'],
+    [schemas.sendMessage.response!, 'SendMessageAccepted'],
+  ];
+};
+
+/**
+ * The OpenAPI 3.1 document of the API, built from the route table and each route's own zod
+ * schemas: requests as the handlers accept them (`io: 'input'`), responses as the handlers are
+ * typed to return them (`io: 'output'`). Nothing in it is kept by hand but prose and examples.
+ */
+export function buildOpenApiDocument(): OpenApiDocument {
+  const responses = z.registry<{ id: string }>();
+  const requests = z.registry<{ id: string }>();
+  for (const [schema, id] of resourceNames(routeSchemas)) responses.add(schema, { id });
+
+  const paths: OpenApiDocument['paths'] = {};
+  const operationParts = routeEntries.map(([id, route]) => {
+    const schemas = routeSchemas[id];
+    const doc = operations[id];
+    const name = pascal(id);
+    if (schemas.response && !responses.has(schemas.response)) responses.add(schemas.response, { id: `${name}Response` });
+    const body = doc.body ?? schemas.body;
+    if (route.body && body && !requests.has(body)) requests.add(body, { id: `${name}Request` });
+    return { id, route, schemas, doc, body };
+  });
+
+  const components: Record<string, JsonSchema> = {
+    ...toComponents(responses, 'output'),
+    ...toComponents(requests, 'input'),
+  };
+  const refOf = (registry: z.core.$ZodRegistry<{ id: string }>, schema: z.ZodType | undefined) => {
+    const meta = schema && registry.get(schema);
+    return meta ? { $ref: `${COMPONENT}${meta.id}` } : undefined;
+  };
+
+  const errorResponses: Record<string, JsonObject> = {};
+  for (const { id, route, schemas, doc, body } of operationParts) {
+    const operation: JsonObject = {
+      operationId: id,
+      summary: route.summary,
+      ...(doc.description ? { description: doc.description } : {}),
+      tags: [doc.tag],
+      security: securityOf(route),
+      ...(route.scope ? { 'x-required-scope': route.scope } : {}),
+    };
+    const parameters = [...parametersOf(schemas.path, 'path'), ...parametersOf(schemas.query, 'query'), ...parametersOf(schemas.headers, 'header')];
+    if (parameters.length) operation.parameters = parameters;
+    if (route.body) operation.requestBody = requestBodyOf(route, refOf(requests, body), doc);
+    operation.responses = {
+      ...successOf(id, route, refOf(responses, schemas.response) ?? {}, doc),
+      ...errorResponsesOf(route, schemas, doc, errorResponses),
+    };
+    if (route.streaming) operation['x-streamed'] = true;
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
+  }
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Messaging API',
+      version: API_VERSION,
+      summary: 'Server-to-server WhatsApp template messaging for workspace integrations.',
+      description:
+        'Queues template messages, reports delivery, groups dispatches by tracking tag, reads conversations and exposes message templates. ' +
+        'Calendar dates are Asia/Jakarta (WIB) days, inclusive at both ends. Every error has the `ErrorBody` shape; its `requestId` is also ' +
+        'the `X-Request-Id` response header. Generated from the route table and the zod schemas by `npm run openapi`.',
+    },
+    servers: [
+      { url: 'http://127.0.0.1:3000', description: 'The local runtime (`npm start`)' },
+      {
+        url: 'https://{apiId}.execute-api.{region}.amazonaws.com/{stage}',
+        description: 'A deployed stage',
+        variables: { apiId: { default: 'abcdef1234' }, region: { default: 'ap-southeast-3' }, stage: { default: 'prod' } },
+      },
+    ],
+    tags: [
+      { name: 'Messages', description: 'Send, and follow what happened to what was sent' },
+      { name: 'Reports', description: 'SENT or DELIVERED dispatches by tracking tag' },
+      { name: 'Templates', description: 'Approved message templates' },
+      { name: 'Conversations', description: 'Conversations with contacts and their message history' },
+      { name: 'Webhooks', description: 'Called by the WhatsApp Cloud API, not by integrations' },
+      { name: 'Health', description: 'Service availability' },
+    ],
+    security: [{ ApiKey: [] }],
+    paths,
+    components: {
+      schemas: sortKeys(components),
+      responses: sortKeys(errorResponses),
+      securitySchemes: {
+        ApiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: 'A workspace API key. Each operation names the scope it needs (`messages:send`, `messages:read`, `templates:read`) in its security requirement.',
+        },
+        WhatsAppSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: SIGNATURE_HEADER,
+          description: '`sha256=` and the hex HMAC-SHA256 of the raw request body, keyed with the WhatsApp app secret.',
+        },
+      },
+      headers: {
+        RequestId: { description: 'The request’s id, also in error bodies and on every log line of the request.', schema: { type: 'string' } },
+        RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
+      },
+    },
+  };
+}
+
+function toComponents(registry: z.core.$ZodRegistry<{ id: string }>, io: 'input' | 'output'): Record<string, JsonSchema> {
+  const { schemas } = z.toJSONSchema(registry, { ...conversion(io), uri: (id) => `${COMPONENT}${id}` });
+  return Object.fromEntries(Object.entries(schemas).map(([id, schema]) => [id, withoutDialect(schema as JsonSchema)]));
+}
+
+function conversion(io: 'input' | 'output') {
+  return {
+    target: 'draft-2020-12' as const,
+    io,
+    unrepresentable: 'any' as const,
+    override: ({ zodSchema, jsonSchema }: { zodSchema: z.core.$ZodTypes; jsonSchema: JsonSchema }) => {
+      // zod closes every object it outputs; the contract closes only those built with strictObject
+      // ("no other properties", §4.1, §4.2, §7), so clients must tolerate new fields elsewhere.
+      const def = zodSchema._zod.def;
+      if (def.type === 'object' && def.catchall === undefined) delete jsonSchema.additionalProperties;
+      // zod spells a format out as a regular expression too; the named format says the same, readably.
+      if (typeof jsonSchema.format === 'string' && formatsWithoutPattern.has(jsonSchema.format)) delete jsonSchema.pattern;
+      // `.int()` bounds every integer by the safe range; only real limits belong in the document.
+      if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+      if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+    },
+  };
+}
+
+/** Components are parts of this document, not schema resources of their own. */
+function withoutDialect({ $schema: _dialect, $id: _id, ...schema }: JsonSchema): JsonSchema {
+  return schema;
+}
+
+function securityOf(route: RouteDefinition): JsonObject[] {
+  if (route.scope) return [{ ApiKey: [route.scope] }];
+  if (route.rawBody) return [{ WhatsAppSignature: [] }];
+  return [];
+}
+
+/** An object schema's properties as OpenAPI parameters (path ones always required). */
+function parametersOf(schema: z.ZodType | undefined, where: 'path' | 'query' | 'header'): JsonObject[] {
+  if (!schema) return [];
+  const json = z.toJSONSchema(schema, conversion('input')) as { properties?: Record<string, JsonSchema>; required?: string[] };
+  return Object.entries(json.properties ?? {})
+    .map(([name, property]) => ({ name: where === 'header' ? headerName(name) : name, property, required: where === 'path' || (json.required ?? []).includes(name) }))
+    .filter(({ name }) => !(where === 'header' && name === SIGNATURE_HEADER))
+    .map(({ name, property, required }) => {
+      const { description, ...rest } = property;
+      return { name, in: where, required, ...(description ? { description } : {}), schema: rest };
+    });
+}
+
+function requestBodyOf(route: RouteDefinition, schema: JsonObject | undefined, doc: OperationDoc): JsonObject {
+  const encodings = route.body ?? [];
+  const content = Object.fromEntries(
+    encodings.map((encoding) => [
+      mediaTypes[encoding],
+      { schema: schema ?? {}, ...(encoding === 'json' && doc.examples?.request ? { examples: { contract: { value: doc.examples.request } } } : {}) },
+    ]),
+  );
+  return { required: true, content };
+}
+
+function successOf(id: RouteId, route: RouteDefinition, schema: JsonObject, doc: OperationDoc): JsonObject {
+  const status = String(doc.successStatus ?? 200);
+  const isText = id === 'whatsappWebhookVerify';
+  const headers: JsonObject = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
+  if (doc.successStatus === 202) {
+    headers.Location = { description: 'The dispatch’s status URL, as `statusUrl`.', schema: { type: 'string', format: 'uri' } };
+    headers['Idempotent-Replayed'] = { description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.', schema: { type: 'string', const: 'true' } };
+  }
+  const example = doc.examples?.response === undefined ? {} : { examples: { contract: { value: doc.examples.response } } };
+  return {
+    [status]: {
+      description: route.summary,
+      headers,
+      content: { [isText ? 'text/plain' : 'application/json']: { schema, ...example } },
+    },
+  };
+}
+
+/**
+ * An operation's error responses, each a reference to a shared response named for its status and
+ * codes (`ValidationFailed422`), whose schema admits exactly those codes.
+ */
+function errorResponsesOf(route: RouteDefinition, schemas: RequestSchemas, doc: OperationDoc, shared: Record<string, JsonObject>): JsonObject {
+  const responses: JsonObject = {};
+  for (const [status, codes] of errorsOf(route, schemas, doc.errors ?? [])) {
+    const name = `${codes.map((code) => pascal(code.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase()))).join('Or')}${status}`;
+    responses[String(status)] = { $ref: `#/components/responses/${name}` };
+    if (shared[name]) continue;
+    const headers: JsonObject = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
+    if (codes.some((code) => retryAfterCodes.has(code))) headers['Retry-After'] = { $ref: '#/components/headers/RetryAfter' };
+    shared[name] = {
+      description: codes.map((code) => `\`${code}\`: ${errorMeanings[code]}`).join('; '),
+      headers,
+      content: {
+        'application/json': {
+          schema: { $ref: `${COMPONENT}${ERROR_BODY}`, type: 'object', properties: { error: { enum: codes } } },
+          examples: { [codes[0]!]: { value: errorExample(codes[0]!) } },
+        },
+      },
+    };
+  }
+  return responses;
+}
+
+const errorExample = (code: ErrorCode) => ({ success: false, error: code, message: `${errorMeanings[code][0]!.toUpperCase()}${errorMeanings[code].slice(1)}`, requestId: '5b1c7e0a-2f4d-4c8e-9a1b-3d5f7e9a1c2e' });
+
+const pascal = (id: string) => `${id[0]!.toUpperCase()}${id.slice(1)}`;
+
+/** `idempotency-key` → `Idempotency-Key`: schemas see headers lower-cased by the normaliser. */
+const headerName = (name: string) => name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => `${dash}${letter.toUpperCase()}`);
+
+const sortKeys = <T>(record: Record<string, T>): Record<string, T> => Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

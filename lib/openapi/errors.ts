@@ -1,0 +1,63 @@
+import type { RequestSchemas } from '../../lambdas/http/http-handler';
+import type { RouteDefinition } from '../../lambdas/routes';
+import { errorCodes, type ErrorCode } from '../../lambdas/shared/errors';
+
+/** When each code is answered (README "Errors"; DESIGN §3). */
+export const errorMeanings: Record<ErrorCode, string> = {
+  bad_request: 'a request API Gateway could not read',
+  unauthorized: 'the API key is missing, malformed, unknown, revoked or expired',
+  forbidden: 'the API key lacks the operation’s scope',
+  not_found: 'an unknown id, or an id of another workspace (the two look the same)',
+  method_not_allowed: 'the path exists with another method',
+  idempotency_conflict: 'the Idempotency-Key was used with another body, or its first request is still in flight',
+  duplicate_send: 'the workspace allows one send of a template to a number per WIB day, and it was made',
+  payload_too_large: 'the body is over 10 MB',
+  validation_failed: 'malformed JSON, an unsupported Content-Type, a malformed id, or a field breaking the contract (the message names it)',
+  unsupported_channel_content: 'a channel and content type that are valid but not delivered (only whatsapp with template is)',
+  template_not_found: 'the template does not exist, is not APPROVED, or belongs to another workspace',
+  template_not_ready: 'the template has no READY version',
+  missing_variables: 'a required template variable is missing',
+  rate_limited: 'stage throttling, or the workspace’s send rate (then with Retry-After)',
+  internal_error: 'a fault on our side; the cause is logged, never returned',
+  upstream_unavailable: 'the dispatch queue refused the message; nothing will be sent',
+  service_unavailable: 'a dependency (the table, the queue) is briefly unavailable; retry after Retry-After',
+  upstream_timeout: 'the function did not answer in time',
+};
+
+/** Errors API Gateway answers itself on any route (lib/constructs/gateway-responses.ts). */
+const gatewayErrors: { status: number; code: ErrorCode }[] = [
+  { status: 429, code: 'rate_limited' },
+  { status: 502, code: 'internal_error' },
+  { status: 504, code: 'upstream_timeout' },
+];
+
+/** Error codes whose answer carries `Retry-After`. */
+export const retryAfterCodes: ReadonlySet<ErrorCode> = new Set(['rate_limited', 'service_unavailable']);
+
+/**
+ * Every error an operation can answer, grouped by status: those its kind of route always can
+ * (authentication, input validation, body limits, the table or queue being briefly away, the
+ * gateway's own), and those its handler raises (`own`).
+ */
+export function errorsOf(route: RouteDefinition, schemas: RequestSchemas, own: readonly ErrorCode[]): Map<number, ErrorCode[]> {
+  const pairs: { status: number; code: ErrorCode }[] = [];
+  const add = (code: ErrorCode, status: number = errorCodes[code]) => pairs.push({ status, code });
+  if (route.scope) {
+    add('unauthorized');
+    add('forbidden');
+  }
+  if (schemas.path || schemas.query || schemas.headers || route.body) add('validation_failed');
+  if (route.body) add('payload_too_large');
+  for (const code of own) add(code);
+  add('internal_error');
+  if (route.access.table || route.access.queue || route.access.secrets) add('service_unavailable');
+  for (const { status, code } of gatewayErrors) add(code, status);
+
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const { status, code } of pairs.sort((a, b) => a.status - b.status)) {
+    const codes = byStatus.get(status) ?? [];
+    if (!codes.includes(code)) codes.push(code);
+    byStatus.set(status, codes);
+  }
+  return byStatus;
+}
