@@ -24,14 +24,11 @@ export interface ApiRequest {
  * server and the tests' event factory both build events here, so they cannot disagree.
  */
 export function apiGatewayEvent(request: ApiRequest): APIGatewayProxyEvent {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
-  for (const [name, value] of request.headers ?? []) {
-    headers[name] = value;
-    (multiValueHeaders[name] ??= []).push(value);
-  }
-  const multiValueQuery: Record<string, string[]> = {};
-  for (const [name, value] of request.query ?? []) (multiValueQuery[name] ??= []).push(value);
+  // Maps, then own properties: a client's `constructor` or `__proto__` parameter is data, as in
+  // the JSON API Gateway hands Lambda, never a lookup into Object.prototype.
+  const multiValueHeaders = Object.fromEntries(grouped(request.headers ?? []));
+  const headers = Object.fromEntries(Object.entries(multiValueHeaders).map(([name, values]) => [name, values.at(-1)!]));
+  const multiValueQuery = Object.fromEntries(grouped(request.query ?? []));
   const hasQuery = Object.keys(multiValueQuery).length > 0;
 
   const headerValue = (wanted: string) => Object.entries(headers).find(([name]) => name.toLowerCase() === wanted)?.[1];
@@ -84,6 +81,12 @@ export function apiGatewayEvent(request: ApiRequest): APIGatewayProxyEvent {
       stage: 'local',
     },
   };
+}
+
+function grouped(pairs: [string, string][]): Map<string, string[]> {
+  const groups = new Map<string, string[]>();
+  for (const [name, value] of pairs) groups.set(name, [...(groups.get(name) ?? []), value]);
+  return groups;
 }
 
 /** A Lambda context for one in-process invocation. */
