@@ -54,6 +54,18 @@ describe('API keys in DynamoDB', () => {
     await expect(authenticate(second, 'messages:read', { store: table, cacheTtlMs: 0 })).resolves.toMatchObject({ workspaceId: 'ws-list' });
   });
 
+  it('stops a revoked key within the default cache TTL of 30 s, and not before a cached lookup ages out', async () => {
+    const plaintext = generateApiKey();
+    const saved = await saveApiKey(plaintext, { workspaceId: 'ws-ttl', name: 'ci', scopes: ['messages:read'] }, now, table);
+    const at = (ms: number) => ({ store: table, now: new Date(now.getTime() + ms) });
+    await expect(authenticate(plaintext, 'messages:read', at(0))).resolves.toMatchObject({ keyId: saved.keyId });
+
+    await revokeApiKey('ws-ttl', saved.keyId, now, table);
+    // Within the window the container still trusts its lookup: that is the documented bound.
+    await expect(authenticate(plaintext, 'messages:read', at(29_999))).resolves.toMatchObject({ keyId: saved.keyId });
+    await expect(authenticate(plaintext, 'messages:read', at(30_000))).rejects.toMatchObject({ status: 401, message: 'The API key has been revoked' });
+  });
+
   it('saving the same plaintext twice keeps one record (seeding is idempotent)', async () => {
     const plaintext = generateApiKey();
     const first = await saveApiKey(plaintext, { workspaceId: 'ws-idem', name: 'k', scopes: ['messages:read'] }, now, table);
