@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { uuid } from '../http/schemas';
 
 /** Query parameters of the conversation endpoints (DESIGN §3.12): limit 1..100, default 20. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { publicHttpHandler, type HttpRequest, type ResponseBody } from '../http/http-handler';
 import { ok } from '../http/responses';
 import { routes } from '../routes';

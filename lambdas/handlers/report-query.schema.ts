@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { bothDates, orderedDates, orderedDatesMessage, wibDate } from '../http/schemas';
 import { wibDays } from '../domain/time/wib';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { dispatchStatuses } from '../domain/messages/dispatch';
 import { uuid } from '../http/schemas';
 

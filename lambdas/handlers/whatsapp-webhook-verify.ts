@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { whatsAppCredentials } from '../domain/providers/whatsapp-credentials';
 import { publicHttpHandler, type HttpRequest } from '../http/http-handler';
 import { text } from '../http/responses';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { applyProviderReports } from '../domain/delivery/provider-reports';
 import { whatsAppCredentials } from '../domain/providers/whatsapp-credentials';
 import { isValidWebhookSignature, webhookPayloadSchema } from '../domain/providers/whatsapp-webhook';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isCalendarDate } from '../domain/time/wib';
 
 /** A path or body id: any 8-4-4-4-12 hex UUID. Anything else is 422, never a lookup. */

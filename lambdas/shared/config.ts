@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The only reader of `process.env`. Every function gets just the variables its grants set

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Every error code a client can see, with its HTTP status: the one place these facts live.

@@ -1,5 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defaultStore } from '../../shared/default-store';
 import { ValidationError } from '../../shared/errors';
 import type { Store } from '../../shared/store';

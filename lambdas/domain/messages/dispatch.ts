@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { instant } from '../time/instant';
 
 /** Dispatch statuses (public-api.md §3); transitions are DESIGN §3.2. */

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The WhatsApp Cloud API webhook (messages field): delivery statuses of our messages and inbound

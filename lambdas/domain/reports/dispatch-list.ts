@@ -1,5 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { batchGet } from '../../shared/batch-get';
 import { defaultStore } from '../../shared/default-store';
 import { queryAll } from '../../shared/query-all';

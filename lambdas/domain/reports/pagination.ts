@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The contract's pagination object (public-api.md §2.6): all four required. */
 export const paginationSchema = z.object({

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { mapWithConcurrency } from '../../shared/concurrency';
 import { defaultStore } from '../../shared/default-store';
 import { queryAll } from '../../shared/query-all';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { NotFoundError, ValidationError } from '../../shared/errors';
 import type { Store } from '../../shared/store';
 import { isListable, toTemplateResource, type TemplateResource } from './template';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const workspaceSettingsSchema = z.object({
   /** Accepted sends per minute before 429. */
