@@ -4,7 +4,7 @@ import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
-import { deliverDispatch } from '../domain/delivery/deliver-dispatch';
+import { deliverDispatch, type DeliveryOutcome } from '../domain/delivery/deliver-dispatch';
 import { providerFor, settleProviders } from '../domain/providers/provider-for';
 import { config } from '../shared/config';
 import { defaultQueue } from '../shared/default-store';
@@ -41,15 +41,25 @@ export async function deliverRecord(record: SQSRecord): Promise<void> {
   }
   const receiveCount = Number(record.attributes.ApproximateReceiveCount);
   logger.appendKeys({ dispatchId: parsed.data.dispatchId, workspaceId: parsed.data.workspaceId });
-  const outcome = await deliverDispatch({ dispatchId: parsed.data.dispatchId, receiveCount, maxReceives: dispatchQueueSettings.maxReceiveCount }, { providerFor });
+  let outcome: DeliveryOutcome;
+  try {
+    outcome = await deliverDispatch({ dispatchId: parsed.data.dispatchId, receiveCount, maxReceives: dispatchQueueSettings.maxReceiveCount }, { providerFor });
+  } catch (error) {
+    // The table did not answer, say: come back after the same short back-off, not the whole
+    // visibility timeout. The claim keeps a second provider call out whatever happened.
+    await comeBackIn(record, retryDelaySeconds(receiveCount)).catch((cause: unknown) => logger.warn('Could not shorten the retry delay', { error: cause as Error }));
+    throw error;
+  }
   logger.info('Delivery attempt', { outcome, receiveCount });
   if (outcome === 'retry') {
-    const queue = defaultQueue();
-    await queue.sqs.send(
-      new ChangeMessageVisibilityCommand({ QueueUrl: queue.queueUrl, ReceiptHandle: record.receiptHandle, VisibilityTimeout: retryDelaySeconds(receiveCount) }),
-    );
+    await comeBackIn(record, retryDelaySeconds(receiveCount));
     throw new RetryLater(`Provider asked to retry dispatch ${parsed.data.dispatchId}`);
   }
+}
+
+async function comeBackIn(record: SQSRecord, seconds: number): Promise<void> {
+  const queue = defaultQueue();
+  await queue.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queue.queueUrl, ReceiptHandle: record.receiptHandle, VisibilityTimeout: seconds }));
 }
 
 /** The dispatch queue's consumer: partial batch failures, so one retry never redelivers the batch. */

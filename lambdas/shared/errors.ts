@@ -87,6 +87,13 @@ export class UpstreamUnavailableError extends AppError {
   }
 }
 
+/** A dependency (the table, the queue) is briefly unreachable; nothing about the request is wrong. */
+export class ServiceUnavailableError extends AppError {
+  constructor(options?: ErrorOptions) {
+    super('service_unavailable', 'A service this API depends on is briefly unavailable; retry the request', { 'Retry-After': '1' }, options);
+  }
+}
+
 /** The contract's error body (public-api.md §7): these four properties and no others. */
 export const errorBodySchema = z.strictObject({
   success: z.literal(false),

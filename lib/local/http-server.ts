@@ -21,13 +21,19 @@ export interface LoadedRoute {
 /** API Gateway's payload limit for REST APIs. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
+export interface ApiServerOptions {
+  /** JSON documents answered on GET at these paths, beside the routes (`/openapi.json`). */
+  documents?: Record<string, string>;
+}
+
 /**
  * Plays API Gateway: turns each HTTP request into a REST API proxy event, invokes the route's
  * handler in-process, and answers with its result. Requests no route matches get the same error
  * body the stack's gateway responses give.
  */
-export function createApiServer(routes: LoadedRoute[], onError: (error: unknown) => void): Server {
+export function createApiServer(routes: LoadedRoute[], onError: (error: unknown) => void, options: ApiServerOptions = {}): Server {
   const match = createRouter(routes.map((route) => ({ ...route, method: route.definition.method, path: route.definition.path })));
+  const documents = new Map(Object.entries(options.documents ?? {}));
 
   return createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
@@ -38,6 +44,12 @@ export function createApiServer(routes: LoadedRoute[], onError: (error: unknown)
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', `http://${request.headers.host ?? '127.0.0.1'}`);
+    const document = request.method === 'GET' ? documents.get(url.pathname) : undefined;
+    if (document !== undefined) {
+      request.resume();
+      send(response, { statusCode: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: document });
+      return;
+    }
     const found = match(request.method ?? 'GET', url.pathname);
     if (!found) {
       request.resume();

@@ -62,13 +62,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
 
   const stop = async () => {
     clearInterval(reconciler);
-    if (server) await closeServer(server);
     await poller?.stop();
-    // Reports the sandbox still owes would land on a closed server.
+    // Reports the sandbox still owes land while the server still listens (it retries failed ones).
     if (poller) {
       const { settleProviders } = await import('../../lambdas/domain/providers/provider-for');
       await settleProviders().catch(() => undefined);
     }
+    if (server) await closeServer(server);
     sqs?.destroy();
     await owned.sqs?.stop();
     await owned.dynamodb?.stop();

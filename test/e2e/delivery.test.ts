@@ -1,5 +1,6 @@
 import { statusWebhook } from '../../lambdas/domain/providers/whatsapp-webhook';
 import { call, SECOND_SEED, startTestRuntime, waitForStatus } from '../support/local-runtime';
+import { contractFetch } from '../support/openapi-contract';
 import { inboundTextWebhook, postSignedWebhook } from '../support/webhooks';
 
 const KEY = 'msk_test_second_full_0001';
@@ -65,6 +66,13 @@ describe('delivery through the sandbox, over HTTP (DESIGN §2)', () => {
 });
 
 describe('the WhatsApp webhook over HTTP', () => {
+  it('answers Meta’s verification handshake with the challenge as text, and a wrong token with 403', async () => {
+    const verify = (token: string) => contractFetch(`${runtime.url}/webhooks/whatsapp?hub.mode=subscribe&hub.verify_token=${token}&hub.challenge=1158201444`);
+    const answered = await verify(process.env.WHATSAPP_VERIFY_TOKEN!);
+    expect([answered.status, await answered.text()]).toEqual([200, '1158201444']);
+    expect((await verify('not-the-token')).status).toBe(403);
+  });
+
   it('changes nothing when a status is replayed', async () => {
     const id = await send('081234562222');
     const delivered = await settled(id, 'delivered');

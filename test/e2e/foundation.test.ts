@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PROJECT_ROOT } from '../../lib/local/paths';
 import { call, SECOND_SEED, startTestRuntime } from '../support/local-runtime';
+import { openApiDocument } from '../support/openapi-contract';
 
 // A revocation must show within the key cache TTL; a short one keeps this test quick.
 process.env.API_KEY_CACHE_TTL_SECONDS = '1';
@@ -65,6 +66,14 @@ describe('the local runtime over HTTP', () => {
         },
       ],
     });
+  });
+
+  it('serves the committed OpenAPI document at GET /openapi.json, without a key', async () => {
+    // Plain fetch: the document describes the API's operations, not the path that serves it.
+    const response = await fetch(`${runtime.url}/openapi.json`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(JSON.parse(await response.text())).toEqual(openApiDocument());
   });
 
   it('answers an unknown route with 404 in the contract error body', async () => {

@@ -1,4 +1,5 @@
 import { SECOND_SEED, startTestRuntime } from '../support/local-runtime';
+import { contractFetch } from '../support/openapi-contract';
 
 let runtime: Awaited<ReturnType<typeof startTestRuntime>>;
 
@@ -21,7 +22,7 @@ describe('a report page larger than Lambda’s 6 MB buffered response', () => {
       templates: [{ id: '5e0c0000-0000-4000-8000-000000000001', name: 'Second hello' }],
     });
 
-    const response = await fetch(`${runtime.url}/v1/messages/tracking-report/dispatches?startDate=2026-08-01&endDate=2026-08-03&scope=WORKSPACE&limit=100000`, {
+    const response = await contractFetch(`${runtime.url}/v1/messages/tracking-report/dispatches?startDate=2026-08-01&endDate=2026-08-03&scope=WORKSPACE&limit=100000`, {
       headers: { 'X-API-Key': 'msk_test_second_full_0001' },
     });
     const text = await response.text();

@@ -1,5 +1,6 @@
 import { encodeBody, encodings } from '../support/encodings';
 import { call, SECOND_SEED, startTestRuntime } from '../support/local-runtime';
+import { contractFetch } from '../support/openapi-contract';
 
 const KEY = 'msk_test_second_full_0001';
 const NEIGHBOUR = 'msk_test_neighbour_0001';
@@ -16,7 +17,7 @@ const sendRequest = { channel: 'whatsapp', to: '0812-3456-7890', content: { type
 
 async function post(path: string, body: Record<string, unknown>, encoding: (typeof encodings)[number], apiKey = KEY, extra: Record<string, string> = {}) {
   const encoded = encodeBody(body, encoding);
-  const response = await fetch(`${runtime.url}${path}`, { method: 'POST', headers: { 'X-API-Key': apiKey, ...encoded.headers, ...extra }, body: encoded.body });
+  const response = await contractFetch(`${runtime.url}${path}`, { method: 'POST', headers: { 'X-API-Key': apiKey, ...encoded.headers, ...extra }, body: encoded.body });
   return { status: response.status, headers: response.headers, body: JSON.parse(await response.text()) as Record<string, unknown> };
 }
 
@@ -44,7 +45,7 @@ describe.each(encodings)('POST /v1/messages as %s, then GET the statusUrl', (enc
     expect(Object.keys(sent.body).sort()).toEqual(['dispatchId', 'status', 'statusUrl']);
     expect(sent.body.statusUrl).toBe(`${runtime.url}/v1/messages/${sent.body.dispatchId as string}`);
 
-    const response = await fetch(sent.body.statusUrl as string, { headers: { 'X-API-Key': KEY } });
+    const response = await contractFetch(sent.body.statusUrl as string, { headers: { 'X-API-Key': KEY } });
     const status = JSON.parse(await response.text()) as Record<string, unknown>;
     expect(response.status).toBe(200);
     expect(status).toMatchObject({ dispatchId: sent.body.dispatchId, channel: 'whatsapp', to: '+6281234567890', templateId: TEMPLATE_ID, trackingTags: ['launch'] });
@@ -72,6 +73,12 @@ describe('send rules over HTTP', () => {
     expect([foreignTemplate.status, foreignTemplate.body.error]).toEqual([422, 'template_not_found']);
     const text = await post('/v1/messages', { channel: 'whatsapp', to: '081234567890', content: { type: 'text', text: 'hi' } }, 'form');
     expect([text.status, text.body.error]).toEqual([422, 'unsupported_channel_content']);
+  });
+
+  it('answers a malformed JSON body and an unsupported Content-Type with 422 in the error body', async () => {
+    const malformed = await call(runtime.url, 'POST', '/v1/messages', { apiKey: KEY, body: '{"channel":' });
+    const plainText = await call(runtime.url, 'POST', '/v1/messages', { apiKey: KEY, body: 'hello', headers: { 'Content-Type': 'text/plain' } });
+    expect([malformed.status, malformed.body.error, plainText.status, plainText.body.error]).toEqual([422, 'validation_failed', 422, 'validation_failed']);
   });
 
   it('needs messages:send to send and messages:read to read', async () => {

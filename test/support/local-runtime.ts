@@ -9,16 +9,27 @@ export const SECOND_SEED = join(__dirname, '..', 'fixtures', 'second-workspace-s
  * The local runtime on a free port, sharing the run's DynamoDB Local and SQS emulator under
  * names of its own. The HTTP server, event translation and handlers are the real ones.
  */
-export async function startTestRuntime(options: { seedPath?: string } = {}): Promise<LocalRuntime & { store: Store }> {
+export async function startTestRuntime(
+  options: {
+    seedPath?: string;
+    /** Failure tests put a DynamoDB Local or a proxy of their own in front (see failure.test.ts). */
+    dynamodbEndpoint?: string;
+    sqsEndpoint?: string;
+    /** Background errors (poller, reconciler) fail the test unless the test expects them. */
+    onError?: (error: unknown) => void;
+  } = {},
+): Promise<LocalRuntime & { store: Store }> {
   const runtime = await startLocalRuntime({
     port: 0,
     ...(options.seedPath ? { seedPath: options.seedPath } : {}),
-    dynamodbEndpoint: process.env.TEST_DYNAMODB_ENDPOINT!,
-    sqsEndpoint: process.env.TEST_SQS_ENDPOINT!,
+    dynamodbEndpoint: options.dynamodbEndpoint ?? process.env.TEST_DYNAMODB_ENDPOINT!,
+    sqsEndpoint: options.sqsEndpoint ?? process.env.TEST_SQS_ENDPOINT!,
     namePrefix: `e2e-${randomUUID().slice(0, 8)}`,
-    onError: (error) => {
-      throw error;
-    },
+    onError:
+      options.onError ??
+      ((error) => {
+        throw error;
+      }),
   });
   return { ...runtime, store: createStore({ tableName: runtime.tableName, region: runtime.region, endpoint: runtime.dynamodbEndpoint }) };
 }

@@ -82,13 +82,14 @@ function resolveResponse(response: JsonObject): { response: JsonObject; pointer:
 export function responseProblem(method: string, url: string, status: number, contentType: string | null, body: string): string | undefined {
   const { pathname } = new URL(url, 'http://localhost');
   const where = `${method} ${pathname} answered ${status}`;
-  const found = load().match(method, pathname);
+  const found = operationFor(method, pathname);
   const mediaType = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 
   let pointer: string;
   let documentedType: string;
   if (!found) {
-    if (status !== 404) return `${where}, but it matches no operation and only 404 is documented for that`;
+    // API Gateway (and the local server) answer these themselves: no route, or a path that is not even decodable.
+    if (status !== 404 && status !== 400) return `${where}, but it matches no operation: only 404 (or 400 for an undecodable path) can answer that`;
     pointer = UNMATCHED_POINTER;
     documentedType = 'application/json';
   } else {
@@ -116,6 +117,14 @@ export function responseProblem(method: string, url: string, status: number, con
   if (validate(value)) return undefined;
   const errors = (validate.errors ?? []).map((error) => `${error.instancePath || '(body)'} ${error.message ?? ''}${error.params && 'additionalProperty' in error.params ? ` "${String(error.params.additionalProperty)}"` : ''}`);
   return `${where} with a body that does not match docs/openapi.json (${pointer}):\n  ${[...new Set(errors)].slice(0, 10).join('\n  ')}\nbody: ${body.slice(0, 500)}`;
+}
+
+function operationFor(method: string, pathname: string) {
+  try {
+    return load().match(method, pathname);
+  } catch {
+    return undefined; // A malformed percent-escape: the router cannot decode its parameters.
+  }
 }
 
 /** Throws, with a readable message, when a response is not as the document says. */
