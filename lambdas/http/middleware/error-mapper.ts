@@ -1,6 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { AppError, errorBody, type ErrorCode } from '../../shared/errors';
+import { isDependencyUnavailable } from '../../shared/dependency-errors';
+import { AppError, errorBody, ServiceUnavailableError, type ErrorCode } from '../../shared/errors';
 import { logger } from '../../shared/logger';
 import { requestIdOf } from '../request-id';
 import { JSON_CONTENT_TYPE } from '../responses';
@@ -17,12 +18,14 @@ const isMiddyHttpError = (error: unknown): error is MiddyHttpError =>
 /**
  * Turns every failure into the contract's error body (public-api.md §7). Known errors keep their
  * code and message; Middy's parser errors (415 for malformed JSON) become 422 validation_failed;
- * anything else is a generic 500 whose cause is logged, never returned.
+ * a dependency that did not answer becomes 503 service_unavailable with Retry-After; anything
+ * else is a generic 500 whose cause is logged, never returned.
  */
 export function errorMapper(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
   return {
     onError: (request) => {
-      const error = request.error;
+      // A table or queue that did not answer is the caller's cue to retry, not an unexpected bug.
+      const error = isDependencyUnavailable(request.error) ? new ServiceUnavailableError({ cause: request.error }) : request.error;
       const requestId = requestIdOf(request.event, request.context);
       let code: ErrorCode;
       let message: string;
@@ -31,7 +34,8 @@ export function errorMapper(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGate
 
       if (error instanceof AppError) {
         ({ code, message, status, headers } = error);
-        logger.info('Request rejected', { error: code, status });
+        if (error instanceof ServiceUnavailableError) logger.warn('Dependency unavailable', { error: code, status, cause: error.cause as Error });
+        else logger.info('Request rejected', { error: code, status });
       } else if (isMiddyHttpError(error) && error.statusCode < 500) {
         code = 'validation_failed';
         status = 422;

@@ -1,0 +1,22 @@
+import { isDependencyUnavailable } from '../../../lambdas/shared/dependency-errors';
+
+describe('which failures mean a dependency is unavailable (503, retry)', () => {
+  it('takes an SDK error that got no answer at all, however the SDK wrapped the socket error', () => {
+    const wrapped = Object.assign(new Error('AWS SDK error wrapper for Error: connect ECONNREFUSED 127.0.0.1:8000'), { $metadata: { attempts: 3 } });
+    expect(isDependencyUnavailable(wrapped)).toBe(true);
+    expect(isDependencyUnavailable(Object.assign(new Error('reset'), { code: 'ECONNRESET' }))).toBe(true);
+  });
+
+  it('takes throttling and the service’s own 5xx answers', () => {
+    const throttled = Object.assign(new Error('slow down'), { name: 'ProvisionedThroughputExceededException', $metadata: { httpStatusCode: 400 } });
+    expect(isDependencyUnavailable(throttled)).toBe(true);
+    expect(isDependencyUnavailable(Object.assign(new Error('oops'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } }))).toBe(true);
+  });
+
+  it('leaves answers about the request itself, and our own bugs, alone', () => {
+    expect(isDependencyUnavailable(Object.assign(new Error('bad'), { name: 'ValidationException', $metadata: { httpStatusCode: 400 } }))).toBe(false);
+    expect(isDependencyUnavailable(Object.assign(new Error('no'), { name: 'ConditionalCheckFailedException', $metadata: { httpStatusCode: 400 } }))).toBe(false);
+    expect(isDependencyUnavailable(new TypeError('x is undefined'))).toBe(false);
+    expect(isDependencyUnavailable('ECONNREFUSED')).toBe(false);
+  });
+});
