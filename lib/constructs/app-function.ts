@@ -1,11 +1,12 @@
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { type Construct } from 'constructs';
+import { FUNCTION_BUNDLING, FUNCTION_NODE_OPTIONS } from './bundling';
 
 export interface AppFunctionProps {
   /** Absolute path of the handler module (exports `handler`). */
@@ -19,8 +20,7 @@ export interface AppFunctionProps {
 
 /**
  * A NodejsFunction with the project's defaults: Node 22 on arm64, X-Ray tracing, JSON logs in a
- * log group with retention, and a minified ESM bundle with source maps that includes the AWS SDK
- * (pinned by our lockfile, not by whatever the runtime ships). Access is granted only through
+ * log group with retention, and the project's bundle (./bundling.ts). Access is granted only through
  * the helpers below, which set the environment variable and the IAM grant together.
  */
 export class AppFunction extends NodejsFunction {
@@ -38,22 +38,11 @@ export class AppFunction extends NodejsFunction {
       logGroup,
       loggingFormat: LoggingFormat.JSON,
       environment: {
-        NODE_OPTIONS: '--enable-source-maps',
+        NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
         POWERTOOLS_SERVICE_NAME: 'messaging-api',
         POWERTOOLS_LOG_LEVEL: 'INFO',
       },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node22',
-        platform: 'node',
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        mainFields: ['module', 'main'],
-        externalModules: [],
-        // Bundled CommonJS dependencies call require(); ESM output needs one defined.
-        banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
-      },
+      bundling: FUNCTION_BUNDLING,
     });
   }
 

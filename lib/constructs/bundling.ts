@@ -1,0 +1,22 @@
+import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+
+/**
+ * How every function is bundled: one minified ESM file per function with the AWS SDK inside
+ * (pinned by our lockfile, not by whatever the runtime ships). The stack and `npm run bench`
+ * both build from this, so the bundle the benchmark measures is the one that is deployed.
+ */
+export const FUNCTION_BUNDLING = {
+  format: OutputFormat.ESM,
+  target: 'node22',
+  platform: 'node' as const,
+  minify: true,
+  sourceMap: true,
+  sourcesContent: false,
+  mainFields: ['module', 'main'],
+  externalModules: [],
+  // Bundled CommonJS dependencies call require(); ESM output needs one defined.
+  banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+} satisfies BundlingOptions;
+
+/** Node flags every function runs with (its NODE_OPTIONS). */
+export const FUNCTION_NODE_OPTIONS = '--enable-source-maps';
