@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { isDependencyUnavailable } from '../../shared/dependency-errors';
 import { defaultStore } from '../../shared/default-store';
 import { messageMetrics } from '../../shared/metrics';
 import type { Store } from '../../shared/store';
@@ -12,31 +14,47 @@ import { allowedFrom, canTransition, countsAsSent, type DeliveryEventStatus } fr
 
 export type ClaimResult = { claimed: true; dispatch: Dispatch } | { claimed: false; current: Dispatch | undefined };
 
+/** How long a consumer keeps asking an unreachable table whether its claim went through (its timeout is 30 s). */
+export const CLAIM_OUTCOME_DEADLINE_MS = 10_000;
+
 /**
  * Claims a dispatch for one provider attempt: `queued → processing`, or a `processing` one whose
  * previous attempt was released. Sets `attemptStartedAt`, so a redelivered message, or a
  * consumer that crashed mid-call, can never cause a second provider call.
+ *
+ * A claim the table did not answer may have been taken all the same, and a taken claim is never
+ * given back; so the claim is tried again until the table answers, and `attemptId` lets it
+ * recognise itself when an earlier try did get through.
  */
 export async function claimDispatch(dispatchId: string, now: Date, store: Store = defaultStore()): Promise<ClaimResult> {
-  try {
-    const { Attributes } = await store.db.send(
-      new UpdateCommand({
-        TableName: store.tableName,
-        Key: keys.dispatch(dispatchId),
-        UpdateExpression: 'SET #status = :processing, attemptStartedAt = :now, updatedAt = :now ADD attempts :one',
-        ConditionExpression: '#status = :queued OR (#status = :processing AND attribute_not_exists(attemptStartedAt))',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':processing': 'processing', ':queued': 'queued', ':now': now.toISOString(), ':one': 1 },
-        ReturnValues: 'ALL_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return { claimed: true, dispatch: toDispatch(Attributes!) };
-  } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-    // The document client does not unmarshall what a failed condition returns.
-    const item = (error as { Item?: Record<string, AttributeValue> }).Item;
-    return { claimed: false, current: item ? toDispatch(unmarshall(item)) : undefined };
+  const attemptId = randomUUID();
+  const deadline = Date.now() + CLAIM_OUTCOME_DEADLINE_MS;
+  for (let pause = 100; ; pause = Math.min(pause * 2, 1_000)) {
+    try {
+      const { Attributes } = await store.db.send(
+        new UpdateCommand({
+          TableName: store.tableName,
+          Key: keys.dispatch(dispatchId),
+          UpdateExpression: 'SET #status = :processing, attemptStartedAt = :now, attemptId = :attempt, updatedAt = :now ADD attempts :one',
+          ConditionExpression: '#status = :queued OR (#status = :processing AND attribute_not_exists(attemptStartedAt))',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':processing': 'processing', ':queued': 'queued', ':now': now.toISOString(), ':attempt': attemptId, ':one': 1 },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { claimed: true, dispatch: toDispatch(Attributes!) };
+    } catch (error) {
+      if ((error as Error).name === 'ConditionalCheckFailedException') {
+        // The document client does not unmarshall what a failed condition returns.
+        const raw = (error as { Item?: Record<string, AttributeValue> }).Item;
+        const item = raw ? unmarshall(raw) : undefined;
+        if (item?.attemptId === attemptId) return { claimed: true, dispatch: toDispatch(item) };
+        return { claimed: false, current: item ? toDispatch(item) : undefined };
+      }
+      if (!isDependencyUnavailable(error) || Date.now() + pause > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
   }
 }
 
@@ -47,7 +65,7 @@ export async function releaseClaim(dispatch: Dispatch, now: Date, store: Store =
       new UpdateCommand({
         TableName: store.tableName,
         Key: keys.dispatch(dispatch.dispatchId),
-        UpdateExpression: 'SET updatedAt = :now REMOVE attemptStartedAt',
+        UpdateExpression: 'SET updatedAt = :now REMOVE attemptStartedAt, attemptId',
         ConditionExpression: '#status = :processing AND attemptStartedAt = :mine',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':processing': 'processing', ':mine': dispatch.attemptStartedAt, ':now': now.toISOString() },
@@ -128,7 +146,7 @@ function transitionItems(dispatch: Dispatch, requested: StatusChange, tableName:
     set.push('providerMessageId = :pmid');
     values[':pmid'] = change.providerMessageId;
   }
-  if (change.to !== 'processing') remove.push('attemptStartedAt');
+  if (change.to !== 'processing') remove.push('attemptStartedAt', 'attemptId');
   if (firstReport) {
     const index = indexKeys.sentDispatchByDay(dispatch.workspaceId, wibDay(new Date(dispatch.createdAt)), dispatch.createdAt, dispatch.dispatchId);
     set.push('reportedAt = :now', 'gsi2pk = :gsi2pk', 'gsi2sk = :gsi2sk');

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { isDependencyUnavailable } from '../../shared/dependency-errors';
 import { ConflictError, UpstreamUnavailableError, ValidationError } from '../../shared/errors';
 import { defaultQueue, defaultStore } from '../../shared/default-store';
 import { logger } from '../../shared/logger';
@@ -49,6 +50,11 @@ export interface SendDependencies {
 
 const PREVIEW_LENGTH = 120;
 const TRANSACTION_ATTEMPTS = 3;
+/**
+ * How long a send keeps asking an unreachable table whether its transaction committed: long
+ * enough to ride out a blip, well inside the send function's 10 s timeout.
+ */
+export const WRITE_OUTCOME_DEADLINE_MS = 6_000;
 
 /**
  * Queues a WhatsApp template message (contract §4.2, DESIGN §3). Writes, in one transaction, the
@@ -129,9 +135,12 @@ export async function sendTemplateMessage(command: SendTemplateMessage, deps: Pa
   ];
   const indexOf = { idempotency: idempotencyRecord ? 3 : -1, dailySend: dailySendKey ? items.length - 1 : -1 };
 
+  const deadline = Date.now() + WRITE_OUTCOME_DEADLINE_MS;
   for (let attempt = 1; ; attempt++) {
-    const reasons = await transact(store, items);
+    const reasons = await transact(store, items, deadline);
     if (!reasons) break;
+    // The dispatch id is new: only an earlier try of this transaction, whose answer was lost, wrote it.
+    if (reasons[0] === 'ConditionalCheckFailed') break;
     if (indexOf.idempotency >= 0 && reasons[indexOf.idempotency] !== 'None') {
       const replay = await resolveIdempotencyClash(command, store, now);
       if (replay) return replay;
@@ -167,14 +176,26 @@ export async function sendTemplateMessage(command: SendTemplateMessage, deps: Pa
   return { dispatchId: dispatch.dispatchId, status: dispatch.status, replayed: false };
 }
 
-/** Cancellation reason codes, one per item, or undefined when the transaction committed. */
-async function transact(store: Store, items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>): Promise<string[] | undefined> {
-  try {
-    await store.db.send(new TransactWriteCommand({ TransactItems: items }));
-    return undefined;
-  } catch (error) {
-    if ((error as Error).name !== 'TransactionCanceledException') throw error;
-    return ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
+/**
+ * Cancellation reason codes, one per item, or undefined when the transaction committed. A table
+ * that does not answer leaves the outcome unknown (it may have committed before the connection
+ * dropped), so the same transaction is tried again until the table answers or `deadline` passes;
+ * had it committed, the new try is cancelled on the dispatch's own condition. Past the deadline
+ * the error stands (503), and a transaction that did commit is left to the reconciler.
+ */
+async function transact(store: Store, items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>, deadline: number): Promise<string[] | undefined> {
+  for (let pause = 100; ; pause = Math.min(pause * 2, 1_000)) {
+    try {
+      await store.db.send(new TransactWriteCommand({ TransactItems: items }));
+      return undefined;
+    } catch (error) {
+      if ((error as Error).name === 'TransactionCanceledException') {
+        return ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
+      }
+      if (!isDependencyUnavailable(error) || Date.now() + pause > deadline) throw error;
+      logger.warn('Send transaction unanswered; trying it again', { error: error as Error });
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
   }
 }
 
