@@ -14,6 +14,9 @@ const callsByDispatch = new Map<string, number>();
 /** Kept for the most recent dispatches only, so a long-lived process does not grow without end. */
 const MAX_TRACKED_DISPATCHES = 100_000;
 const pendingReports = new Set<Promise<void>>();
+/** Like WhatsApp, the sandbox retries a report our webhook did not take: after 0.5, 1, 2, 4 and 8 s. */
+const REPORT_ATTEMPTS = 6;
+const reportRetryDelayMs = (attempt: number) => 500 * 2 ** (attempt - 1);
 
 export const sandboxCallCount = (dispatchId: string): number => callsByDispatch.get(dispatchId) ?? 0;
 
@@ -28,7 +31,7 @@ export function sandboxProvider(options: SandboxOptions): Provider {
     const pending = (async () => {
       for (const [i, status] of statuses.entries()) {
         await new Promise((resolve) => setTimeout(resolve, afterMs * (i + 1)));
-        await post(dispatchId, status);
+        await postWithRetries(dispatchId, status);
       }
     })().catch((error: unknown) => logger.warn('Sandbox report failed', { dispatchId, error: error as Error }));
     pendingReports.add(pending);
@@ -48,6 +51,17 @@ export function sandboxProvider(options: SandboxOptions): Provider {
       body,
     });
     if (!response.ok) throw new Error(`webhook answered ${response.status}`);
+  };
+
+  const postWithRetries = async (dispatchId: string, status: WebhookStatus['status']) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await post(dispatchId, status);
+      } catch (error) {
+        if (attempt >= REPORT_ATTEMPTS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, reportRetryDelayMs(attempt)));
+      }
+    }
   };
 
   return {
