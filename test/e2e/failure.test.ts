@@ -1,0 +1,154 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { startDynamoDbLocal, type DynamoDbLocal } from '../../lib/local/dynamodb-local';
+import { freePort } from '../../lib/local/free-port';
+import { call, SECOND_SEED, startTestRuntime, waitForStatus, type HttpResponse } from '../support/local-runtime';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
+
+/**
+ * Failure of the runtime's dependencies, for real (issue 7): a DynamoDB Local of this file's own,
+ * with its data on disk, killed in the middle of a stream of sends and started again on the same
+ * port; and the SQS emulator behind a proxy that goes down and comes back.
+ */
+const KEY = 'msk_test_second_full_0001';
+const TEMPLATE_ID = '5e0c0000-0000-4000-8000-000000000001';
+const FINAL = ['delivered', 'failed', 'canceled'];
+
+let dataDir: string;
+let dynamodbPort: number;
+let dynamodb: DynamoDbLocal;
+let queueProxy: TcpProxy;
+let runtime: Awaited<ReturnType<typeof startTestRuntime>>;
+/** What the poller and reconciler met while a dependency was away: expected here, and looked at. */
+const backgroundErrors: unknown[] = [];
+let sandboxCallCount: (dispatchId: string) => number;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'messaging-failure-'));
+  dynamodbPort = await freePort();
+  dynamodb = await startDynamoDbLocal({ port: dynamodbPort, dataDir });
+  queueProxy = await startTcpProxy(process.env.TEST_SQS_ENDPOINT!);
+  runtime = await startTestRuntime({
+    seedPath: SECOND_SEED,
+    dynamodbEndpoint: dynamodb.endpoint,
+    sqsEndpoint: queueProxy.endpoint,
+    onError: (error) => backgroundErrors.push(error),
+  });
+  ({ sandboxCallCount } = await import('../../lambdas/domain/providers/sandbox'));
+}, 60_000);
+
+afterAll(async () => {
+  await runtime?.stop();
+  await queueProxy?.close();
+  await dynamodb?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}, 30_000);
+
+const sendTo = (phone: string, idempotencyKey: string) =>
+  call(runtime.url, 'POST', '/v1/messages', {
+    apiKey: KEY,
+    headers: { 'Idempotency-Key': idempotencyKey },
+    body: { channel: 'whatsapp', to: phone, content: { type: 'template', templateId: TEMPLATE_ID, variables: { name: 'Sari' } }, trackingTags: ['failure'] },
+  });
+
+/** The contract's error body (public-api.md §7): exactly these properties. */
+const expectContractError = (response: HttpResponse, status: number, error: string) => {
+  expect([response.status, response.body]).toEqual([status, { success: false, error, message: expect.any(String), requestId: expect.any(String) }]);
+};
+
+const itemsMentioning = async (phone: string) => {
+  const items: Record<string, unknown>[] = [];
+  let cursor: Record<string, unknown> | undefined;
+  do {
+    const page = await runtime.store.db.send(new ScanCommand({ TableName: runtime.tableName, ExclusiveStartKey: cursor }));
+    items.push(...(page.Items ?? []));
+    cursor = page.LastEvaluatedKey;
+  } while (cursor);
+  return items.filter((item) => [item.to, item.phone, item.contactPhone].includes(phone));
+};
+
+const killDynamoDb = async () => {
+  const exited = new Promise((resolve) => dynamodb.process.once('exit', resolve));
+  dynamodb.process.kill('SIGKILL');
+  await exited;
+};
+
+describe('DynamoDB Local killed in the middle of a stream of sends, then restarted on the same data', () => {
+  it('answers every request with a 202 or a contract error; every 202 is delivered once; a refused request leaves nothing', async () => {
+    const SENDS = 90;
+    const CONCURRENCY = 6;
+    // Ending in 1: an ordinary sandbox number, delivered at once (0000, 0429 and 0504 are not).
+    const phone = (i: number) => `+62812700${String(i).padStart(3, '0')}1`;
+    const answers = new Map<number, HttpResponse>();
+    let next = 0;
+    const sender = async () => {
+      while (next < SENDS) {
+        const i = next++;
+        answers.set(i, await sendTo(phone(i), `stream-${i}`));
+      }
+    };
+    const stream = Promise.all(Array.from({ length: CONCURRENCY }, sender));
+
+    while (answers.size < SENDS / 3) await new Promise((resolve) => setTimeout(resolve, 20));
+    await killDynamoDb();
+    const sentBeforeKill = answers.size;
+    // A read has nothing to ride the outage out with: it answers at once, and says to retry.
+    const [first] = [...answers.values()].filter((answer) => answer.status === 202);
+    const duringOutage = await call(runtime.url, 'GET', `/v1/messages/${first!.body.dispatchId as string}`, { apiKey: KEY });
+    expectContractError(duringOutage, 503, 'service_unavailable');
+    expect(duringOutage.headers.get('retry-after')).toBe('1');
+    dynamodb = await startDynamoDbLocal({ port: dynamodbPort, dataDir });
+    await stream;
+
+    // The stream ran on through the outage.
+    expect(sentBeforeKill).toBeLessThan(SENDS);
+    const accepted = [...answers].filter(([, answer]) => answer.status === 202);
+    const refused = [...answers].filter(([, answer]) => answer.status !== 202);
+    for (const [, answer] of refused) expectContractError(answer, 503, 'service_unavailable');
+
+    for (const [i, answer] of accepted) {
+      const dispatchId = answer.body.dispatchId as string;
+      expect(await waitForStatus(runtime.url, KEY, dispatchId, FINAL)).toMatchObject({ status: 'delivered', to: phone(i) });
+      expect(sandboxCallCount(dispatchId)).toBe(1);
+    }
+    for (const [i] of refused) {
+      expect(await itemsMentioning(phone(i))).toEqual([]);
+      // Refused means nothing happened: the same request, with its key, simply goes through now.
+      const retried = await sendTo(phone(i), `stream-${i}`);
+      expect([retried.status, retried.headers.get('idempotent-replayed')]).toEqual([202, null]);
+    }
+    // Nothing was written that no 202 speaks for: one dispatch per accepted or retried request.
+    const dispatches = (await runtime.store.db.send(new ScanCommand({ TableName: runtime.tableName, FilterExpression: 'entity = :d', ExpressionAttributeValues: { ':d': 'dispatch' } }))).Items ?? [];
+    expect(dispatches).toHaveLength(SENDS);
+  }, 60_000);
+});
+
+describe('the dispatch queue unavailable, then back (DESIGN §3.7)', () => {
+  it('answers 502, fails the written dispatch without ever delivering it, and accepts the same request once the queue is back', async () => {
+    const phone = '+6281277770001';
+    await queueProxy.goDown();
+    const refused = await sendTo(phone, 'queue-outage-1');
+    expectContractError(refused, 502, 'upstream_unavailable');
+    const [written] = (await itemsMentioning(phone)).filter((item) => item.entity === 'dispatch');
+    const failedId = written!.dispatchId as string;
+    expect((await call(runtime.url, 'GET', `/v1/messages/${failedId}`, { apiKey: KEY })).body).toMatchObject({ status: 'failed', failureCode: 'enqueue_failed' });
+
+    await queueProxy.comeBack();
+    // The emulator may hand the next message to a long poll whose client the outage cut off; that
+    // message then waits out its visibility timeout, as on SQS. The consumer's polls last 1 s.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const retried = await sendTo(phone, 'queue-outage-1');
+    expect([retried.status, retried.headers.get('idempotent-replayed')]).toEqual([202, null]);
+    const dispatchId = retried.body.dispatchId as string;
+    expect(dispatchId).not.toBe(failedId);
+    await waitForStatus(runtime.url, KEY, dispatchId, ['delivered']);
+
+    // The reconciler, however late it runs, leaves the failed dispatch alone: it is never sent.
+    const { reconcile } = await import('../../lambdas/domain/delivery/reconcile');
+    expect(await reconcile(new Date(Date.now() + 60 * 60_000))).toEqual({ requeued: 0, settledUnknown: 0 });
+    expect((await call(runtime.url, 'GET', `/v1/messages/${failedId}`, { apiKey: KEY })).body).toMatchObject({ status: 'failed', failureCode: 'enqueue_failed' });
+    expect([sandboxCallCount(failedId), sandboxCallCount(dispatchId)]).toEqual([0, 1]);
+  }, 30_000);
+});
