@@ -9,7 +9,7 @@ const variable = z.strictObject({ name: z.string().min(1).max(64), value: z.unkn
 
 export const schemas = {
   // API Gateway calls this segment templateId; it holds a template version id (see routes.ts).
-  path: z.object({ templateId: uuid() }),
+  path: z.object({ templateId: uuid().meta({ description: 'A template version id: the contract’s `templateVersionId`.' }) }),
   body: z.strictObject({
     variables: z
       .array(variable)

@@ -11,7 +11,9 @@ export const MAX_REPORT_DAYS = 366;
 const page = z.coerce.number({ error: 'must be a whole number ≥ 1' }).int('must be a whole number ≥ 1').min(1, 'must be a whole number ≥ 1').default(1);
 const limit = z.coerce.number({ error: 'must be a whole number from 1 to 100000' }).int('must be a whole number from 1 to 100000').min(1, 'must be a whole number from 1 to 100000').max(100_000, 'must be a whole number from 1 to 100000').default(50);
 /** Repeated `trackingTags=a&trackingTags=b`; given once it is one tag. */
-const trackingTags = z.preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(z.string().trim().min(1).max(256)).min(1).max(20));
+const trackingTags = z
+  .preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(z.string().trim().min(1).max(256)).min(1).max(20))
+  .meta({ description: 'Repeat the parameter for several tags: `trackingTags=a&trackingTags=b`.' });
 
 const period = { startDate: wibDate(), endDate: wibDate() };
 const withinMaxPeriod = (value: { startDate: string; endDate: string }) =>
