@@ -1,15 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { createServer } from 'node:http';
+import { ChangeMessageVisibilityCommand, CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { deliverDispatch, STALE_ATTEMPT_MS, type DeliveryAttempt } from '../../lambdas/domain/delivery/deliver-dispatch';
 import { applyStatus, claimDispatch } from '../../lambdas/domain/delivery/dispatch-status';
 import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
-import { reconcile } from '../../lambdas/domain/delivery/reconcile';
+import { QUEUED_GRACE_MS, reconcile } from '../../lambdas/domain/delivery/reconcile';
 import { getDispatch } from '../../lambdas/domain/messages/dispatch-repository';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import { ProviderError, type Provider } from '../../lambdas/domain/providers/provider';
-import { statusWebhook } from '../../lambdas/domain/providers/whatsapp-webhook';
+import { sandboxCallCount, sandboxProvider } from '../../lambdas/domain/providers/sandbox';
+import { statusWebhook, type WebhookPayload } from '../../lambdas/domain/providers/whatsapp-webhook';
 import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
+import type { Store } from '../../lambdas/shared/store';
 import { keys } from '../../lambdas/shared/table';
 import { startQueuePoller } from '../../lib/local/queue-poller';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
@@ -45,6 +48,20 @@ async function queuedDispatch(trackingTags = ['promo', 'launch'], createdAt = ne
     { store: env.table, queue: env.queues },
   );
   return { ws, dispatchId };
+}
+/** Stands in for our webhook: keeps what the sandbox reports, for the test to deliver when it chooses. */
+async function reportCatcher() {
+  const bodies: WebhookPayload[] = [];
+  const server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      bodies.push(JSON.parse(body) as WebhookPayload);
+      response.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/webhooks/whatsapp`, bodies, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 const attempt = (dispatchId: string, receiveCount = 1): DeliveryAttempt => ({ dispatchId, receiveCount, maxReceives: 5 });
 const deliver = (dispatchId: string, provider: Provider, receiveCount = 1, now?: Date) =>
@@ -109,22 +126,44 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect((await rollupsOf(ws)).every((item) => item.dispatchCount === 1)).toBe(true);
   });
 
-  it('never calls the provider twice after a crash between the call and the status write; the dispatch ends unknown, then the callback settles it', async () => {
+  it('never calls the provider twice when the consumer is killed between the provider call and the status write: unknown, then settled by the sandbox’s report', async () => {
     const { ws, dispatchId } = await queuedDispatch(['promo']);
-    const { provider, calls } = scriptedProvider(accept);
-    // The first consumer claims, calls the provider, and dies before writing the outcome.
-    const claim = await claimDispatch(dispatchId, new Date(), env.table);
-    await provider.send({ dispatchId, to: '+6281234567890', templateName: 't', language: 'id', bodyParameters: [] });
-    expect(claim.claimed).toBe(true);
+    const reports = await reportCatcher();
+    const sandbox = sandboxProvider({ callbackUrl: reports.url, appSecret: () => Promise.resolve('test-app-secret'), reportDelayMs: 0 });
+    // The process dies the moment the provider has the message: nothing it does after reaches the table.
+    let killed = false;
+    const dying: Provider = { send: (message) => sandbox.send(message).finally(() => (killed = true)), settle: () => sandbox.settle() };
+    const deadStore: Store = { tableName: env.table.tableName, db: { send: (command: never) => (killed ? Promise.reject(new Error('consumer killed')) : env.table.db.send(command)) } as unknown as Store['db'] };
+    const receive = async () => {
+      const { Messages = [] } = await env.queues.sqs.send(new ReceiveMessageCommand({ QueueUrl: env.queues.queueUrl, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['ApproximateReceiveCount'] }));
+      expect(Messages.map((message) => JSON.parse(message.Body!) as unknown)).toEqual([{ dispatchId, workspaceId: ws }]);
+      return { receiveCount: Number(Messages[0]!.Attributes!.ApproximateReceiveCount), receiptHandle: Messages[0]!.ReceiptHandle! };
+    };
 
-    expect(await deliver(dispatchId, provider, 2)).toBe('skipped');
-    const later = new Date(Date.now() + STALE_ATTEMPT_MS + 1_000);
-    expect(await deliver(dispatchId, provider, 3, later)).toBe('unknown');
-    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'unknown' });
-    expect(calls).toHaveLength(1);
+    const first = await receive();
+    await expect(deliverDispatch({ dispatchId, receiveCount: first.receiveCount, maxReceives: 5 }, { providerFor: () => dying, store: deadStore })).rejects.toThrow('consumer killed');
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'processing' });
 
-    await applyProviderReports(statusWebhook('x', [{ id: 'wamid.1', status: 'delivered', timestamp: String(Math.floor(Date.now() / 1000)), biz_opaque_callback_data: dispatchId }]), env.table);
-    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'delivered' });
+    // The message comes back once its visibility timeout is over (made to pass at once here).
+    await env.queues.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: env.queues.queueUrl, ReceiptHandle: first.receiptHandle, VisibilityTimeout: 0 }));
+    const second = await receive();
+    expect(second.receiveCount).toBe(2);
+    expect(await deliverDispatch({ dispatchId, receiveCount: second.receiveCount, maxReceives: 5 }, { providerFor: () => sandbox, store: env.table })).toBe('skipped');
+
+    // The reconciler finds the attempt stale and settles what it cannot know.
+    const { settledUnknown } = await reconcile(new Date(Date.now() + QUEUED_GRACE_MS + STALE_ATTEMPT_MS), env.table, env.queues);
+    expect(settledUnknown).toBeGreaterThanOrEqual(1);
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'unknown', sentAt: null });
+
+    // The provider's report, which it sent when it took the message, settles it.
+    await sandbox.settle();
+    expect(reports.bodies).toHaveLength(1);
+    expect(await applyProviderReports(reports.bodies[0]!, env.table)).toMatchObject({ applied: 1 });
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'delivered', sentAt: expect.any(String), deliveredAt: expect.any(String) });
+    expect(sandboxCallCount(dispatchId)).toBe(1);
+    expect((await itemsOf(dispatchId)).map((item) => item.sk).sort()).toEqual(['DSP', 'EVT#ACCEPTED', 'EVT#DELIVERED', 'TAG#promo']);
+    expect((await rollupsOf(ws)).map((item) => item.dispatchCount)).toEqual([1, 1, 1]);
+    await reports.close();
   });
 
   it('retries a transient refusal with a new attempt, and fails the dispatch on the last receive', async () => {
