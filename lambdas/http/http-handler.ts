@@ -87,7 +87,9 @@ function stack<S extends RequestSchemas>(
 ) {
   const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>({ streamifyResponse: route.streaming === true })
     .use(httpHeaderNormalizer())
-    .use(injectLambdaContext(logger, { resetKeys: true }))
+    // Never the whole event, whatever POWERTOOLS_LOGGER_LOG_EVENT says: it carries the caller's
+    // X-API-Key header and customers' message text.
+    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .use(flushMetrics())
     .use({ before: (request: middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>) => void logger.appendKeys({ requestId: requestIdOf(request.event, request.context) }) })
     .use(errorMapper());

@@ -16,21 +16,23 @@ export async function createTestTable(): Promise<Store & { drop(): Promise<void>
   const store = createStore({ tableName, region: process.env.AWS_REGION!, endpoint });
   return {
     ...store,
-    // Tests may scan: they read the whole table to prove what is (and is not) in it.
-    async scanAll() {
-      const items: Record<string, unknown>[] = [];
-      let cursor: Record<string, unknown> | undefined;
-      do {
-        const page = await store.db.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: cursor }));
-        items.push(...(page.Items ?? []));
-        cursor = page.LastEvaluatedKey;
-      } while (cursor);
-      return items;
-    },
+    scanAll: () => scanAll(store),
     async drop() {
       await client.send(new DeleteTableCommand({ TableName: tableName }));
       client.destroy();
       store.db.destroy();
     },
   };
+}
+
+/** Every item of a store's table. Tests may scan: they read it all to prove what is (and is not) in it. */
+export async function scanAll(store: Store): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let cursor: Record<string, unknown> | undefined;
+  do {
+    const page = await store.db.send(new ScanCommand({ TableName: store.tableName, ExclusiveStartKey: cursor }));
+    items.push(...(page.Items ?? []));
+    cursor = page.LastEvaluatedKey;
+  } while (cursor);
+  return items;
 }
