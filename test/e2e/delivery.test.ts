@@ -1,4 +1,5 @@
 import { statusWebhook } from '../../lambdas/domain/providers/whatsapp-webhook';
+import { scanAll } from '../support/dynamodb';
 import { call, SECOND_SEED, startTestRuntime, waitForStatus } from '../support/local-runtime';
 import { contractFetch } from '../support/openapi-contract';
 import { inboundTextWebhook, postSignedWebhook } from '../support/webhooks';
@@ -73,12 +74,17 @@ describe('the WhatsApp webhook over HTTP', () => {
     expect((await verify('not-the-token')).status).toBe(403);
   });
 
-  it('changes nothing when a status is replayed', async () => {
+  it('changes nothing, anywhere in the table, when statuses are replayed', async () => {
     const id = await send('081234562222');
     const delivered = await settled(id, 'delivered');
-    const replay = statusWebhook('second-number', [{ id: 'wamid.x', status: 'sent', timestamp: '1767225600', biz_opaque_callback_data: id }]);
-    expect((await postSignedWebhook(runtime.url, replay)).status).toBe(200);
+    const before = await scanAll(runtime.store);
+    for (const status of ['sent', 'delivered', 'delivered'] as const) {
+      const replay = statusWebhook('second-number', [{ id: 'wamid.x', status, timestamp: '1767225600', biz_opaque_callback_data: id }]);
+      expect((await postSignedWebhook(runtime.url, replay)).status).toBe(200);
+    }
     expect(await statusOf(id)).toEqual(delivered);
+    // Events, tag links, report counters and the conversation: none counted twice.
+    expect(await scanAll(runtime.store)).toEqual(before);
   }, 15_000);
 
   it('refuses a forged webhook with 401 and writes nothing', async () => {
