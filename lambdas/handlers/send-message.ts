@@ -1,6 +1,7 @@
 import { requestFingerprint } from '../domain/messages/idempotency';
 import { sendTemplateMessage } from '../domain/messages/send-message';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
+import { formBodyParser } from '../http/middleware/form-body-parser';
 import { accepted } from '../http/responses';
 import { ValidationError } from '../shared/errors';
 import { routes } from '../routes';
@@ -37,4 +38,4 @@ export const sendMessage = async ({ principal, body, headers, baseUrl }: Authori
   );
 };
 
-export const handler = httpHandler(routes.sendMessage, schemas, sendMessage);
+export const handler = httpHandler(routes.sendMessage, schemas, sendMessage, { formBodyParser });

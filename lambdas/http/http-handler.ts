@@ -16,7 +16,6 @@ import { requestIdOf } from './request-id';
 import { apiKeyAuth } from './middleware/api-key-auth';
 import { contentTypeGuard } from './middleware/content-type-guard';
 import { errorMapper } from './middleware/error-mapper';
-import { formBodyParser } from './middleware/form-body-parser';
 import type { HttpContext } from './middleware/http-context';
 import { JSON_CONTENT_TYPE, type HttpResult } from './responses';
 
@@ -57,6 +56,16 @@ export interface AuthorizedRequest<S extends RequestSchemas = RequestSchemas> ex
 
 type Route<TScope> = Pick<RouteDefinition, 'body' | 'rawBody' | 'streaming'> & { scope: TScope };
 
+type Middleware = middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>;
+
+/**
+ * What a route brings beyond the shared stack. A route that accepts form or multipart bodies
+ * passes the form parser itself, so only its bundle carries the parser and its dependencies.
+ */
+export interface StackOptions {
+  formBodyParser?: () => Middleware;
+}
+
 /**
  * The one middleware stack every HTTP route runs, in this order: header normalisation →
  * Lambda context on the logger → metrics flush (after everything else, errors too) → error mapping
@@ -67,8 +76,10 @@ export function httpHandler<S extends RequestSchemas>(
   route: Route<Scope>,
   schemas: S,
   handle: (request: AuthorizedRequest<S>) => Promise<HttpResult<ResponseBody<S>>>,
+  options: StackOptions = {},
 ) {
-  return stack(route, schemas, (request, context) => {
+  // Referenced from here only, so public routes' bundles leave the key lookup (and DynamoDB) out.
+  return stack(route, schemas, options, apiKeyAuth(route.scope), (request, context) => {
     // The auth middleware always sets the principal on scoped routes; this guards a miswired stack.
     if (!context.principal) throw new Error('Route reached its handler without a principal');
     return handle({ ...request, principal: context.principal });
@@ -76,13 +87,20 @@ export function httpHandler<S extends RequestSchemas>(
 }
 
 /** The same stack without authentication, for `GET /health` and provider webhooks. */
-export function publicHttpHandler<S extends RequestSchemas>(route: Route<null>, schemas: S, handle: (request: HttpRequest<S>) => Promise<HttpResult<ResponseBody<S>>>) {
-  return stack(route, schemas, (request) => handle(request));
+export function publicHttpHandler<S extends RequestSchemas>(
+  route: Route<null>,
+  schemas: S,
+  handle: (request: HttpRequest<S>) => Promise<HttpResult<ResponseBody<S>>>,
+  options: StackOptions = {},
+) {
+  return stack(route, schemas, options, undefined, (request) => handle(request));
 }
 
 function stack<S extends RequestSchemas>(
   route: Route<Scope | null>,
   schemas: S,
+  options: StackOptions,
+  auth: Middleware | undefined,
   handle: (request: HttpRequest<S>, context: HttpContext) => Promise<HttpResult<ResponseBody<S>>>,
 ) {
   const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>({ streamifyResponse: route.streaming === true })
@@ -93,12 +111,15 @@ function stack<S extends RequestSchemas>(
     .use(flushMetrics())
     .use({ before: (request: middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>) => void logger.appendKeys({ requestId: requestIdOf(request.event, request.context) }) })
     .use(errorMapper());
-  if (route.scope) chain.use(apiKeyAuth(route.scope));
+  if (auth) chain.use(auth);
   if (route.body) {
     chain.use(contentTypeGuard(route.body));
     if (route.rawBody) chain.use(captureRawBody());
     if (route.body.includes('json')) chain.use(httpJsonBodyParser({ disableContentTypeError: true }));
-    if (route.body.some((encoding) => encoding !== 'json')) chain.use(formBodyParser());
+    if (route.body.some((encoding) => encoding !== 'json')) {
+      if (!options.formBodyParser) throw new Error('This route accepts form bodies: pass formBodyParser to its handler');
+      chain.use(options.formBodyParser());
+    }
   }
   return chain.handler(async (event: APIGatewayProxyEvent, context: HttpContext) => {
     const requestId = requestIdOf(event, context);

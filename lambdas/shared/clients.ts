@@ -4,13 +4,16 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { config } from './config';
 import { documentClientOptions } from './store';
 
+/** A client's settings; a function so the clients below stay free of side effects for the bundler. */
+function clientConfig(endpoint: 'DYNAMODB_ENDPOINT' | 'SQS_ENDPOINT') {
+  return { region: config.AWS_REGION, endpoint: config[endpoint] };
+}
+
 /**
  * AWS clients, created once per container. Repositories take them as parameters with these
- * as defaults, so tests can pass their own or mock these with aws-sdk-client-mock.
+ * as defaults, so tests can pass their own or mock these with aws-sdk-client-mock. Marked pure
+ * so a bundle leaves out a client its function never uses, and the SDK package behind it.
  */
-export const dynamo = DynamoDBDocumentClient.from(
-  new DynamoDBClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT }),
-  documentClientOptions,
-);
+export const dynamo = /* @__PURE__ */ DynamoDBDocumentClient.from(/* @__PURE__ */ new DynamoDBClient(/* @__PURE__ */ clientConfig('DYNAMODB_ENDPOINT')), documentClientOptions);
 
-export const sqs = new SQSClient({ region: config.AWS_REGION, endpoint: config.SQS_ENDPOINT });
+export const sqs = /* @__PURE__ */ new SQSClient(/* @__PURE__ */ clientConfig('SQS_ENDPOINT'));

@@ -3,6 +3,7 @@ import { GetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { clearApiKeyCache } from '../../../lambdas/domain/api-keys/authenticate';
 import { httpHandler } from '../../../lambdas/http/http-handler';
+import { formBodyParser } from '../../../lambdas/http/middleware/form-body-parser';
 import { ok } from '../../../lambdas/http/responses';
 import { AppError, RateLimitedError } from '../../../lambdas/shared/errors';
 import { routes } from '../../../lambdas/routes';
@@ -18,7 +19,7 @@ let behaviour: () => Promise<unknown> = async () => undefined;
 const probe = httpHandler(route, { body: bodySchema }, async ({ body, principal, baseUrl }) => {
   await behaviour();
   return ok({ body, workspaceId: principal.workspaceId, baseUrl });
-});
+}, { formBodyParser });
 const invoke = async (input: Parameters<typeof routeEvent>[1]) =>
   parseResult(await probe(routeEvent('listTemplates', { apiKey: KEY, ...input }), lambdaContext('probe')));
 
