@@ -81,6 +81,11 @@ describe('the local runtime over HTTP', () => {
     expect(status).toBe(404);
     expect(body).toMatchObject({ success: false, error: 'not_found', message: 'No route matches GET /v1/nothing-here' });
   });
+
+  it('answers a path that is not valid percent-encoding with 400, not a server error', async () => {
+    const { status, body } = await call(runtime.url, 'GET', '/v1/messages/%E0%A4%A', { apiKey: 'msk_test_second_full_0001' });
+    expect([status, body.error, body.message]).toEqual([400, 'bad_request', 'The request path is not valid percent-encoded UTF-8']);
+  });
 });
 
 describe('the admin CLI against the local runtime', () => {
