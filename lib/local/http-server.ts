@@ -44,6 +44,11 @@ export function createApiServer(routes: LoadedRoute[], onError: (error: unknown)
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', `http://${request.headers.host ?? '127.0.0.1'}`);
+    if (!isDecodable(url.pathname)) {
+      request.resume();
+      send(response, gatewayError('bad_request', 'The request path is not valid percent-encoded UTF-8'));
+      return;
+    }
     const document = request.method === 'GET' ? documents.get(url.pathname) : undefined;
     if (document !== undefined) {
       request.resume();
@@ -123,4 +128,14 @@ function send(response: ServerResponse, result: APIGatewayProxyResult): void {
   for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
   response.writeHead(result.statusCode, headers);
   response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
+}
+
+/** The router decodes path parameters; a malformed escape such as `%E0%A4` is the client's error. */
+function isDecodable(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
