@@ -1,0 +1,217 @@
+import '../bin/sdk-notice';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import autocannon from 'autocannon';
+import { PROJECT_ROOT } from '../lib/local/paths';
+import { startLocalRuntime } from '../lib/local/runtime';
+import { createStore, type Store } from '../lambdas/shared/store';
+import { machine } from './harness';
+
+process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+
+/**
+ * `npm run load` (issue 7): 10,000 sends at 50 connections against the local runtime, then waits
+ * for the consumer to deliver every accepted dispatch and proves each was delivered exactly once.
+ * Writes bench/load-results.json and the generated section of docs/failure-and-load.md.
+ */
+const SENDS = Number(process.env.LOAD_SENDS ?? 10_000);
+const CONNECTIONS = Number(process.env.LOAD_CONNECTIONS ?? 50);
+const API_KEY = 'msk_local_load_0001';
+const TEMPLATE_ID = '7b0c5c3e-0000-4000-8000-000000000001';
+const TAG = 'load';
+/** The drain is bounded: a dispatch not delivered by then is reported, not waited for. */
+const DRAIN_LIMIT_MS = 30 * 60_000;
+
+/** Every recipient differs; ending in 1, each is an ordinary sandbox number (0000, 0429, 0504 are not). */
+const phoneOf = (i: number) => `+62812${String(i).padStart(7, '0')}1`;
+
+async function main(): Promise<void> {
+  const runtime = await startLocalRuntime({ port: 0, namePrefix: 'load', seedPath: join(__dirname, 'load-seed.json') });
+  try {
+    // The sandbox the consumer calls: imported after the runtime, so it is the same module.
+    const { sandboxCallCount } = await import('../lambdas/domain/providers/sandbox');
+    const store = createStore({ tableName: runtime.tableName, region: runtime.region, endpoint: runtime.dynamodbEndpoint });
+
+    console.log(`Sending ${SENDS} messages over ${CONNECTIONS} connections to ${runtime.url} …`);
+    const statuses = new Map<number, number>();
+    const accepted = new Set<string>();
+    let sent = 0;
+    const load = await autocannon({
+      url: runtime.url,
+      connections: CONNECTIONS,
+      amount: SENDS,
+      timeout: 30,
+      requests: [
+        {
+          method: 'POST',
+          path: '/v1/messages',
+          headers: { 'content-type': 'application/json', 'x-api-key': API_KEY },
+          setupRequest: (request) => ({
+            ...request,
+            body: JSON.stringify({
+              channel: 'whatsapp',
+              to: phoneOf(sent++),
+              content: { type: 'template', templateId: TEMPLATE_ID, variables: { name: 'Budi', order: `L-${sent}` } },
+              trackingTags: [TAG],
+            }),
+          }),
+          onResponse: (status, body) => {
+            statuses.set(status, (statuses.get(status) ?? 0) + 1);
+            if (status === 202) accepted.add((JSON.parse(body) as { dispatchId: string }).dispatchId);
+          },
+        },
+      ],
+    });
+    console.log(`Sent: ${load.requests.total} requests in ${load.duration.toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries(statuses))}`);
+
+    console.log(`Waiting for the consumer to deliver ${accepted.size} dispatches …`);
+    const drainStarted = Date.now();
+    let dispatches = await readDispatches(store);
+    for (;;) {
+      const delivered = [...accepted].filter((id) => dispatches.get(id)?.status === 'delivered').length;
+      console.log(`  ${((Date.now() - drainStarted) / 1000).toFixed(0).padStart(4)} s  delivered ${delivered}/${accepted.size}`);
+      if (delivered === accepted.size || Date.now() - drainStarted > DRAIN_LIMIT_MS) break;
+      await new Promise((resolve) => setTimeout(resolve, 10_000));
+      dispatches = await readDispatches(store);
+    }
+    const drainSeconds = (Date.now() - drainStarted) / 1000;
+
+    // Exactly once: one provider call, one DELIVERED event, and one count in every report rollup.
+    const items = await scanAll(store);
+    const deliveredEvents = new Map<string, number>();
+    let rollupCount = 0;
+    let tagRollupCount = 0;
+    for (const item of items) {
+      if (item.entity === 'deliveryEvent' && item.status === 'DELIVERED') deliveredEvents.set(item.dispatchId as string, (deliveredEvents.get(item.dispatchId as string) ?? 0) + 1);
+      if (item.entity === 'dayRollup') rollupCount += item.dispatchCount as number;
+      if (item.entity === 'tagRollup' && item.trackingTag === TAG) tagRollupCount += item.dispatchCount as number;
+    }
+    const results = summarise({ load, statuses, accepted, dispatches, deliveredEvents, rollupCount, tagRollupCount, drainSeconds, sandboxCallCount });
+    console.log(JSON.stringify(results, null, 2));
+    writeFileSync(join(PROJECT_ROOT, 'bench', 'load-results.json'), `${JSON.stringify(results, null, 2)}\n`);
+    writeDoc(results);
+    console.log('\nWrote bench/load-results.json and the figures in docs/failure-and-load.md');
+    if (!results.exactlyOnce) process.exitCode = 1;
+  } finally {
+    await runtime.stop();
+  }
+}
+
+interface Observed {
+  load: autocannon.Result;
+  statuses: Map<number, number>;
+  accepted: Set<string>;
+  dispatches: Map<string, DispatchRow>;
+  deliveredEvents: Map<string, number>;
+  rollupCount: number;
+  tagRollupCount: number;
+  drainSeconds: number;
+  sandboxCallCount: (dispatchId: string) => number;
+}
+
+/** The figures of a run, and whether every accepted dispatch was delivered exactly once. */
+function summarise({ load, statuses, accepted, dispatches, deliveredEvents, rollupCount, tagRollupCount, drainSeconds, sandboxCallCount }: Observed) {
+  const ids = [...accepted];
+  const figures = {
+    date: new Date().toISOString(),
+    machine: machine(),
+    requests: load.requests.total,
+    connections: CONNECTIONS,
+    durationSeconds: Number(load.duration.toFixed(1)),
+    requestsPerSecond: Number(load.requests.average.toFixed(0)),
+    latencyMs: { p50: load.latency.p50, p97_5: load.latency.p97_5, p99: load.latency.p99, max: load.latency.max },
+    statusCounts: Object.fromEntries([...statuses].sort(([a], [b]) => a - b).map(([status, count]) => [String(status), count])),
+    fiveHundreds: [...statuses].filter(([status]) => status >= 500).reduce((sum, [, count]) => sum + count, 0),
+    socketErrors: load.errors,
+    timeouts: load.timeouts,
+    accepted: accepted.size,
+    delivered: ids.filter((id) => dispatches.get(id)?.status === 'delivered').length,
+    notDelivered: ids.filter((id) => dispatches.get(id)?.status !== 'delivered').length,
+    drainSeconds: Number(drainSeconds.toFixed(0)),
+    providerCallsOtherThanOne: ids.filter((id) => sandboxCallCount(id) !== 1).length,
+    deliveredEventsOtherThanOne: ids.filter((id) => deliveredEvents.get(id) !== 1).length,
+    dayRollupCount: rollupCount,
+    tagRollupCount,
+    dispatchesInTable: dispatches.size,
+    reconcilerRequeues: [...dispatches.values()].reduce((sum, dispatch) => sum + (dispatch.requeues ?? 0), 0),
+  };
+  const exactlyOnce =
+    figures.fiveHundreds === 0 &&
+    figures.socketErrors === 0 &&
+    figures.notDelivered === 0 &&
+    figures.providerCallsOtherThanOne === 0 &&
+    figures.deliveredEventsOtherThanOne === 0 &&
+    figures.dayRollupCount === figures.accepted &&
+    figures.tagRollupCount === figures.accepted &&
+    figures.dispatchesInTable === figures.accepted;
+  return { ...figures, exactlyOnce, verdict: exactlyOnce ? 'every accepted dispatch delivered exactly once, no 5xx' : 'FAILED' };
+}
+
+type LoadResults = ReturnType<typeof summarise>;
+
+interface DispatchRow {
+  status: string;
+  requeues?: number;
+}
+
+async function readDispatches(store: Store): Promise<Map<string, DispatchRow>> {
+  const items = await scanAll(store, 'entity = :dispatch', { ':dispatch': 'dispatch' });
+  return new Map(items.map((item) => [item.dispatchId as string, item as unknown as DispatchRow]));
+}
+
+/** A script may scan: it reads the whole table to prove what is (and is not) in it. */
+async function scanAll(store: Store, filter?: string, values?: Record<string, unknown>): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let cursor: Record<string, unknown> | undefined;
+  do {
+    const page = await store.db.send(
+      new ScanCommand({ TableName: store.tableName, ExclusiveStartKey: cursor, ...(filter ? { FilterExpression: filter, ExpressionAttributeValues: values } : {}) }),
+    );
+    items.push(...(page.Items ?? []));
+    cursor = page.LastEvaluatedKey;
+  } while (cursor);
+  return items;
+}
+
+const BEGIN = '<!-- load-figures:begin (written by npm run load) -->';
+const END = '<!-- load-figures:end -->';
+
+function writeDoc(r: LoadResults): void {
+  const path = join(PROJECT_ROOT, 'docs', 'failure-and-load.md');
+  const table = [
+    BEGIN,
+    '',
+    `Run on ${r.date}: ${r.machine.cpu}, ${r.machine.memoryGiB} GiB, ${r.machine.os}, Node ${r.machine.node}; DynamoDB Local, the SQS emulator, the consumer and autocannon all on that machine.`,
+    '',
+    '| figure | value |',
+    '|---|---|',
+    `| requests (POST /v1/messages, every recipient different) | ${r.requests} at ${r.connections} connections |`,
+    `| duration | ${r.durationSeconds} s |`,
+    `| throughput | ${r.requestsPerSecond} requests/s |`,
+    `| latency p50 / p97.5 / p99 / max | ${r.latencyMs.p50} / ${r.latencyMs.p97_5} / ${r.latencyMs.p99} / ${r.latencyMs.max} ms |`,
+    `| status counts | ${Object.entries(r.statusCounts).map(([status, count]) => `${status}: ${count}`).join(', ')} |`,
+    `| 5xx / socket errors / timeouts | ${r.fiveHundreds} / ${r.socketErrors} / ${r.timeouts} |`,
+    `| accepted (202) | ${r.accepted} |`,
+    `| delivered | ${r.delivered} (not delivered: ${r.notDelivered}) |`,
+    `| time to drain deliveries after the last send | ${r.drainSeconds} s |`,
+    `| dispatches whose provider call count is not exactly 1 | ${r.providerCallsOtherThanOne} |`,
+    `| dispatches whose DELIVERED event count is not exactly 1 | ${r.deliveredEventsOtherThanOne} |`,
+    `| report rollups: day count / tag \`load\` count | ${r.dayRollupCount} / ${r.tagRollupCount} |`,
+    `| dispatches in the table | ${r.dispatchesInTable} |`,
+    `| queue messages the reconciler added for long-queued dispatches | ${r.reconcilerRequeues} |`,
+    `| verdict | ${r.verdict} |`,
+    '',
+    END,
+  ].join('\n');
+  const doc = readFileSync(path, 'utf8');
+  const start = doc.indexOf(BEGIN);
+  const end = doc.indexOf(END);
+  if (start < 0 || end < 0) throw new Error(`${path} has no load-figures markers`);
+  writeFileSync(path, `${doc.slice(0, start)}${table}${doc.slice(end + END.length)}`);
+}
+
+main().catch((error: unknown) => {
+  console.error('load run failed:', error);
+  process.exit(1);
+});
