@@ -1,8 +1,9 @@
 import { App } from 'aws-cdk-lib';
 import { MessagingStack } from '../lib/messaging-stack';
+import { addNagChecks } from '../lib/nag-checks';
 import { readStackConfig } from '../lib/stack-config';
 
-/** CDK app: `npm run synth`, `npx cdk deploy -c stage=prod`. */
+/** CDK app: `npm run synth`, `npx cdk deploy -c stage=prod`. Both run cdk-nag's AwsSolutions checks. */
 const app = new App();
 const config = readStackConfig(app.node);
 new MessagingStack(app, `MessagingApi-${config.stage}`, {
@@ -10,3 +11,4 @@ new MessagingStack(app, `MessagingApi-${config.stage}`, {
   description: `Messaging API (${config.stage})`,
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 });
+addNagChecks(app);

@@ -1,4 +1,4 @@
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -6,6 +6,7 @@ import { Delivery } from './constructs/delivery';
 import { DispatchQueue } from './constructs/dispatch-queue';
 import { MessagingApi } from './constructs/messaging-api';
 import { MessagingTable } from './constructs/messaging-table';
+import { Monitoring } from './constructs/monitoring';
 import type { StackConfig } from './stack-config';
 
 export interface MessagingStackProps extends StackProps {
@@ -18,6 +19,7 @@ export class MessagingStack extends Stack {
   readonly dispatchQueue: DispatchQueue;
   readonly api: MessagingApi;
   readonly delivery: Delivery;
+  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: MessagingStackProps) {
     super(scope, id, props);
@@ -35,6 +37,11 @@ export class MessagingStack extends Stack {
       description: 'Signs the Messaging API pagination cursors',
       generateSecretString: { passwordLength: 48, excludePunctuation: true },
       removalPolicy,
+    });
+    Validations.of(cursorSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'Rotating the key would invalidate every cursor a client holds mid-listing; rotation needs verification against the current and previous key first. It signs opaque cursors only (integrity, nothing confidential).',
     });
     this.api = new MessagingApi(this, 'Http', {
       stage: config.stage,
@@ -56,11 +63,26 @@ export class MessagingStack extends Stack {
       logRetention,
       removalPolicy,
     });
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      stage: this.api.api.deploymentStage,
+      deliverFunction: this.delivery.deliverFunction,
+      queue: this.dispatchQueue.queue,
+      deadLetterQueue: this.dispatchQueue.deadLetterQueue,
+      table: this.table.table,
+      alarmEmail: config.alarmEmail,
+      removalPolicy,
+    });
 
     new CfnOutput(this, 'WebhookUrl', { key: 'WebhookUrl', value: this.api.webhookUrl, description: 'Callback URL to register with the WhatsApp app' });
     new CfnOutput(this, 'TableName', { key: 'TableName', value: this.table.table.tableName, description: 'DynamoDB table (admin CLI: TABLE_NAME)' });
     new CfnOutput(this, 'QueueUrl', { key: 'QueueUrl', value: this.dispatchQueue.queue.queueUrl, description: 'Dispatch queue' });
     new CfnOutput(this, 'DeadLetterQueueUrl', { key: 'DeadLetterQueueUrl', value: this.dispatchQueue.deadLetterQueue.queueUrl, description: 'Dispatches that failed delivery repeatedly' });
+    new CfnOutput(this, 'DashboardUrl', {
+      key: 'DashboardUrl',
+      value: `https://console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${this.monitoring.dashboard.dashboardName}`,
+      description: 'CloudWatch dashboard: business metrics, queue, API and functions',
+    });
+    new CfnOutput(this, 'AlarmTopicArn', { key: 'AlarmTopicArn', value: this.monitoring.topic.topicArn, description: 'SNS topic every alarm notifies; subscribe on-call here' });
   }
 }
 

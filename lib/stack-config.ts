@@ -16,6 +16,8 @@ const schema = z.object({
   whatsappSecretName: z.string().min(1),
   /** WhatsApp Graph API base URL, with its version. */
   graphApiBaseUrl: z.url(),
+  /** Subscribed by email to the alarm topic when given (the address confirms it once). */
+  alarmEmail: z.email().optional(),
 });
 
 export type StackConfig = z.infer<typeof schema>;

@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat, EndpointType, LambdaIntegration, LogGroupLogDestination, MethodLoggingLevel, ResponseTransferMode, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -70,6 +70,20 @@ export class MessagingApi extends Construct {
       },
     });
     addGatewayResponses(this.api);
+    Validations.of(this.api.node.defaultChild!).acknowledge({
+      id: 'AwsSolutions-APIG2',
+      reason:
+        'Each function validates its request with zod against the contract and answers 422 naming the field; API Gateway models would be a second copy of those schemas with different error messages.',
+    });
+    Validations.of(this.api.node.findChild('CloudWatchRole')).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      reason: 'The account-level role API Gateway writes access and execution logs with; AWS maintains this managed policy for exactly that.',
+    });
+    Validations.of(this.api.deploymentStage).acknowledge({
+      id: 'AwsSolutions-APIG3',
+      reason:
+        'No WAF yet: callers are servers with API keys, throttled per stage and per workspace. A WAFv2 web ACL (AWS managed common and IP reputation rules, a rate rule per source IP) would cost ~$6/month plus $0.60 per million requests.',
+    });
 
     for (const [routeId, route] of routeEntries) {
       const fn = new AppFunction(this, `${routeId[0]!.toUpperCase()}${routeId.slice(1)}Function`, {
@@ -87,7 +101,11 @@ export class MessagingApi extends Construct {
       if (route.access.secrets === 'cursor') fn.readsSecret(props.cursorSecret, 'CURSOR_SECRET_NAME');
       this.functions[routeId] = fn;
       const integration = new LambdaIntegration(fn, route.streaming ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: STREAMING_TIMEOUT } : {});
-      this.api.root.resourceForPath(route.path).addMethod(route.method, integration, { operationName: routeId });
+      const method = this.api.root.resourceForPath(route.path).addMethod(route.method, integration, { operationName: routeId });
+      const authorization = route.scope
+        ? `The function authenticates the X-API-Key header itself (hashed key lookup, revocation, expiry) and checks the route's scope ${route.scope}; IAM or Cognito authorizers do not fit server-to-server workspace keys.`
+        : 'Public by contract: GET /health, or a WhatsApp webhook whose body the function verifies with the app secret (X-Hub-Signature-256).';
+      Validations.of(method).acknowledge({ id: 'AwsSolutions-APIG4', reason: authorization }, { id: 'AwsSolutions-COG4', reason: authorization });
     }
 
     this.webhookUrl = `${this.api.url}webhooks/whatsapp`;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { MessagingStack } from '../../lib/messaging-stack';
+import { addNagChecks } from '../../lib/nag-checks';
 import { readStackConfig } from '../../lib/stack-config';
 import cdkJson from '../../cdk.json';
 
@@ -23,4 +24,15 @@ export function synthStack(context: Record<string, unknown> = {}, options: { bun
     // The template is in memory now; the cloud assembly on disk is not needed.
     if (!options.outdir) rmSync(outdir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Adds the cdk-nag checks to the app as `bin/app.ts` does, and returns the findings no
+ * acknowledgement covers, one line each: rule, severity, construct path and explanation.
+ */
+export function unacknowledgedNagFindings(app: App, stack: MessagingStack): string[] {
+  const { violations } = addNagChecks(app).validateScope(stack);
+  return violations.flatMap((violation) =>
+    violation.violatingResources.map((resource) => `${violation.ruleName} (${violation.severity}) at ${resource.constructPath}: ${violation.description}`),
+  );
 }

@@ -1,0 +1,238 @@
+import { Duration, Stack, type RemovalPolicy } from 'aws-cdk-lib';
+import type { Stage } from 'aws-cdk-lib/aws-apigateway';
+import {
+  Alarm,
+  AlarmStatusWidget,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  MathExpression,
+  Metric,
+  Stats,
+  TreatMissingData,
+  type IMetric,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { Function as LambdaFunction, type IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct, type IConstruct } from 'constructs';
+import { FAILURE_CODE_DIMENSION, METRICS_SERVICE, metricNames } from '../../lambdas/shared/metric-names';
+
+/**
+ * The business metrics' CloudWatch namespace: the stack's name, so two stages in one account never
+ * mix their counts. Functions get it as POWERTOOLS_METRICS_NAMESPACE (./app-function.ts).
+ */
+export const metricsNamespace = (scope: IConstruct) => Stack.of(scope).stackName;
+
+/** Where each alarm is explained; its description points there. */
+const RUNBOOK = 'docs/operations.md';
+
+/**
+ * Thresholds. Every alarm is meant to page someone, so each is set where "normal" ends.
+ */
+export const thresholds = {
+  /** A message in the DLQ is a dispatch that failed five receives: always worth a look. */
+  deadLetterMessages: 0,
+  /**
+   * Delivery takes seconds; a retried message waits at most 2+4+8+16 s of back-off, and one whose
+   * consumer died waits out the 180 s visibility timeout. Ten minutes means the consumer is not
+   * keeping up or keeps failing, long before the 4-day retention drops anything.
+   */
+  oldestMessageAgeSeconds: 600,
+  /**
+   * 5xx as a percentage of requests, only once a period has this many requests: at low traffic
+   * one fault in three requests is not an incident, and is still in the logs.
+   */
+  serverErrorPercent: 5,
+  serverErrorMinRequests: 20,
+  /**
+   * The consumer throws only when a whole invocation fails (a provider's verdict, even a retry, is
+   * a partial batch failure, not an error): any error in two periods out of three is a fault.
+   */
+  deliverErrors: 0,
+  /**
+   * A throttling burst that clears within minutes is absorbed by retries (SQS redelivers, clients
+   * retry on 429/5xx); ten minutes of it is capacity that is missing.
+   */
+  throttles: 0,
+} as const;
+
+export interface MonitoringProps {
+  stage: Stage;
+  deliverFunction: IFunction;
+  queue: IQueue;
+  deadLetterQueue: IQueue;
+  table: ITableV2;
+  alarmEmail?: string | undefined;
+  removalPolicy: RemovalPolicy;
+}
+
+/**
+ * Alarms on what needs a person (DLQ, queue age, API 5xx rate, deliver errors, throttles), all
+ * notifying one SNS topic, and a dashboard with the business metrics next to the queue, API and
+ * Lambda ones. What each alarm means and what to do: docs/operations.md.
+ */
+export class Monitoring extends Construct {
+  readonly topic: Topic;
+  readonly dashboard: Dashboard;
+  readonly alarms: Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: MonitoringProps) {
+    super(scope, id);
+    const stackName = Stack.of(this).stackName;
+
+    // Alarm notifications are encrypted at rest with a key of our own: CloudWatch cannot use the
+    // AWS-managed SNS key, whose policy does not let it encrypt.
+    const key = new Key(this, 'AlarmTopicKey', { description: `${stackName} alarm notifications`, enableKeyRotation: true, removalPolicy: props.removalPolicy });
+    key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    this.topic = new Topic(this, 'AlarmTopic', { displayName: `${stackName} alarms`, masterKey: key, enforceSSL: true });
+    if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
+
+    const alarm = (id: string, name: string, description: string, metric: IMetric, threshold: number, periods: { evaluate: number; breaching: number }) => {
+      const created = new Alarm(this, id, {
+        metric,
+        alarmName: `${stackName}-${name}`,
+        alarmDescription: `${description} Runbook: ${RUNBOOK}#${name}`,
+        threshold,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: periods.evaluate,
+        datapointsToAlarm: periods.breaching,
+        // No data is no traffic (or an idle queue), not a fault.
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+      created.addAlarmAction(new SnsAction(this.topic));
+      created.addOkAction(new SnsAction(this.topic));
+      this.alarms.push(created);
+      return created;
+    };
+
+    const fiveMinutes = Duration.minutes(5);
+    const requests = props.stage.metricCount({ statistic: Stats.SUM, period: fiveMinutes });
+    const serverErrors = props.stage.metricServerError({ statistic: Stats.SUM, period: fiveMinutes });
+    const serverErrorRate = new MathExpression({
+      label: '5xx % of requests',
+      expression: `IF(requests >= ${thresholds.serverErrorMinRequests}, 100 * errors / requests, 0)`,
+      usingMetrics: { requests, errors: serverErrors },
+      period: fiveMinutes,
+    });
+    const lambdaThrottles = LambdaFunction.metricAllThrottles({ statistic: Stats.SUM, period: fiveMinutes });
+    const tableThrottles = new MathExpression({
+      label: 'Table throttle events',
+      expression: 'reads + writes',
+      usingMetrics: {
+        reads: props.table.metric('ReadThrottleEvents', { statistic: Stats.SUM, period: fiveMinutes }),
+        writes: props.table.metric('WriteThrottleEvents', { statistic: Stats.SUM, period: fiveMinutes }),
+      },
+      period: fiveMinutes,
+    });
+
+    alarm(
+      'DeadLetterQueueNotEmpty',
+      'dlq-not-empty',
+      'Dispatch messages reached the DLQ: delivery failed five receives in a row.',
+      props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: Stats.MAXIMUM, period: Duration.minutes(1) }),
+      thresholds.deadLetterMessages,
+      { evaluate: 1, breaching: 1 },
+    );
+    alarm(
+      'DispatchQueueAge',
+      'dispatch-queue-age',
+      `The oldest dispatch message has waited over ${thresholds.oldestMessageAgeSeconds} s: delivery is behind or failing.`,
+      props.queue.metricApproximateAgeOfOldestMessage({ statistic: Stats.MAXIMUM, period: fiveMinutes }),
+      thresholds.oldestMessageAgeSeconds,
+      { evaluate: 2, breaching: 2 },
+    );
+    alarm(
+      'ApiServerErrorRate',
+      'api-5xx-rate',
+      `Over ${thresholds.serverErrorPercent}% of API requests answered 5xx.`,
+      serverErrorRate,
+      thresholds.serverErrorPercent,
+      { evaluate: 3, breaching: 2 },
+    );
+    alarm(
+      'DeliverErrors',
+      'deliver-errors',
+      'Deliver consumer invocations failed as a whole (crash, timeout, table or queue unreachable).',
+      props.deliverFunction.metricErrors({ statistic: Stats.SUM, period: fiveMinutes }),
+      thresholds.deliverErrors,
+      { evaluate: 3, breaching: 2 },
+    );
+    alarm(
+      'LambdaThrottles',
+      'lambda-throttles',
+      'Lambda throttled invocations in this account and region: concurrency ran out.',
+      lambdaThrottles,
+      thresholds.throttles,
+      { evaluate: 2, breaching: 2 },
+    );
+    alarm('TableThrottles', 'table-throttles', 'DynamoDB throttled reads or writes on the table.', tableThrottles, thresholds.throttles, { evaluate: 2, breaching: 2 });
+
+    this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: stackName, defaultInterval: Duration.hours(6) });
+    const business = (name: string, statistic: string = Stats.SUM) =>
+      new Metric({ namespace: metricsNamespace(this), metricName: name, dimensionsMap: { service: METRICS_SERVICE }, statistic, period: fiveMinutes });
+    const failuresByCode = new MathExpression({
+      label: '',
+      expression: `SEARCH('{${metricsNamespace(this)},service,${FAILURE_CODE_DIMENSION}} MetricName="${metricNames.failed}"', 'Sum', 300)`,
+      period: fiveMinutes,
+    });
+    const wide = 12;
+    this.dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 }));
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Messages',
+        width: wide,
+        left: [business(metricNames.queued), business(metricNames.sent), business(metricNames.delivered), business(metricNames.failed)],
+      }),
+      new GraphWidget({ title: 'Failures by code', width: wide, left: [failuresByCode] }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Provider latency (ms)',
+        width: wide,
+        left: [business(metricNames.providerLatency, Stats.p(50)), business(metricNames.providerLatency, Stats.p(90)), business(metricNames.providerLatency, Stats.p(99))],
+      }),
+      new GraphWidget({
+        title: 'Dispatch queue',
+        width: wide,
+        left: [props.queue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes }), props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, label: 'DLQ messages' })],
+        right: [props.queue.metricApproximateAgeOfOldestMessage({ period: fiveMinutes })],
+      }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'API requests and errors',
+        width: wide,
+        left: [requests, props.stage.metricClientError({ statistic: Stats.SUM, period: fiveMinutes }), serverErrors],
+      }),
+      new GraphWidget({
+        title: 'API latency (ms)',
+        width: wide,
+        left: [props.stage.metricLatency({ statistic: Stats.p(50), period: fiveMinutes }), props.stage.metricLatency({ statistic: Stats.p(99), period: fiveMinutes })],
+      }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Deliver consumer',
+        width: wide,
+        left: [props.deliverFunction.metricInvocations({ period: fiveMinutes }), props.deliverFunction.metricErrors({ period: fiveMinutes }), props.deliverFunction.metricThrottles({ period: fiveMinutes })],
+        right: [props.deliverFunction.metricDuration({ statistic: Stats.p(99), period: fiveMinutes })],
+      }),
+      new GraphWidget({
+        title: 'Errors and throttles, every function',
+        width: wide,
+        left: [functionErrors(stackName)],
+        right: [lambdaThrottles, tableThrottles],
+      }),
+    );
+  }
+}
+
+/** Errors of each function of this stack, one line each: their generated names start with the stack's. */
+const functionErrors = (stackName: string) =>
+  new MathExpression({ label: '', expression: `SEARCH('{AWS/Lambda,FunctionName} MetricName="Errors" "${stackName}-"', 'Sum', 300)`, period: Duration.minutes(5) });

@@ -1,0 +1,121 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { thresholds } from '../../lib/constructs/monitoring';
+import { metricNames } from '../../lambdas/shared/metric-names';
+import { synthStack } from '../support/synth';
+
+const { template } = synthStack();
+const logicalIdOf = (type: string, description: RegExp) =>
+  Object.entries(template.findResources(type)).find(([, resource]) => description.test(JSON.stringify(resource.Properties)))![0];
+const topic = () => Object.keys(template.findResources('AWS::SNS::Topic'))[0]!;
+const alarmNamed = (name: string) => {
+  const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter((alarm) => alarm.Properties.AlarmName === `MessagingApi-dev-${name}`);
+  expect(alarms).toHaveLength(1);
+  return alarms[0]!.Properties as Record<string, unknown> & { Metrics?: { Expression?: string; MetricStat?: { Metric: { MetricName: string } } }[] };
+};
+
+describe('business metrics', () => {
+  it('gives every function the stack’s metrics namespace', () => {
+    const functions = Object.values(template.findResources('AWS::Lambda::Function'));
+    expect(functions.length).toBeGreaterThan(2);
+    for (const fn of functions) expect(fn.Properties.Environment.Variables).toMatchObject({ POWERTOOLS_METRICS_NAMESPACE: 'MessagingApi-dev', POWERTOOLS_SERVICE_NAME: 'messaging-api' });
+  });
+});
+
+describe('alarms', () => {
+  it('are exactly the six the runbook explains, each notifying the alarm topic when it fires and when it clears', () => {
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((alarm) => alarm.Properties);
+    expect(alarms.map((alarm) => alarm.AlarmName).sort()).toEqual(
+      ['api-5xx-rate', 'deliver-errors', 'dispatch-queue-age', 'dlq-not-empty', 'lambda-throttles', 'table-throttles'].map((name) => `MessagingApi-dev-${name}`),
+    );
+    for (const alarm of alarms) {
+      expect(alarm).toMatchObject({
+        AlarmActions: [{ Ref: topic() }],
+        OKActions: [{ Ref: topic() }],
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'notBreaching',
+        AlarmDescription: expect.stringContaining('Runbook: docs/operations.md#'),
+      });
+    }
+  });
+
+  it('fire on the first message in the DLQ', () => {
+    const dlq = logicalIdOf('AWS::SQS::Queue', /"MessageRetentionPeriod":1209600/);
+    expect(alarmNamed('dlq-not-empty')).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq, 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Threshold: thresholds.deadLetterMessages,
+      EvaluationPeriods: 1,
+    });
+  });
+
+  it('fire when the dispatch queue’s oldest message has waited ten minutes, twice running', () => {
+    const queue = logicalIdOf('AWS::SQS::Queue', /RedrivePolicy/);
+    expect(alarmNamed('dispatch-queue-age')).toMatchObject({
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queue, 'QueueName'] } }],
+      Threshold: 600,
+      EvaluationPeriods: 2,
+      DatapointsToAlarm: 2,
+    });
+  });
+
+  it('fire on a 5xx rate over 5% of the stage’s requests, once there are enough requests to tell', () => {
+    const alarm = alarmNamed('api-5xx-rate');
+    expect(alarm.Threshold).toBe(thresholds.serverErrorPercent);
+    const [expression, ...metrics] = alarm.Metrics!;
+    expect(expression!.Expression).toBe(`IF(requests >= ${thresholds.serverErrorMinRequests}, 100 * errors / requests, 0)`);
+    expect(metrics.map((metric) => metric.MetricStat!.Metric.MetricName).sort()).toEqual(['5XXError', 'Count']);
+    // The stage's Ref is its name: the metrics are the deployed stage's, not every stage's of the API.
+    expect(JSON.stringify(metrics)).toMatch(/"Name":"Stage","Value":\{"Ref":"HttpApiDeploymentStage/);
+  });
+
+  it('fire on errors of the deliver consumer', () => {
+    const deliver = logicalIdOf('AWS::Lambda::Function', /Delivers queued/);
+    expect(alarmNamed('deliver-errors')).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: [{ Name: 'FunctionName', Value: { Ref: deliver } }], Threshold: 0 });
+  });
+
+  it('fire on Lambda throttles in the account and on table throttles', () => {
+    expect(alarmNamed('lambda-throttles')).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Throttles', Statistic: 'Sum' });
+    expect(alarmNamed('lambda-throttles')).not.toHaveProperty('Dimensions');
+    const table = alarmNamed('table-throttles');
+    expect(table.Metrics!.map((metric) => metric.Expression ?? metric.MetricStat!.Metric.MetricName).sort()).toEqual(['ReadThrottleEvents', 'WriteThrottleEvents', 'reads + writes']);
+  });
+});
+
+describe('alarm topic', () => {
+  it('is encrypted with a rotated key CloudWatch may use, and refuses plain HTTP', () => {
+    const key = logicalIdOf('AWS::KMS::Key', /alarm notifications/);
+    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+    template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: { 'Fn::GetAtt': [key, 'Arn'] } });
+    expect(JSON.stringify(template.findResources('AWS::KMS::Key')[key]!.Properties.KeyPolicy)).toContain('cloudwatch.amazonaws.com');
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+    });
+  });
+
+  it('has no subscriber unless an alarm email is given, then that one', () => {
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+    const { template: withEmail } = synthStack({ alarmEmail: 'oncall@example.com' });
+    withEmail.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com', TopicArn: Match.anyValue() });
+    expect(() => synthStack({ alarmEmail: 'not-an-address' })).toThrow(/Invalid CDK context: alarmEmail:/);
+  });
+});
+
+describe('dashboard', () => {
+  it('shows the alarms, the business metrics in the stack’s namespace, and the queue, API and Lambda metrics', () => {
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    const body = JSON.stringify(Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0]!.Properties.DashboardBody);
+    for (const name of Object.values(metricNames)) expect(body).toContain(name);
+    expect(body).toContain('MessagingApi-dev');
+    expect(body).toContain('FailureCode');
+    for (const metric of ['ApproximateAgeOfOldestMessage', '5XXError', 'Latency', 'Throttles', 'Duration']) expect(body).toContain(metric);
+    expect(body).toContain('alarm');
+  });
+
+  it('and the alarm topic are stack outputs', () => {
+    template.hasOutput('DashboardUrl', { Value: Match.objectLike({ 'Fn::Join': Match.anyValue() }) });
+    template.hasOutput('AlarmTopicArn', { Value: { Ref: topic() } });
+  });
+});
