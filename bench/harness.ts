@@ -71,6 +71,12 @@ export const median = (values: number[]) => {
   return sorted[Math.floor(sorted.length / 2)]!;
 };
 
+/** The smallest value with at least p % of the values at or below it. */
+export const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+};
+
 export const describeCalls = (calls: AwsCall[]) => {
   const counts = new Map<string, number>();
   for (const call of calls) counts.set(call.command.replace(/Command$/, ''), (counts.get(call.command.replace(/Command$/, '')) ?? 0) + 1);
@@ -111,7 +117,18 @@ emulator run on the same machine, so times are relative; call counts and capacit
 
 ${table}
 
-Rerun: \`npm run bench\` (needs Java 17+ for DynamoDB Local). Machine-readable results: \`bench/results.json\`.
+How the rows are measured:
+- 1a: each function bundled with esbuild from lib/constructs/bundling.ts (the options the stack builds with), against a
+  bundle of only the AWS SDK clients its grants allow (lambdas/routes.ts \`access\`), constructed and called once.
+- 1b: a fresh \`node --enable-source-maps\` process per sample imports the bundle and answers one API Gateway event;
+  DynamoDB and SQS answer from a recording on loopback (bench/aws-replay.ts), so the time is init plus our code and the
+  SDK's. Function and baseline samples alternate; medians. Node's own boot is not included on either side.
+- 2: handlers invoked in a child process with the clients' network replaced by the recording; per-request elapsed time
+  (no I/O) and mean process CPU. 3: autocannon over HTTP against the same transaction and message sent directly with the
+  SDK, rounds alternating. 7a: RSS sampled every 50 ms in the bench process, which hosts the runtime and autocannon.
+
+Rerun: \`npm run bench\` (needs Java 17+ for DynamoDB Local); \`npm run bench -- --only 1,3\` runs some rows and writes
+nothing. Machine-readable results: \`bench/results.json\`.
 `,
   );
 }

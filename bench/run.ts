@@ -1,38 +1,90 @@
 import '../bin/sdk-notice';
 import { startLocalRuntime } from '../lib/local/runtime';
-import { PROJECT_ROOT } from '../lib/local/paths';
+import { DEMO_SEED_PATH, PROJECT_ROOT } from '../lib/local/paths';
+import { readSeed } from '../lib/local/seed-file';
 import { instrument, printTable, writeReports, type Row } from './harness';
 
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 
+const DEMO_KEY = 'msk_local_demo_0001';
+/** Row 3's workspace: the demo one with an allowance no benchmark reaches, so no send is a 429. */
+const THROUGHPUT_KEY = 'msk_bench_throughput_0001';
+
 /**
  * `npm run bench`: measures the system against its targets and writes bench/results.json and
- * docs/benchmarks.md. Runs on the local runtime (DynamoDB Local + SQS emulator), in-process.
+ * docs/benchmarks.md. Runs on the local runtime (DynamoDB Local + SQS emulator). `--only 1,3`
+ * runs some rows and writes nothing, for working on one figure.
  */
 async function main(): Promise<void> {
+  const only = process.argv.includes('--only') ? new Set(process.argv[process.argv.indexOf('--only') + 1]!.split(',')) : undefined;
+  const wanted = (row: string) => !only || only.has(row);
+  const log = (line: string) => console.log(line);
   const startedAt = new Date();
   const runtime = await startLocalRuntime({ port: 0, namePrefix: 'bench' });
   try {
     // Imported after the runtime set the environment: these are the handlers' own clients.
     const { dynamo, sqs } = await import('../lambdas/shared/clients');
-    const meter = instrument({ dynamodb: dynamo, sqs });
-    const { costPerOperation } = await import('./scenarios/cost-per-operation');
-    const { deliveryLatency } = await import('./scenarios/delivery-latency');
-    const { reportScaling } = await import('./scenarios/report-scaling');
     const { defaultStore } = await import('../lambdas/shared/default-store');
+    const { applySeed } = await import('../lib/local/seed');
+    const meter = instrument({ dynamodb: dynamo, sqs });
+    // Child processes get the runtime's environment, as its own handlers have it.
+    const env = { ...process.env };
+    const dispatchId = await sendOne(runtime.url);
+    const rows: Row[] = [];
 
-    const cost = await costPerOperation(meter, 'msk_local_demo_0001');
-    const latency = await deliveryLatency(runtime.url, 'msk_local_demo_0001');
-    console.log('Seeding report data…');
-    const reports = await reportScaling(meter, defaultStore(), (line) => console.log(line));
-    const rows: Row[] = [...latency, ...cost, ...reports];
+    if (wanted('1') || wanted('7')) {
+      log('Row 1: bundles and cold starts…');
+      const { coldStart } = await import('./scenarios/cold-start');
+      rows.push(...(await coldStart({ env, apiKey: DEMO_KEY, dispatchId, log })));
+    }
+    if (wanted('2')) {
+      log('Row 2: warm CPU per request…');
+      const { warmOverhead } = await import('./scenarios/warm-overhead');
+      rows.push(...(await warmOverhead({ env, apiKey: DEMO_KEY, dispatchId })));
+    }
+    if (wanted('4')) {
+      log('Row 4: delivery latency…');
+      const { deliveryLatency } = await import('./scenarios/delivery-latency');
+      rows.push(...(await deliveryLatency(runtime.url, DEMO_KEY)));
+    }
+    if (wanted('5')) {
+      const { costPerOperation } = await import('./scenarios/cost-per-operation');
+      rows.push(...(await costPerOperation(meter, DEMO_KEY)));
+    }
+    if (wanted('6')) {
+      log('Row 6: seeding report data…');
+      const { reportScaling } = await import('./scenarios/report-scaling');
+      rows.push(...(await reportScaling(meter, defaultStore(), log)));
+    }
+    // Last: its thousands of sends keep the delivery consumer busy for a while after.
+    if (wanted('3') || wanted('7')) {
+      log('Row 3: send throughput…');
+      const [demo] = readSeed(DEMO_SEED_PATH).workspaces;
+      const workspace = { ...demo!, id: 'ws-bench-throughput', settings: { ...demo!.settings, sendsPerMinute: 1_000_000 } };
+      await applySeed({ workspaces: [{ ...workspace, apiKeys: [{ ...demo!.apiKeys[0]!, key: THROUGHPUT_KEY }] }] }, defaultStore());
+      const { sendThroughput } = await import('./scenarios/send-throughput');
+      rows.push(...(await sendThroughput({ runtime, apiKey: THROUGHPUT_KEY, clients: { dynamodb: dynamo, sqs }, log })));
+    }
 
+    rows.sort((a, b) => a.id.localeCompare(b.id, 'en', { numeric: true }));
     printTable(rows);
+    if (only) return;
     writeReports(rows, PROJECT_ROOT, startedAt, (Date.now() - startedAt.getTime()) / 1000);
     console.log('\nWrote bench/results.json and docs/benchmarks.md');
   } finally {
     await runtime.stop();
   }
+}
+
+/** One accepted send, so reads have a dispatch to read. */
+async function sendOne(baseUrl: string): Promise<string> {
+  const response = await fetch(`${baseUrl}/v1/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': DEMO_KEY },
+    body: JSON.stringify({ channel: 'whatsapp', to: '081234567890', content: { type: 'template', templateId: '7b0c5c3e-0000-4000-8000-000000000001', variables: { name: 'Budi', order: 'B-0' } } }),
+  });
+  if (response.status !== 202) throw new Error(`A send failed with HTTP ${response.status}: ${await response.text()}`);
+  return (JSON.parse(await response.text()) as { dispatchId: string }).dispatchId;
 }
 
 main().catch((error: unknown) => {

@@ -1,11 +1,6 @@
-import type { Row } from '../harness';
+import { percentile, type Row } from '../harness';
 
 const DEMO_TEMPLATE = '7b0c5c3e-0000-4000-8000-000000000001';
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-};
 
 interface Settled {
   createdAt: string;

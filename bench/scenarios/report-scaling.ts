@@ -38,8 +38,11 @@ export async function reportScaling(meter: Meter, store: Store, log: (line: stri
   const summary = (ws: string) => summarizeTrackingTags(ws, { ...PERIOD, trackingTags: TAGS });
   const discovery = (ws: string) => discoverTrackingTags(ws, { ...PERIOD, page: 1, limit: 50 });
   const timings = { summary: SIZES.map(() => [] as number[]), discovery: SIZES.map(() => [] as number[]) };
+  // Sizes interleave, in alternating order, so drift (JIT, GC, the consumer beside) hits each alike.
   for (let run = 0; run < RUNS; run++) {
-    for (const [i, ws] of workspaces.entries()) {
+    const order = [...workspaces.entries()];
+    if (run % 2 === 1) order.reverse();
+    for (const [i, ws] of order) {
       for (const [name, work] of [['summary', summary], ['discovery', discovery]] as const) {
         const started = performance.now();
         await work(ws);

@@ -1,0 +1,216 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { build, type BuildOptions } from 'esbuild';
+import { FUNCTION_BUNDLING, FUNCTION_NODE_OPTIONS } from '../../lib/constructs/bundling';
+import { lambdaContext } from '../../lib/local/api-gateway-event';
+import { routeEntries, routes, type RouteDefinition, type RouteId } from '../../lambdas/routes';
+import { routeEvent } from '../../test/support/events';
+import { startAwsStub } from '../aws-replay';
+import { median, type Row } from '../harness';
+
+const run = promisify(execFile);
+
+/** Functions the stack deploys besides one per route (lib/constructs/delivery.ts). */
+const CONSUMERS: { handler: string; access: RouteDefinition['access'] }[] = [
+  { handler: 'deliver', access: { table: 'readWrite', queue: 'send', secrets: 'whatsapp' } },
+  { handler: 'reconcile', access: { table: 'readWrite' } },
+];
+const SAMPLES = 9;
+const SIZE_TARGET = 1.2;
+const INIT_TARGET = 1.25;
+
+/** The esbuild options `cdk synth` derives from the stack's bundling options. */
+export function esbuildOptionsForStack(): BuildOptions {
+  return {
+    bundle: true,
+    format: FUNCTION_BUNDLING.format,
+    target: FUNCTION_BUNDLING.target,
+    platform: FUNCTION_BUNDLING.platform,
+    minify: FUNCTION_BUNDLING.minify,
+    sourcemap: FUNCTION_BUNDLING.sourceMap,
+    sourcesContent: FUNCTION_BUNDLING.sourcesContent,
+    mainFields: FUNCTION_BUNDLING.mainFields,
+    external: FUNCTION_BUNDLING.externalModules,
+    banner: { js: FUNCTION_BUNDLING.banner },
+    logLevel: 'error',
+  };
+}
+
+/**
+ * The baseline a function is held against: an entry that imports only the AWS SDK clients the
+ * function's grants let it use, constructs them as lambdas/shared/clients.ts does, and answers
+ * with one call to each.
+ */
+export function baselineSource(access: RouteDefinition['access']): string {
+  const lines = ['const region = process.env.AWS_REGION;'];
+  const calls: string[] = [];
+  if (access.table) {
+    lines.unshift("import { DynamoDBClient } from '@aws-sdk/client-dynamodb';", "import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';");
+    lines.push('const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({ region, endpoint: process.env.DYNAMODB_ENDPOINT }));');
+    calls.push("await dynamo.send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: { pk: 'BENCH#BASELINE', sk: 'BENCH#BASELINE' } }));");
+  }
+  if (access.queue) {
+    lines.unshift("import { SQSClient, SendMessageCommand } from '@aws-sdk/client-sqs';");
+    lines.push('const sqs = new SQSClient({ region, endpoint: process.env.SQS_ENDPOINT });');
+    calls.push("await sqs.send(new SendMessageCommand({ QueueUrl: process.env.QUEUE_URL, MessageBody: '{}' }));");
+  }
+  if (access.secrets) {
+    // Constructed, not called: the bench's functions read their secrets from the environment.
+    lines.unshift("import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';");
+    lines.push('export const secrets = new SecretsManagerClient({ region });');
+  }
+  return [...lines, 'export const handler = async () => {', ...calls, "  return { statusCode: 200, body: '{}' };", '};'].join('\n');
+}
+
+/**
+ * One cold start as a fresh Lambda container has it: import the bundle (the function's init), then
+ * answer one request; prints one JSON line. Plain JavaScript run by \`node\`, so nothing but the
+ * bundle is compiled or loaded. Usage: node child.mjs <bundle> <event.json>.
+ */
+const CHILD_SOURCE = `import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+
+const [bundle, eventFile] = process.argv.slice(2);
+const { event, functionName } = JSON.parse(readFileSync(eventFile, 'utf8'));
+const context = {
+  functionName,
+  functionVersion: '$LATEST',
+  invokedFunctionArn: \`arn:aws:lambda:local:000000000000:function:\${functionName}\`,
+  memoryLimitInMB: '512',
+  awsRequestId: 'bench-cold-start',
+  logGroupName: \`/aws/lambda/\${functionName}\`,
+  logStreamName: 'bench',
+  getRemainingTimeInMillis: () => 10_000,
+};
+
+const started = performance.now();
+const { handler } = await import(pathToFileURL(bundle).href);
+const imported = performance.now();
+const result = await handler(event, context);
+const answered = performance.now();
+process.stdout.write(
+  \`\${JSON.stringify({ importMs: imported - started, answerMs: answered - imported, statusCode: result?.statusCode, maxRssKiB: process.resourceUsage().maxRSS })}\n\`,
+);
+// Keep-alive sockets would hold the process open; the sample is taken.
+process.exit(0);
+`;
+
+const accessKey = (access: RouteDefinition['access']) => [access.table && 'table', access.queue && 'queue', access.secrets && 'secrets'].filter(Boolean).join('+') || 'none';
+
+interface Sample {
+  importMs: number;
+  answerMs: number;
+  statusCode?: number;
+  maxRssKiB: number;
+}
+
+/** Requests answered in the init comparison: the hot routes and one of each kind of read. */
+function initRequests(apiKey: string, dispatchId: string): [RouteId, ReturnType<typeof routeEvent>][] {
+  const period = { startDate: '2026-09-01', endDate: '2026-09-30' };
+  return [
+    ['health', routeEvent('health')],
+    ['sendMessage', routeEvent('sendMessage', { apiKey, body: { channel: 'whatsapp', to: '081234567890', content: { type: 'template', templateId: '7b0c5c3e-0000-4000-8000-000000000001', variables: { name: 'Budi', order: 'B-1' } } } })],
+    ['getMessage', routeEvent('getMessage', { apiKey, pathParameters: { dispatchId } })],
+    ['listTemplates', routeEvent('listTemplates', { apiKey })],
+    ['trackingSummary', routeEvent('trackingSummary', { apiKey, query: { ...period, trackingTags: 'spring' } })],
+    ['trackingTags', routeEvent('trackingTags', { apiKey, query: period })],
+  ];
+}
+
+/**
+ * Row 1 (and row 7's handler process): every function's bundle built as the stack builds it,
+ * against an SDK-only baseline with the same clients; then, for the hot routes, a fresh Node
+ * process per sample that imports the bundle and answers one request. DynamoDB and SQS answer
+ * from a recording (aws-replay.ts) so the time is our init and the SDK's, not the emulators'.
+ * Function and baseline samples alternate; figures are medians and ratios.
+ */
+export async function coldStart(options: { env: NodeJS.ProcessEnv; apiKey: string; dispatchId: string; log: (line: string) => void }): Promise<Row[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-bundles-'));
+  const stub = await startAwsStub({ dynamodb: options.env.DYNAMODB_ENDPOINT!, sqs: options.env.SQS_ENDPOINT! });
+  try {
+    const functions = [...routeEntries.map(([, route]) => ({ handler: route.handler, access: route.access })), ...CONSUMERS];
+    const bundleOf = async (name: string, options: Partial<BuildOptions>) => {
+      const outfile = join(dir, name, 'index.mjs');
+      await build({ ...esbuildOptionsForStack(), ...options, outfile });
+      return { file: outfile, kib: statSync(outfile).size / 1024 };
+    };
+    const baselines = new Map<string, { file: string; kib: number }>();
+    const bundles = new Map<string, { file: string; kib: number; baseline: string }>();
+    for (const fn of functions) {
+      const key = accessKey(fn.access);
+      if (!baselines.has(key)) {
+        baselines.set(key, await bundleOf(`baseline-${key}`, { stdin: { contents: baselineSource(fn.access), resolveDir: process.cwd(), sourcefile: `baseline-${key}.mjs`, loader: 'js' } }));
+      }
+      bundles.set(fn.handler, { ...(await bundleOf(fn.handler, { entryPoints: [join(process.cwd(), 'lambdas', 'handlers', `${fn.handler}.ts`)] })), baseline: key });
+    }
+
+    const rows: Row[] = [];
+    for (const [handler, bundle] of bundles) {
+      const baseline = baselines.get(bundle.baseline)!;
+      const ratio = bundle.kib / baseline.kib;
+      const clientless = bundle.baseline === 'none';
+      rows.push({
+        id: `1a ${handler}`,
+        what: `bundle size, ${handler} (baseline: SDK clients for ${bundle.baseline})`,
+        figure: `${bundle.kib.toFixed(0)} KB vs ${baseline.kib.toFixed(0)} KB (×${ratio.toFixed(2)})`,
+        target: `≤ ×${SIZE_TARGET}`,
+        verdict: ratio <= SIZE_TARGET ? 'met' : 'missed',
+        ...(clientless ? { note: 'the function has no AWS client, so its baseline is an empty handler and no ratio can be met' } : {}),
+      });
+    }
+
+    // Handler processes see the runtime's environment with DynamoDB and SQS pointed at the stub.
+    const env = { ...options.env, DYNAMODB_ENDPOINT: stub.url, SQS_ENDPOINT: stub.url, POWERTOOLS_LOG_LEVEL: 'SILENT', NODE_OPTIONS: FUNCTION_NODE_OPTIONS };
+    const child = join(dir, 'child.mjs');
+    writeFileSync(child, CHILD_SOURCE);
+    const sample = async (file: string, eventFile: string): Promise<Sample> => {
+      const { stdout } = await run(process.execPath, [child, file, eventFile], { env, maxBuffer: 1 << 20 });
+      return JSON.parse(stdout.trim().split('\n').at(-1)!) as Sample;
+    };
+    let peakRss = { kib: 0, handler: '' };
+    for (const [routeId, event] of initRequests(options.apiKey, options.dispatchId)) {
+      const handler = routes[routeId].handler;
+      const bundle = bundles.get(handler)!;
+      const baseline = baselines.get(bundle.baseline)!;
+      const eventFile = join(dir, `${routeId}.event.json`);
+      writeFileSync(eventFile, JSON.stringify({ event, functionName: lambdaContext(routeId).functionName }));
+      // The first run of each side records the emulators' answers; the samples replay them.
+      stub.record();
+      const recorded = await sample(bundle.file, eventFile);
+      await sample(baseline.file, eventFile);
+      stub.replay();
+      const own: Sample[] = [];
+      const base: Sample[] = [];
+      for (let i = 0; i < SAMPLES; i++) {
+        own.push(await sample(bundle.file, eventFile));
+        base.push(await sample(baseline.file, eventFile));
+      }
+      const total = (s: Sample) => s.importMs + s.answerMs;
+      const ownMs = median(own.map(total));
+      const baseMs = median(base.map(total));
+      const ratio = ownMs / baseMs;
+      const statuses = [...new Set([recorded, ...own].map((s) => s.statusCode))].join('/');
+      const rss = Math.max(...own.map((s) => s.maxRssKiB));
+      if (rss > peakRss.kib) peakRss = { kib: rss, handler };
+      options.log(`  ${handler}: ${ownMs.toFixed(0)} ms vs ${baseMs.toFixed(0)} ms (status ${statuses})`);
+      rows.push({
+        id: `1b ${handler}`,
+        what: `cold start ${routes[routeId].method} ${routes[routeId].path}: import + first answer, median of ${SAMPLES} fresh processes`,
+        figure: `${ownMs.toFixed(0)} ms (import ${median(own.map((s) => s.importMs)).toFixed(0)}) vs ${baseMs.toFixed(0)} ms (×${ratio.toFixed(2)})`,
+        target: `≤ ×${INIT_TARGET}`,
+        verdict: ratio <= INIT_TARGET ? 'met' : 'missed',
+        ...(statuses.split('/').every((status) => /^2/.test(status)) ? {} : { note: `answered ${statuses}` }),
+        ...(bundle.baseline === 'none' ? { note: 'no AWS client: the baseline is an empty handler, so this is the absolute cost of the HTTP stack' } : {}),
+      });
+    }
+    rows.push({ id: '7b', what: 'peak RSS of one handler process (import + one request)', figure: `${(peakRss.kib / 1024).toFixed(0)} MiB (${peakRss.handler})`, target: 'reported', verdict: 'reported' });
+    return rows;
+  } finally {
+    await stub.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
