@@ -77,7 +77,7 @@ const killDynamoDb = async () => {
 
 describe('DynamoDB Local killed in the middle of a stream of sends, then restarted on the same data', () => {
   it('answers every request with a 202 or a contract error; every 202 is delivered once; a refused request leaves nothing', async () => {
-    const SENDS = 90;
+    const SENDS = 60;
     const CONCURRENCY = 6;
     // Ending in 1: an ordinary sandbox number, delivered at once (0000, 0429 and 0504 are not).
     const phone = (i: number) => `+62812700${String(i).padStart(3, '0')}1`;
@@ -122,7 +122,8 @@ describe('DynamoDB Local killed in the middle of a stream of sends, then restart
     // Nothing was written that no 202 speaks for: one dispatch per accepted or retried request.
     const dispatches = (await runtime.store.db.send(new ScanCommand({ TableName: runtime.tableName, FilterExpression: 'entity = :d', ExpressionAttributeValues: { ':d': 'dispatch' } }))).Items ?? [];
     expect(dispatches).toHaveLength(SENDS);
-  }, 60_000);
+    // About 30 s on an idle 2-core machine; the bound leaves room for a busy one.
+  }, 90_000);
 });
 
 describe('the dispatch queue unavailable, then back (DESIGN §3.7)', () => {
