@@ -1,10 +1,11 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { routeEntries } from '../../lambdas/routes';
 import { createStore } from '../../lambdas/shared/store';
+import { OPENAPI_DOCUMENT_PATH } from '../openapi/document-file';
 import { ensureTable } from './bootstrap';
 import { freePort } from './free-port';
 import { startQueuePoller, type QueuePoller, type SqsHandler } from './queue-poller';
@@ -132,7 +133,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
 
     // Listening last: the first request that gets an answer finds everything in place.
     const { createApiServer } = await import('./http-server');
-    server = createApiServer(routes, onError);
+    // The committed document, which a unit test holds equal to what the code generates.
+    server = createApiServer(routes, onError, { documents: { '/openapi.json': readFileSync(OPENAPI_DOCUMENT_PATH, 'utf8') } });
     const listening = server;
     await new Promise<void>((done, fail) => {
       listening.once('error', fail);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { startLocalRuntime, type LocalRuntime } from '../../lib/local/runtime';
 import { createStore, type Store } from '../../lambdas/shared/store';
+import { contractFetch } from './openapi-contract';
 
 export const SECOND_SEED = join(__dirname, '..', 'fixtures', 'second-workspace-seed.json');
 
@@ -40,6 +41,7 @@ export interface HttpResponse {
   body: Record<string, unknown>;
 }
 
+/** One request to the runtime; the response is checked against docs/openapi.json before it is returned. */
 export async function call(base: string, method: string, path: string, options: { apiKey?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<HttpResponse> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.apiKey) headers['X-API-Key'] = options.apiKey;
@@ -48,7 +50,7 @@ export async function call(base: string, method: string, path: string, options: 
     body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
     headers['Content-Type'] ??= 'application/json';
   }
-  const response = await fetch(`${base}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+  const response = await contractFetch(`${base}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
   // Parsed here, not with response.json(): fetch builds objects in Node's realm, not jest's.
   return { status: response.status, headers: response.headers, body: JSON.parse(await response.text()) as Record<string, unknown> };
 }
