@@ -5,6 +5,7 @@ import { routeEntries, routes, type RouteId } from '../../lambdas/routes';
 import { contractErrorProblem } from '../support/contract-error';
 import { invokeRoute, routeEvent, type EventInput } from '../support/events';
 import { SECOND_SEED } from '../support/local-runtime';
+import { inboundTextWebhook } from '../support/webhooks';
 import { useTableAndQueues } from '../support/sqs';
 
 /**
@@ -198,10 +199,15 @@ const webhookBody = fc.oneof(
 // ---- what each route receives -----------------------------------------------------------------
 
 const period = { startDate: date, endDate: date, page: wholeNumber, limit: wholeNumber };
+/** A request valid throughout, now and then, so every route's accepting side is reached for sure. */
+const orValid = (chaotic: fc.Arbitrary<EventInput>, valid: fc.Arbitrary<EventInput>) =>
+  fc.oneof({ weight: 3, arbitrary: chaotic }, { weight: 1, arbitrary: valid.map((input) => ({ apiKey: OWNER_KEY, ...input })) });
+const inQuery = (valid: fc.Arbitrary<Record<string, string | string[]>>) => valid.map((validQuery): EventInput => ({ query: validQuery }));
+const validPeriod = fc.record({ startDate: fc.constantFrom('2026-01-01', '2026-11-01'), endDate: fc.constantFrom('2026-11-30', '2026-12-31'), limit: fc.integer({ min: 1, max: 100 }).map(String) });
 const inputs: Record<RouteId, fc.Arbitrary<EventInput>> = {
   health: fc.record({ query: query({}) }),
   listTemplates: fc.record({ apiKey, query: query({}) }),
-  getTemplate: fc.record({ apiKey, pathParameters: fc.record({ templateId: segment(uuidLike) }) }),
+  getTemplate: fc.record({ apiKey, pathParameters: fc.record({ templateId: segment(fc.oneof(fc.constant(TEMPLATE_ID), uuidLike)) }) }),
   previewTemplate: fc.record({
     apiKey,
     pathParameters: fc.record({ templateId: segment(fc.oneof({ weight: 3, arbitrary: fc.constant(VERSION_ID) }, { weight: 1, arbitrary: uuidLike })) }),
@@ -217,28 +223,48 @@ const inputs: Record<RouteId, fc.Arbitrary<EventInput>> = {
   sendMessage: fc
     .record({ apiKey, idempotencyKey: fc.option(either(fc.uuid()), { nil: undefined }), encoded: encodedBody(sendBody, routes.sendMessage.body) })
     .map(({ idempotencyKey, encoded, ...rest }) => ({ ...rest, body: encoded.body, headers: { ...encoded.headers, ...(typeof idempotencyKey === 'string' ? { 'Idempotency-Key': idempotencyKey } : {}) } })),
-  deliveryStatus: fc.record({
-    apiKey,
-    encoded: encodedBody(fc.oneof(dropSome(fc.record({ phones: either(fc.array(either(phone), { minLength: 1, maxLength: 501 })), startDate: either(date), endDate: either(date) })), anyJson), routes.deliveryStatus.body),
-  }).map(({ encoded, ...rest }) => ({ ...rest, ...encoded })),
-  trackingTags: fc.record({ apiKey, query: query({ ...period, prefix: tag }) }),
-  trackingSummary: fc.record({ apiKey, query: query({ ...period, trackingTags: tag }) }),
-  trackingDispatches: fc.record({
-    apiKey,
-    query: fc.oneof(query({ ...period, trackingTags: tag, match: fc.constantFrom('ANY', 'ALL', 'any') }), query({ ...period, scope: fc.constantFrom('WORKSPACE', 'workspace') }), query({ ...period, trackingTags: tag, scope: fc.constant('WORKSPACE') })),
-  }),
-  sendCheck: fc.record({ apiKey, query: query({ phone, templateId: uuidLike, date }) }),
+  deliveryStatus: orValid(
+    fc.record({
+      apiKey,
+      encoded: encodedBody(fc.oneof(dropSome(fc.record({ phones: either(fc.array(either(phone), { minLength: 1, maxLength: 501 })), startDate: either(date), endDate: either(date) })), anyJson), routes.deliveryStatus.body),
+    }).map(({ encoded, ...rest }) => ({ ...rest, ...encoded })),
+    fc.record({ body: fc.record({ phones: fc.array(phone, { minLength: 1, maxLength: 500 }), startDate: fc.constant('2026-11-01'), endDate: fc.constant('2026-11-30') }) }),
+  ),
+  trackingTags: orValid(fc.record({ apiKey, query: query({ ...period, prefix: tag }) }), inQuery(validPeriod)),
+  trackingSummary: orValid(fc.record({ apiKey, query: query({ ...period, trackingTags: tag }) }), inQuery(fc.tuple(validPeriod, fc.constantFrom('promo', ['promo', 'vip'])).map(([valid, trackingTags]) => ({ ...valid, trackingTags })))),
+  trackingDispatches: orValid(
+    fc.record({
+      apiKey,
+      query: fc.oneof(query({ ...period, trackingTags: tag, match: fc.constantFrom('ANY', 'ALL', 'any') }), query({ ...period, scope: fc.constantFrom('WORKSPACE', 'workspace') }), query({ ...period, trackingTags: tag, scope: fc.constant('WORKSPACE') })),
+    }),
+    inQuery(fc.tuple(validPeriod, fc.constantFrom<Record<string, string | string[]>>({ scope: 'WORKSPACE' }, { trackingTags: 'promo' }, { trackingTags: ['promo', 'vip'], match: 'ALL' })).map(([valid, selector]) => ({ ...valid, ...selector }))),
+  ),
+  sendCheck: orValid(fc.record({ apiKey, query: query({ phone, templateId: uuidLike, date }) }), inQuery(fc.record({ phone: fc.constantFrom(PHONE, '+6281234567890'), templateId: fc.constant(TEMPLATE_ID) }))),
   whatsappWebhookVerify: fc.record({ query: query({ 'hub.mode': fc.constantFrom('subscribe', 'unsubscribe'), 'hub.verify_token': fc.constantFrom(process.env.WHATSAPP_VERIFY_TOKEN!, 'wrong'), 'hub.challenge': fc.oneof(fc.string(), fc.constant('x'.repeat(300))) }) }),
   whatsappWebhook: fc
-    .record({ raw: fc.oneof(webhookBody.map((value) => JSON.stringify(value)), hostile), signature: fc.constantFrom('valid', 'wrong', 'missing', 'unprefixed'), contentType: fc.constantFrom('application/json', 'text/plain') })
+    .record({
+      raw: fc.oneof(
+        { weight: 3, arbitrary: webhookBody.map((value) => JSON.stringify(value)) },
+        { weight: 1, arbitrary: fc.record({ from: fc.stringMatching(/^62[0-9]{9,11}$/), id: fc.uuid(), text: fc.string({ unit: 'grapheme' }) }).map((message) => JSON.stringify(inboundTextWebhook({ phoneNumberId: 'second-number', name: 'Customer', ...message }))) },
+        { weight: 1, arbitrary: hostile },
+      ),
+      signature: fc.constantFrom('valid', 'valid', 'wrong', 'missing', 'unprefixed'),
+      contentType: fc.constantFrom('application/json', 'application/json', 'text/plain'),
+    })
     .map(({ raw, signature, contentType }) => ({ body: raw, headers: { 'Content-Type': contentType, ...signatureHeader(raw, signature) } })),
-  listConversations: fc.record({ apiKey, query: query({ limit: wholeNumber, cursor: fc.oneof(fc.base64String({ maxLength: 80 }), fc.string()), phone }) }),
+  listConversations: orValid(
+    fc.record({ apiKey, query: query({ limit: wholeNumber, cursor: fc.oneof(fc.base64String({ maxLength: 80 }), fc.string()), phone }) }),
+    inQuery(fc.record({ limit: fc.integer({ min: 1, max: 100 }).map(String), phone: fc.constantFrom(PHONE, '+62 812 3456 7890') }, { requiredKeys: [] })),
+  ),
   getConversation: fc.record({ apiKey, pathParameters: fc.record({ conversationId: segment(fc.oneof(uuidLike, fc.constant('conversation'))) }) }),
-  conversationMessages: fc.record({
-    apiKey,
-    pathParameters: fc.record({ conversationId: segment(fc.oneof(uuidLike, fc.constant('conversation'))) }),
-    query: query({ limit: wholeNumber, cursor: fc.oneof(fc.base64String({ maxLength: 80 }), fc.string()) }),
-  }),
+  conversationMessages: orValid(
+    fc.record({
+      apiKey,
+      pathParameters: fc.record({ conversationId: segment(fc.oneof(uuidLike, fc.constant('conversation'))) }),
+      query: query({ limit: wholeNumber, cursor: fc.oneof(fc.base64String({ maxLength: 80 }), fc.string()) }),
+    }),
+    fc.record({ pathParameters: fc.constant({ conversationId: 'conversation' }), query: fc.record({ limit: fc.integer({ min: 1, max: 100 }).map(String) }) }),
+  ),
   getMessage: fc.record({ apiKey, pathParameters: fc.record({ dispatchId: segment(fc.oneof(uuidLike, fc.constant('dispatch'))) }) }),
 };
 
