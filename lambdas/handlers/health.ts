@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { publicHttpHandler, type HttpRequest, type ResponseBody } from '../http/http-handler';
+import { publicHttpHandler, type HttpRequest, type ResponseBody } from '../http/public-http-handler';
 import { ok } from '../http/responses';
 import { routes } from '../routes';
 

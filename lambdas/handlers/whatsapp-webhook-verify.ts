@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import * as z from 'zod';
 import { whatsAppCredentials } from '../domain/providers/whatsapp-credentials';
-import { publicHttpHandler, type HttpRequest } from '../http/http-handler';
+import { publicHttpHandler, type HttpRequest } from '../http/public-http-handler';
 import { text } from '../http/responses';
 import { AppError } from '../shared/errors';
 import { routes } from '../routes';

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { applyProviderReports } from '../domain/delivery/provider-reports';
 import { whatsAppCredentials } from '../domain/providers/whatsapp-credentials';
 import { isValidWebhookSignature, webhookPayloadSchema } from '../domain/providers/whatsapp-webhook';
-import { publicHttpHandler, type HttpRequest, type ResponseBody } from '../http/http-handler';
+import { publicHttpHandler, type HttpRequest, type ResponseBody } from '../http/public-http-handler';
 import { parseWith } from '../http/input';
 import { ok } from '../http/responses';
 import { UnauthorizedError } from '../shared/errors';

@@ -1,76 +1,19 @@
-import './lambda-streaming';
-import { Readable } from 'node:stream';
-import middy from '@middy/core';
-import httpHeaderNormalizer from '@middy/http-header-normalizer';
-import httpJsonBodyParser from '@middy/http-json-body-parser';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type { z } from 'zod';
 import type { Principal } from '../domain/api-keys/authenticate';
-import type { RouteDefinition } from '../routes';
-import { logger } from '../shared/logger';
-import { flushMetrics } from '../shared/metrics';
 import type { Scope } from '../shared/scopes';
-import { parseWith, queryOf } from './input';
-import { requestIdOf } from './request-id';
+import { httpStack, type HttpRequest, type RequestSchemas, type ResponseBody, type Route, type StackOptions } from './http-stack';
 import { apiKeyAuth } from './middleware/api-key-auth';
-import { contentTypeGuard } from './middleware/content-type-guard';
-import { errorMapper } from './middleware/error-mapper';
-import type { HttpContext } from './middleware/http-context';
-import { JSON_CONTENT_TYPE, type HttpResult } from './responses';
+import type { HttpResult } from './responses';
 
-/**
- * zod schemas for the parts of a request a route reads (parts without one are not read), and for
- * the body it answers with. The response schema is not run: it types what the handler may return
- * and, with the request schemas, generates the OpenAPI document (lambdas/openapi).
- */
-export interface RequestSchemas {
-  path?: z.ZodType;
-  query?: z.ZodType;
-  body?: z.ZodType;
-  headers?: z.ZodType;
-  response?: z.ZodType;
-}
-
-type Parsed<S extends RequestSchemas, K extends keyof RequestSchemas> = S[K] extends z.ZodType ? z.infer<S[K]> : undefined;
-
-/** The success body a route's handler must return: its documented response, or anything if it has none. */
-export type ResponseBody<S extends RequestSchemas> = S['response'] extends z.ZodType ? z.output<S['response']> : unknown;
-
-/** What a plain handler receives: validated input and who is calling. No API Gateway shapes. */
-export interface HttpRequest<S extends RequestSchemas = RequestSchemas> {
-  path: Parsed<S, 'path'>;
-  query: Parsed<S, 'query'>;
-  body: Parsed<S, 'body'>;
-  headers: Parsed<S, 'headers'>;
-  requestId: string;
-  /** Absolute URL of the API stage, for links such as `statusUrl`. */
-  baseUrl: string;
-  /** The body exactly as received, on routes with `rawBody`. */
-  rawBody: string | undefined;
-}
+export type { HttpRequest, RequestSchemas, ResponseBody, StackOptions } from './http-stack';
 
 export interface AuthorizedRequest<S extends RequestSchemas = RequestSchemas> extends HttpRequest<S> {
   principal: Principal;
 }
 
-type Route<TScope> = Pick<RouteDefinition, 'body' | 'rawBody' | 'streaming'> & { scope: TScope };
-
-type Middleware = middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>;
-
 /**
- * What a route brings beyond the shared stack. A route that accepts form or multipart bodies
- * passes the form parser itself, so only its bundle carries the parser and its dependencies.
- */
-export interface StackOptions {
-  formBodyParser?: () => Middleware;
-}
-
-/**
- * The one middleware stack every HTTP route runs, in this order: header normalisation →
- * Lambda context on the logger → metrics flush (after everything else, errors too) → error mapping
- * (its onError sees every later failure) →
- * API key and scope → Content-Type guard → JSON and form body parsing → zod validation.
+ * An authenticated route: the shared stack (lambdas/http/http-stack.ts) with the API key and scope
+ * check in it. Public routes use public-http-handler.ts, which never imports this module, so their
+ * bundles carry neither the key lookup nor the DynamoDB client behind it.
  */
 export function httpHandler<S extends RequestSchemas>(
   route: Route<Scope>,
@@ -78,84 +21,9 @@ export function httpHandler<S extends RequestSchemas>(
   handle: (request: AuthorizedRequest<S>) => Promise<HttpResult<ResponseBody<S>>>,
   options: StackOptions = {},
 ) {
-  // Referenced from here only, so public routes' bundles leave the key lookup (and DynamoDB) out.
-  return stack(route, schemas, options, apiKeyAuth(route.scope), (request, context) => {
+  return httpStack(route, schemas, options, apiKeyAuth(route.scope), (request, context) => {
     // The auth middleware always sets the principal on scoped routes; this guards a miswired stack.
     if (!context.principal) throw new Error('Route reached its handler without a principal');
     return handle({ ...request, principal: context.principal });
   });
-}
-
-/** The same stack without authentication, for `GET /health` and provider webhooks. */
-export function publicHttpHandler<S extends RequestSchemas>(
-  route: Route<null>,
-  schemas: S,
-  handle: (request: HttpRequest<S>) => Promise<HttpResult<ResponseBody<S>>>,
-  options: StackOptions = {},
-) {
-  return stack(route, schemas, options, undefined, (request) => handle(request));
-}
-
-function stack<S extends RequestSchemas>(
-  route: Route<Scope | null>,
-  schemas: S,
-  options: StackOptions,
-  auth: Middleware | undefined,
-  handle: (request: HttpRequest<S>, context: HttpContext) => Promise<HttpResult<ResponseBody<S>>>,
-) {
-  const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>({ streamifyResponse: route.streaming === true })
-    .use(httpHeaderNormalizer())
-    // Never the whole event, whatever POWERTOOLS_LOGGER_LOG_EVENT says: it carries the caller's
-    // X-API-Key header and customers' message text.
-    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
-    .use(flushMetrics())
-    .use({ before: (request: middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>) => void logger.appendKeys({ requestId: requestIdOf(request.event, request.context) }) })
-    .use(errorMapper());
-  if (auth) chain.use(auth);
-  if (route.body) {
-    chain.use(contentTypeGuard(route.body));
-    if (route.rawBody) chain.use(captureRawBody());
-    if (route.body.includes('json')) chain.use(httpJsonBodyParser({ disableContentTypeError: true }));
-    if (route.body.some((encoding) => encoding !== 'json')) {
-      if (!options.formBodyParser) throw new Error('This route accepts form bodies: pass formBodyParser to its handler');
-      chain.use(options.formBodyParser());
-    }
-  }
-  return chain.handler(async (event: APIGatewayProxyEvent, context: HttpContext) => {
-    const requestId = requestIdOf(event, context);
-    const request: HttpRequest<S> = {
-      path: (schemas.path ? parseWith(schemas.path, event.pathParameters ?? {}, 'path') : undefined) as Parsed<S, 'path'>,
-      query: (schemas.query ? parseWith(schemas.query, queryOf(event), 'query') : undefined) as Parsed<S, 'query'>,
-      body: (schemas.body ? parseWith(schemas.body, event.body, 'body') : undefined) as Parsed<S, 'body'>,
-      headers: (schemas.headers ? parseWith(schemas.headers, event.headers ?? {}, 'headers') : undefined) as Parsed<S, 'headers'>,
-      requestId,
-      baseUrl: baseUrlOf(event),
-      rawBody: context.rawBody,
-    };
-    const result = await handle(request, context);
-    const headers = { 'content-type': result.contentType ?? JSON_CONTENT_TYPE, 'x-request-id': requestId, ...result.headers };
-    // A streaming route's body is a Readable that Middy pipes to the response stream as it comes.
-    if (result.body instanceof Readable) return { statusCode: result.statusCode, headers, body: result.body as unknown as string };
-    return { statusCode: result.statusCode, headers, body: result.contentType ? String(result.body) : JSON.stringify(result.body) };
-  });
-}
-
-function captureRawBody(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
-  return {
-    before: ({ event, context }) => {
-      if (typeof event.body === 'string') context.rawBody = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-    },
-  };
-}
-
-/**
- * `requestContext.path` is the path as the client called it (with the stage, or a custom
- * domain's base path); `event.path` is the resource path. Their difference is the API's prefix.
- */
-function baseUrlOf(event: APIGatewayProxyEvent): string {
-  const host = event.headers?.host ?? event.requestContext?.domainName ?? 'localhost';
-  const proto = event.headers?.['x-forwarded-proto'] ?? 'https';
-  const calledPath = event.requestContext?.path ?? event.path;
-  const prefix = calledPath.endsWith(event.path) ? calledPath.slice(0, calledPath.length - event.path.length) : '';
-  return `${proto}://${host}${prefix}`;
 }
