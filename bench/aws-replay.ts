@@ -108,7 +108,7 @@ export function replayNetwork(client: { config: { requestHandler: unknown } }) {
   const handler: RequestHandlerLike = {
     async handle(request, options) {
       const operation = request.headers['x-amz-target'] ?? 'unknown';
-      const body = typeof request.body === 'string' ? request.body : '';
+      const body = bodyText(request.body);
       let answer = mode === 'replay' ? recording.find(operation, body) : undefined;
       if (!answer) {
         if (mode === 'replay') misses++;
@@ -130,4 +130,11 @@ export function replayNetwork(client: { config: { requestHandler: unknown } }) {
     /** Requests that went to the network while replaying (no recorded answer for them). */
     misses: () => misses,
   };
+}
+
+/** A request body as text: the SDK hands some clients' bodies over as bytes (SQS), others as a string. */
+function bodyText(body: unknown): string {
+  if (typeof body === 'string') return body;
+  if (body instanceof Uint8Array) return Buffer.from(body).toString('utf8');
+  return '';
 }

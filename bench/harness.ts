@@ -137,5 +137,5 @@ export function printTable(rows: Row[]): void {
   const widths = ['id', 'what', 'figure', 'target', 'verdict'].map((key) => Math.max(key.length, ...rows.map((row) => String(row[key as keyof Row] ?? '').length)));
   const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ');
   console.log(line(['#', 'what', 'figure', 'target', 'verdict']));
-  for (const row of rows) console.log(line([row.id, row.what, row.figure, row.target, row.verdict]));
+  for (const row of rows) console.log(line([row.id, row.what, row.figure, row.target, row.verdict]) + (row.note ? `\n    ↳ ${row.note}` : ''));
 }
