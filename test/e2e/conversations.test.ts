@@ -1,7 +1,7 @@
-import { call, SECOND_SEED, startTestRuntime, waitForStatus } from '../support/local-runtime';
+import { call, SECOND, SECOND_SEED, startTestRuntime, waitForStatus } from '../support/local-runtime';
 import { inboundTextWebhook, postSignedWebhook } from '../support/webhooks';
 
-const KEY = 'msk_test_second_full_0001';
+const KEY = SECOND.fullKey;
 let runtime: Awaited<ReturnType<typeof startTestRuntime>>;
 
 beforeAll(async () => {

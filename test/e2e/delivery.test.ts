@@ -1,11 +1,11 @@
 import { statusWebhook } from '../../lambdas/domain/providers/whatsapp-webhook';
 import { scanAll } from '../support/dynamodb';
-import { call, SECOND_SEED, startTestRuntime, waitForStatus } from '../support/local-runtime';
+import { call, SECOND, SECOND_SEED, startTestRuntime, waitForStatus } from '../support/local-runtime';
 import { contractFetch } from '../support/openapi-contract';
 import { inboundTextWebhook, postSignedWebhook } from '../support/webhooks';
 
-const KEY = 'msk_test_second_full_0001';
-const TEMPLATE_ID = '5e0c0000-0000-4000-8000-000000000001';
+const KEY = SECOND.fullKey;
+const TEMPLATE_ID = SECOND.templateId;
 let runtime: Awaited<ReturnType<typeof startTestRuntime>>;
 
 beforeAll(async () => {

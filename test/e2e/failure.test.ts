@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../lib/local/dynamodb-local';
 import { freePort } from '../../lib/local/free-port';
-import { call, SECOND_SEED, startTestRuntime, waitForStatus, type HttpResponse } from '../support/local-runtime';
+import { call, type HttpResponse, SECOND, SECOND_SEED, startTestRuntime, waitForStatus } from '../support/local-runtime';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 
 /**
@@ -12,8 +12,8 @@ import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
  * with its data on disk, killed in the middle of a stream of sends and started again on the same
  * port; and the SQS emulator behind a proxy that goes down and comes back.
  */
-const KEY = 'msk_test_second_full_0001';
-const TEMPLATE_ID = '5e0c0000-0000-4000-8000-000000000001';
+const KEY = SECOND.fullKey;
+const TEMPLATE_ID = SECOND.templateId;
 const FINAL = ['delivered', 'failed', 'canceled'];
 
 let dataDir: string;

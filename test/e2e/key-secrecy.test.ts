@@ -1,5 +1,5 @@
 import { scanAll } from '../support/dynamodb';
-import { call, SECOND_SEED, startTestRuntime } from '../support/local-runtime';
+import { call, SECOND, SECOND_SEED, startTestRuntime } from '../support/local-runtime';
 
 /**
  * API key material is never stored or logged in plain text (issue 7), even with the most
@@ -9,7 +9,7 @@ import { call, SECOND_SEED, startTestRuntime } from '../support/local-runtime';
 process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
 process.env.POWERTOOLS_LOGGER_LOG_EVENT = 'true';
 
-const SEEDED_KEYS = ['msk_test_second_full_0001', 'msk_test_second_read_0002', 'msk_test_neighbour_0001'];
+const SEEDED_KEYS = [SECOND.fullKey, SECOND.readKey, SECOND.neighbourKey];
 const UNKNOWN_KEY = 'msk_live_NeverIssuedKey0000000000000000';
 
 let runtime: Awaited<ReturnType<typeof startTestRuntime>>;

@@ -1,11 +1,11 @@
 import { encodeBody, encodings } from '../support/encodings';
-import { call, SECOND_SEED, startTestRuntime } from '../support/local-runtime';
+import { call, SECOND, SECOND_SEED, startTestRuntime } from '../support/local-runtime';
 import { contractFetch } from '../support/openapi-contract';
 
-const KEY = 'msk_test_second_full_0001';
-const NEIGHBOUR = 'msk_test_neighbour_0001';
-const TEMPLATE_ID = '5e0c0000-0000-4000-8000-000000000001';
-const VERSION_ID = '5e0c0000-0000-4000-8000-0000000000a1';
+const KEY = SECOND.fullKey;
+const NEIGHBOUR = SECOND.neighbourKey;
+const TEMPLATE_ID = SECOND.templateId;
+const VERSION_ID = SECOND.versionId;
 let runtime: Awaited<ReturnType<typeof startTestRuntime>>;
 
 beforeAll(async () => {

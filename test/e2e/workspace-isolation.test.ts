@@ -1,4 +1,4 @@
-import { call, SECOND_SEED, startTestRuntime, waitForStatus, type HttpResponse } from '../support/local-runtime';
+import { call, type HttpResponse, SECOND, SECOND_SEED, startTestRuntime, waitForStatus } from '../support/local-runtime';
 import { inboundTextWebhook, postSignedWebhook } from '../support/webhooks';
 
 /**
@@ -7,10 +7,10 @@ import { inboundTextWebhook, postSignedWebhook } from '../support/webhooks';
  * tag that exists nowhere — never the owner's data, never a different status. Each row also
  * shows the owner seeing the data, so a row cannot pass by probing nothing.
  */
-const OWNER = 'msk_test_second_full_0001';
-const NEIGHBOUR = 'msk_test_neighbour_0001';
-const TEMPLATE_ID = '5e0c0000-0000-4000-8000-000000000001';
-const VERSION_ID = '5e0c0000-0000-4000-8000-0000000000a1';
+const OWNER = SECOND.fullKey;
+const NEIGHBOUR = SECOND.neighbourKey;
+const TEMPLATE_ID = SECOND.templateId;
+const VERSION_ID = SECOND.versionId;
 const PHONE = '081234569876';
 const OTHER_PHONE = '081234565432';
 const TAG = 'isolation-probe';

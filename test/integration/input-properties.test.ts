@@ -4,7 +4,7 @@ import qs from 'qs';
 import { routeEntries, routes, type RouteId } from '../../lambdas/routes';
 import { contractErrorProblem } from '../support/contract-error';
 import { invokeRoute, routeEvent, type EventInput } from '../support/events';
-import { SECOND_SEED } from '../support/local-runtime';
+import { SECOND, SECOND_SEED } from '../support/local-runtime';
 import { inboundTextWebhook } from '../support/webhooks';
 import { useTableAndQueues } from '../support/sqs';
 
@@ -17,11 +17,11 @@ import { useTableAndQueues } from '../support/sqs';
  */
 const env = useTableAndQueues();
 
-const OWNER_KEY = 'msk_test_second_full_0001';
-const READ_KEY = 'msk_test_second_read_0002';
-const NEIGHBOUR_KEY = 'msk_test_neighbour_0001';
-const TEMPLATE_ID = '5e0c0000-0000-4000-8000-000000000001';
-const VERSION_ID = '5e0c0000-0000-4000-8000-0000000000a1';
+const OWNER_KEY = SECOND.fullKey;
+const READ_KEY = SECOND.readKey;
+const NEIGHBOUR_KEY = SECOND.neighbourKey;
+const TEMPLATE_ID = SECOND.templateId;
+const VERSION_ID = SECOND.versionId;
 const DRAFT_TEMPLATE_ID = '5e0c0000-0000-4000-8000-000000000002';
 const PHONE = '081234567890';
 const APP_SECRET = process.env.WHATSAPP_APP_SECRET!;

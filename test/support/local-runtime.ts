@@ -5,6 +5,14 @@ import { createStore, type Store } from '../../lambdas/shared/store';
 import { contractFetch } from './openapi-contract';
 
 export const SECOND_SEED = join(__dirname, '..', 'fixtures', 'second-workspace-seed.json');
+/** What SECOND_SEED holds that tests name: ws-second's keys and template, and ws-neighbour's key. */
+export const SECOND: Readonly<Record<'fullKey' | 'readKey' | 'neighbourKey' | 'templateId' | 'versionId', string>> = {
+  fullKey: 'msk_test_second_full_0001',
+  readKey: 'msk_test_second_read_0002',
+  neighbourKey: 'msk_test_neighbour_0001',
+  templateId: '5e0c0000-0000-4000-8000-000000000001',
+  versionId: '5e0c0000-0000-4000-8000-0000000000a1',
+};
 
 /**
  * The local runtime on a free port, sharing the run's DynamoDB Local and SQS emulator under
