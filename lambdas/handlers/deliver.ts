@@ -12,7 +12,6 @@ import { dispatchQueueSettings } from '../shared/dispatch-queue-settings';
 import { logger } from '../shared/logger';
 import { flushMetrics } from '../shared/metrics';
 
-const processor = new BatchProcessor(EventType.SQS);
 const messageSchema = z.object({ dispatchId: z.uuid(), workspaceId: z.string().min(1) });
 
 /** Not a failure: the provider asked us to come back later. */
@@ -20,8 +19,8 @@ class RetryLater extends Error {
   override name = 'RetryLater';
 }
 
-/** Retries back off through the message's visibility: 2, 4, 8… seconds, at most 15 minutes. */
-export const retryDelaySeconds = (receiveCount: number) => Math.min(900, 2 ** receiveCount);
+/** Retries back off through the message's visibility: 2, 4, 8… seconds, never past the queue's own timeout. */
+export const retryDelaySeconds = (receiveCount: number) => Math.min(dispatchQueueSettings.visibilityTimeoutSeconds, 2 ** receiveCount);
 
 const parseJson = (body: string): unknown => {
   try {
@@ -40,7 +39,6 @@ export async function deliverRecord(record: SQSRecord): Promise<void> {
     return;
   }
   const receiveCount = Number(record.attributes.ApproximateReceiveCount);
-  logger.appendKeys({ dispatchId: parsed.data.dispatchId, workspaceId: parsed.data.workspaceId });
   let outcome: DeliveryOutcome;
   try {
     outcome = await deliverDispatch({ dispatchId: parsed.data.dispatchId, receiveCount, maxReceives: dispatchQueueSettings.maxReceiveCount }, { providerFor });
@@ -50,7 +48,7 @@ export async function deliverRecord(record: SQSRecord): Promise<void> {
     await comeBackIn(record, retryDelaySeconds(receiveCount)).catch((cause: unknown) => logger.warn('Could not shorten the retry delay', { error: cause as Error }));
     throw error;
   }
-  logger.info('Delivery attempt', { outcome, receiveCount });
+  logger.info('Delivery attempt', { ...parsed.data, outcome, receiveCount });
   if (outcome === 'retry') {
     await comeBackIn(record, retryDelaySeconds(receiveCount));
     throw new RetryLater(`Provider asked to retry dispatch ${parsed.data.dispatchId}`);
@@ -62,10 +60,15 @@ async function comeBackIn(record: SQSRecord, seconds: number): Promise<void> {
   await queue.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queue.queueUrl, ReceiptHandle: record.receiptHandle, VisibilityTimeout: seconds }));
 }
 
-/** The dispatch queue's consumer: partial batch failures, so one retry never redelivers the batch. */
+/**
+ * The dispatch queue's consumer: partial batch failures, so one retry never redelivers the batch.
+ * A processor per batch: it keeps the batch's failures, and one process may run several batches at
+ * once (the local runtime's pollers, Lambda's multi-concurrency instances). A shared one answered a
+ * batch with another's failures, and a message whose retry was lost was deleted (issue 15).
+ */
 export const deliverBatch = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
   try {
-    return await processPartialResponse(event, deliverRecord, processor, { context, throwOnFullBatchFailure: false });
+    return await processPartialResponse(event, deliverRecord, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false });
   } finally {
     if (config.AWAIT_PROVIDER_REPORTS === 'true') await settleProviders();
   }

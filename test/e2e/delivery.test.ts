@@ -60,6 +60,20 @@ describe('delivery through the sandbox, over HTTP (DESIGN §2)', () => {
     expect(await settled(id, 'delivered')).toMatchObject({ failureCode: null });
   }, 20_000);
 
+  it('delivers a burst of 0429 numbers within seconds of their back-offs, none left in processing', async () => {
+    // Several consumer batches run at once here; a retry lost between them stranded its dispatch in
+    // `processing` until the reconciler's grace (issue 15). Back-offs of 2 and 4 s end in delivery.
+    const ids: string[] = [];
+    for (let wave = 0; wave < 3; wave++) ids.push(...(await Promise.all(Array.from({ length: 8 }, (_, i) => send(`081234${wave}${i}0429`)))));
+    // Two back-offs take 6 s; the bound leaves room for a busy machine, and names the ones left behind.
+    let statuses: string[] = [];
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 500))) {
+      statuses = await Promise.all(ids.map(async (id) => (await statusOf(id)).status as string));
+      if (statuses.every((status) => status === 'delivered')) break;
+    }
+    expect(statuses).toEqual(ids.map(() => 'delivered'));
+  }, 45_000);
+
   it('settles a number ending 0504 from unknown through the sandbox’s later reports', async () => {
     const id = await send('081234560504');
     expect(await settled(id, 'delivered')).toMatchObject({ sentAt: expect.any(String) });

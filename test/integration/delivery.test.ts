@@ -4,7 +4,7 @@ import { ChangeMessageVisibilityCommand, CreateQueueCommand, GetQueueAttributesC
 import { deliverDispatch, STALE_ATTEMPT_MS, type DeliveryAttempt } from '../../lambdas/domain/delivery/deliver-dispatch';
 import { applyStatus, claimDispatch } from '../../lambdas/domain/delivery/dispatch-status';
 import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
-import { QUEUED_GRACE_MS, reconcile } from '../../lambdas/domain/delivery/reconcile';
+import { QUEUED_GRACE_MS, RELEASED_GRACE_MS, reconcile } from '../../lambdas/domain/delivery/reconcile';
 import { getDispatch } from '../../lambdas/domain/messages/dispatch-repository';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import { ProviderError, type Provider } from '../../lambdas/domain/providers/provider';
@@ -243,5 +243,19 @@ describe('the queue around the consumer', () => {
     expect(summary.settledUnknown).toBeGreaterThanOrEqual(1);
     expect(await getDispatch(dead.ws, dead.dispatchId, env.table)).toMatchObject({ status: 'unknown' });
     expect((await env.table.scanAll()).find((item) => item.pk === keys.dispatch(dead.dispatchId).pk && item.sk === 'DSP')).not.toHaveProperty('gsi2pk');
+  });
+
+  it('re-enqueues a released attempt whose queue message was lost, minutes later and not before', async () => {
+    const released = await queuedDispatch([], new Date(Date.now() - 10 * 60_000));
+    expect(await deliver(released.dispatchId, scriptedProvider(refuse('transient', '130429')).provider)).toBe('retry');
+    await env.queues.receiveAll(); // its queue message was lost
+    const message = { dispatchId: released.dispatchId, workspaceId: released.ws };
+
+    await reconcile(new Date(Date.now() + 60_000), env.table, env.queues);
+    expect(await env.queues.receiveAll()).not.toContainEqual(message);
+    expect(RELEASED_GRACE_MS).toBeLessThanOrEqual(5 * 60_000);
+    await reconcile(new Date(Date.now() + RELEASED_GRACE_MS + 1_000), env.table, env.queues);
+    expect(await env.queues.receiveAll()).toContainEqual(message);
+    expect(await deliver(released.dispatchId, scriptedProvider(accept).provider, 2)).toBe('sent');
   });
 });

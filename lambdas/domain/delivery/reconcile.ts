@@ -1,5 +1,6 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { defaultQueue, defaultStore } from '../../shared/default-store';
+import { dispatchQueueSettings } from '../../shared/dispatch-queue-settings';
 import { logger } from '../../shared/logger';
 import type { QueueTarget } from '../../shared/queue';
 import type { Store } from '../../shared/store';
@@ -11,8 +12,12 @@ import { applyStatus } from './dispatch-status';
 
 /** A dispatch `queued` this long has likely lost its queue message (the gap between transaction and send). */
 export const QUEUED_GRACE_MS = 2 * 60_000;
-/** A released attempt waits in the queue's visibility at most 15 minutes (retry back-off cap). */
-const RELEASED_GRACE_MS = 20 * 60_000;
+/**
+ * A released attempt (the provider said "later") comes back with its queue message within its
+ * back-off, and at the latest after the queue's visibility timeout (when shortening it failed).
+ * Idle a minute past that, its message is gone: queue it again.
+ */
+export const RELEASED_GRACE_MS = (dispatchQueueSettings.visibilityTimeoutSeconds + 60) * 1000;
 /** Work per run is bounded; what is left waits for the next run. */
 const MAX_PER_SHARD = 200;
 
