@@ -14,7 +14,7 @@ export default tseslint.config(
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
-    languageOptions: { parserOptions: { projectService: { allowDefaultProject: ['*.js', '*.mjs', 'test/support/*.mjs', 'test/support/*.js'] }, tsconfigRootDir: import.meta.dirname } },
+    languageOptions: { parserOptions: { projectService: { allowDefaultProject: ['*.js', '*.mjs', 'bin/*.cjs', 'test/support/*.mjs', 'test/support/*.js'] }, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-non-null-assertion': 'off',
@@ -42,8 +42,10 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.js', '**/*.mjs'],
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { globals: { process: 'readonly', globalThis: 'readonly', module: 'writable', require: 'readonly', setTimeout: 'readonly' } },
   },
+  // CommonJS files (jest's config, the Node check every tool loads first) load modules with require().
+  { files: ['jest.config.js', '**/*.cjs'], rules: { '@typescript-eslint/no-require-imports': 'off' } },
 );

@@ -1,3 +1,4 @@
+require('./bin/node-check.cjs');
 /**
  * Four layers (README.md, "Tests"): unit (no network), integration (DynamoDB Local + SQS emulator),
  * e2e (the local runtime over HTTP), infra (the synthesized template).

@@ -1,4 +1,4 @@
-import '../bin/sdk-notice';
+import '../bin/node-check.cjs';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';

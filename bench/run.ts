@@ -1,4 +1,4 @@
-import '../bin/sdk-notice';
+import '../bin/node-check.cjs';
 import { startLocalRuntime } from '../lib/local/runtime';
 import { DEMO_SEED_PATH, PROJECT_ROOT } from '../lib/local/paths';
 import { readSeed } from '../lib/local/seed-file';

@@ -1,4 +1,4 @@
-import '../bin/sdk-notice';
+import '../bin/node-check.cjs';
 import { writeFileSync } from 'node:fs';
 import { lambdaContext } from '../lib/local/api-gateway-event';
 import type { RouteId } from '../lambdas/routes';

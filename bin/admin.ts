@@ -1,4 +1,4 @@
-import './sdk-notice';
+import './node-check.cjs';
 import { parseArgs } from 'node:util';
 import { createKey, createWorkspace, importTemplates, listKeys, revokeKey, UsageError } from '../lib/admin/commands';
 import { resolveTarget, TargetError } from '../lib/admin/target';

@@ -1,3 +1,4 @@
+import './node-check.cjs';
 import { App } from 'aws-cdk-lib';
 import { MessagingStack } from '../lib/messaging-stack';
 import { addNagChecks } from '../lib/nag-checks';

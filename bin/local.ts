@@ -1,4 +1,4 @@
-import './sdk-notice';
+import './node-check.cjs';
 import { z } from 'zod';
 import { LocalRuntimeError } from '../lib/local/dynamodb-local';
 import { DEMO_SEED_PATH } from '../lib/local/paths';

@@ -1,4 +1,4 @@
-import './sdk-notice';
+import './node-check.cjs';
 import { writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { buildOpenApiDocument } from '../lib/openapi/document';

@@ -1,6 +1,6 @@
 import { Duration, Stack, Validations, type CfnElement, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, LoggingFormat, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -8,6 +8,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { type Construct } from 'constructs';
 import { metricsNamespace } from './monitoring';
 import { FUNCTION_BUNDLING, FUNCTION_NODE_OPTIONS } from './bundling';
+import { LAMBDA_RUNTIME } from '../node-runtime';
 
 export interface AppFunctionProps {
   /** Absolute path of the handler module (exports `handler`). */
@@ -20,7 +21,7 @@ export interface AppFunctionProps {
 }
 
 /**
- * A NodejsFunction with the project's defaults: Node 22 on arm64, X-Ray tracing, JSON logs in a
+ * A NodejsFunction with the project's defaults: the project's Node (../node-runtime.ts) on arm64, X-Ray tracing, JSON logs in a
  * log group with retention, and the project's bundle (./bundling.ts). Access is granted only through
  * the helpers below, which set the environment variable and the IAM grant together.
  */
@@ -31,7 +32,7 @@ export class AppFunction extends NodejsFunction {
       entry: props.entry,
       handler: 'handler',
       description: props.description,
-      runtime: Runtime.NODEJS_22_X,
+      runtime: LAMBDA_RUNTIME,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(10),
@@ -56,7 +57,7 @@ export class AppFunction extends NodejsFunction {
     );
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-L1',
-      reason: 'Pinned to nodejs22.x on purpose (docs/decisions.md, "Node 20 locally, Node 22 on Lambda"): the newest runtime is a deliberate upgrade, not a drift.',
+      reason: 'The runtime follows the Node the project installs and tests on (lib/node-runtime.ts, package.json): moving to the newest runtime is a deliberate upgrade of both, not a drift.',
     });
   }
 

@@ -1,4 +1,5 @@
 import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { ESBUILD_TARGET } from '../node-runtime';
 
 /**
  * How every function is bundled: one minified ESM file per function with the AWS SDK inside
@@ -7,7 +8,7 @@ import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodej
  */
 export const FUNCTION_BUNDLING = {
   format: OutputFormat.ESM,
-  target: 'node22',
+  target: ESBUILD_TARGET,
   platform: 'node' as const,
   minify: true,
   sourceMap: true,

@@ -18,7 +18,6 @@ const freePort = () =>
   });
 
 export default async function setup() {
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   const state = (globalThis.__messagingEmulators ??= { users: 0 });
   state.users += 1;
   if (state.users > 1) return;

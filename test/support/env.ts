@@ -9,8 +9,6 @@ process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 process.env.POWERTOOLS_DEV = 'false';
 // No EMF lines in test output; test/support/metrics.ts turns them back on to capture them.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
-// Node 20 here, Node 22 on Lambda: the SDK's Node-20 notice is known (docs/decisions.md).
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 /** A table of this file's own: integration files never see each other's items. */
 process.env.TABLE_NAME = `test-${randomUUID()}`;
 process.env.QUEUE_URL = 'https://sqs.ap-southeast-3.amazonaws.com/000000000000/test-dispatch';
