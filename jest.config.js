@@ -12,6 +12,11 @@ const transform = {
 const base = {
   transform,
   transformIgnorePatterns: ['/node_modules/(?!(@middy)/)'],
+  // Middy 7 exports only `import` conditions, which jest's CommonJS resolver does not follow.
+  moduleNameMapper: {
+    '^@middy/core/StreamifyResponse$': '<rootDir>/node_modules/@middy/core/executionModeStreamifyResponse.js',
+    '^@middy/([^/]+)$': '<rootDir>/node_modules/@middy/$1/index.js',
+  },
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   setupFiles: ['<rootDir>/test/support/env.ts'],
   testEnvironment: 'node',

@@ -1,6 +1,7 @@
 import './lambda-streaming';
 import { Readable } from 'node:stream';
 import middy from '@middy/core';
+import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
@@ -74,7 +75,7 @@ export function httpStack<S extends RequestSchemas>(
   auth: Middleware | undefined,
   handle: (request: HttpRequest<S>, context: HttpContext) => Promise<HttpResult<ResponseBody<S>>>,
 ) {
-  const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>({ streamifyResponse: route.streaming === true })
+  const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>(route.streaming ? { executionMode: executionModeStreamifyResponse } : {})
     .use(httpHeaderNormalizer())
     // Never the whole event, whatever POWERTOOLS_LOGGER_LOG_EVENT says: it carries the caller's
     // X-API-Key header and customers' message text.

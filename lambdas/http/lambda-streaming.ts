@@ -2,7 +2,7 @@ import type { Writable } from 'node:stream';
 
 /**
  * Lambda's Node runtime defines a global `awslambda` for response streaming; Middy's
- * `streamifyResponse` uses it when a handler is built. Outside Lambda (the local runtime, tests)
+ * `executionModeStreamifyResponse` uses it when a handler is built. Outside Lambda (the local runtime, tests)
  * this stand-in does the same job: the caller passes a Writable as the second argument, and
  * `HttpResponseStream.from` hands it the status and headers before the body.
  */
