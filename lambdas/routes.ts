@@ -19,8 +19,11 @@ export interface RouteDefinition {
   scope: Scope | null;
   /** Accepted request bodies; absent for routes without a body. */
   body?: readonly BodyEncoding[];
-  /** Hand the handler the body exactly as received too (webhook signatures are over raw bytes). */
-  rawBody?: boolean;
+  /**
+   * Callers sign the raw body instead of sending an API key (the WhatsApp webhook): the stack
+   * checks the signature before any parser reads the body.
+   */
+  signed?: boolean;
   /**
    * Stream the response (API Gateway response streaming): for bodies that can outgrow Lambda's
    * 6 MB buffered limit, such as a 100 000-row report page.
@@ -136,7 +139,7 @@ export const routes = {
     handler: 'whatsapp-webhook',
     scope: null,
     body: ['json'],
-    rawBody: true,
+    signed: true,
     access: { table: 'readWrite', secrets: 'whatsapp' },
     summary: 'WhatsApp status callbacks and inbound messages (signed)',
   },

@@ -68,7 +68,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
     const doc = operations[id];
     const name = pascal(id);
     if (schemas.response && !responses.has(schemas.response)) responses.add(schemas.response, { id: `${name}Response` });
-    const body = doc.body ?? schemas.body;
+    const body = schemas.body;
     if (route.body && body && !requests.has(body)) requests.add(body, { id: `${name}Request` });
     return { id, route, schemas, doc, body };
   });
@@ -188,7 +188,7 @@ function withoutDialect({ $schema: _dialect, $id: _id, ...schema }: JsonSchema):
 
 function securityOf(route: RouteDefinition): JsonObject[] {
   if (route.scope) return [{ ApiKey: [route.scope] }];
-  if (route.rawBody) return [{ WhatsAppSignature: [] }];
+  if (route.signed) return [{ WhatsAppSignature: [] }];
   return [];
 }
 

@@ -1,5 +1,3 @@
-import type { z } from 'zod';
-import { webhookPayloadSchema } from '../../lambdas/domain/providers/whatsapp-webhook';
 import type { RouteId } from '../../lambdas/routes';
 import type { ErrorCode } from '../../lambdas/shared/errors';
 
@@ -17,8 +15,6 @@ export interface OperationDoc {
   successStatus?: 202;
   /** Errors this operation's handler or domain raises itself. */
   errors?: readonly ErrorCode[];
-  /** A body the handler reads itself rather than through the stack (the webhook, after its signature check). */
-  body?: z.ZodType;
   examples?: {
     request?: Record<string, unknown>;
     /** The success body. */
@@ -207,7 +203,6 @@ export const operations: Record<RouteId, OperationDoc> = {
       'Status callbacks and inbound messages from the WhatsApp Cloud API. `X-Hub-Signature-256` must be `sha256=` and the hex HMAC-SHA256 ' +
       'of the raw body with the app secret; anything else is 401 before the body is read. Called by Meta (or the sandbox), not by integrations.',
     errors: ['unauthorized'],
-    body: webhookPayloadSchema,
     examples: {
       request: {
         object: 'whatsapp_business_account',
