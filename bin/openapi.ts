@@ -5,6 +5,7 @@ import { buildOpenApiDocument } from '../lib/openapi/document';
 import { OPENAPI_DOCUMENT_PATH, renderDocument } from '../lib/openapi/document-file';
 
 /** `npm run openapi`: regenerates docs/openapi.json from the route table and the zod schemas. */
-const document = buildOpenApiDocument();
-writeFileSync(OPENAPI_DOCUMENT_PATH, renderDocument(document));
-console.log(`Wrote ${relative(process.cwd(), OPENAPI_DOCUMENT_PATH)}: ${Object.keys(document.paths).length} paths, ${Object.keys(document.components.schemas).length} schemas`);
+void buildOpenApiDocument().then((document) => {
+  writeFileSync(OPENAPI_DOCUMENT_PATH, renderDocument(document));
+  console.log(`Wrote ${relative(process.cwd(), OPENAPI_DOCUMENT_PATH)}: ${Object.keys(document.paths).length} paths, ${Object.keys(document.components.schemas).length} schemas`);
+});

@@ -1,26 +1,38 @@
 import type { Scope } from './shared/scopes';
 
+/** Body encodings a route accepts (public-api.md §4.2: send takes all three), by their media type. */
+export const MEDIA_TYPES = {
+  json: 'application/json',
+  form: 'application/x-www-form-urlencoded',
+  multipart: 'multipart/form-data',
+} as const;
+
+export type BodyEncoding = keyof typeof MEDIA_TYPES;
+
 /**
  * Request media types API Gateway passes to Lambda base64-encoded (the stack's binaryMediaTypes,
  * mirrored by the local server): multipart bodies must reach the parser byte for byte.
  */
-export const BINARY_MEDIA_TYPES = ['multipart/form-data'] as const;
-
-/** Body encodings a route accepts (public-api.md §4.2: send takes all three). */
-export type BodyEncoding = 'json' | 'form' | 'multipart';
+export const BINARY_MEDIA_TYPES = [MEDIA_TYPES.multipart] as const;
 
 export interface RouteDefinition {
   method: 'GET' | 'POST';
   /** API Gateway resource path; `{name}` is a path parameter. */
   path: string;
-  /** Handler module under `lambdas/handlers/`, exporting `handler`. */
+  /**
+   * Handler module under `lambdas/handlers/`, exporting `handler` and its `schemas`; beside it,
+   * `<handler>.openapi.ts` holds what the OpenAPI document says beyond them (never bundled).
+   */
   handler: string;
   /** Scope the API key needs; `null` for unauthenticated routes. */
   scope: Scope | null;
   /** Accepted request bodies; absent for routes without a body. */
   body?: readonly BodyEncoding[];
-  /** Hand the handler the body exactly as received too (webhook signatures are over raw bytes). */
-  rawBody?: boolean;
+  /**
+   * Callers sign the raw body instead of sending an API key (the WhatsApp webhook): the stack
+   * checks the signature before any parser reads the body.
+   */
+  signed?: boolean;
   /**
    * Stream the response (API Gateway response streaming): for bodies that can outgrow Lambda's
    * 6 MB buffered limit, such as a 100 000-row report page.
@@ -136,7 +148,7 @@ export const routes = {
     handler: 'whatsapp-webhook',
     scope: null,
     body: ['json'],
-    rawBody: true,
+    signed: true,
     access: { table: 'readWrite', secrets: 'whatsapp' },
     summary: 'WhatsApp status callbacks and inbound messages (signed)',
   },
@@ -177,3 +189,19 @@ export const routes = {
 export type RouteId = keyof typeof routes;
 
 export const routeEntries = Object.entries(routes) as [RouteId, RouteDefinition][];
+
+/** The names of a path's `{parameters}`: `'/v1/messages/{dispatchId}'` → `'dispatchId'` (any name for a path not known until run time). */
+export type PathParameterName<P extends string> = string extends P ? string : P extends `${string}{${infer Name}}${infer Rest}` ? Name | PathParameterName<Rest> : never;
+
+/**
+ * A route's path with its parameters filled in and encoded, for links and callers:
+ * `pathOf(routes.getMessage, { dispatchId })` → `/v1/messages/3f1c…`. Prefix the API's base URL.
+ */
+export function pathOf<P extends string>(route: { path: P }, ...[parameters]: [PathParameterName<P>] extends [never] ? [] : [Record<PathParameterName<P>, string>]): string {
+  const values: Record<string, string> = parameters ?? {};
+  return route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = values[name];
+    if (value === undefined) throw new Error(`${route.path} needs its ${name} parameter`);
+    return encodeURIComponent(value);
+  });
+}

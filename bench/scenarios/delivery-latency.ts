@@ -1,3 +1,4 @@
+import { pathOf, routes } from '../../lambdas/routes';
 import { percentile, type Row } from '../harness';
 
 const DEMO_TEMPLATE = '7b0c5c3e-0000-4000-8000-000000000001';
@@ -39,7 +40,7 @@ async function sendAndSettle(baseUrl: string, apiKey: string, count: number, con
   const deadline = Date.now() + 120_000;
   while (statuses.size < ids.length && Date.now() < deadline) {
     for (const id of ids.filter((id) => !statuses.has(id))) {
-      const body = (await (await fetch(`${baseUrl}/v1/messages/${id}`, { headers: { 'x-api-key': apiKey } })).json()) as Settled;
+      const body = (await (await fetch(`${baseUrl}${pathOf(routes.getMessage, { dispatchId: id })}`, { headers: { 'x-api-key': apiKey } })).json()) as Settled;
       if (body.status === 'delivered' || body.status === 'failed') statuses.set(id, body);
     }
     if (statuses.size < ids.length) await new Promise((resolve) => setTimeout(resolve, 200));

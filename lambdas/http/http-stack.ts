@@ -45,28 +45,28 @@ export interface HttpRequest<S extends RequestSchemas = RequestSchemas> {
   requestId: string;
   /** Absolute URL of the API stage, for links such as `statusUrl`. */
   baseUrl: string;
-  /** The body exactly as received, on routes with `rawBody`. */
-  rawBody: string | undefined;
 }
 
-export type Route<TScope> = Pick<RouteDefinition, 'body' | 'rawBody' | 'streaming'> & { scope: TScope };
+export type Route<TScope> = Pick<RouteDefinition, 'body' | 'signed' | 'streaming'> & { scope: TScope };
 
 export type Middleware = middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>;
 
 /**
- * What a route brings beyond the shared stack. A route that accepts form or multipart bodies
- * passes the form parser itself, so only its bundle carries the parser and its dependencies.
+ * What a route brings beyond the shared stack, so only its bundle carries it: the form parser
+ * (and its dependencies) for a route that accepts form or multipart bodies, the signature check
+ * (and the credentials it needs) for a signed route.
  */
 export interface StackOptions {
   formBodyParser?: () => Middleware;
+  signatureCheck?: () => Middleware;
 }
 
 /**
  * The one middleware stack every HTTP route runs, in this order: header normalisation →
  * Lambda context on the logger → metrics flush (after everything else, errors too) → error mapping
  * (its onError sees every later failure) →
- * API key and scope (given by http-handler.ts on authenticated routes) → Content-Type guard → JSON
- * and form body parsing → zod validation.
+ * API key and scope (given by http-handler.ts on authenticated routes), or a signed route's
+ * signature over the raw body → Content-Type guard → JSON and form body parsing → zod validation.
  */
 export function httpStack<S extends RequestSchemas>(
   route: Route<Scope | null>,
@@ -84,9 +84,12 @@ export function httpStack<S extends RequestSchemas>(
     .use({ before: (request: middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>) => void logger.appendKeys({ requestId: requestIdOf(request.event, request.context) }) })
     .use(errorMapper());
   if (auth) chain.use(auth);
+  if (route.signed) {
+    if (!options.signatureCheck) throw new Error('This route is signed: pass signatureCheck to its handler');
+    chain.use(options.signatureCheck());
+  }
   if (route.body) {
     chain.use(contentTypeGuard(route.body));
-    if (route.rawBody) chain.use(captureRawBody());
     if (route.body.includes('json')) chain.use(httpJsonBodyParser({ disableContentTypeError: true }));
     if (route.body.some((encoding) => encoding !== 'json')) {
       if (!options.formBodyParser) throw new Error('This route accepts form bodies: pass formBodyParser to its handler');
@@ -102,7 +105,6 @@ export function httpStack<S extends RequestSchemas>(
       headers: (schemas.headers ? parseWith(schemas.headers, event.headers ?? {}, 'headers') : undefined) as Parsed<S, 'headers'>,
       requestId,
       baseUrl: baseUrlOf(event),
-      rawBody: context.rawBody,
     };
     const result = await handle(request, context);
     const headers = { 'content-type': result.contentType ?? JSON_CONTENT_TYPE, 'x-request-id': requestId, ...result.headers };
@@ -110,14 +112,6 @@ export function httpStack<S extends RequestSchemas>(
     if (result.body instanceof Readable) return { statusCode: result.statusCode, headers, body: result.body as unknown as string };
     return { statusCode: result.statusCode, headers, body: result.contentType ? String(result.body) : JSON.stringify(result.body) };
   });
-}
-
-function captureRawBody(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
-  return {
-    before: ({ event, context }) => {
-      if (typeof event.body === 'string') context.rawBody = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-    },
-  };
 }
 
 /**

@@ -6,7 +6,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { join } from 'node:path';
-import { BINARY_MEDIA_TYPES, routeEntries, type RouteId } from '../../lambdas/routes';
+import { BINARY_MEDIA_TYPES, pathOf, routeEntries, routes, type RouteId } from '../../lambdas/routes';
 import { AppFunction } from './app-function';
 import { addGatewayResponses } from './gateway-responses';
 
@@ -108,7 +108,7 @@ export class MessagingApi extends Construct {
       Validations.of(method).acknowledge({ id: 'AwsSolutions-APIG4', reason: authorization }, { id: 'AwsSolutions-COG4', reason: authorization });
     }
 
-    this.webhookUrl = `${this.api.url}webhooks/whatsapp`;
+    this.webhookUrl = this.api.urlForPath(pathOf(routes.whatsappWebhook));
     new CfnOutput(this, 'ApiUrl', { key: 'ApiUrl', value: this.api.url, description: 'Base URL of the API stage' });
   }
 }

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { routeEntries } from '../../lambdas/routes';
+import { pathOf, routeEntries, routes } from '../../lambdas/routes';
 import { createStore } from '../../lambdas/shared/store';
 import { OPENAPI_DOCUMENT_PATH } from '../openapi/document-file';
 import { ensureTable } from './bootstrap';
@@ -105,7 +105,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       // Local stand-ins for the WhatsApp secret; the sandbox signs its reports with the app secret.
       WHATSAPP_APP_SECRET: process.env.WHATSAPP_APP_SECRET ?? LOCAL_WHATSAPP.appSecret,
       WHATSAPP_VERIFY_TOKEN: process.env.WHATSAPP_VERIFY_TOKEN ?? LOCAL_WHATSAPP.verifyToken,
-      SANDBOX_CALLBACK_URL: `${url}/webhooks/whatsapp`,
+      SANDBOX_CALLBACK_URL: `${url}${pathOf(routes.whatsappWebhook)}`,
       CURSOR_SECRET: process.env.CURSOR_SECRET ?? LOCAL_CURSOR_SECRET,
       // This process outlives each consumer batch; stop() waits for the reports instead.
       AWAIT_PROVIDER_REPORTS: 'false',
@@ -120,10 +120,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const { applySeed } = await import('./seed');
     await applySeed(readSeed(options.seedPath ?? DEMO_SEED_PATH), createStore({ tableName, region, endpoint: dynamodbEndpoint, credentials: LOCAL_CREDENTIALS }));
 
-    const routes: LoadedRoute[] = [];
+    const loaded: LoadedRoute[] = [];
     for (const [id, definition] of routeEntries) {
       const module = (await import(join(PROJECT_ROOT, 'lambdas', 'handlers', definition.handler))) as { handler: ApiHandler };
-      routes.push({ id, definition, handler: module.handler });
+      loaded.push({ id, definition, handler: module.handler });
     }
     const onError = options.onError ?? ((error: unknown) => console.error(error));
     const deliver = (await import('../../lambdas/handlers/deliver')) as { handler: SqsHandler };
@@ -134,7 +134,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     // Listening last: the first request that gets an answer finds everything in place.
     const { createApiServer } = await import('./http-server');
     // The committed document, which a unit test holds equal to what the code generates.
-    server = createApiServer(routes, onError, { documents: { '/openapi.json': readFileSync(OPENAPI_DOCUMENT_PATH, 'utf8') } });
+    server = createApiServer(loaded, onError, { documents: { '/openapi.json': readFileSync(OPENAPI_DOCUMENT_PATH, 'utf8') } });
     const listening = server;
     await new Promise<void>((done, fail) => {
       listening.once('error', fail);

@@ -1,10 +1,10 @@
+import { join } from 'node:path';
 import { z } from 'zod';
 import type { RequestSchemas } from '../../lambdas/http/http-handler';
-import { routeEntries, type BodyEncoding, type RouteDefinition, type RouteId } from '../../lambdas/routes';
+import type { OperationDoc } from '../../lambdas/http/operation-doc';
+import { MEDIA_TYPES, routeEntries, type RouteDefinition, type RouteId } from '../../lambdas/routes';
 import { errorBodySchema, type ErrorCode } from '../../lambdas/shared/errors';
 import { errorMeanings, errorsOf, retryAfterCodes } from './errors';
-import { operations, type OperationDoc } from './operations';
-import { routeSchemas } from './route-schemas';
 
 type JsonSchema = Record<string, unknown>;
 type JsonObject = Record<string, unknown>;
@@ -30,45 +30,53 @@ const COMPONENT = '#/components/schemas/';
 const ERROR_BODY = 'ErrorBody';
 const SIGNATURE_HEADER = 'X-Hub-Signature-256';
 
+const HANDLERS_DIR = join(__dirname, '..', '..', 'lambdas', 'handlers');
+
 const formatsWithoutPattern = new Set(['date-time', 'uuid', 'email', 'uri']);
 
-const mediaTypes: Record<BodyEncoding, string> = {
-  json: 'application/json',
-  form: 'application/x-www-form-urlencoded',
-  multipart: 'multipart/form-data',
-};
-
 /** Shared resources get their own components, named as the contract names them. */
-const resourceNames = (schemas: Record<RouteId, RequestSchemas>): [z.ZodType, string][] => {
-  const template = schemas.getTemplate.response as z.ZodObject<{ versions: z.ZodArray<z.ZodType> }>;
+const resourceNames = (schemasOf: (id: RouteId) => RequestSchemas): [z.ZodType, string][] => {
+  const template = schemasOf('getTemplate').response as z.ZodObject<{ versions: z.ZodArray<z.ZodType> }>;
   return [
     [errorBodySchema, ERROR_BODY],
     [template, 'MessageTemplate'],
     [template.shape.versions.element, 'TemplateVersion'],
-    [schemas.getMessage.response!, 'MessageStatus'],
-    [schemas.getConversation.response!, 'Conversation'],
-    [schemas.sendCheck.response!, 'SendCheck'],
-    [schemas.sendMessage.response!, 'SendMessageAccepted'],
+    [schemasOf('getMessage').response!, 'MessageStatus'],
+    [schemasOf('getConversation').response!, 'Conversation'],
+    [schemasOf('sendCheck').response!, 'SendCheck'],
+    [schemasOf('sendMessage').response!, 'SendMessageAccepted'],
   ];
 };
+
+/**
+ * What a route keeps next to its handler, found through the route table's `handler` name: the
+ * schemas the handler validates with and is typed by, and its operation's prose and examples.
+ */
+async function routeFiles(route: RouteDefinition): Promise<{ schemas: RequestSchemas; doc: OperationDoc }> {
+  const { schemas } = (await import(join(HANDLERS_DIR, route.handler))) as { schemas?: RequestSchemas };
+  const { operation } = (await import(join(HANDLERS_DIR, `${route.handler}.openapi`))) as { operation?: OperationDoc };
+  if (!schemas) throw new Error(`lambdas/handlers/${route.handler}.ts must export its schemas`);
+  if (!operation) throw new Error(`lambdas/handlers/${route.handler}.openapi.ts must export its operation`);
+  return { schemas, doc: operation };
+}
 
 /**
  * The OpenAPI 3.1 document of the API, built from the route table and each route's own zod
  * schemas: requests as the handlers accept them (`io: 'input'`), responses as the handlers are
  * typed to return them (`io: 'output'`). Nothing in it is kept by hand but prose and examples.
  */
-export function buildOpenApiDocument(): OpenApiDocument {
+export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
+  const files = new Map(await Promise.all(routeEntries.map(async ([id, route]) => [id, await routeFiles(route)] as const)));
   const responses = z.registry<{ id: string }>();
   const requests = z.registry<{ id: string }>();
-  for (const [schema, id] of resourceNames(routeSchemas)) responses.add(schema, { id });
+  for (const [schema, id] of resourceNames((id) => files.get(id)!.schemas)) responses.add(schema, { id });
 
   const paths: OpenApiDocument['paths'] = {};
   const operationParts = routeEntries.map(([id, route]) => {
-    const schemas = routeSchemas[id];
-    const doc = operations[id];
+    const { schemas, doc } = files.get(id)!;
     const name = pascal(id);
     if (schemas.response && !responses.has(schemas.response)) responses.add(schemas.response, { id: `${name}Response` });
-    const body = doc.body ?? schemas.body;
+    const body = schemas.body;
     if (route.body && body && !requests.has(body)) requests.add(body, { id: `${name}Request` });
     return { id, route, schemas, doc, body };
   });
@@ -96,7 +104,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
     if (parameters.length) operation.parameters = parameters;
     if (route.body) operation.requestBody = requestBodyOf(route, refOf(requests, body), doc);
     operation.responses = {
-      ...successOf(id, route, refOf(responses, schemas.response) ?? {}, doc),
+      ...successOf(route, refOf(responses, schemas.response) ?? {}, doc),
       ...errorResponsesOf(route, schemas, doc, errorResponses),
     };
     if (route.streaming) operation['x-streamed'] = true;
@@ -188,7 +196,7 @@ function withoutDialect({ $schema: _dialect, $id: _id, ...schema }: JsonSchema):
 
 function securityOf(route: RouteDefinition): JsonObject[] {
   if (route.scope) return [{ ApiKey: [route.scope] }];
-  if (route.rawBody) return [{ WhatsAppSignature: [] }];
+  if (route.signed) return [{ WhatsAppSignature: [] }];
   return [];
 }
 
@@ -198,7 +206,6 @@ function parametersOf(schema: z.ZodType | undefined, where: 'path' | 'query' | '
   const json = z.toJSONSchema(schema, conversion('input')) as { properties?: Record<string, JsonSchema>; required?: string[] };
   return Object.entries(json.properties ?? {})
     .map(([name, property]) => ({ name: where === 'header' ? headerName(name) : name, property, required: where === 'path' || (json.required ?? []).includes(name) }))
-    .filter(({ name }) => !(where === 'header' && name === SIGNATURE_HEADER))
     .map(({ name, property, required }) => {
       const { description, ...rest } = property;
       return { name, in: where, required, ...(description ? { description } : {}), schema: rest };
@@ -209,16 +216,15 @@ function requestBodyOf(route: RouteDefinition, schema: JsonObject | undefined, d
   const encodings = route.body ?? [];
   const content = Object.fromEntries(
     encodings.map((encoding) => [
-      mediaTypes[encoding],
+      MEDIA_TYPES[encoding],
       { schema: schema ?? {}, ...(encoding === 'json' && doc.examples?.request ? { examples: { contract: { value: doc.examples.request } } } : {}) },
     ]),
   );
   return { required: true, content };
 }
 
-function successOf(id: RouteId, route: RouteDefinition, schema: JsonObject, doc: OperationDoc): JsonObject {
+function successOf(route: RouteDefinition, schema: JsonObject, doc: OperationDoc): JsonObject {
   const status = String(doc.successStatus ?? 200);
-  const isText = id === 'whatsappWebhookVerify';
   const headers: JsonObject = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
   if (doc.successStatus === 202) {
     headers.Location = { description: 'The dispatch’s status URL, as `statusUrl`.', schema: { type: 'string', format: 'uri' } };
@@ -229,7 +235,7 @@ function successOf(id: RouteId, route: RouteDefinition, schema: JsonObject, doc:
     [status]: {
       description: route.summary,
       headers,
-      content: { [isText ? 'text/plain' : 'application/json']: { schema, ...example } },
+      content: { [doc.successMediaType ?? 'application/json']: { schema, ...example } },
     },
   };
 }

@@ -1,5 +1,6 @@
 import { call, SECOND, SECOND_SEED, startTestRuntime, waitForStatus } from '../support/local-runtime';
 import { inboundTextWebhook, postSignedWebhook } from '../support/webhooks';
+import { pathOf, routes } from '../../lambdas/routes';
 
 const KEY = SECOND.fullKey;
 let runtime: Awaited<ReturnType<typeof startTestRuntime>>;
@@ -32,17 +33,17 @@ describe('conversations over HTTP', () => {
     const conversation = (list.body.items as { id: string }[])[0]!;
     expect(list.body).toMatchObject({ items: [{ contactPhone: '+6281277771234', contactName: 'Rina', inboundCount: 1, outboundCount: 1 }], nextCursor: null });
 
-    const history = await call(runtime.url, 'GET', `/v1/conversations/${conversation.id}/messages`, { apiKey: KEY });
+    const history = await call(runtime.url, 'GET', pathOf(routes.conversationMessages, { conversationId: conversation.id }), { apiKey: KEY });
     expect(history.body.items).toEqual([
       expect.objectContaining({ direction: 'inbound', text: 'Sudah sampai, terima kasih', dispatchId: null, status: null }),
       expect.objectContaining({ direction: 'outbound', text: 'Hai Rina', dispatchId, status: 'delivered' }),
     ]);
 
-    const foreign = await call(runtime.url, 'GET', `/v1/conversations/${conversation.id}`, { apiKey: 'msk_test_neighbour_0001' });
+    const foreign = await call(runtime.url, 'GET', pathOf(routes.getConversation, { conversationId: conversation.id }), { apiKey: 'msk_test_neighbour_0001' });
     const missing = await call(runtime.url, 'GET', '/v1/conversations/00000000-0000-4000-8000-000000000000', { apiKey: 'msk_test_neighbour_0001' });
     expect([foreign.status, foreign.body.message]).toEqual([missing.status, missing.body.message]);
     expect(foreign.status).toBe(404);
-    const tooMany = await call(runtime.url, 'GET', `/v1/conversations/${conversation.id}/messages?limit=101`, { apiKey: KEY });
+    const tooMany = await call(runtime.url, 'GET', `${pathOf(routes.conversationMessages, { conversationId: conversation.id })}?limit=101`, { apiKey: KEY });
     expect([tooMany.status, tooMany.body.message]).toEqual([422, 'query.limit: must be a whole number from 1 to 100']);
   }, 20_000);
 });

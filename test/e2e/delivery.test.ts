@@ -3,6 +3,7 @@ import { scanAll } from '../support/dynamodb';
 import { call, SECOND, SECOND_SEED, startTestRuntime, waitForStatus } from '../support/local-runtime';
 import { contractFetch } from '../support/openapi-contract';
 import { inboundTextWebhook, postSignedWebhook } from '../support/webhooks';
+import { pathOf, routes } from '../../lambdas/routes';
 
 const KEY = SECOND.fullKey;
 const TEMPLATE_ID = SECOND.templateId;
@@ -21,7 +22,7 @@ const send = async (to: string) => {
   expect(status).toBe(202);
   return body.dispatchId as string;
 };
-const statusOf = async (dispatchId: string) => (await call(runtime.url, 'GET', `/v1/messages/${dispatchId}`, { apiKey: KEY })).body;
+const statusOf = async (dispatchId: string) => (await call(runtime.url, 'GET', pathOf(routes.getMessage, { dispatchId }), { apiKey: KEY })).body;
 
 const settled = (dispatchId: string, want: string) => waitForStatus(runtime.url, KEY, dispatchId, [want]);
 

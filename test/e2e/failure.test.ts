@@ -6,6 +6,7 @@ import { startDynamoDbLocal, type DynamoDbLocal } from '../../lib/local/dynamodb
 import { freePort } from '../../lib/local/free-port';
 import { call, type HttpResponse, SECOND, SECOND_SEED, startTestRuntime, waitForStatus } from '../support/local-runtime';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
+import { pathOf, routes } from '../../lambdas/routes';
 
 /**
  * Failure of the runtime's dependencies, for real (issue 7): a DynamoDB Local of this file's own,
@@ -96,7 +97,7 @@ describe('DynamoDB Local killed in the middle of a stream of sends, then restart
     const sentBeforeKill = answers.size;
     // A read has nothing to ride the outage out with: it answers at once, and says to retry.
     const [first] = [...answers.values()].filter((answer) => answer.status === 202);
-    const duringOutage = await call(runtime.url, 'GET', `/v1/messages/${first!.body.dispatchId as string}`, { apiKey: KEY });
+    const duringOutage = await call(runtime.url, 'GET', pathOf(routes.getMessage, { dispatchId: first!.body.dispatchId as string }), { apiKey: KEY });
     expectContractError(duringOutage, 503, 'service_unavailable');
     expect(duringOutage.headers.get('retry-after')).toBe('1');
     dynamodb = await startDynamoDbLocal({ port: dynamodbPort, dataDir });
@@ -134,7 +135,7 @@ describe('the dispatch queue unavailable, then back (DESIGN §3.7)', () => {
     expectContractError(refused, 502, 'upstream_unavailable');
     const [written] = (await itemsMentioning(phone)).filter((item) => item.entity === 'dispatch');
     const failedId = written!.dispatchId as string;
-    expect((await call(runtime.url, 'GET', `/v1/messages/${failedId}`, { apiKey: KEY })).body).toMatchObject({ status: 'failed', failureCode: 'enqueue_failed' });
+    expect((await call(runtime.url, 'GET', pathOf(routes.getMessage, { dispatchId: failedId }), { apiKey: KEY })).body).toMatchObject({ status: 'failed', failureCode: 'enqueue_failed' });
 
     await queueProxy.comeBack();
     // The emulator may hand the next message to a long poll whose client the outage cut off; that
@@ -149,7 +150,7 @@ describe('the dispatch queue unavailable, then back (DESIGN §3.7)', () => {
     // The reconciler, however late it runs, leaves the failed dispatch alone: it is never sent.
     const { reconcile } = await import('../../lambdas/domain/delivery/reconcile');
     expect(await reconcile(new Date(Date.now() + 60 * 60_000))).toEqual({ requeued: 0, settledUnknown: 0 });
-    expect((await call(runtime.url, 'GET', `/v1/messages/${failedId}`, { apiKey: KEY })).body).toMatchObject({ status: 'failed', failureCode: 'enqueue_failed' });
+    expect((await call(runtime.url, 'GET', pathOf(routes.getMessage, { dispatchId: failedId }), { apiKey: KEY })).body).toMatchObject({ status: 'failed', failureCode: 'enqueue_failed' });
     expect([sandboxCallCount(failedId), sandboxCallCount(dispatchId)]).toEqual([0, 1]);
   }, 30_000);
 });

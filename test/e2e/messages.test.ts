@@ -1,6 +1,7 @@
 import { encodeBody, encodings } from '../support/encodings';
 import { call, SECOND, SECOND_SEED, startTestRuntime } from '../support/local-runtime';
 import { contractFetch } from '../support/openapi-contract';
+import { pathOf, routes } from '../../lambdas/routes';
 
 const KEY = SECOND.fullKey;
 const NEIGHBOUR = SECOND.neighbourKey;
@@ -23,15 +24,15 @@ async function post(path: string, body: Record<string, unknown>, encoding: (type
 
 describe('templates over HTTP', () => {
   it('reads one template and previews its version', async () => {
-    const detail = await call(runtime.url, 'GET', `/v1/message-templates/${TEMPLATE_ID}`, { apiKey: KEY });
+    const detail = await call(runtime.url, 'GET', pathOf(routes.getTemplate, { templateId: TEMPLATE_ID }), { apiKey: KEY });
     expect([detail.status, detail.body.id, detail.body.displayName]).toEqual([200, TEMPLATE_ID, 'Second hello']);
 
-    const preview = await call(runtime.url, 'POST', `/v1/message-templates/${VERSION_ID}/preview`, { apiKey: KEY, body: { variables: [{ name: 'name', value: 'Sari' }] } });
+    const preview = await call(runtime.url, 'POST', pathOf(routes.previewTemplate, { templateId: VERSION_ID }), { apiKey: KEY, body: { variables: [{ name: 'name', value: 'Sari' }] } });
     expect([preview.status, preview.body]).toEqual([200, { templateVersionId: VERSION_ID, preview: 'Hai Sari' }]);
   });
 
   it('hides a template from another workspace behind the same 404 as a missing one', async () => {
-    const foreign = await call(runtime.url, 'GET', `/v1/message-templates/${TEMPLATE_ID}`, { apiKey: NEIGHBOUR });
+    const foreign = await call(runtime.url, 'GET', pathOf(routes.getTemplate, { templateId: TEMPLATE_ID }), { apiKey: NEIGHBOUR });
     const missing = await call(runtime.url, 'GET', '/v1/message-templates/00000000-0000-4000-8000-000000000000', { apiKey: NEIGHBOUR });
     expect([foreign.status, foreign.body.error, foreign.body.message]).toEqual([missing.status, missing.body.error, missing.body.message]);
     expect(foreign.status).toBe(404);
@@ -64,7 +65,7 @@ describe('send rules over HTTP', () => {
 
   it('hides a dispatch from another workspace behind the same 404 as a missing one', async () => {
     const sent = await post('/v1/messages', sendRequest, 'json');
-    const foreign = await call(runtime.url, 'GET', `/v1/messages/${sent.body.dispatchId as string}`, { apiKey: NEIGHBOUR });
+    const foreign = await call(runtime.url, 'GET', pathOf(routes.getMessage, { dispatchId: sent.body.dispatchId as string }), { apiKey: NEIGHBOUR });
     expect([foreign.status, foreign.body.error]).toEqual([404, 'not_found']);
   });
 

@@ -1,5 +1,6 @@
 import { call, type HttpResponse, SECOND, SECOND_SEED, startTestRuntime, waitForStatus } from '../support/local-runtime';
 import { inboundTextWebhook, postSignedWebhook } from '../support/webhooks';
+import { pathOf, routes } from '../../lambdas/routes';
 
 /**
  * The workspace-isolation matrix (issue 7): for every endpoint that takes an id, a cursor, a
@@ -44,7 +45,7 @@ beforeAll(async () => {
   const conversations = await call(runtime.url, 'GET', '/v1/conversations?limit=1', { apiKey: OWNER });
   owned.conversationId = (conversations.body.items as { id: string }[])[0]!.id;
   owned.conversationCursor = conversations.body.nextCursor as string;
-  const history = await call(runtime.url, 'GET', `/v1/conversations/${owned.conversationId}/messages?limit=1`, { apiKey: OWNER });
+  const history = await call(runtime.url, 'GET', `${pathOf(routes.conversationMessages, { conversationId: owned.conversationId })}?limit=1`, { apiKey: OWNER });
   owned.historyCursor = history.body.nextCursor as string;
   expect([owned.conversationCursor, owned.historyCursor]).toEqual([expect.any(String), expect.any(String)]);
 }, 60_000);
@@ -70,12 +71,12 @@ const items = (response: HttpResponse) => response.body.items as unknown[];
 const rows: Row[] = [
   {
     endpoint: 'GET /v1/message-templates/{templateId}',
-    probe: (s) => ({ method: 'GET', path: `/v1/message-templates/${s.template}` }),
+    probe: (s) => ({ method: 'GET', path: pathOf(routes.getTemplate, { templateId: s.template }) }),
     ownerSees: (r) => expect(r.body).toMatchObject({ id: TEMPLATE_ID }),
   },
   {
     endpoint: 'POST /v1/message-templates/{templateVersionId}/preview',
-    probe: (s) => ({ method: 'POST', path: `/v1/message-templates/${s.version}/preview`, body: { variables: [{ name: 'name', value: 'Dewi' }] } }),
+    probe: (s) => ({ method: 'POST', path: pathOf(routes.previewTemplate, { templateId: s.version }), body: { variables: [{ name: 'name', value: 'Dewi' }] } }),
     ownerSees: (r) => expect(r.body).toEqual({ templateVersionId: VERSION_ID, preview: 'Hai Dewi' }),
   },
   {
@@ -85,7 +86,7 @@ const rows: Row[] = [
   },
   {
     endpoint: 'GET /v1/messages/{dispatchId}',
-    probe: (s) => ({ method: 'GET', path: `/v1/messages/${s.id}` }),
+    probe: (s) => ({ method: 'GET', path: pathOf(routes.getMessage, { dispatchId: s.id }) }),
     ownerSees: (r) => expect(r.body).toMatchObject({ dispatchId: owned.dispatchId, status: 'delivered' }),
   },
   {
@@ -125,12 +126,12 @@ const rows: Row[] = [
   },
   {
     endpoint: 'GET /v1/conversations/{conversationId}',
-    probe: (s) => ({ method: 'GET', path: `/v1/conversations/${s.conversation}` }),
+    probe: (s) => ({ method: 'GET', path: pathOf(routes.getConversation, { conversationId: s.conversation }) }),
     ownerSees: (r) => expect(r.body).toMatchObject({ id: owned.conversationId, inboundCount: 1 }),
   },
   {
     endpoint: 'GET /v1/conversations/{conversationId}/messages',
-    probe: (s) => ({ method: 'GET', path: `/v1/conversations/${s.conversation}/messages` }),
+    probe: (s) => ({ method: 'GET', path: pathOf(routes.conversationMessages, { conversationId: s.conversation }) }),
     ownerSees: (r) => expect(items(r)).toHaveLength(2),
   },
 ];
@@ -167,10 +168,10 @@ describe('another workspace’s key, endpoint by endpoint', () => {
   });
 
   it('a history cursor of the owner’s conversation gets the neighbour the same answer as under a conversation that does not exist', async () => {
-    const owner = await call(runtime.url, 'GET', `/v1/conversations/${owned.conversationId}/messages?limit=1&cursor=${encodeURIComponent(owned.historyCursor)}`, { apiKey: OWNER });
+    const owner = await call(runtime.url, 'GET', `${pathOf(routes.conversationMessages, { conversationId: owned.conversationId })}?limit=1&cursor=${encodeURIComponent(owned.historyCursor)}`, { apiKey: OWNER });
     expect(items(owner)).toHaveLength(1);
-    const foreign = await call(runtime.url, 'GET', `/v1/conversations/${owned.conversationId}/messages?limit=1&cursor=${encodeURIComponent(owned.historyCursor)}`, { apiKey: NEIGHBOUR });
-    const missing = await call(runtime.url, 'GET', `/v1/conversations/${NOWHERE.conversation}/messages?limit=1&cursor=${encodeURIComponent(owned.historyCursor)}`, { apiKey: NEIGHBOUR });
+    const foreign = await call(runtime.url, 'GET', `${pathOf(routes.conversationMessages, { conversationId: owned.conversationId })}?limit=1&cursor=${encodeURIComponent(owned.historyCursor)}`, { apiKey: NEIGHBOUR });
+    const missing = await call(runtime.url, 'GET', `${pathOf(routes.conversationMessages, { conversationId: NOWHERE.conversation })}?limit=1&cursor=${encodeURIComponent(owned.historyCursor)}`, { apiKey: NEIGHBOUR });
     expect([foreign.status, foreign.body.error, foreign.body.message]).toEqual([missing.status, missing.body.error, missing.body.message]);
     // The cursor is checked against workspace and conversation before anything is read.
     expect(foreign.status).toBe(422);

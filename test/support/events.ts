@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { HttpMetadataSink } from '../../lambdas/http/lambda-streaming';
 import { apiGatewayEvent, lambdaContext } from '../../lib/local/api-gateway-event';
-import { routes, type RouteId } from '../../lambdas/routes';
+import { pathOf, routes, type RouteId } from '../../lambdas/routes';
 
 export { lambdaContext };
 
@@ -19,9 +19,9 @@ export interface EventInput {
 
 /** The API Gateway REST (v1) proxy event API Gateway sends for a request to `routeId`. */
 export function routeEvent(routeId: RouteId, input: EventInput = {}): APIGatewayProxyEvent {
-  const route = routes[routeId];
+  const route: { method: string; path: string } = routes[routeId];
   const pathParameters = input.pathParameters ?? null;
-  const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(pathParameters?.[name] ?? `missing-${name}`));
+  const path = pathOf(route, pathParameters ?? {});
   const headers: [string, string][] = [
     ['Host', 'abc123.execute-api.ap-southeast-3.amazonaws.com'],
     ['X-Forwarded-Proto', 'https'],

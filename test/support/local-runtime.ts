@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { startLocalRuntime, type LocalRuntime } from '../../lib/local/runtime';
+import { pathOf, routes } from '../../lambdas/routes';
 import { createStore, type Store } from '../../lambdas/shared/store';
 import { contractFetch } from './openapi-contract';
 
@@ -66,7 +67,7 @@ export async function call(base: string, method: string, path: string, options: 
 /** Polls a dispatch's status until it is one of `statuses` (the test's own timeout bounds the wait). */
 export async function waitForStatus(base: string, apiKey: string, dispatchId: string, statuses: string[]): Promise<Record<string, unknown>> {
   for (;;) {
-    const { body } = await call(base, 'GET', `/v1/messages/${dispatchId}`, { apiKey });
+    const { body } = await call(base, 'GET', pathOf(routes.getMessage, { dispatchId }), { apiKey });
     if (statuses.includes(body.status as string)) return body;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

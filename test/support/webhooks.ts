@@ -1,4 +1,5 @@
 import { signWebhookBody, type WebhookPayload } from '../../lambdas/domain/providers/whatsapp-webhook';
+import { pathOf, routes } from '../../lambdas/routes';
 import { contractFetch } from './openapi-contract';
 
 /** A customer's text message as WhatsApp delivers it to our webhook. */
@@ -25,5 +26,5 @@ export function inboundTextWebhook(message: { phoneNumberId: string; from: strin
 /** POSTs a webhook body to the runtime, signed with the test app secret unless told otherwise; the answer is checked against the document. */
 export function postSignedWebhook(baseUrl: string, payload: WebhookPayload | string, appSecret = process.env.WHATSAPP_APP_SECRET!) {
   const body = typeof payload === 'string' ? payload : JSON.stringify(payload);
-  return contractFetch(`${baseUrl}/webhooks/whatsapp`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': signWebhookBody(body, appSecret) }, body });
+  return contractFetch(`${baseUrl}${pathOf(routes.whatsappWebhook)}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': signWebhookBody(body, appSecret) }, body });
 }

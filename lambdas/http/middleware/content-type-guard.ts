@@ -1,18 +1,12 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type { BodyEncoding } from '../../routes';
+import { MEDIA_TYPES, type BodyEncoding } from '../../routes';
 import { ValidationError } from '../../shared/errors';
 import type { HttpContext } from './http-context';
 
-const mediaTypes: Record<BodyEncoding, string> = {
-  json: 'application/json',
-  form: 'application/x-www-form-urlencoded',
-  multipart: 'multipart/form-data',
-};
-
 /** Rejects a missing body or a Content-Type the route does not accept, before any parser runs. */
 export function contentTypeGuard(accepted: readonly BodyEncoding[]): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
-  const allowed = accepted.map((encoding) => mediaTypes[encoding]);
+  const allowed = accepted.map((encoding): string => MEDIA_TYPES[encoding]);
   return {
     before: (request) => {
       const { body, headers } = request.event;

@@ -4,6 +4,4 @@ import type { Principal } from '../../domain/api-keys/authenticate';
 /** The Lambda context, plus the caller once the auth middleware has identified it. */
 export interface HttpContext extends Context {
   principal?: Principal;
-  /** The request body as received, for routes that ask for it (before any parser ran). */
-  rawBody?: string;
 }

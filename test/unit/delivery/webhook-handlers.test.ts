@@ -11,13 +11,14 @@ beforeEach(() => ddb.reset());
 const body = JSON.stringify(
   statusWebhook('1111', [{ id: 'wamid.1', status: 'delivered', timestamp: '1767225600', biz_opaque_callback_data: '3f2b0c1e-5d6a-4b7c-8d9e-0f1a2b3c4d5e' }]),
 );
-const post = async (signature?: string) =>
+const post = async (signature?: string, raw = body) =>
   parseResult(
     await receive(
-      routeEvent('whatsappWebhook', { body, headers: { 'Content-Type': 'application/json', ...(signature ? { 'X-Hub-Signature-256': signature } : {}) } }),
+      routeEvent('whatsappWebhook', { body: raw, headers: { 'Content-Type': 'application/json', ...(signature ? { 'X-Hub-Signature-256': signature } : {}) } }),
       lambdaContext('whatsappWebhook'),
     ),
   );
+const signed = (raw: string) => signWebhookBody(raw, 'test-app-secret');
 
 describe('POST /webhooks/whatsapp', () => {
   it.each([
@@ -27,6 +28,37 @@ describe('POST /webhooks/whatsapp', () => {
   ])('answers %s with 401 and reads or writes nothing', async (_, signature) => {
     const { status, body: answer } = await post(signature);
     expect([status, answer.error]).toEqual([401, 'unauthorized']);
+    expect(ddb.calls()).toHaveLength(0);
+  });
+
+  // The signature is checked before any parser: an unsigned body is never read, whatever it holds.
+  it.each([
+    ['not JSON at all', '{"object": "whatsapp_business_account", "entry": ['],
+    ['JSON of another shape', JSON.stringify({ hello: 'world' })],
+  ])('answers an unsigned body that is %s with 401, not 422', async (_, raw) => {
+    const { status, body: answer } = await post(undefined, raw);
+    expect(answer).toEqual({ success: false, error: 'unauthorized', message: 'The X-Hub-Signature-256 header does not match the body', requestId: expect.any(String) });
+    expect(status).toBe(401);
+  });
+
+  it('answers a wrongly signed body of the right shape with 401', async () => {
+    const { status, body: answer } = await post(`sha256=${'0'.repeat(64)}`);
+    expect([status, answer.error]).toEqual([401, 'unauthorized']);
+    expect(ddb.calls()).toHaveLength(0);
+  });
+
+  it('answers a correctly signed malformed body with 422, as the body parser does on every route', async () => {
+    const raw = '{"object": "whatsapp_business_account", "entry": [';
+    const { status, body: answer } = await post(signed(raw), raw);
+    expect([status, answer]).toEqual([422, { success: false, error: 'validation_failed', message: 'Invalid or malformed JSON was provided', requestId: expect.any(String) }]);
+    expect(ddb.calls()).toHaveLength(0);
+  });
+
+  it('answers a correctly signed body of another shape with 422 naming the field, through the route\'s body schema', async () => {
+    const raw = JSON.stringify({ object: 'instagram', entry: [] });
+    const { status, body: answer } = await post(signed(raw), raw);
+    expect([status, answer.error]).toEqual([422, 'validation_failed']);
+    expect(answer.message).toMatch(/^body\.object: /);
     expect(ddb.calls()).toHaveLength(0);
   });
 });

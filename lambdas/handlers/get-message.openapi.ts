@@ -1,0 +1,24 @@
+import type { OperationDoc } from '../http/operation-doc';
+import { DEMO_TEMPLATE_ID, DISPATCH_ID } from './openapi-examples';
+
+/** docs/openapi.json on this route, beyond its table entry and schemas (lambdas/http/operation-doc.ts). */
+export const operation: OperationDoc = {
+  tag: 'Messages',
+  description: 'An unknown dispatch and another workspace’s are the same 404. `queued` and `processing` may still change.',
+  errors: ['not_found'],
+  examples: {
+    response: {
+      dispatchId: DISPATCH_ID,
+      status: 'delivered',
+      channel: 'whatsapp',
+      to: '+6281234567890',
+      templateId: DEMO_TEMPLATE_ID,
+      trackingTags: ['november-promo'],
+      createdAt: '2026-11-03T02:14:00.000Z',
+      updatedAt: '2026-11-03T02:14:01.000Z',
+      sentAt: '2026-11-03T02:14:00.412Z',
+      deliveredAt: '2026-11-03T02:14:01.000Z',
+      failureCode: null,
+    },
+  },
+};
