@@ -6,7 +6,7 @@ import type { Scope } from './shared/scopes';
  */
 export const BINARY_MEDIA_TYPES = ['multipart/form-data'] as const;
 
-/** Body encodings a route accepts (public-api.md §4.2: send takes all three). */
+/** Body encodings a route accepts (docs/api.md#send-a-message: send takes all three). */
 export type BodyEncoding = 'json' | 'form' | 'multipart';
 
 export interface RouteDefinition {

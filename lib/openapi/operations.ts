@@ -7,7 +7,7 @@ export type OperationTag = 'Health' | 'Messages' | 'Reports' | 'Templates' | 'Co
 
 /**
  * What the document says about a route beyond its schemas: prose, the errors its domain raises,
- * and examples from the contract (public-api.md) and the README. Errors every route of its kind
+ * and examples from docs/api.md and the README. Errors every route of its kind
  * can return (authentication, validation, limits, the gateway's own) are derived, not listed.
  */
 export interface OperationDoc {
