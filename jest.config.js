@@ -13,7 +13,8 @@ const base = {
   transformIgnorePatterns: ['/node_modules/(?!(@middy)/)'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   setupFiles: ['<rootDir>/test/support/env.ts'],
-  testEnvironment: 'node',
+  // Node's environment, printing a test's output only when it fails (docs/decisions.md, decision 42).
+  testEnvironment: '<rootDir>/test/support/quiet-environment.ts',
 };
 const emulators = {
   globalSetup: '<rootDir>/test/support/emulators-setup.mjs',

@@ -1,4 +1,4 @@
-import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 
 /**
  * How every function is bundled: one minified ESM file per function with the AWS SDK inside
@@ -16,6 +16,8 @@ export const FUNCTION_BUNDLING = {
   externalModules: [],
   // Bundled CommonJS dependencies call require(); ESM output needs one defined.
   banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+  // esbuild's per-bundle size report and "Done" line are noise in every synth and test run; warnings and errors still print.
+  logLevel: LogLevel.WARNING,
 } satisfies BundlingOptions;
 
 /** Node flags every function runs with (its NODE_OPTIONS). */
