@@ -19,7 +19,8 @@ const base = {
   },
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   setupFiles: ['<rootDir>/test/support/env.ts'],
-  testEnvironment: 'node',
+  // Node's environment, printing a test's output only when it fails (docs/decisions.md, decision 44).
+  testEnvironment: '<rootDir>/test/support/quiet-environment.ts',
 };
 const emulators = {
   globalSetup: '<rootDir>/test/support/emulators-setup.mjs',

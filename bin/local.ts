@@ -5,7 +5,7 @@ import { DEMO_SEED_PATH } from '../lib/local/paths';
 import { startLocalRuntime } from '../lib/local/runtime';
 import { readSeed } from '../lib/local/seed-file';
 
-/** `npm start`: the local runtime's interface (DESIGN §2), read from the environment. */
+/** `npm start`: the local runtime's interface (docs/decisions.md 42), read from the environment. */
 const env = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65_535).default(3000),

@@ -1,6 +1,6 @@
 import type { Scope } from './shared/scopes';
 
-/** Body encodings a route accepts (public-api.md §4.2: send takes all three), by their media type. */
+/** Body encodings a route accepts (docs/api.md#send-a-message: send takes all three), by their media type. */
 export const MEDIA_TYPES = {
   json: 'application/json',
   form: 'application/x-www-form-urlencoded',

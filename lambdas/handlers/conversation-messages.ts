@@ -7,7 +7,7 @@ import { conversationPath, pageQuery } from './conversation-schemas';
 
 export const schemas = { path: conversationPath, query: z.object(pageQuery), response: cursorPageSchema(conversationMessageSchema) };
 
-/** GET /v1/conversations/{conversationId}/messages (public-api.md §4.9): newest first. */
+/** GET /v1/conversations/{conversationId}/messages (docs/api.md#conversation-messages): newest first. */
 export const getConversationMessages = async ({ principal, path, query }: AuthorizedRequest<typeof schemas>) =>
   ok(await conversationHistory(principal.workspaceId, path.conversationId, query));
 

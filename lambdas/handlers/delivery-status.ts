@@ -16,7 +16,7 @@ export const schemas = {
   response: z.object({ items: z.array(phoneEventsSchema) }),
 };
 
-/** POST /v1/messages/delivery-status (contract §4.7). */
+/** POST /v1/messages/delivery-status (docs/api.md#delivery-status). */
 export const getDeliveryStatus = async ({ principal, body }: AuthorizedRequest<typeof schemas>) =>
   ok({ items: await deliveryEventsForPhones(principal.workspaceId, body.phones, body) });
 

@@ -6,7 +6,7 @@ import { conversationPath } from './conversation-schemas';
 
 export const schemas = { path: conversationPath, response: conversationSchema };
 
-/** GET /v1/conversations/{conversationId} (public-api.md §4.9). */
+/** GET /v1/conversations/{conversationId} (docs/api.md#read-a-conversation). */
 export const getOneConversation = async ({ principal, path }: AuthorizedRequest<typeof schemas>) => ok(await getConversation(principal.workspaceId, path.conversationId));
 
 export const handler = httpHandler(routes.getConversation, schemas, getOneConversation);

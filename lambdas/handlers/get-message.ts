@@ -9,7 +9,7 @@ import { routes } from '../routes';
 
 export const schemas = { path: z.object({ dispatchId: uuid() }), response: messageStatusSchema };
 
-/** GET /v1/messages/{dispatchId} (public-api.md §4.6, DESIGN §3.9). */
+/** GET /v1/messages/{dispatchId} (docs/api.md#message-status). */
 export const getMessageStatus = async ({ principal, path }: AuthorizedRequest<typeof schemas>) => {
   const dispatch = await getDispatch(principal.workspaceId, path.dispatchId);
   if (!dispatch) throw new NotFoundError('Message');

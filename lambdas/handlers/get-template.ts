@@ -8,7 +8,7 @@ import { routes } from '../routes';
 
 export const schemas = { path: z.object({ templateId: uuid() }), response: templateResourceSchema };
 
-/** GET /v1/message-templates/{templateId} (public-api.md §4.11): the template at top level. */
+/** GET /v1/message-templates/{templateId} (docs/api.md#read-a-template): the template at top level. */
 export const getMessageTemplate = async ({ principal, path }: AuthorizedRequest<typeof schemas>) =>
   ok(await getApprovedTemplate(principal.workspaceId, path.templateId));
 

@@ -9,7 +9,7 @@ export const schemas = {
   response: z.strictObject({ success: z.literal(true), data: z.strictObject({ status: z.literal('ok'), service: z.literal(SERVICE_NAME) }) }),
 };
 
-/** GET /health (public-api.md §4.1): no key, exactly this body. */
+/** GET /health (docs/api.md#health): no key, exactly this body. */
 export const getHealth = (_request: HttpRequest<typeof schemas>) => Promise.resolve(ok<ResponseBody<typeof schemas>>({ success: true, data: { status: 'ok', service: SERVICE_NAME } }));
 
 export const handler = publicHttpHandler(routes.health, schemas, getHealth);

@@ -7,7 +7,7 @@ import { pageQuery } from './conversation-schemas';
 
 export const schemas = { query: z.object({ ...pageQuery, phone: z.string().min(1).max(64).optional() }), response: cursorPageSchema(conversationSchema) };
 
-/** GET /v1/conversations (public-api.md §4.9). */
+/** GET /v1/conversations (docs/api.md#list-conversations). */
 export const getConversations = async ({ principal, query }: AuthorizedRequest<typeof schemas>) => ok(await listConversations(principal.workspaceId, query));
 
 export const handler = httpHandler(routes.listConversations, schemas, getConversations);

@@ -7,7 +7,7 @@ import { routes } from '../routes';
 
 export const schemas = { response: z.object({ items: z.array(templateResourceSchema) }) };
 
-/** GET /v1/message-templates (public-api.md §4.10). */
+/** GET /v1/message-templates (docs/api.md#list-templates). */
 export const listMessageTemplates = async ({ principal }: AuthorizedRequest<typeof schemas>) => ok({ items: await listApprovedTemplates(principal.workspaceId) });
 
 export const handler = httpHandler(routes.listTemplates, schemas, listMessageTemplates);

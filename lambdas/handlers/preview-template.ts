@@ -24,7 +24,7 @@ export const schemas = {
   response: templatePreviewSchema,
 };
 
-/** POST /v1/message-templates/{templateVersionId}/preview (public-api.md §4.12). */
+/** POST /v1/message-templates/{templateVersionId}/preview (docs/api.md#preview-a-template). */
 export const previewMessageTemplate = async ({ principal, path, body }: AuthorizedRequest<typeof schemas>) =>
   ok(await previewTemplateVersion(principal.workspaceId, path.templateId, body.variables));
 

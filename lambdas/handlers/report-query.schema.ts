@@ -3,7 +3,7 @@ import { bothDates, orderedDates, orderedDatesMessage, wibDate } from '../http/s
 import { wibDays } from '../domain/time/wib';
 
 /**
- * Query parameters of the report endpoints (public-api.md §4.3–4.5, §8; DESIGN §3.8). Query
+ * Query parameters of the report endpoints (docs/api.md#reports and #limits). Query
  * values arrive as strings; a parameter given twice arrives as an array and fails a scalar rule.
  */
 export const MAX_REPORT_DAYS = 366;

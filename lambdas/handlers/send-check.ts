@@ -10,7 +10,7 @@ export const schemas = {
   response: sendCheckSchema,
 };
 
-/** GET /v1/messages/send-check (contract §4.8, DESIGN §3.10). */
+/** GET /v1/messages/send-check (docs/api.md#send-check). */
 export const getSendCheck = async ({ principal, query }: AuthorizedRequest<typeof schemas>) => ok(await checkSend(principal.workspaceId, query));
 
 export const handler = httpHandler(routes.sendCheck, schemas, getSendCheck);

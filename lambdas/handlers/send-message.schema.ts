@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { dispatchStatuses } from '../domain/messages/dispatch';
 import { uuid } from '../http/schemas';
 
-/** The request of POST /v1/messages (public-api.md §4.2 and §8): every variant, every limit. */
+/** The request of POST /v1/messages (docs/api.md#send-a-message and #limits): every variant, every limit. */
 const httpsUrl = z.url({ protocol: /^https$/, error: 'must be an https URL' });
 
 const templateContent = z.strictObject({
@@ -36,7 +36,7 @@ export const sendMessageBody = z.strictObject({
 
 export type SendMessageBody = z.infer<typeof sendMessageBody>;
 
-/** The 202 body (public-api.md §4.2): these three and no others. */
+/** The 202 body (docs/api.md#send-a-message): these three and no others. */
 export const sendMessageAccepted = z.strictObject({
   dispatchId: z.guid(),
   status: z.enum(dispatchStatuses),

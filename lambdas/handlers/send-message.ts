@@ -9,7 +9,7 @@ import { sendMessageAccepted, sendMessageBody, sendMessageHeaders } from './send
 
 export const schemas = { body: sendMessageBody, headers: sendMessageHeaders, response: sendMessageAccepted };
 
-/** POST /v1/messages (public-api.md §4.2): 202 with exactly dispatchId, status and statusUrl. */
+/** POST /v1/messages (docs/api.md#send-a-message): 202 with exactly dispatchId, status and statusUrl. */
 export const sendMessage = async ({ principal, body, headers, baseUrl }: AuthorizedRequest<typeof schemas>) => {
   const { channel, content } = body;
   if (channel !== 'whatsapp' || content.type !== 'template') {

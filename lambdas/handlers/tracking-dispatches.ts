@@ -10,7 +10,7 @@ import { dispatchListQuery } from './report-query.schema';
 export const schemas = { query: dispatchListQuery, response: dispatchListReportSchema };
 
 /**
- * GET /v1/messages/tracking-report/dispatches (public-api.md §4.5). The body is written as the
+ * GET /v1/messages/tracking-report/dispatches (docs/api.md#tracking-dispatch-list). The body is written as the
  * rows are read and streamed to the client, so `limit` may be 100 000 (the route streams).
  */
 export const getTrackingDispatches = async ({ principal, query }: AuthorizedRequest<typeof schemas>) => {

@@ -9,7 +9,7 @@ import { tagSummaryQuery } from './report-query.schema';
 export const schemas = { query: tagSummaryQuery, response: tagSummaryReportSchema };
 
 /**
- * GET /v1/messages/tracking-report/summary (public-api.md §4.4). `page` and `limit` page the tag
+ * GET /v1/messages/tracking-report/summary (docs/api.md#tracking-summary). `page` and `limit` page the tag
  * rows; the response carries no pagination object, as the contract says.
  */
 export const getTrackingSummary = async ({ principal, query }: AuthorizedRequest<typeof schemas>) => {

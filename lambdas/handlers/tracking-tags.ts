@@ -6,7 +6,7 @@ import { tagDiscoveryQuery } from './report-query.schema';
 
 export const schemas = { query: tagDiscoveryQuery, response: tagDiscoveryPageSchema };
 
-/** GET /v1/messages/tracking-tags (public-api.md §4.3). */
+/** GET /v1/messages/tracking-tags (docs/api.md#tracking-tags). */
 export const getTrackingTags = async ({ principal, query }: AuthorizedRequest<typeof schemas>) => ok(await discoverTrackingTags(principal.workspaceId, query));
 
 export const handler = httpHandler(routes.trackingTags, schemas, getTrackingTags);

@@ -4,7 +4,7 @@ export type OperationTag = 'Health' | 'Messages' | 'Reports' | 'Templates' | 'Co
 
 /**
  * What docs/openapi.json says about a route beyond its table entry and its schemas: prose, the
- * errors its domain raises, and examples from the contract (public-api.md). Each route keeps its
+ * errors its domain raises, and examples (docs/api.md). Each route keeps its
  * own next to its handler (`<handler>.openapi.ts`), which only the generator (lib/openapi) imports,
  * so none of it reaches a function bundle. Errors every route of its kind can return
  * (authentication, validation, limits, the gateway's own) are derived, not listed.

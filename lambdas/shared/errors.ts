@@ -94,7 +94,7 @@ export class ServiceUnavailableError extends AppError {
   }
 }
 
-/** The contract's error body (public-api.md §7): these four properties and no others. */
+/** The contract's error body (docs/api.md#errors): these four properties and no others. */
 export const errorBodySchema = z.strictObject({
   success: z.literal(false),
   error: z.enum(Object.keys(errorCodes) as [ErrorCode, ...ErrorCode[]]),

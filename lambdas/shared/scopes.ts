@@ -1,3 +1,3 @@
-/** API key scopes (public-api.md §5.3). */
+/** API key scopes (docs/api.md#authentication). */
 export const scopes = ['messages:send', 'messages:read', 'templates:read'] as const;
 export type Scope = (typeof scopes)[number];

@@ -1,4 +1,4 @@
-import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { ESBUILD_TARGET } from '../node-runtime';
 
 /**
@@ -17,6 +17,8 @@ export const FUNCTION_BUNDLING = {
   externalModules: [],
   // Bundled CommonJS dependencies call require(); ESM output needs one defined.
   banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+  // esbuild's per-bundle size report and "Done" line are noise in every synth and test run; warnings and errors still print.
+  logLevel: LogLevel.WARNING,
 } satisfies BundlingOptions;
 
 /** Node flags every function runs with (its NODE_OPTIONS). */

@@ -48,7 +48,7 @@ export interface LocalRuntime {
 }
 
 /**
- * The whole system on one machine (DESIGN §2): DynamoDB Local, the SQS emulator with the
+ * The whole system on one machine (docs/architecture.md#the-local-runtime): DynamoDB Local, the SQS emulator with the
  * dispatch queue and DLQ, the seed, every route's handler behind an HTTP server, the deliver
  * consumer fed by a queue poller, and the reconciler on a timer. It answers only once all of
  * these are in place, so `GET /health` doubles as the readiness check.

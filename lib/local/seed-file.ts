@@ -9,7 +9,7 @@ import { workspaceInputSchema } from '../../lambdas/domain/workspaces/workspace'
 import { scopes } from '../../lambdas/shared/scopes';
 import { LocalRuntimeError } from './dynamodb-local';
 
-/** The seed file format of DESIGN §2: keys in plain text here, stored only as SHA-256 hashes. */
+/** The seed file format of docs/decisions.md 42: keys in plain text here, stored only as SHA-256 hashes. */
 export const seedSchema = z.object({
   workspaces: z.array(
     workspaceInputSchema.extend({

@@ -24,7 +24,7 @@ export interface OpenApiDocument {
   };
 }
 
-/** The interface's version (public-api.md §9). */
+/** The interface's version (docs/api.md#versioning). */
 const API_VERSION = '0.1.0';
 const COMPONENT = '#/components/schemas/';
 const ERROR_BODY = 'ErrorBody';
@@ -177,7 +177,7 @@ function conversion(io: 'input' | 'output') {
     unrepresentable: 'any' as const,
     override: ({ zodSchema, jsonSchema }: { zodSchema: z.core.$ZodTypes; jsonSchema: JsonSchema }) => {
       // zod closes every object it outputs; the contract closes only those built with strictObject
-      // ("no other properties", §4.1, §4.2, §7), so clients must tolerate new fields elsewhere.
+      // ("no other properties", docs/api.md#conventions), so clients must tolerate new fields elsewhere.
       const def = zodSchema._zod.def;
       if (def.type === 'object' && def.catchall === undefined) delete jsonSchema.additionalProperties;
       // zod spells a format out as a regular expression too; the named format says the same, readably.

@@ -2,7 +2,7 @@ import type { RequestSchemas } from '../../lambdas/http/http-handler';
 import type { RouteDefinition } from '../../lambdas/routes';
 import { errorCodes, type ErrorCode } from '../../lambdas/shared/errors';
 
-/** When each code is answered (README "Errors"; DESIGN §3). */
+/** When each code is answered (docs/api.md#errors). */
 export const errorMeanings: Record<ErrorCode, string> = {
   bad_request: 'a request API Gateway could not read',
   unauthorized: 'the API key is missing, malformed, unknown, revoked or expired',

@@ -26,7 +26,7 @@ const statusOf = async (dispatchId: string) => (await call(runtime.url, 'GET', p
 
 const settled = (dispatchId: string, want: string) => waitForStatus(runtime.url, KEY, dispatchId, [want]);
 
-describe('delivery through the sandbox, over HTTP (DESIGN §2)', () => {
+describe('delivery through the sandbox, over HTTP (docs/api.md#sandbox)', () => {
   it('delivers an ordinary number: sent, then delivered, with ACCEPTED and DELIVERED events', async () => {
     const id = await send('081234561111');
     const body = await settled(id, 'delivered');

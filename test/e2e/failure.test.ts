@@ -54,7 +54,7 @@ const sendTo = (phone: string, idempotencyKey: string) =>
     body: { channel: 'whatsapp', to: phone, content: { type: 'template', templateId: TEMPLATE_ID, variables: { name: 'Sari' } }, trackingTags: ['failure'] },
   });
 
-/** The contract's error body (public-api.md §7): exactly these properties. */
+/** The contract's error body (docs/api.md#errors): exactly these properties. */
 const expectContractError = (response: HttpResponse, status: number, error: string) => {
   expect([response.status, response.body]).toEqual([status, { success: false, error, message: expect.any(String), requestId: expect.any(String) }]);
 };
@@ -127,7 +127,7 @@ describe('DynamoDB Local killed in the middle of a stream of sends, then restart
   }, 90_000);
 });
 
-describe('the dispatch queue unavailable, then back (DESIGN §3.7)', () => {
+describe('the dispatch queue unavailable, then back (docs/api.md#send-a-message)', () => {
   it('answers 502, fails the written dispatch without ever delivering it, and accepts the same request once the queue is back', async () => {
     const phone = '+6281277770001';
     await queueProxy.goDown();

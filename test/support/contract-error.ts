@@ -1,7 +1,7 @@
 import { errorCodes } from '../../lambdas/shared/errors';
 
 /**
- * Asserts a rejection is the contract's error body (public-api.md §7): exactly `success`,
+ * Asserts a rejection is the contract's error body (docs/api.md#errors): exactly `success`,
  * `error`, `message` and `requestId`, a known code, and the HTTP status that code carries.
  * Returns a description of what is wrong, or undefined, so property tests can report it.
  */

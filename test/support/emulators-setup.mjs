@@ -1,4 +1,4 @@
-// Starts one DynamoDB Local and one SQS emulator for the whole run (DESIGN §5: one instance per
+// Starts one DynamoDB Local and one SQS emulator for the whole run (docs/decisions.md 6: one instance per
 // run, not per file). Both the integration and e2e projects list this setup; jest runs project
 // setups in one process, so a second call reuses the first's emulators. Workers inherit the
 // endpoints through the environment. Plain ESM because fauxqs is ESM-only and jest loads .mjs natively.

@@ -5,7 +5,7 @@ export const encodings: Encoding[] = ['json', 'form', 'multipart'];
 
 /**
  * A request body in one of the three encodings send accepts, forms in the bracket notation of
- * DESIGN §3.14 (`content[variables][name]=Budi`, `trackingTags[]=promo`).
+ * docs/api.md#form-encodings (`content[variables][name]=Budi`, `trackingTags[]=promo`).
  */
 export function encodeBody(body: Record<string, unknown>, encoding: Encoding): { body: string | Buffer; headers: Record<string, string> } {
   if (encoding === 'json') return { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } };

@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 process.env.AWS_REGION = 'ap-southeast-3';
 process.env.AWS_ACCESS_KEY_ID = 'test';
 process.env.AWS_SECRET_ACCESS_KEY = 'test';
-process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+// Logged at a level worth reading: test/support/quiet-environment.js shows it for failing tests only.
+process.env.POWERTOOLS_LOG_LEVEL ??= 'INFO';
 process.env.POWERTOOLS_DEV = 'false';
 // No EMF lines in test output; test/support/metrics.ts turns them back on to capture them.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /**
- * A conversation is one per workspace, channel and normalized contact (DESIGN §3.12). Deriving its
+ * A conversation is one per workspace, channel and normalized contact (docs/api.md#conversations). Deriving its
  * id from those three means the send transaction can write to it without first looking it up.
  * The result is formatted as a UUID (version 8: application-defined).
  */

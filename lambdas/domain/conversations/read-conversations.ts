@@ -13,7 +13,7 @@ import { decodeCursor, encodeCursor } from './cursor';
 
 const direction = z.enum(['inbound', 'outbound']);
 
-/** A conversation as the API shows it (DESIGN §3.12; README "Conversations"). */
+/** A conversation as the API shows it (docs/api.md#list-conversations). */
 export const conversationSchema = z.object({
   id: z.guid(),
   channel: z.string(),
@@ -45,7 +45,7 @@ export const conversationMessageSchema = z.object({
 });
 export type MessageResource = z.output<typeof conversationMessageSchema>;
 
-/** A cursor page (DESIGN §3.12): `nextCursor` is null on the last page. */
+/** A cursor page (docs/api.md#pagination): `nextCursor` is null on the last page. */
 export const cursorPageSchema = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });
 export type PageOf<T> = { items: T[]; nextCursor: string | null };
 

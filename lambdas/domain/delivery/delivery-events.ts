@@ -9,7 +9,7 @@ import { wibRange } from '../time/wib';
 import { instant } from '../time/instant';
 import { deliveryEventStatuses, type DeliveryEventStatus } from './transitions';
 
-/** A delivery status event (contract §2.5); `failureCode` only when the provider gave one. */
+/** A delivery status event (docs/api.md#delivery-status); `failureCode` only when the provider gave one. */
 export const deliveryEventSchema = z.object({
   dispatchId: z.guid(),
   status: z.enum(deliveryEventStatuses),
@@ -18,14 +18,14 @@ export const deliveryEventSchema = z.object({
 });
 export type DeliveryEvent = z.output<typeof deliveryEventSchema>;
 
-/** The events of one requested phone, as it was given (contract §4.7). */
+/** The events of one requested phone, as it was given (docs/api.md#delivery-status). */
 export const phoneEventsSchema = z.object({ phone: z.string(), events: z.array(deliveryEventSchema) });
 
 /** Phones looked up at once: enough to finish 500 quickly, few enough not to flood the table. */
 const PARALLEL_QUERIES = 16;
 
 /**
- * Delivery events of each phone in a WIB date range (contract §4.7), oldest first: one Query per
+ * Delivery events of each phone in a WIB date range (docs/api.md#delivery-status), oldest first: one Query per
  * distinct normalized number on the phone index. Each phone comes back as it was given; one that
  * is not a phone number simply has no events.
  */

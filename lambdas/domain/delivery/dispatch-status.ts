@@ -90,7 +90,7 @@ export interface StatusChange {
 const ATTEMPTS = 3;
 
 /**
- * Moves a dispatch to `change.to` if DESIGN §3.2 allows it from its current status, with
+ * Moves a dispatch to `change.to` if docs/api.md#dispatch-statuses allows it from its current status, with
  * everything that depends on the move in the same transaction: its delivery event and, the first
  * time it counts as sent, its tag links and report rollups (so a redelivered message or a
  * repeated callback can neither skip nor double them). Returns false when the move is not

@@ -9,7 +9,7 @@ import { applyStatus, type StatusChange } from './dispatch-status';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** A provider status as a dispatch move (DESIGN §3.2); `read` implies delivered. */
+/** A provider status as a dispatch move (docs/api.md#dispatch-statuses); `read` implies delivered. */
 export function statusChangeOf(status: WebhookStatus): StatusChange {
   const occurredAt = new Date(Number(status.timestamp) * 1000).toISOString();
   switch (status.status) {
@@ -30,7 +30,7 @@ export interface ReportSummary {
 }
 
 /**
- * Applies a (verified) WhatsApp webhook: each status moves its dispatch if DESIGN §3.2 allows it,
+ * Applies a (verified) WhatsApp webhook: each status moves its dispatch if docs/api.md#dispatch-statuses allows it,
  * and each inbound message lands in its conversation. Replays and out-of-order reports change
  * nothing.
  */

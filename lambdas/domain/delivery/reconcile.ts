@@ -27,7 +27,7 @@ export interface ReconcileSummary {
 }
 
 /**
- * Finds dispatches that stopped moving (DESIGN §1): `queued` ones whose queue message never went
+ * Finds dispatches that stopped moving (docs/architecture.md#the-delivery-path): `queued` ones whose queue message never went
  * out are queued again; `processing` ones whose provider call died are settled as `unknown`
  * (never sent again). Reads only the sparse pending index, one Query per shard.
  */

@@ -8,7 +8,7 @@ import { toE164 } from '../phones/phone-number';
 import { instant } from '../time/instant';
 import { wibRange } from '../time/wib';
 
-/** The body of GET /v1/messages/send-check (contract §4.8, DESIGN §3.10). */
+/** The body of GET /v1/messages/send-check (docs/api.md#send-check). */
 export const sendCheckSchema = z.object({
   sent: z.boolean(),
   dispatchId: z.guid().nullable(),
@@ -17,7 +17,7 @@ export const sendCheckSchema = z.object({
 export type SendCheck = z.output<typeof sendCheckSchema>;
 
 /**
- * Whether the workspace sent `templateId` to `phone` (DESIGN §3.10): the newest dispatch that is
+ * Whether the workspace sent `templateId` to `phone` (docs/api.md#send-check): the newest dispatch that is
  * not failed or canceled, over the whole history or one WIB day. Newest first on the send-check
  * index, so the answer is usually the first item read.
  */

@@ -1,7 +1,7 @@
 import type { DispatchStatus } from '../messages/dispatch';
 
 /**
- * Where a dispatch may move from (DESIGN §3.2). Status never moves backwards, so a duplicate or
+ * Where a dispatch may move from (docs/api.md#dispatch-statuses). Status never moves backwards, so a duplicate or
  * late callback finds its target not reachable and changes nothing. `processing → delivered` and
  * `unknown → delivered` cover a delivery report that overtakes the sent one.
  */
@@ -19,9 +19,9 @@ export const canTransition = (from: DispatchStatus, to: DispatchStatus): boolean
 
 export const isTerminal = (status: DispatchStatus): boolean => status === 'delivered' || status === 'failed' || status === 'canceled';
 
-/** Statuses that count in reports (contract §3, rule 3). */
+/** Statuses that count in reports (docs/api.md#reports). */
 export const countsAsSent = (status: DispatchStatus): boolean => status === 'sent' || status === 'delivered';
 
-/** Delivery event statuses (contract §2.5). */
+/** Delivery event statuses (docs/api.md#delivery-status). */
 export const deliveryEventStatuses = ['ACCEPTED', 'DELIVERED', 'REJECTED'] as const;
 export type DeliveryEventStatus = (typeof deliveryEventStatuses)[number];

@@ -47,7 +47,7 @@ export async function getDispatchById(dispatchId: string, store: Store = default
 }
 
 /**
- * The queue refused the message (DESIGN §3.7): the dispatch becomes `failed` with
+ * The queue refused the message (docs/api.md#send-a-message): the dispatch becomes `failed` with
  * `enqueue_failed`, and the idempotency key and daily-send marker are released so a retry can
  * succeed. Only a dispatch still `queued` is touched.
  */

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { instant } from '../time/instant';
 
-/** Dispatch statuses (public-api.md §3); transitions are DESIGN §3.2. */
+/** Dispatch statuses and their transitions: docs/api.md#dispatch-statuses. */
 export const dispatchStatuses = ['queued', 'processing', 'sent', 'delivered', 'failed', 'canceled', 'unknown'] as const;
 export type DispatchStatus = (typeof dispatchStatuses)[number];
 
@@ -30,7 +30,7 @@ export interface Dispatch {
   source: 'EXTERNAL_API' | 'BROADCAST' | 'INBOX';
   apiClient: { id: string; name: string } | null;
   status: DispatchStatus;
-  /** Fixed at send time (DESIGN §3.15). */
+  /** Fixed at send time (docs/api.md#send-a-message). */
   creditCost: number;
   amountRupiah: number;
   conversationId: string;
@@ -48,7 +48,7 @@ export interface Dispatch {
   reportedAt?: string;
 }
 
-/** The body of GET /v1/messages/{dispatchId} (contract §4.6 and DESIGN §3.9). */
+/** The body of GET /v1/messages/{dispatchId} (docs/api.md#message-status). */
 export const messageStatusSchema = z.object({
   dispatchId: z.guid(),
   status: z.enum(dispatchStatuses),

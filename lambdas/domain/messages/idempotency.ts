@@ -5,7 +5,7 @@ import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
 import type { DispatchStatus } from './dispatch';
 
-/** Keys live 24 h (DESIGN §3.5). */
+/** Keys live 24 h (docs/api.md#idempotency). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 /**
  * A record still `in_flight` after this long belongs to a request that stopped between its

@@ -57,7 +57,7 @@ const TRANSACTION_ATTEMPTS = 3;
 export const WRITE_OUTCOME_DEADLINE_MS = 6_000;
 
 /**
- * Queues a WhatsApp template message (contract §4.2, DESIGN §3). Writes, in one transaction, the
+ * Queues a WhatsApp template message (docs/api.md#send-a-message). Writes, in one transaction, the
  * dispatch (`queued`), its conversation message and conversation, and — when asked for — the
  * idempotency record and the daily-send marker; then puts one message on the dispatch queue.
  * Nothing is written for a request that fails validation.

@@ -15,7 +15,7 @@ const providers: Record<WorkspaceSettings['provider'], Provider> = {
   whatsapp: whatsAppCloudProvider({ baseUrl: config.GRAPH_API_BASE_URL, credentials: whatsAppCredentials, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
 };
 
-/** The provider a workspace's settings choose (DESIGN: sandbox unless set to whatsapp). */
+/** The provider a workspace's settings choose (docs/api.md#sandbox: sandbox unless set to whatsapp). */
 export const providerFor = (settings: Pick<WorkspaceSettings, 'provider'>): Provider => providers[settings.provider];
 
 export const settleProviders = () => Promise.all(Object.values(providers).map((provider) => provider.settle()));

@@ -21,7 +21,7 @@ const reportRetryDelayMs = (attempt: number) => 500 * 2 ** (attempt - 1);
 export const sandboxCallCount = (dispatchId: string): number => callsByDispatch.get(dispatchId) ?? 0;
 
 /**
- * The provider for local runs and test accounts (DESIGN §2). By the recipient's last four digits:
+ * The provider for local runs and test accounts (docs/api.md#sandbox). By the recipient's last four digits:
  * 0000 rejects (131026); 0429 is rate limited twice, then accepts; 0504 accepts but times out
  * once (an unknown outcome, settled by its later reports); anything else is accepted, then
  * reported delivered. Reports arrive through our webhook, signed, after `reportDelayMs`.

@@ -12,7 +12,7 @@ import { wibRange } from '../time/wib';
 import { paginationOf, paginationSchema, type Pagination } from './pagination';
 import { reportHeadSchema, type ReportPeriod } from './tag-discovery';
 
-/** A dispatch row of the report list: every field of contract §2.4, nullable ones null. */
+/** A dispatch row of the report list: every field of docs/api.md#tracking-dispatch-list, nullable ones null. */
 export const dispatchRowSchema = z.object({
   dispatchId: z.guid(),
   recipientPhone: z.string(),
@@ -30,7 +30,7 @@ export const dispatchRowSchema = z.object({
 });
 export type DispatchRow = z.output<typeof dispatchRowSchema>;
 
-/** The body of GET /v1/messages/tracking-report/dispatches (contract §4.5). */
+/** The body of GET /v1/messages/tracking-report/dispatches (docs/api.md#tracking-dispatch-list). */
 export const dispatchListReportSchema = reportHeadSchema.extend({ items: z.array(dispatchRowSchema), pagination: paginationSchema });
 
 export type DispatchSelector = { scope: 'WORKSPACE' } | { trackingTags: readonly string[]; match: 'ANY' | 'ALL' };
@@ -65,7 +65,7 @@ export interface DispatchListPage {
 
 /**
  * SENT-or-DELIVERED dispatches of a WIB period, newest first (`createdAt`, then id), a page at a
- * time with exact totals (contract §4.5). Rows arrive in chunks of at most 100, so a page of
+ * time with exact totals (docs/api.md#tracking-dispatch-list). Rows arrive in chunks of at most 100, so a page of
  * 100 000 rows is streamed, never held whole.
  *
  * With `scope=WORKSPACE`, or a single tag, the totals per WIB day come from counters written in

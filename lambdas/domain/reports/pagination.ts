@@ -1,6 +1,6 @@
 import * as z from 'zod';
 
-/** The contract's pagination object (public-api.md §2.6): all four required. */
+/** The contract's pagination object (docs/api.md#pagination): all four required. */
 export const paginationSchema = z.object({
   page: z.int().min(1),
   limit: z.int().min(1).max(100_000),

@@ -12,26 +12,26 @@ export interface ReportPeriod {
   endDate: string;
 }
 
-/** What the summary and the dispatch list open with (contract §4.4–4.5): the period and the current rate. */
+/** What the summary and the dispatch list open with (docs/api.md#reports): the period and the current rate. */
 export const reportHeadSchema = z.object({
   period: z.object({ startDate: z.string(), endDate: z.string(), timezone: z.literal('Asia/Jakarta') }),
   rupiahPerCredit: z.number().min(0),
 });
 export type ReportHead = z.output<typeof reportHeadSchema>;
 
-/** A tag row of tag discovery (contract §2.4). */
+/** A tag row of tag discovery (docs/api.md#tracking-tags). */
 export const tagCountSchema = z.object({ trackingTag: z.string(), dispatchCount: z.int().min(0) });
 export type TagCount = z.output<typeof tagCountSchema>;
 
-/** The body of GET /v1/messages/tracking-tags (contract §4.3). */
+/** The body of GET /v1/messages/tracking-tags (docs/api.md#tracking-tags). */
 export const tagDiscoveryPageSchema = z.object({ items: z.array(tagCountSchema), pagination: paginationSchema });
 
 /** Days read at once: a year of days in a few dozen round trips. */
 export const PARALLEL_DAYS = 16;
 
 /**
- * Tracking tags used in a WIB period with their SENT-or-DELIVERED dispatch counts (contract
- * §4.3): one Query per day on the per-day tag rollups, so the cost follows days × tags, not the
+ * Tracking tags used in a WIB period with their SENT-or-DELIVERED dispatch counts
+ * (docs/api.md#tracking-tags): one Query per day on the per-day tag rollups, so the cost follows days × tags, not the
  * number of dispatches. Most-used tags first, then by name.
  */
 export async function discoverTrackingTags(

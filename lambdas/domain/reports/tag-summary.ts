@@ -6,7 +6,7 @@ import type { Store } from '../../shared/store';
 import { prefixes } from '../../shared/table';
 import { reportHeadSchema, type ReportPeriod } from './tag-discovery';
 
-/** Summary rows (contract §2.4): per tag, and per template within it. */
+/** Summary rows (docs/api.md#tracking-summary): per tag, and per template within it. */
 export const templateTotalsSchema = z.object({
   templateId: z.guid(),
   templateName: z.string(),
@@ -25,7 +25,7 @@ export const tagTotalsSchema = z.object({
 });
 export type TagTotals = z.output<typeof tagTotalsSchema>;
 
-/** The body of GET /v1/messages/tracking-report/summary: no pagination object (contract §4.4). */
+/** The body of GET /v1/messages/tracking-report/summary: no pagination object (docs/api.md#tracking-summary). */
 export const tagSummaryReportSchema = reportHeadSchema.extend({ items: z.array(tagTotalsSchema) });
 
 /** Rupiah amounts are sums of products with the rate; keep them to the sen. */
@@ -33,7 +33,7 @@ const money = (value: number) => Math.round(value * 100) / 100;
 
 /**
  * Per requested tag, SENT-or-DELIVERED dispatches, credits and rupiah in a WIB period, with the
- * same per template (contract §4.4). One Query per tag on its rollups (tag → day → template), so
+ * same per template (docs/api.md#tracking-summary). One Query per tag on its rollups (tag → day → template), so
  * the cost follows days × templates, flat in the number of dispatches. A tag without dispatches
  * is still listed, with zeros.
  */

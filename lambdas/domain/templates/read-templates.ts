@@ -18,7 +18,7 @@ export async function getApprovedTemplate(workspaceId: string, templateId: strin
   return toTemplateResource(template);
 }
 
-/** The body of POST /v1/message-templates/{templateVersionId}/preview (contract §4.12). */
+/** The body of POST /v1/message-templates/{templateVersionId}/preview (docs/api.md#preview-a-template). */
 export const templatePreviewSchema = z.object({ templateVersionId: z.guid(), preview: z.string() });
 export type TemplatePreview = z.output<typeof templatePreviewSchema>;
 

@@ -11,7 +11,7 @@ export async function lookUpTemplate(workspaceId: string, templateId: string, no
   return cache.getOrLoad(`${workspaceId}\u0000${templateId}`, now.getTime(), () => getTemplate(workspaceId, templateId, store), () => TEMPLATE_CACHE_TTL_MS);
 }
 
-/** The version sends use: the newest READY one (DESIGN §3.13). */
+/** The version sends use: the newest READY one (docs/api.md#templates). */
 export function sendableVersion(template: Template): TemplateVersion | undefined {
   return template.versions.filter((version) => version.status === 'READY').sort((a, b) => b.version - a.version)[0];
 }

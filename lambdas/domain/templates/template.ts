@@ -41,7 +41,7 @@ export type TemplateInput = z.input<typeof templateInputSchema>;
 export type Template = z.infer<typeof templateInputSchema>;
 export type TemplateVersion = z.infer<typeof templateVersionInputSchema>;
 
-/** Only APPROVED templates are listed or sendable (DESIGN §3.13). */
+/** Only APPROVED templates are listed or sendable (docs/api.md#templates). */
 export const isListable = (template: Template): boolean => template.status === 'APPROVED';
 
 const templateVersionResourceSchema = z.object({
@@ -56,7 +56,7 @@ const templateVersionResourceSchema = z.object({
   disabledAt: z.iso.datetime({ offset: true }).optional(),
 });
 
-/** The contract's message template (public-api.md §2.2–2.3), versions included. */
+/** The contract's message template (docs/api.md#templates), versions included. */
 export const templateResourceSchema = z.object({
   id: z.guid(),
   displayName: z.string(),
@@ -65,7 +65,7 @@ export const templateResourceSchema = z.object({
 });
 export type TemplateResource = z.output<typeof templateResourceSchema>;
 
-/** The contract's message template (public-api.md §2.2–2.3): exactly these fields. */
+/** The contract's message template (docs/api.md#templates): exactly these fields. */
 export function toTemplateResource(template: Template): TemplateResource {
   return {
     id: template.id,

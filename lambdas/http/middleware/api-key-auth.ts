@@ -5,7 +5,7 @@ import { logger } from '../../shared/logger';
 import type { Scope } from '../../shared/scopes';
 import type { HttpContext } from './http-context';
 
-/** Identifies the caller from `X-API-Key` and checks the route's scope (401/403 per DESIGN §3.3). */
+/** Identifies the caller from `X-API-Key` and checks the route's scope (401/403 per docs/api.md#authentication). */
 export function apiKeyAuth(scope: Scope): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
   return {
     before: async (request) => {

@@ -16,7 +16,7 @@ const isMiddyHttpError = (error: unknown): error is MiddyHttpError =>
   error instanceof Error && typeof (error as Partial<MiddyHttpError>).statusCode === 'number';
 
 /**
- * Turns every failure into the contract's error body (public-api.md §7). Known errors keep their
+ * Turns every failure into the contract's error body (docs/api.md#errors). Known errors keep their
  * code and message; Middy's parser errors (415 for malformed JSON) become 422 validation_failed;
  * a dependency that did not answer becomes 503 service_unavailable with Retry-After; anything
  * else is a generic 500 whose cause is logged, never returned.

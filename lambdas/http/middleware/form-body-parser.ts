@@ -6,7 +6,7 @@ import { ValidationError } from '../../shared/errors';
 import type { HttpContext } from './http-context';
 
 /**
- * Bracket-notation limits (DESIGN §3.14): deep enough for `content[variables][name]`, and bounded
+ * Bracket-notation limits (docs/api.md#form-encodings): deep enough for `content[variables][name]`, and bounded
  * so a hostile form cannot blow up the parse. Arrays may exceed the contract's limits here so that
  * the route's schema, not the parser, rejects them with a message naming the field.
  */

@@ -4,7 +4,7 @@ import { dispatchStatuses } from '../../../lambdas/domain/messages/dispatch';
 import { classifyWhatsAppError } from '../../../lambdas/domain/providers/whatsapp-errors';
 import { isValidWebhookSignature, signWebhookBody } from '../../../lambdas/domain/providers/whatsapp-webhook';
 
-describe('dispatch status transitions (DESIGN §3.2)', () => {
+describe('dispatch status transitions (docs/api.md#dispatch-statuses)', () => {
   const allowed = new Set([
     'queued→processing',
     'processing→sent',

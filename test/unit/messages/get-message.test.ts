@@ -40,7 +40,7 @@ beforeEach(() => {
 });
 
 describe('GET /v1/messages/{dispatchId}', () => {
-  it('answers the status and the fields DESIGN §3.9 adds, nulls included', async () => {
+  it('answers the status and the fields docs/api.md#message-status lists, nulls included', async () => {
     const { status, body } = await read(DISPATCH_ID);
     expect(status).toBe(200);
     expect(body).toStrictEqual({

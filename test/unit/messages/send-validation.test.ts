@@ -28,7 +28,7 @@ const variables = (n: number) => Object.fromEntries(Array.from({ length: n }, (_
 const template = (content: Record<string, unknown>) => ({ type: 'template', templateId: TEMPLATE_ID, ...content });
 
 /**
- * Each limit of public-api.md §4.2 and §8: the value at the limit passes validation, one past
+ * Each limit of docs/api.md#send-a-message and #limits: the value at the limit passes validation, one past
  * fails with 422 validation_failed naming the field. A passing template send is 202; a passing
  * non-template variant reaches the delivery check and is 422 unsupported_channel_content.
  */

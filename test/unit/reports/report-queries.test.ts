@@ -27,7 +27,7 @@ const dispatches = async (query: Record<string, string | string[]>) =>
   parseResult(await invokeRoute('trackingDispatches', dispatchesHandler, routeEvent('trackingDispatches', { apiKey: KEY, query })));
 const period = { startDate: '2026-03-01', endDate: '2026-03-31' };
 
-describe('report query rules (DESIGN §3.8)', () => {
+describe('report query rules (docs/api.md#reports)', () => {
   it.each([
     [{ ...period, startDate: '2026-3-01' }, 'query.startDate: must be a date as YYYY-MM-DD'],
     [{ ...period, endDate: '2026-02-30' }, 'query.endDate: is not a calendar date'],
