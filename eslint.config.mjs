@@ -14,7 +14,7 @@ export default tseslint.config(
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
-    languageOptions: { parserOptions: { projectService: { allowDefaultProject: ['*.js', '*.mjs', 'bin/*.cjs', 'test/support/*.mjs', 'test/support/*.js'] }, tsconfigRootDir: import.meta.dirname } },
+    languageOptions: { parserOptions: { projectService: { allowDefaultProject: ['*.cjs', '*.mjs', 'bin/*.cjs', 'lib/*.cjs', 'test/support/*.mjs', 'test/support/*.cjs'] }, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-non-null-assertion': 'off',
@@ -25,7 +25,7 @@ export default tseslint.config(
   },
   {
     // Entry points, local tooling and tests configure themselves from their own environment.
-    files: ['bin/**', 'lib/**', 'test/**', 'bench/**', '*.js', '*.mjs'],
+    files: ['bin/**', 'lib/**', 'test/**', 'bench/**', '*.cjs', '*.mjs'],
     rules: { 'no-restricted-syntax': 'off' },
   },
   { files: ['lambdas/shared/config.ts'], rules: { 'no-restricted-syntax': ['error', shakeableZod] } },
@@ -44,8 +44,8 @@ export default tseslint.config(
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,
-    languageOptions: { globals: { process: 'readonly', globalThis: 'readonly', module: 'writable', require: 'readonly', setTimeout: 'readonly' } },
+    languageOptions: { globals: { process: 'readonly', globalThis: 'readonly', module: 'writable', require: 'readonly', setTimeout: 'readonly', __dirname: 'readonly' } },
   },
   // CommonJS files (jest's config, the Node check every tool loads first) load modules with require().
-  { files: ['jest.config.js', '**/*.cjs'], rules: { '@typescript-eslint/no-require-imports': 'off' } },
+  { files: ['**/*.cjs'], rules: { '@typescript-eslint/no-require-imports': 'off' } },
 );

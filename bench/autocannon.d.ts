@@ -1,4 +1,4 @@
-// The part of autocannon's programmatic API that bench/load.ts uses (the package ships no types).
+// The part of autocannon's programmatic API the benchmarks use (the package ships no types).
 declare module 'autocannon' {
   interface RawRequest {
     method?: string;
@@ -9,9 +9,15 @@ declare module 'autocannon' {
   interface Options {
     url: string;
     connections: number;
-    amount: number;
+    /** Stop after this many requests, or … */
+    amount?: number;
+    /** … after this many seconds. */
+    duration?: number;
     timeout?: number;
-    requests: (RawRequest & {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    requests?: (RawRequest & {
       setupRequest?: (request: RawRequest) => RawRequest;
       onResponse?: (status: number, body: string) => void;
     })[];
@@ -30,6 +36,7 @@ declare module 'autocannon' {
     errors: number;
     timeouts: number;
     non2xx: number;
+    statusCodeStats: Record<string, { count: number }>;
   }
   function autocannon(options: autocannon.Options): Promise<autocannon.Result>;
   namespace autocannon {

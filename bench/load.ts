@@ -27,7 +27,7 @@ const DRAIN_LIMIT_MS = 30 * 60_000;
 const phoneOf = (i: number) => `+62812${String(i).padStart(7, '0')}1`;
 
 async function main(): Promise<void> {
-  const runtime = await startLocalRuntime({ port: 0, namePrefix: 'load', seedPath: join(__dirname, 'load-seed.json') });
+  const runtime = await startLocalRuntime({ port: 0, namePrefix: 'load', seedPath: join(import.meta.dirname, 'load-seed.json') });
   try {
     // The sandbox the consumer calls: imported after the runtime, so it is the same module.
     const { sandboxCallCount } = await import('../lambdas/domain/providers/sandbox');

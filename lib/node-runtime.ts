@@ -1,11 +1,11 @@
 import { Runtime } from 'aws-cdk-lib/aws-lambda';
-import { devDependencies } from '../package.json';
+import packageJson from '../package.json' with { type: 'json' };
 
 /**
  * The Node major of every function and every local tool, from one place: the `node` package the
  * project installs (package.json), which bin/node-check.cjs holds every entry point to.
  */
-export const NODE_MAJOR = Number(devDependencies.node.split('.')[0]);
+export const NODE_MAJOR = Number(packageJson.devDependencies.node.split('.')[0]);
 
 /** The functions' Lambda runtime for that major; synth stops if Lambda has none. */
 export const LAMBDA_RUNTIME =

@@ -3,19 +3,9 @@ import { DynamoDBClient, TransactWriteItemsCommand, type TransactWriteItemsComma
 import { SQSClient, SendMessageCommand, type SendMessageCommandInput } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SerializeMiddleware } from '@smithy/types';
+import autocannon from 'autocannon';
 import type { LocalRuntime } from '../../lib/local/runtime';
 import { median, type Row } from '../harness';
-
-// autocannon ships no types; this is the part of its API used here.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const autocannon = require('autocannon') as (options: {
-  url: string;
-  method: 'POST';
-  connections: number;
-  duration: number;
-  headers: Record<string, string>;
-  body: string;
-}) => Promise<{ requests: { total: number }; duration: number; statusCodeStats: Record<string, { count: number }>; errors: number; timeouts: number }>;
 
 const CONCURRENCY = 32;
 const ROUND_SECONDS = 8;

@@ -20,7 +20,7 @@ export async function warmOverhead(options: { env: NodeJS.ProcessEnv; apiKey: st
   try {
     const outFile = join(dir, 'result.json');
     // Profiled, so a miss can say where the time goes.
-    await run(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--import', 'tsx', join(__dirname, '..', 'warm-overhead-child.ts'), outFile, options.apiKey, options.dispatchId], {
+    await run(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--import', 'tsx', join(import.meta.dirname, '..', 'warm-overhead-child.ts'), outFile, options.apiKey, options.dispatchId], {
       env: { ...options.env, POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
       maxBuffer: 64 << 20,
     });

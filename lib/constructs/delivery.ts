@@ -10,6 +10,7 @@ import { Construct } from 'constructs';
 import { join } from 'node:path';
 import { dispatchQueueSettings } from '../../lambdas/shared/dispatch-queue-settings';
 import { AppFunction } from './app-function';
+import { HANDLERS_DIR } from '../project-paths';
 
 export interface DeliveryProps {
   table: ITableV2;
@@ -21,7 +22,6 @@ export interface DeliveryProps {
   removalPolicy: RemovalPolicy;
 }
 
-const HANDLERS_DIR = join(__dirname, '..', '..', 'lambdas', 'handlers');
 
 /** The deliver consumer of the dispatch queue, and the reconciler on a one-minute schedule. */
 export class Delivery extends Construct {

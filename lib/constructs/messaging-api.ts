@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { BINARY_MEDIA_TYPES, pathOf, routeEntries, routes, type RouteId } from '../../lambdas/routes';
 import { AppFunction } from './app-function';
 import { addGatewayResponses } from './gateway-responses';
+import { HANDLERS_DIR } from '../project-paths';
 
 export interface MessagingApiProps {
   stage: string;
@@ -22,7 +23,6 @@ export interface MessagingApiProps {
   removalPolicy: RemovalPolicy;
 }
 
-const HANDLERS_DIR = join(__dirname, '..', '..', 'lambdas', 'handlers');
 const STREAMING_TIMEOUT = Duration.minutes(2);
 
 /**

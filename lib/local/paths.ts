@@ -1,7 +1,8 @@
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../project-paths';
 
-export const PROJECT_ROOT = resolve(__dirname, '../..');
-export const DEMO_SEED_PATH = join(__dirname, 'demo-seed.json');
+export { PROJECT_ROOT };
+export const DEMO_SEED_PATH = join(PROJECT_ROOT, 'lib', 'local', 'demo-seed.json');
 
 /** Where a running local runtime tells the admin CLI how to reach its table. */
 export const stateFilePath = (port: number) => join(PROJECT_ROOT, '.messaging', `local-${port}.json`);

@@ -5,6 +5,7 @@ import type { OperationDoc } from '../../lambdas/http/operation-doc';
 import { MEDIA_TYPES, routeEntries, type RouteDefinition, type RouteId } from '../../lambdas/routes';
 import { errorBodySchema, type ErrorCode } from '../../lambdas/shared/errors';
 import { errorMeanings, errorsOf, retryAfterCodes } from './errors';
+import { HANDLERS_DIR } from '../project-paths';
 
 type JsonSchema = Record<string, unknown>;
 type JsonObject = Record<string, unknown>;
@@ -30,7 +31,6 @@ const COMPONENT = '#/components/schemas/';
 const ERROR_BODY = 'ErrorBody';
 const SIGNATURE_HEADER = 'X-Hub-Signature-256';
 
-const HANDLERS_DIR = join(__dirname, '..', '..', 'lambdas', 'handlers');
 
 const formatsWithoutPattern = new Set(['date-time', 'uuid', 'email', 'uri']);
 

@@ -17,7 +17,7 @@ const base = {
     '^@middy/core/StreamifyResponse$': '<rootDir>/node_modules/@middy/core/executionModeStreamifyResponse.js',
     '^@middy/([^/]+)$': '<rootDir>/node_modules/@middy/$1/index.js',
   },
-  moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   setupFiles: ['<rootDir>/test/support/env.ts'],
   // Node's environment, printing a test's output only when it fails (docs/decisions.md, decision 44).
   testEnvironment: '<rootDir>/test/support/quiet-environment.ts',
@@ -29,7 +29,7 @@ const emulators = {
 
 /** @type {import('jest').Config} */
 module.exports = {
-  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.cjs'],
   projects: [
     { ...base, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     { ...base, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },

@@ -1,0 +1,2 @@
+declare const projectRoot: string;
+export = projectRoot;

@@ -1,0 +1,49 @@
+import { spawn, execFileSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import { PROJECT_ROOT } from '../../lib/project-paths';
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+const processesInGroup = (groupId: number) =>
+  execFileSync('ps', ['-eo', 'pgid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line.trim().split(/\s+/)[0] === String(groupId));
+
+/**
+ * `npm start` as a newcomer runs it, in its own process: the entry point, its module loading (the
+ * other e2e tests load the runtime inside jest, which resolves packages its own way), DynamoDB
+ * Local's JVM and the clean stop.
+ */
+describe('npm start, as its own process', () => {
+  it('answers /health once ready, serves the demo seed, and leaves no process after SIGTERM', async () => {
+    const port = await freePort();
+    // Only what a shell has: none of this test run's emulator endpoints or table names.
+    const child = spawn('npm', ['start'], { cwd: PROJECT_ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port) } });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      let health: Response | undefined;
+      for (const deadline = Date.now() + 60_000; !health && Date.now() < deadline && child.exitCode === null; ) {
+        health = await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined);
+        if (!health) await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+      expect({ status: health?.status, output: health ? '' : output }).toEqual({ status: 200, output: '' });
+      const templates = await fetch(`http://127.0.0.1:${port}/v1/message-templates`, { headers: { 'X-API-Key': 'msk_local_demo_0001' } });
+      expect(templates.status).toBe(200);
+      expect(((await templates.json()) as { items: { id: string }[] }).items.map((item) => item.id)).toEqual(['7b0c5c3e-0000-4000-8000-000000000001']);
+    } finally {
+      process.kill(-child.pid!, 'SIGTERM');
+    }
+    // npm itself ends by the signal; the runtime, DynamoDB Local and the emulator stop on their own.
+    let left = processesInGroup(child.pid!);
+    for (const deadline = Date.now() + 10_000; left.length && Date.now() < deadline; left = processesInGroup(child.pid!)) await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(left).toEqual([]);
+    expect(output).toContain('SIGTERM: stopping…');
+  }, 90_000);
+});
