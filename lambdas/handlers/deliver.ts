@@ -4,7 +4,7 @@ import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
-import { deliverDispatch, type DeliveryOutcome } from '../domain/delivery/deliver-dispatch';
+import { deliverQueuedDispatch } from '../domain/delivery/deliver-dispatch';
 import { providerFor, settleProviders } from '../domain/providers/provider-for';
 import { config } from '../shared/config';
 import { defaultQueue } from '../shared/default-store';
@@ -18,9 +18,6 @@ const messageSchema = z.object({ dispatchId: z.uuid(), workspaceId: z.string().m
 class RetryLater extends Error {
   override name = 'RetryLater';
 }
-
-/** Retries back off through the message's visibility: 2, 4, 8… seconds, never past the queue's own timeout. */
-export const retryDelaySeconds = (receiveCount: number) => Math.min(dispatchQueueSettings.visibilityTimeoutSeconds, 2 ** receiveCount);
 
 const parseJson = (body: string): unknown => {
   try {
@@ -39,20 +36,12 @@ export async function deliverRecord(record: SQSRecord): Promise<void> {
     return;
   }
   const receiveCount = Number(record.attributes.ApproximateReceiveCount);
-  let outcome: DeliveryOutcome;
-  try {
-    outcome = await deliverDispatch({ dispatchId: parsed.data.dispatchId, receiveCount, maxReceives: dispatchQueueSettings.maxReceiveCount }, { providerFor });
-  } catch (error) {
-    // The table did not answer, say: come back after the same short back-off, not the whole
-    // visibility timeout. The claim keeps a second provider call out whatever happened.
-    await comeBackIn(record, retryDelaySeconds(receiveCount)).catch((cause: unknown) => logger.warn('Could not shorten the retry delay', { error: cause as Error }));
-    throw error;
-  }
-  logger.info('Delivery attempt', { ...parsed.data, outcome, receiveCount });
-  if (outcome === 'retry') {
-    await comeBackIn(record, retryDelaySeconds(receiveCount));
-    throw new RetryLater(`Provider asked to retry dispatch ${parsed.data.dispatchId}`);
-  }
+  const verdict = await deliverQueuedDispatch({ dispatchId: parsed.data.dispatchId, receiveCount, maxReceives: dispatchQueueSettings.maxReceiveCount }, { providerFor });
+  if (verdict.outcome !== 'retry' || verdict.cause === undefined) logger.info('Delivery attempt', { ...parsed.data, outcome: verdict.outcome, receiveCount });
+  if (verdict.outcome !== 'retry') return;
+  // Either way the record fails and SQS hands it out again: after the pause, or after the queue's timeout.
+  await comeBackIn(record, verdict.afterSeconds).catch((error: unknown) => logger.warn('Could not shorten the retry delay', { error: error as Error }));
+  throw verdict.cause ?? new RetryLater(`Provider asked to retry dispatch ${parsed.data.dispatchId}`);
 }
 
 async function comeBackIn(record: SQSRecord, seconds: number): Promise<void> {

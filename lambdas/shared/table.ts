@@ -32,7 +32,7 @@ export interface ItemKey {
 export const keys = {
   apiKey: (hash: string): ItemKey => ({ pk: `KEY#${hash}`, sk: 'KEY' }),
   workspace: (ws: string): ItemKey => ({ pk: `WS#${ws}`, sk: 'WS' }),
-  template: (ws: string, templateId: string): ItemKey => ({ pk: `WS#${ws}`, sk: `TPL#${templateId}` }),
+  template: (ws: string, templateId: string): ItemKey => ({ pk: partitions.templatesOfWorkspace(ws).value, sk: `TPL#${templateId}` }),
   templateVersion: (ws: string, versionId: string): ItemKey => ({ pk: `WS#${ws}`, sk: `TPLV#${versionId}` }),
   /** Read by id alone; the item's workspaceId is compared, so a foreign id reads as missing. */
   dispatch: (dispatchId: string): ItemKey => ({ pk: `DSP#${dispatchId}`, sk: 'DSP' }),
@@ -40,63 +40,130 @@ export const keys = {
   sendRate: (ws: string, minute: number): ItemKey => ({ pk: `RATE#${ws}#${minute}`, sk: 'RATE' }),
   /** One send of a template to a number per WIB day, for workspaces with `dedupe: wib-day`. */
   dailySend: (ws: string, day: string, phone: string, templateId: string): ItemKey => ({ pk: `DEDUPE#${ws}#${day}#${phone}#${templateId}`, sk: 'DEDUPE' }),
-  conversation: (ws: string, conversationId: string): ItemKey => ({ pk: `WS#${ws}#CONV#${conversationId}`, sk: 'CONV' }),
+  conversation: (ws: string, conversationId: string): ItemKey => ({ pk: partitions.messagesOfConversation(ws, conversationId).value, sk: 'CONV' }),
   /** One per dispatch and event status (ACCEPTED, DELIVERED, REJECTED): written once, whatever the retries. */
   deliveryEvent: (dispatchId: string, status: string): ItemKey => ({ pk: `DSP#${dispatchId}`, sk: `EVT#${status}` }),
   /** One per dispatch and tracking tag, written when the dispatch first counts for reports. */
   tagLink: (dispatchId: string, tag: string): ItemKey => ({ pk: `DSP#${dispatchId}`, sk: `TAG#${tag}` }),
   /** Summary rollup: per tag, WIB day and template. */
-  tagRollup: (ws: string, tag: string, day: string, templateId: string): ItemKey => ({ ...prefixes.rollupsOfTag(ws, tag), sk: `${day}#${templateId}` }),
+  tagRollup: (ws: string, tag: string, day: string, templateId: string): ItemKey => ({ pk: partitions.rollupsOfTag(ws, tag).value, sk: `${day}#${templateId}` }),
   /** Per-day count of a workspace's dispatches that counted as sent, tagged or not (WORKSPACE-scope totals). */
-  dayRollup: (ws: string, day: string): ItemKey => ({ ...prefixes.daysOfWorkspace(ws), sk: day }),
+  dayRollup: (ws: string, day: string): ItemKey => ({ pk: partitions.daysOfWorkspace(ws).value, sk: day }),
   /** Tag discovery rollup: per WIB day and tag. */
-  dayTagRollup: (ws: string, day: string, tag: string): ItemKey => ({ ...prefixes.tagsOfDay(ws, day), sk: tag }),
+  dayTagRollup: (ws: string, day: string, tag: string): ItemKey => ({ pk: partitions.tagsOfDay(ws, day).value, sk: tag }),
   /** Which workspace owns a WhatsApp business phone number (for inbound messages). */
   whatsappNumber: (phoneNumberId: string): ItemKey => ({ pk: `WANUM#${phoneNumberId}`, sk: 'WANUM' }),
   conversationMessage: (ws: string, conversationId: string, createdAt: string, messageId: string): ItemKey => ({
-    pk: `WS#${ws}#CONV#${conversationId}`,
+    pk: partitions.messagesOfConversation(ws, conversationId).value,
     sk: `MSG#${createdAt}#${messageId}`,
   }),
 } as const;
 
-/** Partition and sort-key prefixes that queries name. */
-export const prefixes = {
-  templatesOfWorkspace: (ws: string) => ({ pk: `WS#${ws}`, skPrefix: 'TPL#' }),
-  apiKeysOfWorkspace: (ws: string) => ({ gsi1pk: `WS#${ws}#KEYS`, gsi1skPrefix: 'KEY#' }),
-  deliveryEventsOfPhone: (ws: string, phone: string) => ({ gsi1pk: `WS#${ws}#P#${phone}` }),
-  sendsOfTemplateToPhone: (ws: string, phone: string, templateId: string) => ({ gsi1pk: `WS#${ws}#P#${phone}#T#${templateId}` }),
-  pendingShard: (shard: number) => ({ gsi2pk: `PENDING#${shard}` }),
-  tagsOfDay: (ws: string, day: string) => ({ pk: `WS#${ws}#RD#${day}` }),
-  rollupsOfTag: (ws: string, tag: string) => ({ pk: `WS#${ws}#RT#${tag}` }),
-  daysOfWorkspace: (ws: string) => ({ pk: `WS#${ws}#RW` }),
-  sentOnDay: (ws: string, day: string) => ({ gsi2pk: `WS#${ws}#D#${day}` }),
-  linksOfTag: (ws: string, tag: string) => ({ gsi2pk: `WS#${ws}#TAG#${tag}` }),
+/** Partitions that queries name, each on the table or the index that holds it. */
+const partitions = {
+  templatesOfWorkspace: (ws: string): Partition => ({ on: 'table', value: `WS#${ws}` }),
+  messagesOfConversation: (ws: string, conversationId: string): Partition => ({ on: 'table', value: `WS#${ws}#CONV#${conversationId}` }),
+  tagsOfDay: (ws: string, day: string): Partition => ({ on: 'table', value: `WS#${ws}#RD#${day}` }),
+  rollupsOfTag: (ws: string, tag: string): Partition => ({ on: 'table', value: `WS#${ws}#RT#${tag}` }),
+  daysOfWorkspace: (ws: string): Partition => ({ on: 'table', value: `WS#${ws}#RW` }),
+  apiKeysOfWorkspace: (ws: string): Partition => ({ on: 'gsi1', value: `WS#${ws}#KEYS` }),
+  deliveryEventsOfPhone: (ws: string, phone: string): Partition => ({ on: 'gsi1', value: `WS#${ws}#P#${phone}` }),
+  sendsOfTemplateToPhone: (ws: string, phone: string, templateId: string): Partition => ({ on: 'gsi1', value: `WS#${ws}#P#${phone}#T#${templateId}` }),
+  conversationsByActivity: (ws: string): Partition => ({ on: 'gsi1', value: `WS#${ws}#CONVS` }),
+  pendingShard: (shard: number): Partition => ({ on: 'gsi2', value: `PENDING#${shard}` }),
+  sentOnDay: (ws: string, day: string): Partition => ({ on: 'gsi2', value: `WS#${ws}#D#${day}` }),
+  linksOfTag: (ws: string, tag: string): Partition => ({ on: 'gsi2', value: `WS#${ws}#TAG#${tag}` }),
 } as const;
+
+interface Partition {
+  on: 'table' | IndexName;
+  value: string;
+}
+
+/** How a query bounds the sort key within its partition. */
+export type SortKeyCondition = { equals: string } | { beginsWith: string } | { between: readonly [string, string] } | { before: string };
+
+/** The parts of a QueryCommand that say where to read: the index (if any) and the key condition. */
+export interface KeyCondition {
+  IndexName?: IndexName;
+  KeyConditionExpression: string;
+  ExpressionAttributeNames: Record<string, string>;
+  ExpressionAttributeValues: Record<string, string>;
+}
+
+function keyCondition(partition: Partition, sort?: SortKeyCondition): KeyCondition {
+  const attributes = partition.on === 'table' ? tableDefinition : tableDefinition.indexes[partition.on];
+  const names = { '#pk': attributes.partitionKey, ...(sort ? { '#sk': attributes.sortKey } : {}) };
+  const values: Record<string, string> = { ':pk': partition.value };
+  let sortExpression = '';
+  if (sort && 'equals' in sort) [sortExpression, values[':sk']] = ['#sk = :sk', sort.equals];
+  if (sort && 'beginsWith' in sort) [sortExpression, values[':prefix']] = ['begins_with(#sk, :prefix)', sort.beginsWith];
+  if (sort && 'before' in sort) [sortExpression, values[':before']] = ['#sk < :before', sort.before];
+  if (sort && 'between' in sort) [sortExpression, values[':from'], values[':to']] = ['#sk BETWEEN :from AND :to', ...sort.between];
+  return {
+    ...(partition.on === 'table' ? {} : { IndexName: partition.on }),
+    KeyConditionExpression: sortExpression ? `#pk = :pk AND ${sortExpression}` : '#pk = :pk',
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
+}
+
+/**
+ * Every access pattern a query names: where it reads (table or index) and its key condition,
+ * spread into a QueryCommand. The only place index names appear outside `tableDefinition`.
+ */
+export const accessPatterns = {
+  templatesOfWorkspace: (ws: string) => keyCondition(partitions.templatesOfWorkspace(ws), { beginsWith: 'TPL#' }),
+  /** A conversation's messages, in time order (sort keys are `MSG#<createdAt>#<messageId>`). */
+  messagesOfConversation: (ws: string, conversationId: string) => keyCondition(partitions.messagesOfConversation(ws, conversationId), { beginsWith: 'MSG#' }),
+  /** A WIB day's tag rollups, optionally only the tags starting with `prefix`. */
+  tagsOfDay: (ws: string, day: string, prefix?: string) => keyCondition(partitions.tagsOfDay(ws, day), prefix ? { beginsWith: prefix } : undefined),
+  /** A tag's rollups of WIB days `from`..`to`: sort keys are `<day>#<templateId>`, and "~" sorts after every id character. */
+  rollupsOfTag: (ws: string, tag: string, from: string, to: string) => keyCondition(partitions.rollupsOfTag(ws, tag), { between: [from, `${to}#~`] }),
+  /** A workspace's per-day sent counts of WIB days `from`..`to`. */
+  daysOfWorkspace: (ws: string, from: string, to: string) => keyCondition(partitions.daysOfWorkspace(ws), { between: [from, to] }),
+  apiKeysOfWorkspace: (ws: string) => keyCondition(partitions.apiKeysOfWorkspace(ws), { beginsWith: 'KEY#' }),
+  apiKeyOfWorkspace: (ws: string, keyId: string) => keyCondition(partitions.apiKeysOfWorkspace(ws), { equals: indexKeys.apiKey(ws, keyId).gsi1sk }),
+  /** Sort keys are `<occurredAt>#…`: an exclusive `end` instant still sorts after every event before it. */
+  deliveryEventsOfPhone: (ws: string, phone: string, start: string, end: string) => keyCondition(partitions.deliveryEventsOfPhone(ws, phone), { between: [start, end] }),
+  /** Sort keys are the dispatches' `createdAt`; `range` bounds them. */
+  sendsOfTemplateToPhone: (ws: string, phone: string, templateId: string, range?: { start: string; end: string }) =>
+    keyCondition(partitions.sendsOfTemplateToPhone(ws, phone, templateId), range ? { between: [range.start, range.end] } : undefined),
+  conversationsByActivity: (ws: string) => keyCondition(partitions.conversationsByActivity(ws)),
+  /** A shard's pending dispatches not touched since `cutoff`. */
+  pendingBefore: (shard: number, cutoff: string) => keyCondition(partitions.pendingShard(shard), { before: cutoff }),
+  sentOnDay: (ws: string, day: string) => keyCondition(partitions.sentOnDay(ws, day)),
+  /** A tag's links created in [start, end]: sort keys are `<createdAt>#<dispatchId>`. */
+  linksOfTag: (ws: string, tag: string, start: string, end: string) => keyCondition(partitions.linksOfTag(ws, tag), { between: [start, end] }),
+} as const;
+
+const indexKey = <I extends IndexName>(index: I, partition: Partition, sort: string) => {
+  const { partitionKey, sortKey } = tableDefinition.indexes[index];
+  return { [partitionKey]: partition.value, [sortKey]: sort } as Record<(typeof tableDefinition.indexes)[I]['partitionKey' | 'sortKey'], string>;
+};
 
 export const PENDING_SHARDS = 4;
 const pendingShardOf = (dispatchId: string) => parseInt(dispatchId.slice(-2), 16) % PENDING_SHARDS;
 
 /** Index keys by entity. */
 export const indexKeys = {
-  apiKey: (ws: string, keyId: string) => ({ gsi1pk: `WS#${ws}#KEYS`, gsi1sk: `KEY#${keyId}` }),
+  apiKey: (ws: string, keyId: string) => indexKey('gsi1', partitions.apiKeysOfWorkspace(ws), `KEY#${keyId}`),
   /** Send-check: a workspace's dispatches of one template to one number, newest first. */
-  dispatchSendCheck: (ws: string, phone: string, templateId: string, createdAt: string) => ({ ...prefixes.sendsOfTemplateToPhone(ws, phone, templateId), gsi1sk: createdAt }),
+  dispatchSendCheck: (ws: string, phone: string, templateId: string, createdAt: string) => indexKey('gsi1', partitions.sendsOfTemplateToPhone(ws, phone, templateId), createdAt),
   /** Delivery events of a phone number, in time order. */
-  deliveryEventByPhone: (ws: string, phone: string, occurredAt: string, dispatchId: string, status: string) => ({
-    ...prefixes.deliveryEventsOfPhone(ws, phone),
-    gsi1sk: `${occurredAt}#${dispatchId}#${status}`,
-  }),
+  deliveryEventByPhone: (ws: string, phone: string, occurredAt: string, dispatchId: string, status: string) => 
+    indexKey('gsi1', partitions.deliveryEventsOfPhone(ws, phone), `${occurredAt}#${dispatchId}#${status}`),
   /**
    * A dispatch not yet settled (queued or processing), for the reconciler. Sharded so no one
    * partition takes every send. Replaced by `sentDispatchByDay` once the dispatch counts as sent.
    */
-  pendingDispatch: (dispatchId: string, since: string) => ({ ...prefixes.pendingShard(pendingShardOf(dispatchId)), gsi2sk: `${since}#${dispatchId}` }),
+  pendingDispatch: (dispatchId: string, since: string) => indexKey('gsi2', partitions.pendingShard(pendingShardOf(dispatchId)), `${since}#${dispatchId}`),
   /** WORKSPACE-scope report list: dispatches that became SENT or DELIVERED, by WIB day. */
-  sentDispatchByDay: (ws: string, day: string, createdAt: string, dispatchId: string) => ({ ...prefixes.sentOnDay(ws, day), gsi2sk: `${createdAt}#${dispatchId}` }),
+  sentDispatchByDay: (ws: string, day: string, createdAt: string, dispatchId: string) => indexKey('gsi2', partitions.sentOnDay(ws, day), `${createdAt}#${dispatchId}`),
   /** Report list by tag. */
-  tagLink: (ws: string, tag: string, createdAt: string, dispatchId: string) => ({ ...prefixes.linksOfTag(ws, tag), gsi2sk: `${createdAt}#${dispatchId}` }),
+  tagLink: (ws: string, tag: string, createdAt: string, dispatchId: string) => indexKey('gsi2', partitions.linksOfTag(ws, tag), `${createdAt}#${dispatchId}`),
   /** Conversation list: a workspace's conversations by last activity. */
-  conversationActivity: (ws: string, lastMessageAt: string, conversationId: string) => ({ gsi1pk: `WS#${ws}#CONVS`, gsi1sk: `${lastMessageAt}#${conversationId}` }),
+  conversationActivity: (ws: string, lastMessageAt: string, conversationId: string) => indexKey('gsi1', partitions.conversationsByActivity(ws), `${lastMessageAt}#${conversationId}`),
 } as const;
 
 /** Every stored item names its entity, so an item is self-describing in a raw table dump. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { recordInboundMessage } from '../../lambdas/domain/conversations/inbound-message';
-import { applyStatus, claimDispatch } from '../../lambdas/domain/delivery/dispatch-status';
+import { claimDispatch } from '../../lambdas/domain/delivery/delivery-attempt';
+import { applyStatus } from '../../lambdas/domain/delivery/dispatch-status';
 import { conversationHistory, getConversation, listConversations } from '../../lambdas/domain/conversations/read-conversations';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import { saveTemplate } from '../../lambdas/domain/templates/template-repository';

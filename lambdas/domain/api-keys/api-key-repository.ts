@@ -1,29 +1,35 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
 import { queryAll } from '../../shared/query-all';
-import { indexKeys, keys, prefixes } from '../../shared/table';
+import { accessPatterns, indexKeys, keys } from '../../shared/table';
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
-import type { Scope } from '../../shared/scopes';
+import { scopes } from '../../shared/scopes';
+import { parseItem } from '../../shared/stored-item';
+import { isConditionFailed } from '../../shared/writes';
 import { apiKeyHint, hashApiKey } from './api-key-secret';
 
-export interface ApiKeyRecord {
-  keyId: string;
-  workspaceId: string;
-  name: string;
-  scopes: Scope[];
-  status: 'active' | 'revoked';
-  hint: string;
-  createdAt: string;
-  revokedAt?: string;
+/** The API key item: stored by the hash of its secret, listed per workspace on gsi1. */
+const apiKeyRecordSchema = z.object({
+  keyId: z.string(),
+  workspaceId: z.string(),
+  name: z.string(),
+  scopes: z.array(z.enum(scopes)),
+  status: z.enum(['active', 'revoked']),
+  hint: z.string(),
+  createdAt: z.string(),
+  revokedAt: z.string().optional(),
   /** Optional hard expiry, checked on every request (not a TTL: an expired key stays listable). */
-  expiresAt?: string;
-}
+  expiresAt: z.string().optional(),
+});
+
+export type ApiKeyRecord = z.output<typeof apiKeyRecordSchema>;
 
 export interface NewApiKey {
   workspaceId: string;
   name: string;
-  scopes: Scope[];
+  scopes: ApiKeyRecord['scopes'];
   expiresAt?: string;
 }
 
@@ -58,7 +64,7 @@ export async function saveApiKey(plaintext: string, input: NewApiKey, now: Date,
     );
     return record;
   } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    if (!isConditionFailed(error)) throw error;
     const existing = await getApiKeyByHash(hash, store);
     if (!existing || existing.workspaceId !== input.workspaceId) throw new Error('This key is already registered to another workspace', { cause: error });
     return existing;
@@ -66,35 +72,19 @@ export async function saveApiKey(plaintext: string, input: NewApiKey, now: Date,
 }
 
 export async function listApiKeys(workspaceId: string, store: Store = defaultStore()): Promise<ApiKeyRecord[]> {
-  const { gsi1pk, gsi1skPrefix } = prefixes.apiKeysOfWorkspace(workspaceId);
-  const items = (
-    await queryAll(store, {
-      IndexName: 'gsi1',
-      KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': gsi1pk, ':prefix': gsi1skPrefix },
-    })
-  ).map(toRecord);
+  const items = (await queryAll(store, accessPatterns.apiKeysOfWorkspace(workspaceId))).map(toRecord);
   return items.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
 /** Marks a key revoked. Returns false when the workspace has no key with that id. */
 export async function revokeApiKey(workspaceId: string, keyId: string, now: Date, store: Store = defaultStore()): Promise<boolean> {
-  const { gsi1pk, gsi1sk } = indexKeys.apiKey(workspaceId, keyId);
-  const found = await store.db.send(
-    new QueryCommand({
-      TableName: store.tableName,
-      IndexName: 'gsi1',
-      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :sk',
-      ExpressionAttributeValues: { ':pk': gsi1pk, ':sk': gsi1sk },
-      ProjectionExpression: 'pk, sk',
-    }),
-  );
+  const found = await store.db.send(new QueryCommand({ TableName: store.tableName, ...accessPatterns.apiKeyOfWorkspace(workspaceId, keyId), ProjectionExpression: 'pk, sk' }));
   const item = found.Items?.[0];
   if (!item) return false;
   await store.db.send(
     new UpdateCommand({
       TableName: store.tableName,
-      Key: { pk: item.pk as string, sk: item.sk as string },
+      Key: parseItem(z.object({ pk: z.string(), sk: z.string() }), item, 'api key'),
       UpdateExpression: 'SET #status = :revoked, revokedAt = if_not_exists(revokedAt, :now)',
       ConditionExpression: 'workspaceId = :ws',
       ExpressionAttributeNames: { '#status': 'status' },
@@ -105,6 +95,5 @@ export async function revokeApiKey(workspaceId: string, keyId: string, now: Date
 }
 
 function toRecord(item: Record<string, unknown>): ApiKeyRecord {
-  const { keyId, workspaceId, name, scopes, status, hint, createdAt, revokedAt, expiresAt } = item as unknown as ApiKeyRecord;
-  return { keyId, workspaceId, name, scopes, status, hint, createdAt, ...(revokedAt ? { revokedAt } : {}), ...(expiresAt ? { expiresAt } : {}) };
+  return parseItem(apiKeyRecordSchema, item, 'api key');
 }

@@ -1,14 +1,15 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { batchGet } from '../../shared/batch-get';
 import { defaultStore } from '../../shared/default-store';
 import { NotFoundError, ValidationError } from '../../shared/errors';
 import type { Store } from '../../shared/store';
 import { keys } from '../../shared/table';
-import { dispatchStatuses, type DispatchStatus } from '../messages/dispatch';
+import { dispatchStatuses } from '../messages/dispatch';
+import { toDispatch } from '../messages/dispatch-repository';
 import { toE164 } from '../phones/phone-number';
 import { instant } from '../time/instant';
 import { conversationIdFor } from './conversation-id';
+import { conversationsByActivity, findConversation, messagesOfConversation } from './conversation-item';
 import { decodeCursor, encodeCursor } from './cursor';
 
 const direction = z.enum(['inbound', 'outbound']);
@@ -49,22 +50,6 @@ export type MessageResource = z.output<typeof conversationMessageSchema>;
 export const cursorPageSchema = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });
 export type PageOf<T> = { items: T[]; nextCursor: string | null };
 
-const toConversation = (item: Record<string, unknown>): ConversationResource => ({
-  id: item.id as string,
-  channel: item.channel as string,
-  contactPhone: item.contactPhone as string,
-  contactName: (item.contactName as string | undefined) ?? null,
-  lastMessageAt: item.lastMessageAt as string,
-  lastMessagePreview: item.lastMessagePreview as string,
-  lastMessageDirection: item.lastMessageDirection as 'inbound' | 'outbound',
-  messageCount: (item.messageCount as number | undefined) ?? 0,
-  inboundCount: (item.inboundCount as number | undefined) ?? 0,
-  outboundCount: (item.outboundCount as number | undefined) ?? 0,
-  unreadCount: (item.unreadCount as number | undefined) ?? 0,
-  createdAt: item.createdAt as string,
-  updatedAt: item.updatedAt as string,
-});
-
 /**
  * The workspace's conversations, latest activity first, a cursor page at a time; or, with
  * `phone`, the one conversation with that number (normalized, so `0812…`, `62812…` and
@@ -79,29 +64,19 @@ export async function listConversations(
     const phone = toE164(query.phone);
     if (!phone) throw new ValidationError(`query.phone: "${query.phone}" is not a valid phone number`);
     await decodeCursor(query.cursor, `${workspaceId}|conversations|${phone}`);
-    const conversation = await getConversationItem(workspaceId, conversationIdFor(workspaceId, 'whatsapp', phone), store);
-    return { items: conversation ? [toConversation(conversation)] : [], nextCursor: null };
+    const conversation = await findConversation(workspaceId, conversationIdFor(workspaceId, 'whatsapp', phone), store);
+    return { items: conversation ? [conversation] : [], nextCursor: null };
   }
   const scope = `${workspaceId}|conversations`;
-  const page = await store.db.send(
-    new QueryCommand({
-      TableName: store.tableName,
-      IndexName: 'gsi1',
-      KeyConditionExpression: 'gsi1pk = :pk',
-      ExpressionAttributeValues: { ':pk': `WS#${workspaceId}#CONVS` },
-      ScanIndexForward: false,
-      Limit: query.limit,
-      ExclusiveStartKey: await decodeCursor(query.cursor, scope),
-    }),
-  );
-  return { items: (page.Items ?? []).map(toConversation), nextCursor: await encodeCursor(page.LastEvaluatedKey, scope) };
+  const page = await conversationsByActivity(workspaceId, { limit: query.limit, startKey: await decodeCursor(query.cursor, scope) }, store);
+  return { items: page.items, nextCursor: await encodeCursor(page.lastKey, scope) };
 }
 
 /** One conversation; a missing or foreign id is the same 404. */
 export async function getConversation(workspaceId: string, conversationId: string, store: Store = defaultStore()): Promise<ConversationResource> {
-  const item = await getConversationItem(workspaceId, conversationId, store);
-  if (!item) throw new NotFoundError('Conversation');
-  return toConversation(item);
+  const conversation = await findConversation(workspaceId, conversationId, store);
+  if (!conversation) throw new NotFoundError('Conversation');
+  return conversation;
 }
 
 /** A conversation's messages, newest first, a cursor page at a time, outbound ones with their dispatch's current status. */
@@ -113,35 +88,20 @@ export async function conversationHistory(
 ): Promise<PageOf<MessageResource>> {
   const scope = `${workspaceId}|history|${conversationId}`;
   const startKey = await decodeCursor(query.cursor, scope);
-  if (!(await getConversationItem(workspaceId, conversationId, store))) throw new NotFoundError('Conversation');
-  const page = await store.db.send(
-    new QueryCommand({
-      TableName: store.tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :messages)',
-      ExpressionAttributeValues: { ':pk': keys.conversation(workspaceId, conversationId).pk, ':messages': 'MSG#' },
-      ScanIndexForward: false,
-      Limit: query.limit,
-      ExclusiveStartKey: startKey,
-    }),
-  );
-  const messages = page.Items ?? [];
-  const dispatchIds = messages.map((message) => message.dispatchId as string | undefined).filter((id): id is string => !!id);
-  const statuses = new Map((await batchGet(store, dispatchIds.map((id) => keys.dispatch(id)))).map((item) => [item.dispatchId as string, item.status as DispatchStatus]));
+  if (!(await findConversation(workspaceId, conversationId, store))) throw new NotFoundError('Conversation');
+  const page = await messagesOfConversation(workspaceId, conversationId, { limit: query.limit, startKey }, store);
+  const dispatchIds = page.items.map((message) => message.dispatchId).filter((id): id is string => !!id);
+  const statuses = new Map((await batchGet(store, dispatchIds.map((id) => keys.dispatch(id)))).map(toDispatch).map((dispatch) => [dispatch.dispatchId, dispatch.status]));
   return {
-    items: messages.map((message) => ({
-      id: message.messageId as string,
-      direction: message.direction as 'inbound' | 'outbound',
-      type: message.type as string,
-      text: (message.text as string | null | undefined) ?? null,
-      dispatchId: (message.dispatchId as string | undefined) ?? null,
-      status: message.dispatchId ? (statuses.get(message.dispatchId as string) ?? null) : null,
-      createdAt: message.createdAt as string,
+    items: page.items.map((message) => ({
+      id: message.messageId,
+      direction: message.direction,
+      type: message.type,
+      text: message.text,
+      dispatchId: message.dispatchId ?? null,
+      status: message.dispatchId ? (statuses.get(message.dispatchId) ?? null) : null,
+      createdAt: message.createdAt,
     })),
-    nextCursor: await encodeCursor(page.LastEvaluatedKey, scope),
+    nextCursor: await encodeCursor(page.lastKey, scope),
   };
-}
-
-async function getConversationItem(workspaceId: string, conversationId: string, store: Store): Promise<Record<string, unknown> | undefined> {
-  const { Item } = await store.db.send(new GetCommand({ TableName: store.tableName, Key: keys.conversation(workspaceId, conversationId) }));
-  return Item;
 }

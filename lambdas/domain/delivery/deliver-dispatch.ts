@@ -1,3 +1,4 @@
+import { dispatchQueueSettings } from '../../shared/dispatch-queue-settings';
 import { logger } from '../../shared/logger';
 import { messageMetrics } from '../../shared/metrics';
 import type { Store } from '../../shared/store';
@@ -5,7 +6,8 @@ import type { Dispatch } from '../messages/dispatch';
 import { ProviderError, type Provider, type ProviderMessage } from '../providers/provider';
 import { lookUpWorkspace } from '../workspaces/workspace-lookup';
 import type { WorkspaceSettings } from '../workspaces/workspace';
-import { applyStatus, claimDispatch, releaseClaim } from './dispatch-status';
+import { claimDispatch, releaseClaim } from './delivery-attempt';
+import { applyStatus } from './dispatch-status';
 
 /**
  * An attempt older than this without a verdict belongs to a consumer that died mid-call: the
@@ -56,6 +58,27 @@ export async function deliverDispatch(attempt: DeliveryAttempt, deps: DeliveryDe
     const verdict = error instanceof ProviderError ? error : new ProviderError('unknown', 'provider_fault', (error as Error).message, { cause: error });
     logger.info('Provider did not accept', { dispatchId: dispatch.dispatchId, kind: verdict.kind, code: verdict.code });
     return recordVerdict(dispatch, verdict, attempt, now(), deps.store);
+  }
+}
+
+/** What the consumer does with the queue message: done with it, or see it again after a pause. */
+export type MessageVerdict = { outcome: Exclude<DeliveryOutcome, 'retry'> } | { outcome: 'retry'; afterSeconds: number; cause?: Error };
+
+/** Retries back off through the message's visibility: 2, 4, 8… seconds, never past the queue's own timeout. */
+export const retryDelaySeconds = (receiveCount: number) => Math.min(dispatchQueueSettings.visibilityTimeoutSeconds, 2 ** receiveCount);
+
+/**
+ * The consumer's retry policy for one queue message: deliver it, and when the provider asked to
+ * come back later, or the delivery failed on the way (the table did not answer, say), retry after
+ * a short back-off rather than the queue's whole visibility timeout. The claim keeps a second
+ * provider call out whatever happened.
+ */
+export async function deliverQueuedDispatch(attempt: DeliveryAttempt, deps: DeliveryDependencies): Promise<MessageVerdict> {
+  try {
+    const outcome = await deliverDispatch(attempt, deps);
+    return outcome === 'retry' ? { outcome, afterSeconds: retryDelaySeconds(attempt.receiveCount) } : { outcome };
+  } catch (error) {
+    return { outcome: 'retry', afterSeconds: retryDelaySeconds(attempt.receiveCount), cause: error instanceof Error ? error : new Error('Delivery failed', { cause: error }) };
   }
 }
 

@@ -3,11 +3,16 @@ import { defaultStore } from '../../shared/default-store';
 import { mapWithConcurrency } from '../../shared/concurrency';
 import { queryAll } from '../../shared/query-all';
 import type { Store } from '../../shared/store';
-import { prefixes } from '../../shared/table';
+import { parseItem } from '../../shared/stored-item';
+import { accessPatterns, indexKeys, keys } from '../../shared/table';
+import type { Write } from '../../shared/writes';
+import type { Dispatch } from '../messages/dispatch';
 import { toE164 } from '../phones/phone-number';
 import { wibRange } from '../time/wib';
 import { instant } from '../time/instant';
 import { deliveryEventStatuses, type DeliveryEventStatus } from './transitions';
+
+/** The delivery event item: one per dispatch and event status, its write and its reading back. */
 
 /** A delivery status event (docs/api.md#delivery-status); `failureCode` only when the provider gave one. */
 export const deliveryEventSchema = z.object({
@@ -17,6 +22,30 @@ export const deliveryEventSchema = z.object({
   failureCode: z.string().optional(),
 });
 export type DeliveryEvent = z.output<typeof deliveryEventSchema>;
+
+/**
+ * A provider's verdict on a dispatch, written once per status (its key is the dispatch and the
+ * status, so a repeated callback rewrites the same item) and indexed by phone for the delivery-status route (docs/api.md#delivery-status).
+ */
+export function deliveryEventPut(dispatch: Pick<Dispatch, 'dispatchId' | 'workspaceId' | 'to'>, status: DeliveryEventStatus, occurredAt: string, failureCode?: string): Write {
+  return {
+    Put: {
+      Item: {
+        ...keys.deliveryEvent(dispatch.dispatchId, status),
+        ...indexKeys.deliveryEventByPhone(dispatch.workspaceId, dispatch.to, occurredAt, dispatch.dispatchId, status),
+        entity: 'deliveryEvent',
+        dispatchId: dispatch.dispatchId,
+        workspaceId: dispatch.workspaceId,
+        phone: dispatch.to,
+        status,
+        occurredAt,
+        ...(failureCode ? { failureCode } : {}),
+      },
+    },
+  };
+}
+
+const storedEventSchema = z.object({ dispatchId: z.string(), status: z.enum(deliveryEventStatuses), occurredAt: z.string(), failureCode: z.string().optional() });
 
 /** The events of one requested phone, as it was given (docs/api.md#delivery-status). */
 export const phoneEventsSchema = z.object({ phone: z.string(), events: z.array(deliveryEventSchema) });
@@ -39,20 +68,12 @@ export async function deliveryEventsForPhones(
   const normalized = phones.map((phone) => toE164(phone));
   const distinct = [...new Set(normalized.filter((phone): phone is string => !!phone))];
   const found = await mapWithConcurrency(distinct, PARALLEL_QUERIES, async (phone) => {
-    const items = await queryAll(store, {
-      IndexName: 'gsi1',
-      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :start AND :end',
-      // The sort key is `<occurredAt>#…`; the range end is exclusive, and `<end>#…` sorts after `<end>`.
-      ExpressionAttributeValues: { ':pk': prefixes.deliveryEventsOfPhone(workspaceId, phone).gsi1pk, ':start': start, ':end': end },
+    // The sort key is `<occurredAt>#…`; the range end is exclusive, and `<end>#…` sorts after `<end>`.
+    const items = await queryAll(store, accessPatterns.deliveryEventsOfPhone(workspaceId, phone, start, end));
+    return items.map((item): DeliveryEvent => {
+      const { dispatchId, status, occurredAt, failureCode } = parseItem(storedEventSchema, item, 'delivery event');
+      return { dispatchId, status, occurredAt, ...(failureCode ? { failureCode } : {}) };
     });
-    return items.map(
-      (item): DeliveryEvent => ({
-        dispatchId: item.dispatchId as string,
-        status: item.status as DeliveryEventStatus,
-        occurredAt: item.occurredAt as string,
-        ...(item.failureCode ? { failureCode: item.failureCode as string } : {}),
-      }),
-    );
   });
   const byPhone = new Map(distinct.map((phone, i) => [phone, found[i]!]));
 

@@ -1,10 +1,9 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { defaultStore } from '../../shared/default-store';
 import { logger } from '../../shared/logger';
 import type { Store } from '../../shared/store';
-import { keys } from '../../shared/table';
 import { recordInboundMessage } from '../conversations/inbound-message';
 import type { WebhookPayload, WebhookStatus } from '../providers/whatsapp-webhook';
+import { workspaceOfNumber } from '../workspaces/workspace-number';
 import { applyStatus, type StatusChange } from './dispatch-status';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -73,9 +72,4 @@ export async function applyProviderReports(payload: WebhookPayload, store: Store
     }
   }
   return summary;
-}
-
-async function workspaceOfNumber(phoneNumberId: string, store: Store): Promise<string | undefined> {
-  const { Item } = await store.db.send(new GetCommand({ TableName: store.tableName, Key: keys.whatsappNumber(phoneNumberId) }));
-  return Item?.workspaceId as string | undefined;
 }

@@ -1,12 +1,13 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { defaultQueue, defaultStore } from '../../shared/default-store';
 import { dispatchQueueSettings } from '../../shared/dispatch-queue-settings';
 import { logger } from '../../shared/logger';
 import type { QueueTarget } from '../../shared/queue';
 import type { Store } from '../../shared/store';
-import { indexKeys, keys, PENDING_SHARDS, prefixes } from '../../shared/table';
+import { PENDING_SHARDS } from '../../shared/table';
+import { isConditionFailed, writeOne } from '../../shared/writes';
 import { enqueueDispatch } from '../messages/dispatch-queue';
-import { toDispatch } from '../messages/dispatch-repository';
+import type { DispatchStatus } from '../messages/dispatch';
+import { pendingDispatches, requeueUpdate } from '../messages/dispatch-repository';
 import { STALE_ATTEMPT_MS } from './deliver-dispatch';
 import { applyStatus } from './dispatch-status';
 
@@ -35,17 +36,7 @@ export async function reconcile(now: Date, store: Store = defaultStore(), queue:
   const summary: ReconcileSummary = { requeued: 0, settledUnknown: 0 };
   const cutoff = new Date(now.getTime() - QUEUED_GRACE_MS).toISOString();
   for (let shard = 0; shard < PENDING_SHARDS; shard++) {
-    const { Items = [] } = await store.db.send(
-      new QueryCommand({
-        TableName: store.tableName,
-        IndexName: 'gsi2',
-        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :cutoff',
-        ExpressionAttributeValues: { ':pk': prefixes.pendingShard(shard).gsi2pk, ':cutoff': cutoff },
-        Limit: MAX_PER_SHARD,
-      }),
-    );
-    for (const item of Items) {
-      const dispatch = toDispatch(item);
+    for (const dispatch of await pendingDispatches(shard, cutoff, MAX_PER_SHARD, store)) {
       const attemptAge = dispatch.attemptStartedAt ? now.getTime() - Date.parse(dispatch.attemptStartedAt) : 0;
       const idleFor = now.getTime() - Date.parse(dispatch.updatedAt);
       if (dispatch.status === 'processing' && dispatch.attemptStartedAt && attemptAge > STALE_ATTEMPT_MS) {
@@ -60,21 +51,11 @@ export async function reconcile(now: Date, store: Store = defaultStore(), queue:
 }
 
 /** Moves the dispatch's pending entry forward first, so the next run does not queue it again. */
-async function requeue(dispatchId: string, workspaceId: string, status: string, now: Date, store: Store, queue: QueueTarget): Promise<boolean> {
-  const pending = indexKeys.pendingDispatch(dispatchId, now.toISOString());
+async function requeue(dispatchId: string, workspaceId: string, status: DispatchStatus, now: Date, store: Store, queue: QueueTarget): Promise<boolean> {
   try {
-    await store.db.send(
-      new UpdateCommand({
-        TableName: store.tableName,
-        Key: keys.dispatch(dispatchId),
-        UpdateExpression: 'SET gsi2sk = :sk, updatedAt = :now ADD requeues :one',
-        ConditionExpression: '#status = :status',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':sk': pending.gsi2sk, ':now': now.toISOString(), ':one': 1, ':status': status },
-      }),
-    );
+    await writeOne(store, requeueUpdate(dispatchId, status, now));
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    if (isConditionFailed(error)) return false;
     throw error;
   }
   await enqueueDispatch({ dispatchId, workspaceId }, queue);

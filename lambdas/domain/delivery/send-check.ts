@@ -1,9 +1,10 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { paginateQuery } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { defaultStore } from '../../shared/default-store';
 import { ValidationError } from '../../shared/errors';
 import type { Store } from '../../shared/store';
-import { prefixes } from '../../shared/table';
+import { parseItem } from '../../shared/stored-item';
+import { accessPatterns } from '../../shared/table';
 import { toE164 } from '../phones/phone-number';
 import { instant } from '../time/instant';
 import { wibRange } from '../time/wib';
@@ -16,6 +17,8 @@ export const sendCheckSchema = z.object({
 });
 export type SendCheck = z.output<typeof sendCheckSchema>;
 
+const sentDispatchSchema = z.object({ dispatchId: z.string(), createdAt: z.string() });
+
 /**
  * Whether the workspace sent `templateId` to `phone` (docs/api.md#send-check): the newest dispatch that is
  * not failed or canceled, over the whole history or one WIB day. Newest first on the send-check
@@ -24,28 +27,25 @@ export type SendCheck = z.output<typeof sendCheckSchema>;
 export async function checkSend(workspaceId: string, query: { phone: string; templateId: string; date?: string }, store: Store = defaultStore()): Promise<SendCheck> {
   const phone = toE164(query.phone);
   if (!phone) throw new ValidationError(`query.phone: "${query.phone}" is not a valid phone number`);
-  const { gsi1pk } = prefixes.sendsOfTemplateToPhone(workspaceId, phone, query.templateId);
-  const day = query.date ? wibRange(query.date, query.date) : undefined;
-
-  let cursor: Record<string, unknown> | undefined;
-  do {
-    const page = await store.db.send(
-      new QueryCommand({
-        TableName: store.tableName,
-        IndexName: 'gsi1',
-        KeyConditionExpression: day ? 'gsi1pk = :pk AND gsi1sk BETWEEN :start AND :end' : 'gsi1pk = :pk',
-        FilterExpression: 'NOT (#status IN (:failed, :canceled))',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':pk': gsi1pk, ':failed': 'failed', ':canceled': 'canceled', ...(day ? { ':start': day.start, ':end': day.end } : {}) },
-        ProjectionExpression: 'dispatchId, createdAt',
-        ScanIndexForward: false,
-        Limit: 25,
-        ExclusiveStartKey: cursor,
-      }),
-    );
+  const where = accessPatterns.sendsOfTemplateToPhone(workspaceId, phone, query.templateId, query.date ? wibRange(query.date, query.date) : undefined);
+  const pages = paginateQuery(
+    { client: store.db, pageSize: 25 },
+    {
+      TableName: store.tableName,
+      ...where,
+      FilterExpression: 'NOT (#status IN (:failed, :canceled))',
+      ExpressionAttributeNames: { ...where.ExpressionAttributeNames, '#status': 'status' },
+      ExpressionAttributeValues: { ...where.ExpressionAttributeValues, ':failed': 'failed', ':canceled': 'canceled' },
+      ProjectionExpression: 'dispatchId, createdAt',
+      ScanIndexForward: false,
+    },
+  );
+  for await (const page of pages) {
     const newest = page.Items?.[0];
-    if (newest) return { sent: true, dispatchId: newest.dispatchId as string, submittedAt: newest.createdAt as string };
-    cursor = page.LastEvaluatedKey;
-  } while (cursor);
+    if (newest) {
+      const { dispatchId, createdAt } = parseItem(sentDispatchSchema, newest, 'dispatch');
+      return { sent: true, dispatchId, submittedAt: createdAt };
+    }
+  }
   return { sent: false, dispatchId: null, submittedAt: null };
 }

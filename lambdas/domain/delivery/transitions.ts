@@ -25,3 +25,6 @@ export const countsAsSent = (status: DispatchStatus): boolean => status === 'sen
 /** Delivery event statuses (docs/api.md#delivery-status). */
 export const deliveryEventStatuses = ['ACCEPTED', 'DELIVERED', 'REJECTED'] as const;
 export type DeliveryEventStatus = (typeof deliveryEventStatuses)[number];
+
+/** The first move into a status that counts in reports: happens once per dispatch, guarded by `reportedAt`. */
+export const isFirstReport = (dispatch: { reportedAt?: string }, to: DispatchStatus): boolean => countsAsSent(to) && !dispatch.reportedAt;

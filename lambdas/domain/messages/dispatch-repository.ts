@@ -1,14 +1,60 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { indexKeys, keys } from '../../shared/table';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
-import type { Dispatch } from './dispatch';
+import { parseItem } from '../../shared/stored-item';
+import { accessPatterns, indexKeys, keys } from '../../shared/table';
+import type { Write } from '../../shared/writes';
+import { allowedFrom, countsAsSent, isFirstReport } from '../delivery/transitions';
+import { wibDay } from '../time/wib';
+import { dispatchStatuses, type Dispatch, type DispatchStatus } from './dispatch';
 
-const DISPATCH_FIELDS = [
-  'dispatchId', 'workspaceId', 'channel', 'to', 'contactName', 'templateId', 'templateName', 'templateVersionId', 'providerTemplateName',
-  'language', 'variables', 'renderedText', 'bodyParameters', 'tagIds', 'trackingTags', 'source', 'apiClient', 'status', 'creditCost', 'amountRupiah',
-  'conversationId', 'createdAt', 'updatedAt', 'sentAt', 'deliveredAt', 'failureCode',
-] as const satisfies readonly (keyof Dispatch)[];
+/**
+ * The dispatch item: its key and index entries, every write to it (create, status moves, the
+ * enqueue failure, the reconciler's requeue) and its reading back. The delivery attempt's fields
+ * (claim and release) are written by delivery/delivery-attempt.ts.
+ */
+
+const nullable = <T extends z.ZodType>(schema: T) => schema.nullish().transform((value) => value ?? null);
+
+/** A stored dispatch. Null fields are left out of the item, so an absent one reads as null. */
+const storedDispatchSchema = z.object({
+  dispatchId: z.string().min(1),
+  workspaceId: z.string().min(1),
+  channel: z.literal('whatsapp'),
+  to: z.string(),
+  contactName: nullable(z.string()),
+  templateId: z.string(),
+  templateName: z.string(),
+  templateVersionId: z.string(),
+  providerTemplateName: z.string(),
+  language: z.string(),
+  variables: z.record(z.string(), z.string()),
+  renderedText: z.string(),
+  bodyParameters: z.array(z.string()),
+  tagIds: z.array(z.string()),
+  trackingTags: z.array(z.string()),
+  source: z.enum(['EXTERNAL_API', 'BROADCAST', 'INBOX']),
+  apiClient: nullable(z.object({ id: z.string(), name: z.string() })),
+  status: z.enum(dispatchStatuses),
+  creditCost: z.number(),
+  amountRupiah: z.number(),
+  conversationId: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  sentAt: nullable(z.string()),
+  deliveredAt: nullable(z.string()),
+  failureCode: nullable(z.string()),
+  attempts: z.number().optional(),
+  attemptStartedAt: z.string().optional(),
+  providerMessageId: z.string().optional(),
+  reportedAt: z.string().optional(),
+}) satisfies z.ZodType<Dispatch>;
+
+/** A stored item as a Dispatch: nullable fields null when absent, bookkeeping fields left out. */
+export function toDispatch(item: Record<string, unknown>): Dispatch {
+  return parseItem(storedDispatchSchema, item, 'dispatch');
+}
 
 /**
  * The stored item: the dispatch, its key, its send-check and pending index entries. Null fields
@@ -25,14 +71,8 @@ export function dispatchItem(dispatch: Dispatch) {
   };
 }
 
-const OPTIONAL_FIELDS = ['attempts', 'attemptStartedAt', 'providerMessageId', 'reportedAt'] as const satisfies readonly (keyof Dispatch)[];
-
-/** A stored item as a Dispatch: nullable fields null when absent, bookkeeping fields left out. */
-export function toDispatch(item: Record<string, unknown>): Dispatch {
-  const dispatch = Object.fromEntries(DISPATCH_FIELDS.map((field) => [field, item[field] ?? null]));
-  for (const field of OPTIONAL_FIELDS) if (item[field] !== undefined && item[field] !== null) dispatch[field] = item[field];
-  return dispatch as unknown as Dispatch;
-}
+/** Creates the dispatch; refused if it exists (only an earlier try of the same send wrote it). */
+export const dispatchCreate = (dispatch: Dispatch): Write => ({ Put: { Item: dispatchItem(dispatch), ConditionExpression: 'attribute_not_exists(pk)' } });
 
 /** A workspace's dispatch; another workspace's id reads as missing. */
 export async function getDispatch(workspaceId: string, dispatchId: string, store: Store = defaultStore()): Promise<Dispatch | undefined> {
@@ -48,31 +88,90 @@ export async function getDispatchById(dispatchId: string, store: Store = default
 
 /**
  * The queue refused the message (docs/api.md#send-a-message): the dispatch becomes `failed` with
- * `enqueue_failed`, and the idempotency key and daily-send marker are released so a retry can
- * succeed. Only a dispatch still `queued` is touched.
+ * `enqueue_failed`. Only a dispatch still `queued` is touched.
  */
-export async function failUnqueuedDispatch(
-  dispatch: Pick<Dispatch, 'dispatchId' | 'workspaceId'>,
-  release: { idempotencyKey?: string; dailySendKey?: { pk: string; sk: string } },
-  now: Date,
-  store: Store = defaultStore(),
-): Promise<void> {
-  await store.db.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Update: {
-            TableName: store.tableName,
-            Key: keys.dispatch(dispatch.dispatchId),
-            UpdateExpression: 'SET #status = :failed, failureCode = :code, updatedAt = :now REMOVE gsi2pk, gsi2sk',
-            ConditionExpression: '#status = :queued',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':failed': 'failed', ':queued': 'queued', ':code': 'enqueue_failed', ':now': now.toISOString() },
-          },
-        },
-        ...(release.idempotencyKey ? [{ Delete: { TableName: store.tableName, Key: keys.idempotency(dispatch.workspaceId, release.idempotencyKey) } }] : []),
-        ...(release.dailySendKey ? [{ Delete: { TableName: store.tableName, Key: release.dailySendKey } }] : []),
-      ],
-    }),
-  );
+export const enqueueFailedUpdate = (dispatchId: string, now: Date): Write => ({
+  Update: {
+    Key: keys.dispatch(dispatchId),
+    UpdateExpression: 'SET #status = :failed, failureCode = :code, updatedAt = :now REMOVE gsi2pk, gsi2sk',
+    ConditionExpression: '#status = :queued',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':failed': 'failed', ':queued': 'queued', ':code': 'enqueue_failed', ':now': now.toISOString() },
+  },
+});
+
+/** A status move as the dispatch item takes it. */
+export interface StatusMove {
+  to: DispatchStatus;
+  /** When it happened at the provider (or now). */
+  occurredAt: string;
+  failureCode?: string;
+  providerMessageId?: string;
+}
+
+/**
+ * Moves the dispatch from a status the transition table allows (docs/api.md#dispatch-statuses). The first move into a status that counts
+ * in reports sets `reportedAt` (guarded, so it happens once) and swaps the pending index entry
+ * for the sent-by-day one; a move out of reporting drops both.
+ */
+export function statusMoveUpdate(dispatch: Dispatch, move: StatusMove, now: string): Write {
+  const firstReport = isFirstReport(dispatch, move.to);
+  const set = ['#status = :to', 'updatedAt = :now'];
+  const remove: string[] = [];
+  const values: Record<string, unknown> = { ':to': move.to, ':now': now };
+
+  if (countsAsSent(move.to)) {
+    set.push('sentAt = if_not_exists(sentAt, :at)');
+    values[':at'] = move.occurredAt;
+  }
+  if (move.to === 'delivered') set.push('deliveredAt = :at');
+  if (move.failureCode) {
+    set.push('failureCode = :code');
+    values[':code'] = move.failureCode;
+  }
+  if (move.providerMessageId) {
+    set.push('providerMessageId = :pmid');
+    values[':pmid'] = move.providerMessageId;
+  }
+  if (move.to !== 'processing') remove.push('attemptStartedAt', 'attemptId');
+  if (firstReport) {
+    const index = indexKeys.sentDispatchByDay(dispatch.workspaceId, wibDay(new Date(dispatch.createdAt)), dispatch.createdAt, dispatch.dispatchId);
+    set.push('reportedAt = :now', 'gsi2pk = :gsi2pk', 'gsi2sk = :gsi2sk');
+    Object.assign(values, { ':gsi2pk': index.gsi2pk, ':gsi2sk': index.gsi2sk });
+  } else if (!countsAsSent(move.to)) {
+    // Failed, canceled or unknown: the reconciler has nothing more to do with it, nor the reports.
+    remove.push('gsi2pk', 'gsi2sk');
+    if (dispatch.reportedAt) remove.push('reportedAt');
+  }
+
+  const fromList = allowedFrom[move.to].map((status, i) => {
+    values[`:from${i}`] = status;
+    return `:from${i}`;
+  });
+  return {
+    Update: {
+      Key: keys.dispatch(dispatch.dispatchId),
+      UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
+      ConditionExpression: `#status IN (${fromList.join(', ')})${firstReport ? ' AND attribute_not_exists(reportedAt)' : ''}`,
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
+/** Moves the dispatch's pending entry to `now`, if it is still `status`: the reconciler queued it again. */
+export const requeueUpdate = (dispatchId: string, status: DispatchStatus, now: Date): Write => ({
+  Update: {
+    Key: keys.dispatch(dispatchId),
+    UpdateExpression: 'SET gsi2sk = :sk, updatedAt = :now ADD requeues :one',
+    ConditionExpression: '#status = :status',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':sk': indexKeys.pendingDispatch(dispatchId, now.toISOString()).gsi2sk, ':now': now.toISOString(), ':one': 1, ':status': status },
+  },
+});
+
+/** Up to `limit` dispatches of one pending shard not moved since `cutoff`, oldest first. */
+export async function pendingDispatches(shard: number, cutoff: string, limit: number, store: Store): Promise<Dispatch[]> {
+  const { Items = [] } = await store.db.send(new QueryCommand({ TableName: store.tableName, ...accessPatterns.pendingBefore(shard, cutoff), Limit: limit }));
+  return Items.map(toDispatch);
 }

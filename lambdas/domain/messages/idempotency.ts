@@ -1,9 +1,15 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
+import { ConflictError } from '../../shared/errors';
 import { keys } from '../../shared/table';
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
-import type { DispatchStatus } from './dispatch';
+import { parseItem } from '../../shared/stored-item';
+import type { Write } from '../../shared/writes';
+import { dispatchStatuses } from './dispatch';
+
+/** The idempotency record of an `Idempotency-Key`: its key, its writes and its reading back. */
 
 /** Keys live 24 h (docs/api.md#idempotency). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
@@ -13,14 +19,16 @@ export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
  */
 export const IN_FLIGHT_WINDOW_MS = 30_000;
 
-export interface IdempotencyRecord {
-  key: string;
-  fingerprint: string;
-  dispatchId: string;
-  state: 'in_flight' | 'completed';
-  response: { dispatchId: string; status: DispatchStatus };
-  createdAt: string;
-}
+const idempotencyRecordSchema = z.object({
+  key: z.string(),
+  fingerprint: z.string(),
+  dispatchId: z.string(),
+  state: z.enum(['in_flight', 'completed']),
+  response: z.object({ dispatchId: z.string(), status: z.enum(dispatchStatuses) }),
+  createdAt: z.string(),
+});
+
+export type IdempotencyRecord = z.output<typeof idempotencyRecordSchema>;
 
 /**
  * A fingerprint of the validated request (not of its bytes), so the same logical request sent as
@@ -42,22 +50,26 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** The record's Put for the send transaction: it claims the key unless a live record holds it. */
-export function idempotencyPut(workspaceId: string, record: IdempotencyRecord, now: Date, tableName: string) {
+/** The record's write for the send transaction: it claims the key unless a live record holds it. */
+export function idempotencyClaim(workspaceId: string, record: IdempotencyRecord, now: Date): Write {
   const nowSeconds = Math.floor(now.getTime() / 1000);
   return {
-    TableName: tableName,
-    Item: { ...keys.idempotency(workspaceId, record.key), entity: 'idempotencyRecord', workspaceId, ...record, ttl: nowSeconds + IDEMPOTENCY_TTL_SECONDS },
-    // TTL deletes lazily; an expired record must not block the key.
-    ConditionExpression: 'attribute_not_exists(pk) OR #ttl < :now',
-    ExpressionAttributeNames: { '#ttl': 'ttl' },
-    ExpressionAttributeValues: { ':now': nowSeconds },
+    Put: {
+      Item: { ...keys.idempotency(workspaceId, record.key), entity: 'idempotencyRecord', workspaceId, ...record, ttl: nowSeconds + IDEMPOTENCY_TTL_SECONDS },
+      // TTL deletes lazily; an expired record must not block the key.
+      ConditionExpression: 'attribute_not_exists(pk) OR #ttl < :now',
+      ExpressionAttributeNames: { '#ttl': 'ttl' },
+      ExpressionAttributeValues: { ':now': nowSeconds },
+    },
   };
 }
 
+/** Gives the key back (the send failed), so a retry with it can succeed. */
+export const idempotencyRelease = (workspaceId: string, key: string): Write => ({ Delete: { Key: keys.idempotency(workspaceId, key) } });
+
 export async function getIdempotencyRecord(workspaceId: string, key: string, store: Store = defaultStore()): Promise<IdempotencyRecord | undefined> {
   const { Item } = await store.db.send(new GetCommand({ TableName: store.tableName, Key: keys.idempotency(workspaceId, key), ConsistentRead: true }));
-  return Item as IdempotencyRecord | undefined;
+  return Item ? parseItem(idempotencyRecordSchema, Item, 'idempotency record') : undefined;
 }
 
 export async function completeIdempotencyRecord(workspaceId: string, key: string, store: Store = defaultStore()): Promise<void> {
@@ -71,4 +83,20 @@ export async function completeIdempotencyRecord(workspaceId: string, key: string
       ExpressionAttributeValues: { ':completed': 'completed' },
     }),
   );
+}
+
+/**
+ * Another request holds this Idempotency-Key. Same request, finished (or stalled past
+ * IN_FLIGHT_WINDOW_MS): its result, to replay. Same request, still running: 409. Different
+ * request: 409.
+ */
+export function replayableResponse(record: IdempotencyRecord, fingerprint: string, now: Date): IdempotencyRecord['response'] {
+  if (record.fingerprint !== fingerprint) {
+    throw new ConflictError('idempotency_conflict', 'This Idempotency-Key was already used with a different request body');
+  }
+  const stale = now.getTime() - Date.parse(record.createdAt) > IN_FLIGHT_WINDOW_MS;
+  if (record.state === 'in_flight' && !stale) {
+    throw new ConflictError('idempotency_conflict', 'A request with this Idempotency-Key is still being processed; retry shortly');
+  }
+  return record.response;
 }

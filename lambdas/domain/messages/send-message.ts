@@ -1,24 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { isDependencyUnavailable } from '../../shared/dependency-errors';
 import { ConflictError, UpstreamUnavailableError, ValidationError } from '../../shared/errors';
 import { defaultQueue, defaultStore } from '../../shared/default-store';
 import { logger } from '../../shared/logger';
 import { messageMetrics } from '../../shared/metrics';
 import type { QueueTarget } from '../../shared/queue';
 import type { Store } from '../../shared/store';
-import { keys, indexKeys } from '../../shared/table';
-import { conversationIdFor } from '../conversations/conversation-id';
+import { transactWrite, untilAnswered, type NamedWrites } from '../../shared/writes';
+import { conversationMessageWrites, conversationOf } from '../conversations/conversation-item';
 import { toE164 } from '../phones/phone-number';
 import { isListable } from '../templates/template';
 import { lookUpTemplate, sendableVersion } from '../templates/template-lookup';
 import { bodyParameters, checkVariables, renderBody } from '../templates/render';
-import { wibDay } from '../time/wib';
 import { lookUpWorkspace } from '../workspaces/workspace-lookup';
+import { dailySendClaim, dailySendKey, dailySendRelease } from './daily-send';
 import type { Dispatch, DispatchStatus } from './dispatch';
-import { dispatchItem, failUnqueuedDispatch } from './dispatch-repository';
+import { dispatchCreate, enqueueFailedUpdate } from './dispatch-repository';
 import { enqueueDispatch } from './dispatch-queue';
-import { completeIdempotencyRecord, getIdempotencyRecord, idempotencyPut, IN_FLIGHT_WINDOW_MS, type IdempotencyRecord } from './idempotency';
+import { completeIdempotencyRecord, getIdempotencyRecord, idempotencyClaim, idempotencyRelease, replayableResponse, type IdempotencyRecord } from './idempotency';
 import { takeSendAllowance } from './send-rate';
 
 export interface SendTemplateMessage {
@@ -48,7 +46,6 @@ export interface SendDependencies {
   queue: QueueTarget;
 }
 
-const PREVIEW_LENGTH = 120;
 const TRANSACTION_ATTEMPTS = 3;
 /**
  * How long a send keeps asking an unreachable table whether its transaction committed: long
@@ -107,14 +104,14 @@ export async function sendTemplateMessage(command: SendTemplateMessage, deps: Pa
     status: 'queued',
     creditCost: version.creditCostPerSend,
     amountRupiah: version.creditCostPerSend * workspace.rupiahPerCredit,
-    conversationId: conversationIdFor(workspaceId, 'whatsapp', to),
+    conversationId: conversationOf({ workspaceId, channel: 'whatsapp', contactPhone: to }),
     createdAt,
     updatedAt: createdAt,
     sentAt: null,
     deliveredAt: null,
     failureCode: null,
   };
-  const dailySendKey = workspace.settings.dedupe === 'wib-day' ? keys.dailySend(workspaceId, wibDay(now), to, template.id) : undefined;
+  const dailySend = workspace.settings.dedupe === 'wib-day' ? dailySendKey(workspaceId, now, to, template.id) : undefined;
   const idempotencyRecord: IdempotencyRecord | undefined = command.idempotency && {
     key: command.idempotency.key,
     fingerprint: command.idempotency.fingerprint,
@@ -123,45 +120,43 @@ export async function sendTemplateMessage(command: SendTemplateMessage, deps: Pa
     response: { dispatchId: dispatch.dispatchId, status: dispatch.status },
     createdAt,
   };
+  const conversation = conversationMessageWrites({
+    workspaceId,
+    channel: dispatch.channel,
+    contactPhone: to,
+    contactName: dispatch.contactName,
+    messageId: dispatch.dispatchId,
+    direction: 'outbound',
+    type: 'template',
+    text: dispatch.renderedText,
+    createdAt,
+    dispatchId: dispatch.dispatchId,
+    templateId: dispatch.templateId,
+  });
 
-  const items = [
-    { Put: { TableName: store.tableName, Item: dispatchItem(dispatch), ConditionExpression: 'attribute_not_exists(pk)' } },
-    { Put: { TableName: store.tableName, Item: conversationMessageItem(dispatch) } },
-    { Update: conversationUpdate(dispatch, store.tableName) },
-    ...(idempotencyRecord ? [{ Put: idempotencyPut(workspaceId, idempotencyRecord, now, store.tableName) }] : []),
-    ...(dailySendKey
-      ? [{ Put: { TableName: store.tableName, Item: { ...dailySendKey, entity: 'dailySend', dispatchId: dispatch.dispatchId, ttl: Math.floor(now.getTime() / 1000) + 2 * 86_400 }, ConditionExpression: 'attribute_not_exists(pk)' } }]
-      : []),
-  ];
-  const indexOf = { idempotency: idempotencyRecord ? 3 : -1, dailySend: dailySendKey ? items.length - 1 : -1 };
-
-  const deadline = Date.now() + WRITE_OUTCOME_DEADLINE_MS;
-  for (let attempt = 1; ; attempt++) {
-    const reasons = await transact(store, items, deadline);
-    if (!reasons) break;
-    // The dispatch id is new: only an earlier try of this transaction, whose answer was lost, wrote it.
-    if (reasons[0] === 'ConditionalCheckFailed') break;
-    if (indexOf.idempotency >= 0 && reasons[indexOf.idempotency] !== 'None') {
-      const replay = await resolveIdempotencyClash(command, store, now);
-      if (replay) return replay;
-      // The record vanished: its request failed and released the key. Claim it ourselves.
-    } else if (indexOf.dailySend >= 0 && reasons[indexOf.dailySend] === 'ConditionalCheckFailed') {
-      throw new ConflictError('duplicate_send', `Template ${template.id} was already sent to ${to} today (WIB); this workspace allows one such send per day`);
-    } else if (!reasons.includes('TransactionConflict')) {
-      throw new Error(`Send transaction cancelled: ${reasons.join(', ')}`);
-    }
-    if (attempt >= TRANSACTION_ATTEMPTS) {
-      throw new ConflictError('idempotency_conflict', 'Concurrent requests are writing this message; retry shortly');
-    }
-    // A concurrent transaction held one of the items (two sends to one conversation): try again.
-    await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40 * attempt));
+  const writes = {
+    dispatch: dispatchCreate(dispatch),
+    conversationMessage: conversation.message,
+    conversation: conversation.conversation,
+    idempotency: idempotencyRecord && idempotencyClaim(workspaceId, idempotencyRecord, now),
+    dailySend: dailySend && dailySendClaim(dailySend, dispatch.dispatchId, now),
+  };
+  const committed = await commitSend(command, writes, store);
+  if (committed.outcome === 'replayed') return { ...committed.response, replayed: true };
+  if (committed.outcome === 'duplicate') {
+    throw new ConflictError('duplicate_send', `Template ${template.id} was already sent to ${to} today (WIB); this workspace allows one such send per day`);
   }
 
   try {
     await enqueueDispatch({ dispatchId: dispatch.dispatchId, workspaceId }, queue);
   } catch (error) {
     logger.error('Dispatch queue refused a message; marking the dispatch failed', { dispatchId: dispatch.dispatchId, error: error as Error });
-    await failUnqueuedDispatch(dispatch, { ...(idempotencyRecord ? { idempotencyKey: idempotencyRecord.key } : {}), ...(dailySendKey ? { dailySendKey } : {}) }, now, store);
+    // The idempotency key and the daily-send marker are released, so a retry can succeed.
+    await transactWrite(store, {
+      dispatch: enqueueFailedUpdate(dispatch.dispatchId, now),
+      idempotency: idempotencyRecord && idempotencyRelease(workspaceId, idempotencyRecord.key),
+      dailySend: dailySend && dailySendRelease(dailySend),
+    });
     messageMetrics.failed('enqueue_failed');
     throw new UpstreamUnavailableError('The message queue is unavailable; the message was not queued. Retry the request.', { cause: error });
   }
@@ -176,93 +171,41 @@ export async function sendTemplateMessage(command: SendTemplateMessage, deps: Pa
   return { dispatchId: dispatch.dispatchId, status: dispatch.status, replayed: false };
 }
 
+type SendWrites = NamedWrites<'dispatch' | 'conversationMessage' | 'conversation' | 'idempotency' | 'dailySend'>;
+
+type CommitOutcome = { outcome: 'committed' } | { outcome: 'replayed'; response: IdempotencyRecord['response'] } | { outcome: 'duplicate' };
+
 /**
- * Cancellation reason codes, one per item, or undefined when the transaction committed. A table
- * that does not answer leaves the outcome unknown (it may have committed before the connection
- * dropped), so the same transaction is tried again until the table answers or `deadline` passes;
- * had it committed, the new try is cancelled on the dispatch's own condition. Past the deadline
- * the error stands (503), and a transaction that did commit is left to the reconciler.
+ * Commits the send's transaction: `committed` (now, or on an earlier try whose answer was lost),
+ * `replayed` when the Idempotency-Key holds an earlier request's finished result, `duplicate`
+ * when the daily-send marker was taken. A transaction the table does not answer may have
+ * committed, so it is tried again until the table answers or WRITE_OUTCOME_DEADLINE_MS passes;
+ * had it committed, the new try is refused on the dispatch's own condition. Past the deadline the
+ * error stands (503), and a transaction that did commit is left to the reconciler.
  */
-async function transact(store: Store, items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>, deadline: number): Promise<string[] | undefined> {
-  for (let pause = 100; ; pause = Math.min(pause * 2, 1_000)) {
-    try {
-      await store.db.send(new TransactWriteCommand({ TransactItems: items }));
-      return undefined;
-    } catch (error) {
-      if ((error as Error).name === 'TransactionCanceledException') {
-        return ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
-      }
-      if (!isDependencyUnavailable(error) || Date.now() + pause > deadline) throw error;
-      logger.warn('Send transaction unanswered; trying it again', { error: error as Error });
-      await new Promise((resolve) => setTimeout(resolve, pause));
+async function commitSend(command: SendTemplateMessage, writes: SendWrites, store: Store): Promise<CommitOutcome> {
+  const deadline = Date.now() + WRITE_OUTCOME_DEADLINE_MS;
+  for (let attempt = 1; ; attempt++) {
+    const result = await untilAnswered(() => transactWrite(store, writes), deadline, (error) =>
+      logger.warn('Send transaction unanswered; trying it again', { error: error as Error }),
+    );
+    if (result.committed) return { outcome: 'committed' };
+    const { refused } = result;
+    // The dispatch id is new: only an earlier try of this transaction, whose answer was lost, wrote it.
+    if (refused.dispatch === 'ConditionalCheckFailed') return { outcome: 'committed' };
+    if (refused.idempotency && command.idempotency) {
+      const record = await getIdempotencyRecord(command.workspaceId, command.idempotency.key, store);
+      // No record: its request failed and released the key. Claim it ourselves.
+      if (record) return { outcome: 'replayed', response: replayableResponse(record, command.idempotency.fingerprint, command.now) };
+    } else if (refused.dailySend === 'ConditionalCheckFailed') {
+      return { outcome: 'duplicate' };
+    } else if (!Object.values(refused).includes('TransactionConflict')) {
+      throw new Error(`Send transaction cancelled: ${JSON.stringify(refused)}`);
     }
+    if (attempt >= TRANSACTION_ATTEMPTS) {
+      throw new ConflictError('idempotency_conflict', 'Concurrent requests are writing this message; retry shortly');
+    }
+    // A concurrent transaction held one of the items (two sends to one conversation): try again.
+    await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40 * attempt));
   }
-}
-
-/**
- * Another request holds this Idempotency-Key. Same request, finished: replay its result.
- * Same request, still running: 409. Different request: 409. Record gone (the other request
- * failed and released it): undefined, so the caller tries again.
- */
-async function resolveIdempotencyClash(command: SendTemplateMessage, store: Store, now: Date): Promise<SendResult | undefined> {
-  const { key, fingerprint } = command.idempotency!;
-  const record = await getIdempotencyRecord(command.workspaceId, key, store);
-  if (!record) return undefined;
-  if (record.fingerprint !== fingerprint) {
-    throw new ConflictError('idempotency_conflict', 'This Idempotency-Key was already used with a different request body');
-  }
-  const stale = now.getTime() - Date.parse(record.createdAt) > IN_FLIGHT_WINDOW_MS;
-  if (record.state === 'in_flight' && !stale) {
-    throw new ConflictError('idempotency_conflict', 'A request with this Idempotency-Key is still being processed; retry shortly');
-  }
-  return { ...record.response, replayed: true };
-}
-
-function conversationMessageItem(dispatch: Dispatch) {
-  return {
-    ...keys.conversationMessage(dispatch.workspaceId, dispatch.conversationId, dispatch.createdAt, dispatch.dispatchId),
-    entity: 'conversationMessage',
-    conversationId: dispatch.conversationId,
-    messageId: dispatch.dispatchId,
-    direction: 'outbound',
-    type: 'template',
-    text: dispatch.renderedText,
-    dispatchId: dispatch.dispatchId,
-    templateId: dispatch.templateId,
-    createdAt: dispatch.createdAt,
-  };
-}
-
-/** Creates the conversation on its first message, and moves it to the top of the list on every one. */
-function conversationUpdate(dispatch: Dispatch, tableName: string) {
-  const { workspaceId, conversationId, createdAt } = dispatch;
-  return {
-    TableName: tableName,
-    Key: keys.conversation(workspaceId, conversationId),
-    UpdateExpression: [
-      'SET entity = :entity, id = :id, workspaceId = :ws, channel = :channel, contactPhone = :phone,',
-      // The latest name a sender gave wins; a send without one leaves the name as it was.
-      dispatch.contactName ? 'contactName = :name,' : '',
-      'createdAt = if_not_exists(createdAt, :at),',
-      'lastMessageAt = :at, lastMessagePreview = :preview, lastMessageDirection = :direction, updatedAt = :at,',
-      'gsi1pk = :gsi1pk, gsi1sk = :gsi1sk',
-      'ADD messageCount :one, outboundCount :one',
-    ]
-      .filter(Boolean)
-      .join(' '),
-    ExpressionAttributeValues: {
-      ':entity': 'conversation',
-      ':id': conversationId,
-      ':ws': workspaceId,
-      ':channel': dispatch.channel,
-      ':phone': dispatch.to,
-      ...(dispatch.contactName ? { ':name': dispatch.contactName } : {}),
-      ':at': createdAt,
-      ':preview': dispatch.renderedText.slice(0, PREVIEW_LENGTH),
-      ':direction': 'outbound',
-      ':gsi1pk': indexKeys.conversationActivity(workspaceId, createdAt, conversationId).gsi1pk,
-      ':gsi1sk': indexKeys.conversationActivity(workspaceId, createdAt, conversationId).gsi1sk,
-      ':one': 1,
-    },
-  };
 }

@@ -3,6 +3,7 @@ import { RateLimitedError } from '../../shared/errors';
 import { keys } from '../../shared/table';
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
+import { isConditionFailed } from '../../shared/writes';
 
 /**
  * The per-workspace send allowance (`sendsPerMinute`, fixed one-minute windows).
@@ -73,7 +74,7 @@ async function reserve(workspaceId: string, minute: number, block: number, perMi
     );
     return true;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    if (isConditionFailed(error)) return false;
     throw error;
   }
 }

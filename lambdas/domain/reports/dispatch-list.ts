@@ -2,14 +2,14 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { batchGet } from '../../shared/batch-get';
 import { defaultStore } from '../../shared/default-store';
-import { queryAll } from '../../shared/query-all';
 import type { Store } from '../../shared/store';
-import { keys, prefixes } from '../../shared/table';
+import { accessPatterns, keys } from '../../shared/table';
 import { instant } from '../time/instant';
 import type { Dispatch } from '../messages/dispatch';
 import { toDispatch } from '../messages/dispatch-repository';
 import { wibRange } from '../time/wib';
 import { paginationOf, paginationSchema, type Pagination } from './pagination';
+import { dayRollups, dispatchIdOfLink, tagLinks, tagRollups } from './report-items';
 import { reportHeadSchema, type ReportPeriod } from './tag-discovery';
 
 /** A dispatch row of the report list: every field of docs/api.md#tracking-dispatch-list, nullable ones null. */
@@ -126,7 +126,7 @@ async function countedPage(workspaceId: string, query: DispatchListQuery, tag: s
         seen += entries.length;
         for (let i = 0; i < wanted.length; i += CHUNK) {
           const chunk = wanted.slice(i, i + CHUNK);
-          yield tag ? (await batchGet(store, chunk.map((entry) => keys.dispatch(entry.dispatchId as string)))).map(toDispatch) : chunk.map(toDispatch);
+          yield tag ? (await batchGet(store, chunk.map((link) => keys.dispatch(dispatchIdOfLink(link))))).map(toDispatch) : chunk.map(toDispatch);
         }
         taken += wanted.length;
         if (taken >= take) break;
@@ -137,20 +137,14 @@ async function countedPage(workspaceId: string, query: DispatchListQuery, tag: s
 }
 
 async function workspaceCountsByDay(workspaceId: string, query: ReportPeriod, store: Store): Promise<Map<string, number>> {
-  const rows = await queryAll(store, {
-    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-    ExpressionAttributeValues: { ':pk': prefixes.daysOfWorkspace(workspaceId).pk, ':from': query.startDate, ':to': query.endDate },
-  });
-  return new Map(rows.filter((row) => (row.dispatchCount as number) > 0).map((row) => [row.sk as string, row.dispatchCount as number]));
+  const rows = await dayRollups(workspaceId, query.startDate, query.endDate, store);
+  return new Map(rows.filter((row) => row.dispatchCount > 0).map((row) => [row.day, row.dispatchCount]));
 }
 
 async function tagCountsByDay(workspaceId: string, tag: string, query: ReportPeriod, store: Store): Promise<Map<string, number>> {
-  const rows = await queryAll(store, {
-    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-    ExpressionAttributeValues: { ':pk': prefixes.rollupsOfTag(workspaceId, tag).pk, ':from': query.startDate, ':to': `${query.endDate}#~` },
-  });
+  const rows = await tagRollups(workspaceId, tag, query.startDate, query.endDate, store);
   const perDay = new Map<string, number>();
-  for (const row of rows) perDay.set(row.day as string, (perDay.get(row.day as string) ?? 0) + (row.dispatchCount as number));
+  for (const row of rows) perDay.set(row.day, (perDay.get(row.day) ?? 0) + row.dispatchCount);
   for (const [day, count] of perDay) if (count <= 0) perDay.delete(day);
   return perDay;
 }
@@ -164,13 +158,7 @@ async function* newestInDay(workspaceId: string, day: string, tag: string | unde
     const page = await store.db.send(
       new QueryCommand({
         TableName: store.tableName,
-        IndexName: 'gsi2',
-        ...(tag
-          ? {
-              KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk BETWEEN :start AND :end',
-              ExpressionAttributeValues: { ':pk': prefixes.linksOfTag(workspaceId, tag).gsi2pk, ':start': start, ':end': end },
-            }
-          : { KeyConditionExpression: 'gsi2pk = :pk', ExpressionAttributeValues: { ':pk': prefixes.sentOnDay(workspaceId, day).gsi2pk } }),
+        ...(tag ? accessPatterns.linksOfTag(workspaceId, tag, start, end) : accessPatterns.sentOnDay(workspaceId, day)),
         ScanIndexForward: false,
         Limit: Math.min(1_000, count - read),
         ExclusiveStartKey: cursor,
@@ -186,21 +174,12 @@ async function* newestInDay(workspaceId: string, day: string, tag: string | unde
 /** Several tags: read their entries in the period, then union (ANY) or intersect (ALL). */
 async function mergedPage(workspaceId: string, query: DispatchListQuery, tags: string[], store: Store): Promise<{ dispatches: AsyncIterable<Dispatch[]>; total: number }> {
   const { start, end } = wibRange(query.startDate, query.endDate);
-  const perTag = await Promise.all(
-    tags.map((tag) =>
-      queryAll(store, {
-        IndexName: 'gsi2',
-        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk BETWEEN :start AND :end',
-        ExpressionAttributeValues: { ':pk': prefixes.linksOfTag(workspaceId, tag).gsi2pk, ':start': start, ':end': end },
-        ProjectionExpression: 'dispatchId, gsi2sk',
-      }),
-    ),
-  );
+  const perTag = await Promise.all(tags.map((tag) => tagLinks(workspaceId, tag, start, end, store)));
   const seen = new Map<string, { order: string; tags: number }>();
   for (const entries of perTag) {
     for (const entry of entries) {
-      const id = entry.dispatchId as string;
-      const current = seen.get(id) ?? { order: entry.gsi2sk as string, tags: 0 };
+      const id = entry.dispatchId;
+      const current = seen.get(id) ?? { order: entry.order, tags: 0 };
       current.tags += 1;
       seen.set(id, current);
     }

@@ -1,11 +1,10 @@
 import * as z from 'zod';
 import { mapWithConcurrency } from '../../shared/concurrency';
 import { defaultStore } from '../../shared/default-store';
-import { queryAll } from '../../shared/query-all';
 import type { Store } from '../../shared/store';
-import { prefixes } from '../../shared/table';
 import { wibDays } from '../time/wib';
 import { pageOf, paginationSchema } from './pagination';
+import { dayTagRollups } from './report-items';
 
 export interface ReportPeriod {
   startDate: string;
@@ -39,14 +38,9 @@ export async function discoverTrackingTags(
   query: ReportPeriod & { prefix?: string; page: number; limit: number },
   store: Store = defaultStore(),
 ): Promise<z.output<typeof tagDiscoveryPageSchema>> {
-  const perDay = await mapWithConcurrency(wibDays(query.startDate, query.endDate), PARALLEL_DAYS, (day) =>
-    queryAll(store, {
-      KeyConditionExpression: query.prefix ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': prefixes.tagsOfDay(workspaceId, day).pk, ...(query.prefix ? { ':prefix': query.prefix } : {}) },
-    }),
-  );
+  const perDay = await mapWithConcurrency(wibDays(query.startDate, query.endDate), PARALLEL_DAYS, (day) => dayTagRollups(workspaceId, day, query.prefix, store));
   const counts = new Map<string, number>();
-  for (const item of perDay.flat()) counts.set(item.sk as string, (counts.get(item.sk as string) ?? 0) + (item.dispatchCount as number));
+  for (const { trackingTag, dispatchCount } of perDay.flat()) counts.set(trackingTag, (counts.get(trackingTag) ?? 0) + dispatchCount);
   const tags = [...counts]
     .filter(([, count]) => count > 0)
     .map(([trackingTag, dispatchCount]) => ({ trackingTag, dispatchCount }))

@@ -1,9 +1,8 @@
 import * as z from 'zod';
 import { defaultStore } from '../../shared/default-store';
 import { mapWithConcurrency } from '../../shared/concurrency';
-import { queryAll } from '../../shared/query-all';
 import type { Store } from '../../shared/store';
-import { prefixes } from '../../shared/table';
+import { tagRollups } from './report-items';
 import { reportHeadSchema, type ReportPeriod } from './tag-discovery';
 
 /** Summary rows (docs/api.md#tracking-summary): per tag, and per template within it. */
@@ -40,18 +39,13 @@ const money = (value: number) => Math.round(value * 100) / 100;
 export async function summarizeTrackingTags(workspaceId: string, query: ReportPeriod & { trackingTags: string[] }, store: Store = defaultStore()): Promise<TagTotals[]> {
   const tags = [...new Set(query.trackingTags)];
   return mapWithConcurrency(tags, 20, async (trackingTag) => {
-    const rollups = await queryAll(store, {
-      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      // Sort keys are `<day>#<templateId>`; "~" sorts after every id character.
-      ExpressionAttributeValues: { ':pk': prefixes.rollupsOfTag(workspaceId, trackingTag).pk, ':from': query.startDate, ':to': `${query.endDate}#~` },
-    });
     const byTemplate = new Map<string, TemplateTotals>();
-    for (const rollup of rollups) {
-      const templateId = rollup.templateId as string;
-      const totals = byTemplate.get(templateId) ?? { templateId, templateName: rollup.templateName as string, dispatchCount: 0, credits: 0, amountRupiah: 0 };
-      totals.dispatchCount += rollup.dispatchCount as number;
-      totals.credits += rollup.credits as number;
-      totals.amountRupiah = money(totals.amountRupiah + (rollup.amountRupiah as number));
+    for (const rollup of await tagRollups(workspaceId, trackingTag, query.startDate, query.endDate, store)) {
+      const { templateId } = rollup;
+      const totals = byTemplate.get(templateId) ?? { templateId, templateName: rollup.templateName, dispatchCount: 0, credits: 0, amountRupiah: 0 };
+      totals.dispatchCount += rollup.dispatchCount;
+      totals.credits += rollup.credits;
+      totals.amountRupiah = money(totals.amountRupiah + rollup.amountRupiah);
       byTemplate.set(templateId, totals);
     }
     const templates = [...byTemplate.values()].filter((t) => t.dispatchCount > 0).sort((a, b) => b.dispatchCount - a.dispatchCount || a.templateName.localeCompare(b.templateName));

@@ -1,11 +1,13 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
 import { queryAll } from '../../shared/query-all';
-import { keys, prefixes } from '../../shared/table';
+import { accessPatterns, keys } from '../../shared/table';
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
-import { templateInputSchema, type Template, type TemplateInput, type TemplateVersion } from './template';
+import { parseItem } from '../../shared/stored-item';
+import { templateInputSchema, templateVersionInputSchema, type Template, type TemplateInput, type TemplateVersion } from './template';
 
-const FIELDS = ['id', 'displayName', 'status', 'providerName', 'language', 'versions'] as const;
+/** The template item and its version pointers: keys, the import's writes, reading back. */
 
 /**
  * Writes a template and one pointer per version (`TPLV#<versionId>`, carrying a copy of the
@@ -33,13 +35,7 @@ export async function saveTemplate(workspaceId: string, input: TemplateInput, st
 
 /** All templates of a workspace, whatever their status. */
 export async function listTemplates(workspaceId: string, store: Store = defaultStore()): Promise<Template[]> {
-  const { pk, skPrefix } = prefixes.templatesOfWorkspace(workspaceId);
-  const templates = (
-    await queryAll(store, {
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
-    })
-  ).map(toTemplate);
+  const templates = (await queryAll(store, accessPatterns.templatesOfWorkspace(workspaceId))).map(toTemplate);
   return templates.sort((a, b) => a.displayName.localeCompare(b.displayName) || a.id.localeCompare(b.id));
 }
 
@@ -54,9 +50,11 @@ export async function getTemplateVersion(
   store: Store = defaultStore(),
 ): Promise<{ templateId: string; templateStatus: string; version: TemplateVersion } | undefined> {
   const { Item } = await store.db.send(new GetCommand({ TableName: store.tableName, Key: keys.templateVersion(workspaceId, versionId) }));
-  return Item ? { templateId: Item.templateId as string, templateStatus: Item.templateStatus as string, version: Item.version as TemplateVersion } : undefined;
+  return Item ? parseItem(versionPointerSchema, Item, 'template version') : undefined;
 }
 
+const versionPointerSchema = z.object({ templateId: z.string(), templateStatus: z.string(), version: templateVersionInputSchema });
+
 function toTemplate(item: Record<string, unknown>): Template {
-  return Object.fromEntries(FIELDS.map((field) => [field, item[field]])) as Template;
+  return parseItem(templateInputSchema, item, 'template');
 }

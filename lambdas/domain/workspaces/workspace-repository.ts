@@ -1,14 +1,19 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
 import { keys } from '../../shared/table';
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
+import { parseItem } from '../../shared/stored-item';
 import { workspaceInputSchema, type Workspace, type WorkspaceInput } from './workspace';
+import { workspaceNumberPut } from './workspace-number';
+
+/** The workspace item: its key, its write (with its business number's) and its reading back. */
+const storedWorkspaceSchema = workspaceInputSchema.extend({ createdAt: z.string(), updatedAt: z.string() });
 
 export async function getWorkspace(workspaceId: string, store: Store = defaultStore()): Promise<Workspace | undefined> {
   const { Item } = await store.db.send(new GetCommand({ TableName: store.tableName, Key: keys.workspace(workspaceId) }));
   if (!Item) return undefined;
-  const { id, name, rupiahPerCredit, settings, createdAt, updatedAt } = Item as Workspace;
-  return { id, name, rupiahPerCredit, settings, createdAt, updatedAt };
+  return parseItem(storedWorkspaceSchema, Item, 'workspace');
 }
 
 /** Creates the workspace or updates its name, rate and settings; `createdAt` is kept. */
@@ -19,8 +24,7 @@ export async function saveWorkspace(input: WorkspaceInput, now: Date, store: Sto
   await store.db.send(new PutCommand({ TableName: store.tableName, Item: { ...keys.workspace(parsed.id), entity: 'workspace', ...workspace } }));
   const phoneNumberId = parsed.settings.whatsappPhoneNumberId;
   if (phoneNumberId) {
-    // Inbound messages name the business number; this says whose it is.
-    await store.db.send(new PutCommand({ TableName: store.tableName, Item: { ...keys.whatsappNumber(phoneNumberId), entity: 'whatsappNumber', workspaceId: parsed.id } }));
+    await store.db.send(new PutCommand({ TableName: store.tableName, ...workspaceNumberPut(phoneNumberId, parsed.id).Put }));
   }
   return workspace;
 }

@@ -134,7 +134,7 @@ describe('POST /v1/messages, refused', () => {
       new TransactionCanceledException({ message: 'cancelled', $metadata: {}, CancellationReasons: [{ Code: 'None' }, { Code: 'None' }, { Code: 'None' }, { Code: 'ConditionalCheckFailed' }] }),
     );
     ddb.on(GetCommand, { TableName: TABLE, Key: keys.idempotency(WORKSPACE, 'order-1'), ConsistentRead: true }).resolves({
-      Item: { key: 'order-1', fingerprint: 'another-body', state: 'completed', response: { dispatchId: 'x', status: 'queued' }, createdAt: NOW.toISOString() },
+      Item: { key: 'order-1', fingerprint: 'another-body', dispatchId: 'x', state: 'completed', response: { dispatchId: 'x', status: 'queued' }, createdAt: NOW.toISOString() },
     });
     const { status, body } = await send(validSend(), { 'Idempotency-Key': 'order-1' });
     expect([status, body.error, body.message]).toEqual([409, 'idempotency_conflict', 'This Idempotency-Key was already used with a different request body']);

@@ -17,7 +17,9 @@ beforeEach(() => {
   ddb.reset();
   coldStart();
   ddb.on(GetCommand, { TableName: TABLE, Key: keys.apiKey(hashApiKey(KEY)) }).resolves({ Item: apiKeyItem(KEY, { workspaceId: 'ws-r', scopes: ['messages:read'] }) });
-  ddb.on(GetCommand, { TableName: TABLE, Key: keys.workspace('ws-r') }).resolves({ Item: { id: 'ws-r', name: 'R', rupiahPerCredit: 150, settings: { sendsPerMinute: 600, dedupe: 'none', provider: 'sandbox' } } });
+  ddb.on(GetCommand, { TableName: TABLE, Key: keys.workspace('ws-r') }).resolves({
+    Item: { id: 'ws-r', name: 'R', rupiahPerCredit: 150, settings: { sendsPerMinute: 600, dedupe: 'none', provider: 'sandbox' }, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' },
+  });
   ddb.on(QueryCommand).resolves({ Items: [] });
 });
 
@@ -65,7 +67,7 @@ describe('report query rules (docs/api.md#reports)', () => {
 
   it('answers the summary with period, rate and one row per requested tag, repeated or single', async () => {
     ddb.on(QueryCommand, { ExpressionAttributeValues: { ':pk': 'WS#ws-r#RT#promo', ':from': '2026-03-01', ':to': '2026-03-31#~' } }).resolves({
-      Items: [{ templateId: 'tpl-1', templateName: 'Hello', dispatchCount: 3, credits: 6, amountRupiah: 900 }],
+      Items: [{ templateId: 'tpl-1', templateName: 'Hello', day: '2026-03-10', dispatchCount: 3, credits: 6, amountRupiah: 900 }],
     });
     const single = await summary({ ...period, trackingTags: 'promo' });
     expect(single.body).toStrictEqual({

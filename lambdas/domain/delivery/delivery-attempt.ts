@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { defaultStore } from '../../shared/default-store';
+import type { Store } from '../../shared/store';
+import { keys } from '../../shared/table';
+import { isConditionFailed, untilAnswered } from '../../shared/writes';
+import type { Dispatch } from '../messages/dispatch';
+import { toDispatch } from '../messages/dispatch-repository';
+
+/**
+ * The delivery attempt: the claim a consumer takes on a dispatch before it calls the provider
+ * (`attemptStartedAt`, `attemptId`, `attempts` on the dispatch item), and its release.
+ */
+
+export type ClaimResult = { claimed: true; dispatch: Dispatch } | { claimed: false; current: Dispatch | undefined };
+
+/** How long a consumer keeps asking an unreachable table whether its claim went through (its timeout is 30 s). */
+export const CLAIM_OUTCOME_DEADLINE_MS = 10_000;
+
+/**
+ * Claims a dispatch for one provider attempt: `queued → processing`, or a `processing` one whose
+ * previous attempt was released. Sets `attemptStartedAt`, so a redelivered message, or a
+ * consumer that crashed mid-call, can never cause a second provider call.
+ *
+ * A claim the table did not answer may have been taken all the same, and a taken claim is never
+ * given back; so the claim is tried again until the table answers, and `attemptId` lets it
+ * recognise itself when an earlier try did get through.
+ */
+export async function claimDispatch(dispatchId: string, now: Date, store: Store = defaultStore()): Promise<ClaimResult> {
+  const attemptId = randomUUID();
+  return untilAnswered(async () => {
+    try {
+      const { Attributes = {} } = await store.db.send(
+        new UpdateCommand({
+          TableName: store.tableName,
+          Key: keys.dispatch(dispatchId),
+          UpdateExpression: 'SET #status = :processing, attemptStartedAt = :now, attemptId = :attempt, updatedAt = :now ADD attempts :one',
+          ConditionExpression: '#status = :queued OR (#status = :processing AND attribute_not_exists(attemptStartedAt))',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':processing': 'processing', ':queued': 'queued', ':now': now.toISOString(), ':attempt': attemptId, ':one': 1 },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { claimed: true, dispatch: toDispatch(Attributes) };
+    } catch (error) {
+      if (!isConditionFailed(error)) throw error;
+      // The document client does not unmarshall what a failed condition returns.
+      const raw = (error as { Item?: Record<string, AttributeValue> }).Item;
+      const item = raw ? unmarshall(raw) : undefined;
+      if (item?.attemptId === attemptId) return { claimed: true, dispatch: toDispatch(item) };
+      return { claimed: false, current: item ? toDispatch(item) : undefined };
+    }
+  }, Date.now() + CLAIM_OUTCOME_DEADLINE_MS);
+}
+
+/** The provider certainly did not take the message (rate limited, 5xx): allow another attempt. */
+export async function releaseClaim(dispatch: Dispatch, now: Date, store: Store = defaultStore()): Promise<void> {
+  try {
+    await store.db.send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: keys.dispatch(dispatch.dispatchId),
+        UpdateExpression: 'SET updatedAt = :now REMOVE attemptStartedAt, attemptId',
+        ConditionExpression: '#status = :processing AND attemptStartedAt = :mine',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':processing': 'processing', ':mine': dispatch.attemptStartedAt, ':now': now.toISOString() },
+      }),
+    );
+  } catch (error) {
+    // Already moved on (a callback settled it): nothing to release.
+    if (!isConditionFailed(error)) throw error;
+  }
+}

@@ -1,0 +1,114 @@
+import * as z from 'zod';
+import { queryAll } from '../../shared/query-all';
+import type { Store } from '../../shared/store';
+import { parseItem } from '../../shared/stored-item';
+import { accessPatterns, indexKeys, keys } from '../../shared/table';
+import type { Write } from '../../shared/writes';
+import type { Dispatch } from '../messages/dispatch';
+import { wibDay } from '../time/wib';
+
+/**
+ * The report items a dispatch writes when it first counts as sent (and takes back if it stops
+ * counting): its tag links, the per tag·day·template rollups, the per day·tag rollups and the
+ * per-day workspace count. The report readers read them back through this module only.
+ */
+
+/**
+ * Tag links and rollups of a dispatch that now counts as sent (`sign` 1), or no longer does
+ * (`sign` −1: its links deleted and every count taken back).
+ */
+export function reportWrites(dispatch: Dispatch, sign: 1 | -1): Write[] {
+  const day = wibDay(new Date(dispatch.createdAt));
+  const dayCount: Write = {
+    Update: {
+      Key: keys.dayRollup(dispatch.workspaceId, day),
+      UpdateExpression: 'SET entity = :entity ADD dispatchCount :one',
+      ExpressionAttributeValues: { ':entity': 'dayRollup', ':one': sign },
+    },
+  };
+  return [dayCount, ...dispatch.trackingTags.flatMap((tag) => [tagLinkWrite(dispatch, tag, sign), tagRollupWrite(dispatch, tag, day, sign), dayTagRollupWrite(dispatch, tag, day, sign)])];
+}
+
+function tagLinkWrite(dispatch: Dispatch, tag: string, sign: 1 | -1): Write {
+  if (sign === -1) return { Delete: { Key: keys.tagLink(dispatch.dispatchId, tag) } };
+  return {
+    Put: {
+      Item: {
+        ...keys.tagLink(dispatch.dispatchId, tag),
+        ...indexKeys.tagLink(dispatch.workspaceId, tag, dispatch.createdAt, dispatch.dispatchId),
+        entity: 'tagLink',
+        workspaceId: dispatch.workspaceId,
+        dispatchId: dispatch.dispatchId,
+        trackingTag: tag,
+        createdAt: dispatch.createdAt,
+      },
+    },
+  };
+}
+
+const tagRollupWrite = (dispatch: Dispatch, tag: string, day: string, sign: 1 | -1): Write => ({
+  Update: {
+    Key: keys.tagRollup(dispatch.workspaceId, tag, day, dispatch.templateId),
+    UpdateExpression: 'SET entity = :entity, templateName = :name, trackingTag = :tag, #day = :day, templateId = :tpl ADD dispatchCount :one, credits :credits, amountRupiah :amount',
+    ExpressionAttributeNames: { '#day': 'day' },
+    ExpressionAttributeValues: {
+      ':entity': 'tagRollup',
+      ':name': dispatch.templateName,
+      ':tag': tag,
+      ':day': day,
+      ':tpl': dispatch.templateId,
+      ':one': sign,
+      ':credits': sign * dispatch.creditCost,
+      ':amount': sign * dispatch.amountRupiah,
+    },
+  },
+});
+
+const dayTagRollupWrite = (dispatch: Dispatch, tag: string, day: string, sign: 1 | -1): Write => ({
+  Update: {
+    Key: keys.dayTagRollup(dispatch.workspaceId, day, tag),
+    UpdateExpression: 'SET entity = :entity, trackingTag = :tag ADD dispatchCount :one',
+    ExpressionAttributeValues: { ':entity': 'dayTagRollup', ':tag': tag, ':one': sign },
+  },
+});
+
+const tagRollupSchema = z.object({ templateId: z.string(), templateName: z.string(), day: z.string(), dispatchCount: z.number(), credits: z.number(), amountRupiah: z.number() });
+export type TagRollup = z.output<typeof tagRollupSchema>;
+
+/** A tag's rollups (one per WIB day and template) of WIB days `from`..`to`. */
+export async function tagRollups(workspaceId: string, tag: string, from: string, to: string, store: Store): Promise<TagRollup[]> {
+  const items = await queryAll(store, accessPatterns.rollupsOfTag(workspaceId, tag, from, to));
+  return items.map((item) => parseItem(tagRollupSchema, item, 'tag rollup'));
+}
+
+/** The day rollup stores its day only in its sort key (keys.dayRollup). */
+const dayRollupSchema = z.object({ sk: z.string(), dispatchCount: z.number() }).transform(({ sk, dispatchCount }) => ({ day: sk, dispatchCount }));
+export type DayRollup = z.output<typeof dayRollupSchema>;
+
+/** The workspace's per-day sent counts of WIB days `from`..`to`. */
+export async function dayRollups(workspaceId: string, from: string, to: string, store: Store): Promise<DayRollup[]> {
+  const items = await queryAll(store, accessPatterns.daysOfWorkspace(workspaceId, from, to));
+  return items.map((item) => parseItem(dayRollupSchema, item, 'day rollup'));
+}
+
+const dayTagRollupSchema = z.object({ trackingTag: z.string(), dispatchCount: z.number() });
+export type DayTagRollup = z.output<typeof dayTagRollupSchema>;
+
+/** A WIB day's per-tag counts, optionally of the tags starting with `prefix`. */
+export async function dayTagRollups(workspaceId: string, day: string, prefix: string | undefined, store: Store): Promise<DayTagRollup[]> {
+  const items = await queryAll(store, accessPatterns.tagsOfDay(workspaceId, day, prefix));
+  return items.map((item) => parseItem(dayTagRollupSchema, item, 'day tag rollup'));
+}
+
+/** A tag link as the merged list reads it: the dispatch and its place in time order (its index sort key). */
+const tagLinkEntrySchema = z.object({ dispatchId: z.string(), gsi2sk: z.string() }).transform(({ dispatchId, gsi2sk }) => ({ dispatchId, order: gsi2sk }));
+export type TagLinkEntry = z.output<typeof tagLinkEntrySchema>;
+
+/** A tag's links created in [start, end] (instants), in index order. */
+export async function tagLinks(workspaceId: string, tag: string, start: string, end: string, store: Store): Promise<TagLinkEntry[]> {
+  const items = await queryAll(store, { ...accessPatterns.linksOfTag(workspaceId, tag, start, end), ProjectionExpression: 'dispatchId, gsi2sk' });
+  return items.map((item) => parseItem(tagLinkEntrySchema, item, 'tag link'));
+}
+
+/** A tag link's dispatch id, as a page of links on the index reads it. */
+export const dispatchIdOfLink = (item: Record<string, unknown>): string => parseItem(z.object({ dispatchId: z.string() }), item, 'tag link').dispatchId;

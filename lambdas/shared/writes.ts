@@ -1,0 +1,80 @@
+import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { isDependencyUnavailable } from './dependency-errors';
+import type { Store } from './store';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+type WithoutTable<T> = Omit<NonNullable<T>, 'TableName'>;
+
+/** A write as an item module builds it; the store adds its table when the write is sent. */
+export type Write = { Put: WithoutTable<TransactItem['Put']> } | { Update: WithoutTable<TransactItem['Update']> } | { Delete: WithoutTable<TransactItem['Delete']> };
+
+/** A transaction's writes by name; a name may stand for several writes, or for none (left out). */
+export type NamedWrites<N extends string> = { [K in N]?: Write | readonly Write[] };
+
+/**
+ * What a transaction came to. A cancelled one names, for each named write that DynamoDB refused,
+ * why (`ConditionalCheckFailed`, `TransactionConflict`, …); writes that were fine are left out.
+ */
+export type TransactionResult<N extends string> = { committed: true } | { committed: false; refused: { [K in N]?: string } };
+
+/** True when a write failed only because its condition did not hold. */
+export function isConditionFailed(error: unknown): boolean {
+  return errorName(error) === 'ConditionalCheckFailedException';
+}
+
+/** Not `instanceof Error`: an error may come from another realm (see dependency-errors.ts). */
+const errorName = (error: unknown) => (typeof error === 'object' && error !== null && 'name' in error ? error.name : undefined);
+
+function withTable(write: Write, tableName: string): TransactItem {
+  if ('Put' in write) return { Put: { ...write.Put, TableName: tableName } };
+  if ('Update' in write) return { Update: { ...write.Update, TableName: tableName } };
+  return { Delete: { ...write.Delete, TableName: tableName } };
+}
+
+/**
+ * Writes `writes` in one transaction, in the order given. A cancellation is an answer, not an
+ * error: DynamoDB's reasons come back by write name, so callers decide on names, never positions.
+ */
+export async function transactWrite<N extends string>(store: Store, writes: NamedWrites<N>): Promise<TransactionResult<N>> {
+  const named = (Object.entries(writes) as [N, Write | readonly Write[] | undefined][]).flatMap(([name, value]) =>
+    (value === undefined ? [] : Array.isArray(value) ? (value as readonly Write[]) : [value as Write]).map((write) => ({ name, write })),
+  );
+  try {
+    await store.db.send(new TransactWriteCommand({ TransactItems: named.map(({ write }) => withTable(write, store.tableName)) }));
+    return { committed: true };
+  } catch (error) {
+    if (errorName(error) !== 'TransactionCanceledException') throw error;
+    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+    const refused: { [K in N]?: string } = {};
+    named.forEach(({ name }, i) => {
+      const code = reasons[i]?.Code;
+      if (code && code !== 'None') refused[name] ??= code;
+    });
+    return { committed: false, refused };
+  }
+}
+
+/**
+ * Calls `write` until the table answers. A write the table did not answer may have been applied
+ * all the same, so it is tried again (pausing 100 ms, doubling to 1 s) until an answer comes or
+ * `deadline` (epoch ms) would pass; then the error stands. Only for writes whose retry recognises
+ * its own earlier success.
+ */
+export async function untilAnswered<T>(write: () => Promise<T>, deadline: number, onUnanswered?: (error: unknown) => void): Promise<T> {
+  for (let pause = 100; ; pause = Math.min(pause * 2, 1_000)) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!isDependencyUnavailable(error) || Date.now() + pause > deadline) throw error;
+      onUnanswered?.(error);
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
+}
+
+/** Sends one write on its own (outside a transaction). */
+export async function writeOne(store: Store, write: Write): Promise<void> {
+  if ('Put' in write) await store.db.send(new PutCommand({ ...write.Put, TableName: store.tableName }));
+  else if ('Update' in write) await store.db.send(new UpdateCommand({ ...write.Update, TableName: store.tableName }));
+  else await store.db.send(new DeleteCommand({ ...write.Delete, TableName: store.tableName }));
+}
