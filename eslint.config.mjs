@@ -14,7 +14,7 @@ export default tseslint.config(
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
-    languageOptions: { parserOptions: { projectService: { allowDefaultProject: ['*.cjs', '*.mjs', 'bin/*.cjs', 'lib/*.cjs', 'test/support/*.mjs', 'test/support/*.cjs'] }, tsconfigRootDir: import.meta.dirname } },
+    languageOptions: { parserOptions: { projectService: { allowDefaultProject: ['*.cjs', '*.mjs', 'bin/*.cjs', 'lib/*.cjs', 'lib/local/*.mjs', 'test/support/*.mjs', 'test/support/*.cjs'] }, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-non-null-assertion': 'off',

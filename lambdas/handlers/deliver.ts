@@ -15,8 +15,8 @@ import { flushMetrics } from '../shared/metrics';
 const messageSchema = z.object({ dispatchId: z.uuid(), workspaceId: z.string().min(1) });
 
 /** Not a failure: the provider asked us to come back later. */
-class RetryLater extends Error {
-  override name = 'RetryLater';
+class RetryLaterError extends Error {
+  override name = 'RetryLaterError';
 }
 
 const parseJson = (body: string): unknown => {
@@ -41,7 +41,7 @@ export async function deliverRecord(record: SQSRecord): Promise<void> {
   if (verdict.outcome !== 'retry') return;
   // Either way the record fails and SQS hands it out again: after the pause, or after the queue's timeout.
   await comeBackIn(record, verdict.afterSeconds).catch((error: unknown) => logger.warn('Could not shorten the retry delay', { error: error as Error }));
-  throw verdict.cause ?? new RetryLater(`Provider asked to retry dispatch ${parsed.data.dispatchId}`);
+  throw verdict.cause ?? new RetryLaterError(`Provider asked to retry dispatch ${parsed.data.dispatchId}`);
 }
 
 async function comeBackIn(record: SQSRecord, seconds: number): Promise<void> {

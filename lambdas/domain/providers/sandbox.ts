@@ -14,9 +14,13 @@ const callsByDispatch = new Map<string, number>();
 /** Kept for the most recent dispatches only, so a long-lived process does not grow without end. */
 const MAX_TRACKED_DISPATCHES = 100_000;
 const pendingReports = new Set<Promise<void>>();
-/** Like WhatsApp, the sandbox retries a report our webhook did not take: after 0.5, 1, 2, 4 and 8 s. */
-const REPORT_ATTEMPTS = 6;
-const reportRetryDelayMs = (attempt: number) => 500 * 2 ** (attempt - 1);
+/**
+ * Like WhatsApp (which keeps retrying for days), the sandbox retries a report our webhook did not
+ * take: after 0.5, 1, 2, 4, 8, 16 s, then every 30 s, for about two minutes in all, so a table
+ * outage of a minute loses no report.
+ */
+const REPORT_ATTEMPTS = 10;
+const reportRetryDelayMs = (attempt: number) => Math.min(30_000, 500 * 2 ** (attempt - 1));
 
 export const sandboxCallCount = (dispatchId: string): number => callsByDispatch.get(dispatchId) ?? 0;
 
