@@ -1,5 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
+import { conversationIdFor } from '../conversations/conversation-id';
+import type { Template, TemplateVersion } from '../templates/template';
+import { bodyParameters, renderBody } from '../templates/render';
 import { instant } from '../time/instant';
+import type { Workspace } from '../workspaces/workspace';
 
 /** Dispatch statuses and their transitions: docs/api.md#dispatch-statuses. */
 export const dispatchStatuses = ['queued', 'processing', 'sent', 'delivered', 'failed', 'canceled', 'unknown'] as const;
@@ -46,6 +51,56 @@ export interface Dispatch {
   providerMessageId?: string;
   /** When the dispatch first counted as sent, and its report items were written. */
   reportedAt?: string;
+}
+
+/** A send request as a dispatch is drafted from it: validated, its number normalized. */
+export interface DispatchRequest {
+  workspaceId: string;
+  apiClient: { id: string; name: string };
+  /** E.164. */
+  to: string;
+  contactName?: string;
+  variables: Record<string, string>;
+  tagIds: string[];
+  trackingTags: string[];
+  now: Date;
+}
+
+/**
+ * A new `queued` dispatch of `version` of `template`: its text rendered, its tags without
+ * duplicates, its price fixed at the workspace's rate of today.
+ */
+export function draftDispatch(request: DispatchRequest, template: Template, version: TemplateVersion, workspace: Pick<Workspace, 'rupiahPerCredit'>): Dispatch {
+  const values = new Map(Object.entries(request.variables));
+  const createdAt = request.now.toISOString();
+  return {
+    dispatchId: randomUUID(),
+    workspaceId: request.workspaceId,
+    channel: 'whatsapp',
+    to: request.to,
+    contactName: request.contactName ?? null,
+    templateId: template.id,
+    templateName: template.displayName,
+    templateVersionId: version.id,
+    providerTemplateName: template.providerName,
+    language: template.language,
+    variables: request.variables,
+    renderedText: renderBody(version.body, values),
+    bodyParameters: bodyParameters(version.body, values),
+    tagIds: [...new Set(request.tagIds)],
+    trackingTags: [...new Set(request.trackingTags)],
+    source: 'EXTERNAL_API',
+    apiClient: request.apiClient,
+    status: 'queued',
+    creditCost: version.creditCostPerSend,
+    amountRupiah: version.creditCostPerSend * workspace.rupiahPerCredit,
+    conversationId: conversationIdFor(request.workspaceId, 'whatsapp', request.to),
+    createdAt,
+    updatedAt: createdAt,
+    sentAt: null,
+    deliveredAt: null,
+    failureCode: null,
+  };
 }
 
 /** The body of GET /v1/messages/{dispatchId} (docs/api.md#message-status). */

@@ -7,7 +7,7 @@ import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
 import type { Write } from '../../shared/writes';
-import { dispatchStatuses } from './dispatch';
+import { dispatchStatuses, type Dispatch } from './dispatch';
 
 /** The idempotency record of an `Idempotency-Key`: its key, its writes and its reading back. */
 
@@ -48,6 +48,18 @@ function canonicalJson(value: unknown): string {
       .join(',')}}`;
   }
   return JSON.stringify(value);
+}
+
+/** The record a send claims its key with: in flight, holding the answer a replay will give. */
+export function inFlightRecord(idempotency: { key: string; fingerprint: string }, dispatch: Dispatch): IdempotencyRecord {
+  return {
+    key: idempotency.key,
+    fingerprint: idempotency.fingerprint,
+    dispatchId: dispatch.dispatchId,
+    state: 'in_flight',
+    response: { dispatchId: dispatch.dispatchId, status: dispatch.status },
+    createdAt: dispatch.createdAt,
+  };
 }
 
 /** The record's write for the send transaction: it claims the key unless a live record holds it. */

@@ -1,0 +1,103 @@
+import { ConflictError } from '../../shared/errors';
+import { logger } from '../../shared/logger';
+import type { Store } from '../../shared/store';
+import type { ItemKey } from '../../shared/table';
+import { transactWrite, untilAnswered } from '../../shared/writes';
+import { conversationMessageWrites } from '../conversations/conversation-item';
+import { dailySendClaim, dailySendRelease } from './daily-send';
+import type { Dispatch } from './dispatch';
+import { dispatchCreate, enqueueFailedUpdate } from './dispatch-repository';
+import { getIdempotencyRecord, idempotencyClaim, idempotencyRelease, replayableResponse, type IdempotencyRecord } from './idempotency';
+
+/**
+ * The send's one transaction, each write built by its item's module: the dispatch, its message in
+ * its conversation, and what the send claims beside them. A cancellation is read by write name.
+ */
+
+/** What a send claims beside its dispatch; each is left out when the request does not ask for it. */
+export interface SendClaims {
+  idempotency?: IdempotencyRecord;
+  /** The day's one send of this template to this number (`dedupe: wib-day`). */
+  dailySend?: ItemKey;
+}
+
+export type SendOutcome = { outcome: 'committed' } | { outcome: 'replayed'; response: IdempotencyRecord['response'] } | { outcome: 'duplicate' };
+
+const TRANSACTION_ATTEMPTS = 3;
+/**
+ * How long a send keeps asking an unreachable table whether its transaction committed: long
+ * enough to ride out a blip, well inside the send function's 10 s timeout.
+ */
+export const WRITE_OUTCOME_DEADLINE_MS = 6_000;
+
+/**
+ * Commits the send's transaction: `committed` (now, or on an earlier try whose answer was lost),
+ * `replayed` when the Idempotency-Key holds an earlier request's finished result, `duplicate`
+ * when the daily-send marker was taken. A transaction the table does not answer may have
+ * committed, so it is tried again until the table answers or WRITE_OUTCOME_DEADLINE_MS passes;
+ * had it committed, the new try is refused on the dispatch's own condition. Past the deadline the
+ * error stands (503), and a transaction that did commit is left to the reconciler.
+ */
+export async function commitSend(dispatch: Dispatch, claims: SendClaims, now: Date, store: Store): Promise<SendOutcome> {
+  const writes = sendWrites(dispatch, claims, now);
+  const deadline = Date.now() + WRITE_OUTCOME_DEADLINE_MS;
+  for (let attempt = 1; ; attempt++) {
+    const result = await untilAnswered(() => transactWrite(store, writes), deadline, (error) =>
+      logger.warn('Send transaction unanswered; trying it again', { error: error as Error }),
+    );
+    if (result.committed) return { outcome: 'committed' };
+    const { refused } = result;
+    // The dispatch id is new: only an earlier try of this transaction, whose answer was lost, wrote it.
+    if (refused.dispatch === 'ConditionalCheckFailed') return { outcome: 'committed' };
+    if (refused.idempotency && claims.idempotency) {
+      const record = await getIdempotencyRecord(dispatch.workspaceId, claims.idempotency.key, store);
+      // No record: its request failed and released the key. Claim it ourselves.
+      if (record) return { outcome: 'replayed', response: replayableResponse(record, claims.idempotency.fingerprint, now) };
+    } else if (refused.dailySend === 'ConditionalCheckFailed') {
+      return { outcome: 'duplicate' };
+    } else if (!Object.values(refused).includes('TransactionConflict')) {
+      throw new Error(`Send transaction cancelled: ${JSON.stringify(refused)}`);
+    }
+    if (attempt >= TRANSACTION_ATTEMPTS) {
+      throw new ConflictError('idempotency_conflict', 'Concurrent requests are writing this message; retry shortly');
+    }
+    // A concurrent transaction held one of the items (two sends to one conversation): try again.
+    await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40 * attempt));
+  }
+}
+
+/**
+ * The queue refused the message: the dispatch becomes `failed` and the claims are given back, so
+ * a retry with the same Idempotency-Key, or on the same day, can succeed.
+ */
+export async function releaseSend(dispatch: Dispatch, claims: SendClaims, now: Date, store: Store): Promise<void> {
+  await transactWrite(store, {
+    dispatch: enqueueFailedUpdate(dispatch.dispatchId, now),
+    idempotency: claims.idempotency && idempotencyRelease(dispatch.workspaceId, claims.idempotency.key),
+    dailySend: claims.dailySend && dailySendRelease(claims.dailySend),
+  });
+}
+
+/** The transaction's writes by name, in the order they are sent. */
+function sendWrites(dispatch: Dispatch, claims: SendClaims, now: Date) {
+  const conversation = conversationMessageWrites({
+    workspaceId: dispatch.workspaceId,
+    channel: dispatch.channel,
+    contactPhone: dispatch.to,
+    contactName: dispatch.contactName,
+    messageId: dispatch.dispatchId,
+    direction: 'outbound',
+    type: 'template',
+    text: dispatch.renderedText,
+    createdAt: dispatch.createdAt,
+    dispatchId: dispatch.dispatchId,
+    templateId: dispatch.templateId,
+  });
+  return {
+    dispatch: dispatchCreate(dispatch),
+    conversationMessage: conversation.message,
+    conversation: conversation.conversation,
+    idempotency: claims.idempotency && idempotencyClaim(dispatch.workspaceId, claims.idempotency, now),
+    dailySend: claims.dailySend && dailySendClaim(claims.dailySend, dispatch.dispatchId, now),
+  };
+}
