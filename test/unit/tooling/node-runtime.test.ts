@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FUNCTION_BUNDLING } from '../../../lib/constructs/bundling';
 import { ESBUILD_TARGET, LAMBDA_RUNTIME, NODE_MAJOR } from '../../../lib/node-runtime';
@@ -32,5 +33,20 @@ describe('one Node everywhere', () => {
     expect(run.status).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr.trimEnd().split('\n')).toEqual([expect.stringContaining(`runs on Node ${NODE_MAJOR} (the Lambda runtime), not v20.20.2: run \`npm ci\``)]);
+  });
+});
+
+describe('one copy of each shared runtime library', () => {
+  /** Every installed copy of `name`, however deep in node_modules, by version. */
+  const installedVersions = (name: string) =>
+    readdirSync(join(ROOT, 'node_modules'), { recursive: true, encoding: 'utf8' })
+      .filter((path) => path.endsWith(`${name}/package.json`) && !path.slice(0, -`${name}/package.json`.length).includes('/test/'))
+      .map((path) => (JSON.parse(readFileSync(join(ROOT, 'node_modules', path), 'utf8')) as { name: string; version: string }))
+      .filter((pkg) => pkg.name === name)
+      .map((pkg) => pkg.version);
+
+  // Two copies would both land in a bundle: the Powertools packages share their core, the SDK clients theirs.
+  it.each(['@aws-lambda-powertools/commons', '@aws-sdk/core'])('installs %s once', (name) => {
+    expect(installedVersions(name)).toHaveLength(1);
   });
 });
