@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, platform, release } from 'node:os';
 import { join } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -97,6 +97,12 @@ export function machine() {
   };
 }
 
+/** Comparisons across runs (bench/history.md, written by hand) outlive each rewrite of this page. */
+const history = (root: string) => {
+  const path = join(root, 'bench', 'history.md');
+  return existsSync(path) ? `\n${readFileSync(path, 'utf8')}` : '';
+};
+
 export function writeReports(rows: Row[], root: string, startedAt: Date, seconds: number): void {
   const info = machine();
   mkdirSync(join(root, 'bench'), { recursive: true });
@@ -129,7 +135,7 @@ How the rows are measured:
 
 Rerun: \`npm run bench\` (needs Java 17+ for DynamoDB Local); \`npm run bench -- --only 1,3\` runs some rows and writes
 nothing. Machine-readable results: \`bench/results.json\`.
-`,
+${history(root)}`,
   );
 }
 
