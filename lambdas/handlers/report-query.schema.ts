@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { bothDates, orderedDates, orderedDatesMessage, wibDate } from '../http/schemas';
-import { wibDays } from '../domain/time/wib';
+import { wibDayCount } from '../domain/time/wib';
 
 /**
  * Query parameters of the report endpoints (docs/api.md#reports and #limits). Query
@@ -17,7 +17,7 @@ const trackingTags = z
 
 const period = { startDate: wibDate(), endDate: wibDate() };
 const withinMaxPeriod = (value: { startDate: string; endDate: string }) =>
-  !bothDates(value) || value.startDate > value.endDate || wibDays(value.startDate, value.endDate).length <= MAX_REPORT_DAYS;
+  !bothDates(value) || value.startDate > value.endDate || wibDayCount(value.startDate, value.endDate) <= MAX_REPORT_DAYS;
 const maxPeriodMessage = { message: `the period may span at most ${MAX_REPORT_DAYS} days`, path: ['endDate'] };
 
 export const tagDiscoveryQuery = z

@@ -5,6 +5,14 @@ import { uuid } from '../http/schemas';
 /** The request of POST /v1/messages (docs/api.md#send-a-message and #limits): every variant, every limit. */
 const httpsUrl = z.url({ protocol: /^https$/, error: 'must be an https URL' });
 
+/**
+ * A dispatch keeps its variables, their values in template order and the rendered text (three
+ * copies) in one DynamoDB item of at most 400 KB. The contract's per-value limits alone would let
+ * 50 × 4000 characters through (up to 600 KB of UTF-8): more is refused as 422 (docs/api.md#limits).
+ */
+export const MAX_VARIABLE_BYTES = 120_000;
+const variableBytes = (variables: Record<string, string>) => Object.entries(variables).reduce((total, [name, value]) => total + Buffer.byteLength(name) + Buffer.byteLength(value), 0);
+
 const templateContent = z.strictObject({
   type: z.literal('template'),
   templateId: uuid(),
@@ -13,7 +21,8 @@ const templateContent = z.strictObject({
     (value) => (value === '' ? {} : value),
     z
       .record(z.string(), z.string().max(4000))
-      .refine((variables) => Object.keys(variables).length <= 50, 'at most 50 variables'),
+      .refine((variables) => Object.keys(variables).length <= 50, 'at most 50 variables')
+      .refine((variables) => variableBytes(variables) <= MAX_VARIABLE_BYTES, `at most ${MAX_VARIABLE_BYTES / 1000} KB of names and values together (UTF-8), so the message fits in one stored item`),
   ),
 });
 const textContent = z.strictObject({ type: z.literal('text'), text: z.string().min(1).max(4000) });

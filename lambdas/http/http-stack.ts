@@ -13,6 +13,7 @@ import { flushMetrics } from '../shared/metrics';
 import type { Scope } from '../shared/scopes';
 import { parseWith, queryOf } from './input';
 import { requestIdOf } from './request-id';
+import { bodyLimits } from './middleware/body-limits';
 import { contentTypeGuard } from './middleware/content-type-guard';
 import { errorMapper } from './middleware/error-mapper';
 import type { HttpContext } from './middleware/http-context';
@@ -90,6 +91,8 @@ export function httpStack<S extends RequestSchemas>(
   }
   if (route.body) {
     chain.use(contentTypeGuard(route.body));
+    // A signed route's body is the provider's, proven by its signature; every other is a caller's.
+    if (!route.signed) chain.use(bodyLimits());
     if (route.body.includes('json')) chain.use(httpJsonBodyParser({ disableContentTypeError: true }));
     if (route.body.some((encoding) => encoding !== 'json')) {
       if (!options.formBodyParser) throw new Error('This route accepts form bodies: pass formBodyParser to its handler');

@@ -2,12 +2,28 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { z } from 'zod';
 import { ValidationError } from '../shared/errors';
 
+/** At most this many issues, and this many unknown fields, are named: an error stays small whatever was sent. */
+const MAX_ISSUES = 5;
+const MAX_NAMES = 5;
+const MAX_NAME_LENGTH = 64;
+
+const shortName = (name: string) => (name.length > MAX_NAME_LENGTH ? `${name.slice(0, MAX_NAME_LENGTH)}…` : name);
+/** zod's own wording, `Unrecognized keys: "a", "b"`, but naming at most MAX_NAMES of them. */
+const unknownKeys = (keys: string[]) => {
+  const named = keys.slice(0, MAX_NAMES).map((key) => `"${shortName(key)}"`).join(', ');
+  return `Unrecognized key${keys.length > 1 ? 's' : ''}: ${named}${keys.length > MAX_NAMES ? ` and ${keys.length - MAX_NAMES} more` : ''}`;
+};
+
 /** A short, human sentence per zod issue, prefixed with where it was found. */
 export function describeIssues(where: string, error: z.ZodError): string {
-  return error.issues
-    .slice(0, 10)
-    .map((issue) => `${[where, ...issue.path.map(String)].join('.')}: ${issue.message}`)
-    .join('; ');
+  const sentences = error.issues.slice(0, MAX_ISSUES).map((issue) => {
+    const path = [where, ...issue.path.map((segment) => shortName(String(segment)))].join('.');
+    // zod's own message for unknown keys names every one of them.
+    const message = issue.code === 'unrecognized_keys' ? unknownKeys(issue.keys) : issue.message;
+    return `${path}: ${message}`;
+  });
+  const more = error.issues.length - MAX_ISSUES;
+  return more > 0 ? `${sentences.join('; ')}; and ${more} more` : sentences.join('; ');
 }
 
 export function parseWith<S extends z.ZodType>(schema: S, value: unknown, where: string): z.infer<S> {

@@ -51,6 +51,12 @@ export class ValidationError extends AppError {
   }
 }
 
+export class PayloadTooLargeError extends AppError {
+  constructor(message: string) {
+    super('payload_too_large', message);
+  }
+}
+
 export class UnauthorizedError extends AppError {
   constructor(message = 'A valid API key is required in the X-API-Key header') {
     super('unauthorized', message);

@@ -98,6 +98,27 @@ describe('sending a template message against DynamoDB Local and the SQS emulator
     await expect(send(command(ws, { idempotency: { ...idempotency, fingerprint: 'other-body' } }))).rejects.toMatchObject({ code: 'idempotency_conflict' });
   });
 
+  it('answers a replay with its original result before any other check: it uses no send allowance, and a template paused since does not turn it into a 422', async () => {
+    const ws = await workspace({ sendsPerMinute: 3 });
+    const now = new Date('2026-04-01T10:00:15.000Z');
+    const idempotency = { key: `order-${randomUUID()}`, fingerprint: 'body' };
+    const first = await send(command(ws, { idempotency, now }));
+
+    const replays = await Promise.all(Array.from({ length: 10 }, () => send(command(ws, { idempotency, now }))));
+    expect(replays).toEqual(replays.map(() => ({ dispatchId: first.dispatchId, status: 'queued', replayed: true })));
+    // The allowance of 3 is still 3 less the one real send: two more new sends go through, the next is 429.
+    await send(command(ws, { now, to: '081234567891' }));
+    await send(command(ws, { now, to: '081234567892' }));
+    expect((await rejection(send(command(ws, { now, to: '081234567893' }))))?.code).toBe('rate_limited');
+    expect(await send(command(ws, { idempotency, now }))).toEqual({ dispatchId: first.dispatchId, status: 'queued', replayed: true });
+
+    await saveTemplate(ws, { ...template, status: 'PAUSED' }, env.table);
+    const later = new Date(now.getTime() + 120_000); // past the template cache and into a new minute
+    expect((await rejection(send(command(ws, { now: later, to: '081234567894' }))))?.code).toBe('template_not_found');
+    expect(await send(command(ws, { idempotency, now: later }))).toEqual({ dispatchId: first.dispatchId, status: 'queued', replayed: true });
+    expect(await itemsOf(ws, 'dispatch')).toHaveLength(3);
+  });
+
   it('answers 502 when the queue refuses, fails the dispatch, releases the key and the daily marker, and a retry succeeds', async () => {
     const ws = await workspace({ dedupe: 'wib-day' });
     const idempotency = { key: 'retry-me', fingerprint: 'body' };

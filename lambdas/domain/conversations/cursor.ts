@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import { config } from '../../shared/config';
+import * as z from 'zod';
 import { ValidationError } from '../../shared/errors';
 
 /**
@@ -17,6 +18,17 @@ async function signingKey(): Promise<string> {
   if (!config.CURSOR_SECRET) throw new Error('CURSOR_SECRET or CURSOR_SECRET_NAME must be set');
   return config.CURSOR_SECRET;
 }
+
+/** What a cursor carries: a table key (a few string or number attributes) and its scope. */
+const cursorContent = z.object({ k: z.record(z.string().max(64), z.union([z.string().max(2048), z.number()])).refine((key) => Object.keys(key).length <= 6), s: z.string() });
+
+const parseContent = (payload: string) => {
+  try {
+    return cursorContent.safeParse(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')));
+  } catch {
+    return undefined;
+  }
+};
 
 const sign = (payload: string, key: string) => createHmac('sha256', key).update(payload).digest('base64url');
 
@@ -35,7 +47,8 @@ export async function decodeCursor(cursor: string | undefined, scope: string): P
   const expected = Buffer.from(sign(payload, await signingKey()));
   const given = Buffer.from(signature);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
-  const { k, s } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { k: Record<string, unknown>; s: string };
-  if (s !== scope) throw invalid();
-  return k;
+  // Signed by us, yet not what we sign (a key that leaked, or one from an older release): still only a 422.
+  const content = parseContent(payload);
+  if (!content?.success || content.data.s !== scope) throw invalid();
+  return content.data.k;
 }

@@ -26,6 +26,7 @@ const idempotencyRecordSchema = z.object({
   state: z.enum(['in_flight', 'completed']),
   response: z.object({ dispatchId: z.string(), status: z.enum(dispatchStatuses) }),
   createdAt: z.string(),
+  ttl: z.number().optional(),
 });
 
 export type IdempotencyRecord = z.output<typeof idempotencyRecordSchema>;
@@ -95,6 +96,16 @@ export async function completeIdempotencyRecord(workspaceId: string, key: string
       ExpressionAttributeValues: { ':completed': 'completed' },
     }),
   );
+}
+
+/**
+ * What an earlier request with this Idempotency-Key got, if one did and its 24 hours are not over
+ * (TTL deletes lazily): the answer to replay, or a 409 (see `replayableResponse`).
+ */
+export async function earlierAnswer(workspaceId: string, idempotency: { key: string; fingerprint: string }, now: Date, store: Store = defaultStore()): Promise<IdempotencyRecord['response'] | undefined> {
+  const record = await getIdempotencyRecord(workspaceId, idempotency.key, store);
+  if (!record || (record.ttl !== undefined && record.ttl < Math.floor(now.getTime() / 1000))) return undefined;
+  return replayableResponse(record, idempotency.fingerprint, now);
 }
 
 /**

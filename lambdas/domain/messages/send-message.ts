@@ -12,7 +12,7 @@ import { lookUpWorkspace } from '../workspaces/workspace-lookup';
 import { dailySendKey } from './daily-send';
 import { draftDispatch, type DispatchStatus } from './dispatch';
 import { enqueueDispatch } from './dispatch-queue';
-import { completeIdempotencyRecord, inFlightRecord } from './idempotency';
+import { completeIdempotencyRecord, earlierAnswer, inFlightRecord } from './idempotency';
 import { takeSendAllowance } from './send-rate';
 import { commitSend, releaseSend, type SendClaims } from './send-transaction';
 
@@ -53,6 +53,11 @@ export async function sendTemplateMessage(command: SendTemplateMessage, deps: Pa
   const store = deps.store ?? defaultStore();
   const queue = deps.queue ?? defaultQueue();
   const { workspaceId, now } = command;
+
+  // A replay answers what the first request got before anything is checked again: a template paused
+  // since, or a rate limit reached since, must not turn it into an error, nor may it use up the rate.
+  const earlier = command.idempotency && (await earlierAnswer(workspaceId, command.idempotency, now, store));
+  if (earlier) return { ...earlier, replayed: true };
 
   const to = toE164(command.to);
   if (!to) throw new ValidationError(`to: "${command.to}" is not a valid phone number`);

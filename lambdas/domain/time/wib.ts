@@ -26,6 +26,11 @@ export function wibRange(from: string, to: string): { start: string; end: string
   return { start: start.toISOString(), end: end.toISOString() };
 }
 
+/** How many WIB dates `from` to `to` spans, inclusive: arithmetic, however far apart they are. */
+export function wibDayCount(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00.000Z`) - Date.parse(`${from}T00:00:00.000Z`)) / (24 * 60 * 60 * 1000)) + 1;
+}
+
 /** Every WIB date from `from` to `to`, inclusive, in order. */
 export function wibDays(from: string, to: string): string[] {
   const days: string[] = [];
