@@ -9,9 +9,10 @@ export const operation: OperationDoc = {
     'Queues a message and answers at once; delivery happens afterwards. Only `channel=whatsapp` with `content.type=template` is delivered: ' +
     'the other variants are valid in shape and rejected with 422 `unsupported_channel_content`. Form bodies use bracket notation ' +
     '(`content[type]=template&content[variables][name]=Budi&trackingTags[]=promo`). With an `Idempotency-Key`, a repeat of the same request ' +
-    'within 24 h returns the original 202 body with `Idempotent-Replayed: true`; the same key with another body is 409.',
+    'within 24 h returns the original 202 body with `Idempotent-Replayed: true`; the same key with another body is 409. ' +
+    'A MARKETING template to a number that opted out of the workspace’s marketing messages (a “Stop promotions” tap) is 422 `recipient_opted_out`.',
   successStatus: 202,
-  errors: ['idempotency_conflict', 'duplicate_send', 'unsupported_channel_content', 'template_not_found', 'template_not_ready', 'missing_variables', 'rate_limited', 'upstream_unavailable'],
+  errors: ['idempotency_conflict', 'duplicate_send', 'unsupported_channel_content', 'template_not_found', 'template_not_ready', 'missing_variables', 'recipient_opted_out', 'rate_limited', 'upstream_unavailable'],
   examples: {
     request: {
       channel: 'whatsapp',

@@ -19,6 +19,7 @@ export const errorCodes = {
   template_not_found: 422,
   template_not_ready: 422,
   missing_variables: 422,
+  recipient_opted_out: 422,
   rate_limited: 429,
   internal_error: 500,
   upstream_unavailable: 502,
@@ -46,7 +47,7 @@ export class AppError extends Error {
 }
 
 export class ValidationError extends AppError {
-  constructor(message: string, code: Extract<ErrorCode, 'validation_failed' | 'unsupported_channel_content' | 'template_not_found' | 'template_not_ready' | 'missing_variables'> = 'validation_failed') {
+  constructor(message: string, code: Extract<ErrorCode, 'validation_failed' | 'unsupported_channel_content' | 'template_not_found' | 'template_not_ready' | 'missing_variables' | 'recipient_opted_out'> = 'validation_failed') {
     super(code, message);
   }
 }

@@ -53,6 +53,10 @@ export const keys = {
   dayTagRollup: (ws: string, day: string, tag: string): ItemKey => ({ pk: partitions.tagsOfDay(ws, day).value, sk: tag }),
   /** Which workspace owns a WhatsApp business phone number (for inbound messages). */
   whatsappNumber: (phoneNumberId: string): ItemKey => ({ pk: `WANUM#${phoneNumberId}`, sk: 'WANUM' }),
+  /** Which workspace owns a WhatsApp Business Account (template sync, account-level webhooks). */
+  whatsappBusinessAccount: (businessAccountId: string): ItemKey => ({ pk: `WABA#${businessAccountId}`, sk: 'WABA' }),
+  /** A number that opted out of the workspace's marketing messages ("Stop promotions"). */
+  marketingOptOut: (ws: string, phone: string): ItemKey => ({ pk: partitions.optOutsOfWorkspace(ws).value, sk: `OPTOUT#${phone}` }),
   conversationMessage: (ws: string, conversationId: string, createdAt: string, messageId: string): ItemKey => ({
     pk: partitions.messagesOfConversation(ws, conversationId).value,
     sk: `MSG#${createdAt}#${messageId}`,
@@ -66,6 +70,7 @@ const partitions = {
   tagsOfDay: (ws: string, day: string): Partition => ({ on: 'table', value: `WS#${ws}#RD#${day}` }),
   rollupsOfTag: (ws: string, tag: string): Partition => ({ on: 'table', value: `WS#${ws}#RT#${tag}` }),
   daysOfWorkspace: (ws: string): Partition => ({ on: 'table', value: `WS#${ws}#RW` }),
+  optOutsOfWorkspace: (ws: string): Partition => ({ on: 'table', value: `WS#${ws}#OPTOUTS` }),
   apiKeysOfWorkspace: (ws: string): Partition => ({ on: 'gsi1', value: `WS#${ws}#KEYS` }),
   deliveryEventsOfPhone: (ws: string, phone: string): Partition => ({ on: 'gsi1', value: `WS#${ws}#P#${phone}` }),
   sendsOfTemplateToPhone: (ws: string, phone: string, templateId: string): Partition => ({ on: 'gsi1', value: `WS#${ws}#P#${phone}#T#${templateId}` }),
@@ -122,6 +127,8 @@ export const accessPatterns = {
   rollupsOfTag: (ws: string, tag: string, from: string, to: string) => keyCondition(partitions.rollupsOfTag(ws, tag), { between: [from, `${to}#~`] }),
   /** A workspace's per-day sent counts of WIB days `from`..`to`. */
   daysOfWorkspace: (ws: string, from: string, to: string) => keyCondition(partitions.daysOfWorkspace(ws), { between: [from, to] }),
+  /** A workspace's marketing opt-outs, by number. */
+  optOutsOfWorkspace: (ws: string) => keyCondition(partitions.optOutsOfWorkspace(ws), { beginsWith: 'OPTOUT#' }),
   apiKeysOfWorkspace: (ws: string) => keyCondition(partitions.apiKeysOfWorkspace(ws), { beginsWith: 'KEY#' }),
   apiKeyOfWorkspace: (ws: string, keyId: string) => keyCondition(partitions.apiKeysOfWorkspace(ws), { equals: indexKeys.apiKey(ws, keyId).gsi1sk }),
   /** Sort keys are `<occurredAt>#…`: an exclusive `end` instant still sorts after every event before it. */
@@ -183,4 +190,6 @@ export type Entity =
   | 'tagRollup'
   | 'dayTagRollup'
   | 'dayRollup'
-  | 'whatsappNumber';
+  | 'whatsappNumber'
+  | 'whatsappBusinessAccount'
+  | 'marketingOptOut';

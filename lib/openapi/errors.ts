@@ -17,6 +17,7 @@ export const errorMeanings: Record<ErrorCode, string> = {
   template_not_found: 'the template does not exist, is not APPROVED, or belongs to another workspace',
   template_not_ready: 'the template has no READY version',
   missing_variables: 'a required template variable is missing',
+  recipient_opted_out: 'the template is MARKETING and the recipient opted out of this workspace’s marketing messages',
   rate_limited: 'stage throttling, or the workspace’s send rate (then with Retry-After)',
   internal_error: 'a fault on our side; the cause is logged, never returned',
   upstream_unavailable: 'the dispatch queue refused the message; nothing will be sent',

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { queryAll } from '../../shared/query-all';
-import { accessPatterns, indexKeys, keys } from '../../shared/table';
+import { accessPatterns, indexKeys, keys, type ItemKey } from '../../shared/table';
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
 import { scopes } from '../../shared/scopes';
 import { parseItem } from '../../shared/stored-item';
-import { isConditionFailed } from '../../shared/writes';
+import { isConditionFailed, transactWrite, writeOne, type Write } from '../../shared/writes';
 import { apiKeyHint, hashApiKey } from './api-key-secret';
 
 /** The API key item: stored by the hash of its secret, listed per workspace on gsi1. */
@@ -55,13 +55,7 @@ export async function saveApiKey(plaintext: string, input: NewApiKey, now: Date,
     ...(input.expiresAt ? { expiresAt: input.expiresAt } : {}),
   };
   try {
-    await store.db.send(
-      new PutCommand({
-        TableName: store.tableName,
-        Item: { ...keys.apiKey(hash), ...indexKeys.apiKey(input.workspaceId, record.keyId), entity: 'apiKey', ...record },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await writeOne(store, apiKeyCreate(hash, record));
     return record;
   } catch (error) {
     if (!isConditionFailed(error)) throw error;
@@ -71,6 +65,67 @@ export async function saveApiKey(plaintext: string, input: NewApiKey, now: Date,
   }
 }
 
+/** Stores a new key by its hash; refused (ConditionalCheckFailed) when the hash is stored already. */
+const apiKeyCreate = (hash: string, record: ApiKeyRecord): Write => ({
+  Put: { Item: { ...keys.apiKey(hash), ...indexKeys.apiKey(record.workspaceId, record.keyId), entity: 'apiKey', ...record }, ConditionExpression: 'attribute_not_exists(pk)' },
+});
+
+/** A workspace's key by its id, with the item key it is stored under. */
+export async function findApiKey(workspaceId: string, keyId: string, store: Store = defaultStore()): Promise<{ key: ItemKey; record: ApiKeyRecord } | undefined> {
+  const found = await store.db.send(new QueryCommand({ TableName: store.tableName, ...accessPatterns.apiKeyOfWorkspace(workspaceId, keyId) }));
+  const item = found.Items?.[0];
+  if (!item) return undefined;
+  return { key: parseItem(z.object({ pk: z.string(), sk: z.string() }), item, 'api key'), record: toRecord(item) };
+}
+
+/**
+ * Replaces a key: stores `plaintext` as a new key with the old one's name and scopes, and sets the
+ * old key to expire at `oldKeyExpiresAt` (or keeps its own expiry if that comes sooner), in one
+ * transaction. Returns undefined when the workspace has no such key; refused when it is revoked,
+ * or changed meanwhile.
+ */
+export async function rotateApiKey(
+  workspaceId: string,
+  keyId: string,
+  plaintext: string,
+  oldKeyExpiresAt: Date,
+  now: Date,
+  store: Store = defaultStore(),
+): Promise<{ created: ApiKeyRecord; replaced: ApiKeyRecord } | undefined> {
+  const old = await findApiKey(workspaceId, keyId, store);
+  if (!old) return undefined;
+  if (old.record.status === 'revoked') throw new ApiKeyRotationRefusedError(`Key ${keyId} is revoked; create a new key instead`);
+  const expiresAt = old.record.expiresAt && Date.parse(old.record.expiresAt) < oldKeyExpiresAt.getTime() ? old.record.expiresAt : oldKeyExpiresAt.toISOString();
+  const created: ApiKeyRecord = {
+    keyId: randomUUID(),
+    workspaceId,
+    name: old.record.name,
+    scopes: old.record.scopes,
+    status: 'active',
+    hint: apiKeyHint(plaintext),
+    createdAt: now.toISOString(),
+  };
+  const result = await transactWrite(store, {
+    created: apiKeyCreate(hashApiKey(plaintext), created),
+    replaced: {
+      Update: {
+        Key: old.key,
+        UpdateExpression: 'SET expiresAt = :expiresAt',
+        ConditionExpression: '#status = :active AND workspaceId = :ws',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':expiresAt': expiresAt, ':active': 'active', ':ws': workspaceId },
+      },
+    },
+  });
+  if (!result.committed) throw new ApiKeyRotationRefusedError(`Key ${keyId} changed meanwhile (${JSON.stringify(result.refused)}); run the command again`);
+  return { created, replaced: { ...old.record, expiresAt } };
+}
+
+/** A rotation that cannot go ahead; the message says why. */
+export class ApiKeyRotationRefusedError extends Error {
+  override name = 'ApiKeyRotationRefusedError';
+}
+
 export async function listApiKeys(workspaceId: string, store: Store = defaultStore()): Promise<ApiKeyRecord[]> {
   const items = (await queryAll(store, accessPatterns.apiKeysOfWorkspace(workspaceId))).map(toRecord);
   return items.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
@@ -78,13 +133,12 @@ export async function listApiKeys(workspaceId: string, store: Store = defaultSto
 
 /** Marks a key revoked. Returns false when the workspace has no key with that id. */
 export async function revokeApiKey(workspaceId: string, keyId: string, now: Date, store: Store = defaultStore()): Promise<boolean> {
-  const found = await store.db.send(new QueryCommand({ TableName: store.tableName, ...accessPatterns.apiKeyOfWorkspace(workspaceId, keyId), ProjectionExpression: 'pk, sk' }));
-  const item = found.Items?.[0];
-  if (!item) return false;
+  const found = await findApiKey(workspaceId, keyId, store);
+  if (!found) return false;
   await store.db.send(
     new UpdateCommand({
       TableName: store.tableName,
-      Key: parseItem(z.object({ pk: z.string(), sk: z.string() }), item, 'api key'),
+      Key: found.key,
       UpdateExpression: 'SET #status = :revoked, revokedAt = if_not_exists(revokedAt, :now)',
       ConditionExpression: 'workspaceId = :ws',
       ExpressionAttributeNames: { '#status': 'status' },

@@ -3,6 +3,7 @@ import { logger } from '../../shared/logger';
 import type { Store } from '../../shared/store';
 import { recordInboundMessage } from '../conversations/inbound-message';
 import type { WebhookPayload, WebhookStatus } from '../providers/whatsapp-webhook';
+import { optOutFromReply } from '../workspaces/marketing-opt-out';
 import { workspaceOfNumber } from '../workspaces/workspace-number';
 import { applyStatus, type StatusChange } from './dispatch-status';
 
@@ -54,12 +55,15 @@ export async function applyProviderReports(payload: WebhookPayload, store: Store
         }
         for (const message of value.messages) {
           const contactName = value.contacts?.find((contact) => contact.wa_id === message.from)?.profile?.name ?? null;
+          const occurredAt = new Date(Number(message.timestamp) * 1000).toISOString();
+          const { text, payload } = message.button ?? {};
+          await optOutFromReply({ workspaceId, phone: message.from, type: message.type, text, payload, occurredAt, providerMessageId: message.id }, store);
           const stored = await recordInboundMessage(
             {
               workspaceId,
               from: message.from,
               providerMessageId: message.id,
-              occurredAt: new Date(Number(message.timestamp) * 1000).toISOString(),
+              occurredAt,
               type: message.type,
               text: message.text?.body ?? null,
               contactName,

@@ -8,6 +8,7 @@ import { toE164 } from '../phones/phone-number';
 import { isListable, type Template, type TemplateVersion } from '../templates/template';
 import { lookUpTemplate, sendableVersion } from '../templates/template-lookup';
 import { checkVariables } from '../templates/render';
+import { getMarketingOptOut } from '../workspaces/marketing-opt-out';
 import { lookUpWorkspace } from '../workspaces/workspace-lookup';
 import { dailySendKey } from './daily-send';
 import { draftDispatch, type DispatchStatus } from './dispatch';
@@ -62,6 +63,9 @@ export async function sendTemplateMessage(command: SendTemplateMessage, deps: Pa
   const to = toE164(command.to);
   if (!to) throw new ValidationError(`to: "${command.to}" is not a valid phone number`);
   const { template, version } = await templateToSend(command, store);
+  if (template.category === 'MARKETING' && (await getMarketingOptOut(workspaceId, to, store))) {
+    throw new ValidationError(`to: ${to} opted out of this workspace's marketing messages; template ${template.id} is MARKETING`, 'recipient_opted_out');
+  }
   const workspace = await lookUpWorkspace(workspaceId, now, store);
   await takeSendAllowance(workspaceId, workspace.settings.sendsPerMinute, now, store);
 

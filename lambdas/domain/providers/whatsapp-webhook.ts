@@ -21,6 +21,8 @@ const inboundSchema = z.object({
   timestamp: z.string().regex(/^\d+$/),
   type: z.string(),
   text: z.object({ body: z.string() }).optional(),
+  /** A quick-reply button tap on a template (how "Stop promotions" arrives). */
+  button: z.object({ text: z.string().optional(), payload: z.string().optional() }).optional(),
 });
 
 export const webhookPayloadSchema = z.object({

@@ -23,6 +23,10 @@ export const templateVersionInputSchema = z.object({
   disabledAt: z.iso.datetime({ offset: true }).optional(),
 });
 
+/** WhatsApp's template categories; only MARKETING sends honour a recipient's opt-out. */
+export const templateCategories = ['MARKETING', 'UTILITY', 'AUTHENTICATION'] as const;
+export type TemplateCategory = (typeof templateCategories)[number];
+
 /**
  * A template as imported from the seed file or the admin CLI. `providerName` and `language` are
  * what the WhatsApp Cloud API needs to send it, and what a later sync from the WhatsApp Business
@@ -34,6 +38,8 @@ export const templateInputSchema = z.object({
   status: z.string().min(1),
   providerName: z.string().min(1).max(512),
   language: z.string().min(2).max(15),
+  /** WhatsApp's category of the template; absent means not marketing. */
+  category: z.enum(templateCategories).optional(),
   versions: z.array(templateVersionInputSchema).min(1).max(90),
 });
 

@@ -9,7 +9,13 @@ export const workspaceSettingsSchema = z.object({
   provider: z.enum(['sandbox', 'whatsapp']).default('sandbox'),
   /** The workspace's own WhatsApp business number (Cloud API phone number id), if it has one. */
   whatsappPhoneNumberId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
+  /** The WhatsApp Business Account that holds the workspace's number and templates, if it has one. */
+  whatsappBusinessAccountId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
 });
+
+/** Settings that name an identifier outside us; each is bound to at most one workspace. */
+export const bindingSettings = ['whatsappPhoneNumberId', 'whatsappBusinessAccountId'] as const;
+export type BindingSetting = (typeof bindingSettings)[number];
 
 export const workspaceInputSchema = z.object({
   id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{1,63}$/, 'letters, digits, "-" and "_", 2 to 64 characters'),

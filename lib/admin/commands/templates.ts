@@ -1,0 +1,36 @@
+import { readFileSync } from 'node:fs';
+import * as z from 'zod';
+import { templateInputSchema } from '../../../lambdas/domain/templates/template';
+import { saveTemplate } from '../../../lambdas/domain/templates/template-repository';
+import { defineCommand, option, UsageError } from '../command';
+import { requireWorkspace } from './workspace-exists';
+
+/** A template file: `{ "templates": [...] }` in the seed file's template format, or a bare array. */
+const templateFileSchema = z
+  .union([z.array(templateInputSchema), z.object({ templates: z.array(templateInputSchema) }).transform(({ templates }) => templates)])
+  .refine((templates) => templates.length > 0, 'holds no templates');
+
+export const templateCommands = [
+  defineCommand({
+    name: 'templates import',
+    synopsis: '--workspace ID --file templates.json',
+    summary: 'Imports templates from a JSON file; importing a template again replaces it.',
+    options: z.object({ workspace: option.text(), file: option.text() }),
+    async run({ workspace, file }, { store }) {
+      await requireWorkspace(store, workspace);
+      let raw: unknown;
+      try {
+        raw = JSON.parse(readFileSync(file, 'utf8'));
+      } catch (error) {
+        throw new UsageError(`Cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      const parsed = templateFileSchema.safeParse(raw);
+      if (!parsed.success) throw new UsageError(`${file} is not a template list: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      for (const template of parsed.data) await saveTemplate(workspace, template, store);
+      return {
+        data: parsed.data.map(({ id, displayName, status, category, versions }) => ({ id, displayName, status, category: category ?? null, versions: versions.length })),
+        lines: parsed.data.map((template) => `Imported ${template.id} ${template.displayName} (${template.status}, ${template.versions.length} version(s))`),
+      };
+    },
+  }),
+];

@@ -1,0 +1,223 @@
+import { randomUUID } from 'node:crypto';
+import { authenticate, clearApiKeyCache } from '../../lambdas/domain/api-keys/authenticate';
+import { getWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
+import { workspaceOfBusinessAccount } from '../../lambdas/domain/workspaces/workspace-binding';
+import { workspaceOfNumber } from '../../lambdas/domain/workspaces/workspace-number';
+import { runAdmin } from '../../lib/admin/cli';
+import { createTestTable } from '../support/dynamodb';
+
+let table: Awaited<ReturnType<typeof createTestTable>>;
+const now = new Date('2026-05-01T00:00:00Z');
+
+beforeAll(async () => {
+  table = await createTestTable();
+});
+afterAll(() => table.drop());
+beforeEach(() => clearApiKeyCache());
+
+/** One command line, run in-process against this file's table, with what it printed. */
+async function admin(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const status = await runAdmin(argv, { out: (text) => out.push(text), err: (text) => err.push(text), env: {}, target: async () => ({ ...table, description: 'test table' }), now: () => now });
+  const stdout = out.join('\n');
+  return { status, stdout, stderr: err.join('\n'), json: () => JSON.parse(stdout) as Record<string, unknown> };
+}
+const id = () => `ws-${randomUUID().slice(0, 8)}`;
+const number = () => String(100_000_000 + Math.floor(Math.random() * 899_999_999));
+
+describe('admin CLI: workspaces', () => {
+  it('creates a workspace with its settings and shows it, as text and as JSON', async () => {
+    const ws = id();
+    const created = await admin('workspace', 'create', '--id', ws, '--name', 'Acme', '--rupiah-per-credit', '150', '--dedupe', 'wib-day', '--provider', 'whatsapp', '--json');
+    expect(created.status).toBe(0);
+    expect(created.json()).toEqual({
+      id: ws,
+      name: 'Acme',
+      rupiahPerCredit: 150,
+      settings: { sendsPerMinute: 600, dedupe: 'wib-day', provider: 'whatsapp' },
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+    });
+
+    const shown = await admin('workspace', 'show', '--id', ws);
+    expect(shown.stdout.split('\n')).toEqual(
+      expect.arrayContaining([`id\t${ws}`, 'name\tAcme', 'rupiahPerCredit\t150', 'settings.dedupe\twib-day', 'settings.provider\twhatsapp', 'settings.sendsPerMinute\t600']),
+    );
+    expect((await admin('workspace', 'show', '--id', ws, '--json')).json()).toEqual(created.json());
+  });
+
+  it('refuses to create a workspace whose id exists, and leaves its settings as they were', async () => {
+    const ws = id();
+    await admin('workspace', 'create', '--id', ws, '--name', 'Production', '--rupiah-per-credit', '150', '--provider', 'whatsapp', '--dedupe', 'wib-day');
+
+    const again = await admin('workspace', 'create', '--id', ws, '--name', 'Oops', '--rupiah-per-credit', '1', '--json');
+    expect([again.status, again.json()]).toEqual([1, { error: 'workspace_exists', message: `Workspace ${ws} exists already; change it with \`workspace update\`` }]);
+    expect(again.stderr.split('\n')).toEqual(['Target: test table', `admin: Workspace ${ws} exists already; change it with \`workspace update\``]);
+    expect(await getWorkspace(ws, table)).toMatchObject({ name: 'Production', rupiahPerCredit: 150, settings: { provider: 'whatsapp', dedupe: 'wib-day' } });
+  });
+
+  it('updates only the settings named', async () => {
+    const ws = id();
+    await admin('workspace', 'create', '--id', ws, '--name', 'Acme', '--rupiah-per-credit', '150', '--provider', 'whatsapp', '--dedupe', 'wib-day');
+    const later = new Date(now.getTime() + 60_000);
+
+    const updated = await runAdmin(['workspace', 'update', '--id', ws, '--sends-per-minute', '30'], { out: () => {}, err: () => {}, env: {}, target: async () => ({ ...table, description: 't' }), now: () => later });
+    expect(updated).toBe(0);
+    expect(await getWorkspace(ws, table)).toEqual({
+      id: ws,
+      name: 'Acme',
+      rupiahPerCredit: 150,
+      settings: { sendsPerMinute: 30, dedupe: 'wib-day', provider: 'whatsapp' },
+      createdAt: now.toISOString(),
+      updatedAt: later.toISOString(),
+    });
+    expect((await admin('workspace', 'update', '--id', ws, '--name', 'Acme Corp', '--rupiah-per-credit', '120', '--json')).json()).toMatchObject({
+      name: 'Acme Corp',
+      rupiahPerCredit: 120,
+      settings: { sendsPerMinute: 30, dedupe: 'wib-day', provider: 'whatsapp' },
+    });
+  });
+
+  it('refuses an update of a missing workspace, or one that names nothing to change', async () => {
+    const missing = await admin('workspace', 'update', '--id', 'ws-nobody', '--sends-per-minute', '5', '--json');
+    expect([missing.status, missing.json().error]).toEqual([1, 'workspace_missing']);
+    expect(await getWorkspace('ws-nobody', table)).toBeUndefined();
+
+    const ws = id();
+    await admin('workspace', 'create', '--id', ws, '--name', 'Acme', '--rupiah-per-credit', '150');
+    const nothing = await admin('workspace', 'update', '--id', ws);
+    expect([nothing.status, nothing.stderr]).toEqual([2, 'admin: workspace update needs at least one setting to change']);
+  });
+
+  it('binds a phone number id and a business account id to one workspace only', async () => {
+    const [a, b, phoneNumberId, businessAccountId] = [id(), id(), number(), number()];
+    await admin('workspace', 'create', '--id', a, '--name', 'A', '--rupiah-per-credit', '1', '--whatsapp-phone-number-id', phoneNumberId, '--whatsapp-business-account-id', businessAccountId);
+    expect([await workspaceOfNumber(phoneNumberId, table), await workspaceOfBusinessAccount(businessAccountId, table)]).toEqual([a, a]);
+
+    const taken = await admin('workspace', 'create', '--id', b, '--name', 'B', '--rupiah-per-credit', '1', '--whatsapp-phone-number-id', phoneNumberId);
+    expect([taken.status, taken.stderr.split('\n')[1]]).toEqual([1, `admin: whatsappPhoneNumberId ${phoneNumberId} belongs to another workspace; unbind it there first`]);
+    expect(await getWorkspace(b, table)).toBeUndefined();
+
+    await admin('workspace', 'create', '--id', b, '--name', 'B', '--rupiah-per-credit', '1');
+    const stolen = await admin('workspace', 'update', '--id', b, '--whatsapp-business-account-id', businessAccountId, '--json');
+    expect([stolen.status, stolen.json().error]).toEqual([1, 'workspace_bound_elsewhere']);
+    expect((await getWorkspace(b, table))?.settings.whatsappBusinessAccountId).toBeUndefined();
+    expect(await workspaceOfBusinessAccount(businessAccountId, table)).toBe(a);
+  });
+
+  it('rebinding releases the old number, so another workspace can take it; "none" unbinds', async () => {
+    const [a, b, first, second] = [id(), id(), number(), number()];
+    await admin('workspace', 'create', '--id', a, '--name', 'A', '--rupiah-per-credit', '1', '--whatsapp-phone-number-id', first);
+    await admin('workspace', 'create', '--id', b, '--name', 'B', '--rupiah-per-credit', '1');
+
+    expect((await admin('workspace', 'update', '--id', a, '--whatsapp-phone-number-id', second)).status).toBe(0);
+    expect([await workspaceOfNumber(first, table), await workspaceOfNumber(second, table)]).toEqual([undefined, a]);
+    expect((await admin('workspace', 'update', '--id', b, '--whatsapp-phone-number-id', first)).status).toBe(0);
+    expect(await workspaceOfNumber(first, table)).toBe(b);
+
+    expect((await admin('workspace', 'update', '--id', a, '--whatsapp-phone-number-id', 'none')).status).toBe(0);
+    expect(await workspaceOfNumber(second, table)).toBeUndefined();
+    expect((await getWorkspace(a, table))?.settings).toEqual({ sendsPerMinute: 600, dedupe: 'none', provider: 'sandbox' });
+  });
+
+  it('says what is wrong with the command line in one line, exit status 2, without reaching the table', async () => {
+    const target = jest.fn();
+    const run = (...argv: string[]) => runAdmin(argv, { out: () => {}, err: (text) => lines.push(text), env: {}, target });
+    const lines: string[] = [];
+    expect(await run('workspace', 'create', '--id', 'x', '--rupiah-per-credit', 'abc', '--dedupe', 'daily')).toBe(2);
+    expect(await run('workspace', 'explode', '--id', 'x')).toBe(2);
+    expect(await run('workspace', 'show', '--id', 'x', '--bogus', '1')).toBe(2);
+    expect(lines[0]).toBe('admin: workspace create needs --name; --rupiah-per-credit takes a number; --dedupe takes one of none, wib-day');
+    expect(lines[1]).toBe('admin: Unknown command "workspace explode"; `npm run admin -- --help` lists them');
+    expect(lines[2]).toMatch(/^admin: Unknown option '--bogus'/);
+    expect(lines.every((line) => !line.includes('\n'))).toBe(true);
+    expect(target).not.toHaveBeenCalled();
+  });
+
+  it('reports a failure of the table as one line with exit status 1', async () => {
+    const lines: string[] = [];
+    const status = await runAdmin(['workspace', 'show', '--id', 'x'], {
+      out: () => {},
+      err: (text) => lines.push(text),
+      env: {},
+      target: async () => ({ ...table, tableName: 'no-such-table', description: 'a missing table' }),
+    });
+    expect(status).toBe(1);
+    expect(lines).toEqual(['Target: a missing table', expect.stringMatching(/^admin: ResourceNotFoundException: .* \(ADMIN_DEBUG=1 shows the stack\)$/)]);
+  });
+});
+
+describe('admin CLI: keys', () => {
+  it('creates, lists and revokes keys, as text and as JSON', async () => {
+    const ws = id();
+    await admin('workspace', 'create', '--id', ws, '--name', 'Keys', '--rupiah-per-credit', '1');
+    const created = await admin('key', 'create', '--workspace', ws, '--name', 'backend', '--scopes', 'messages:send,messages:read', '--json');
+    const key = created.json();
+    expect(key).toMatchObject({ key: expect.stringMatching(/^msk_live_[A-Za-z0-9]{32}$/), keyId: expect.any(String), name: 'backend', scopes: ['messages:send', 'messages:read'], status: 'active' });
+    await expect(authenticate(String(key.key), 'messages:send', { store: table, cacheTtlMs: 0 })).resolves.toMatchObject({ workspaceId: ws });
+
+    const listed = await admin('key', 'list', '--workspace', ws);
+    expect(listed.stdout.split('\t').slice(0, 4)).toEqual([key.keyId, 'active ', `…${String(key.key).slice(-4)}`, 'backend']);
+    expect(listed.stdout).not.toContain(String(key.key));
+
+    expect((await admin('key', 'revoke', '--workspace', ws, '--key-id', String(key.keyId), '--json')).json()).toEqual({ keyId: key.keyId, status: 'revoked' });
+    expect((await admin('key', 'list', '--workspace', ws, '--json')).json()).toEqual([expect.objectContaining({ keyId: key.keyId, status: 'revoked', effectiveStatus: 'revoked' })]);
+    const again = await admin('key', 'revoke', '--workspace', id(), '--key-id', String(key.keyId), '--json');
+    expect([again.status, again.json().error]).toEqual([1, 'not_found']);
+  });
+
+  it('rotates a key: a new key with the same name and scopes, the old one valid for the stated overlap only', async () => {
+    const ws = id();
+    await admin('workspace', 'create', '--id', ws, '--name', 'Keys', '--rupiah-per-credit', '1');
+    const old = (await admin('key', 'create', '--workspace', ws, '--name', 'backend', '--scopes', 'messages:read', '--json')).json();
+
+    const rotated = await admin('key', 'rotate', '--workspace', ws, '--key-id', String(old.keyId), '--overlap', '2h', '--json');
+    expect(rotated.status).toBe(0);
+    const fresh = rotated.json();
+    const until = new Date(now.getTime() + 2 * 3_600_000).toISOString();
+    expect(fresh).toMatchObject({ key: expect.stringMatching(/^msk_live_/), name: 'backend', scopes: ['messages:read'], status: 'active', replaced: { keyId: old.keyId, expiresAt: until } });
+    expect(fresh.keyId).not.toBe(old.keyId);
+    expect(rotated.stderr).toContain(`Key ${String(old.keyId)} keeps working until ${until}`);
+
+    const at = (ms: number) => ({ store: table, cacheTtlMs: 0, now: new Date(now.getTime() + ms) });
+    await expect(authenticate(String(old.key), 'messages:read', at(2 * 3_600_000 - 1))).resolves.toMatchObject({ workspaceId: ws });
+    await expect(authenticate(String(old.key), 'messages:read', at(2 * 3_600_000))).rejects.toMatchObject({ status: 401, message: 'The API key has expired' });
+    await expect(authenticate(String(fresh.key), 'messages:read', at(30 * 86_400_000))).resolves.toMatchObject({ workspaceId: ws, keyName: 'backend' });
+  });
+
+  it('refuses to rotate a revoked or unknown key, and an overlap it cannot read', async () => {
+    const ws = id();
+    await admin('workspace', 'create', '--id', ws, '--name', 'Keys', '--rupiah-per-credit', '1');
+    const old = (await admin('key', 'create', '--workspace', ws, '--name', 'backend', '--scopes', 'messages:read', '--json')).json();
+    await admin('key', 'revoke', '--workspace', ws, '--key-id', String(old.keyId));
+    const before = (await table.scanAll()).length;
+
+    const revoked = await admin('key', 'rotate', '--workspace', ws, '--key-id', String(old.keyId), '--json');
+    expect([revoked.status, revoked.json()]).toEqual([1, { error: 'key_not_rotatable', message: `Key ${String(old.keyId)} is revoked; create a new key instead` }]);
+    expect((await admin('key', 'rotate', '--workspace', ws, '--key-id', randomUUID())).status).toBe(1);
+    const unreadable = await admin('key', 'rotate', '--workspace', ws, '--key-id', String(old.keyId), '--overlap', '90d');
+    expect([unreadable.status, unreadable.stderr]).toEqual([2, 'admin: --overlap is at most 30d']);
+    expect((await table.scanAll()).length).toBe(before);
+  });
+});
+
+describe('admin CLI: marketing opt-outs', () => {
+  it('adds, lists and removes a number’s opt-out, whatever way the number is written', async () => {
+    const ws = id();
+    await admin('workspace', 'create', '--id', ws, '--name', 'Opt-outs', '--rupiah-per-credit', '1');
+
+    const added = await admin('opt-outs', 'add', '--workspace', ws, '--phone', '0812-3456-7890', '--json');
+    expect(added.json()).toEqual({ workspaceId: ws, phone: '+6281234567890', optedOutAt: now.toISOString(), source: 'admin' });
+    expect((await admin('opt-outs', 'list', '--workspace', ws)).stdout).toBe(`+6281234567890\t${now.toISOString()}\tadmin\t`);
+
+    const removed = await admin('opt-outs', 'remove', '--workspace', ws, '--phone', '6281234567890', '--json');
+    expect(removed.json()).toEqual({ workspaceId: ws, phone: '+6281234567890', removed: true });
+    expect((await admin('opt-outs', 'list', '--workspace', ws, '--json')).json()).toEqual([]);
+
+    const again = await admin('opt-outs', 'remove', '--workspace', ws, '--phone', '+6281234567890');
+    expect([again.status, again.stderr.split('\n')[1]]).toEqual([1, `admin: +6281234567890 has no opt-out in workspace ${ws}`]);
+    const invalid = await admin('opt-outs', 'add', '--workspace', ws, '--phone', 'not a phone');
+    expect([invalid.status, invalid.stderr]).toEqual([2, 'admin: --phone "not a phone" is not a phone number']);
+  });
+});

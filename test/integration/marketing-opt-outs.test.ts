@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { sendTemplateMessage, type SendTemplateMessage } from '../../lambdas/domain/messages/send-message';
+import type { TemplateCategory } from '../../lambdas/domain/templates/template';
+import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
+import { getMarketingOptOut, listMarketingOptOuts, optOutFromReply, recordMarketingOptOut, removeMarketingOptOut } from '../../lambdas/domain/workspaces/marketing-opt-out';
+import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
+import type { AppError } from '../../lambdas/shared/errors';
+import { keys } from '../../lambdas/shared/table';
+import { template } from '../support/send-fixtures';
+import { useTableAndQueues } from '../support/sqs';
+
+const env = useTableAndQueues();
+
+const MARKETING = '7b0c5c3e-0000-4000-8000-00000000a001';
+const UTILITY = '7b0c5c3e-0000-4000-8000-00000000a002';
+const UNCATEGORISED = '7b0c5c3e-0000-4000-8000-00000000a003';
+
+/** A workspace of the test's own, with the fixture template as MARKETING, UTILITY and without a category. */
+async function workspace(): Promise<string> {
+  const id = `ws-${randomUUID().slice(0, 8)}`;
+  await saveWorkspace({ id, name: id, rupiahPerCredit: 150 }, new Date(), env.table);
+  const variant = (templateId: string, category?: TemplateCategory) => ({
+    ...template,
+    id: templateId,
+    ...(category ? { category } : {}),
+    versions: [{ ...template.versions[0]!, id: randomUUID() }],
+  });
+  await saveTemplate(id, variant(MARKETING, 'MARKETING'), env.table);
+  await saveTemplate(id, variant(UTILITY, 'UTILITY'), env.table);
+  await saveTemplate(id, variant(UNCATEGORISED), env.table);
+  return id;
+}
+
+const send = (workspaceId: string, templateId: string, to = '081234567890') => {
+  const command: SendTemplateMessage = {
+    workspaceId,
+    apiClient: { id: randomUUID(), name: 'backend' },
+    to,
+    templateId,
+    variables: { name: 'Budi', order: 'A-1' },
+    tagIds: [],
+    trackingTags: [],
+    now: new Date(),
+  };
+  return sendTemplateMessage(command, { store: env.table, queue: env.queues });
+};
+const rejection = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as AppError);
+const tap = (workspaceId: string, overrides: Partial<Parameters<typeof optOutFromReply>[0]> = {}) =>
+  optOutFromReply({ workspaceId, phone: '6281234567890', type: 'button', text: 'Stop promotions', payload: 'Stop promotions', occurredAt: '2026-11-02T03:00:00.000Z', providerMessageId: 'wamid.stop-1', ...overrides }, env.table);
+
+afterEach(async () => {
+  await env.queues.receiveAll();
+});
+
+describe('marketing opt-outs against DynamoDB Local', () => {
+  it('stores a "Stop promotions" tap as the number’s opt-out, keyed by its E.164 form, and keeps the first of repeated taps', async () => {
+    const ws = await workspace();
+
+    expect(await tap(ws)).toBe(true);
+    expect(await tap(ws, { occurredAt: '2026-11-03T00:00:00.000Z', providerMessageId: 'wamid.stop-2' })).toBe(true);
+    expect(await tap(ws, { text: 'Track order', payload: 'track' })).toBe(false);
+
+    const items = (await env.table.scanAll()).filter((item) => item.entity === 'marketingOptOut' && item.workspaceId === ws);
+    expect(items).toEqual([
+      {
+        ...keys.marketingOptOut(ws, '+6281234567890'),
+        entity: 'marketingOptOut',
+        workspaceId: ws,
+        phone: '+6281234567890',
+        optedOutAt: '2026-11-02T03:00:00.000Z',
+        source: 'button',
+        providerMessageId: 'wamid.stop-1',
+      },
+    ]);
+    expect(await getMarketingOptOut(ws, '+6281234567890', env.table)).toMatchObject({ optedOutAt: '2026-11-02T03:00:00.000Z' });
+  });
+
+  it('refuses a MARKETING send to an opted-out number with 422 recipient_opted_out and writes nothing; other categories still send', async () => {
+    const ws = await workspace();
+    await tap(ws);
+    const before = (await env.table.scanAll()).length;
+
+    const refused = await rejection(send(ws, MARKETING, '0812-3456-7890'));
+    expect([refused?.status, refused?.code]).toEqual([422, 'recipient_opted_out']);
+    expect((await env.table.scanAll()).length).toBe(before);
+    expect(await env.queues.receiveAll()).toEqual([]);
+
+    await expect(send(ws, UTILITY)).resolves.toMatchObject({ status: 'queued' });
+    await expect(send(ws, UNCATEGORISED)).resolves.toMatchObject({ status: 'queued' });
+    // Another number, and the same number in another workspace, are not opted out.
+    await expect(send(ws, MARKETING, '081234567891')).resolves.toMatchObject({ status: 'queued' });
+    await expect(send(await workspace(), MARKETING)).resolves.toMatchObject({ status: 'queued' });
+  });
+
+  it('lists a workspace’s opt-outs, and a removed one lets marketing sends through again', async () => {
+    const ws = await workspace();
+    await tap(ws);
+    await recordMarketingOptOut({ workspaceId: ws, phone: '+6281200000001', optedOutAt: '2026-11-04T00:00:00.000Z', source: 'admin' }, env.table);
+    await tap(await workspace());
+
+    expect((await listMarketingOptOuts(ws, env.table)).map(({ phone, source }) => [phone, source])).toEqual([
+      ['+6281200000001', 'admin'],
+      ['+6281234567890', 'button'],
+    ]);
+
+    expect(await removeMarketingOptOut(ws, '+6281234567890', env.table)).toBe(true);
+    expect(await removeMarketingOptOut(ws, '+6281234567890', env.table)).toBe(false);
+    await expect(send(ws, MARKETING)).resolves.toMatchObject({ status: 'queued' });
+  });
+});
