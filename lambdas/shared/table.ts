@@ -53,6 +53,8 @@ export const keys = {
   dayTagRollup: (ws: string, day: string, tag: string): ItemKey => ({ pk: partitions.tagsOfDay(ws, day).value, sk: tag }),
   /** Which workspace owns a WhatsApp business phone number (for inbound messages). */
   whatsappNumber: (phoneNumberId: string): ItemKey => ({ pk: `WANUM#${phoneNumberId}`, sk: 'WANUM' }),
+  /** Where a WhatsApp message id (wamid) belongs: our dispatch, or a customer's message in its conversation. */
+  providerMessage: (wamid: string): ItemKey => ({ pk: `WAMID#${wamid}`, sk: 'WAMID' }),
   conversationMessage: (ws: string, conversationId: string, createdAt: string, messageId: string): ItemKey => ({
     pk: partitions.messagesOfConversation(ws, conversationId).value,
     sk: `MSG#${createdAt}#${messageId}`,
@@ -183,4 +185,5 @@ export type Entity =
   | 'tagRollup'
   | 'dayTagRollup'
   | 'dayRollup'
-  | 'whatsappNumber';
+  | 'whatsappNumber'
+  | 'providerMessage';

@@ -5,7 +5,7 @@ import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
 import { workspaceInputSchema, type Workspace, type WorkspaceInput } from './workspace';
-import { workspaceNumberPut } from './workspace-number';
+import { sendingNumberOf, workspaceNumberPut } from './workspace-number';
 
 /** The workspace item: its key, its write (with its business number's) and its reading back. */
 const storedWorkspaceSchema = workspaceInputSchema.extend({ createdAt: z.string(), updatedAt: z.string() });
@@ -22,7 +22,7 @@ export async function saveWorkspace(input: WorkspaceInput, now: Date, store: Sto
   const existing = await getWorkspace(parsed.id, store);
   const workspace: Workspace = { ...parsed, createdAt: existing?.createdAt ?? now.toISOString(), updatedAt: now.toISOString() };
   await store.db.send(new PutCommand({ TableName: store.tableName, Item: { ...keys.workspace(parsed.id), entity: 'workspace', ...workspace } }));
-  const phoneNumberId = parsed.settings.whatsappPhoneNumberId;
+  const phoneNumberId = sendingNumberOf(parsed);
   if (phoneNumberId) {
     await store.db.send(new PutCommand({ TableName: store.tableName, ...workspaceNumberPut(phoneNumberId, parsed.id).Put }));
   }
