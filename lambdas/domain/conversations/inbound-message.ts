@@ -45,7 +45,7 @@ export async function recordInboundMessage(inbound: Inbound, store: Store = defa
     createdAt: inbound.occurredAt,
   };
   // A reaction names the message it reacts to by wamid: this says where the message lives.
-  const lookup = providerMessagePut(inbound.providerMessageId, { direction: 'inbound', workspaceId: inbound.workspaceId, conversationId: conversationOf(message), createdAt: inbound.occurredAt });
+  const lookup = providerMessagePut(inbound.providerMessageId, { kind: 'customerMessage', workspaceId: inbound.workspaceId, conversationId: conversationOf(message), createdAt: inbound.occurredAt });
   let placement: Placement = inbound.content.kind === 'notice' ? 'notice' : 'ifLatest';
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const result = await transactWrite(store, { ...conversationMessageWrites(message, placement), providerMessage: lookup });
@@ -82,7 +82,7 @@ export async function recordReaction(
 async function messageKeyOf(workspaceId: string, wamid: string, store: Store): Promise<ItemKey | undefined> {
   const ref = await findProviderMessage(wamid, store);
   if (!ref || ref.workspaceId !== workspaceId) return undefined;
-  if (ref.direction === 'inbound') return keys.conversationMessage(workspaceId, ref.conversationId, ref.createdAt, wamid);
+  if (ref.kind === 'customerMessage') return keys.conversationMessage(workspaceId, ref.conversationId, ref.createdAt, wamid);
   const dispatch = await getDispatchById(ref.dispatchId, store);
   // A send's message in its conversation is keyed by the dispatch (send-transaction.ts).
   return dispatch && keys.conversationMessage(workspaceId, dispatch.conversationId, dispatch.createdAt, dispatch.dispatchId);

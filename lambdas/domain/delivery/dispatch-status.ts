@@ -60,7 +60,7 @@ function transitionWrites(dispatch: Dispatch, requested: StatusChange, now: stri
     dispatch: statusMoveUpdate(dispatch, change, now),
     providerMessage:
       change.providerMessageId && !dispatch.providerMessageId
-        ? providerMessagePut(change.providerMessageId, { direction: 'outbound', workspaceId: dispatch.workspaceId, dispatchId: dispatch.dispatchId })
+        ? providerMessagePut(change.providerMessageId, { kind: 'dispatch', workspaceId: dispatch.workspaceId, dispatchId: dispatch.dispatchId })
         : undefined,
     conversation: conversationTouch(dispatch.workspaceId, dispatch.conversationId, now),
     events,

@@ -13,9 +13,9 @@ import type { Write } from '../../shared/writes';
  * conversation (written with it).
  */
 
-const storedSchema = z.discriminatedUnion('direction', [
-  z.object({ direction: z.literal('outbound'), workspaceId: z.string(), dispatchId: z.string() }),
-  z.object({ direction: z.literal('inbound'), workspaceId: z.string(), conversationId: z.string(), createdAt: z.string() }),
+const storedSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('dispatch'), workspaceId: z.string(), dispatchId: z.string() }),
+  z.object({ kind: z.literal('customerMessage'), workspaceId: z.string(), conversationId: z.string(), createdAt: z.string() }),
 ]);
 export type ProviderMessageRef = z.output<typeof storedSchema>;
 

@@ -149,7 +149,7 @@ async function applyStatusReport(workspaceId: string, status: ProviderStatus, st
 
 async function dispatchOf(status: ProviderStatus, store: Store): Promise<Dispatch | undefined> {
   const ref = await findProviderMessage(status.providerMessageId, store);
-  if (ref?.direction === 'outbound') return getDispatchById(ref.dispatchId, store);
+  if (ref?.kind === 'dispatch') return getDispatchById(ref.dispatchId, store);
   if (!ref && status.callbackData && UUID.test(status.callbackData)) return getDispatchById(status.callbackData, store);
   return undefined;
 }
