@@ -4,7 +4,8 @@ import { DEMO_TEMPLATE_ID, DISPATCH_ID } from './openapi-examples';
 /** docs/openapi.json on this route, beyond its table entry and schemas (lambdas/http/operation-doc.ts). */
 export const operation: OperationDoc = {
   tag: 'Messages',
-  description: 'An unknown dispatch and another workspace’s are the same 404. `queued` and `processing` may still change.',
+  description:
+    'An unknown dispatch and another workspace’s are the same 404. `queued` and `processing` may still change. `readAt` is when the recipient read it (its status stays `delivered`); `pricing` is Meta’s pricing of the message, from its status webhooks.',
   errors: ['not_found'],
   examples: {
     response: {
@@ -18,6 +19,8 @@ export const operation: OperationDoc = {
       updatedAt: '2026-11-03T02:14:01.000Z',
       sentAt: '2026-11-03T02:14:00.412Z',
       deliveredAt: '2026-11-03T02:14:01.000Z',
+      readAt: '2026-11-03T02:15:02.000Z',
+      pricing: { billable: true, category: 'marketing', pricingModel: 'PMP' },
       failureCode: null,
     },
   },

@@ -35,6 +35,7 @@ export const conversation = {
   id: CONVERSATION_ID,
   channel: 'whatsapp',
   contactPhone: '+6281234567890',
+  contactUserId: 'ID.13491208655302741918',
   contactName: 'Budi',
   lastMessageAt: '2026-11-03T02:15:04.120Z',
   lastMessagePreview: 'Terima kasih!',

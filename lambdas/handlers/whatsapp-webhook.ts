@@ -1,13 +1,14 @@
 import * as z from 'zod';
 import { applyProviderReports } from '../domain/delivery/provider-reports';
-import { webhookPayloadSchema } from '../domain/providers/whatsapp-webhook';
+import { webhookEnvelopeSchema } from '../domain/providers/whatsapp-webhook';
 import { whatsAppSignature } from '../http/middleware/whatsapp-signature';
 import { publicHttpHandler, type HttpRequest, type ResponseBody } from '../http/public-http-handler';
 import { ok } from '../http/responses';
 import { logger } from '../shared/logger';
 import { routes } from '../routes';
 
-export const schemas = { body: webhookPayloadSchema, response: z.strictObject({ success: z.literal(true) }) };
+/** The envelope only: its items are read one by one, so one we do not understand never refuses the batch. */
+export const schemas = { body: webhookEnvelopeSchema, response: z.strictObject({ success: z.literal(true) }) };
 
 /**
  * POST /webhooks/whatsapp: status callbacks and inbound messages. The stack has checked the

@@ -13,11 +13,33 @@ export const metricNames = {
   failed: 'MessagesFailed',
   /** Milliseconds one provider call took, whatever its verdict. */
   providerLatency: 'ProviderLatency',
+  /** A webhook item (change, status, message, contact) read and set aside; also emitted with the SkipReason dimension. */
+  webhookItemsSkipped: 'WebhookItemsSkipped',
 } as const;
 
 /** The service dimension Powertools puts on every metric (POWERTOOLS_SERVICE_NAME). */
 export const METRICS_SERVICE = 'messaging-api';
 export const FAILURE_CODE_DIMENSION = 'FailureCode';
+export const SKIP_REASON_DIMENSION = 'SkipReason';
+
+/**
+ * Why a webhook item was set aside: each a SkipReason value. `unknown_*` and `malformed_*` are
+ * what we do not understand (a new status value, message type, field or shape); the rest are
+ * items we understand that name nothing of ours (docs/operations.md#webhook-items-skipped).
+ */
+export const webhookSkipReasons = [
+  'unknown_field',
+  'malformed_change',
+  'unknown_status',
+  'malformed_status',
+  'unknown_message_type',
+  'malformed_message',
+  'malformed_contact',
+  'unowned_number',
+  'foreign_dispatch',
+  'unknown_message_id',
+] as const;
+export type WebhookSkipReason = (typeof webhookSkipReasons)[number];
 
 /**
  * Failure codes that get their own FailureCode value; any other is `other`. Every distinct value

@@ -2,7 +2,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { config } from './config';
 import { logger } from './logger';
-import { FAILURE_CODE_DIMENSION, failureCodeDimension, METRICS_SERVICE, metricNames } from './metric-names';
+import { FAILURE_CODE_DIMENSION, failureCodeDimension, METRICS_SERVICE, metricNames, SKIP_REASON_DIMENSION, type WebhookSkipReason } from './metric-names';
 
 type MetricsLogger = NonNullable<NonNullable<ConstructorParameters<typeof Metrics>[0]>['logger']>;
 
@@ -50,4 +50,18 @@ export const messageMetrics: MessageMetrics = {
     byCode.addMetric(metricNames.failed, MetricUnit.Count, 1);
   },
   providerLatency: (milliseconds) => metrics.addMetric(metricNames.providerLatency, MetricUnit.Milliseconds, milliseconds),
+};
+
+/** What reading a webhook records. */
+export interface WebhookMetrics {
+  skipped(reason: WebhookSkipReason): void;
+}
+
+export const webhookMetrics: WebhookMetrics = {
+  skipped: (reason) => {
+    count(metricNames.webhookItemsSkipped);
+    const byReason = metrics.singleMetric();
+    byReason.addDimension(SKIP_REASON_DIMENSION, reason);
+    byReason.addMetric(metricNames.webhookItemsSkipped, MetricUnit.Count, 1);
+  },
 };

@@ -57,6 +57,8 @@ export const keys = {
   whatsappBusinessAccount: (businessAccountId: string): ItemKey => ({ pk: `WABA#${businessAccountId}`, sk: 'WABA' }),
   /** A number that opted out of the workspace's marketing messages ("Stop promotions"). */
   marketingOptOut: (ws: string, phone: string): ItemKey => ({ pk: partitions.optOutsOfWorkspace(ws).value, sk: `OPTOUT#${phone}` }),
+  /** Where a WhatsApp message id (wamid) belongs: our dispatch, or a customer's message in its conversation. */
+  providerMessage: (wamid: string): ItemKey => ({ pk: `WAMID#${wamid}`, sk: 'WAMID' }),
   conversationMessage: (ws: string, conversationId: string, createdAt: string, messageId: string): ItemKey => ({
     pk: partitions.messagesOfConversation(ws, conversationId).value,
     sk: `MSG#${createdAt}#${messageId}`,
@@ -192,4 +194,5 @@ export type Entity =
   | 'dayRollup'
   | 'whatsappNumber'
   | 'whatsappBusinessAccount'
-  | 'marketingOptOut';
+  | 'marketingOptOut'
+  | 'providerMessage';

@@ -21,7 +21,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
-import { FAILURE_CODE_DIMENSION, METRICS_SERVICE, metricNames } from '../../lambdas/shared/metric-names';
+import { FAILURE_CODE_DIMENSION, METRICS_SERVICE, metricNames, SKIP_REASON_DIMENSION } from '../../lambdas/shared/metric-names';
 
 /**
  * The business metrics' CloudWatch namespace: the stack's name, so two stages in one account never
@@ -60,6 +60,13 @@ export const thresholds = {
    * retry on 429/5xx); ten minutes of it is capacity that is missing.
    */
   throttles: 0,
+  /**
+   * Webhook items set aside (not understood, or naming nothing of ours) per five minutes. A
+   * handful is normal (a status for a message sent from another tool on the same number); more,
+   * twice running, is Meta sending something new, or a number misconfigured: worth a look before
+   * statuses or customer messages go missing for days.
+   */
+  webhookItemsSkipped: 20,
 } as const;
 
 export interface MonitoringProps {
@@ -73,7 +80,8 @@ export interface MonitoringProps {
 }
 
 /**
- * Alarms on what needs a person (DLQ, queue age, API 5xx rate, deliver errors, throttles), all
+ * Alarms on what needs a person (DLQ, queue age, API 5xx rate, deliver errors, throttles,
+ * skipped webhook items), all
  * notifying one SNS topic, and a dashboard with the business metrics next to the queue, API and
  * Lambda ones. What each alarm means and what to do: docs/operations.md.
  */
@@ -172,6 +180,14 @@ export class Monitoring extends Construct {
       { evaluate: 2, breaching: 2 },
     );
     alarm('TableThrottles', 'table-throttles', 'DynamoDB throttled reads or writes on the table.', tableThrottles, thresholds.throttles, { evaluate: 2, breaching: 2 });
+    alarm(
+      'WebhookItemsSkipped',
+      'webhook-items-skipped',
+      `Over ${thresholds.webhookItemsSkipped} WhatsApp webhook items in five minutes were skipped (not understood, or for a number or message that is not ours).`,
+      new Metric({ namespace: metricsNamespace(this), metricName: metricNames.webhookItemsSkipped, dimensionsMap: { service: METRICS_SERVICE }, statistic: Stats.SUM, period: fiveMinutes }),
+      thresholds.webhookItemsSkipped,
+      { evaluate: 3, breaching: 2 },
+    );
 
     this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: stackName, defaultInterval: Duration.hours(6) });
     const business = (name: string, statistic: string = Stats.SUM) =>
@@ -190,6 +206,19 @@ export class Monitoring extends Construct {
         left: [business(metricNames.queued), business(metricNames.sent), business(metricNames.delivered), business(metricNames.failed)],
       }),
       new GraphWidget({ title: 'Failures by code', width: wide, left: [failuresByCode] }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Webhook items skipped, by reason',
+        width: wide,
+        left: [
+          new MathExpression({
+            label: '',
+            expression: `SEARCH('{${metricsNamespace(this)},service,${SKIP_REASON_DIMENSION}} MetricName="${metricNames.webhookItemsSkipped}"', 'Sum', 300)`,
+            period: fiveMinutes,
+          }),
+        ],
+      }),
     );
     this.dashboard.addWidgets(
       new GraphWidget({

@@ -22,10 +22,10 @@ describe('business metrics', () => {
 });
 
 describe('alarms', () => {
-  it('are exactly the six the runbook explains, each notifying the alarm topic when it fires and when it clears', () => {
+  it('are exactly the seven the runbook explains, each notifying the alarm topic when it fires and when it clears', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((alarm) => alarm.Properties);
     expect(alarms.map((alarm) => alarm.AlarmName).sort()).toEqual(
-      ['api-5xx-rate', 'deliver-errors', 'dispatch-queue-age', 'dlq-not-empty', 'lambda-throttles', 'table-throttles'].map((name) => `MessagingApi-dev-${name}`),
+      ['api-5xx-rate', 'deliver-errors', 'dispatch-queue-age', 'dlq-not-empty', 'lambda-throttles', 'table-throttles', 'webhook-items-skipped'].map((name) => `MessagingApi-dev-${name}`),
     );
     for (const alarm of alarms) {
       expect(alarm).toMatchObject({
@@ -81,6 +81,21 @@ describe('alarms', () => {
     expect(alarmNamed('lambda-throttles')).not.toHaveProperty('Dimensions');
     const table = alarmNamed('table-throttles');
     expect(table.Metrics!.map((metric) => metric.Expression ?? metric.MetricStat!.Metric.MetricName).sort()).toEqual(['ReadThrottleEvents', 'WriteThrottleEvents', 'reads + writes']);
+  });
+});
+
+describe('webhook alarm', () => {
+  it('fires when skipped webhook items pass the threshold in two five-minute periods out of three', () => {
+    expect(alarmNamed('webhook-items-skipped')).toMatchObject({
+      Namespace: 'MessagingApi-dev',
+      MetricName: metricNames.webhookItemsSkipped,
+      Dimensions: [{ Name: 'service', Value: 'messaging-api' }],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: thresholds.webhookItemsSkipped,
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 2,
+    });
   });
 });
 

@@ -61,15 +61,22 @@ describe('conversations against DynamoDB Local', () => {
     const ws = await workspace();
     const { dispatchId } = await send(ws, '081234567890', '1');
     await recordInboundMessage(
-      { workspaceId: ws, from: '6281234567890', providerMessageId: 'wamid.in.1', occurredAt: new Date((clock += 1_000)).toISOString(), type: 'text', text: 'Makasih', contactName: 'Budi' },
+      {
+        workspaceId: ws,
+        from: { phone: '6281234567890', userId: null },
+        providerMessageId: 'wamid.in.1',
+        occurredAt: new Date((clock += 1_000)).toISOString(),
+        content: { kind: 'message', type: 'text', text: 'Makasih', payload: null, media: null },
+        contactName: 'Budi',
+      },
       env.table,
     );
     const [conversation] = (await listConversations(ws, { phone: '081234567890', limit: 1 }, env.table)).items;
     const history = await conversationHistory(ws, conversation!.id, { limit: 20 }, env.table);
     expect(history).toEqual({
       items: [
-        { id: 'wamid.in.1', direction: 'inbound', type: 'text', text: 'Makasih', dispatchId: null, status: null, createdAt: expect.any(String) },
-        { id: dispatchId, direction: 'outbound', type: 'template', text: 'Halo Budi, pesanan 1 sudah dikirim.', dispatchId, status: 'queued', createdAt: expect.any(String) },
+        { id: 'wamid.in.1', direction: 'inbound', type: 'text', text: 'Makasih', payload: null, media: null, reaction: null, dispatchId: null, status: null, readAt: null, createdAt: expect.any(String) },
+        { id: dispatchId, direction: 'outbound', type: 'template', text: 'Halo Budi, pesanan 1 sudah dikirim.', payload: null, media: null, reaction: null, dispatchId, status: 'queued', readAt: null, createdAt: expect.any(String) },
       ],
       nextCursor: null,
     });

@@ -105,7 +105,7 @@ describe('the deliver consumer against DynamoDB Local', () => {
     const { ws, dispatchId } = await queuedDispatch(['promo']);
     await deliver(dispatchId, scriptedProvider(accept).provider);
     await applyProviderReports(
-      statusWebhook('x', [{ id: 'w', status: 'failed', timestamp: String(Math.floor(Date.now() / 1000)), biz_opaque_callback_data: dispatchId, errors: [{ code: 131047 }] }]),
+      statusWebhook(`sandbox:${ws}`, [{ id: 'w', status: 'failed', timestamp: String(Math.floor(Date.now() / 1000)), biz_opaque_callback_data: dispatchId, errors: [{ code: 131047 }] }]),
       env.table,
     );
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'failed', failureCode: '131047' });
@@ -116,7 +116,7 @@ describe('the deliver consumer against DynamoDB Local', () => {
   it('settles out-of-order callbacks forward only: delivered then sent stays delivered', async () => {
     const { ws, dispatchId } = await queuedDispatch(['promo']);
     await claimDispatch(dispatchId, new Date(), env.table);
-    const report = (status: 'sent' | 'delivered', at: number) => applyProviderReports(statusWebhook('x', [{ id: 'wamid.1', status, timestamp: String(at), biz_opaque_callback_data: dispatchId }]), env.table);
+    const report = (status: 'sent' | 'delivered', at: number) => applyProviderReports(statusWebhook(`sandbox:${ws}`, [{ id: 'wamid.1', status, timestamp: String(at), biz_opaque_callback_data: dispatchId }]), env.table);
 
     expect(await report('delivered', 1_767_225_660)).toMatchObject({ applied: 1 });
     expect(await report('sent', 1_767_225_600)).toMatchObject({ applied: 0 });

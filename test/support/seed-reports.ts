@@ -70,6 +70,8 @@ export async function seedDeliveredDispatches(store: Store, seed: ReportSeed): P
       updatedAt: createdAt,
       sentAt: createdAt,
       deliveredAt: createdAt,
+      readAt: null,
+      pricing: null,
       failureCode: null,
       reportedAt: createdAt,
     };

@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
-import { accessPatterns, indexKeys, keys } from '../../shared/table';
+import { accessPatterns, indexKeys, keys, type ItemKey } from '../../shared/table';
 import type { Write } from '../../shared/writes';
 import { conversationIdFor } from './conversation-id';
 
@@ -17,39 +17,75 @@ const PREVIEW_LENGTH = 120;
 const direction = z.enum(['inbound', 'outbound']);
 export type Direction = z.output<typeof direction>;
 
+/** Media a customer sent: Meta's media id (to fetch it with the workspace's token), its type and checksum. */
+export interface MessageMedia {
+  id: string;
+  mimeType: string;
+  sha256: string | null;
+  filename: string | null;
+}
+
 /** A message as it lands in its conversation. */
 export interface ConversationMessage {
   workspaceId: string;
   channel: 'whatsapp';
-  /** E.164. */
-  contactPhone: string;
+  /** E.164; null for a contact known only by a business-scoped user id. */
+  contactPhone: string | null;
+  /** WhatsApp's business-scoped user id (BSUID), when WhatsApp gave one. */
+  contactUserId?: string | null;
   contactName: string | null;
   messageId: string;
   direction: Direction;
   type: string;
-  /** Null for an inbound message without text (media). */
+  /** Null for an inbound message without text (media without a caption). */
   text: string | null;
+  /** Inbound replies: the button's payload or the list row's id. */
+  payload?: string | null;
+  media?: MessageMedia | null;
   createdAt: string;
   /** Outbound only: the dispatch that sends it, and its template. */
   dispatchId?: string;
   templateId?: string;
 }
 
+/**
+ * How a message places its conversation: `latest` moves its last message, preview and list order
+ * to it (a send, written at our own clock); `ifLatest` does so only if nothing newer is there (a
+ * customer's message, which may arrive late, retried, after newer ones), and is refused otherwise;
+ * `earlier` only counts it; `notice` (WhatsApp's word about the conversation) neither counts nor
+ * moves anything, and only creates the conversation if it has none.
+ */
+export type Placement = 'latest' | 'ifLatest' | 'earlier' | 'notice';
+
 /** The conversation of a workspace, channel and contact: derived, so a write needs no lookup. */
-export const conversationOf = (message: Pick<ConversationMessage, 'workspaceId' | 'channel' | 'contactPhone'>) =>
-  conversationIdFor(message.workspaceId, message.channel, message.contactPhone);
+export const conversationOf = (message: Pick<ConversationMessage, 'workspaceId' | 'channel' | 'contactPhone' | 'contactUserId'>) =>
+  conversationIdFor(message.workspaceId, message.channel, message.contactPhone ?? `user:${message.contactUserId ?? ''}`);
 
 /**
  * A message's two writes, for one transaction: the message itself (written once: a repeated
- * webhook is refused on it) and its conversation, created on its first message and moved to the
- * top of the list on every one.
+ * webhook is refused on it) and its conversation, created on its first message and placed as
+ * `placement` says.
  */
-export function conversationMessageWrites(message: ConversationMessage): { message: Write; conversation: Write } {
+export function conversationMessageWrites(message: ConversationMessage, placement: Placement = 'latest'): { message: Write; conversation: Write } {
   const { workspaceId, createdAt } = message;
   const conversationId = conversationOf(message);
   const inbound = message.direction === 'inbound';
   const activity = indexKeys.conversationActivity(workspaceId, createdAt, conversationId);
   const preview = (message.text ?? `[${message.type}]`).slice(0, PREVIEW_LENGTH);
+  const moves = placement === 'latest' || placement === 'ifLatest';
+  const set = ['entity = :entity', 'id = :id', 'workspaceId = :ws', 'channel = :channel', 'createdAt = if_not_exists(createdAt, :at)'];
+  if (message.contactPhone) set.push('contactPhone = :phone');
+  if (message.contactUserId) set.push('contactUserId = :userId');
+  // A sender's latest name wins; the customer's own profile name only fills a gap.
+  if (message.contactName) set.push(inbound ? 'contactName = if_not_exists(contactName, :name)' : 'contactName = :name');
+  const lastMessage = { lastMessageAt: ':at', lastMessagePreview: ':preview', lastMessageDirection: ':direction', gsi1pk: ':gsi1pk', gsi1sk: ':gsi1sk', updatedAt: ':at' };
+  for (const [field, value] of Object.entries(lastMessage)) {
+    // The latest message sets them; a notice fills them only on a conversation it creates.
+    if (moves) set.push(`${field} = ${value}`);
+    else if (placement === 'notice') set.push(`${field} = if_not_exists(${field}, ${value})`);
+  }
+  if (inbound && placement !== 'notice') set.push(moves ? 'lastInboundAt = :at' : 'lastInboundAt = if_not_exists(lastInboundAt, :at)');
+  const counts = placement === 'notice' ? '' : inbound ? ' ADD messageCount :one, inboundCount :one, unreadCount :one' : ' ADD messageCount :one, outboundCount :one';
   return {
     message: {
       Put: {
@@ -61,6 +97,8 @@ export function conversationMessageWrites(message: ConversationMessage): { messa
           direction: message.direction,
           type: message.type,
           text: message.text,
+          ...(message.payload ? { payload: message.payload } : {}),
+          ...(message.media ? { media: message.media } : {}),
           ...(message.dispatchId ? { dispatchId: message.dispatchId, templateId: message.templateId } : {}),
           createdAt,
         },
@@ -70,36 +108,37 @@ export function conversationMessageWrites(message: ConversationMessage): { messa
     conversation: {
       Update: {
         Key: keys.conversation(workspaceId, conversationId),
-        UpdateExpression: [
-          'SET entity = :entity, id = :id, workspaceId = :ws, channel = :channel, contactPhone = :phone,',
-          // A sender's latest name wins; the customer's own profile name only fills a gap.
-          message.contactName ? (inbound ? 'contactName = if_not_exists(contactName, :name),' : 'contactName = :name,') : '',
-          'createdAt = if_not_exists(createdAt, :at),',
-          'lastMessageAt = :at, lastMessagePreview = :preview, lastMessageDirection = :direction,',
-          inbound ? 'lastInboundAt = :at,' : '',
-          'updatedAt = :at, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk',
-          inbound ? 'ADD messageCount :one, inboundCount :one, unreadCount :one' : 'ADD messageCount :one, outboundCount :one',
-        ]
-          .filter(Boolean)
-          .join(' '),
+        UpdateExpression: `SET ${set.join(', ')}${counts}`,
+        ...(placement === 'ifLatest' ? { ConditionExpression: 'attribute_not_exists(lastMessageAt) OR lastMessageAt <= :at' } : {}),
         ExpressionAttributeValues: {
           ':entity': 'conversation',
           ':id': conversationId,
           ':ws': workspaceId,
           ':channel': message.channel,
-          ':phone': message.contactPhone,
+          ...(message.contactPhone ? { ':phone': message.contactPhone } : {}),
+          ...(message.contactUserId ? { ':userId': message.contactUserId } : {}),
           ...(message.contactName ? { ':name': message.contactName } : {}),
           ':at': createdAt,
-          ':preview': preview,
-          ':direction': message.direction,
-          ':gsi1pk': activity.gsi1pk,
-          ':gsi1sk': activity.gsi1sk,
-          ':one': 1,
+          ...(placement === 'earlier' ? {} : { ':preview': preview, ':direction': message.direction, ':gsi1pk': activity.gsi1pk, ':gsi1sk': activity.gsi1sk }),
+          ...(counts ? { ':one': 1 } : {}),
         },
       },
     },
   };
 }
+
+/**
+ * A customer's reaction on a message of the conversation: set, replaced, or (no emoji) taken
+ * back, the newest reaction winning whatever order they arrive in. A reaction is never a message.
+ */
+export const reactionUpdate = (key: ItemKey, emoji: string | null, reactedAt: string): Write => ({
+  Update: {
+    Key: key,
+    UpdateExpression: 'SET reaction = :reaction',
+    ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(reaction) OR reaction.reactedAt <= :at)',
+    ExpressionAttributeValues: { ':reaction': { emoji, reactedAt }, ':at': reactedAt },
+  },
+});
 
 /** A status move shows as activity: the conversation's `updatedAt` moves (its messages' statuses are read live). */
 export const conversationTouch = (workspaceId: string, conversationId: string, now: string): Write => ({
@@ -111,7 +150,8 @@ const count = z.int().min(0).optional().transform((value) => value ?? 0);
 const storedConversationSchema = z.object({
   id: z.string(),
   channel: z.string(),
-  contactPhone: z.string(),
+  contactPhone: z.string().nullish().transform((value) => value ?? null),
+  contactUserId: z.string().nullish().transform((value) => value ?? null),
   contactName: z.string().nullish().transform((value) => value ?? null),
   lastMessageAt: z.string(),
   lastMessagePreview: z.string(),
@@ -130,6 +170,15 @@ const storedMessageSchema = z.object({
   direction,
   type: z.string(),
   text: z.string().nullish().transform((value) => value ?? null),
+  payload: z.string().nullish().transform((value) => value ?? null),
+  media: z
+    .object({ id: z.string(), mimeType: z.string(), sha256: z.string().nullable(), filename: z.string().nullable() })
+    .nullish()
+    .transform((value) => value ?? null),
+  reaction: z
+    .object({ emoji: z.string().nullable(), reactedAt: z.string() })
+    .nullish()
+    .transform((value) => (value?.emoji ? { emoji: value.emoji, reactedAt: value.reactedAt } : null)),
   dispatchId: z.string().optional(),
   createdAt: z.string(),
 });

@@ -1,37 +1,89 @@
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
-import { transactWrite } from '../../shared/writes';
+import { keys, type ItemKey } from '../../shared/table';
+import { isConditionFailed, transactWrite, writeOne } from '../../shared/writes';
+import { findProviderMessage, providerMessagePut } from '../delivery/provider-message';
+import { getDispatchById } from '../messages/dispatch-repository';
 import { toE164 } from '../phones/phone-number';
-import { conversationMessageWrites } from './conversation-item';
+import type { InboundContent } from '../providers/whatsapp-webhook';
+import { conversationMessageWrites, conversationOf, reactionUpdate, type ConversationMessage, type Placement } from './conversation-item';
 
+/** A customer's message (or WhatsApp's notice) for a workspace, as the webhook gave it. */
 export interface Inbound {
   workspaceId: string;
-  /** The customer's number as WhatsApp gives it (digits, no "+"). */
-  from: string;
+  /** The customer: their number as WhatsApp gives it (digits, no "+"), their business-scoped user id, or both. */
+  from: { phone: string | null; userId: string | null };
+  contactName: string | null;
   providerMessageId: string;
   occurredAt: string;
-  type: string;
-  text: string | null;
-  contactName: string | null;
+  content: Exclude<InboundContent, { kind: 'reaction' }>;
 }
 
+const ATTEMPTS = 3;
+
 /**
- * Stores a customer's message in its conversation and moves the conversation up, once: a
- * repeated webhook finds the message there and changes nothing.
+ * Stores a customer's message in its conversation, once: a repeated webhook finds the message
+ * there and changes nothing. The conversation's last message, preview and place in the list
+ * follow the newest message time, so a late, retried message is counted and shown in history
+ * but never moves them back. A contact known only by a business-scoped user id has a
+ * conversation of its own (docs/api.md#conversations).
  */
 export async function recordInboundMessage(inbound: Inbound, store: Store = defaultStore()): Promise<boolean> {
-  const contactPhone = toE164(inbound.from.startsWith('+') ? inbound.from : `+${inbound.from}`) ?? `+${inbound.from}`;
-  const writes = conversationMessageWrites({
+  const { phone, userId } = inbound.from;
+  const contactPhone = phone ? (toE164(phone.startsWith('+') ? phone : `+${phone}`) ?? `+${phone}`) : null;
+  const message: ConversationMessage = {
     workspaceId: inbound.workspaceId,
     channel: 'whatsapp',
     contactPhone,
+    contactUserId: userId,
     contactName: inbound.contactName,
     messageId: inbound.providerMessageId,
     direction: 'inbound',
-    type: inbound.type,
-    text: inbound.text,
+    type: inbound.content.type,
+    text: inbound.content.text,
+    ...(inbound.content.kind === 'message' ? { payload: inbound.content.payload, media: inbound.content.media } : {}),
     createdAt: inbound.occurredAt,
-  });
-  const result = await transactWrite(store, writes);
-  return result.committed;
+  };
+  // A reaction names the message it reacts to by wamid: this says where the message lives.
+  const lookup = providerMessagePut(inbound.providerMessageId, { kind: 'customerMessage', workspaceId: inbound.workspaceId, conversationId: conversationOf(message), createdAt: inbound.occurredAt });
+  let placement: Placement = inbound.content.kind === 'notice' ? 'notice' : 'ifLatest';
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    const result = await transactWrite(store, { ...conversationMessageWrites(message, placement), providerMessage: lookup });
+    if (result.committed) return true;
+    if (result.refused.message === 'ConditionalCheckFailed') return false;
+    // A newer message is already the conversation's latest: this one is only counted.
+    if (result.refused.conversation === 'ConditionalCheckFailed') placement = 'earlier';
+    else if (!Object.values(result.refused).includes('TransactionConflict')) throw new Error(`Inbound message transaction cancelled: ${JSON.stringify(result.refused)}`);
+  }
+  throw new Error('Inbound message transaction kept conflicting');
+}
+
+/**
+ * A customer's reaction: set on the message it reacts to (ours or theirs), or taken back when it
+ * has no emoji. Never a message of its own, never unread, never the conversation's preview.
+ * Returns false when the message is not one of the workspace's, or a newer reaction is there.
+ */
+export async function recordReaction(
+  reaction: { workspaceId: string; reactsTo: string; emoji: string | null; occurredAt: string },
+  store: Store = defaultStore(),
+): Promise<'applied' | 'unchanged' | 'unknown_message_id'> {
+  const key = await messageKeyOf(reaction.workspaceId, reaction.reactsTo, store);
+  if (!key) return 'unknown_message_id';
+  try {
+    await writeOne(store, reactionUpdate(key, reaction.emoji, reaction.occurredAt));
+    return 'applied';
+  } catch (error) {
+    if (isConditionFailed(error)) return 'unchanged';
+    throw error;
+  }
+}
+
+/** Where the message a wamid names is stored in its conversation, if it is one of the workspace's. */
+async function messageKeyOf(workspaceId: string, wamid: string, store: Store): Promise<ItemKey | undefined> {
+  const ref = await findProviderMessage(wamid, store);
+  if (!ref || ref.workspaceId !== workspaceId) return undefined;
+  if (ref.kind === 'customerMessage') return keys.conversationMessage(workspaceId, ref.conversationId, ref.createdAt, wamid);
+  const dispatch = await getDispatchById(ref.dispatchId, store);
+  // A send's message in its conversation is keyed by the dispatch (send-transaction.ts).
+  return dispatch && keys.conversationMessage(workspaceId, dispatch.conversationId, dispatch.createdAt, dispatch.dispatchId);
 }

@@ -18,8 +18,10 @@ const direction = z.enum(['inbound', 'outbound']);
 export const conversationSchema = z.object({
   id: z.guid(),
   channel: z.string(),
-  /** E.164. */
-  contactPhone: z.string(),
+  /** E.164; null for a contact WhatsApp names only by a business-scoped user id (docs/api.md#conversations). */
+  contactPhone: z.string().nullable(),
+  /** WhatsApp's business-scoped user id (BSUID) of the contact, when WhatsApp gave one. */
+  contactUserId: z.string().nullable(),
   contactName: z.string().nullable(),
   lastMessageAt: instant(),
   lastMessagePreview: z.string(),
@@ -37,11 +39,23 @@ export const conversationMessageSchema = z.object({
   id: z.string(),
   direction,
   type: z.string(),
-  /** The rendered template text (outbound) or the customer's text (inbound); null for media. */
+  /**
+   * The rendered template text (outbound) or what the customer wrote (inbound): their words, the
+   * title of the button or list row they chose, a media caption, a location or contact card in
+   * words; null for media without a caption.
+   */
   text: z.string().nullable(),
+  /** Inbound button and list replies: the button's payload or the row's id. */
+  payload: z.string().nullable(),
+  /** Inbound media: WhatsApp's media id (fetched with the workspace's token), type, checksum, file name. */
+  media: z.object({ id: z.string(), mimeType: z.string(), sha256: z.string().nullable(), filename: z.string().nullable() }).nullable(),
+  /** The customer's emoji reaction on this message, the latest one; null when none or taken back. */
+  reaction: z.object({ emoji: z.string(), reactedAt: instant() }).nullable(),
   /** Outbound only: the dispatch and its current status. */
   dispatchId: z.guid().nullable(),
   status: z.enum(dispatchStatuses).nullable(),
+  /** Outbound only: when the recipient read it. */
+  readAt: instant().nullable(),
   createdAt: instant(),
 });
 export type MessageResource = z.output<typeof conversationMessageSchema>;
@@ -91,15 +105,19 @@ export async function conversationHistory(
   if (!(await findConversation(workspaceId, conversationId, store))) throw new NotFoundError('Conversation');
   const page = await messagesOfConversation(workspaceId, conversationId, { limit: query.limit, startKey }, store);
   const dispatchIds = page.items.map((message) => message.dispatchId).filter((id): id is string => !!id);
-  const statuses = new Map((await batchGet(store, dispatchIds.map((id) => keys.dispatch(id)))).map(toDispatch).map((dispatch) => [dispatch.dispatchId, dispatch.status]));
+  const dispatches = new Map((await batchGet(store, dispatchIds.map((id) => keys.dispatch(id)))).map(toDispatch).map((dispatch) => [dispatch.dispatchId, dispatch]));
   return {
     items: page.items.map((message) => ({
       id: message.messageId,
       direction: message.direction,
       type: message.type,
       text: message.text,
+      payload: message.payload,
+      media: message.media,
+      reaction: message.reaction,
       dispatchId: message.dispatchId ?? null,
-      status: message.dispatchId ? (statuses.get(message.dispatchId) ?? null) : null,
+      status: message.dispatchId ? (dispatches.get(message.dispatchId)?.status ?? null) : null,
+      readAt: message.dispatchId ? (dispatches.get(message.dispatchId)?.readAt ?? null) : null,
       createdAt: message.createdAt,
     })),
     nextCursor: await encodeCursor(page.lastKey, scope),

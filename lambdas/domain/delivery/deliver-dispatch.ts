@@ -5,6 +5,7 @@ import type { Store } from '../../shared/store';
 import type { Dispatch } from '../messages/dispatch';
 import { ProviderError, type Provider, type ProviderMessage } from '../providers/provider';
 import { lookUpWorkspace } from '../workspaces/workspace-lookup';
+import { sendingNumberOf } from '../workspaces/workspace-number';
 import type { WorkspaceSettings } from '../workspaces/workspace';
 import { claimDispatch, releaseClaim } from './delivery-attempt';
 import { applyStatus } from './dispatch-status';
@@ -43,6 +44,7 @@ export async function deliverDispatch(attempt: DeliveryAttempt, deps: DeliveryDe
 
   const dispatch = claim.dispatch;
   const workspace = await lookUpWorkspace(dispatch.workspaceId, now(), deps.store);
+  const phoneNumberId = sendingNumberOf(workspace);
   try {
     const { providerMessageId } = await callProvider(deps.providerFor(workspace.settings), {
       dispatchId: dispatch.dispatchId,
@@ -50,7 +52,7 @@ export async function deliverDispatch(attempt: DeliveryAttempt, deps: DeliveryDe
       templateName: dispatch.providerTemplateName,
       language: dispatch.language,
       bodyParameters: dispatch.bodyParameters,
-      ...(workspace.settings.whatsappPhoneNumberId ? { phoneNumberId: workspace.settings.whatsappPhoneNumberId } : {}),
+      ...(phoneNumberId ? { phoneNumberId } : {}),
     });
     await applyStatus(dispatch.dispatchId, { to: 'sent', occurredAt: now().toISOString(), providerMessageId }, deps.store, dispatch);
     return 'sent';

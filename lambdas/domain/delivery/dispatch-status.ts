@@ -7,6 +7,7 @@ import type { Dispatch } from '../messages/dispatch';
 import { getDispatchById, statusMoveUpdate, type StatusMove } from '../messages/dispatch-repository';
 import { reportWrites } from '../reports/report-items';
 import { deliveryEventPut } from './delivery-events';
+import { providerMessagePut } from './provider-message';
 import { canTransition, countsAsSent, isFirstReport, type DeliveryEventStatus } from './transitions';
 
 export interface StatusChange extends StatusMove {
@@ -39,7 +40,12 @@ export async function applyStatus(dispatchId: string, change: StatusChange, stor
   return false;
 }
 
-/** What one move writes, by area: the dispatch, its conversation, its delivery events, its reports. */
+/**
+ * What one move writes, by area: the dispatch, what its wamid names, its conversation, its
+ * delivery events, its reports. The wamid is recorded with the move that first learns it (the
+ * provider's answer, or a status that echoed the dispatch id when that answer was lost), so every
+ * later status finds the dispatch by it.
+ */
 function transitionWrites(dispatch: Dispatch, requested: StatusChange, now: string) {
   // Provider timestamps are whole seconds: a delivery report may predate our own record of the send.
   const change = requested.to === 'delivered' && dispatch.sentAt && requested.occurredAt < dispatch.sentAt ? { ...requested, occurredAt: dispatch.sentAt } : requested;
@@ -52,6 +58,10 @@ function transitionWrites(dispatch: Dispatch, requested: StatusChange, now: stri
   ];
   return {
     dispatch: statusMoveUpdate(dispatch, change, now),
+    providerMessage:
+      change.providerMessageId && !dispatch.providerMessageId
+        ? providerMessagePut(change.providerMessageId, { kind: 'dispatch', workspaceId: dispatch.workspaceId, dispatchId: dispatch.dispatchId })
+        : undefined,
     conversation: conversationTouch(dispatch.workspaceId, dispatch.conversationId, now),
     events,
     reports,

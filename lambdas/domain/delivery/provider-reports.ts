@@ -1,25 +1,40 @@
 import { defaultStore } from '../../shared/default-store';
 import { logger } from '../../shared/logger';
+import { webhookMetrics } from '../../shared/metrics';
 import type { Store } from '../../shared/store';
-import { recordInboundMessage } from '../conversations/inbound-message';
-import type { WebhookPayload, WebhookStatus } from '../providers/whatsapp-webhook';
+import { isConditionFailed, writeOne, type Write } from '../../shared/writes';
+import { recordInboundMessage, recordReaction } from '../conversations/inbound-message';
+import type { Dispatch } from '../messages/dispatch';
+import { getDispatchById, pricingUpdate, readReceiptUpdate } from '../messages/dispatch-repository';
+import {
+  readContact,
+  readMessage,
+  readMessagesChange,
+  readStatus,
+  type MessagesChange,
+  type ProviderStatus,
+  type Sender,
+  type SkipReason,
+  type WebhookEnvelope,
+} from '../providers/whatsapp-webhook';
 import { optOutFromReply } from '../workspaces/marketing-opt-out';
 import { workspaceOfNumber } from '../workspaces/workspace-number';
 import { applyStatus, type StatusChange } from './dispatch-status';
+import { findProviderMessage } from './provider-message';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A provider status as a dispatch move (docs/api.md#dispatch-statuses); `read` implies delivered. */
-export function statusChangeOf(status: WebhookStatus): StatusChange {
-  const occurredAt = new Date(Number(status.timestamp) * 1000).toISOString();
+export function statusChangeOf(status: ProviderStatus): StatusChange {
+  const { occurredAt, providerMessageId } = status;
   switch (status.status) {
     case 'sent':
-      return { to: 'sent', occurredAt, providerMessageId: status.id };
+      return { to: 'sent', occurredAt, providerMessageId };
     case 'delivered':
     case 'read':
-      return { to: 'delivered', occurredAt, providerMessageId: status.id, event: 'DELIVERED' };
+      return { to: 'delivered', occurredAt, providerMessageId, event: 'DELIVERED' };
     case 'failed':
-      return { to: 'failed', occurredAt, failureCode: String(status.errors?.[0]?.code ?? 'failed'), event: 'REJECTED' };
+      return { to: 'failed', occurredAt, failureCode: status.failureCode ?? 'failed', event: 'REJECTED' };
   }
 }
 
@@ -27,53 +42,130 @@ export interface ReportSummary {
   statuses: number;
   applied: number;
   inbound: number;
+  reactions: number;
+  skipped: number;
 }
 
 /**
- * Applies a (verified) WhatsApp webhook: each status moves its dispatch if docs/api.md#dispatch-statuses allows it,
- * and each inbound message lands in its conversation. Replays and out-of-order reports change
- * nothing.
+ * Applies a (verified) WhatsApp webhook, item by item: each status moves its dispatch if
+ * docs/api.md#dispatch-statuses allows it, each customer message lands in its conversation, each
+ * reaction on its message. Replays and out-of-order reports change nothing. An item we cannot
+ * read, or that names nothing of ours, is skipped (a WARN line and the WebhookItemsSkipped metric)
+ * and the rest of the batch still applies: Meta retries a whole POST for days on any answer but
+ * 200. Only a failure of our own (the table unreachable) stops it, so that Meta retries it.
  */
-export async function applyProviderReports(payload: WebhookPayload, store: Store = defaultStore()): Promise<ReportSummary> {
-  const summary: ReportSummary = { statuses: 0, applied: 0, inbound: 0 };
-  for (const { changes } of payload.entry) {
-    for (const { value } of changes) {
-      for (const status of value.statuses ?? []) {
-        summary.statuses += 1;
-        const dispatchId = status.biz_opaque_callback_data;
-        if (!dispatchId || !UUID.test(dispatchId)) {
-          logger.warn('Status without a dispatch id ignored', { providerMessageId: status.id });
-          continue;
+export async function applyProviderReports(envelope: WebhookEnvelope, store: Store = defaultStore()): Promise<ReportSummary> {
+  const summary: ReportSummary = { statuses: 0, applied: 0, inbound: 0, reactions: 0, skipped: 0 };
+  const skip = (reason: SkipReason, context: Record<string, unknown>) => {
+    summary.skipped += 1;
+    webhookMetrics.skipped(reason);
+    logger.warn('Webhook item skipped', { reason, ...context });
+  };
+  for (const entry of envelope.entry) {
+    for (const { field, value } of entry.changes) {
+      switch (field) {
+        case 'messages': {
+          const change = readMessagesChange(value);
+          if (change.ok) await applyMessagesChange(change.value, summary, skip, store);
+          else skip(change.reason, { field, detail: change.detail });
+          break;
         }
-        if (await applyStatus(dispatchId, statusChangeOf(status), store)) summary.applied += 1;
-      }
-      if (value.messages?.length && value.metadata) {
-        const workspaceId = await workspaceOfNumber(value.metadata.phone_number_id, store);
-        if (!workspaceId) {
-          logger.warn('Inbound message for a number no workspace owns', { phoneNumberId: value.metadata.phone_number_id });
-          continue;
-        }
-        for (const message of value.messages) {
-          const contactName = value.contacts?.find((contact) => contact.wa_id === message.from)?.profile?.name ?? null;
-          const occurredAt = new Date(Number(message.timestamp) * 1000).toISOString();
-          const { text, payload } = message.button ?? {};
-          await optOutFromReply({ workspaceId, phone: message.from, type: message.type, text, payload, occurredAt, providerMessageId: message.id }, store);
-          const stored = await recordInboundMessage(
-            {
-              workspaceId,
-              from: message.from,
-              providerMessageId: message.id,
-              occurredAt,
-              type: message.type,
-              text: message.text?.body ?? null,
-              contactName,
-            },
-            store,
-          );
-          if (stored) summary.inbound += 1;
-        }
+        // Each other field Meta sends this app (template status and category updates, …) is a case here.
+        default:
+          skip('unknown_field', { field });
       }
     }
   }
   return summary;
+}
+
+type Skip = (reason: SkipReason, context: Record<string, unknown>) => void;
+
+/** One `messages` change: for the workspace that owns the business number it came to, and no other. */
+async function applyMessagesChange(change: MessagesChange, summary: ReportSummary, skip: Skip, store: Store): Promise<void> {
+  const { phoneNumberId } = change;
+  const workspaceId = await workspaceOfNumber(phoneNumberId, store);
+  if (!workspaceId) {
+    for (let i = 0; i < change.statuses.length + change.messages.length; i++) skip('unowned_number', { phoneNumberId });
+    return;
+  }
+
+  for (const raw of change.statuses) {
+    summary.statuses += 1;
+    const status = readStatus(raw);
+    if (!status.ok) {
+      skip(status.reason, { phoneNumberId, detail: status.detail });
+      continue;
+    }
+    const outcome = await applyStatusReport(workspaceId, status.value, store);
+    if (outcome === 'applied') summary.applied += 1;
+    else if (outcome !== 'unchanged') skip(outcome, { phoneNumberId, providerMessageId: status.value.providerMessageId });
+  }
+
+  const senders = change.contacts.flatMap((raw) => {
+    const contact = readContact(raw);
+    if (contact.ok) return [contact.value];
+    skip(contact.reason, { phoneNumberId, detail: contact.detail });
+    return [];
+  });
+  for (const raw of change.messages) {
+    const message = readMessage(raw);
+    if (!message.ok) {
+      skip(message.reason, { phoneNumberId, detail: message.detail });
+      continue;
+    }
+    const { content, providerMessageId, occurredAt } = message.value;
+    if (content.kind === 'reaction') {
+      const outcome = await recordReaction({ workspaceId, reactsTo: content.reactsTo, emoji: content.emoji, occurredAt }, store);
+      if (outcome === 'applied') summary.reactions += 1;
+      else if (outcome === 'unknown_message_id') skip(outcome, { phoneNumberId, providerMessageId });
+      continue;
+    }
+    const sender = senderOf(message.value.from, senders);
+    const stored = await recordInboundMessage({ workspaceId, from: sender, contactName: sender.name, providerMessageId, occurredAt, content }, store);
+    if (stored) summary.inbound += 1;
+    // A "Stop promotions" tap; sends go to numbers, so one known only by its user id cannot opt out here.
+    if (content.kind === 'message' && sender.phone) {
+      await optOutFromReply({ workspaceId, phone: sender.phone, type: content.type, text: content.text, payload: content.payload, occurredAt, providerMessageId }, store);
+    }
+  }
+}
+
+/** The message's sender, completed from the change's contacts (its name, and the identifier the message left out). */
+function senderOf(from: { phone: string | null; userId: string | null }, contacts: Sender[]): Sender {
+  const contact = contacts.find((candidate) => (from.phone && candidate.phone === from.phone) || (from.userId && candidate.userId === from.userId));
+  return { phone: from.phone ?? contact?.phone ?? null, userId: from.userId ?? contact?.userId ?? null, name: contact?.name ?? null };
+}
+
+/**
+ * One status: found by its wamid (or, when the provider's answer was lost, by the dispatch id it
+ * echoed), applied only to a dispatch of the workspace that owns the number. A `read` is kept as
+ * `readAt` (after the delivered it implies), and Meta's pricing on the dispatch.
+ */
+async function applyStatusReport(workspaceId: string, status: ProviderStatus, store: Store): Promise<'applied' | 'unchanged' | SkipReason> {
+  const dispatch = await dispatchOf(status, store);
+  if (!dispatch) return 'unknown_message_id';
+  if (dispatch.workspaceId !== workspaceId) return 'foreign_dispatch';
+  const moved = await applyStatus(dispatch.dispatchId, statusChangeOf(status), store, dispatch);
+  const read = status.status === 'read' && (await writeIfAllowed(readReceiptUpdate(dispatch.dispatchId, status.occurredAt), store));
+  if (status.pricing) await writeIfAllowed(pricingUpdate(dispatch.dispatchId, status.pricing), store);
+  return moved || read ? 'applied' : 'unchanged';
+}
+
+async function dispatchOf(status: ProviderStatus, store: Store): Promise<Dispatch | undefined> {
+  const ref = await findProviderMessage(status.providerMessageId, store);
+  if (ref?.kind === 'dispatch') return getDispatchById(ref.dispatchId, store);
+  if (!ref && status.callbackData && UUID.test(status.callbackData)) return getDispatchById(status.callbackData, store);
+  return undefined;
+}
+
+/** A write whose condition says it no longer applies (already read, a dispatch since removed) is not an error. */
+async function writeIfAllowed(write: Write, store: Store): Promise<boolean> {
+  try {
+    await writeOne(store, write);
+    return true;
+  } catch (error) {
+    if (isConditionFailed(error)) return false;
+    throw error;
+  }
 }

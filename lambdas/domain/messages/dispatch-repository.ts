@@ -5,6 +5,7 @@ import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
 import { accessPatterns, indexKeys, keys } from '../../shared/table';
 import type { Write } from '../../shared/writes';
+import type { Pricing } from '../providers/whatsapp-webhook';
 import { allowedFrom, countsAsSent, isFirstReport } from '../delivery/transitions';
 import { wibDay } from '../time/wib';
 import { dispatchStatuses, type Dispatch, type DispatchStatus } from './dispatch';
@@ -44,6 +45,8 @@ const storedDispatchSchema = z.object({
   updatedAt: z.string(),
   sentAt: nullable(z.string()),
   deliveredAt: nullable(z.string()),
+  readAt: nullable(z.string()),
+  pricing: nullable(z.object({ billable: z.boolean().nullable(), category: z.string().nullable(), pricingModel: z.string().nullable() })),
   failureCode: nullable(z.string()),
   attempts: z.number().optional(),
   attemptStartedAt: z.string().optional(),
@@ -130,7 +133,8 @@ export function statusMoveUpdate(dispatch: Dispatch, move: StatusMove, now: stri
     values[':code'] = move.failureCode;
   }
   if (move.providerMessageId) {
-    set.push('providerMessageId = :pmid');
+    // The first wamid stays: the one the provider answered with, or the first status that named it.
+    set.push('providerMessageId = if_not_exists(providerMessageId, :pmid)');
     values[':pmid'] = move.providerMessageId;
   }
   if (move.to !== 'processing') remove.push('attemptStartedAt', 'attemptId');
@@ -158,6 +162,30 @@ export function statusMoveUpdate(dispatch: Dispatch, move: StatusMove, now: stri
     },
   };
 }
+
+/**
+ * The recipient read it (WhatsApp's `read`): recorded once, on a delivered dispatch (a read with
+ * no delivered before it was moved to delivered first). Its status stays `delivered`.
+ */
+export const readReceiptUpdate = (dispatchId: string, readAt: string): Write => ({
+  Update: {
+    Key: keys.dispatch(dispatchId),
+    UpdateExpression: 'SET readAt = :at',
+    ConditionExpression: '#status = :delivered AND attribute_not_exists(readAt)',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':at': readAt, ':delivered': 'delivered' },
+  },
+});
+
+/** Meta's pricing of the message, as its latest status gave it. */
+export const pricingUpdate = (dispatchId: string, pricing: Pricing): Write => ({
+  Update: {
+    Key: keys.dispatch(dispatchId),
+    UpdateExpression: 'SET pricing = :pricing',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeValues: { ':pricing': pricing },
+  },
+});
 
 /** Moves the dispatch's pending entry to `now`, if it is still `status`: the reconciler queued it again. */
 export const requeueUpdate = (dispatchId: string, status: DispatchStatus, now: Date): Write => ({

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { conversationIdFor } from '../conversations/conversation-id';
+import type { Pricing } from '../providers/whatsapp-webhook';
 import type { Template, TemplateVersion } from '../templates/template';
 import { bodyParameters, renderBody } from '../templates/render';
 import { instant } from '../time/instant';
@@ -43,6 +44,10 @@ export interface Dispatch {
   updatedAt: string;
   sentAt: string | null;
   deliveredAt: string | null;
+  /** When the recipient read it (WhatsApp's `read` status); its status stays `delivered`. */
+  readAt: string | null;
+  /** Meta's pricing of the message, from its status webhooks. */
+  pricing: Pricing | null;
   failureCode: string | null;
   /** Delivery bookkeeping; absent until first set (a stored null would satisfy attribute_exists). */
   attempts?: number;
@@ -99,6 +104,8 @@ export function draftDispatch(request: DispatchRequest, template: Template, vers
     updatedAt: createdAt,
     sentAt: null,
     deliveredAt: null,
+    readAt: null,
+    pricing: null,
     failureCode: null,
   };
 }
@@ -116,6 +123,16 @@ export const messageStatusSchema = z.object({
   updatedAt: instant(),
   sentAt: instant().nullable(),
   deliveredAt: instant().nullable(),
+  /** When the recipient read it; `status` stays `delivered` (docs/api.md#message-status). */
+  readAt: instant().nullable(),
+  /** Meta's pricing of the message as its status webhooks reported it, to reconcile with its invoice. */
+  pricing: z
+    .object({
+      billable: z.boolean().nullable(),
+      category: z.string().nullable().describe('e.g. marketing, utility, authentication, service'),
+      pricingModel: z.string().nullable().describe('e.g. PMP (per-message pricing)'),
+    })
+    .nullable(),
   failureCode: z.string().nullable(),
 });
 export type MessageStatusResource = z.output<typeof messageStatusSchema>;
@@ -132,6 +149,8 @@ export function toMessageStatusResource(dispatch: Dispatch): MessageStatusResour
     updatedAt: dispatch.updatedAt,
     sentAt: dispatch.sentAt,
     deliveredAt: dispatch.deliveredAt,
+    readAt: dispatch.readAt,
+    pricing: dispatch.pricing,
     failureCode: dispatch.failureCode,
   };
 }

@@ -25,27 +25,30 @@ const reportRetryDelayMs = (attempt: number) => Math.min(30_000, 500 * 2 ** (att
 export const sandboxCallCount = (dispatchId: string): number => callsByDispatch.get(dispatchId) ?? 0;
 
 /**
- * The provider for local runs and test accounts (docs/api.md#sandbox). By the recipient's last four digits:
+ * The provider for local runs and test accounts (docs/api.md#sandbox), reporting as the number
+ * that sent (the workspace's, lambdas/domain/workspaces/workspace-number.ts). By the recipient's last four digits:
  * 0000 rejects (131026); 0429 is rate limited twice, then accepts; 0504 accepts but times out
  * once (an unknown outcome, settled by its later reports); anything else is accepted, then
  * reported delivered. Reports arrive through our webhook, signed, after `reportDelayMs`.
  */
 export function sandboxProvider(options: SandboxOptions): Provider {
-  const report = (dispatchId: string, statuses: WebhookStatus['status'][], afterMs: number) => {
+  const report = (message: ProviderMessage, statuses: WebhookStatus['status'][], afterMs: number) => {
+    const { dispatchId } = message;
     const pending = (async () => {
       for (const [i, status] of statuses.entries()) {
         await new Promise((resolve) => setTimeout(resolve, afterMs * (i + 1)));
-        await postWithRetries(dispatchId, status);
+        await postWithRetries(message, status);
       }
     })().catch((error: unknown) => logger.warn('Sandbox report failed', { dispatchId, error: error as Error }));
     pendingReports.add(pending);
     void pending.finally(() => pendingReports.delete(pending));
   };
 
-  const post = async (dispatchId: string, status: WebhookStatus['status']) => {
+  const post = async ({ dispatchId, phoneNumberId }: ProviderMessage, status: WebhookStatus['status']) => {
     if (!options.callbackUrl) return;
+    // As WhatsApp does: the report names the number that sent the message.
     const body = JSON.stringify(
-      statusWebhook('sandbox', [
+      statusWebhook(phoneNumberId ?? 'sandbox', [
         { id: `wamid.sandbox.${dispatchId}`, status, timestamp: String(Math.floor(Date.now() / 1000)), biz_opaque_callback_data: dispatchId },
       ]),
     );
@@ -57,10 +60,10 @@ export function sandboxProvider(options: SandboxOptions): Provider {
     if (!response.ok) throw new Error(`webhook answered ${response.status}`);
   };
 
-  const postWithRetries = async (dispatchId: string, status: WebhookStatus['status']) => {
+  const postWithRetries = async (message: ProviderMessage, status: WebhookStatus['status']) => {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await post(dispatchId, status);
+        return await post(message, status);
       } catch (error) {
         if (attempt >= REPORT_ATTEMPTS) throw error;
         await new Promise((resolve) => setTimeout(resolve, reportRetryDelayMs(attempt)));
@@ -78,10 +81,10 @@ export function sandboxProvider(options: SandboxOptions): Provider {
       if (ending === '0000') return Promise.reject(new ProviderError('permanent', '131026', 'Message undeliverable (sandbox)'));
       if (ending === '0429' && calls <= 2) return Promise.reject(new ProviderError('transient', '130429', 'Rate limit hit (sandbox)'));
       if (ending === '0504' && calls === 1) {
-        report(message.dispatchId, ['sent', 'delivered'], options.reportDelayMs);
+        report(message, ['sent', 'delivered'], options.reportDelayMs);
         return Promise.reject(new ProviderError('unknown', 'timeout', 'Timed out after accepting (sandbox)'));
       }
-      report(message.dispatchId, ['delivered'], options.reportDelayMs);
+      report(message, ['delivered'], options.reportDelayMs);
       return Promise.resolve({ providerMessageId: `wamid.sandbox.${message.dispatchId}` });
     },
     async settle() {

@@ -1,53 +1,280 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import * as z from 'zod';
+import type { WebhookSkipReason } from '../../shared/metric-names';
 
 /**
- * The WhatsApp Cloud API webhook (messages field): delivery statuses of our messages and inbound
- * customer messages. Only what we use is declared; the rest passes through.
+ * The WhatsApp Cloud API webhook, read the way Meta asks: the envelope is checked as a whole, and
+ * every entry, change, status, message and contact is read on its own, so one item we do not
+ * understand (a new status value, a new message type, a new contact shape) is skipped and never
+ * costs the rest of its batch. Meta retries any answer but 200 for days; nothing here throws.
  */
-const statusSchema = z.object({
-  id: z.string(),
-  status: z.enum(['sent', 'delivered', 'read', 'failed']),
-  timestamp: z.string().regex(/^\d+$/),
-  recipient_id: z.string().optional(),
-  /** We send the dispatch id here, and WhatsApp echoes it on every status. */
-  biz_opaque_callback_data: z.string().optional(),
-  errors: z.array(z.object({ code: z.union([z.number(), z.string()]), title: z.string().optional() })).optional(),
-});
 
-const inboundSchema = z.object({
-  from: z.string(),
-  id: z.string(),
-  timestamp: z.string().regex(/^\d+$/),
-  type: z.string(),
-  text: z.object({ body: z.string() }).optional(),
-  /** A quick-reply button tap on a template (how "Stop promotions" arrives). */
-  button: z.object({ text: z.string().optional(), payload: z.string().optional() }).optional(),
-});
-
-export const webhookPayloadSchema = z.object({
+/** The envelope only: anything inside a change is read item by item (readStatuses, readMessages). */
+export const webhookEnvelopeSchema = z.object({
   object: z.literal('whatsapp_business_account'),
   entry: z.array(
     z.object({
       id: z.string().optional(),
-      changes: z.array(
-        z.object({
-          field: z.string(),
-          value: z.object({
-            metadata: z.object({ phone_number_id: z.string() }).optional(),
-            contacts: z.array(z.object({ wa_id: z.string(), profile: z.object({ name: z.string() }).optional() })).optional(),
-            statuses: z.array(statusSchema).optional(),
-            messages: z.array(inboundSchema).optional(),
-          }),
-        }),
-      ),
+      changes: z.array(z.object({ field: z.string(), value: z.record(z.string(), z.unknown()) })),
     }),
   ),
 });
+export type WebhookEnvelope = z.infer<typeof webhookEnvelopeSchema>;
 
-export type WebhookPayload = z.infer<typeof webhookPayloadSchema>;
-export type WebhookStatus = z.infer<typeof statusSchema>;
-export type InboundMessage = z.infer<typeof inboundSchema>;
+/** Why an item was skipped: a bounded set, each a metric dimension value. */
+export type SkipReason = WebhookSkipReason;
+
+export type Read<T> = { ok: true; value: T } | { ok: false; reason: SkipReason; detail: string };
+const skip = (reason: SkipReason, error: z.ZodError | string): { ok: false; reason: SkipReason; detail: string } => ({
+  ok: false,
+  reason,
+  detail: typeof error === 'string' ? error : error.issues.map((issue) => `${issue.path.join('.') || '(item)'}: ${issue.message}`).join('; '),
+});
+
+/** Unix seconds as Meta sends them, as an instant; a value no date can hold is refused, not thrown on. */
+const epochSeconds = z
+  .string()
+  .regex(/^\d{1,11}$/, 'not Unix seconds')
+  .transform((seconds) => new Date(Number(seconds) * 1000).toISOString());
+
+// ---- the `messages` field: what one change holds -------------------------------------------------
+
+const changeValueSchema = z.object({
+  metadata: z.object({ phone_number_id: z.string().min(1) }),
+  statuses: z.array(z.unknown()).optional(),
+  messages: z.array(z.unknown()).optional(),
+  contacts: z.array(z.unknown()).optional(),
+});
+
+/** A `messages` change: the business number it reached, and its items still unread. */
+export type MessagesChange = { phoneNumberId: string; statuses: unknown[]; messages: unknown[]; contacts: unknown[] };
+
+export function readMessagesChange(value: Record<string, unknown>): Read<MessagesChange> {
+  const parsed = changeValueSchema.safeParse(value);
+  if (!parsed.success) return skip('malformed_change', parsed.error);
+  const { metadata, statuses = [], messages = [], contacts = [] } = parsed.data;
+  return { ok: true, value: { phoneNumberId: metadata.phone_number_id, statuses, messages, contacts } };
+}
+
+// ---- statuses -------------------------------------------------------------------------------------
+
+export const knownStatuses = ['sent', 'delivered', 'read', 'failed'] as const;
+
+const statusSchema = z.object({
+  /** The wamid: the one identifier every status carries. */
+  id: z.string().min(1),
+  status: z.enum(knownStatuses),
+  timestamp: epochSeconds,
+  recipient_id: z.string().optional(),
+  recipient_user_id: z.string().optional(),
+  /** Echoed when the message was sent with it (we send the dispatch id); not promised on every status. */
+  biz_opaque_callback_data: z.string().optional(),
+  errors: z.array(z.object({ code: z.union([z.number(), z.string()]), title: z.string().optional() })).optional(),
+  /** Meta's billing verdict (per-message pricing); carried on sent, delivered and read. */
+  pricing: z.object({ billable: z.boolean().optional(), category: z.string().optional(), pricing_model: z.string().optional() }).optional(),
+});
+
+/** A delivery status of one of our messages, read. */
+export interface ProviderStatus {
+  providerMessageId: string;
+  status: (typeof knownStatuses)[number];
+  occurredAt: string;
+  callbackData: string | undefined;
+  failureCode: string | undefined;
+  pricing: Pricing | undefined;
+}
+
+/** Meta's pricing of one message, kept on the dispatch to reconcile against its invoice. */
+export interface Pricing {
+  billable: boolean | null;
+  category: string | null;
+  pricingModel: string | null;
+}
+
+export function readStatus(raw: unknown): Read<ProviderStatus> {
+  const parsed = statusSchema.safeParse(raw);
+  if (!parsed.success) {
+    const unknownValue = parsed.error.issues.some((issue) => issue.path.join('.') === 'status' && issue.code === 'invalid_value');
+    return skip(unknownValue ? 'unknown_status' : 'malformed_status', parsed.error);
+  }
+  const status = parsed.data;
+  return {
+    ok: true,
+    value: {
+      providerMessageId: status.id,
+      status: status.status,
+      occurredAt: status.timestamp,
+      callbackData: status.biz_opaque_callback_data,
+      failureCode: status.status === 'failed' ? String(status.errors?.[0]?.code ?? 'failed') : undefined,
+      pricing: status.pricing && {
+        billable: status.pricing.billable ?? null,
+        category: status.pricing.category ?? null,
+        pricingModel: status.pricing.pricing_model ?? null,
+      },
+    },
+  };
+}
+
+// ---- contacts -------------------------------------------------------------------------------------
+
+const contactSchema = z
+  .object({
+    wa_id: z.string().min(1).optional(),
+    /** A business-scoped user id (BSUID): the only identifier of a user who hides their number. */
+    user_id: z.string().min(1).optional(),
+    profile: z.object({ name: z.string().optional(), username: z.string().optional() }).optional(),
+  })
+  .refine((contact) => contact.wa_id || contact.user_id, 'neither wa_id nor user_id');
+
+/** Who wrote: a phone (WhatsApp id, digits), a business-scoped user id, or both; and their profile name. */
+export interface Sender {
+  phone: string | null;
+  userId: string | null;
+  name: string | null;
+}
+
+export function readContact(raw: unknown): Read<Sender> {
+  const parsed = contactSchema.safeParse(raw);
+  if (!parsed.success) return skip('malformed_contact', parsed.error);
+  const { wa_id, user_id, profile } = parsed.data;
+  return { ok: true, value: { phone: wa_id ?? null, userId: user_id ?? null, name: profile?.name ?? profile?.username ?? null } };
+}
+
+// ---- messages -------------------------------------------------------------------------------------
+
+const messageBase = z
+  .object({
+    id: z.string().min(1),
+    timestamp: epochSeconds,
+    type: z.string(),
+    from: z.string().min(1).optional(),
+    from_user_id: z.string().min(1).optional(),
+  })
+  .refine((message) => message.from || message.from_user_id, 'neither from nor from_user_id');
+
+const media = z.object({ id: z.string().min(1), mime_type: z.string(), caption: z.string().optional(), sha256: z.string().optional(), filename: z.string().optional() });
+const mediaTypes = ['image', 'video', 'audio', 'document', 'sticker'] as const;
+type MediaType = (typeof mediaTypes)[number];
+const reply = z.object({ id: z.string(), title: z.string() });
+const location = z.object({ latitude: z.number(), longitude: z.number(), name: z.string().optional(), address: z.string().optional() });
+const sharedContact = z.object({
+  name: z.object({ formatted_name: z.string().optional(), first_name: z.string().optional() }).optional(),
+  phones: z.array(z.object({ phone: z.string().optional(), wa_id: z.string().optional() })).optional(),
+});
+
+/** The content of each message type we read, by type; a type not here is skipped. */
+const contentSchemas = {
+  text: z.object({ text: z.object({ body: z.string() }) }),
+  /** A quick-reply button of a template (how a "Stop promotions" tap arrives). */
+  button: z.object({ button: z.object({ text: z.string(), payload: z.string().optional() }) }),
+  interactive: z.object({
+    interactive: z.discriminatedUnion('type', [
+      z.object({ type: z.literal('button_reply'), button_reply: reply }),
+      z.object({ type: z.literal('list_reply'), list_reply: reply.extend({ description: z.string().optional() }) }),
+    ]),
+  }),
+  ...(Object.fromEntries(mediaTypes.map((type) => [type, z.object({ [type]: media })])) as Record<MediaType, z.ZodObject<Record<string, typeof media>>>),
+  location: z.object({ location }),
+  contacts: z.object({ contacts: z.array(sharedContact).min(1) }),
+  /** No emoji (or an empty one): the customer took their reaction back. */
+  reaction: z.object({ reaction: z.object({ message_id: z.string().min(1), emoji: z.string().optional() }) }),
+  unsupported: z.object({}),
+  system: z.object({ system: z.object({ body: z.string().optional(), type: z.string().optional() }) }),
+} as const;
+type ReadType = keyof typeof contentSchemas;
+const isReadType = (type: string): type is ReadType => Object.hasOwn(contentSchemas, type);
+
+/** Media as a message carries it: Meta's media id (fetched on demand, it expires), type and checksum. */
+export interface InboundMedia {
+  id: string;
+  mimeType: string;
+  sha256: string | null;
+  filename: string | null;
+}
+
+/**
+ * What a customer's message means to an inbox:
+ * `message` — a message of the conversation, with its text (the words, a reply's title, a
+ *   caption, a readable location or contact card), the payload of a button or list reply, media;
+ * `reaction` — an emoji on an earlier message (or its removal), never a message of its own;
+ * `notice` — something WhatsApp says about the conversation (a number change), shown, never unread.
+ */
+export type InboundContent =
+  | { kind: 'message'; type: string; text: string | null; payload: string | null; media: InboundMedia | null }
+  | { kind: 'reaction'; reactsTo: string; emoji: string | null }
+  | { kind: 'notice'; type: string; text: string | null };
+
+export interface ProviderInbound {
+  providerMessageId: string;
+  occurredAt: string;
+  from: { phone: string | null; userId: string | null };
+  content: InboundContent;
+}
+
+export function readMessage(raw: unknown): Read<ProviderInbound> {
+  const base = messageBase.safeParse(raw);
+  if (!base.success) return skip('malformed_message', base.error);
+  const { id, timestamp, type, from, from_user_id } = base.data;
+  if (!isReadType(type)) return skip('unknown_message_type', `type "${type}"`);
+  const content = contentSchemas[type].safeParse(raw);
+  if (!content.success) {
+    const unknownInteractive = type === 'interactive' && content.error.issues.some((issue) => issue.path.join('.') === 'interactive.type');
+    return skip(unknownInteractive ? 'unknown_message_type' : 'malformed_message', content.error);
+  }
+  return {
+    ok: true,
+    value: { providerMessageId: id, occurredAt: timestamp, from: { phone: from ?? null, userId: from_user_id ?? null }, content: contentOf(type, content.data) },
+  };
+}
+
+function contentOf(type: ReadType, data: Record<string, unknown>): InboundContent {
+  const message = (text: string | null, extra: { payload?: string | null; media?: InboundMedia | null } = {}): InboundContent => ({
+    kind: 'message',
+    type,
+    text,
+    payload: extra.payload ?? null,
+    media: extra.media ?? null,
+  });
+  switch (type) {
+    case 'text':
+      return message(contentSchemas.text.parse(data).text.body);
+    case 'button': {
+      const { button } = contentSchemas.button.parse(data);
+      return message(button.text, { payload: button.payload ?? null });
+    }
+    case 'interactive': {
+      const { interactive } = contentSchemas.interactive.parse(data);
+      const chosen = interactive.type === 'button_reply' ? interactive.button_reply : interactive.list_reply;
+      return message(chosen.title, { payload: chosen.id });
+    }
+    case 'location': {
+      const { latitude, longitude, name, address } = contentSchemas.location.parse(data).location;
+      return message(`Location: ${[name, address].filter(Boolean).join(', ') || 'shared'} (${latitude}, ${longitude})`);
+    }
+    case 'contacts': {
+      const cards = contentSchemas.contacts.parse(data).contacts.map((card) => {
+        const phones = (card.phones ?? []).map((phone) => phone.phone ?? phone.wa_id).filter(Boolean);
+        return [card.name?.formatted_name ?? card.name?.first_name ?? 'Contact', ...phones].join(' ');
+      });
+      return message(`Contact: ${cards.join('; ')}`);
+    }
+    case 'reaction': {
+      const { message_id, emoji } = contentSchemas.reaction.parse(data).reaction;
+      return { kind: 'reaction', reactsTo: message_id, emoji: emoji || null };
+    }
+    case 'unsupported':
+      // As WhatsApp's own apps do: the customer wrote something this API cannot show (a poll, an edit…).
+      return message(null);
+    case 'system':
+      return { kind: 'notice', type, text: contentSchemas.system.parse(data).system.body ?? null };
+    default: {
+      const item = media.parse(data[type]);
+      return message(item.caption ?? null, { media: { id: item.id, mimeType: item.mime_type, sha256: item.sha256 ?? null, filename: item.filename ?? null } });
+    }
+  }
+}
+
+// ---- signing, and the sandbox's own reports ---------------------------------------------------------
 
 /** `X-Hub-Signature-256`: "sha256=" and the hex HMAC-SHA256 of the raw body with the app secret. */
 export function signWebhookBody(rawBody: string, appSecret: string): string {
@@ -62,10 +289,24 @@ export function isValidWebhookSignature(rawBody: string, header: string | undefi
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
+/** A status as Meta sends it, for the sandbox and tests to build webhooks from. */
+export interface WebhookStatus {
+  id: string;
+  status: string;
+  timestamp: string;
+  recipient_id?: string;
+  biz_opaque_callback_data?: string;
+  errors?: { code: number | string; title?: string }[];
+  pricing?: { billable?: boolean; category?: string; pricing_model?: string; type?: string };
+}
+
 /** A status webhook as WhatsApp sends it; the sandbox reports through the same shape. */
-export function statusWebhook(phoneNumberId: string, statuses: WebhookStatus[]): WebhookPayload {
+export function statusWebhook(phoneNumberId: string, statuses: WebhookStatus[]): WebhookEnvelope {
   return {
     object: 'whatsapp_business_account',
-    entry: [{ id: 'sandbox', changes: [{ field: 'messages', value: { metadata: { phone_number_id: phoneNumberId }, statuses } }] }],
+    entry: [{ id: 'sandbox', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { phone_number_id: phoneNumberId }, statuses } }] }],
   };
 }
+
+/** Kept for callers that build payloads: the envelope is all a payload promises. */
+export type WebhookPayload = WebhookEnvelope;

@@ -7,6 +7,7 @@ import { parseItem } from '../../shared/stored-item';
 import { transactWrite, type Write } from '../../shared/writes';
 import { bindingSettings, workspaceInputSchema, workspaceSettingsSchema, type BindingSetting, type Workspace, type WorkspaceInput, type WorkspaceSettings } from './workspace';
 import { bindingChanges } from './workspace-binding';
+import { sandboxNumberPut } from './workspace-number';
 
 /**
  * The workspace item: its key, its writes (each in one transaction with the claims and releases of
@@ -156,7 +157,7 @@ async function writeWithBindings(
   refusals: { workspace?: WorkspaceWriteRefusedError } = {},
 ): Promise<void> {
   const { claims, releases } = bindingChanges(workspaceId, before, after, settings);
-  const result = await transactWrite(store, { workspace, claims, releases });
+  const result = await transactWrite(store, { workspace, claims, releases, sandboxNumber: sandboxNumberPut(workspaceId, after) });
   if (result.committed) return;
   if (result.refused.workspace === 'ConditionalCheckFailed' && refusals.workspace) throw refusals.workspace;
   if (result.refused.claims === 'ConditionalCheckFailed') {

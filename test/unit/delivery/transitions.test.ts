@@ -2,7 +2,7 @@ import { statusChangeOf } from '../../../lambdas/domain/delivery/provider-report
 import { canTransition } from '../../../lambdas/domain/delivery/transitions';
 import { dispatchStatuses } from '../../../lambdas/domain/messages/dispatch';
 import { classifyWhatsAppError } from '../../../lambdas/domain/providers/whatsapp-errors';
-import { isValidWebhookSignature, signWebhookBody } from '../../../lambdas/domain/providers/whatsapp-webhook';
+import { isValidWebhookSignature, readStatus, signWebhookBody } from '../../../lambdas/domain/providers/whatsapp-webhook';
 
 describe('dispatch status transitions (docs/api.md#dispatch-statuses)', () => {
   const allowed = new Set([
@@ -33,13 +33,17 @@ describe('dispatch status transitions (docs/api.md#dispatch-statuses)', () => {
 });
 
 describe('WhatsApp statuses as dispatch moves', () => {
-  const status = (value: 'sent' | 'delivered' | 'read' | 'failed', errors?: { code: number }[]) => ({
-    id: 'wamid.1',
-    status: value,
-    timestamp: '1767225600',
-    biz_opaque_callback_data: '3f2b0c1e-5d6a-4b7c-8d9e-0f1a2b3c4d5e',
-    ...(errors ? { errors } : {}),
-  });
+  const status = (value: 'sent' | 'delivered' | 'read' | 'failed', errors?: { code: number }[]) => {
+    const read = readStatus({
+      id: 'wamid.1',
+      status: value,
+      timestamp: '1767225600',
+      biz_opaque_callback_data: '3f2b0c1e-5d6a-4b7c-8d9e-0f1a2b3c4d5e',
+      ...(errors ? { errors } : {}),
+    });
+    if (!read.ok) throw new Error(read.detail);
+    return read.value;
+  };
 
   it('maps sent, delivered, read and failed to moves and delivery events', () => {
     expect(statusChangeOf(status('sent'))).toEqual({ to: 'sent', occurredAt: '2026-01-01T00:00:00.000Z', providerMessageId: 'wamid.1' });

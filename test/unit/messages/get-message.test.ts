@@ -38,6 +38,8 @@ const stored = {
   updatedAt: '2026-03-10T01:00:00.000Z',
   sentAt: null,
   deliveredAt: null,
+  readAt: null,
+  pricing: null,
   failureCode: null,
 };
 const read = async (dispatchId: string) =>
@@ -66,6 +68,8 @@ describe('GET /v1/messages/{dispatchId}', () => {
       updatedAt: '2026-03-10T01:00:00.000Z',
       sentAt: null,
       deliveredAt: null,
+      readAt: null,
+      pricing: null,
       failureCode: null,
     });
   });

@@ -114,6 +114,7 @@ describe('business metrics, as the functions write them (EMF)', () => {
   describe('provider reports', () => {
     const report = async (item: Record<string, unknown>, status: 'delivered' | 'failed') => {
       ddb.on(GetCommand, { Key: keys.dispatch(item.dispatchId as string) }).resolves({ Item: item });
+      ddb.on(GetCommand, { Key: keys.whatsappNumber('1111') }).resolves({ Item: { workspaceId: item.workspaceId } });
       const body = JSON.stringify(
         statusWebhook('1111', [
           { id: 'wamid.1', status, timestamp: '1767225600', biz_opaque_callback_data: item.dispatchId as string, ...(status === 'failed' ? { errors: [{ code: 131049 }] } : {}) },
@@ -122,6 +123,16 @@ describe('business metrics, as the functions write them (EMF)', () => {
       const headers = { 'Content-Type': 'application/json', 'X-Hub-Signature-256': signWebhookBody(body, 'test-app-secret') };
       expect(parseResult(await receiveWebhook(routeEvent('whatsappWebhook', { body, headers }), lambdaContext('whatsappWebhook'))).status).toBe(200);
     };
+
+    it('count an item the webhook cannot read as skipped, in all and by reason, and still answer 200', async () => {
+      const item = await sendTo('081234567890');
+      ddb.on(GetCommand, { Key: keys.whatsappNumber('1111') }).resolves({ Item: { workspaceId: item.workspaceId } });
+      const body = JSON.stringify(statusWebhook('1111', [{ id: 'wamid.1', status: 'played', timestamp: '1767225600' }]));
+      const headers = { 'Content-Type': 'application/json', 'X-Hub-Signature-256': signWebhookBody(body, 'test-app-secret') };
+      expect(parseResult(await receiveWebhook(routeEvent('whatsappWebhook', { body, headers }), lambdaContext('whatsappWebhook'))).status).toBe(200);
+      expect(capture.sum(metricNames.webhookItemsSkipped, SERVICE)).toBe(1);
+      expect(capture.sum(metricNames.webhookItemsSkipped, { ...SERVICE, SkipReason: 'unknown_status' })).toBe(1);
+    });
 
     it('count a delivery report as delivered, and not as a second send', async () => {
       const item = await sendTo('081234567890');

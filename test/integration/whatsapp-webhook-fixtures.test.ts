@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { conversationIdFor } from '../../lambdas/domain/conversations/conversation-id';
+import { conversationHistory, getConversation } from '../../lambdas/domain/conversations/read-conversations';
+import { deliverDispatch } from '../../lambdas/domain/delivery/deliver-dispatch';
+import { getDispatchById } from '../../lambdas/domain/messages/dispatch-repository';
+import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
+import { ProviderError } from '../../lambdas/domain/providers/provider';
+import { signWebhookBody } from '../../lambdas/domain/providers/whatsapp-webhook';
+import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
+import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
+import { metricNames } from '../../lambdas/shared/metric-names';
+import { invokeRoute, routeEvent } from '../support/events';
+import { captureMetrics } from '../support/metrics';
+import { template, TEMPLATE_ID } from '../support/send-fixtures';
+import { useTableAndQueues } from '../support/sqs';
+
+/**
+ * The webhook fixture corpus (test/fixtures/whatsapp-webhooks): payloads shaped as Meta's
+ * reference documents them, each with the state it must produce. Every payload is signed and
+ * handed to the real route handler as API Gateway would, on DynamoDB Local; every POST must
+ * answer 200, and what it could not use shows as WebhookItemsSkipped by reason.
+ */
+
+interface Fixture {
+  description: string;
+  source: string;
+  /**
+   * Dispatches sent before the posts, each with the wamid WhatsApp gives it (posts name it
+   * `{{wamid:<ref>}}`), and whether the provider's answer carrying it was lost.
+   */
+  given: { dispatches?: { ref: string; to: string; wamid: string; answerLost?: boolean }[] };
+  posts: unknown[];
+  expect: {
+    dispatches?: Record<string, Record<string, unknown> & { counted?: boolean }>;
+    conversation?: Contact & { fields: Record<string, unknown> };
+    history?: Contact & { count?: number; messages?: Record<string, unknown>[] };
+    skipped?: Record<string, number>;
+  };
+}
+type Contact = { contact?: string; userId?: string };
+
+const DIR = join(__dirname, '../fixtures/whatsapp-webhooks');
+const fixtures = readdirSync(DIR)
+  .filter((file) => file.endsWith('.json'))
+  .map((file) => [file.replace(/\.json$/, ''), JSON.parse(readFileSync(join(DIR, file), 'utf8')) as Fixture] as const);
+
+const env = useTableAndQueues();
+const capture = captureMetrics();
+afterAll(() => capture.restore());
+let receive: unknown;
+
+beforeAll(async () => {
+  // Handlers read their configuration at import, so the queue is named before they load.
+  process.env.QUEUE_URL = env.queues.queueUrl;
+  ({ handler: receive } = (await import('../../lambdas/handlers/whatsapp-webhook')) as { handler: unknown });
+});
+
+/** A workspace with its own business number, and a neighbour with another. */
+async function workspaces() {
+  const id = randomUUID().slice(0, 8);
+  const own = { id: `ws-fx-${id}`, number: `fx-${id}` };
+  const foreign = { id: `ws-fx-other-${id}`, number: `fx-other-${id}` };
+  for (const ws of [own, foreign]) {
+    await saveWorkspace({ id: ws.id, name: ws.id, rupiahPerCredit: 150, settings: { whatsappPhoneNumberId: ws.number } }, new Date(), env.table);
+    await saveTemplate(ws.id, template, env.table);
+  }
+  return { own, foreign };
+}
+
+/** Sends a dispatch and records the provider's answer (or loses it: the dispatch is then `unknown`). */
+async function sentDispatch(workspaceId: string, to: string, answer: string | null): Promise<string> {
+  const { dispatchId } = await sendTemplateMessage(
+    { workspaceId, apiClient: { id: randomUUID(), name: 'k' }, to, templateId: TEMPLATE_ID, variables: { name: 'Sari', order: 'A-1' }, tagIds: [], trackingTags: ['promo'], now: new Date() },
+    { store: env.table, queue: env.queues },
+  );
+  const provider = { send: () => (answer ? Promise.resolve({ providerMessageId: answer }) : Promise.reject(new ProviderError('unknown', 'timeout', 'lost'))), settle: () => Promise.resolve() };
+  await deliverDispatch({ dispatchId, receiveCount: 1, maxReceives: 5 }, { providerFor: () => provider, store: env.table });
+  return dispatchId;
+}
+
+const fill = (text: string, values: Record<string, string>) => text.replace(/\{\{([^}]+)\}\}/g, (placeholder, name: string) => values[name] ?? placeholder);
+const resolved = <T>(value: T, values: Record<string, string>): T => JSON.parse(fill(JSON.stringify(value), values)) as T;
+
+async function post(payload: unknown) {
+  const body = JSON.stringify(payload);
+  const headers = { 'Content-Type': 'application/json', 'X-Hub-Signature-256': signWebhookBody(body, process.env.WHATSAPP_APP_SECRET!) };
+  return invokeRoute('whatsappWebhook', receive, routeEvent('whatsappWebhook', { body, headers }));
+}
+
+describe.each(fixtures)('webhook fixture %s', (_, fixture) => {
+  it(fixture.description, async () => {
+    const { own, foreign } = await workspaces();
+    const values: Record<string, string> = { number: own.number, foreignNumber: foreign.number };
+    for (const { ref, to, wamid, answerLost } of fixture.given.dispatches ?? []) {
+      // A wamid is unique at WhatsApp; here each fixture's run gets its own.
+      values[`wamid:${ref}`] = `${wamid}.${own.number}`;
+      values[`dispatch:${ref}`] = await sentDispatch(own.id, to, answerLost ? null : values[`wamid:${ref}`]!);
+    }
+    capture.clear();
+
+    for (const payload of fixture.posts) {
+      const answer = await post(resolved(payload, values));
+      expect([answer.statusCode, answer.body]).toEqual([200, JSON.stringify({ success: true })]);
+    }
+
+    const expected = resolved(fixture.expect, values);
+    for (const [ref, { counted, ...fields }] of Object.entries(expected.dispatches ?? {})) {
+      const dispatch = await getDispatchById(values[`dispatch:${ref}`]!, env.table);
+      const present = Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, value === 'present' ? expect.any(String) : value]));
+      expect(dispatch).toMatchObject(present);
+      if (counted !== undefined) expect(dispatch?.reportedAt !== undefined).toBe(counted);
+    }
+    const conversationOf = (contact: Contact) => conversationIdFor(own.id, 'whatsapp', contact.contact ?? `user:${contact.userId}`);
+    if (expected.conversation) {
+      expect(await getConversation(own.id, conversationOf(expected.conversation), env.table)).toMatchObject(expected.conversation.fields);
+    }
+    if (expected.history) {
+      const { items } = await conversationHistory(own.id, conversationOf(expected.history), { limit: 100 }, env.table);
+      if (expected.history.count !== undefined) expect(items).toHaveLength(expected.history.count);
+      if (expected.history.messages) expect(items.slice(0, expected.history.messages.length)).toMatchObject(expected.history.messages);
+    }
+    const skipped = Object.entries(expected.skipped ?? {});
+    expect(capture.sum(metricNames.webhookItemsSkipped)).toBe(skipped.reduce((sum, [, count]) => sum + count, 0));
+    for (const [reason, count] of skipped) expect(capture.sum(metricNames.webhookItemsSkipped, { service: 'messaging-api', SkipReason: reason })).toBe(count);
+    // The neighbour's number received nothing of this workspace's: it has no conversation with anyone here.
+    expect(await conversationHistory(foreign.id, conversationOf({ contact: '+6281234560001' }), { limit: 1 }, env.table).catch(() => 'none')).toBe('none');
+  });
+});
