@@ -1,16 +1,22 @@
 import './node-check.cjs';
 import { parseArgs } from 'node:util';
-import { createKey, createWorkspace, importTemplates, listKeys, revokeKey, UsageError } from '../lib/admin/commands';
+import { whatsAppCredentials } from '../lambdas/domain/providers/whatsapp-credentials';
+import { config } from '../lambdas/shared/config';
+import { createKey, createWorkspace, importTemplates, listKeys, revokeKey, syncWorkspaceTemplates, UsageError } from '../lib/admin/commands';
 import { resolveTarget, TargetError } from '../lib/admin/target';
 
 const USAGE = `Usage: npm run admin -- <command> [options] <target>
 
 Commands:
   workspace create --id ID --name NAME --rupiah-per-credit N [--sends-per-minute N] [--dedupe none|wib-day] [--provider sandbox|whatsapp]
+                   [--whatsapp-business-account-id ID]
   key create       --workspace ID --name NAME --scopes messages:send,messages:read,templates:read [--expires-at ISO] [--environment live]
   key list         --workspace ID
   key revoke       --workspace ID --key-id UUID
   templates import --workspace ID --file templates.json
+  templates sync   --workspace ID [--whatsapp-secret NAME]   reads the WhatsApp Business Account's templates
+                   (token: the secret NAME, default messaging-api/whatsapp with --stack; else WHATSAPP_ACCESS_TOKEN;
+                   Graph API: GRAPH_API_BASE_URL, default ${config.GRAPH_API_BASE_URL})
 
 Target (one of):
   --local [--port 3000]     the local runtime started with npm start
@@ -38,6 +44,8 @@ async function main(argv: string[]): Promise<void> {
       environment: { type: 'string' },
       'key-id': { type: 'string' },
       file: { type: 'string' },
+      'whatsapp-business-account-id': { type: 'string' },
+      'whatsapp-secret': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -75,6 +83,7 @@ async function main(argv: string[]): Promise<void> {
           ...(values['sends-per-minute'] ? { sendsPerMinute: number('sends-per-minute') } : {}),
           ...(values.dedupe ? { dedupe: values.dedupe as 'none' | 'wib-day' } : {}),
           ...(values.provider ? { provider: values.provider as 'sandbox' | 'whatsapp' } : {}),
+          ...(values['whatsapp-business-account-id'] ? { whatsappBusinessAccountId: values['whatsapp-business-account-id'] } : {}),
         },
       });
       console.log(JSON.stringify(workspace, null, 2));
@@ -104,6 +113,16 @@ async function main(argv: string[]): Promise<void> {
     case 'templates import':
       for (const line of await importTemplates(store, need('workspace'), need('file'))) console.log(`Imported ${line}`);
       return;
+    case 'templates sync': {
+      // The deployed stack's secret by default (cdk.json `whatsappSecretName`), as its functions read it.
+      const secretName = values['whatsapp-secret'] ?? (values.stack ? 'messaging-api/whatsapp' : undefined);
+      const summary = await syncWorkspaceTemplates(store, need('workspace'), {
+        graph: { baseUrl: config.GRAPH_API_BASE_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS },
+        accessToken: async () => (await whatsAppCredentials(secretName)).accessToken,
+      });
+      console.log(JSON.stringify(summary));
+      return;
+    }
     default:
       throw new UsageError(`Unknown command "${command}"\n\n${USAGE}`);
   }

@@ -13,6 +13,8 @@ export const metricNames = {
   failed: 'MessagesFailed',
   /** Milliseconds one provider call took, whatever its verdict. */
   providerLatency: 'ProviderLatency',
+  /** A delivery attempt held because WhatsApp refused the access token (error 190 and its kin). */
+  deliveryHeld: 'DeliveriesHeld',
 } as const;
 
 /** The service dimension Powertools puts on every metric (POWERTOOLS_SERVICE_NAME). */

@@ -4,6 +4,7 @@ import { listApiKeys, revokeApiKey, saveApiKey, type ApiKeyRecord } from '../../
 import { generateApiKey } from '../../lambdas/domain/api-keys/api-key-secret';
 import { templateInputSchema } from '../../lambdas/domain/templates/template';
 import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
+import { syncTemplates, TemplateSyncError, type TemplateSyncDependencies, type TemplateSyncSummary } from '../../lambdas/domain/templates/template-sync';
 import { workspaceSettingsSchema } from '../../lambdas/domain/workspaces/workspace';
 import { getWorkspace, saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import { scopes } from '../../lambdas/shared/scopes';
@@ -64,6 +65,16 @@ export async function importTemplates(store: Store, workspaceId: string, file: s
   if (!parsed.success) throw new UsageError(`${file} is not a template list: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   for (const template of parsed.data) await saveTemplate(workspaceId, template, store);
   return parsed.data.map((template) => `${template.id} ${template.displayName} (${template.status}, ${template.versions.length} version(s))`);
+}
+
+/** Reads the workspace's templates from its WhatsApp Business Account and upserts them. */
+export async function syncWorkspaceTemplates(store: Store, workspaceId: string, deps: Omit<TemplateSyncDependencies, 'store'>): Promise<TemplateSyncSummary> {
+  try {
+    return await syncTemplates(workspaceId, { ...deps, store });
+  } catch (error) {
+    if (error instanceof TemplateSyncError) throw new UsageError(`${error.message} (set it with \`workspace create --whatsapp-business-account-id\`)`);
+    throw error;
+  }
 }
 
 async function requireWorkspace(store: Store, workspaceId: string): Promise<void> {

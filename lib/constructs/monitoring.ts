@@ -60,6 +60,11 @@ export const thresholds = {
    * retry on 429/5xx); ten minutes of it is capacity that is missing.
    */
   throttles: 0,
+  /**
+   * One attempt held because WhatsApp refused the token means every WhatsApp send is held until
+   * someone replaces it: page at once.
+   */
+  deliveriesHeld: 0,
 } as const;
 
 export interface MonitoringProps {
@@ -73,7 +78,7 @@ export interface MonitoringProps {
 }
 
 /**
- * Alarms on what needs a person (DLQ, queue age, API 5xx rate, deliver errors, throttles), all
+ * Alarms on what needs a person (DLQ, queue age, API 5xx rate, deliver errors, a refused WhatsApp token, throttles), all
  * notifying one SNS topic, and a dashboard with the business metrics next to the queue, API and
  * Lambda ones. What each alarm means and what to do: docs/operations.md.
  */
@@ -112,6 +117,8 @@ export class Monitoring extends Construct {
     };
 
     const fiveMinutes = Duration.minutes(5);
+    const business = (name: string, statistic: string = Stats.SUM) =>
+      new Metric({ namespace: metricsNamespace(this), metricName: name, dimensionsMap: { service: METRICS_SERVICE }, statistic, period: fiveMinutes });
     const requests = props.stage.metricCount({ statistic: Stats.SUM, period: fiveMinutes });
     const serverErrors = props.stage.metricServerError({ statistic: Stats.SUM, period: fiveMinutes });
     const serverErrorRate = new MathExpression({
@@ -164,6 +171,14 @@ export class Monitoring extends Construct {
       { evaluate: 3, breaching: 2 },
     );
     alarm(
+      'DeliveriesHeld',
+      'whatsapp-token-refused',
+      'WhatsApp refused the access token (Graph error 190 or a permission error): WhatsApp deliveries are held, not sent, until the secret holds a valid token.',
+      business(metricNames.deliveryHeld),
+      thresholds.deliveriesHeld,
+      { evaluate: 1, breaching: 1 },
+    );
+    alarm(
       'LambdaThrottles',
       'lambda-throttles',
       'Lambda throttled invocations in this account and region: concurrency ran out.',
@@ -174,8 +189,6 @@ export class Monitoring extends Construct {
     alarm('TableThrottles', 'table-throttles', 'DynamoDB throttled reads or writes on the table.', tableThrottles, thresholds.throttles, { evaluate: 2, breaching: 2 });
 
     this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: stackName, defaultInterval: Duration.hours(6) });
-    const business = (name: string, statistic: string = Stats.SUM) =>
-      new Metric({ namespace: metricsNamespace(this), metricName: name, dimensionsMap: { service: METRICS_SERVICE }, statistic, period: fiveMinutes });
     const failuresByCode = new MathExpression({
       label: '',
       expression: `SEARCH('{${metricsNamespace(this)},service,${FAILURE_CODE_DIMENSION}} MetricName="${metricNames.failed}"', 'Sum', 300)`,
@@ -187,7 +200,7 @@ export class Monitoring extends Construct {
       new GraphWidget({
         title: 'Messages',
         width: wide,
-        left: [business(metricNames.queued), business(metricNames.sent), business(metricNames.delivered), business(metricNames.failed)],
+        left: [business(metricNames.queued), business(metricNames.sent), business(metricNames.delivered), business(metricNames.failed), business(metricNames.deliveryHeld)],
       }),
       new GraphWidget({ title: 'Failures by code', width: wide, left: [failuresByCode] }),
     );

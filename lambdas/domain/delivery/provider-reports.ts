@@ -2,6 +2,7 @@ import { defaultStore } from '../../shared/default-store';
 import { logger } from '../../shared/logger';
 import type { Store } from '../../shared/store';
 import { recordInboundMessage } from '../conversations/inbound-message';
+import { applyTemplateWebhook, isTemplateWebhookField } from '../templates/template-webhook';
 import type { WebhookPayload, WebhookStatus } from '../providers/whatsapp-webhook';
 import { workspaceOfNumber } from '../workspaces/workspace-number';
 import { applyStatus, type StatusChange } from './dispatch-status';
@@ -35,8 +36,13 @@ export interface ReportSummary {
  */
 export async function applyProviderReports(payload: WebhookPayload, store: Store = defaultStore()): Promise<ReportSummary> {
   const summary: ReportSummary = { statuses: 0, applied: 0, inbound: 0 };
-  for (const { changes } of payload.entry) {
-    for (const { value } of changes) {
+  for (const { id: entryId, changes } of payload.entry) {
+    for (const { field, value } of changes) {
+      // Template changes name the WhatsApp Business Account (entry.id), not a number.
+      if (isTemplateWebhookField(field)) {
+        if (entryId) await applyTemplateWebhook(entryId, { field, value }, store);
+        continue;
+      }
       for (const status of value.statuses ?? []) {
         summary.statuses += 1;
         const dispatchId = status.biz_opaque_callback_data;

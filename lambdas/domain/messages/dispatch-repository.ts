@@ -7,6 +7,7 @@ import { accessPatterns, indexKeys, keys } from '../../shared/table';
 import type { Write } from '../../shared/writes';
 import { allowedFrom, countsAsSent, isFirstReport } from '../delivery/transitions';
 import { wibDay } from '../time/wib';
+import { templateParametersSchema } from '../templates/template';
 import { dispatchStatuses, type Dispatch, type DispatchStatus } from './dispatch';
 
 /**
@@ -32,6 +33,7 @@ const storedDispatchSchema = z.object({
   variables: z.record(z.string(), z.string()),
   renderedText: z.string(),
   bodyParameters: z.array(z.string()),
+  templateParameters: templateParametersSchema.optional(),
   tagIds: z.array(z.string()),
   trackingTags: z.array(z.string()),
   source: z.enum(['EXTERNAL_API', 'BROADCAST', 'INBOX']),

@@ -31,7 +31,8 @@ export const webhookPayloadSchema = z.object({
       changes: z.array(
         z.object({
           field: z.string(),
-          value: z.object({
+          // Loose: each field has its own value shape (template fields are read by templates/template-webhook.ts).
+          value: z.looseObject({
             metadata: z.object({ phone_number_id: z.string() }).optional(),
             contacts: z.array(z.object({ wa_id: z.string(), profile: z.object({ name: z.string() }).optional() })).optional(),
             statuses: z.array(statusSchema).optional(),

@@ -5,9 +5,10 @@ import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
 import { workspaceInputSchema, type Workspace, type WorkspaceInput } from './workspace';
+import { workspaceBusinessAccountPut } from './workspace-business-account';
 import { workspaceNumberPut } from './workspace-number';
 
-/** The workspace item: its key, its write (with its business number's) and its reading back. */
+/** The workspace item: its key, its write (with its business number's and account's) and its reading back. */
 const storedWorkspaceSchema = workspaceInputSchema.extend({ createdAt: z.string(), updatedAt: z.string() });
 
 export async function getWorkspace(workspaceId: string, store: Store = defaultStore()): Promise<Workspace | undefined> {
@@ -25,6 +26,10 @@ export async function saveWorkspace(input: WorkspaceInput, now: Date, store: Sto
   const phoneNumberId = parsed.settings.whatsappPhoneNumberId;
   if (phoneNumberId) {
     await store.db.send(new PutCommand({ TableName: store.tableName, ...workspaceNumberPut(phoneNumberId, parsed.id).Put }));
+  }
+  const businessAccountId = parsed.settings.whatsappBusinessAccountId;
+  if (businessAccountId) {
+    await store.db.send(new PutCommand({ TableName: store.tableName, ...workspaceBusinessAccountPut(businessAccountId, parsed.id).Put }));
   }
   return workspace;
 }
