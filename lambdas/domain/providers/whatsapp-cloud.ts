@@ -76,7 +76,7 @@ export function whatsAppCloudProvider(options: WhatsAppCloudOptions): Provider {
  * The send request's `template.components`: header, body and button parameters, in WhatsApp's
  * shapes (named templates name each body and header parameter).
  */
-export function templateComponents(message: ProviderMessage): Record<string, unknown>[] {
+function templateComponents(message: ProviderMessage): Record<string, unknown>[] {
   const names = message.bodyParameterNames;
   const body = message.bodyParameters.map((text, i) => ({ type: 'text', ...(names?.[i] ? { parameter_name: names[i] } : {}), text }));
   return [
