@@ -7,6 +7,7 @@ import { DispatchQueue } from './constructs/dispatch-queue';
 import { MessagingApi } from './constructs/messaging-api';
 import { MessagingTable } from './constructs/messaging-table';
 import { Monitoring } from './constructs/monitoring';
+import { TemplateSync } from './constructs/template-sync';
 import type { StackConfig } from './stack-config';
 
 export interface MessagingStackProps extends StackProps {
@@ -20,6 +21,7 @@ export class MessagingStack extends Stack {
   readonly api: MessagingApi;
   readonly delivery: Delivery;
   readonly monitoring: Monitoring;
+  readonly templateSync: TemplateSync;
 
   constructor(scope: Construct, id: string, props: MessagingStackProps) {
     super(scope, id, props);
@@ -60,6 +62,13 @@ export class MessagingStack extends Stack {
       whatsappSecret,
       graphApiBaseUrl: config.graphApiBaseUrl,
       webhookUrl: this.api.webhookUrl,
+      logRetention,
+      removalPolicy,
+    });
+    this.templateSync = new TemplateSync(this, 'Templates', {
+      table: this.table.table,
+      whatsappSecret,
+      graphApiBaseUrl: config.graphApiBaseUrl,
       logRetention,
       removalPolicy,
     });

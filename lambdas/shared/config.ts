@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { DEFAULT_GRAPH_API_BASE_URL } from './graph-api';
 
 /**
  * The only reader of `process.env`. Every function gets just the variables its grants set
@@ -27,7 +28,7 @@ const schema = z.object({
   WHATSAPP_APP_SECRET: z.string().min(1).optional(),
   WHATSAPP_VERIFY_TOKEN: z.string().min(1).optional(),
   WHATSAPP_PHONE_NUMBER_ID: z.string().min(1).optional(),
-  GRAPH_API_BASE_URL: z.url().default('https://graph.facebook.com/v21.0'),
+  GRAPH_API_BASE_URL: z.url().default(DEFAULT_GRAPH_API_BASE_URL),
   /** A provider call that takes longer has an unknown outcome. */
   PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(20_000).default(8_000),
   /** Where the sandbox provider posts its status callbacks (our own webhook). */

@@ -34,6 +34,8 @@ export interface MessageMetrics {
   delivered(): void;
   failed(failureCode: string): void;
   providerLatency(milliseconds: number): void;
+  /** WhatsApp refused our access token: the attempt is held, not failed. */
+  deliveryHeld(): void;
 }
 
 const count = (name: string) => metrics.addMetric(name, MetricUnit.Count, 1);
@@ -50,6 +52,7 @@ export const messageMetrics: MessageMetrics = {
     byCode.addMetric(metricNames.failed, MetricUnit.Count, 1);
   },
   providerLatency: (milliseconds) => metrics.addMetric(metricNames.providerLatency, MetricUnit.Milliseconds, milliseconds),
+  deliveryHeld: () => count(metricNames.deliveryHeld),
 };
 
 /** What reading a webhook records. */

@@ -7,7 +7,8 @@
  * and an entity without that pattern simply leaves them out (sparse index).
  *
  *   gsi1 (owner lookups)  api keys of a workspace · send-check per phone+template ·
- *                         delivery events per phone · conversations by activity
+ *                         delivery events per phone · conversations by activity ·
+ *                         WhatsApp Business Accounts (the scheduled template sync)
  *   gsi2 (time windows)   pending dispatches (reconciler) · sent dispatches per WIB day ·
  *                         tag links per tag
  */
@@ -77,6 +78,8 @@ const partitions = {
   deliveryEventsOfPhone: (ws: string, phone: string): Partition => ({ on: 'gsi1', value: `WS#${ws}#P#${phone}` }),
   sendsOfTemplateToPhone: (ws: string, phone: string, templateId: string): Partition => ({ on: 'gsi1', value: `WS#${ws}#P#${phone}#T#${templateId}` }),
   conversationsByActivity: (ws: string): Partition => ({ on: 'gsi1', value: `WS#${ws}#CONVS` }),
+  /** Every workspace's account in one partition: one item per account, read once per sync run. */
+  businessAccounts: (): Partition => ({ on: 'gsi1', value: 'WABAS' }),
   pendingShard: (shard: number): Partition => ({ on: 'gsi2', value: `PENDING#${shard}` }),
   sentOnDay: (ws: string, day: string): Partition => ({ on: 'gsi2', value: `WS#${ws}#D#${day}` }),
   linksOfTag: (ws: string, tag: string): Partition => ({ on: 'gsi2', value: `WS#${ws}#TAG#${tag}` }),
@@ -139,6 +142,8 @@ export const accessPatterns = {
   sendsOfTemplateToPhone: (ws: string, phone: string, templateId: string, range?: { start: string; end: string }) =>
     keyCondition(partitions.sendsOfTemplateToPhone(ws, phone, templateId), range ? { between: [range.start, range.end] } : undefined),
   conversationsByActivity: (ws: string) => keyCondition(partitions.conversationsByActivity(ws)),
+  /** Every WhatsApp Business Account a workspace names, by account id. */
+  businessAccounts: () => keyCondition(partitions.businessAccounts()),
   /** A shard's pending dispatches not touched since `cutoff`. */
   pendingBefore: (shard: number, cutoff: string) => keyCondition(partitions.pendingShard(shard), { before: cutoff }),
   sentOnDay: (ws: string, day: string) => keyCondition(partitions.sentOnDay(ws, day)),
@@ -171,6 +176,8 @@ export const indexKeys = {
   sentDispatchByDay: (ws: string, day: string, createdAt: string, dispatchId: string) => indexKey('gsi2', partitions.sentOnDay(ws, day), `${createdAt}#${dispatchId}`),
   /** Report list by tag. */
   tagLink: (ws: string, tag: string, createdAt: string, dispatchId: string) => indexKey('gsi2', partitions.linksOfTag(ws, tag), `${createdAt}#${dispatchId}`),
+  /** The scheduled template sync's list of accounts. */
+  businessAccount: (businessAccountId: string) => indexKey('gsi1', partitions.businessAccounts(), businessAccountId),
   /** Conversation list: a workspace's conversations by last activity. */
   conversationActivity: (ws: string, lastMessageAt: string, conversationId: string) => indexKey('gsi1', partitions.conversationsByActivity(ws), `${lastMessageAt}#${conversationId}`),
 } as const;

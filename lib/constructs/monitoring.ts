@@ -67,6 +67,11 @@ export const thresholds = {
    * statuses or customer messages go missing for days.
    */
   webhookItemsSkipped: 20,
+  /**
+   * One attempt held because WhatsApp refused the token means every WhatsApp send is held until
+   * someone replaces it: page at once.
+   */
+  deliveriesHeld: 0,
 } as const;
 
 export interface MonitoringProps {
@@ -80,8 +85,8 @@ export interface MonitoringProps {
 }
 
 /**
- * Alarms on what needs a person (DLQ, queue age, API 5xx rate, deliver errors, throttles,
- * skipped webhook items), all
+ * Alarms on what needs a person (DLQ, queue age, API 5xx rate, deliver errors, a refused WhatsApp
+ * token, throttles, skipped webhook items), all
  * notifying one SNS topic, and a dashboard with the business metrics next to the queue, API and
  * Lambda ones. What each alarm means and what to do: docs/operations.md.
  */
@@ -120,6 +125,8 @@ export class Monitoring extends Construct {
     };
 
     const fiveMinutes = Duration.minutes(5);
+    const business = (name: string, statistic: string = Stats.SUM) =>
+      new Metric({ namespace: metricsNamespace(this), metricName: name, dimensionsMap: { service: METRICS_SERVICE }, statistic, period: fiveMinutes });
     const requests = props.stage.metricCount({ statistic: Stats.SUM, period: fiveMinutes });
     const serverErrors = props.stage.metricServerError({ statistic: Stats.SUM, period: fiveMinutes });
     const serverErrorRate = new MathExpression({
@@ -172,6 +179,14 @@ export class Monitoring extends Construct {
       { evaluate: 3, breaching: 2 },
     );
     alarm(
+      'DeliveriesHeld',
+      'whatsapp-token-refused',
+      'WhatsApp refused the access token (Graph error 190 or a permission error): WhatsApp deliveries are held, not sent, until the secret holds a valid token.',
+      business(metricNames.deliveryHeld),
+      thresholds.deliveriesHeld,
+      { evaluate: 1, breaching: 1 },
+    );
+    alarm(
       'LambdaThrottles',
       'lambda-throttles',
       'Lambda throttled invocations in this account and region: concurrency ran out.',
@@ -190,8 +205,6 @@ export class Monitoring extends Construct {
     );
 
     this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: stackName, defaultInterval: Duration.hours(6) });
-    const business = (name: string, statistic: string = Stats.SUM) =>
-      new Metric({ namespace: metricsNamespace(this), metricName: name, dimensionsMap: { service: METRICS_SERVICE }, statistic, period: fiveMinutes });
     const failuresByCode = new MathExpression({
       label: '',
       expression: `SEARCH('{${metricsNamespace(this)},service,${FAILURE_CODE_DIMENSION}} MetricName="${metricNames.failed}"', 'Sum', 300)`,
@@ -203,7 +216,7 @@ export class Monitoring extends Construct {
       new GraphWidget({
         title: 'Messages',
         width: wide,
-        left: [business(metricNames.queued), business(metricNames.sent), business(metricNames.delivered), business(metricNames.failed)],
+        left: [business(metricNames.queued), business(metricNames.sent), business(metricNames.delivered), business(metricNames.failed), business(metricNames.deliveryHeld)],
       }),
       new GraphWidget({ title: 'Failures by code', width: wide, left: [failuresByCode] }),
     );

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PROJECT_ROOT } from '../../lib/local/paths';
+import { readWhatsAppTemplateFixture, startGraphStub, templatePages } from '../support/graph-stub';
 import { call, SECOND_SEED, startTestRuntime } from '../support/local-runtime';
 import { openApiDocument } from '../support/openapi-contract';
 
@@ -132,6 +133,22 @@ describe('the admin CLI against the local runtime', () => {
     const { body } = await call(runtime.url, 'GET', '/v1/message-templates', { apiKey: 'msk_test_second_full_0001' });
     expect((body.items as { id: string }[]).map((t) => t.id)).toEqual(['9a0c0000-0000-4000-8000-000000000001', '5e0c0000-0000-4000-8000-000000000001']);
   }, 30_000);
+
+  it('syncs a workspace’s templates from its WhatsApp Business Account (a Graph stub serving Meta’s pages)', async () => {
+    const graph = await startGraphStub(templatePages('102290129340398', ['page-1.json', 'page-2.json', 'page-3.json'].map((name) => readWhatsAppTemplateFixture<Parameters<typeof templatePages>[1][number]>(name))));
+    try {
+      await admin('workspace', 'create', '--id', 'ws-waba', '--name', 'WABA', '--rupiah-per-credit', '150', '--provider', 'whatsapp', '--whatsapp-business-account-id', '102290129340398');
+      const key = (await admin('key', 'create', '--workspace', 'ws-waba', '--name', 'ci', '--scopes', 'templates:read')).stdout.trim();
+      const env = { ...process.env, GRAPH_API_BASE_URL: graph.baseUrl, WHATSAPP_ACCESS_TOKEN: 'token-1' };
+      const { stdout } = await run(join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx'), [join(PROJECT_ROOT, 'bin', 'admin.ts'), 'templates', 'sync', '--workspace', 'ws-waba', '--local', '--port', String(runtime.port)], { cwd: PROJECT_ROOT, env });
+      // The summary is the last line; before it, the sync's log lines (a skipped template is a warning).
+      expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({ read: 7, created: 6, newVersions: 0, updated: 0, unchanged: 0, skipped: 1 });
+      const { body } = await call(runtime.url, 'GET', '/v1/message-templates', { apiKey: key });
+      expect((body.items as { displayName: string }[]).map((t) => t.displayName)).toEqual(['coupon_expiration_reminder (en)', 'reservation_confirmation (en_US)', 'verification_code (id)']);
+    } finally {
+      await graph.close();
+    }
+  }, 60_000);
 
   it('refuses a key for a workspace that does not exist, with a one-line message and exit code 2', async () => {
     await expect(admin('key', 'create', '--workspace', 'ws-none', '--name', 'x', '--scopes', 'messages:read')).rejects.toMatchObject({

@@ -22,10 +22,10 @@ describe('business metrics', () => {
 });
 
 describe('alarms', () => {
-  it('are exactly the seven the runbook explains, each notifying the alarm topic when it fires and when it clears', () => {
+  it('are exactly the eight the runbook explains, each notifying the alarm topic when it fires and when it clears', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((alarm) => alarm.Properties);
     expect(alarms.map((alarm) => alarm.AlarmName).sort()).toEqual(
-      ['api-5xx-rate', 'deliver-errors', 'dispatch-queue-age', 'dlq-not-empty', 'lambda-throttles', 'table-throttles', 'webhook-items-skipped'].map((name) => `MessagingApi-dev-${name}`),
+      ['api-5xx-rate', 'deliver-errors', 'dispatch-queue-age', 'dlq-not-empty', 'lambda-throttles', 'table-throttles', 'webhook-items-skipped', 'whatsapp-token-refused'].map((name) => `MessagingApi-dev-${name}`),
     );
     for (const alarm of alarms) {
       expect(alarm).toMatchObject({
@@ -74,6 +74,17 @@ describe('alarms', () => {
   it('fire on errors of the deliver consumer', () => {
     const deliver = logicalIdOf('AWS::Lambda::Function', /Delivers queued/);
     expect(alarmNamed('deliver-errors')).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: [{ Name: 'FunctionName', Value: { Ref: deliver } }], Threshold: 0 });
+  });
+
+  it('fire on the first delivery held because WhatsApp refused the access token', () => {
+    expect(alarmNamed('whatsapp-token-refused')).toMatchObject({
+      Namespace: 'MessagingApi-dev',
+      MetricName: 'DeliveriesHeld',
+      Dimensions: [{ Name: 'service', Value: 'messaging-api' }],
+      Statistic: 'Sum',
+      Threshold: 0,
+      EvaluationPeriods: 1,
+    });
   });
 
   it('fire on Lambda throttles in the account and on table throttles', () => {

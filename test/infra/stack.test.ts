@@ -69,8 +69,8 @@ describe('dispatch queue', () => {
 });
 
 describe('functions', () => {
-  it('has one function per route, plus the deliver consumer and the reconciler: Node 22, arm64, traced, JSON logs, source maps', () => {
-    expect(Object.keys(functions())).toHaveLength(routeEntries.length + 2);
+  it('has one function per route, plus the deliver consumer, the reconciler and the template sync: Node 22, arm64, traced, JSON logs, source maps', () => {
+    expect(Object.keys(functions())).toHaveLength(routeEntries.length + 3);
     for (const [, fn] of Object.entries(functions())) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
@@ -108,7 +108,24 @@ describe('functions', () => {
   });
 
   it('keeps every function’s logs in a log group with the configured retention', () => {
-    template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 30 }, routeEntries.length + 2 + 1);
+    template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 30 }, routeEntries.length + 3 + 1);
+  });
+});
+
+describe('template sync', () => {
+  const sync = () => Object.entries(functions()).find(([, fn]) => (fn.Properties.Description as string).startsWith('Syncs every workspace'))!;
+
+  it('runs every hour with the WhatsApp secret, the Graph API URL and write access to the table', () => {
+    const [logicalId, fn] = sync();
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 hour)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalId, 'Arn'] } })],
+    });
+    expect(fn.Properties.Environment.Variables).toEqual(
+      expect.objectContaining({ WHATSAPP_SECRET_NAME: 'messaging-api/whatsapp', GRAPH_API_BASE_URL: 'https://graph.facebook.com/v26.0', TABLE_NAME: expect.anything() }),
+    );
+    expect(actionsOf(logicalId)).toEqual(expect.arrayContaining(['secretsmanager:GetSecretValue', 'dynamodb:Query', 'dynamodb:PutItem']));
+    expect(actionsOf(logicalId).filter((action) => action.startsWith('sqs:'))).toEqual([]);
   });
 });
 
@@ -149,13 +166,14 @@ describe('delivery', () => {
     expect(readers.sort()).toEqual([functionFor('listConversations').logicalId, functionFor('conversationMessages').logicalId].sort());
   });
 
-  it('lets only the webhook routes and the deliver function read the WhatsApp secret', () => {
+  it('lets only the webhook routes, the deliver function and the template sync read the WhatsApp secret', () => {
     const readsWhatsAppSecret = (logicalId: string) =>
       policyStatementsOf(logicalId).some(
         (statement) => [statement.Action].flat().includes('secretsmanager:GetSecretValue') && JSON.stringify(statement).includes(':secret:messaging-api/whatsapp'),
       );
     const readers = Object.keys(functions()).filter(readsWhatsAppSecret);
-    const expected = [functionFor('whatsappWebhook').logicalId, functionFor('whatsappWebhookVerify').logicalId, deliver()[0]];
+    const templateSync = Object.entries(functions()).find(([, fn]) => (fn.Properties.Description as string).startsWith('Syncs every workspace'))![0];
+    const expected = [functionFor('whatsappWebhook').logicalId, functionFor('whatsappWebhookVerify').logicalId, deliver()[0], templateSync];
     expect(readers.sort()).toEqual(expected.sort());
   });
 });

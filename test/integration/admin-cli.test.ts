@@ -35,7 +35,7 @@ describe('admin CLI: workspaces', () => {
       id: ws,
       name: 'Acme',
       rupiahPerCredit: 150,
-      settings: { sendsPerMinute: 600, dedupe: 'wib-day', provider: 'whatsapp' },
+      settings: { sendsPerMinute: 600, dedupe: 'wib-day', provider: 'whatsapp', creditCostByCategory: { MARKETING: 2, UTILITY: 1, AUTHENTICATION: 1 } },
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
     });
@@ -68,14 +68,14 @@ describe('admin CLI: workspaces', () => {
       id: ws,
       name: 'Acme',
       rupiahPerCredit: 150,
-      settings: { sendsPerMinute: 30, dedupe: 'wib-day', provider: 'whatsapp' },
+      settings: { sendsPerMinute: 30, dedupe: 'wib-day', provider: 'whatsapp', creditCostByCategory: { MARKETING: 2, UTILITY: 1, AUTHENTICATION: 1 } },
       createdAt: now.toISOString(),
       updatedAt: later.toISOString(),
     });
     expect((await admin('workspace', 'update', '--id', ws, '--name', 'Acme Corp', '--rupiah-per-credit', '120', '--json')).json()).toMatchObject({
       name: 'Acme Corp',
       rupiahPerCredit: 120,
-      settings: { sendsPerMinute: 30, dedupe: 'wib-day', provider: 'whatsapp' },
+      settings: { sendsPerMinute: 30, dedupe: 'wib-day', provider: 'whatsapp', creditCostByCategory: { MARKETING: 2, UTILITY: 1, AUTHENTICATION: 1 } },
     });
   });
 
@@ -118,7 +118,7 @@ describe('admin CLI: workspaces', () => {
 
     expect((await admin('workspace', 'update', '--id', a, '--whatsapp-phone-number-id', 'none')).status).toBe(0);
     expect(await workspaceOfNumber(second, table)).toBeUndefined();
-    expect((await getWorkspace(a, table))?.settings).toEqual({ sendsPerMinute: 600, dedupe: 'none', provider: 'sandbox' });
+    expect((await getWorkspace(a, table))?.settings).toEqual({ sendsPerMinute: 600, dedupe: 'none', provider: 'sandbox', creditCostByCategory: { MARKETING: 2, UTILITY: 1, AUTHENTICATION: 1 } });
   });
 
   it('says what is wrong with the command line in one line, exit status 2, without reaching the table', async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sendTemplateMessage, type SendTemplateMessage } from '../../lambdas/domain/messages/send-message';
-import type { TemplateCategory } from '../../lambdas/domain/templates/template';
+import type { TemplateCategory } from '../../lambdas/domain/workspaces/workspace';
 import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
 import { getMarketingOptOut, listMarketingOptOuts, optOutFromReply, recordMarketingOptOut, removeMarketingOptOut } from '../../lambdas/domain/workspaces/marketing-opt-out';
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';

@@ -114,7 +114,7 @@ describe('sending a template message against DynamoDB Local and the SQS emulator
 
     await saveTemplate(ws, { ...template, status: 'PAUSED' }, env.table);
     const later = new Date(now.getTime() + 120_000); // past the template cache and into a new minute
-    expect((await rejection(send(command(ws, { now: later, to: '081234567894' }))))?.code).toBe('template_not_found');
+    expect((await rejection(send(command(ws, { now: later, to: '081234567894' }))))?.code).toBe('template_not_ready');
     expect(await send(command(ws, { idempotency, now: later }))).toEqual({ dispatchId: first.dispatchId, status: 'queued', replayed: true });
     expect(await itemsOf(ws, 'dispatch')).toHaveLength(3);
   });

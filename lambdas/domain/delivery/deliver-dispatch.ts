@@ -16,7 +16,12 @@ import { applyStatus } from './dispatch-status';
  */
 export const STALE_ATTEMPT_MS = 60_000;
 
-export type DeliveryOutcome = 'sent' | 'failed' | 'unknown' | 'retry' | 'skipped';
+/**
+ * `held`: the provider refused our credentials on the message's last receive; the attempt is
+ * released and its queue message let go, so it never reaches the DLQ, and the reconciler queues
+ * it again after RELEASED_GRACE_MS, for as long as the token stays refused.
+ */
+export type DeliveryOutcome = 'sent' | 'failed' | 'unknown' | 'retry' | 'held' | 'skipped';
 
 export interface DeliveryAttempt {
   dispatchId: string;
@@ -52,6 +57,7 @@ export async function deliverDispatch(attempt: DeliveryAttempt, deps: DeliveryDe
       templateName: dispatch.providerTemplateName,
       language: dispatch.language,
       bodyParameters: dispatch.bodyParameters,
+      ...dispatch.templateParameters,
       ...(phoneNumberId ? { phoneNumberId } : {}),
     });
     await applyStatus(dispatch.dispatchId, { to: 'sent', occurredAt: now().toISOString(), providerMessageId }, deps.store, dispatch);
@@ -103,6 +109,12 @@ async function recordVerdict(dispatch: Dispatch, verdict: ProviderError, attempt
     case 'unknown':
       await applyStatus(dispatch.dispatchId, { to: 'unknown', occurredAt }, store, dispatch);
       return 'unknown';
+    case 'credentials':
+      // Every queued message would fail alike until the token is fixed: hold them all, fail none.
+      messageMetrics.deliveryHeld();
+      logger.warn('WhatsApp refused the access token; delivery held', { dispatchId: dispatch.dispatchId, code: verdict.code });
+      await releaseClaim(dispatch, now, store);
+      return attempt.receiveCount >= attempt.maxReceives ? 'held' : 'retry';
     case 'transient':
       if (attempt.receiveCount >= attempt.maxReceives) {
         await applyStatus(dispatch.dispatchId, { to: 'failed', occurredAt, failureCode: `retries_exhausted:${verdict.code}` }, store, dispatch);

@@ -18,6 +18,7 @@ import {
   type WebhookEnvelope,
 } from '../providers/whatsapp-webhook';
 import { optOutFromReply } from '../workspaces/marketing-opt-out';
+import { applyTemplateWebhook } from '../templates/template-webhook';
 import { workspaceOfNumber } from '../workspaces/workspace-number';
 import { applyStatus, type StatusChange } from './dispatch-status';
 import { findProviderMessage } from './provider-message';
@@ -70,7 +71,14 @@ export async function applyProviderReports(envelope: WebhookEnvelope, store: Sto
           else skip(change.reason, { field, detail: change.detail });
           break;
         }
-        // Each other field Meta sends this app (template status and category updates, …) is a case here.
+        // Template changes name the WhatsApp Business Account (entry.id), not a number.
+        case 'message_template_status_update':
+        case 'template_category_update': {
+          if (entry.id) await applyTemplateWebhook(entry.id, { field, value }, store);
+          else skip('unknown_field', { field, detail: 'no business account id (entry.id)' });
+          break;
+        }
+        // A field this app does not read (Meta may subscribe it to more): skipped, never refused.
         default:
           skip('unknown_field', { field });
       }

@@ -8,6 +8,7 @@ import type { Write } from '../../shared/writes';
 import type { Pricing } from '../providers/whatsapp-webhook';
 import { allowedFrom, countsAsSent, isFirstReport } from '../delivery/transitions';
 import { wibDay } from '../time/wib';
+import { templateParametersSchema } from '../templates/template';
 import { dispatchStatuses, type Dispatch, type DispatchStatus } from './dispatch';
 
 /**
@@ -33,6 +34,7 @@ const storedDispatchSchema = z.object({
   variables: z.record(z.string(), z.string()),
   renderedText: z.string(),
   bodyParameters: z.array(z.string()),
+  templateParameters: templateParametersSchema.optional(),
   tagIds: z.array(z.string()),
   trackingTags: z.array(z.string()),
   source: z.enum(['EXTERNAL_API', 'BROADCAST', 'INBOX']),

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { conversationIdFor } from '../conversations/conversation-id';
 import type { Pricing } from '../providers/whatsapp-webhook';
-import type { Template, TemplateVersion } from '../templates/template';
-import { bodyParameters, renderBody } from '../templates/render';
+import type { Template, TemplateParameters, TemplateVersion } from '../templates/template';
+import { bodyParameters, renderBody, templateParameters } from '../templates/render';
 import { instant } from '../time/instant';
 import type { Workspace } from '../workspaces/workspace';
 
@@ -31,6 +31,8 @@ export interface Dispatch {
   renderedText: string;
   /** The variable values in placeholder order, as the provider takes them. */
   bodyParameters: string[];
+  /** Header, button and named-body parameters, for templates synced from WhatsApp that have them. */
+  templateParameters?: TemplateParameters;
   tagIds: string[];
   trackingTags: string[];
   source: 'EXTERNAL_API' | 'BROADCAST' | 'INBOX';
@@ -78,6 +80,7 @@ export interface DispatchRequest {
 export function draftDispatch(request: DispatchRequest, template: Template, version: TemplateVersion, workspace: Pick<Workspace, 'rupiahPerCredit'>): Dispatch {
   const values = new Map(Object.entries(request.variables));
   const createdAt = request.now.toISOString();
+  const parameters = templateParameters(version, values);
   return {
     dispatchId: randomUUID(),
     workspaceId: request.workspaceId,
@@ -92,6 +95,7 @@ export function draftDispatch(request: DispatchRequest, template: Template, vers
     variables: request.variables,
     renderedText: renderBody(version.body, values),
     bodyParameters: bodyParameters(version.body, values),
+    ...(Object.keys(parameters).length ? { templateParameters: parameters } : {}),
     tagIds: [...new Set(request.tagIds)],
     trackingTags: [...new Set(request.trackingTags)],
     source: 'EXTERNAL_API',

@@ -5,7 +5,7 @@ import { messageMetrics } from '../../shared/metrics';
 import type { QueueTarget } from '../../shared/queue';
 import type { Store } from '../../shared/store';
 import { toE164 } from '../phones/phone-number';
-import { isListable, type Template, type TemplateVersion } from '../templates/template';
+import { isListable, isOnHold, type Template, type TemplateVersion } from '../templates/template';
 import { lookUpTemplate, sendableVersion } from '../templates/template-lookup';
 import { checkVariables } from '../templates/render';
 import { getMarketingOptOut } from '../workspaces/marketing-opt-out';
@@ -102,6 +102,9 @@ export async function sendTemplateMessage(command: SendTemplateMessage, deps: Pa
 /** The template and version a send uses: approved in the workspace, READY, given exactly its variables. */
 async function templateToSend(command: SendTemplateMessage, store: Store): Promise<{ template: Template; version: TemplateVersion }> {
   const template = await lookUpTemplate(command.workspaceId, command.templateId, command.now, store);
+  if (template && isOnHold(template)) {
+    throw new ValidationError(`content.templateId: template ${template.id} is ${template.status} by WhatsApp and cannot be sent until it is approved again`, 'template_not_ready');
+  }
   if (!template || !isListable(template)) {
     throw new ValidationError(`content.templateId: template ${command.templateId} does not exist or is not approved in this workspace`, 'template_not_found');
   }

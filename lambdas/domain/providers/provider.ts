@@ -1,5 +1,7 @@
+import type { TemplateParameters } from '../templates/template';
+
 /** What a provider needs to send one template message. */
-export interface ProviderMessage {
+export interface ProviderMessage extends TemplateParameters {
   dispatchId: string;
   /** E.164. */
   to: string;
@@ -14,13 +16,15 @@ export interface ProviderMessage {
  * A provider's verdict when it did not plainly accept:
  * `permanent` — it refused this message for good (dispatch failed with `code`);
  * `transient` — it certainly did not take it, try again later (rate limit, 5xx, no connection);
- * `unknown`   — it may have taken it (timeout after sending): never send again, wait for a report.
+ * `unknown`   — it may have taken it (timeout after sending): never send again, wait for a report;
+ * `credentials` — it refused our access token (expired, revoked, lacking a permission): nothing is
+ *                 wrong with the message, so delivery holds until someone fixes the token.
  */
 export class ProviderError extends Error {
   override name = 'ProviderError';
 
   constructor(
-    readonly kind: 'permanent' | 'transient' | 'unknown',
+    readonly kind: 'permanent' | 'transient' | 'unknown' | 'credentials',
     readonly code: string,
     message: string,
     options?: ErrorOptions,

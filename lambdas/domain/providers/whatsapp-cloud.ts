@@ -1,9 +1,10 @@
+import type { HeaderParameter } from '../templates/template';
 import { ProviderError, type Provider, type ProviderMessage } from './provider';
 import type { WhatsAppCredentials } from './whatsapp-credentials';
 import { classifyWhatsAppError } from './whatsapp-errors';
 
 export interface WhatsAppCloudOptions {
-  /** e.g. https://graph.facebook.com/v21.0 (a local stub in tests). */
+  /** e.g. https://graph.facebook.com/v26.0 (a local stub in tests). */
   baseUrl: string;
   credentials: () => Promise<WhatsAppCredentials>;
   timeoutMs: number;
@@ -41,7 +42,7 @@ export function whatsAppCloudProvider(options: WhatsAppCloudOptions): Provider {
         template: {
           name: message.templateName,
           language: { code: message.language },
-          components: message.bodyParameters.length ? [{ type: 'body', parameters: message.bodyParameters.map((text) => ({ type: 'text', text })) }] : [],
+          components: templateComponents(message),
         },
       };
 
@@ -70,3 +71,41 @@ export function whatsAppCloudProvider(options: WhatsAppCloudOptions): Provider {
     settle: () => Promise.resolve(),
   };
 }
+
+/**
+ * The send request's `template.components`: header, body and button parameters, in WhatsApp's
+ * shapes (named templates name each body and header parameter).
+ */
+function templateComponents(message: ProviderMessage): Record<string, unknown>[] {
+  const names = message.bodyParameterNames;
+  const body = message.bodyParameters.map((text, i) => ({ type: 'text', ...(names?.[i] ? { parameter_name: names[i] } : {}), text }));
+  return [
+    ...(message.header ? [{ type: 'header', parameters: [headerParameter(message.header)] }] : []),
+    ...(body.length ? [{ type: 'body', parameters: body }] : []),
+    ...(message.buttons ?? []).map(({ index, subType, value }) => ({ type: 'button', sub_type: subType, index, parameters: [buttonParameter(subType, value)] })),
+  ];
+}
+
+function headerParameter(header: HeaderParameter): Record<string, unknown> {
+  switch (header.type) {
+    case 'text':
+      return { type: 'text', ...(header.parameterName ? { parameter_name: header.parameterName } : {}), text: header.text };
+    case 'location': {
+      const { type, ...location } = header;
+      return { type, location };
+    }
+    default:
+      return { type: header.type, [header.type]: { link: header.link } };
+  }
+}
+
+const buttonParameter = (subType: 'url' | 'quick_reply' | 'copy_code', value: string) => {
+  switch (subType) {
+    case 'url':
+      return { type: 'text', text: value };
+    case 'quick_reply':
+      return { type: 'payload', payload: value };
+    case 'copy_code':
+      return { type: 'coupon_code', coupon_code: value };
+  }
+};

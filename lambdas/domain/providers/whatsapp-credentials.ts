@@ -16,13 +16,14 @@ const SECRET_MAX_AGE_SECONDS = 300;
 
 /**
  * The WhatsApp app's credentials: from Secrets Manager when deployed (WHATSAPP_SECRET_NAME, cached
- * per container by Powertools), from the environment in the local runtime and tests.
+ * per container by Powertools), from the environment in the local runtime and tests. The admin
+ * CLI names the deployed stack's secret itself.
  */
-export async function whatsAppCredentials(): Promise<WhatsAppCredentials> {
-  if (config.WHATSAPP_SECRET_NAME) {
-    const secret = await getSecret(config.WHATSAPP_SECRET_NAME, { transform: 'json', maxAge: SECRET_MAX_AGE_SECONDS });
+export async function whatsAppCredentials(secretName = config.WHATSAPP_SECRET_NAME): Promise<WhatsAppCredentials> {
+  if (secretName) {
+    const secret = await getSecret(secretName, { transform: 'json', maxAge: SECRET_MAX_AGE_SECONDS });
     const parsed = credentialsSchema.safeParse(secret);
-    if (!parsed.success) throw new Error(`Secret ${config.WHATSAPP_SECRET_NAME} is not { accessToken, appSecret, verifyToken, phoneNumberId? }`);
+    if (!parsed.success) throw new Error(`Secret ${secretName} is not { accessToken, appSecret, verifyToken, phoneNumberId? }`);
     return parsed.data;
   }
   return credentialsSchema.parse({

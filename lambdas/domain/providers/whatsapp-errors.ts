@@ -17,9 +17,27 @@ const TRANSIENT_CODES = new Set([
   133004, // server temporarily unavailable
 ]);
 
+/**
+ * Graph API authorization errors: the access token expired, was revoked or lacks a permission.
+ * They say nothing about the message, and every other message would fail the same way until the
+ * token is fixed (docs/operations.md#whatsapp-token-refused).
+ */
+const CREDENTIAL_CODES = new Set([
+  0, // AuthException: the token could not be authenticated (expired, invalidated)
+  3, // API method: capability or permission missing
+  10, // permission denied: not granted or removed
+  190, // access token expired or invalid
+  131005, // access denied: permission not granted or removed
+]);
+/** 200-299: API permission errors, one code per permission. */
+const isPermissionCode = (code: number) => code >= 200 && code <= 299;
+
 /** Classifies an error answer: the HTTP status and the API's `error.code`. */
 export function classifyWhatsAppError(httpStatus: number, code: number | undefined, message: string): ProviderError {
   const label = String(code ?? `http_${httpStatus}`);
+  if ((code !== undefined && (CREDENTIAL_CODES.has(code) || isPermissionCode(code))) || (code === undefined && httpStatus === 401)) {
+    return new ProviderError('credentials', label, message);
+  }
   if ((code !== undefined && TRANSIENT_CODES.has(code)) || httpStatus === 429 || httpStatus >= 500) {
     return new ProviderError('transient', label, message);
   }

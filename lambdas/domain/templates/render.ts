@@ -1,4 +1,4 @@
-import { PLACEHOLDER, type TemplateVersion } from './template';
+import { PLACEHOLDER, type HeaderParameter, type TemplateParameters, type TemplateVersion } from './template';
 
 export interface VariableCheck {
   missing: string[];
@@ -22,4 +22,41 @@ export function renderBody(body: string, values: ReadonlyMap<string, string>): s
 /** Values in the order their placeholders appear in the body: WhatsApp's body parameters. */
 export function bodyParameters(body: string, values: ReadonlyMap<string, string>): string[] {
   return [...body.matchAll(PLACEHOLDER)].map((match) => values.get(match[1]!) ?? '');
+}
+
+/**
+ * What WhatsApp takes beyond the body's values: the body's parameter names (named templates), the
+ * header and the buttons, from the version's components. Optional variables left out leave out
+ * their parameter (a quick reply without a payload); an imported version has none of these.
+ */
+export function templateParameters(version: Pick<TemplateVersion, 'body' | 'components'>, values: ReadonlyMap<string, string>): TemplateParameters {
+  const components = version.components;
+  if (!components) return {};
+  const header = components.header && headerParameter(components.header, values);
+  const buttons = components.buttons.flatMap(({ index, subType, variable }) => {
+    const value = values.get(variable);
+    return value === undefined ? [] : [{ index, subType, value }];
+  });
+  return {
+    ...(components.parameterFormat === 'NAMED' ? { bodyParameterNames: [...version.body.matchAll(PLACEHOLDER)].map((match) => match[1]!) } : {}),
+    ...(header ? { header } : {}),
+    ...(buttons.length ? { buttons } : {}),
+  };
+}
+
+const MEDIA_TYPES = { IMAGE: 'image', VIDEO: 'video', DOCUMENT: 'document' } as const;
+
+function headerParameter(header: NonNullable<NonNullable<TemplateVersion['components']>['header']>, values: ReadonlyMap<string, string>): HeaderParameter | undefined {
+  const [first, second, third, fourth] = header.variables.map((name) => values.get(name));
+  if (first === undefined) return undefined;
+  switch (header.format) {
+    case 'TEXT':
+      return { type: 'text', text: first, ...(header.parameterName ? { parameterName: header.parameterName } : {}) };
+    case 'IMAGE':
+    case 'VIDEO':
+    case 'DOCUMENT':
+      return { type: MEDIA_TYPES[header.format], link: first };
+    case 'LOCATION':
+      return { type: 'location', latitude: first, longitude: second ?? '', ...(third ? { name: third } : {}), ...(fourth ? { address: fourth } : {}) };
+  }
 }

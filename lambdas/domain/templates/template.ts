@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { templateCategories } from '../workspaces/workspace';
 
 /** `{{name}}` placeholders; names are what variableDefinitions declare. */
 export const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g;
@@ -8,6 +9,20 @@ export const variableDefinitionSchema = z.object({
   type: z.string().min(1).default('text'),
   required: z.boolean().default(true),
 });
+
+/**
+ * Where a synced version's variables go in WhatsApp's template components, beyond the body (whose
+ * placeholders are the body variables). Imported templates have none: body only, positional.
+ */
+export const templateComponentsSchema = z.object({
+  /** NAMED: WhatsApp takes each body and header parameter with its `parameter_name`. */
+  parameterFormat: z.enum(['POSITIONAL', 'NAMED']),
+  /** The header's variables: TEXT its one placeholder, media its link, LOCATION latitude, longitude, name, address. */
+  header: z.object({ format: z.enum(['TEXT', 'IMAGE', 'VIDEO', 'DOCUMENT', 'LOCATION']), variables: z.array(z.string()).min(1).max(4), parameterName: z.string().optional() }).optional(),
+  /** Buttons that take a parameter, by their position in the template. */
+  buttons: z.array(z.object({ index: z.int().min(0).max(9), subType: z.enum(['url', 'quick_reply', 'copy_code']), variable: z.string() })).default([]),
+});
+export type TemplateComponents = z.infer<typeof templateComponentsSchema>;
 
 export const templateVersionInputSchema = z.object({
   id: z.uuid(),
@@ -21,11 +36,12 @@ export const templateVersionInputSchema = z.object({
   createdAt: z.iso.datetime({ offset: true }),
   readyAt: z.iso.datetime({ offset: true }).optional(),
   disabledAt: z.iso.datetime({ offset: true }).optional(),
+  components: templateComponentsSchema.optional(),
+  /** Synced versions: a digest of Meta's components; with the category, what makes a version new. */
+  contentDigest: z.string().optional(),
+  /** Synced versions: Meta's category when the version was made; it set creditCostPerSend. */
+  category: z.enum(templateCategories).optional(),
 });
-
-/** WhatsApp's template categories; only MARKETING sends honour a recipient's opt-out. */
-export const templateCategories = ['MARKETING', 'UTILITY', 'AUTHENTICATION'] as const;
-export type TemplateCategory = (typeof templateCategories)[number];
 
 /**
  * A template as imported from the seed file or the admin CLI. `providerName` and `language` are
@@ -38,9 +54,11 @@ export const templateInputSchema = z.object({
   status: z.string().min(1),
   providerName: z.string().min(1).max(512),
   language: z.string().min(2).max(15),
-  /** WhatsApp's category of the template; absent means not marketing. */
-  category: z.enum(templateCategories).optional(),
   versions: z.array(templateVersionInputSchema).min(1).max(90),
+  /** Synced templates: Meta's template id. */
+  providerTemplateId: z.string().optional(),
+  /** WhatsApp's category (synced, or given on import); only MARKETING sends honour an opt-out; absent means not marketing. */
+  category: z.enum(templateCategories).optional(),
 });
 
 export type TemplateInput = z.input<typeof templateInputSchema>;
@@ -49,6 +67,9 @@ export type TemplateVersion = z.infer<typeof templateVersionInputSchema>;
 
 /** Only APPROVED templates are listed or sendable (docs/api.md#templates). */
 export const isListable = (template: Template): boolean => template.status === 'APPROVED';
+
+/** Meta stopped the template for a while (paused) or for good (disabled): a send is 422 template_not_ready. */
+export const isOnHold = (template: Template): boolean => template.status === 'PAUSED' || template.status === 'DISABLED';
 
 const templateVersionResourceSchema = z.object({
   id: z.guid(),
@@ -94,3 +115,20 @@ function toTemplateVersionResource(version: TemplateVersion): TemplateResource['
     ...(version.disabledAt ? { disabledAt: version.disabledAt } : {}),
   };
 }
+
+/** The values a send gives WhatsApp beyond the body's, taken from a version's components; stored on the dispatch. */
+export const templateParametersSchema = z.object({
+  /** The body parameters' names, in body order, for templates with named parameters. */
+  bodyParameterNames: z.array(z.string()).optional(),
+  header: z
+    .discriminatedUnion('type', [
+      z.object({ type: z.literal('text'), text: z.string(), parameterName: z.string().optional() }),
+      z.object({ type: z.enum(['image', 'video', 'document']), link: z.string() }),
+      z.object({ type: z.literal('location'), latitude: z.string(), longitude: z.string(), name: z.string().optional(), address: z.string().optional() }),
+    ])
+    .optional(),
+  buttons: z.array(z.object({ index: z.int(), subType: z.enum(['url', 'quick_reply', 'copy_code']), value: z.string() })).optional(),
+});
+export type TemplateParameters = z.infer<typeof templateParametersSchema>;
+export type HeaderParameter = NonNullable<TemplateParameters['header']>;
+export type ButtonParameter = NonNullable<TemplateParameters['buttons']>[number];

@@ -2,7 +2,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
-import { keys, type Entity, type ItemKey } from '../../shared/table';
+import { queryAll } from '../../shared/query-all';
+import { accessPatterns, indexKeys, keys, type Entity, type ItemKey } from '../../shared/table';
 import type { Write } from '../../shared/writes';
 import type { BindingSetting, WorkspaceSettings } from './workspace';
 
@@ -12,15 +13,16 @@ import type { BindingSetting, WorkspaceSettings } from './workspace';
  * Each identifier belongs to at most one workspace: a claim is refused while another holds it, and
  * is written in the same transaction as the workspace setting that names it.
  */
-const bindingItems: Record<BindingSetting, { key: (id: string) => ItemKey; entity: Entity }> = {
+const bindingItems: Record<BindingSetting, { key: (id: string) => ItemKey; entity: Entity; indexed?: (id: string) => Record<string, string> }> = {
   whatsappPhoneNumberId: { key: keys.whatsappNumber, entity: 'whatsappNumber' },
-  whatsappBusinessAccountId: { key: keys.whatsappBusinessAccount, entity: 'whatsappBusinessAccount' },
+  // Listed in one index partition: the scheduled template sync finds every account without a Scan.
+  whatsappBusinessAccountId: { key: keys.whatsappBusinessAccount, entity: 'whatsappBusinessAccount', indexed: (id) => ({ ...indexKeys.businessAccount(id), businessAccountId: id }) },
 };
 
 /** Claims `id` for the workspace; refused (ConditionalCheckFailed) while another workspace holds it. */
 export const bindingClaim = (setting: BindingSetting, id: string, workspaceId: string): Write => ({
   Put: {
-    Item: { ...bindingItems[setting].key(id), entity: bindingItems[setting].entity, workspaceId },
+    Item: { ...bindingItems[setting].key(id), ...bindingItems[setting].indexed?.(id), entity: bindingItems[setting].entity, workspaceId },
     ConditionExpression: 'attribute_not_exists(pk) OR workspaceId = :ws',
     ExpressionAttributeValues: { ':ws': workspaceId },
   },
@@ -51,3 +53,9 @@ export async function workspaceBoundTo(setting: BindingSetting, id: string, stor
 
 /** The workspace that owns a WhatsApp Business Account, if one does. */
 export const workspaceOfBusinessAccount = (businessAccountId: string, store: Store) => workspaceBoundTo('whatsappBusinessAccountId', businessAccountId, store);
+
+/** The workspaces that name a WhatsApp Business Account, each once (the scheduled template sync's list). */
+export async function workspacesWithBusinessAccounts(store: Store): Promise<string[]> {
+  const items = await queryAll(store, accessPatterns.businessAccounts());
+  return [...new Set(items.map((item) => parseItem(z.object({ workspaceId: z.string() }), item, 'whatsappBusinessAccount').workspaceId))];
+}

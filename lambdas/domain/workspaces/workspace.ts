@@ -1,5 +1,15 @@
 import * as z from 'zod';
 
+/** Meta's template categories (WhatsApp Business Management API). */
+export const templateCategories = ['MARKETING', 'UTILITY', 'AUTHENTICATION'] as const;
+export type TemplateCategory = (typeof templateCategories)[number];
+
+/** What a send of a synced template costs unless the workspace says otherwise (docs/api.md#templates). */
+export const DEFAULT_CREDIT_COST_BY_CATEGORY: Readonly<Record<TemplateCategory, number>> = { MARKETING: 2, UTILITY: 1, AUTHENTICATION: 1 };
+
+const creditCost = z.number().int().min(0).max(1_000_000);
+const creditCostByCategorySchema = z.strictObject({ MARKETING: creditCost, UTILITY: creditCost, AUTHENTICATION: creditCost });
+
 export const workspaceSettingsSchema = z.object({
   /** Accepted sends per minute before 429. */
   sendsPerMinute: z.number().int().min(1).max(1_000_000).default(600),
@@ -9,8 +19,13 @@ export const workspaceSettingsSchema = z.object({
   provider: z.enum(['sandbox', 'whatsapp']).default('sandbox'),
   /** The workspace's own WhatsApp business number (Cloud API phone number id), if it has one. */
   whatsappPhoneNumberId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
-  /** The WhatsApp Business Account that holds the workspace's number and templates, if it has one. */
-  whatsappBusinessAccountId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
+  /**
+   * The workspace's WhatsApp Business Account: where `templates sync` reads its templates, and
+   * whose template webhooks (entry.id) apply to this workspace.
+   */
+  whatsappBusinessAccountId: z.string().regex(/^[0-9]{1,32}$/, 'the numeric WhatsApp Business Account id').optional(),
+  /** Credits a send costs, by the template's Meta category; what a synced template's versions charge. */
+  creditCostByCategory: creditCostByCategorySchema.default(DEFAULT_CREDIT_COST_BY_CATEGORY),
 });
 
 /** Settings that name an identifier outside us; each is bound to at most one workspace. */
@@ -21,7 +36,7 @@ export const workspaceInputSchema = z.object({
   id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{1,63}$/, 'letters, digits, "-" and "_", 2 to 64 characters'),
   name: z.string().trim().min(1).max(200),
   rupiahPerCredit: z.number().min(0),
-  settings: workspaceSettingsSchema.default({ sendsPerMinute: 600, dedupe: 'none', provider: 'sandbox' }),
+  settings: workspaceSettingsSchema.default({ sendsPerMinute: 600, dedupe: 'none', provider: 'sandbox', creditCostByCategory: DEFAULT_CREDIT_COST_BY_CATEGORY }),
 });
 
 export type WorkspaceInput = z.input<typeof workspaceInputSchema>;

@@ -2,6 +2,9 @@ import { readFileSync } from 'node:fs';
 import * as z from 'zod';
 import { templateInputSchema } from '../../../lambdas/domain/templates/template';
 import { saveTemplate } from '../../../lambdas/domain/templates/template-repository';
+import { syncTemplates, TemplateSyncError } from '../../../lambdas/domain/templates/template-sync';
+import { whatsAppCredentials } from '../../../lambdas/domain/providers/whatsapp-credentials';
+import { config } from '../../../lambdas/shared/config';
 import { defineCommand, option, UsageError } from '../command';
 import { requireWorkspace } from './workspace-exists';
 
@@ -31,6 +34,29 @@ export const templateCommands = [
         data: parsed.data.map(({ id, displayName, status, category, versions }) => ({ id, displayName, status, category: category ?? null, versions: versions.length })),
         lines: parsed.data.map((template) => `Imported ${template.id} ${template.displayName} (${template.status}, ${template.versions.length} version(s))`),
       };
+    },
+  }),
+  defineCommand({
+    name: 'templates sync',
+    synopsis: '--workspace ID [--whatsapp-secret NAME]',
+    summary:
+      "Reads every template of the workspace's WhatsApp Business Account and upserts them (a changed one is a new version). " +
+      'The token: the Secrets Manager secret NAME (a deployed stack: messaging-api/whatsapp), else WHATSAPP_ACCESS_TOKEN; the Graph API: GRAPH_API_BASE_URL.',
+    options: z.object({ workspace: option.text(), 'whatsapp-secret': option.text().optional() }),
+    async run({ workspace, 'whatsapp-secret': secretName }, { store, now }) {
+      await requireWorkspace(store, workspace);
+      try {
+        const summary = await syncTemplates(workspace, {
+          store,
+          now: () => now,
+          graph: { baseUrl: config.GRAPH_API_BASE_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS },
+          accessToken: async () => (await whatsAppCredentials(secretName)).accessToken,
+        });
+        return { data: summary, lines: [JSON.stringify(summary)] };
+      } catch (error) {
+        if (error instanceof TemplateSyncError) throw new UsageError(`${error.message} (set it with \`workspace update --whatsapp-business-account-id\`)`);
+        throw error;
+      }
     },
   }),
 ];

@@ -76,7 +76,7 @@ function shown(workspace: Workspace, note?: string): CommandResult {
   const { settings, ...rest } = workspace;
   return {
     data: workspace,
-    lines: [...Object.entries(rest), ...Object.entries(settings).map(([name, value]) => [`settings.${name}`, value] as const)].map(([name, value]) => `${name}\t${String(value)}`),
+    lines: [...Object.entries(rest), ...Object.entries(settings).map(([name, value]) => [`settings.${name}`, value] as const)].map(([name, value]) => `${name}\t${typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)}`),
     ...(note ? { notes: [note] } : {}),
   };
 }

@@ -63,7 +63,15 @@ describe('WhatsApp error classification', () => {
     [400, 131048, 'transient'],
     [503, undefined, 'transient'],
     [500, 131000, 'transient'],
-    [401, 190, 'permanent'],
+    // An expired or revoked token, or a permission taken away: issue 14 holds delivery instead of failing it.
+    [401, 190, 'credentials'],
+    [401, 0, 'credentials'],
+    [403, 10, 'credentials'],
+    [403, 200, 'credentials'],
+    [403, 299, 'credentials'],
+    [403, 131005, 'credentials'],
+    [401, undefined, 'credentials'],
+    [400, 300, 'permanent'],
   ] as const)('HTTP %s, code %s is %s', (status, code, kind) => {
     const error = classifyWhatsAppError(status, code, 'x');
     expect(error.kind).toBe(kind);

@@ -1,28 +1,19 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type ProviderError } from '../../../lambdas/domain/providers/provider';
 import { whatsAppCloudProvider } from '../../../lambdas/domain/providers/whatsapp-cloud';
+import { startGraphStub, type GraphStub } from '../../support/graph-stub';
 
-/** A local stand-in for the Graph API: answers what each test scripts, records what it got. */
-let server: Server;
+/** The local Graph API stand-in (test/support/graph-stub.ts): answers what each test scripts, records what it got. */
+let stub: GraphStub;
 let baseUrl: string;
-let answer: (request: IncomingMessage, body: string) => { status: number; body: unknown; delayMs?: number };
-const received: { url: string; authorization: string | undefined; body: Record<string, unknown> }[] = [];
+let received: GraphStub['received'];
+let answer: GraphStub['answer'];
 
 beforeAll(async () => {
-  server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    request.on('end', () => {
-      received.push({ url: request.url!, authorization: request.headers.authorization, body: JSON.parse(body) as Record<string, unknown> });
-      const { status, body: json, delayMs = 0 } = answer(request, body);
-      setTimeout(() => response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json)), delayMs);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v21.0`;
+  stub = await startGraphStub((request) => answer(request));
+  baseUrl = stub.baseUrl;
+  received = stub.received;
 });
-afterAll(() => new Promise((resolve) => server.close(resolve)));
+afterAll(() => stub.close());
 beforeEach(() => (received.length = 0));
 
 const provider = (timeoutMs = 1_000) =>
@@ -36,7 +27,8 @@ describe('WhatsApp Cloud API provider', () => {
     await expect(provider().send(message)).resolves.toEqual({ providerMessageId: 'wamid.HBg' });
     expect(received).toEqual([
       {
-        url: '/v21.0/1111/messages',
+        method: 'POST',
+        url: '/v26.0/1111/messages',
         authorization: 'Bearer token-1',
         body: {
           messaging_product: 'whatsapp',
@@ -57,7 +49,7 @@ describe('WhatsApp Cloud API provider', () => {
   it('uses the workspace’s own number when it has one', async () => {
     answer = () => ({ status: 200, body: { messages: [{ id: 'wamid.2' }] } });
     await provider().send({ ...message, phoneNumberId: '2222' });
-    expect(received[0]!.url).toBe('/v21.0/2222/messages');
+    expect(received[0]!.url).toBe('/v26.0/2222/messages');
   });
 
   it.each([
@@ -76,7 +68,59 @@ describe('WhatsApp Cloud API provider', () => {
   });
 
   it('calls a refused connection transient: nothing was sent', async () => {
-    const unreachable = whatsAppCloudProvider({ baseUrl: 'http://127.0.0.1:9/v21.0', timeoutMs: 1_000, credentials: () => Promise.resolve({ accessToken: 't', appSecret: 's', verifyToken: 'v', phoneNumberId: '1' }) });
+    const unreachable = whatsAppCloudProvider({ baseUrl: 'http://127.0.0.1:9/v26.0', timeoutMs: 1_000, credentials: () => Promise.resolve({ accessToken: 't', appSecret: 's', verifyToken: 'v', phoneNumberId: '1' }) });
     expect(await verdict(unreachable.send(message))).toEqual(['transient', 'network']);
+  });
+});
+
+describe('WhatsApp Cloud API provider, templates synced with header and buttons', () => {
+  it('sends named body parameters with their names, the header and each button with its sub_type and index', async () => {
+    answer = () => ({ status: 200, body: { messages: [{ id: 'wamid.3' }] } });
+    await provider().send({
+      ...message,
+      templateName: 'reservation_confirmation',
+      language: 'en_US',
+      bodyParameters: ['4', 'Saturday'],
+      bodyParameterNames: ['number_of_guests', 'day'],
+      header: { type: 'image', link: 'https://example.com/table.jpg' },
+      buttons: [
+        { index: 0, subType: 'url', value: 'R-1042' },
+        { index: 2, subType: 'quick_reply', value: 'cancel-R-1042' },
+      ],
+    });
+    expect((received[0]!.body as { template: unknown }).template).toEqual({
+      name: 'reservation_confirmation',
+      language: { code: 'en_US' },
+      components: [
+        { type: 'header', parameters: [{ type: 'image', image: { link: 'https://example.com/table.jpg' } }] },
+        {
+          type: 'body',
+          parameters: [
+            { type: 'text', parameter_name: 'number_of_guests', text: '4' },
+            { type: 'text', parameter_name: 'day', text: 'Saturday' },
+          ],
+        },
+        { type: 'button', sub_type: 'url', index: 0, parameters: [{ type: 'text', text: 'R-1042' }] },
+        { type: 'button', sub_type: 'quick_reply', index: 2, parameters: [{ type: 'payload', payload: 'cancel-R-1042' }] },
+      ],
+    });
+  });
+
+  it('sends a text header, a location header and a copy-code button in Meta’s shapes', async () => {
+    answer = () => ({ status: 200, body: { messages: [{ id: 'wamid.4' }] } });
+    await provider().send({ ...message, header: { type: 'text', text: 'Pablo' }, buttons: [{ index: 0, subType: 'copy_code', value: 'SUMMER20' }] });
+    await provider().send({ ...message, header: { type: 'location', latitude: '-6.2', longitude: '106.8', name: 'Gudang' } });
+    const components = received.map((request) => (request.body as { template: { components: unknown[] } }).template.components);
+    expect(components[0]).toEqual([
+      { type: 'header', parameters: [{ type: 'text', text: 'Pablo' }] },
+      { type: 'body', parameters: [{ type: 'text', text: 'Budi' }, { type: 'text', text: 'A-1' }] },
+      { type: 'button', sub_type: 'copy_code', index: 0, parameters: [{ type: 'coupon_code', coupon_code: 'SUMMER20' }] },
+    ]);
+    expect(components[1]![0]).toEqual({ type: 'header', parameters: [{ type: 'location', location: { latitude: '-6.2', longitude: '106.8', name: 'Gudang' } }] });
+  });
+
+  it('calls an expired access token (190) a credentials verdict: delivery holds instead of failing', async () => {
+    answer = () => ({ status: 401, body: { error: { message: 'Error validating access token: Session has expired', type: 'OAuthException', code: 190, error_subcode: 463 } } });
+    expect(await verdict(provider().send(message))).toEqual(['credentials', '190']);
   });
 });

@@ -1,0 +1,86 @@
+import * as z from 'zod';
+import { ProviderError } from './provider';
+import { classifyWhatsAppError } from './whatsapp-errors';
+
+/**
+ * A message template as the WhatsApp Business Management API returns it
+ * (`GET /{whatsapp-business-account-id}/message_templates`). Only what a sync uses is declared;
+ * the rest passes through unread.
+ */
+const buttonSchema = z.looseObject({
+  type: z.string(),
+  text: z.string().optional(),
+  url: z.string().optional(),
+});
+
+const componentSchema = z.looseObject({
+  type: z.string(),
+  format: z.string().optional(),
+  text: z.string().optional(),
+  buttons: z.array(buttonSchema).optional(),
+});
+
+export const graphTemplateSchema = z.looseObject({
+  id: z.string(),
+  name: z.string().min(1),
+  language: z.string().min(1),
+  status: z.string(),
+  category: z.string(),
+  parameter_format: z.enum(['POSITIONAL', 'NAMED']).default('POSITIONAL'),
+  components: z.array(componentSchema).default([]),
+});
+export type GraphTemplate = z.infer<typeof graphTemplateSchema>;
+export type GraphTemplateComponent = z.infer<typeof componentSchema>;
+
+const pageSchema = z.object({
+  data: z.array(z.unknown()),
+  paging: z.object({ cursors: z.object({ after: z.string().optional() }).optional(), next: z.string().optional() }).optional(),
+});
+
+export interface TemplateListOptions {
+  /** e.g. https://graph.facebook.com/v26.0 (a local stub in tests). */
+  baseUrl: string;
+  businessAccountId: string;
+  accessToken: string;
+  timeoutMs: number;
+  fetch?: typeof fetch;
+}
+
+const FIELDS = 'id,name,language,status,category,parameter_format,components';
+const PAGE_SIZE = 100;
+
+/**
+ * Every page of a WhatsApp Business Account's templates, in Meta's order: while a page has
+ * `paging.next`, the next is asked for with its `paging.cursors.after` (against our own base
+ * URL, so a stub or proxy stays in the path). Each item is read on its own: one Meta adds fields
+ * to, or one we cannot read, comes back as `unreadable` with its issue rather than stopping the sync.
+ * Errors are the provider's (ProviderError; `credentials` when the token is refused).
+ */
+export async function* readMessageTemplates(options: TemplateListOptions): AsyncGenerator<{ template: GraphTemplate } | { unreadable: unknown; issue: string }> {
+  const request = options.fetch ?? fetch;
+  let after: string | undefined;
+  do {
+    const url = new URL(`${options.baseUrl}/${options.businessAccountId}/message_templates`);
+    url.searchParams.set('fields', FIELDS);
+    url.searchParams.set('limit', String(PAGE_SIZE));
+    if (after) url.searchParams.set('after', after);
+    let response: Response;
+    try {
+      response = await request(url, { headers: { authorization: `Bearer ${options.accessToken}` }, signal: AbortSignal.timeout(options.timeoutMs) });
+    } catch (error) {
+      throw new ProviderError('transient', 'network', `WhatsApp could not be reached: ${(error as Error).message}`, { cause: error });
+    }
+    const answer: unknown = await response.json().catch(() => undefined);
+    if (!response.ok) {
+      const error = z.object({ error: z.object({ code: z.number().optional(), message: z.string().optional() }) }).safeParse(answer);
+      throw classifyWhatsAppError(response.status, error.data?.error.code, error.data?.error.message ?? `HTTP ${response.status}`);
+    }
+    const page = pageSchema.safeParse(answer);
+    if (!page.success) throw new ProviderError('transient', 'unreadable_page', 'WhatsApp answered a template page we cannot read');
+    for (const item of page.data.data) {
+      const parsed = graphTemplateSchema.safeParse(item);
+      yield parsed.success ? { template: parsed.data } : { unreadable: item, issue: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
+    }
+    after = page.data.paging?.next ? page.data.paging.cursors?.after : undefined;
+  } while (after);
+}

@@ -1,0 +1,147 @@
+import { createHash } from 'node:crypto';
+import type { GraphTemplate, GraphTemplateComponent } from '../providers/whatsapp-templates';
+import { uuidV5 } from '../../shared/stable-id';
+import { templateCategories, type TemplateCategory } from '../workspaces/workspace';
+import { PLACEHOLDER, type TemplateComponents, type TemplateVersion } from './template';
+
+/**
+ * A WhatsApp template read as ours (docs/api.md#templates-from-whatsapp): its stable id, our
+ * status, and the content a version is made of: body, variables (body, header and button
+ * parameters, each with its type) and where each goes when sent.
+ */
+
+/** The namespace of synced templates' name-based ids. */
+const SYNCED_TEMPLATE_NAMESPACE = '3c1f7a52-8d4e-4b1a-9f0e-6a2d5c7b8e91';
+
+/** One template per workspace, name and language, whatever the sync or webhook that first sees it. */
+export const syncedTemplateId = (workspaceId: string, name: string, language: string) => uuidV5(`${workspaceId}/${name}/${language}`, SYNCED_TEMPLATE_NAMESPACE);
+
+/** One version per template, content and category: syncing unchanged content again finds it. */
+export const syncedVersionId = (templateId: string, contentDigest: string, category: TemplateCategory) => uuidV5(`${templateId}/${contentDigest}/${category}`, SYNCED_TEMPLATE_NAMESPACE);
+
+/**
+ * Meta's template statuses (and webhook events) as ours. Only APPROVED is sendable; PAUSED and
+ * DISABLED answer a send 422 template_not_ready. `undefined`: the event says nothing about
+ * whether the template can be sent (FLAGGED, LOCKED, …), so the status stays.
+ */
+export function templateStatusOf(metaStatus: string): string | undefined {
+  switch (metaStatus) {
+    case 'APPROVED':
+    case 'REINSTATED':
+    case 'UNARCHIVED':
+      return 'APPROVED';
+    case 'PENDING':
+    case 'IN_APPEAL':
+      return 'PENDING';
+    case 'REJECTED':
+      return 'REJECTED';
+    case 'PAUSED':
+      return 'PAUSED';
+    case 'DISABLED':
+      return 'DISABLED';
+    case 'PENDING_DELETION':
+    case 'DELETED':
+      return 'DELETED';
+    case 'ARCHIVED':
+      return 'ARCHIVED';
+    default:
+      return undefined;
+  }
+}
+
+/** A version's status for the content Meta holds now: its review's outcome. */
+export const versionStatusOf = (templateStatus: string): string =>
+  templateStatus === 'PENDING' || templateStatus === 'REJECTED' ? templateStatus : 'READY';
+
+export const isTemplateCategory = (value: string): value is TemplateCategory => (templateCategories as readonly string[]).includes(value);
+
+/** What a version is made of, from Meta's components. */
+export type SyncedContent = Pick<TemplateVersion, 'body' | 'variableDefinitions' | 'components'> & { contentDigest: string };
+
+/** Meta's template as version content; undefined for a template without a body (nothing to send). */
+export function syncedContent(template: Pick<GraphTemplate, 'parameter_format' | 'components'>): SyncedContent | undefined {
+  const component = (type: string) => template.components.find((c) => c.type.toUpperCase() === type);
+  const body = component('BODY')?.text;
+  if (!body) return undefined;
+
+  const variables: TemplateVersion['variableDefinitions'] = placeholderNames(body).map((name) => ({ name, type: 'text', required: true }));
+  const header = headerBinding(component('HEADER'));
+  if (header) variables.push(...header.variables);
+  const buttons = buttonBindings(component('BUTTONS'));
+  variables.push(...buttons.map(({ variable, type, required }) => ({ name: variable, type, required })));
+
+  const components: TemplateComponents = {
+    parameterFormat: template.parameter_format,
+    ...(header ? { header: header.binding } : {}),
+    buttons: buttons.map(({ index, subType, variable }) => ({ index, subType, variable })),
+  };
+  return { body, variableDefinitions: variables, components, contentDigest: digest({ parameterFormat: template.parameter_format, components: template.components }) };
+}
+
+const placeholderNames = (text: string) => [...new Set([...text.matchAll(PLACEHOLDER)].map((match) => match[1]!))];
+
+function headerBinding(header: GraphTemplateComponent | undefined): { binding: NonNullable<TemplateComponents['header']>; variables: TemplateVersion['variableDefinitions'] } | undefined {
+  const format = header?.format?.toUpperCase();
+  switch (format) {
+    case 'TEXT': {
+      const [name] = placeholderNames(header?.text ?? '');
+      if (!name) return undefined;
+      return { binding: { format, variables: [`header_${name}`], parameterName: name }, variables: [{ name: `header_${name}`, type: 'text', required: true }] };
+    }
+    case 'IMAGE':
+    case 'VIDEO':
+    case 'DOCUMENT': {
+      const type = format.toLowerCase();
+      return { binding: { format, variables: [`header_${type}`] }, variables: [{ name: `header_${type}`, type, required: true }] };
+    }
+    case 'LOCATION': {
+      const variables = [
+        { name: 'header_latitude', type: 'number', required: true },
+        { name: 'header_longitude', type: 'number', required: true },
+        { name: 'header_location_name', type: 'text', required: false },
+        { name: 'header_location_address', type: 'text', required: false },
+      ];
+      return { binding: { format, variables: variables.map((variable) => variable.name) }, variables };
+    }
+    default:
+      return undefined;
+  }
+}
+
+interface ButtonBinding {
+  index: number;
+  subType: 'url' | 'quick_reply' | 'copy_code';
+  variable: string;
+  type: string;
+  required: boolean;
+}
+
+/**
+ * Buttons that take a value when sent: a URL with a placeholder (its suffix), a one-time-password
+ * button (the code, sent as a URL parameter as Meta asks), a copy-code button (the coupon code) and a
+ * quick reply (its payload, optional). Phone-number and other buttons take none.
+ */
+function buttonBindings(buttons: GraphTemplateComponent | undefined): ButtonBinding[] {
+  return (buttons?.buttons ?? []).flatMap((button, index): ButtonBinding[] => {
+    const variable = `button_${index}`;
+    switch (button.type.toUpperCase()) {
+      case 'URL':
+        return button.url && placeholderNames(button.url).length ? [{ index, subType: 'url', variable, type: 'url_suffix', required: true }] : [];
+      case 'OTP':
+        return [{ index, subType: 'url', variable, type: 'otp_code', required: true }];
+      case 'COPY_CODE':
+        return [{ index, subType: 'copy_code', variable, type: 'coupon_code', required: true }];
+      case 'QUICK_REPLY':
+        return [{ index, subType: 'quick_reply', variable, type: 'payload', required: false }];
+      default:
+        return [];
+    }
+  });
+}
+
+/** Key order fixed, so the same content always has the same digest. */
+function digest(value: unknown): string {
+  const canonical = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(canonical) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)).map(([k, x]) => [k, canonical(x)])) : v;
+  return createHash('sha256').update(JSON.stringify(canonical(value))).digest('hex').slice(0, 32);
+}

@@ -1,0 +1,157 @@
+import { defaultStore } from '../../shared/default-store';
+import { logger } from '../../shared/logger';
+import type { Store } from '../../shared/store';
+import { readMessageTemplates, type GraphTemplate, type TemplateListOptions } from '../providers/whatsapp-templates';
+import type { TemplateCategory, WorkspaceSettings } from '../workspaces/workspace';
+import { workspacesWithBusinessAccounts } from '../workspaces/workspace-binding';
+import { getWorkspace } from '../workspaces/workspace-repository';
+import { isTemplateCategory, syncedContent, syncedTemplateId, syncedVersionId, templateStatusOf, versionStatusOf, type SyncedContent } from './synced-template';
+import type { Template, TemplateVersion } from './template';
+import { getTemplate, saveTemplate } from './template-repository';
+
+/** A workspace cannot be synced: it does not exist, or names no WhatsApp Business Account. */
+export class TemplateSyncError extends Error {
+  override name = 'TemplateSyncError';
+}
+
+export type SyncChange = 'created' | 'new_version' | 'updated' | 'unchanged';
+
+export interface TemplateSyncSummary {
+  /** Templates Meta listed. */
+  read: number;
+  created: number;
+  /** Templates whose content or category changed: a version was added. */
+  newVersions: number;
+  /** Templates whose status changed. */
+  updated: number;
+  unchanged: number;
+  /** Templates we could not read or that have no body; logged with the reason. */
+  skipped: number;
+}
+
+export interface TemplateSyncDependencies {
+  graph: Omit<TemplateListOptions, 'businessAccountId' | 'accessToken'>;
+  /** The stack's WhatsApp token (lambdas/domain/providers/whatsapp-credentials.ts). */
+  accessToken: () => Promise<string>;
+  store?: Store;
+  now?: () => Date;
+}
+
+/**
+ * Reads every template of the workspace's WhatsApp Business Account and upserts each one
+ * (docs/api.md#templates-from-whatsapp): one template per name and language, its status Meta's,
+ * a new version when Meta's content or category changed; earlier versions stay.
+ */
+export async function syncTemplates(workspaceId: string, deps: TemplateSyncDependencies): Promise<TemplateSyncSummary> {
+  const store = deps.store ?? defaultStore();
+  const now = deps.now ?? (() => new Date());
+  const workspace = await getWorkspace(workspaceId, store);
+  if (!workspace) throw new TemplateSyncError(`No workspace ${workspaceId}`);
+  const businessAccountId = workspace.settings.whatsappBusinessAccountId;
+  if (!businessAccountId) throw new TemplateSyncError(`Workspace ${workspaceId} has no whatsappBusinessAccountId setting`);
+
+  const summary: TemplateSyncSummary = { read: 0, created: 0, newVersions: 0, updated: 0, unchanged: 0, skipped: 0 };
+  const pages = readMessageTemplates({ ...deps.graph, businessAccountId, accessToken: await deps.accessToken() });
+  for await (const item of pages) {
+    summary.read += 1;
+    if ('unreadable' in item) {
+      logger.warn('WhatsApp template unreadable; skipped', { workspaceId, issue: item.issue });
+      summary.skipped += 1;
+      continue;
+    }
+    const change = await upsertSyncedTemplate(workspaceId, item.template, workspace.settings.creditCostByCategory, now(), store);
+    if (change === 'skipped') summary.skipped += 1;
+    else if (change === 'new_version') summary.newVersions += 1;
+    else summary[change] += 1;
+  }
+  logger.info('Templates synced', { workspaceId, ...summary });
+  return summary;
+}
+
+async function upsertSyncedTemplate(
+  workspaceId: string,
+  graph: GraphTemplate,
+  costs: WorkspaceSettings['creditCostByCategory'],
+  now: Date,
+  store: Store,
+): Promise<SyncChange | 'skipped'> {
+  const content = syncedContent(graph);
+  const status = templateStatusOf(graph.status) ?? 'PENDING';
+  if (!content || !isTemplateCategory(graph.category)) {
+    logger.warn('WhatsApp template without a body or with an unknown category; skipped', { workspaceId, name: graph.name, language: graph.language, category: graph.category });
+    return 'skipped';
+  }
+  const id = syncedTemplateId(workspaceId, graph.name, graph.language);
+  const existing = await getTemplate(workspaceId, id, store);
+  const merged = mergeSyncedTemplate(existing, { id, graph, status, category: graph.category, content, creditCostPerSend: costs[graph.category] }, now);
+  if (merged.change !== 'unchanged') await saveTemplate(workspaceId, merged.template, store);
+  return merged.change;
+}
+
+export interface SyncedTemplateState {
+  id: string;
+  graph: Pick<GraphTemplate, 'id' | 'name' | 'language'>;
+  status: string;
+  category: TemplateCategory;
+  content: SyncedContent;
+  creditCostPerSend: number;
+}
+
+/**
+ * The stored template after Meta's current state: the version matching its content and category
+ * takes its review's status, or a new version is added (numbered after the last). Pure, so the
+ * sync and the webhooks share it.
+ */
+export function mergeSyncedTemplate(existing: Template | undefined, state: SyncedTemplateState, now: Date): { template: Template; change: SyncChange } {
+  const at = now.toISOString();
+  const versions = existing?.versions ?? [];
+  const versionId = syncedVersionId(state.id, state.content.contentDigest, state.category);
+  const versionStatus = versionStatusOf(state.status);
+  const current = versions.find((version) => version.id === versionId);
+
+  const next: TemplateVersion = current
+    ? { ...current, status: versionStatus, ...(versionStatus === 'READY' && !current.readyAt ? { readyAt: at } : {}) }
+    : {
+        id: versionId,
+        version: Math.max(0, ...versions.map((version) => version.version)) + 1,
+        status: versionStatus,
+        ...state.content,
+        category: state.category,
+        creditCostPerSend: state.creditCostPerSend,
+        createdAt: at,
+        ...(versionStatus === 'READY' ? { readyAt: at } : {}),
+      };
+  const template: Template = {
+    id: state.id,
+    displayName: `${state.graph.name} (${state.graph.language})`,
+    status: state.status,
+    providerName: state.graph.name,
+    language: state.graph.language,
+    providerTemplateId: state.graph.id,
+    category: state.category,
+    versions: current ? versions.map((version) => (version.id === versionId ? next : version)) : [...versions, next],
+  };
+  const change: SyncChange = !existing ? 'created' : !current ? 'new_version' : existing.status !== state.status || current.status !== next.status ? 'updated' : 'unchanged';
+  return { template, change };
+}
+
+/**
+ * The deployed stack's scheduled sync: every workspace that names a WhatsApp Business Account.
+ * One workspace failing (a refused token, an account Meta does not know) does not stop the
+ * others; the run fails at the end, naming them, so the function's errors show it.
+ */
+export async function syncEveryWorkspace(deps: TemplateSyncDependencies): Promise<{ synced: number }> {
+  const store = deps.store ?? defaultStore();
+  const failed: string[] = [];
+  const workspaceIds = await workspacesWithBusinessAccounts(store);
+  for (const workspaceId of workspaceIds) {
+    try {
+      await syncTemplates(workspaceId, { ...deps, store });
+    } catch (error) {
+      logger.error('Template sync failed', { workspaceId, error: error as Error });
+      failed.push(workspaceId);
+    }
+  }
+  if (failed.length) throw new Error(`Template sync failed for ${failed.length} of ${workspaceIds.length} workspace(s): ${failed.join(', ')}`);
+  return { synced: workspaceIds.length };
+}

@@ -1,0 +1,97 @@
+import * as z from 'zod';
+import { defaultStore } from '../../shared/default-store';
+import { logger } from '../../shared/logger';
+import type { Store } from '../../shared/store';
+import { workspaceOfBusinessAccount } from '../workspaces/workspace-binding';
+import { getWorkspace } from '../workspaces/workspace-repository';
+import { isTemplateCategory, syncedTemplateId, templateStatusOf } from './synced-template';
+import type { Template } from './template';
+import { mergeSyncedTemplate } from './template-sync';
+import { getTemplate, saveTemplate } from './template-repository';
+
+/** The WhatsApp Business Account webhook fields about templates (docs/api.md#templates-from-whatsapp). */
+export const templateWebhookFields = ['message_template_status_update', 'template_category_update'] as const;
+export type TemplateWebhookField = (typeof templateWebhookFields)[number];
+export const isTemplateWebhookField = (field: string): field is TemplateWebhookField => (templateWebhookFields as readonly string[]).includes(field);
+
+const templateRef = {
+  message_template_name: z.string().min(1),
+  message_template_language: z.string().min(1),
+};
+const statusUpdateSchema = z.object({ ...templateRef, event: z.string(), reason: z.string().nullish() });
+const categoryUpdateSchema = z.object({ ...templateRef, new_category: z.string(), previous_category: z.string().optional() });
+
+export type TemplateWebhookOutcome = 'applied' | 'unchanged' | 'ignored' | 'unknown_account' | 'unknown_template' | 'unreadable';
+
+/**
+ * Applies one template change of a WhatsApp Business Account webhook at once: a status event
+ * moves the template's status (APPROVED, PAUSED, DISABLED, …); a completed category change adds a
+ * version charging the new category's cost. A template no sync has seen yet waits for the next
+ * sync, which reads its content; an announced (not yet made) category change changes nothing.
+ */
+export async function applyTemplateWebhook(
+  businessAccountId: string,
+  change: { field: TemplateWebhookField; value: unknown },
+  store: Store = defaultStore(),
+  now: Date = new Date(),
+): Promise<TemplateWebhookOutcome> {
+  const workspaceId = await workspaceOfBusinessAccount(businessAccountId, store);
+  if (!workspaceId) {
+    logger.warn('Template webhook for an account no workspace owns', { businessAccountId, field: change.field });
+    return 'unknown_account';
+  }
+  const schema = change.field === 'message_template_status_update' ? statusUpdateSchema : categoryUpdateSchema;
+  const parsed = schema.safeParse(change.value);
+  if (!parsed.success) {
+    logger.warn('Template webhook unreadable; skipped', { workspaceId, field: change.field, issues: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) });
+    return 'unreadable';
+  }
+  const { message_template_name: name, message_template_language: language } = parsed.data;
+  const template = await getTemplate(workspaceId, syncedTemplateId(workspaceId, name, language), store);
+  if (!template) {
+    logger.info('Template webhook for a template not synced yet; the next sync reads it', { workspaceId, name, language, field: change.field });
+    return 'unknown_template';
+  }
+
+  const updated = 'event' in parsed.data ? withStatus(template, parsed.data.event, now) : await withCategory(template, parsed.data, workspaceId, store, now);
+  if (!updated) return 'ignored';
+  if (JSON.stringify(updated) === JSON.stringify(template)) return 'unchanged';
+  await saveTemplate(workspaceId, updated, store);
+  logger.info('Template webhook applied', { workspaceId, templateId: template.id, field: change.field, status: updated.status, category: updated.category });
+  return 'applied';
+}
+
+/** The template under Meta's status event; an approval also approves the version under review. */
+function withStatus(template: Template, event: string, now: Date): Template | undefined {
+  const status = templateStatusOf(event);
+  if (!status) return undefined;
+  const newest = Math.max(...template.versions.map((version) => version.version));
+  return {
+    ...template,
+    status,
+    versions: template.versions.map((version) =>
+      status === 'APPROVED' && version.version === newest && version.status === 'PENDING' ? { ...version, status: 'READY', readyAt: version.readyAt ?? now.toISOString() } : version,
+    ),
+  };
+}
+
+async function withCategory(template: Template, update: z.infer<typeof categoryUpdateSchema>, workspaceId: string, store: Store, now: Date): Promise<Template | undefined> {
+  const newest = template.versions.reduce((a, b) => (b.version > a.version ? b : a));
+  // Only a completed change names its previous category; an announced one names the current one as "new".
+  if (!update.previous_category || !isTemplateCategory(update.new_category) || !newest.contentDigest) return undefined;
+  const workspace = await getWorkspace(workspaceId, store);
+  if (!workspace) return undefined;
+  const { template: merged } = mergeSyncedTemplate(
+    template,
+    {
+      id: template.id,
+      graph: { id: template.providerTemplateId ?? '', name: template.providerName, language: template.language },
+      status: template.status,
+      category: update.new_category,
+      content: { body: newest.body, variableDefinitions: newest.variableDefinitions, components: newest.components, contentDigest: newest.contentDigest },
+      creditCostPerSend: workspace.settings.creditCostByCategory[update.new_category],
+    },
+    now,
+  );
+  return merged;
+}

@@ -1,0 +1,295 @@
+import { randomUUID } from 'node:crypto';
+import { deliverQueuedDispatch } from '../../lambdas/domain/delivery/deliver-dispatch';
+import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
+import { reconcile, RELEASED_GRACE_MS } from '../../lambdas/domain/delivery/reconcile';
+import { getDispatch } from '../../lambdas/domain/messages/dispatch-repository';
+import { sendTemplateMessage, type SendTemplateMessage } from '../../lambdas/domain/messages/send-message';
+import { whatsAppCloudProvider } from '../../lambdas/domain/providers/whatsapp-cloud';
+import { webhookEnvelopeSchema } from '../../lambdas/domain/providers/whatsapp-webhook';
+import { previewTemplateVersion } from '../../lambdas/domain/templates/read-templates';
+import { syncedTemplateId } from '../../lambdas/domain/templates/synced-template';
+import { clearTemplateCache } from '../../lambdas/domain/templates/template-lookup';
+import { getTemplate, getTemplateVersion, listTemplates } from '../../lambdas/domain/templates/template-repository';
+import { syncEveryWorkspace, syncTemplates } from '../../lambdas/domain/templates/template-sync';
+import { clearWorkspaceCache } from '../../lambdas/domain/workspaces/workspace-lookup';
+import { saveWorkspace, updateWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
+import type { AppError } from '../../lambdas/shared/errors';
+import { readWhatsAppTemplateFixture, startGraphStub, templatePages, type GraphStub } from '../support/graph-stub';
+import { useTableAndQueues } from '../support/sqs';
+
+/**
+ * Templates from the WhatsApp Business Account (issue 14): the sync against a Graph stub serving
+ * Meta-shaped pages (test/fixtures/whatsapp-templates), the template webhooks through the webhook
+ * router, sends of synced templates, and an expired token holding delivery.
+ */
+const env = useTableAndQueues();
+const WABA = '102290129340398';
+const pages = ['page-1.json', 'page-2.json', 'page-3.json'].map((name) => readWhatsAppTemplateFixture<Parameters<typeof templatePages>[1][number]>(name));
+
+let graph: GraphStub;
+beforeAll(async () => (graph = await startGraphStub()));
+afterAll(() => graph.close());
+beforeEach(() => {
+  graph.received.length = 0;
+  graph.answer = templatePages(WABA, pages);
+  clearTemplateCache();
+  clearWorkspaceCache();
+});
+afterEach(() => env.queues.receiveAll());
+
+const syncDeps = () => ({ graph: { baseUrl: graph.baseUrl, timeoutMs: 2_000 }, accessToken: () => Promise.resolve('token-1'), store: env.table });
+
+/** Which test workspace holds the stub's account: an account belongs to one workspace at a time. */
+let accountHolder: string | undefined;
+
+/** A workspace of the test's own on the WhatsApp account (taken over from the previous test's), its credit costs the given ones. */
+async function workspace(creditCostByCategory = { MARKETING: 3, UTILITY: 1, AUTHENTICATION: 1 }, whatsappBusinessAccountId = WABA): Promise<string> {
+  const id = `ws-${randomUUID().slice(0, 8)}`;
+  if (whatsappBusinessAccountId === WABA) {
+    if (accountHolder) await updateWorkspace(accountHolder, { settings: { whatsappBusinessAccountId: null } }, new Date(), env.table);
+    accountHolder = id;
+  }
+  await saveWorkspace(
+    { id, name: id, rupiahPerCredit: 150, settings: { sendsPerMinute: 600, dedupe: 'none', provider: 'whatsapp', whatsappPhoneNumberId: `pn-${id}`, whatsappBusinessAccountId, creditCostByCategory } },
+    new Date(),
+    env.table,
+  );
+  return id;
+}
+const templateOf = async (ws: string, name: string, language: string) => (await getTemplate(ws, syncedTemplateId(ws, name, language), env.table))!;
+const command = (workspaceId: string, templateId: string, variables: Record<string, string>): SendTemplateMessage => ({
+  workspaceId,
+  apiClient: { id: randomUUID(), name: 'backend' },
+  to: '081234567890',
+  templateId,
+  variables,
+  tagIds: [],
+  trackingTags: [],
+  now: new Date(),
+});
+const send = (cmd: SendTemplateMessage) => sendTemplateMessage(cmd, { store: env.table, queue: env.queues });
+const rejection = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as AppError);
+const webhook = (name: string) => applyProviderReports(webhookEnvelopeSchema.parse(readWhatsAppTemplateFixture(name)), env.table);
+
+describe('templates sync from the WhatsApp Business Account', () => {
+  it('reads every page, following paging.cursors.after while Meta gives paging.next, with the stack’s token', async () => {
+    const ws = await workspace();
+    expect(await syncTemplates(ws, syncDeps())).toEqual({ read: 7, created: 6, newVersions: 0, updated: 0, unchanged: 0, skipped: 1 });
+
+    expect(graph.received.map((request) => new URL(request.url, 'http://graph.local').searchParams.get('after'))).toEqual([null, 'QVFIUk9pYmFn1', 'QVFIUk9pYmFn2']);
+    expect(graph.received.every((request) => request.authorization === 'Bearer token-1' && request.url.startsWith(`/v26.0/${WABA}/message_templates?`))).toBe(true);
+    expect((await listTemplates(ws, env.table)).map((t) => [t.displayName, t.status, t.category]).sort()).toEqual([
+      ['address_update (id)', 'PENDING', 'UTILITY'],
+      ['coupon_expiration_reminder (en)', 'APPROVED', 'MARKETING'],
+      ['order_delivery_update (en_US)', 'PAUSED', 'UTILITY'],
+      ['reservation_confirmation (en_US)', 'APPROVED', 'UTILITY'],
+      ['summer_sale (en)', 'REJECTED', 'MARKETING'],
+      ['verification_code (id)', 'APPROVED', 'AUTHENTICATION'],
+    ]);
+  });
+
+  it('keeps one template per name and language with a stable id: a second sync changes nothing', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    const before = await listTemplates(ws, env.table);
+    expect(await syncTemplates(ws, syncDeps())).toEqual({ read: 7, created: 0, newVersions: 0, updated: 0, unchanged: 6, skipped: 1 });
+    expect(await listTemplates(ws, env.table)).toEqual(before);
+    expect(before.find((t) => t.providerName === 'reservation_confirmation')!.id).toBe(syncedTemplateId(ws, 'reservation_confirmation', 'en_US'));
+  });
+
+  it('turns named body parameters, an image header and URL / quick-reply buttons into typed variables', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    const [version] = (await templateOf(ws, 'reservation_confirmation', 'en_US')).versions;
+    expect(version).toMatchObject({ version: 1, status: 'READY', category: 'UTILITY', creditCostPerSend: 1 });
+    expect(version!.variableDefinitions).toEqual([
+      { name: 'number_of_guests', type: 'text', required: true },
+      { name: 'day', type: 'text', required: true },
+      { name: 'date', type: 'text', required: true },
+      { name: 'time', type: 'text', required: true },
+      { name: 'header_image', type: 'image', required: true },
+      { name: 'button_0', type: 'url_suffix', required: true },
+      { name: 'button_2', type: 'payload', required: false },
+    ]);
+  });
+
+  it('turns positional parameters, a text header, copy-code, OTP and location parts into variables, and costs by category', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    const coupon = (await templateOf(ws, 'coupon_expiration_reminder', 'en')).versions[0]!;
+    expect(coupon.creditCostPerSend).toBe(3);
+    expect(coupon.variableDefinitions.map(({ name, type, required }) => `${name}:${type}:${required}`)).toEqual([
+      '1:text:true',
+      '2:text:true',
+      'header_1:text:true',
+      'button_0:coupon_code:true',
+      'button_1:payload:false',
+    ]);
+    const otp = (await templateOf(ws, 'verification_code', 'id')).versions[0]!;
+    expect(otp.variableDefinitions.map(({ name, type }) => `${name}:${type}`)).toEqual(['1:text', 'button_0:url_suffix']);
+    const delivery = (await templateOf(ws, 'order_delivery_update', 'en_US')).versions[0]!;
+    expect(delivery.variableDefinitions.filter((v) => v.name.startsWith('header_')).map(({ name, required }) => `${name}:${required}`)).toEqual([
+      'header_latitude:true',
+      'header_longitude:true',
+      'header_location_name:false',
+      'header_location_address:false',
+    ]);
+  });
+
+  it('makes an approved template’s changed content a new version; the earlier one stays readable', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    const first = (await templateOf(ws, 'coupon_expiration_reminder', 'en')).versions[0]!;
+
+    graph.answer = templatePages(WABA, [readWhatsAppTemplateFixture('edited-page.json')]);
+    expect(await syncTemplates(ws, syncDeps())).toMatchObject({ read: 1, newVersions: 1 });
+
+    const template = await templateOf(ws, 'coupon_expiration_reminder', 'en');
+    expect(template.versions.map((v) => [v.version, v.status, v.variableDefinitions.filter((d) => d.required).length])).toEqual([
+      [1, 'READY', 4],
+      [2, 'READY', 5],
+    ]);
+    expect(await getTemplateVersion(ws, first.id, env.table)).toMatchObject({ version: { version: 1, body: first.body } });
+    expect(await previewTemplateVersion(ws, first.id, [{ name: '1', value: 'SUMMER20' }, { name: '2', value: '10' }, { name: 'header_1', value: 'Budi' }, { name: 'button_0', value: 'SUMMER20' }], env.table)).toMatchObject({
+      preview: expect.stringContaining('your exclusive coupon code, SUMMER20, *expires in only 10 days!*'),
+    });
+    // Sends use the newest version: its third body variable is required.
+    const refused = await rejection(send(command(ws, template.id, { '1': 'SUMMER20', '2': '10', header_1: 'Budi', button_0: 'SUMMER20' })));
+    expect(refused).toMatchObject({ code: 'missing_variables', message: expect.stringContaining('3') });
+  });
+
+  it('refuses a workspace without an account, and a refused token, saying so', async () => {
+    const ws = await workspace();
+    await saveWorkspace({ id: `${ws}-x`, name: 'x', rupiahPerCredit: 1 }, new Date(), env.table);
+    await expect(syncTemplates(`${ws}-x`, syncDeps())).rejects.toThrow(/has no whatsappBusinessAccountId/);
+    await expect(syncTemplates(ws, { ...syncDeps(), accessToken: () => Promise.resolve('expired') })).rejects.toMatchObject({ kind: 'credentials', code: '190' });
+  });
+
+  it('the scheduled run syncs every workspace that names an account; one failing does not stop the others', async () => {
+    const unknownToMeta = await workspace(undefined, '555000111');
+    const synced = await workspace();
+    await expect(syncEveryWorkspace(syncDeps())).rejects.toThrow(new RegExp(`Template sync failed for 1 of \\d+ workspace\\(s\\): ${unknownToMeta}$`));
+    expect(await listTemplates(synced, env.table)).toHaveLength(6);
+    expect(await listTemplates(unknownToMeta, env.table)).toEqual([]);
+  });
+});
+
+describe('sends of synced templates', () => {
+  it('answers 422 template_not_ready for a template Meta paused, and template_not_found for one under review', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    const paused = await templateOf(ws, 'order_delivery_update', 'en_US');
+    expect(await rejection(send(command(ws, paused.id, { '1': 'Mark', '2': '566701', header_latitude: '-6.2', header_longitude: '106.8' })))).toMatchObject({
+      status: 422,
+      code: 'template_not_ready',
+    });
+    const pending = await templateOf(ws, 'address_update', 'id');
+    expect(await rejection(send(command(ws, pending.id, { '1': 'Budi', '2': 'Jl. Sudirman 1' })))).toMatchObject({ status: 422, code: 'template_not_found' });
+  });
+
+  it('carries the header and button parameters to WhatsApp, named body parameters with their names', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    const reservation = await templateOf(ws, 'reservation_confirmation', 'en_US');
+    const { dispatchId } = await send(
+      command(ws, reservation.id, { number_of_guests: '4', day: 'Saturday', date: 'August 30th', time: '7:30 pm', header_image: 'https://example.com/t.jpg', button_0: 'R-1042' }),
+    );
+    expect((await getDispatch(ws, dispatchId, env.table))!.creditCost).toBe(1);
+
+    graph.received.length = 0;
+    graph.answer = () => ({ status: 200, body: { messaging_product: 'whatsapp', messages: [{ id: 'wamid.synced' }] } });
+    const provider = whatsAppCloudProvider({ baseUrl: graph.baseUrl, timeoutMs: 2_000, credentials: () => Promise.resolve({ accessToken: 'token-1', appSecret: 's', verifyToken: 'v' }) });
+    expect(await deliverQueuedDispatch({ dispatchId, receiveCount: 1, maxReceives: 5 }, { providerFor: () => provider, store: env.table })).toEqual({ outcome: 'sent' });
+    expect(graph.received[0]!.url).toBe(`/v26.0/pn-${ws}/messages`);
+    expect((graph.received[0]!.body as { template: unknown }).template).toEqual({
+      name: 'reservation_confirmation',
+      language: { code: 'en_US' },
+      components: [
+        { type: 'header', parameters: [{ type: 'image', image: { link: 'https://example.com/t.jpg' } }] },
+        {
+          type: 'body',
+          parameters: [
+            { type: 'text', parameter_name: 'number_of_guests', text: '4' },
+            { type: 'text', parameter_name: 'day', text: 'Saturday' },
+            { type: 'text', parameter_name: 'date', text: 'August 30th' },
+            { type: 'text', parameter_name: 'time', text: '7:30 pm' },
+          ],
+        },
+        { type: 'button', sub_type: 'url', index: 0, parameters: [{ type: 'text', text: 'R-1042' }] },
+      ],
+    });
+  });
+});
+
+describe('template webhooks, applied at once through the webhook router', () => {
+  it('pauses a template (sends answer template_not_ready) and reinstates it', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    const coupon = await templateOf(ws, 'coupon_expiration_reminder', 'en');
+    const variables = { '1': 'SUMMER20', '2': '10', header_1: 'Budi', button_0: 'SUMMER20' };
+
+    await webhook('status-update-paused.json');
+    expect((await templateOf(ws, 'coupon_expiration_reminder', 'en')).status).toBe('PAUSED');
+    clearTemplateCache();
+    expect(await rejection(send(command(ws, coupon.id, variables)))).toMatchObject({ code: 'template_not_ready' });
+
+    await webhook('status-update-reinstated.json');
+    clearTemplateCache();
+    expect((await templateOf(ws, 'coupon_expiration_reminder', 'en')).status).toBe('APPROVED');
+    expect(await send(command(ws, coupon.id, variables))).toMatchObject({ status: 'queued' });
+  });
+
+  it('adds a version at the new category’s cost when a category change is made, and ignores an announced one', async () => {
+    const ws = await workspace({ MARKETING: 5, UTILITY: 1, AUTHENTICATION: 1 });
+    await syncTemplates(ws, syncDeps());
+    const before = await templateOf(ws, 'reservation_confirmation', 'en_US');
+
+    await webhook('category-update-impending.json');
+    expect(await templateOf(ws, 'reservation_confirmation', 'en_US')).toEqual(before);
+
+    await webhook('category-update-completed.json');
+    const after = await templateOf(ws, 'reservation_confirmation', 'en_US');
+    expect(after.category).toBe('MARKETING');
+    expect(after.versions.map((v) => [v.version, v.category, v.creditCostPerSend, v.status])).toEqual([
+      [1, 'UTILITY', 1, 'READY'],
+      [2, 'MARKETING', 5, 'READY'],
+    ]);
+    expect(after.versions[1]!.body).toBe(before.versions[0]!.body);
+  });
+
+  it('applies nothing for an account no workspace owns', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    const payload = readWhatsAppTemplateFixture<{ entry: { id: string }[] }>('status-update-paused.json');
+    payload.entry[0]!.id = '999999999';
+    await applyProviderReports(webhookEnvelopeSchema.parse(payload), env.table);
+    expect((await templateOf(ws, 'coupon_expiration_reminder', 'en')).status).toBe('APPROVED');
+  });
+});
+
+describe('an expired access token (Graph error 190)', () => {
+  it('holds delivery: released and retried with back-off, then left to the reconciler, never failed', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    const verification = await templateOf(ws, 'verification_code', 'id');
+    const { dispatchId } = await send(command(ws, verification.id, { '1': '123456', button_0: '123456' }));
+
+    graph.answer = () => ({ status: 401, body: readWhatsAppTemplateFixture('error-190.json') });
+    const provider = whatsAppCloudProvider({ baseUrl: graph.baseUrl, timeoutMs: 2_000, credentials: () => Promise.resolve({ accessToken: 'expired', appSecret: 's', verifyToken: 'v' }) });
+    const deliver = (receiveCount: number) => deliverQueuedDispatch({ dispatchId, receiveCount, maxReceives: 5 }, { providerFor: () => provider, store: env.table });
+
+    expect(await deliver(1)).toEqual({ outcome: 'retry', afterSeconds: 2 });
+    expect(await deliver(4)).toEqual({ outcome: 'retry', afterSeconds: 16 });
+    // The last receive lets the queue message go (no DLQ); the dispatch waits, released, for the reconciler.
+    expect(await deliver(5)).toEqual({ outcome: 'held' });
+    const held = (await getDispatch(ws, dispatchId, env.table))!;
+    expect(held).toMatchObject({ status: 'processing', failureCode: null });
+    expect(held.attemptStartedAt).toBeUndefined();
+
+    await env.queues.receiveAll();
+    const later = new Date(Date.parse(held.updatedAt) + RELEASED_GRACE_MS + 1_000);
+    await reconcile(later, env.table, env.queues);
+    expect(await env.queues.receiveAll()).toContainEqual({ dispatchId, workspaceId: ws });
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'processing', failureCode: null });
+  });
+});
