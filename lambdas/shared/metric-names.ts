@@ -15,6 +15,8 @@ export const metricNames = {
   providerLatency: 'ProviderLatency',
   /** A webhook item (change, status, message, contact) read and set aside; also emitted with the SkipReason dimension. */
   webhookItemsSkipped: 'WebhookItemsSkipped',
+  /** A WhatsApp webhook POST refused whole: a signature that does not match, or a body that is not Meta's envelope. */
+  webhookRequestsRefused: 'WebhookRequestsRefused',
   /** A delivery attempt held because WhatsApp refused the access token (error 190 and its kin). */
   deliveryHeld: 'DeliveriesHeld',
 } as const;

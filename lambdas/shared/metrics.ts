@@ -58,6 +58,7 @@ export const messageMetrics: MessageMetrics = {
 /** What reading a webhook records. */
 export interface WebhookMetrics {
   skipped(reason: WebhookSkipReason): void;
+  refused(): void;
 }
 
 export const webhookMetrics: WebhookMetrics = {
@@ -67,4 +68,5 @@ export const webhookMetrics: WebhookMetrics = {
     byReason.addDimension(SKIP_REASON_DIMENSION, reason);
     byReason.addMetric(metricNames.webhookItemsSkipped, MetricUnit.Count, 1);
   },
+  refused: () => count(metricNames.webhookRequestsRefused),
 };

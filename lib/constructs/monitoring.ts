@@ -198,8 +198,13 @@ export class Monitoring extends Construct {
     alarm(
       'WebhookItemsSkipped',
       'webhook-items-skipped',
-      `Over ${thresholds.webhookItemsSkipped} WhatsApp webhook items in five minutes were skipped (not understood, or for a number or message that is not ours).`,
-      new Metric({ namespace: metricsNamespace(this), metricName: metricNames.webhookItemsSkipped, dimensionsMap: { service: METRICS_SERVICE }, statistic: Stats.SUM, period: fiveMinutes }),
+      `Over ${thresholds.webhookItemsSkipped} WhatsApp webhook items or whole requests in five minutes were skipped (not understood, or for a number or message that is not ours) or refused (a signature that does not match, a body that is not Meta's).`,
+      new MathExpression({
+        label: 'Webhook items skipped and requests refused',
+        expression: 'FILL(skipped, 0) + FILL(refused, 0)',
+        usingMetrics: { skipped: business(metricNames.webhookItemsSkipped), refused: business(metricNames.webhookRequestsRefused) },
+        period: fiveMinutes,
+      }),
       thresholds.webhookItemsSkipped,
       { evaluate: 3, breaching: 2 },
     );
@@ -222,7 +227,7 @@ export class Monitoring extends Construct {
     );
     this.dashboard.addWidgets(
       new GraphWidget({
-        title: 'Webhook items skipped, by reason',
+        title: 'Webhook items skipped, by reason; requests refused',
         width: wide,
         left: [
           new MathExpression({
@@ -231,6 +236,7 @@ export class Monitoring extends Construct {
             period: fiveMinutes,
           }),
         ],
+        right: [business(metricNames.webhookRequestsRefused)],
       }),
     );
     this.dashboard.addWidgets(

@@ -97,12 +97,14 @@ describe('alarms', () => {
 
 describe('webhook alarm', () => {
   it('fires when skipped webhook items pass the threshold in two five-minute periods out of three', () => {
-    expect(alarmNamed('webhook-items-skipped')).toMatchObject({
-      Namespace: 'MessagingApi-dev',
-      MetricName: metricNames.webhookItemsSkipped,
-      Dimensions: [{ Name: 'service', Value: 'messaging-api' }],
-      Statistic: 'Sum',
-      Period: 300,
+    const skippedOrRefused = alarmNamed('webhook-items-skipped');
+    expect(skippedOrRefused.Metrics!.find((metric: { Expression?: string }) => metric.Expression)).toMatchObject({ Expression: 'FILL(skipped, 0) + FILL(refused, 0)', ReturnData: true });
+    for (const [id, name] of [['skipped', metricNames.webhookItemsSkipped], ['refused', metricNames.webhookRequestsRefused]]) {
+      expect(skippedOrRefused.Metrics!).toContainEqual(
+        expect.objectContaining({ Id: id, MetricStat: { Metric: { Namespace: 'MessagingApi-dev', MetricName: name, Dimensions: [{ Name: 'service', Value: 'messaging-api' }] }, Period: 300, Stat: 'Sum' }, ReturnData: false }),
+      );
+    }
+    expect(skippedOrRefused).toMatchObject({
       Threshold: thresholds.webhookItemsSkipped,
       EvaluationPeriods: 3,
       DatapointsToAlarm: 2,

@@ -2,7 +2,8 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { whatsAppCredentials } from '../../domain/providers/whatsapp-credentials';
 import { isValidWebhookSignature } from '../../domain/providers/whatsapp-webhook';
-import { UnauthorizedError } from '../../shared/errors';
+import { UnauthorizedError, ValidationError } from '../../shared/errors';
+import { webhookMetrics } from '../../shared/metrics';
 import type { HttpContext } from './http-context';
 
 /**
@@ -17,7 +18,14 @@ export function whatsAppSignature(): middy.MiddlewareObj<APIGatewayProxyEvent, A
       // Headers are lower-cased by the header normaliser that runs first.
       const signature = event.headers?.['x-hub-signature-256'];
       const { appSecret } = await whatsAppCredentials();
-      if (!isValidWebhookSignature(raw, signature, appSecret)) throw new UnauthorizedError('The X-Hub-Signature-256 header does not match the body');
+      if (!isValidWebhookSignature(raw, signature, appSecret)) {
+        webhookMetrics.refused();
+        throw new UnauthorizedError('The X-Hub-Signature-256 header does not match the body');
+      }
+    },
+    // Signed, but not Meta's envelope (422): refused whole too. Counted here, answered by the error mapper.
+    onError: ({ error }) => {
+      if (error instanceof ValidationError) webhookMetrics.refused();
     },
   };
 }

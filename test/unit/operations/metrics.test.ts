@@ -134,6 +134,15 @@ describe('business metrics, as the functions write them (EMF)', () => {
       expect(capture.sum(metricNames.webhookItemsSkipped, { ...SERVICE, SkipReason: 'unknown_status' })).toBe(1);
     });
 
+    it('count a webhook POST refused whole: a wrong signature, or a signed body that is not the envelope', async () => {
+      const post = async (body: string, signature: string) =>
+        parseResult(await receiveWebhook(routeEvent('whatsappWebhook', { body, headers: { 'Content-Type': 'application/json', 'X-Hub-Signature-256': signature } }), lambdaContext('whatsappWebhook'))).status;
+      expect(await post('{"object":"whatsapp_business_account","entry":[]}', signWebhookBody('{}', 'test-app-secret'))).toBe(401);
+      expect(await post('{"object":"something_else"}', signWebhookBody('{"object":"something_else"}', 'test-app-secret'))).toBe(422);
+      expect(capture.sum(metricNames.webhookRequestsRefused, SERVICE)).toBe(2);
+      expect(capture.sum(metricNames.webhookItemsSkipped)).toBe(0);
+    });
+
     it('count a delivery report as delivered, and not as a second send', async () => {
       const item = await sendTo('081234567890');
       await report({ ...item, status: 'sent', reportedAt: '2026-01-01T00:00:00.000Z', sentAt: '2026-01-01T00:00:00.000Z' }, 'delivered');
