@@ -1,1 +1,1 @@
-export { apiKeyItem } from '../../lib/testing';
+export { apiKeyItem } from '../../lib/testing/api-key-item';
