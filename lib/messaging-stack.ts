@@ -1,4 +1,4 @@
-import { CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, RemovalPolicy, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -9,7 +9,8 @@ import { MessagingTable } from './constructs/messaging-table';
 import { Monitoring } from './constructs/monitoring';
 import type { StackConfig } from './stack-config';
 
-export interface MessagingStackProps extends StackProps {
+export interface MessagingStackProps extends Omit<StackProps, 'env' | 'tags'> {
+  /** Also gives the stack its account and region (or none: environment-agnostic) and its tags. */
   config: StackConfig;
 }
 
@@ -22,8 +23,11 @@ export class MessagingStack extends Stack {
   readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: MessagingStackProps) {
-    super(scope, id, props);
     const { config } = props;
+    // Only the configured environment, never the CLI's default one: a template built on a machine
+    // whose default region is us-east-1 must not name us-east-1 (docs/deploy.md).
+    super(scope, id, { ...props, ...(config.account && config.region ? { env: { account: config.account, region: config.region } } : {}) });
+    for (const [key, value] of Object.entries(config.tags)) Tags.of(this).add(key, value);
     const retain = config.removalPolicy === 'retain';
     const removalPolicy = retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     const logRetention = retentionDays(config.logRetentionDays);
@@ -51,6 +55,8 @@ export class MessagingStack extends Stack {
       cursorSecret,
       throttlingRateLimit: config.throttlingRateLimit,
       throttlingBurstLimit: config.throttlingBurstLimit,
+      ownsCloudWatchRole: config.apiGatewayCloudWatchRole,
+      webAclArn: config.webAclArn,
       logRetention,
       removalPolicy,
     });
@@ -60,6 +66,7 @@ export class MessagingStack extends Stack {
       whatsappSecret,
       graphApiBaseUrl: config.graphApiBaseUrl,
       webhookUrl: this.api.webhookUrl,
+      maxConcurrency: config.deliverMaxConcurrency,
       logRetention,
       removalPolicy,
     });
