@@ -26,7 +26,8 @@ export class MessagingStack extends Stack {
     const { config } = props;
     // Only the configured environment, never the CLI's default one: a template built on a machine
     // whose default region is us-east-1 must not name us-east-1 (docs/deploy.md).
-    super(scope, id, { ...props, ...(config.account && config.region ? { env: { account: config.account, region: config.region } } : {}) });
+    // No CDK metadata resource either: its condition lists every region by name, us-east-1 included.
+    super(scope, id, { ...props, analyticsReporting: false, ...(config.account && config.region ? { env: { account: config.account, region: config.region } } : {}) });
     for (const [key, value] of Object.entries(config.tags)) Tags.of(this).add(key, value);
     const retain = config.removalPolicy === 'retain';
     const removalPolicy = retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
