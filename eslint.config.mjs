@@ -14,7 +14,7 @@ export default tseslint.config(
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
-    languageOptions: { parserOptions: { projectService: { allowDefaultProject: ['*.cjs', '*.mjs', 'bin/*.cjs', 'lib/*.cjs', 'lib/local/*.mjs', 'test/support/*.mjs', 'test/support/*.cjs'] }, tsconfigRootDir: import.meta.dirname } },
+    languageOptions: { parserOptions: { projectService: { allowDefaultProject: ['*.cjs', '*.mjs', 'bin/*.cjs', 'lib/*.cjs', 'lib/local/*.mjs', 'lib/local/*.cjs', 'test/support/*.mjs', 'test/support/*.cjs'] }, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-non-null-assertion': 'off',
@@ -44,7 +44,9 @@ export default tseslint.config(
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,
-    languageOptions: { globals: { process: 'readonly', globalThis: 'readonly', module: 'writable', require: 'readonly', setTimeout: 'readonly', __dirname: 'readonly' } },
+    // Keep disableTypeChecked's parser options (no project service): plain JavaScript needs no
+    // TypeScript program, and the default project takes at most eight files.
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { process: 'readonly', globalThis: 'readonly', module: 'writable', require: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', __dirname: 'readonly' } },
   },
   // CommonJS files (jest's config, the Node check every tool loads first) load modules with require().
   { files: ['**/*.cjs'], rules: { '@typescript-eslint/no-require-imports': 'off' } },

@@ -10,6 +10,5 @@ const config = readStackConfig(app.node);
 new MessagingStack(app, `MessagingApi-${config.stage}`, {
   config,
   description: `Messaging API (${config.stage})`,
-  env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 });
 addNagChecks(app);

@@ -1,4 +1,4 @@
-import { CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, RemovalPolicy, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -10,7 +10,8 @@ import { Monitoring } from './constructs/monitoring';
 import { TemplateSync } from './constructs/template-sync';
 import type { StackConfig } from './stack-config';
 
-export interface MessagingStackProps extends StackProps {
+export interface MessagingStackProps extends Omit<StackProps, 'env' | 'tags'> {
+  /** Also gives the stack its account and region (or none: environment-agnostic) and its tags. */
   config: StackConfig;
 }
 
@@ -24,8 +25,12 @@ export class MessagingStack extends Stack {
   readonly templateSync: TemplateSync;
 
   constructor(scope: Construct, id: string, props: MessagingStackProps) {
-    super(scope, id, props);
     const { config } = props;
+    // Only the configured environment, never the CLI's default one: a template built on a machine
+    // whose default region is us-east-1 must not name us-east-1 (docs/deploy.md).
+    // No CDK metadata resource either: its condition lists every region by name, us-east-1 included.
+    super(scope, id, { ...props, analyticsReporting: false, ...(config.account && config.region ? { env: { account: config.account, region: config.region } } : {}) });
+    for (const [key, value] of Object.entries(config.tags)) Tags.of(this).add(key, value);
     const retain = config.removalPolicy === 'retain';
     const removalPolicy = retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     const logRetention = retentionDays(config.logRetentionDays);
@@ -53,6 +58,8 @@ export class MessagingStack extends Stack {
       cursorSecret,
       throttlingRateLimit: config.throttlingRateLimit,
       throttlingBurstLimit: config.throttlingBurstLimit,
+      ownsCloudWatchRole: config.apiGatewayCloudWatchRole,
+      webAclArn: config.webAclArn,
       logRetention,
       removalPolicy,
     });
@@ -62,6 +69,7 @@ export class MessagingStack extends Stack {
       whatsappSecret,
       graphApiBaseUrl: config.graphApiBaseUrl,
       webhookUrl: this.api.webhookUrl,
+      maxConcurrency: config.deliverMaxConcurrency,
       logRetention,
       removalPolicy,
     });

@@ -5,6 +5,32 @@ import { z } from 'zod';
  * Deploy-time settings, from CDK context (`cdk.json`, or `-c key=value` on the command line).
  * Parsed once with zod so a typo fails the synth with a clear message instead of deploying.
  */
+/** `-c key=true` arrives as a string, cdk.json's as a boolean. */
+const booleanFlag = z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]);
+
+/** A context value that is an object in cdk.json, or its JSON text on the command line (`-c tags='{"team":"x"}'`). */
+function jsonObject<T extends z.ZodType>(inner: T) {
+  return z.preprocess((value) => {
+    if (typeof value !== 'string') return value;
+    try {
+      return JSON.parse(value) as unknown;
+    } catch {
+      return value;
+    }
+  }, inner);
+}
+
+function checkTagKeys(tags: Record<string, string>, context: z.RefinementCtx): void {
+  for (const key of Object.keys(tags)) {
+    const message = key.startsWith('aws:')
+      ? 'tag keys starting with "aws:" are reserved'
+      : /^[\w .:/=+@-]{1,128}$/.test(key)
+        ? undefined
+        : 'a tag key is 1-128 letters, digits, spaces or _.:/=+-@';
+    if (message) context.addIssue({ code: 'custom', path: [key], message });
+  }
+}
+
 const schema = z.object({
   stage: z.string().regex(/^[a-z][a-z0-9-]{0,19}$/, 'lower-case letters, digits and "-", starting with a letter'),
   /** `retain` keeps the table and queues when the stack is deleted (production); `destroy` removes them. */
@@ -18,7 +44,28 @@ const schema = z.object({
   graphApiBaseUrl: z.url(),
   /** Subscribed by email to the alarm topic when given (the address confirms it once). */
   alarmEmail: z.email().optional(),
-});
+  /**
+   * The target account and region. Both or neither: without them the template is
+   * environment-agnostic (`AWS::Region`, `AWS::AccountId`), resolved by `cdk deploy`'s credentials.
+   * Never looked up: synth stays offline.
+   */
+  account: z.string().regex(/^\d{12}$/, 'an AWS account id: 12 digits').optional(),
+  region: z.string().regex(/^[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-\d$/, 'an AWS region such as ap-southeast-3').optional(),
+  /** Tags on every resource of the stack that supports them (cost allocation, ownership). */
+  tags: jsonObject(z.record(z.string(), z.string().max(256, 'tag values are at most 256 characters')).superRefine(checkTagKeys)).default({}),
+  /**
+   * At most this many deliver consumer invocations at once (the SQS event source's
+   * `maxConcurrency`, 2-1000): a global cap on provider calls, not a per-number pace (docs/deploy.md).
+   */
+  deliverMaxConcurrency: z.coerce.number().int().min(2).max(1000),
+  /**
+   * API Gateway's CloudWatch role is one per account and region. `true` makes this stack set it
+   * (exactly one stack per account and region should); `false` leaves the account's as it is.
+   */
+  apiGatewayCloudWatchRole: booleanFlag,
+  /** A WAFv2 web ACL (regional) to associate with the API stage, by ARN. */
+  webAclArn: z.string().regex(/^arn:aws[a-z-]*:wafv2:[a-z0-9-]+:\d{12}:regional\/webacl\/[\w-]+\/[\w-]+$/, 'a regional WAFv2 web ACL ARN (arn:aws:wafv2:<region>:<account>:regional/webacl/<name>/<id>)').optional(),
+}).refine((config) => (config.account === undefined) === (config.region === undefined), { message: 'give both account and region, or neither', path: ['region'] });
 
 export type StackConfig = z.infer<typeof schema>;
 

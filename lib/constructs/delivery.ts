@@ -18,6 +18,8 @@ export interface DeliveryProps {
   whatsappSecret: ISecret;
   graphApiBaseUrl: string;
   webhookUrl: string;
+  /** Deliver invocations at once, at most (the SQS event source's `maxConcurrency`). */
+  maxConcurrency: number;
   logRetention: RetentionDays;
   removalPolicy: RemovalPolicy;
 }
@@ -48,6 +50,9 @@ export class Delivery extends Construct {
         batchSize: dispatchQueueSettings.batchSize,
         maxBatchingWindow: Duration.seconds(1),
         reportBatchItemFailures: true,
+        // Caps provider calls in flight at maxConcurrency × batchSize across every workspace and
+        // number (docs/deploy.md, "Delivery pace"); without it a burst scales to the account's limit.
+        maxConcurrency: props.maxConcurrency,
       }),
     );
 

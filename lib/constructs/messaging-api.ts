@@ -1,7 +1,8 @@
 import { CfnOutput, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { AccessLogFormat, EndpointType, LambdaIntegration, LogGroupLogDestination, MethodLoggingLevel, ResponseTransferMode, RestApi } from 'aws-cdk-lib/aws-apigateway';
+import { AccessLogField, AccessLogFormat, EndpointType, LambdaIntegration, LogGroupLogDestination, MethodLoggingLevel, ResponseTransferMode, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
@@ -19,11 +20,37 @@ export interface MessagingApiProps {
   cursorSecret: ISecret;
   throttlingRateLimit: number;
   throttlingBurstLimit: number;
+  /** Whether this stack sets the account's API Gateway CloudWatch role (one per account and region). */
+  ownsCloudWatchRole: boolean;
+  /** A regional WAFv2 web ACL to associate with the stage. */
+  webAclArn?: string | undefined;
   logRetention: RetentionDays;
   removalPolicy: RemovalPolicy;
 }
 
 const STREAMING_TIMEOUT = Duration.minutes(2);
+
+/**
+ * One JSON line per request, with the fields the runbook queries (docs/operations.md). Without an
+ * API Gateway authorizer `$context.authorizer.*` is empty, so the workspace and key id are not
+ * here: the function logs them on its own lines (`workspaceId`, `apiKeyId`), joined by `requestId`.
+ */
+export const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: AccessLogField.contextRequestId(),
+    requestTime: AccessLogField.contextRequestTime(),
+    ip: AccessLogField.contextIdentitySourceIp(),
+    httpMethod: AccessLogField.contextHttpMethod(),
+    resourcePath: AccessLogField.contextResourcePath(),
+    protocol: AccessLogField.contextProtocol(),
+    status: AccessLogField.contextStatus(),
+    responseLength: AccessLogField.contextResponseLength(),
+    responseLatency: AccessLogField.contextResponseLatency(),
+    integrationLatency: AccessLogField.contextIntegrationLatency(),
+    integrationStatus: AccessLogField.contextIntegrationStatus(),
+    errorType: AccessLogField.contextErrorResponseType(),
+  }),
+);
 
 /**
  * The REST API, with one function and one method per entry of the route table. Each function
@@ -44,9 +71,10 @@ export class MessagingApi extends Construct {
       description: 'Messaging API: WhatsApp template messages for workspace integrations',
       endpointTypes: [EndpointType.REGIONAL],
       binaryMediaTypes: [...BINARY_MEDIA_TYPES],
-      // Access logs need the account-level CloudWatch role for API Gateway.
-      cloudWatchRole: true,
-      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
+      // Access logs need API Gateway's CloudWatch role, an account-wide setting: one stack per
+      // account and region sets it (apiGatewayCloudWatchRole), or none does (docs/deploy.md).
+      cloudWatchRole: props.ownsCloudWatchRole,
+      ...(props.ownsCloudWatchRole ? { cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN } : {}),
       deployOptions: {
         stageName: props.stage,
         throttlingRateLimit: props.throttlingRateLimit,
@@ -56,17 +84,7 @@ export class MessagingApi extends Construct {
         loggingLevel: MethodLoggingLevel.ERROR,
         dataTraceEnabled: false,
         accessLogDestination: new LogGroupLogDestination(accessLogs),
-        accessLogFormat: AccessLogFormat.jsonWithStandardFields({
-          caller: false,
-          httpMethod: true,
-          ip: true,
-          protocol: true,
-          requestTime: true,
-          resourcePath: true,
-          responseLength: true,
-          status: true,
-          user: false,
-        }),
+        accessLogFormat: ACCESS_LOG_FORMAT,
       },
     });
     addGatewayResponses(this.api);
@@ -75,15 +93,21 @@ export class MessagingApi extends Construct {
       reason:
         'Each function validates its request with zod against the contract and answers 422 naming the field; API Gateway models would be a second copy of those schemas with different error messages.',
     });
-    Validations.of(this.api.node.findChild('CloudWatchRole')).acknowledge({
-      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-      reason: 'The account-level role API Gateway writes access and execution logs with; AWS maintains this managed policy for exactly that.',
-    });
-    Validations.of(this.api.deploymentStage).acknowledge({
-      id: 'AwsSolutions-APIG3',
-      reason:
-        'No WAF yet: callers are servers with API keys, throttled per stage and per workspace. A WAFv2 web ACL (AWS managed common and IP reputation rules, a rate rule per source IP) would cost ~$6/month plus $0.60 per million requests.',
-    });
+    if (props.ownsCloudWatchRole) {
+      Validations.of(this.api.node.findChild('CloudWatchRole')).acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason: 'The account-level role API Gateway writes access and execution logs with; AWS maintains this managed policy for exactly that.',
+      });
+    }
+    if (props.webAclArn) {
+      new CfnWebACLAssociation(this, 'WebAclAssociation', { resourceArn: this.api.deploymentStage.stageArn, webAclArn: props.webAclArn });
+    } else {
+      Validations.of(this.api.deploymentStage).acknowledge({
+        id: 'AwsSolutions-APIG3',
+        reason:
+          'No WAF on this stage (context webAclArn unset): callers are servers with API keys, throttled per stage and per workspace. A WAFv2 web ACL (AWS managed common and IP reputation rules, a rate rule per source IP) costs ~$6/month plus $0.60 per million requests.',
+      });
+    }
 
     for (const [routeId, route] of routeEntries) {
       const fn = new AppFunction(this, `${routeId[0]!.toUpperCase()}${routeId.slice(1)}Function`, {

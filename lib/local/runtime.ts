@@ -7,7 +7,7 @@ import { pathOf, routeEntries, routes } from '../../lambdas/routes';
 import { createStore } from '../../lambdas/shared/store';
 import { OPENAPI_DOCUMENT_PATH } from '../openapi/document-file';
 import { ensureTable } from './bootstrap';
-import { freePort } from './free-port';
+import { freePort } from './free-port.cjs';
 import { startQueuePoller, type QueuePoller, type SqsHandler } from './queue-poller';
 import { DEMO_SEED_PATH, LOCAL_CREDENTIALS, LOCAL_CURSOR_SECRET, LOCAL_WHATSAPP, PROJECT_ROOT, stateFilePath } from './paths';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';

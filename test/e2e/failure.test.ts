@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../lib/local/dynamodb-local';
-import { freePort } from '../../lib/local/free-port';
+import { freePort } from '../../lib/local/free-port.cjs';
 import { call, type HttpResponse, SECOND, SECOND_SEED, startTestRuntime, waitForStatus } from '../support/local-runtime';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 import { pathOf, routes } from '../../lambdas/routes';

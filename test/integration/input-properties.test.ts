@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import qs from 'qs';
 import { routeEntries, routes, type RouteId } from '../../lambdas/routes';
 import { contractErrorProblem } from '../support/contract-error';
-import { invokeRoute, routeEvent, type EventInput } from '../support/events';
+import { invokeRoute, routeEvent, type EventInput, type RouteHandler } from '../support/events';
 import { SECOND, SECOND_SEED } from '../support/local-runtime';
 import { inboundTextWebhook } from '../support/webhooks';
 import { useTableAndQueues } from '../support/sqs';
@@ -26,7 +26,7 @@ const DRAFT_TEMPLATE_ID = '5e0c0000-0000-4000-8000-000000000002';
 const PHONE = '081234567890';
 const APP_SECRET = process.env.WHATSAPP_APP_SECRET!;
 
-let handlers: Record<string, unknown>;
+let handlers: Record<string, RouteHandler>;
 let dispatchId: string;
 let conversationId: string;
 
@@ -36,7 +36,7 @@ beforeAll(async () => {
   const { applySeed } = await import('../../lib/local/seed');
   const { readSeed } = await import('../../lib/local/seed-file');
   await applySeed(readSeed(SECOND_SEED), env.table);
-  handlers = Object.fromEntries(await Promise.all(routeEntries.map(async ([id, route]) => [id, ((await import(`../../lambdas/handlers/${route.handler}`)) as { handler: unknown }).handler])));
+  handlers = Object.fromEntries(await Promise.all(routeEntries.map(async ([id, route]) => [id, ((await import(`../../lambdas/handlers/${route.handler}`)) as { handler: RouteHandler }).handler])));
   // One real message, so ids and phones in the generators can point at data that exists.
   const sent = await invoke('sendMessage', { apiKey: OWNER_KEY, body: { channel: 'whatsapp', to: PHONE, content: { type: 'template', templateId: TEMPLATE_ID, variables: { name: 'Budi' } }, trackingTags: ['promo'] } });
   dispatchId = (JSON.parse(sent.body) as { dispatchId: string }).dispatchId;
@@ -45,7 +45,7 @@ beforeAll(async () => {
   await env.queues.receiveAll();
 });
 
-const invoke = (routeId: RouteId, input: EventInput) => invokeRoute(routeId, handlers[routeId], routeEvent(routeId, input));
+const invoke = (routeId: RouteId, input: EventInput) => invokeRoute(routeId, handlers[routeId]!, routeEvent(routeId, input));
 
 // ---- value generators -------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ import { signWebhookBody } from '../../lambdas/domain/providers/whatsapp-webhook
 import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import { metricNames } from '../../lambdas/shared/metric-names';
-import { invokeRoute, routeEvent } from '../support/events';
+import { invokeRoute, routeEvent, type RouteHandler } from '../support/events';
 import { captureMetrics } from '../support/metrics';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
 import { useTableAndQueues } from '../support/sqs';
@@ -49,12 +49,12 @@ const fixtures = readdirSync(DIR)
 const env = useTableAndQueues();
 const capture = captureMetrics();
 afterAll(() => capture.restore());
-let receive: unknown;
+let receive: RouteHandler;
 
 beforeAll(async () => {
   // Handlers read their configuration at import, so the queue is named before they load.
   process.env.QUEUE_URL = env.queues.queueUrl;
-  ({ handler: receive } = (await import('../../lambdas/handlers/whatsapp-webhook')) as { handler: unknown });
+  ({ handler: receive } = (await import('../../lambdas/handlers/whatsapp-webhook')) as { handler: RouteHandler });
 });
 
 /** A workspace with its own business number, and a neighbour with another. */

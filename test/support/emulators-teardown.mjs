@@ -4,10 +4,6 @@ export default async function teardown() {
   state.users -= 1;
   if (state.users > 0) return;
   await state.sqs?.stop();
-  if (state.java && state.java.exitCode === null) {
-    const exited = new Promise((resolve) => state.java.once('exit', resolve));
-    state.java.kill('SIGTERM');
-    await exited;
-  }
+  await state.dynamodb?.stop();
   globalThis.__messagingEmulators = undefined;
 }

@@ -24,6 +24,9 @@ const reportRetryDelayMs = (attempt: number) => Math.min(30_000, 500 * 2 ** (att
 
 export const sandboxCallCount = (dispatchId: string): number => callsByDispatch.get(dispatchId) ?? 0;
 
+/** Forget the calls counted so far (a test's fresh container). */
+export const clearSandboxCalls = (): void => callsByDispatch.clear();
+
 /**
  * The provider for local runs and test accounts (docs/api.md#sandbox), reporting as the number
  * that sent (the workspace's, lambdas/domain/workspaces/workspace-number.ts). By the recipient's last four digits:

@@ -5,7 +5,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { conversationIdFor } from '../../../lambdas/domain/conversations/conversation-id';
 import { handler } from '../../../lambdas/handlers/send-message';
 import { keys } from '../../../lambdas/shared/table';
-import { coldStart } from '../../support/container';
+import { resetContainerCaches } from '../../../lib/testing';
 import { lambdaContext, parseResult, routeEvent } from '../../support/events';
 import { SEND_KEY, stubHealthySend, TEMPLATE_ID, VERSION_ID, validSend, WORKSPACE, workspace } from '../../support/send-fixtures';
 
@@ -18,7 +18,7 @@ const NOW = new Date('2026-03-10T16:59:30.000Z');
 beforeEach(() => {
   ddb.reset();
   sqs.reset();
-  coldStart();
+  resetContainerCaches();
   stubHealthySend(ddb, sqs);
   jest.useFakeTimers({ now: NOW, doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'setTimeout'] });
 });

@@ -3,7 +3,7 @@ import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynam
 import { mockClient } from 'aws-sdk-client-mock';
 import { handler } from '../../../lambdas/handlers/send-message';
 import { encodeBody, encodings, type Encoding } from '../../support/encodings';
-import { coldStart } from '../../support/container';
+import { resetContainerCaches } from '../../../lib/testing';
 import { lambdaContext, parseResult, routeEvent } from '../../support/events';
 import { SEND_KEY, stubHealthySend, TEMPLATE_ID, validSend, WIDE_TEMPLATE_ID } from '../../support/send-fixtures';
 
@@ -13,7 +13,7 @@ const sqs = mockClient(SQSClient);
 beforeEach(() => {
   ddb.reset();
   sqs.reset();
-  coldStart();
+  resetContainerCaches();
   stubHealthySend(ddb, sqs);
 });
 

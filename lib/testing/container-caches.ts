@@ -1,0 +1,32 @@
+import { clearCaches as clearSecretsAndParameters } from '@aws-lambda-powertools/parameters';
+import { clearApiKeyCache } from '../../lambdas/domain/api-keys/authenticate';
+import { clearSendAllowanceLeases } from '../../lambdas/domain/messages/send-rate';
+import { clearSandboxCalls } from '../../lambdas/domain/providers/sandbox';
+import { clearTemplateCache } from '../../lambdas/domain/templates/template-lookup';
+import { clearWorkspaceCache } from '../../lambdas/domain/workspaces/workspace-lookup';
+
+/**
+ * Every per-container cache, by what it clears. A Lambda container keeps these between
+ * invocations; a test file keeps them between tests, so one test's mocked key or template would
+ * answer the next. test/unit/testing-kit/container-caches.test.ts fails when a module-level cache
+ * under lambdas/ is missing here.
+ */
+export const containerCaches = {
+  /** Authenticated API keys (30 s) and unknown ones (5 s): lambdas/domain/api-keys/authenticate.ts. */
+  apiKeys: clearApiKeyCache,
+  /** Templates by id (5 s): lambdas/domain/templates/template-lookup.ts. */
+  templates: clearTemplateCache,
+  /** Workspaces and their settings (1 s): lambdas/domain/workspaces/workspace-lookup.ts. */
+  workspaces: clearWorkspaceCache,
+  /** Leased blocks of a workspace's `sendsPerMinute`: lambdas/domain/messages/send-rate.ts. */
+  sendRateLeases: clearSendAllowanceLeases,
+  /** Secrets read through Powertools Parameters (the WhatsApp credentials, the cursor key; 5 min). */
+  secrets: clearSecretsAndParameters,
+  /** The sandbox provider's calls per dispatch (its `0429` numbers refuse twice per dispatch). */
+  sandboxCalls: clearSandboxCalls,
+} as const;
+
+/** Forgets every per-container cache and lease, as a cold start would. Call it in `beforeEach`. */
+export function resetContainerCaches(): void {
+  for (const clear of Object.values(containerCaches)) clear();
+}

@@ -1,0 +1,110 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { synthStack, unacknowledgedNagFindings } from '../support/synth';
+
+/**
+ * Each deploy setting (CDK context, lib/stack-config.ts), as the template shows it. None can be
+ * exercised here without an account (docs/deploy.md); what the template says is what is tested.
+ */
+const WEB_ACL = 'arn:aws:wafv2:ap-southeast-3:123456789012:regional/webacl/messaging/0a1b2c3d-0000-4000-8000-000000000001';
+const templateText = (template: ReturnType<typeof synthStack>['template']) => JSON.stringify(template.toJSON());
+
+describe('account and region', () => {
+  it('without them the template is environment-agnostic, whatever the CLI’s default region', () => {
+    const previous = process.env.CDK_DEFAULT_REGION;
+    process.env.CDK_DEFAULT_REGION = 'us-east-1';
+    try {
+      // As `cdk synth` runs it: the CLI asks for version reporting, whose resource names regions.
+      const { template } = synthStack({ 'aws:cdk:version-reporting': true });
+      expect(templateText(template)).not.toContain('us-east-1');
+      template.hasResourceProperties('AWS::DynamoDB::GlobalTable', { Replicas: [Match.objectLike({ Region: { Ref: 'AWS::Region' } })] });
+    } finally {
+      if (previous === undefined) delete process.env.CDK_DEFAULT_REGION;
+      else process.env.CDK_DEFAULT_REGION = previous;
+    }
+  });
+
+  it('with them the stack, and the table’s one replica, are in that region', () => {
+    const { stack, template } = synthStack({ account: '123456789012', region: 'ap-southeast-3' });
+    expect([stack.account, stack.region]).toEqual(['123456789012', 'ap-southeast-3']);
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', { Replicas: [Match.objectLike({ Region: 'ap-southeast-3' })] });
+    expect(templateText(template)).not.toContain('us-east-1');
+  });
+});
+
+describe('tags', () => {
+  it('tags every taggable resource, from cdk.json or `-c tags=<json>`', () => {
+    const { template } = synthStack({ tags: '{"team":"payments","cost-center":"cc-42"}' });
+    const expected = [{ Key: 'cost-center', Value: 'cc-42' }, { Key: 'team', Value: 'payments' }];
+    template.hasResourceProperties('AWS::Lambda::Function', { Tags: Match.arrayWith(expected) });
+    template.hasResourceProperties('AWS::SQS::Queue', { Tags: Match.arrayWith(expected) });
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', { Replicas: [Match.objectLike({ Tags: Match.arrayWith(expected) })] });
+    const { template: defaults } = synthStack();
+    defaults.hasResourceProperties('AWS::SQS::Queue', { Tags: [{ Key: 'service', Value: 'messaging-api' }] });
+  });
+});
+
+describe('deliver concurrency', () => {
+  it('caps the deliver consumer’s concurrent invocations (2 by default)', () => {
+    synthStack().template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 2 } });
+    synthStack({ deliverMaxConcurrency: 8 }).template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 8 } });
+  });
+});
+
+describe('API Gateway’s CloudWatch role', () => {
+  it('is left to the account by default, and set by the one stack given apiGatewayCloudWatchRole=true', () => {
+    const { template } = synthStack();
+    template.resourceCountIs('AWS::ApiGateway::Account', 0);
+    const { template: owner } = synthStack({ apiGatewayCloudWatchRole: 'true' });
+    owner.resourceCountIs('AWS::ApiGateway::Account', 1);
+    owner.hasResource('AWS::ApiGateway::Account', { DeletionPolicy: 'Retain' });
+  });
+});
+
+describe('WAF', () => {
+  it('associates the web ACL given by ARN with the stage, and none otherwise', () => {
+    synthStack().template.resourceCountIs('AWS::WAFv2::WebACLAssociation', 0);
+    const { template } = synthStack({ webAclArn: WEB_ACL });
+    template.hasResourceProperties('AWS::WAFv2::WebACLAssociation', { WebACLArn: WEB_ACL, ResourceArn: Match.objectLike({ 'Fn::Join': Match.anyValue() }) });
+  });
+});
+
+describe('access logs', () => {
+  it('log the fields the runbook queries: status, latency, integration latency and status, error type', () => {
+    const stage = Object.values(synthStack().template.findResources('AWS::ApiGateway::Stage'))[0]!;
+    const format = JSON.parse(stage.Properties.AccessLogSetting.Format as string) as Record<string, string>;
+    expect(format).toMatchObject({
+      requestId: '$context.requestId',
+      resourcePath: '$context.resourcePath',
+      status: '$context.status',
+      responseLatency: '$context.responseLatency',
+      integrationLatency: '$context.integrationLatency',
+      integrationStatus: '$context.integrationStatus',
+      errorType: '$context.error.responseType',
+    });
+  });
+});
+
+describe('every optional setting on at once', () => {
+  it('leaves no cdk-nag finding unacknowledged', () => {
+    const { app, stack } = synthStack({ account: '123456789012', region: 'ap-southeast-3', apiGatewayCloudWatchRole: true, webAclArn: WEB_ACL });
+    expect(unacknowledgedNagFindings(app, stack)).toEqual([]);
+  });
+});
+
+describe('invalid settings', () => {
+  it.each([
+    [{ account: '1234' }, /account: an AWS account id: 12 digits/],
+    [{ account: '123456789012' }, /region: give both account and region, or neither/],
+    [{ region: 'ap-southeast-3' }, /region: give both account and region, or neither/],
+    [{ account: '123456789012', region: 'Jakarta' }, /region: an AWS region such as ap-southeast-3/],
+    [{ tags: { 'aws:owner': 'x' } }, /tags.aws:owner: tag keys starting with "aws:" are reserved/],
+    [{ tags: '{"team":' }, /tags: /],
+    [{ deliverMaxConcurrency: 1 }, /deliverMaxConcurrency: /],
+    [{ deliverMaxConcurrency: 1001 }, /deliverMaxConcurrency: /],
+    [{ apiGatewayCloudWatchRole: 'yes' }, /apiGatewayCloudWatchRole: /],
+    [{ webAclArn: 'arn:aws:wafv2:ap-southeast-3:123456789012:global/webacl/x/y' }, /webAclArn: a regional WAFv2 web ACL ARN/],
+  ])('%j fails the synth naming the key', (context, message) => {
+    expect(() => synthStack(context)).toThrow(/^Invalid CDK context: /);
+    expect(() => synthStack(context)).toThrow(message);
+  });
+});

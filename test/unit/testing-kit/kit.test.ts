@@ -1,0 +1,52 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { containerCaches } from '../../../lib/testing';
+import { PROJECT_ROOT } from '../../../lib/project-paths';
+
+const read = (path: string) => readFileSync(join(PROJECT_ROOT, path), 'utf8');
+
+describe('the README’s handler-testing example', () => {
+  it('is test/unit/testing-kit/readme-example.test.ts, verbatim, so it runs as a test', () => {
+    const readme = read('README.md');
+    const section = readme.slice(readme.indexOf('### Invoking a handler in a unit test'));
+    const example = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(example).toBe(read('test/unit/testing-kit/readme-example.test.ts'));
+  });
+});
+
+/**
+ * Module-level state under lambdas/ that lives as long as the container. Each is either cleared by
+ * `resetContainerCaches` (under the containerCaches entry named) or is not a cache, for the reason given.
+ */
+const moduleState: Record<string, keyof typeof containerCaches | { notACache: string }> = {
+  'lambdas/domain/api-keys/authenticate.ts cache': 'apiKeys',
+  'lambdas/domain/templates/template-lookup.ts cache': 'templates',
+  'lambdas/domain/workspaces/workspace-lookup.ts cache': 'workspaces',
+  'lambdas/domain/messages/send-rate.ts leases': 'sendRateLeases',
+  'lambdas/domain/messages/send-rate.ts reserving': 'sendRateLeases',
+  'lambdas/domain/providers/sandbox.ts callsByDispatch': 'sandboxCalls',
+  'lambdas/domain/providers/sandbox.ts pendingReports': { notACache: 'reports in flight; settleProviders() awaits them' },
+  'lambdas/shared/default-store.ts fromConfig': { notACache: 'the table named by TABLE_NAME, which is fixed per container' },
+  'lambdas/shared/default-store.ts queueFromConfig': { notACache: 'the queue named by QUEUE_URL, which is fixed per container' },
+  'lambdas/shared/dependency-errors.ts SOCKET_CODES': { notACache: 'a constant' },
+  'lambdas/shared/dependency-errors.ts UNAVAILABLE_NAMES': { notACache: 'a constant' },
+  'lambdas/domain/providers/whatsapp-errors.ts TRANSIENT_CODES': { notACache: 'a constant' },
+  'lambdas/domain/providers/whatsapp-errors.ts CREDENTIAL_CODES': { notACache: 'a constant' },
+};
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(join(PROJECT_ROOT, dir), { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
+  );
+}
+
+describe('resetContainerCaches', () => {
+  it('accounts for every module-level Map, Set, TtlCache and `let` under lambdas/', () => {
+    const found = sourceFiles('lambdas').flatMap((file) =>
+      [...read(file).matchAll(/^(?:let (\w+)|(?:export )?const (\w+)(?::[^=]+)? = new (?:Map|Set|WeakMap|TtlCache)\b)/gm)].map(
+        (match) => `${relative(PROJECT_ROOT, join(PROJECT_ROOT, file))} ${match[1] ?? match[2]}`,
+      ),
+    );
+    expect(found.sort()).toEqual(Object.keys(moduleState).sort());
+  });
+});
