@@ -3,8 +3,8 @@ import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-jest';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { deliverBatch } from '../../../lambdas/handlers/deliver';
+import { sqsEvent } from '../../../lib/testing/sqs-events';
 import { lambdaContext } from '../../support/events';
 
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -14,17 +14,6 @@ beforeEach(() => {
   sqs.reset();
 });
 
-const record = (messageId: string, body: string): SQSRecord => ({
-  messageId,
-  receiptHandle: `receipt-${messageId}`,
-  body,
-  attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 's', ApproximateFirstReceiveTimestamp: '0' },
-  messageAttributes: {},
-  md5OfBody: '',
-  eventSource: 'aws:sqs',
-  eventSourceARN: 'arn:aws:sqs:ap-southeast-3:000000000000:dispatch',
-  awsRegion: 'ap-southeast-3',
-});
 
 describe('deliver consumer, two batches in one process at once', () => {
   // The local runtime's pollers (and Lambda's multi-concurrency instances) run several batches in
@@ -41,11 +30,12 @@ describe('deliver consumer, two batches in one process at once', () => {
       throw Object.assign(new Error('condition failed'), { name: 'ConditionalCheckFailedException' });
     });
     sqs.on(ChangeMessageVisibilityCommand).resolves({});
-    const first: SQSEvent = {
-      Records: [record('a-1', JSON.stringify({ dispatchId: failingId, workspaceId: 'ws-a' })), record('a-2', JSON.stringify({ dispatchId: settledId, workspaceId: 'ws-a' }))],
-    };
+    const first = sqsEvent([
+      { messageId: 'a-1', body: { dispatchId: failingId, workspaceId: 'ws-a' } },
+      { messageId: 'a-2', body: { dispatchId: settledId, workspaceId: 'ws-a' } },
+    ]);
     // An unreadable message is dropped at once: this batch starts and ends while the first is still at work.
-    const second: SQSEvent = { Records: [record('b-1', 'not json')] };
+    const second = sqsEvent([{ messageId: 'b-1', body: 'not json' }]);
 
     const firstAnswer = deliverBatch(first, lambdaContext('deliver'));
     await sleep(10);
@@ -53,6 +43,6 @@ describe('deliver consumer, two batches in one process at once', () => {
 
     expect(await firstAnswer).toEqual({ batchItemFailures: [{ itemIdentifier: 'a-1' }] });
     expect(secondAnswer).toEqual({ batchItemFailures: [] });
-    expect(sqs).toHaveReceivedCommandWith(ChangeMessageVisibilityCommand, { ReceiptHandle: 'receipt-a-1', VisibilityTimeout: 2 });
+    expect(sqs).toHaveReceivedCommandWith(ChangeMessageVisibilityCommand, { ReceiptHandle: first.Records[0]!.receiptHandle, VisibilityTimeout: 2 });
   });
 });
