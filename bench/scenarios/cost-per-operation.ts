@@ -60,7 +60,7 @@ export async function costPerOperation(meter: Meter, apiKey: string): Promise<Ro
       keyedSend,
       '1 TransactWriteItems + 1 SendMessage',
       ['TransactWriteItemsCommand', 'SendMessageCommand'],
-      'one more UpdateItem marks the key complete after the queue accepted (docs/decisions.md 12)',
+      'one GetItem reads the key first, so a replay is answered before any other check (docs/decisions.md 47), and one UpdateItem marks the key complete after the queue accepted (12)',
     ),
     row('5f', 'POST /v1/messages rejected (missing variable)', rejectedSend, 'no calls', []),
     row('5g', 'GET /v1/messages/{id}', statusRead, '1 GetItem', ['GetItemCommand']),
