@@ -21,7 +21,7 @@ export interface AppFunctionProps {
 }
 
 /**
- * A NodejsFunction with the project's defaults: the project's Node (../node-runtime.ts) on arm64, X-Ray tracing, JSON logs in a
+ * A NodejsFunction with the project's defaults: the project's Node (../node-runtime.ts) on arm64, no X-Ray (docs/decisions.md 59), JSON logs in a
  * log group with retention, and the project's bundle (./bundling.ts). Access is granted only through
  * the helpers below, which set the environment variable and the IAM grant together.
  */
@@ -36,7 +36,9 @@ export class AppFunction extends NodejsFunction {
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(10),
-      tracing: Tracing.ACTIVE,
+      // No SDK call is traced and Powertools Tracer would cost bundle size and cold start on every
+      // function: the access logs, JSON logs and metrics answer what traces would (decision 59).
+      tracing: Tracing.DISABLED,
       logGroup,
       loggingFormat: LoggingFormat.JSON,
       environment: {
@@ -48,13 +50,10 @@ export class AppFunction extends NodejsFunction {
       bundling: FUNCTION_BUNDLING,
     });
     // cdk-nag (AwsSolutions) findings every function has, and why they stand.
-    Validations.of(this.role!).acknowledge(
-      {
-        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-        reason: 'The AWS-managed basic execution role grants only CreateLogGroup/CreateLogStream/PutLogEvents; AWS maintains it as the logging contract changes.',
-      },
-      { id: 'AwsSolutions-IAM5[Resource::*]', reason: 'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource narrower than *.' },
-    );
+    Validations.of(this.role!).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      reason: 'The AWS-managed basic execution role grants only CreateLogGroup/CreateLogStream/PutLogEvents; AWS maintains it as the logging contract changes.',
+    });
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-L1',
       reason: 'The runtime follows the Node the project installs and tests on (lib/node-runtime.ts, package.json): moving to the newest runtime is a deliberate upgrade of both, not a drift.',

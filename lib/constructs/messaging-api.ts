@@ -79,7 +79,8 @@ export class MessagingApi extends Construct {
         stageName: props.stage,
         throttlingRateLimit: props.throttlingRateLimit,
         throttlingBurstLimit: props.throttlingBurstLimit,
-        tracingEnabled: true,
+        // No X-Ray, as on the functions (decision 59).
+        tracingEnabled: false,
         metricsEnabled: true,
         loggingLevel: MethodLoggingLevel.ERROR,
         dataTraceEnabled: false,

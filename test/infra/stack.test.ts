@@ -69,17 +69,18 @@ describe('dispatch queue', () => {
 });
 
 describe('functions', () => {
-  it('has one function per route, plus the deliver consumer, the reconciler and the template sync: Node 22, arm64, traced, JSON logs, source maps', () => {
+  it('has one function per route, plus the deliver consumer, the reconciler and the template sync: Node 22, arm64, untraced (decision 59), JSON logs, source maps', () => {
     expect(Object.keys(functions())).toHaveLength(routeEntries.length + 3);
     for (const [, fn] of Object.entries(functions())) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
-        TracingConfig: { Mode: 'Active' },
         LoggingConfig: expect.objectContaining({ LogFormat: 'JSON' }),
         Environment: { Variables: expect.objectContaining({ NODE_OPTIONS: '--enable-source-maps', POWERTOOLS_SERVICE_NAME: 'messaging-api' }) },
       });
+      expect(fn.Properties.TracingConfig).toBeUndefined();
     }
+    expect(JSON.stringify(template.findResources('AWS::IAM::Policy'))).not.toContain('xray:');
   });
 
   it('gives /health no table or queue access at all', () => {
@@ -210,10 +211,10 @@ describe('REST API', () => {
     expect(buffered.every((method) => method.Properties.Integration.ResponseTransferMode === undefined)).toBe(true);
   });
 
-  it('throttles, traces and access-logs the stage, and passes multipart bodies as binary', () => {
+  it('throttles and access-logs the stage, without X-Ray, and passes multipart bodies as binary', () => {
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
       StageName: 'dev',
-      TracingEnabled: true,
+      TracingEnabled: false,
       AccessLogSetting: Match.objectLike({ DestinationArn: Match.anyValue() }),
       MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200, HttpMethod: '*', ResourcePath: '/*' })],
     });
