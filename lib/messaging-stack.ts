@@ -2,6 +2,7 @@ import { CfnOutput, RemovalPolicy, Stack, Tags, Validations, type StackProps } f
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { CustomDomain } from './constructs/custom-domain';
 import { Delivery } from './constructs/delivery';
 import { DispatchQueue } from './constructs/dispatch-queue';
 import { MessagingApi } from './constructs/messaging-api';
@@ -23,6 +24,7 @@ export class MessagingStack extends Stack {
   readonly delivery: Delivery;
   readonly monitoring: Monitoring;
   readonly templateSync: TemplateSync;
+  readonly customDomain: CustomDomain | undefined;
 
   constructor(scope: Construct, id: string, props: MessagingStackProps) {
     const { config } = props;
@@ -63,6 +65,15 @@ export class MessagingStack extends Stack {
       logRetention,
       removalPolicy,
     });
+    this.customDomain =
+      config.domainName && config.certificateArn
+        ? new CustomDomain(this, 'Domain', {
+            api: this.api.api,
+            domainName: config.domainName,
+            certificateArn: config.certificateArn,
+            hostedZone: config.hostedZoneId && config.hostedZoneName ? { id: config.hostedZoneId, name: config.hostedZoneName } : undefined,
+          })
+        : undefined;
     this.delivery = new Delivery(this, 'Delivery', {
       table: this.table.table,
       queue: this.dispatchQueue.queue,

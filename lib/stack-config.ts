@@ -31,6 +31,9 @@ function checkTagKeys(tags: Record<string, string>, context: z.RefinementCtx): v
   }
 }
 
+/** A lower-case DNS name of two labels or more, without the trailing dot. */
+const hostname = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+
 const schema = z.object({
   stage: z.string().regex(/^[a-z][a-z0-9-]{0,19}$/, 'lower-case letters, digits and "-", starting with a letter'),
   /** `retain` keeps the table and queues when the stack is deleted (production); `destroy` removes them. */
@@ -65,7 +68,26 @@ const schema = z.object({
   apiGatewayCloudWatchRole: booleanFlag,
   /** A WAFv2 web ACL (regional) to associate with the API stage, by ARN. */
   webAclArn: z.string().regex(/^arn:aws[a-z-]*:wafv2:[a-z0-9-]+:\d{12}:regional\/webacl\/[\w-]+\/[\w-]+$/, 'a regional WAFv2 web ACL ARN (arn:aws:wafv2:<region>:<account>:regional/webacl/<name>/<id>)').optional(),
-}).refine((config) => (config.account === undefined) === (config.region === undefined), { message: 'give both account and region, or neither', path: ['region'] });
+  /** A custom domain for the API (`api.example.com`), with `certificateArn`: both or neither. */
+  domainName: z.string().regex(hostname, 'a domain name such as api.example.com').optional(),
+  /** A regional ACM certificate for `domainName`, in the stack's region, by ARN. */
+  certificateArn: z.string().regex(/^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[\w-]+$/, 'an ACM certificate ARN (arn:aws:acm:<region>:<account>:certificate/<id>)').optional(),
+  /** The Route 53 public hosted zone that gets an alias A record for `domainName`, by id and name: both or neither. */
+  hostedZoneId: z.string().regex(/^Z[A-Z0-9]{1,31}$/, 'a Route 53 hosted zone id such as Z0123456789ABCDEFGHIJ').optional(),
+  hostedZoneName: z.string().regex(hostname, 'a zone name such as example.com').optional(),
+})
+  .refine((config) => (config.account === undefined) === (config.region === undefined), { message: 'give both account and region, or neither', path: ['region'] })
+  .refine((config) => (config.domainName === undefined) === (config.certificateArn === undefined), { message: 'give both domainName and certificateArn, or neither', path: ['certificateArn'] })
+  .refine((config) => config.region === undefined || config.certificateArn === undefined || config.certificateArn.split(':')[3] === config.region, {
+    message: 'a regional endpoint needs a certificate in the stack\'s region',
+    path: ['certificateArn'],
+  })
+  .refine((config) => (config.hostedZoneId === undefined) === (config.hostedZoneName === undefined), { message: 'give both hostedZoneId and hostedZoneName, or neither', path: ['hostedZoneName'] })
+  .refine((config) => config.hostedZoneName === undefined || config.domainName !== undefined, { message: 'a hosted zone needs domainName', path: ['domainName'] })
+  .refine((config) => config.hostedZoneName === undefined || config.domainName === undefined || config.domainName.endsWith(`.${config.hostedZoneName}`), {
+    message: 'domainName must be a name inside hostedZoneName',
+    path: ['domainName'],
+  });
 
 export type StackConfig = z.infer<typeof schema>;
 

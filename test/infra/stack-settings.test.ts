@@ -6,6 +6,9 @@ import { synthStack, unacknowledgedNagFindings } from '../support/synth';
  * exercised here without an account (docs/deploy.md); what the template says is what is tested.
  */
 const WEB_ACL = 'arn:aws:wafv2:ap-southeast-3:123456789012:regional/webacl/messaging/0a1b2c3d-0000-4000-8000-000000000001';
+const CERTIFICATE = 'arn:aws:acm:ap-southeast-3:123456789012:certificate/0a1b2c3d-0000-4000-8000-000000000002';
+const DOMAIN = { domainName: 'api.example.com', certificateArn: CERTIFICATE };
+const ZONE = { hostedZoneId: 'Z0123456789ABCDEFGHIJ', hostedZoneName: 'example.com' };
 const templateText = (template: ReturnType<typeof synthStack>['template']) => JSON.stringify(template.toJSON());
 
 describe('account and region', () => {
@@ -68,6 +71,34 @@ describe('WAF', () => {
   });
 });
 
+describe('custom domain', () => {
+  it('maps the stage at the root of a regional domain with the given certificate, and outputs its URL', () => {
+    const none = synthStack().template;
+    none.resourceCountIs('AWS::ApiGateway::DomainName', 0);
+    expect(Object.keys(none.findOutputs('CustomUrl'))).toEqual([]);
+    const { template } = synthStack(DOMAIN);
+    template.hasResourceProperties('AWS::ApiGateway::DomainName', {
+      DomainName: 'api.example.com',
+      RegionalCertificateArn: CERTIFICATE,
+      EndpointConfiguration: { Types: ['REGIONAL'] },
+      SecurityPolicy: 'TLS_1_2',
+    });
+    template.hasResourceProperties('AWS::ApiGateway::BasePathMapping', { Stage: Match.anyValue(), RestApiId: Match.anyValue() });
+    template.resourceCountIs('AWS::Route53::RecordSet', 0);
+    template.hasOutput('CustomUrl', { Value: 'https://api.example.com/' });
+  });
+
+  it('adds an alias A record in the hosted zone given by id and name, without a lookup', () => {
+    const { template } = synthStack({ ...DOMAIN, ...ZONE });
+    template.hasResourceProperties('AWS::Route53::RecordSet', {
+      HostedZoneId: 'Z0123456789ABCDEFGHIJ',
+      Name: 'api.example.com.',
+      Type: 'A',
+      AliasTarget: Match.objectLike({ DNSName: Match.anyValue(), HostedZoneId: Match.anyValue() }),
+    });
+  });
+});
+
 describe('access logs', () => {
   it('log the fields the runbook queries: status, latency, integration latency and status, error type', () => {
     const stage = Object.values(synthStack().template.findResources('AWS::ApiGateway::Stage'))[0]!;
@@ -86,7 +117,7 @@ describe('access logs', () => {
 
 describe('every optional setting on at once', () => {
   it('leaves no cdk-nag finding unacknowledged', () => {
-    const { app, stack } = synthStack({ account: '123456789012', region: 'ap-southeast-3', apiGatewayCloudWatchRole: true, webAclArn: WEB_ACL });
+    const { app, stack } = synthStack({ account: '123456789012', region: 'ap-southeast-3', apiGatewayCloudWatchRole: true, webAclArn: WEB_ACL, ...DOMAIN, ...ZONE });
     expect(unacknowledgedNagFindings(app, stack)).toEqual([]);
   });
 });
@@ -103,6 +134,15 @@ describe('invalid settings', () => {
     [{ deliverMaxConcurrency: 1001 }, /deliverMaxConcurrency: /],
     [{ apiGatewayCloudWatchRole: 'yes' }, /apiGatewayCloudWatchRole: /],
     [{ webAclArn: 'arn:aws:wafv2:ap-southeast-3:123456789012:global/webacl/x/y' }, /webAclArn: a regional WAFv2 web ACL ARN/],
+    [{ domainName: 'api.example.com' }, /certificateArn: give both domainName and certificateArn, or neither/],
+    [{ certificateArn: CERTIFICATE }, /certificateArn: give both domainName and certificateArn, or neither/],
+    [{ ...DOMAIN, domainName: 'API.example.com.' }, /domainName: a domain name such as api.example.com/],
+    [{ ...DOMAIN, certificateArn: 'arn:aws:iam::123456789012:server-certificate/x' }, /certificateArn: an ACM certificate ARN/],
+    [{ ...DOMAIN, account: '123456789012', region: 'eu-west-1' }, /certificateArn: a regional endpoint needs a certificate in the stack's region/],
+    [{ ...DOMAIN, hostedZoneId: 'Z0123456789ABCDEFGHIJ' }, /hostedZoneName: give both hostedZoneId and hostedZoneName, or neither/],
+    [{ ...DOMAIN, ...ZONE, hostedZoneId: 'zone-1' }, /hostedZoneId: a Route 53 hosted zone id/],
+    [{ ...ZONE }, /domainName: a hosted zone needs domainName/],
+    [{ ...DOMAIN, ...ZONE, hostedZoneName: 'example.org' }, /domainName: domainName must be a name inside hostedZoneName/],
   ])('%j fails the synth naming the key', (context, message) => {
     expect(() => synthStack(context)).toThrow(/^Invalid CDK context: /);
     expect(() => synthStack(context)).toThrow(message);
