@@ -1,4 +1,5 @@
 import { CfnOutput, RemovalPolicy, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -36,9 +37,11 @@ export class MessagingStack extends Stack {
     const retain = config.removalPolicy === 'retain';
     const removalPolicy = retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     const logRetention = retentionDays(config.logRetentionDays);
+    // Imported by ARN, never looked up; without it each resource uses its AWS-managed encryption.
+    const encryptionKey = config.kmsKeyArn ? Key.fromKeyArn(this, 'EncryptionKey', config.kmsKeyArn) : undefined;
 
-    this.table = new MessagingTable(this, 'Data', { removalPolicy, retain });
-    this.dispatchQueue = new DispatchQueue(this, 'Dispatch', { removalPolicy });
+    this.table = new MessagingTable(this, 'Data', { removalPolicy, retain, encryptionKey });
+    this.dispatchQueue = new DispatchQueue(this, 'Dispatch', { removalPolicy, encryptionKey });
     // Created outside the stack (it holds credentials); the stack only reads it.
     const whatsappSecret = Secret.fromSecretNameV2(this, 'WhatsAppSecret', config.whatsappSecretName);
     // Signs pagination cursors; the stack generates and owns it.
@@ -63,6 +66,7 @@ export class MessagingStack extends Stack {
       ownsCloudWatchRole: config.apiGatewayCloudWatchRole,
       webAclArn: config.webAclArn,
       logRetention,
+      encryptionKey,
       removalPolicy,
     });
     this.customDomain =
@@ -82,6 +86,7 @@ export class MessagingStack extends Stack {
       webhookUrl: this.api.webhookUrl,
       maxConcurrency: config.deliverMaxConcurrency,
       logRetention,
+      encryptionKey,
       removalPolicy,
     });
     this.templateSync = new TemplateSync(this, 'Templates', {
@@ -89,6 +94,7 @@ export class MessagingStack extends Stack {
       whatsappSecret,
       graphApiBaseUrl: config.graphApiBaseUrl,
       logRetention,
+      encryptionKey,
       removalPolicy,
     });
     this.monitoring = new Monitoring(this, 'Monitoring', {
@@ -98,6 +104,7 @@ export class MessagingStack extends Stack {
       deadLetterQueue: this.dispatchQueue.deadLetterQueue,
       table: this.table.table,
       alarmEmail: config.alarmEmail,
+      encryptionKey,
       removalPolicy,
     });
 

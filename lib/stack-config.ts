@@ -75,12 +75,23 @@ const schema = z.object({
   /** The Route 53 public hosted zone that gets an alias A record for `domainName`, by id and name: both or neither. */
   hostedZoneId: z.string().regex(/^Z[A-Z0-9]{1,31}$/, 'a Route 53 hosted zone id such as Z0123456789ABCDEFGHIJ').optional(),
   hostedZoneName: z.string().regex(hostname, 'a zone name such as example.com').optional(),
+  /**
+   * A customer-managed KMS key, by ARN, for the table, the queues, the log groups and the alarm
+   * topic. Its key policy must already let CloudWatch Logs and CloudWatch use it: an imported
+   * key's policy is not the stack's to change (docs/deploy.md). Needs `account` and `region`.
+   */
+  kmsKeyArn: z.string().regex(/^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[\w-]+$/, 'a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>); an alias is not accepted').optional(),
 })
   .refine((config) => (config.account === undefined) === (config.region === undefined), { message: 'give both account and region, or neither', path: ['region'] })
   .refine((config) => (config.domainName === undefined) === (config.certificateArn === undefined), { message: 'give both domainName and certificateArn, or neither', path: ['certificateArn'] })
   .refine((config) => config.region === undefined || config.certificateArn === undefined || config.certificateArn.split(':')[3] === config.region, {
     message: 'a regional endpoint needs a certificate in the stack\'s region',
     path: ['certificateArn'],
+  })
+  // DynamoDB names a replica's key by region, so a customer-managed key needs the region spelled out.
+  .refine((config) => config.kmsKeyArn === undefined || config.kmsKeyArn.split(':')[3] === config.region, {
+    message: 'give account and region, and a key in that region',
+    path: ['kmsKeyArn'],
   })
   .refine((config) => (config.hostedZoneId === undefined) === (config.hostedZoneName === undefined), { message: 'give both hostedZoneId and hostedZoneName, or neither', path: ['hostedZoneName'] })
   .refine((config) => config.hostedZoneName === undefined || config.domainName !== undefined, { message: 'a hosted zone needs domainName', path: ['domainName'] })

@@ -2,6 +2,7 @@ import { Duration, Stack, Validations, type CfnElement, type RemovalPolicy } fro
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Architecture, LoggingFormat, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -15,6 +16,8 @@ export interface AppFunctionProps {
   entry: string;
   description: string;
   logRetention: RetentionDays;
+  /** Encrypts the log group; its key policy must allow CloudWatch Logs (docs/deploy.md). */
+  logEncryptionKey?: IKey | undefined;
   removalPolicy: RemovalPolicy;
   timeout?: Duration;
   memorySize?: number;
@@ -27,7 +30,7 @@ export interface AppFunctionProps {
  */
 export class AppFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: AppFunctionProps) {
-    const logGroup = new LogGroup(scope, `${id}Logs`, { retention: props.logRetention, removalPolicy: props.removalPolicy });
+    const logGroup = new LogGroup(scope, `${id}Logs`, { retention: props.logRetention, encryptionKey: props.logEncryptionKey, removalPolicy: props.removalPolicy });
     super(scope, id, {
       entry: props.entry,
       handler: 'handler',
@@ -69,6 +72,7 @@ export class AppFunction extends NodejsFunction {
   writesTable(table: ITableV2): this {
     table.grantReadWriteData(this);
     this.addEnvironment('TABLE_NAME', table.tableName);
+    if (table.encryptionKey) this.acknowledgeKeyGrant();
     return this.acknowledgeIndexGrant(table);
   }
 
@@ -91,6 +95,13 @@ export class AppFunction extends NodejsFunction {
   sendsTo(queue: IQueue): this {
     queue.grantSendMessages(this);
     this.addEnvironment('QUEUE_URL', queue.queueUrl);
+    if (queue.encryptionMasterKey) this.acknowledgeKeyGrant();
     return this;
+  }
+
+  /** Writing to a table or queue under a customer-managed key grants CDK's encrypt set, whose actions end in `*`. */
+  private acknowledgeKeyGrant(): void {
+    const reason = 'Writing under the stack\'s customer-managed key (context kmsKeyArn): kms:GenerateDataKey* and kms:ReEncrypt* are CDK\'s encrypt grant, on that one key only.';
+    Validations.of(this.role!).acknowledge({ id: 'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]', reason }, { id: 'AwsSolutions-IAM5[Action::kms:ReEncrypt*]', reason });
   }
 }

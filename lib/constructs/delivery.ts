@@ -3,6 +3,7 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -21,6 +22,8 @@ export interface DeliveryProps {
   /** Deliver invocations at once, at most (the SQS event source's `maxConcurrency`). */
   maxConcurrency: number;
   logRetention: RetentionDays;
+  /** The customer-managed key for the log groups, when the stack has one. */
+  encryptionKey?: IKey | undefined;
   removalPolicy: RemovalPolicy;
 }
 
@@ -37,6 +40,7 @@ export class Delivery extends Construct {
       description: 'Delivers queued dispatches through the workspace provider',
       timeout: Duration.seconds(dispatchQueueSettings.consumerTimeoutSeconds),
       logRetention: props.logRetention,
+      logEncryptionKey: props.encryptionKey,
       removalPolicy: props.removalPolicy,
     })
       .writesTable(props.table)
@@ -61,6 +65,7 @@ export class Delivery extends Construct {
       description: 'Re-enqueues stuck queued dispatches and settles dead attempts as unknown',
       timeout: Duration.seconds(60),
       logRetention: props.logRetention,
+      logEncryptionKey: props.encryptionKey,
       removalPolicy: props.removalPolicy,
     })
       .writesTable(props.table)

@@ -1,24 +1,31 @@
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { Queue, QueueEncryption, type QueueProps } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { dispatchQueueSettings } from '../../lambdas/shared/dispatch-queue-settings';
 
-/** The dispatch queue and its DLQ: encrypted, TLS-only, with the shared redrive settings. */
+/**
+ * The dispatch queue and its DLQ: encrypted (SQS-managed, or the given customer-managed key, which
+ * the queues' grants then cover), TLS-only, with the shared redrive settings.
+ */
 export class DispatchQueue extends Construct {
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
 
-  constructor(scope: Construct, id: string, props: { removalPolicy: RemovalPolicy }) {
+  constructor(scope: Construct, id: string, props: { removalPolicy: RemovalPolicy; encryptionKey?: IKey | undefined }) {
     super(scope, id);
     const settings = dispatchQueueSettings;
+    const encryption: Pick<QueueProps, 'encryption' | 'encryptionMasterKey'> = props.encryptionKey
+      ? { encryption: QueueEncryption.KMS, encryptionMasterKey: props.encryptionKey }
+      : { encryption: QueueEncryption.SQS_MANAGED };
     this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
-      encryption: QueueEncryption.SQS_MANAGED,
+      ...encryption,
       enforceSSL: true,
       retentionPeriod: Duration.days(settings.dlqRetentionDays),
       removalPolicy: props.removalPolicy,
     });
     this.queue = new Queue(this, 'Queue', {
-      encryption: QueueEncryption.SQS_MANAGED,
+      ...encryption,
       enforceSSL: true,
       visibilityTimeout: Duration.seconds(settings.visibilityTimeoutSeconds),
       retentionPeriod: Duration.days(settings.retentionDays),

@@ -1,6 +1,7 @@
 import { CfnOutput, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogField, AccessLogFormat, EndpointType, LambdaIntegration, LogGroupLogDestination, MethodLoggingLevel, ResponseTransferMode, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -25,6 +26,8 @@ export interface MessagingApiProps {
   /** A regional WAFv2 web ACL to associate with the stage. */
   webAclArn?: string | undefined;
   logRetention: RetentionDays;
+  /** The customer-managed key for the log groups, when the stack has one. */
+  encryptionKey?: IKey | undefined;
   removalPolicy: RemovalPolicy;
 }
 
@@ -64,7 +67,7 @@ export class MessagingApi extends Construct {
 
   constructor(scope: Construct, id: string, props: MessagingApiProps) {
     super(scope, id);
-    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.logRetention, removalPolicy: props.removalPolicy });
+    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.logRetention, encryptionKey: props.encryptionKey, removalPolicy: props.removalPolicy });
 
     this.api = new RestApi(this, 'Api', {
       restApiName: `messaging-api-${props.stage}`,
@@ -115,6 +118,7 @@ export class MessagingApi extends Construct {
         entry: join(HANDLERS_DIR, `${route.handler}.ts`),
         description: `${route.method} ${route.path}: ${route.summary}`,
         logRetention: props.logRetention,
+        logEncryptionKey: props.encryptionKey,
         removalPolicy: props.removalPolicy,
         // A streamed report page of 100 000 rows takes longer than API Gateway's buffered 29 s.
         ...(route.streaming ? { timeout: STREAMING_TIMEOUT, memorySize: 1024 } : {}),

@@ -1,4 +1,5 @@
 import type { RemovalPolicy } from 'aws-cdk-lib';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { AttributeType, Billing, ProjectionType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { tableDefinition } from '../../lambdas/shared/table';
@@ -7,14 +8,14 @@ import { tableDefinition } from '../../lambdas/shared/table';
 export class MessagingTable extends Construct {
   readonly table: TableV2;
 
-  constructor(scope: Construct, id: string, props: { removalPolicy: RemovalPolicy; retain: boolean }) {
+  constructor(scope: Construct, id: string, props: { removalPolicy: RemovalPolicy; retain: boolean; encryptionKey?: IKey | undefined }) {
     super(scope, id);
     const { partitionKey, sortKey, timeToLiveAttribute, indexes } = tableDefinition;
     this.table = new TableV2(this, 'Table', {
       partitionKey: { name: partitionKey, type: AttributeType.STRING },
       sortKey: { name: sortKey, type: AttributeType.STRING },
       billing: Billing.onDemand(),
-      encryption: TableEncryptionV2.awsManagedKey(),
+      encryption: props.encryptionKey ? TableEncryptionV2.customerManagedKey(props.encryptionKey) : TableEncryptionV2.awsManagedKey(),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute,
       deletionProtection: props.retain,

@@ -15,7 +15,7 @@ import {
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Key } from 'aws-cdk-lib/aws-kms';
+import { Key, type IKey } from 'aws-cdk-lib/aws-kms';
 import { Function as LambdaFunction, type IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -81,6 +81,12 @@ export interface MonitoringProps {
   deadLetterQueue: IQueue;
   table: ITableV2;
   alarmEmail?: string | undefined;
+  /**
+   * The stack's customer-managed key, used instead of a key of our own. Its policy must let
+   * CloudWatch (cloudwatch.amazonaws.com) decrypt and generate data keys: the stack cannot grant
+   * that on an imported key.
+   */
+  encryptionKey?: IKey | undefined;
   removalPolicy: RemovalPolicy;
 }
 
@@ -101,8 +107,7 @@ export class Monitoring extends Construct {
 
     // Alarm notifications are encrypted at rest with a key of our own: CloudWatch cannot use the
     // AWS-managed SNS key, whose policy does not let it encrypt.
-    const key = new Key(this, 'AlarmTopicKey', { description: `${stackName} alarm notifications`, enableKeyRotation: true, removalPolicy: props.removalPolicy });
-    key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    const key = props.encryptionKey ?? this.alarmTopicKey(stackName, props.removalPolicy);
     this.topic = new Topic(this, 'AlarmTopic', { displayName: `${stackName} alarms`, masterKey: key, enforceSSL: true });
     if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
 
@@ -278,6 +283,12 @@ export class Monitoring extends Construct {
         right: [lambdaThrottles, tableThrottles],
       }),
     );
+  }
+
+  private alarmTopicKey(stackName: string, removalPolicy: RemovalPolicy): Key {
+    const key = new Key(this, 'AlarmTopicKey', { description: `${stackName} alarm notifications`, enableKeyRotation: true, removalPolicy });
+    key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    return key;
   }
 }
 

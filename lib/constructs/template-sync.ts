@@ -2,6 +2,7 @@ import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
@@ -14,6 +15,8 @@ export interface TemplateSyncProps {
   whatsappSecret: ISecret;
   graphApiBaseUrl: string;
   logRetention: RetentionDays;
+  /** The customer-managed key for the log groups, when the stack has one. */
+  encryptionKey?: IKey | undefined;
   removalPolicy: RemovalPolicy;
 }
 
@@ -35,6 +38,7 @@ export class TemplateSync extends Construct {
       description: 'Syncs every workspace’s templates from its WhatsApp Business Account',
       timeout: Duration.minutes(5),
       logRetention: props.logRetention,
+      logEncryptionKey: props.encryptionKey,
       removalPolicy: props.removalPolicy,
     })
       .writesTable(props.table)

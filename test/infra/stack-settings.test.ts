@@ -9,6 +9,7 @@ const WEB_ACL = 'arn:aws:wafv2:ap-southeast-3:123456789012:regional/webacl/messa
 const CERTIFICATE = 'arn:aws:acm:ap-southeast-3:123456789012:certificate/0a1b2c3d-0000-4000-8000-000000000002';
 const DOMAIN = { domainName: 'api.example.com', certificateArn: CERTIFICATE };
 const ZONE = { hostedZoneId: 'Z0123456789ABCDEFGHIJ', hostedZoneName: 'example.com' };
+const KMS_KEY = 'arn:aws:kms:ap-southeast-3:123456789012:key/0a1b2c3d-0000-4000-8000-000000000003';
 const templateText = (template: ReturnType<typeof synthStack>['template']) => JSON.stringify(template.toJSON());
 
 describe('account and region', () => {
@@ -99,6 +100,41 @@ describe('custom domain', () => {
   });
 });
 
+describe('customer-managed KMS key', () => {
+  it('encrypts the table, both queues, every log group and the alarm topic with the key given by ARN', () => {
+    const { template } = synthStack({ kmsKeyArn: KMS_KEY, account: '123456789012', region: 'ap-southeast-3' });
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      SSESpecification: { SSEEnabled: true, SSEType: 'KMS' },
+      Replicas: [Match.objectLike({ SSESpecification: { KMSMasterKeyId: KMS_KEY } })],
+    });
+    const queues = Object.values(template.findResources('AWS::SQS::Queue'));
+    expect(queues.map((queue) => queue.Properties.KmsMasterKeyId)).toEqual([KMS_KEY, KMS_KEY]);
+    const logGroups = Object.values(template.findResources('AWS::Logs::LogGroup'));
+    expect(logGroups.length).toBeGreaterThan(1);
+    expect(logGroups.every((group) => group.Properties.KmsKeyId === KMS_KEY)).toBe(true);
+    template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: KMS_KEY });
+    // The key is imported: the stack creates none, and leaves the key's policy alone.
+    template.resourceCountIs('AWS::KMS::Key', 0);
+  });
+
+  it('grants the functions the key where they read or write the table or queues', () => {
+    const { template } = synthStack({ kmsKeyArn: KMS_KEY, account: '123456789012', region: 'ap-southeast-3' });
+    const keyStatements = Object.values(template.findResources('AWS::IAM::Policy'))
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[])
+      .filter((statement) => JSON.stringify(statement.Resource) === JSON.stringify(KMS_KEY));
+    const actions = new Set(keyStatements.flatMap((statement) => [statement.Action].flat()));
+    expect([...actions]).toEqual(expect.arrayContaining(['kms:Decrypt', 'kms:GenerateDataKey*']));
+  });
+
+  it('without it, keeps AWS-managed encryption and the alarm topic’s own key', () => {
+    const { template } = synthStack();
+    const queues = Object.values(template.findResources('AWS::SQS::Queue'));
+    expect(queues.map((queue) => queue.Properties.SqsManagedSseEnabled)).toEqual([true, true]);
+    template.resourceCountIs('AWS::KMS::Key', 1);
+    expect(Object.values(template.findResources('AWS::Logs::LogGroup')).some((group) => group.Properties.KmsKeyId)).toBe(false);
+  });
+});
+
 describe('access logs', () => {
   it('log the fields the runbook queries: status, latency, integration latency and status, error type', () => {
     const stage = Object.values(synthStack().template.findResources('AWS::ApiGateway::Stage'))[0]!;
@@ -117,7 +153,7 @@ describe('access logs', () => {
 
 describe('every optional setting on at once', () => {
   it('leaves no cdk-nag finding unacknowledged', () => {
-    const { app, stack } = synthStack({ account: '123456789012', region: 'ap-southeast-3', apiGatewayCloudWatchRole: true, webAclArn: WEB_ACL, ...DOMAIN, ...ZONE });
+    const { app, stack } = synthStack({ account: '123456789012', region: 'ap-southeast-3', apiGatewayCloudWatchRole: true, webAclArn: WEB_ACL, ...DOMAIN, ...ZONE, kmsKeyArn: KMS_KEY });
     expect(unacknowledgedNagFindings(app, stack)).toEqual([]);
   });
 });
@@ -142,6 +178,9 @@ describe('invalid settings', () => {
     [{ ...DOMAIN, hostedZoneId: 'Z0123456789ABCDEFGHIJ' }, /hostedZoneName: give both hostedZoneId and hostedZoneName, or neither/],
     [{ ...DOMAIN, ...ZONE, hostedZoneId: 'zone-1' }, /hostedZoneId: a Route 53 hosted zone id/],
     [{ ...ZONE }, /domainName: a hosted zone needs domainName/],
+    [{ kmsKeyArn: 'arn:aws:kms:ap-southeast-3:123456789012:alias/messaging' }, /kmsKeyArn: a KMS key ARN/],
+    [{ kmsKeyArn: KMS_KEY, account: '123456789012', region: 'eu-west-1' }, /kmsKeyArn: give account and region, and a key in that region/],
+    [{ kmsKeyArn: KMS_KEY }, /kmsKeyArn: give account and region, and a key in that region/],
     [{ ...DOMAIN, ...ZONE, hostedZoneName: 'example.org' }, /domainName: domainName must be a name inside hostedZoneName/],
   ])('%j fails the synth naming the key', (context, message) => {
     expect(() => synthStack(context)).toThrow(/^Invalid CDK context: /);
