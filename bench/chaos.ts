@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../lib/local/dynamodb-local';
 import { freePort } from '../lib/local/free-port.cjs';
 import { LOCAL_WHATSAPP, PROJECT_ROOT } from '../lib/local/paths';
@@ -160,18 +161,19 @@ async function main(): Promise<void> {
     await webhook.drain();
 
     const items = await scanAll(store);
-    dispatches = new Map(items.filter((item) => item.entity === 'dispatch').map((item) => [item.dispatchId as string, item as unknown as DispatchRow]));
+    dispatches = new Map(items.filter((item) => item.entity === 'dispatch').map((item) => dispatchRow.parse(item)).map((row) => [row.dispatchId, row]));
     const eventCounts = new Map<string, Record<string, number>>();
     let dayRollup = 0;
     let tagRollup = 0;
     for (const item of items) {
       if (item.entity === 'deliveryEvent') {
-        const counts = eventCounts.get(item.dispatchId as string) ?? {};
-        counts[item.status as string] = (counts[item.status as string] ?? 0) + 1;
-        eventCounts.set(item.dispatchId as string, counts);
+        const event = deliveryEventRow.parse(item);
+        const counts = eventCounts.get(event.dispatchId) ?? {};
+        counts[event.status] = (counts[event.status] ?? 0) + 1;
+        eventCounts.set(event.dispatchId, counts);
       }
-      if (item.entity === 'dayRollup') dayRollup += item.dispatchCount as number;
-      if (item.entity === 'tagRollup' && item.trackingTag === TAG) tagRollup += item.dispatchCount as number;
+      if (item.entity === 'dayRollup') dayRollup += rollupRow.parse(item).dispatchCount;
+      if (item.entity === 'tagRollup' && item.trackingTag === TAG) tagRollup += rollupRow.parse(item).dispatchCount;
     }
 
     const problems: string[] = [];
@@ -363,14 +365,15 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
-interface DispatchRow {
-  status: string;
-  failureCode?: string;
-}
+/** The parts of stored items the checks read (a script's view, not the domain's). */
+const dispatchRow = z.object({ dispatchId: z.string(), status: z.string(), failureCode: z.string().optional() });
+const deliveryEventRow = z.object({ dispatchId: z.string(), status: z.string() });
+const rollupRow = z.object({ dispatchCount: z.number() });
+type DispatchRow = z.infer<typeof dispatchRow>;
 
 async function readDispatches(store: Store): Promise<Map<string, DispatchRow>> {
   const items = await scanAll(store, 'entity = :dispatch', { ':dispatch': 'dispatch' });
-  return new Map(items.map((item) => [item.dispatchId as string, item as unknown as DispatchRow]));
+  return new Map(items.map((item) => dispatchRow.parse(item)).map((row): [string, DispatchRow] => [row.dispatchId, row]));
 }
 
 /** A script may scan: it reads the whole table to prove what is (and is not) in it. */
