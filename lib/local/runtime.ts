@@ -32,6 +32,8 @@ export interface LocalRuntimeOptions {
   sqsEndpoint?: string;
   /** Prefix of the table and queue names, so several runtimes can share one emulator. */
   namePrefix?: string;
+  /** Run the deliver consumer in this process (the default); false leaves it to another (bench/chaos-consumer.ts). */
+  consumer?: boolean;
   onError?: (error: unknown) => void;
 }
 
@@ -40,6 +42,7 @@ export interface LocalRuntime {
   port: number;
   tableName: string;
   queueUrl: string;
+  queueArn: string;
   dlqUrl: string;
   dynamodbEndpoint: string;
   sqsEndpoint: string;
@@ -126,8 +129,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       loaded.push({ id, definition, handler: module.handler });
     }
     const onError = options.onError ?? ((error: unknown) => console.error(error));
-    const deliver = (await import('../../lambdas/handlers/deliver')) as { handler: SqsHandler };
-    poller = startQueuePoller({ sqs, queueUrl, queueArn, region, handler: deliver.handler, onError });
+    if (options.consumer ?? true) {
+      const deliver = (await import('../../lambdas/handlers/deliver')) as { handler: SqsHandler };
+      poller = startQueuePoller({ sqs, queueUrl, queueArn, region, handler: deliver.handler, onError });
+    }
     const { reconcile } = await import('../../lambdas/domain/delivery/reconcile');
     reconciler = setInterval(() => void reconcile(new Date()).catch(onError), RECONCILE_EVERY_MS);
 
@@ -144,7 +149,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     mkdirSync(join(PROJECT_ROOT, '.messaging'), { recursive: true });
     writeFileSync(stateFilePath(port), JSON.stringify({ url, tableName, region, dynamodbEndpoint, queueUrl, dlqUrl, sqsEndpoint, pid: process.pid }, null, 2));
 
-    return { url, port, tableName, queueUrl, dlqUrl, dynamodbEndpoint, sqsEndpoint, region, stop };
+    return { url, port, tableName, queueUrl, queueArn, dlqUrl, dynamodbEndpoint, sqsEndpoint, region, stop };
   } catch (error) {
     await stop().catch(() => undefined);
     throw error;
