@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { scanTable } from '../lib/local/scan-table';
 import * as z from 'zod';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../lib/local/dynamodb-local';
 import { freePort } from '../lib/local/free-port.cjs';
@@ -13,7 +13,7 @@ import { startLocalRuntime } from '../lib/local/runtime';
 import { startSqsEmulator } from '../lib/local/sqs-emulator';
 import { createStore, type Store } from '../lambdas/shared/store';
 import { startTcpProxy } from '../test/support/tcp-proxy';
-import { machine } from './harness';
+import { machine, writeMarkedSection } from './harness';
 
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 
@@ -160,7 +160,7 @@ async function main(): Promise<void> {
     // Reports still in flight through the duplicating proxy land before the events are counted.
     await webhook.drain();
 
-    const items = await scanAll(store);
+    const items = await scanTable(store);
     dispatches = new Map(items.filter((item) => item.entity === 'dispatch').map((item) => dispatchRow.parse(item)).map((row) => [row.dispatchId, row]));
     const eventCounts = new Map<string, Record<string, number>>();
     let dayRollup = 0;
@@ -372,21 +372,10 @@ const rollupRow = z.object({ dispatchCount: z.number() });
 type DispatchRow = z.infer<typeof dispatchRow>;
 
 async function readDispatches(store: Store): Promise<Map<string, DispatchRow>> {
-  const items = await scanAll(store, 'entity = :dispatch', { ':dispatch': 'dispatch' });
+  const items = await scanTable(store, { expression: 'entity = :dispatch', values: { ':dispatch': 'dispatch' } });
   return new Map(items.map((item) => dispatchRow.parse(item)).map((row): [string, DispatchRow] => [row.dispatchId, row]));
 }
 
-/** A script may scan: it reads the whole table to prove what is (and is not) in it. */
-async function scanAll(store: Store, filter?: string, values?: Record<string, unknown>): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let cursor: Record<string, unknown> | undefined;
-  do {
-    const page = await store.db.send(new ScanCommand({ TableName: store.tableName, ExclusiveStartKey: cursor, ...(filter ? { FilterExpression: filter, ExpressionAttributeValues: values } : {}) }));
-    items.push(...(page.Items ?? []));
-    cursor = page.LastEvaluatedKey;
-  } while (cursor);
-  return items;
-}
 
 const BEGIN = '<!-- chaos-figures:begin (written by npm run chaos) -->';
 const END = '<!-- chaos-figures:end -->';
@@ -395,8 +384,6 @@ function writeDoc(r: Record<string, unknown> & { machine: ReturnType<typeof mach
   const path = join(PROJECT_ROOT, 'docs', 'failure-and-load.md');
   const row = (name: string, value: unknown) => `| ${name} | ${typeof value === 'string' || typeof value === 'number' ? value : JSON.stringify(value)} |`;
   const section = [
-    BEGIN,
-    '',
     `Run on ${String(r.date)} with \`CHAOS_SENDS=${String(r.sends)} npm run chaos\`: ${r.machine.cpu}, ${r.machine.memoryGiB} GiB, ${r.machine.os}, Node ${r.machine.node}; everything on that machine.`,
     '',
     '| figure | value |',
@@ -416,14 +403,8 @@ function writeDoc(r: Record<string, unknown> & { machine: ReturnType<typeof mach
     row('dispatches in the table (incl. enqueue_failed from the queue cut)', `${String(r.dispatchesInTable)} (${String(r.enqueueFailed)})`),
     row('what was killed when', r.killed.map((event) => `${event.at} s: ${event.what}`).join('; ')),
     row('problems found', r.problems),
-    '',
-    END,
   ].join('\n');
-  const doc = readFileSync(path, 'utf8');
-  const start = doc.indexOf(BEGIN);
-  const end = doc.indexOf(END);
-  if (start < 0 || end < 0) throw new Error(`${path} has no chaos-figures markers`);
-  writeFileSync(path, `${doc.slice(0, start)}${section}${doc.slice(end + END.length)}`);
+  writeMarkedSection(path, BEGIN, END, section);
 }
 
 const RESULTS_PATH = join(PROJECT_ROOT, 'bench', 'chaos-results.json');

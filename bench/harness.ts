@@ -145,3 +145,15 @@ export function printTable(rows: Row[]): void {
   console.log(line(['#', 'what', 'figure', 'target', 'verdict']));
   for (const row of rows) console.log(line([row.id, row.what, row.figure, row.target, row.verdict]) + (row.note ? `\n    ↳ ${row.note}` : ''));
 }
+
+/**
+ * Replaces what stands between `begin` and `end` (both kept) in a hand-written doc, so a run's
+ * figures can live inside prose that explains them.
+ */
+export function writeMarkedSection(path: string, begin: string, end: string, section: string): void {
+  const doc = readFileSync(path, 'utf8');
+  const start = doc.indexOf(begin);
+  const stop = doc.indexOf(end);
+  if (start < 0 || stop < 0) throw new Error(`${path} has no ${begin} … ${end} markers`);
+  writeFileSync(path, `${doc.slice(0, start)}${begin}\n\n${section}\n\n${end}${doc.slice(stop + end.length)}`);
+}

@@ -1,12 +1,12 @@
 import '../bin/node-check.cjs';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { scanTable } from '../lib/local/scan-table';
 import autocannon from 'autocannon';
 import { PROJECT_ROOT } from '../lib/local/paths';
 import { startLocalRuntime } from '../lib/local/runtime';
 import { createStore, type Store } from '../lambdas/shared/store';
-import { machine } from './harness';
+import { machine, writeMarkedSection } from './harness';
 
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 
@@ -78,7 +78,7 @@ async function main(): Promise<void> {
     const drainSeconds = (Date.now() - drainStarted) / 1000;
 
     // Exactly once: one provider call, one DELIVERED event, and one count in every report rollup.
-    const items = await scanAll(store);
+    const items = await scanTable(store);
     const deliveredEvents = new Map<string, number>();
     let rollupCount = 0;
     let tagRollupCount = 0;
@@ -156,23 +156,10 @@ interface DispatchRow {
 }
 
 async function readDispatches(store: Store): Promise<Map<string, DispatchRow>> {
-  const items = await scanAll(store, 'entity = :dispatch', { ':dispatch': 'dispatch' });
+  const items = await scanTable(store, { expression: 'entity = :dispatch', values: { ':dispatch': 'dispatch' } });
   return new Map(items.map((item) => [item.dispatchId as string, item as unknown as DispatchRow]));
 }
 
-/** A script may scan: it reads the whole table to prove what is (and is not) in it. */
-async function scanAll(store: Store, filter?: string, values?: Record<string, unknown>): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let cursor: Record<string, unknown> | undefined;
-  do {
-    const page = await store.db.send(
-      new ScanCommand({ TableName: store.tableName, ExclusiveStartKey: cursor, ...(filter ? { FilterExpression: filter, ExpressionAttributeValues: values } : {}) }),
-    );
-    items.push(...(page.Items ?? []));
-    cursor = page.LastEvaluatedKey;
-  } while (cursor);
-  return items;
-}
 
 const BEGIN = '<!-- load-figures:begin (written by npm run load) -->';
 const END = '<!-- load-figures:end -->';
@@ -180,8 +167,6 @@ const END = '<!-- load-figures:end -->';
 function writeDoc(r: LoadResults): void {
   const path = join(PROJECT_ROOT, 'docs', 'failure-and-load.md');
   const table = [
-    BEGIN,
-    '',
     `Run on ${r.date}: ${r.machine.cpu}, ${r.machine.memoryGiB} GiB, ${r.machine.os}, Node ${r.machine.node}; DynamoDB Local, the SQS emulator, the consumer and autocannon all on that machine.`,
     '',
     '| figure | value |',
@@ -201,14 +186,8 @@ function writeDoc(r: LoadResults): void {
     `| dispatches in the table | ${r.dispatchesInTable} |`,
     `| queue messages the reconciler added for long-queued dispatches | ${r.reconcilerRequeues} |`,
     `| verdict | ${r.verdict} |`,
-    '',
-    END,
   ].join('\n');
-  const doc = readFileSync(path, 'utf8');
-  const start = doc.indexOf(BEGIN);
-  const end = doc.indexOf(END);
-  if (start < 0 || end < 0) throw new Error(`${path} has no load-figures markers`);
-  writeFileSync(path, `${doc.slice(0, start)}${table}${doc.slice(end + END.length)}`);
+  writeMarkedSection(path, BEGIN, END, table);
 }
 
 main().catch((error: unknown) => {

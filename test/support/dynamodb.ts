@@ -1,5 +1,5 @@
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { scanTable } from '../../lib/local/scan-table';
 import { ensureTable } from '../../lib/local/bootstrap';
 import { createStore, type Store } from '../../lambdas/shared/store';
 
@@ -26,13 +26,5 @@ export async function createTestTable(): Promise<Store & { drop(): Promise<void>
 }
 
 /** Every item of a store's table. Tests may scan: they read it all to prove what is (and is not) in it. */
-export async function scanAll(store: Store): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let cursor: Record<string, unknown> | undefined;
-  do {
-    const page = await store.db.send(new ScanCommand({ TableName: store.tableName, ExclusiveStartKey: cursor }));
-    items.push(...(page.Items ?? []));
-    cursor = page.LastEvaluatedKey;
-  } while (cursor);
-  return items;
-}
+/** Every item of the table (tests read whole tables to prove what is and is not in them). */
+export const scanAll = (store: Store): Promise<Record<string, unknown>[]> => scanTable(store);
