@@ -12,6 +12,7 @@ import { ProviderError, type Provider } from '../../lambdas/domain/providers/pro
 import { sandboxCallCount, sandboxProvider } from '../../lambdas/domain/providers/sandbox';
 import { statusWebhook, type WebhookPayload } from '../../lambdas/domain/providers/whatsapp-webhook';
 import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
+import { clearWorkspaceCache } from '../../lambdas/domain/workspaces/workspace-lookup';
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import type { Store } from '../../lambdas/shared/store';
 import { keys } from '../../lambdas/shared/table';
@@ -64,9 +65,9 @@ async function reportCatcher() {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/webhooks/whatsapp`, bodies, close: () => new Promise((resolve) => server.close(resolve)) };
 }
-const attempt = (dispatchId: string, receiveCount = 1): DeliveryAttempt => ({ dispatchId, receiveCount, maxReceives: 5 });
-const deliver = (dispatchId: string, provider: Provider, receiveCount = 1, now?: Date) =>
-  deliverDispatch(attempt(dispatchId, receiveCount), { providerFor: () => provider, store: env.table, ...(now ? { now: () => now } : {}) });
+const attempt = (dispatchId: string, workspaceId: string, receiveCount = 1): DeliveryAttempt => ({ dispatchId, workspaceId, receiveCount, maxReceives: 5 });
+const deliver = (dispatchId: string, workspaceId: string, provider: Provider, receiveCount = 1, now?: Date) =>
+  deliverDispatch(attempt(dispatchId, workspaceId, receiveCount), { providerFor: () => provider, store: env.table, ...(now ? { now: () => now } : {}) });
 const itemsOf = async (dispatchId: string) => (await env.table.scanAll()).filter((item) => item.pk === `DSP#${dispatchId}`);
 const rollupsOf = async (ws: string) =>
   (await env.table.scanAll()).filter((item) => typeof item.pk === 'string' && (item.pk.startsWith(`WS#${ws}#RT#`) || item.pk.startsWith(`WS#${ws}#RD#`) || item.pk === `WS#${ws}#RW`));
@@ -76,8 +77,8 @@ describe('the deliver consumer against DynamoDB Local', () => {
     const { ws, dispatchId } = await queuedDispatch();
     const { provider, calls } = scriptedProvider(accept);
 
-    expect(await deliver(dispatchId, provider)).toBe('sent');
-    expect(await deliver(dispatchId, provider, 2)).toBe('skipped');
+    expect(await deliver(dispatchId, ws, provider)).toBe('sent');
+    expect(await deliver(dispatchId, ws, provider, 2)).toBe('skipped');
     expect(await applyStatus(dispatchId, { to: 'sent', occurredAt: new Date().toISOString() }, env.table)).toBe(false);
 
     expect(calls).toEqual([dispatchId]);
@@ -96,14 +97,14 @@ describe('the deliver consumer against DynamoDB Local', () => {
   it('fits a dispatch with the maximum 20 tags into one first-report transaction', async () => {
     const tags = Array.from({ length: 20 }, (_, i) => `tag-${i}`);
     const { ws, dispatchId } = await queuedDispatch(tags);
-    expect(await deliver(dispatchId, scriptedProvider(accept).provider)).toBe('sent');
+    expect(await deliver(dispatchId, ws, scriptedProvider(accept).provider)).toBe('sent');
     expect((await itemsOf(dispatchId)).filter((item) => item.entity === 'tagLink')).toHaveLength(20);
     expect(await rollupsOf(ws)).toHaveLength(20 * 2 + 1);
   });
 
   it('takes a dispatch that fails after being sent back out of the reports', async () => {
     const { ws, dispatchId } = await queuedDispatch(['promo']);
-    await deliver(dispatchId, scriptedProvider(accept).provider);
+    await deliver(dispatchId, ws, scriptedProvider(accept).provider);
     await applyProviderReports(
       statusWebhook(`sandbox:${ws}`, [{ id: 'w', status: 'failed', timestamp: String(Math.floor(Date.now() / 1000)), biz_opaque_callback_data: dispatchId, errors: [{ code: 131047 }] }]),
       env.table,
@@ -142,14 +143,14 @@ describe('the deliver consumer against DynamoDB Local', () => {
     };
 
     const first = await receive();
-    await expect(deliverDispatch({ dispatchId, receiveCount: first.receiveCount, maxReceives: 5 }, { providerFor: () => dying, store: deadStore })).rejects.toThrow('consumer killed');
+    await expect(deliverDispatch({ dispatchId, workspaceId: ws, receiveCount: first.receiveCount, maxReceives: 5 }, { providerFor: () => dying, store: deadStore })).rejects.toThrow('consumer killed');
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'processing' });
 
     // The message comes back once its visibility timeout is over (made to pass at once here).
     await env.queues.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: env.queues.queueUrl, ReceiptHandle: first.receiptHandle, VisibilityTimeout: 0 }));
     const second = await receive();
     expect(second.receiveCount).toBe(2);
-    expect(await deliverDispatch({ dispatchId, receiveCount: second.receiveCount, maxReceives: 5 }, { providerFor: () => sandbox, store: env.table })).toBe('skipped');
+    expect(await deliverDispatch({ dispatchId, workspaceId: ws, receiveCount: second.receiveCount, maxReceives: 5 }, { providerFor: () => sandbox, store: env.table })).toBe('skipped');
 
     // The reconciler finds the attempt stale and settles what it cannot know.
     const { settledUnknown } = await reconcile(new Date(Date.now() + QUEUED_GRACE_MS + STALE_ATTEMPT_MS), env.table, env.queues);
@@ -167,23 +168,61 @@ describe('the deliver consumer against DynamoDB Local', () => {
     await reports.close();
   });
 
+  it('leaves nothing claimed when the consumer dies before the provider has the message: the message comes back and is delivered, once', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    const provider = scriptedProvider(accept);
+    clearWorkspaceCache(); // a fresh container
+    // The process dies while it reads the workspace (a cold container; the table does not answer):
+    // from then on nothing it would do reaches the table or the provider.
+    let killed = false;
+    const dyingStore: Store = {
+      tableName: env.table.tableName,
+      db: {
+        send: (command: { input: { Key?: { sk?: string } } }) => {
+          if (command.input.Key?.sk === 'WS') killed = true;
+          return killed ? Promise.reject(new Error('consumer killed')) : env.table.db.send(command as never);
+        },
+      } as unknown as Store['db'],
+    };
+    await expect(deliverDispatch(attempt(dispatchId, ws), { providerFor: () => provider.provider, store: dyingStore })).rejects.toThrow('consumer killed');
+    expect(provider.calls).toEqual([]);
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'queued' });
+
+    // Long after: the reconciler finds no dead attempt to settle as unknown, and the message's return delivers it.
+    await reconcile(new Date(Date.now() + QUEUED_GRACE_MS + STALE_ATTEMPT_MS), env.table, env.queues);
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'queued' });
+    expect(await deliver(dispatchId, ws, provider.provider, 2)).toBe('sent');
+    expect(provider.calls).toEqual([dispatchId]);
+  });
+
+  it('loads the provider’s credentials before it claims: credentials that cannot be read leave the dispatch unclaimed for the retry', async () => {
+    const { ws, dispatchId } = await queuedDispatch([]);
+    const provider = scriptedProvider(accept);
+    const unready: Provider = { ...provider.provider, ready: () => Promise.reject(new ProviderError('transient', 'credentials_unavailable', 'Secrets Manager did not answer')) };
+    expect(await deliver(dispatchId, ws, unready, 1)).toBe('retry');
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'queued' });
+    expect((await itemsOf(dispatchId)).find((item) => item.sk === 'DSP')).not.toHaveProperty('attemptStartedAt');
+    expect(await deliver(dispatchId, ws, provider.provider, 2)).toBe('sent');
+    expect(provider.calls).toEqual([dispatchId]);
+  });
+
   it('retries a transient refusal with a new attempt, and fails the dispatch on the last receive', async () => {
     const retried = await queuedDispatch([]);
     const flaky = scriptedProvider(refuse('transient', '130429'), accept);
-    expect(await deliver(retried.dispatchId, flaky.provider, 1)).toBe('retry');
+    expect(await deliver(retried.dispatchId, retried.ws, flaky.provider, 1)).toBe('retry');
     expect(await getDispatch(retried.ws, retried.dispatchId, env.table)).toMatchObject({ status: 'processing' });
-    expect(await deliver(retried.dispatchId, flaky.provider, 2)).toBe('sent');
+    expect(await deliver(retried.dispatchId, retried.ws, flaky.provider, 2)).toBe('sent');
     expect(flaky.calls).toHaveLength(2);
 
     const exhausted = await queuedDispatch([]);
     const down = scriptedProvider(refuse('transient', '131000'));
-    expect(await deliver(exhausted.dispatchId, down.provider, 5)).toBe('failed');
+    expect(await deliver(exhausted.dispatchId, exhausted.ws, down.provider, 5)).toBe('failed');
     expect(await getDispatch(exhausted.ws, exhausted.dispatchId, env.table)).toMatchObject({ status: 'failed', failureCode: 'retries_exhausted:131000' });
   });
 
   it('fails a permanently refused dispatch with the provider’s code and a REJECTED event, and counts nothing for reports', async () => {
     const { ws, dispatchId } = await queuedDispatch(['promo']);
-    expect(await deliver(dispatchId, scriptedProvider(refuse('permanent', '131026')).provider)).toBe('failed');
+    expect(await deliver(dispatchId, ws, scriptedProvider(refuse('permanent', '131026')).provider)).toBe('failed');
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'failed', failureCode: '131026' });
     const event = (await itemsOf(dispatchId)).find((item) => item.sk === 'EVT#REJECTED');
     expect(event).toMatchObject({ status: 'REJECTED', failureCode: '131026', phone: '+6281234567890' });
@@ -248,7 +287,7 @@ describe('the queue around the consumer', () => {
 
   it('re-enqueues a released attempt whose queue message was lost, minutes later and not before', async () => {
     const released = await queuedDispatch([], new Date(Date.now() - 10 * 60_000));
-    expect(await deliver(released.dispatchId, scriptedProvider(refuse('transient', '130429')).provider)).toBe('retry');
+    expect(await deliver(released.dispatchId, released.ws, scriptedProvider(refuse('transient', '130429')).provider)).toBe('retry');
     await env.queues.receiveAll(); // its queue message was lost
     const message = { dispatchId: released.dispatchId, workspaceId: released.ws };
 
@@ -257,6 +296,6 @@ describe('the queue around the consumer', () => {
     expect(RELEASED_GRACE_MS).toBeLessThanOrEqual(5 * 60_000);
     await reconcile(new Date(Date.now() + RELEASED_GRACE_MS + 1_000), env.table, env.queues);
     expect(await env.queues.receiveAll()).toContainEqual(message);
-    expect(await deliver(released.dispatchId, scriptedProvider(accept).provider, 2)).toBe('sent');
+    expect(await deliver(released.dispatchId, released.ws, scriptedProvider(accept).provider, 2)).toBe('sent');
   });
 });

@@ -39,7 +39,7 @@ async function sentAt(ws: string, at: string, tags: string[], options: { templat
     },
     { store: env.table, queue: env.queues },
   );
-  await deliverDispatch({ dispatchId, receiveCount: 1, maxReceives: 5 }, { providerFor: () => options.provider ?? accepting, store: env.table });
+  await deliverDispatch({ dispatchId, workspaceId: ws, receiveCount: 1, maxReceives: 5 }, { providerFor: () => options.provider ?? accepting, store: env.table });
   return dispatchId;
 }
 

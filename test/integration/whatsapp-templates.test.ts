@@ -199,7 +199,7 @@ describe('sends of synced templates', () => {
     graph.received.length = 0;
     graph.answer = () => ({ status: 200, body: { messaging_product: 'whatsapp', messages: [{ id: 'wamid.synced' }] } });
     const provider = whatsAppCloudProvider({ baseUrl: graph.baseUrl, timeoutMs: 2_000, credentials: () => Promise.resolve({ accessToken: 'token-1', appSecret: 's', verifyToken: 'v' }) });
-    expect(await deliverQueuedDispatch({ dispatchId, receiveCount: 1, maxReceives: 5 }, { providerFor: () => provider, store: env.table })).toEqual({ outcome: 'sent' });
+    expect(await deliverQueuedDispatch({ dispatchId, workspaceId: ws, receiveCount: 1, maxReceives: 5 }, { providerFor: () => provider, store: env.table })).toEqual({ outcome: 'sent' });
     expect(graph.received[0]!.url).toBe(`/v26.0/pn-${ws}/messages`);
     expect((graph.received[0]!.body as { template: unknown }).template).toEqual({
       name: 'reservation_confirmation',
@@ -276,7 +276,7 @@ describe('an expired access token (Graph error 190)', () => {
 
     graph.answer = () => ({ status: 401, body: readWhatsAppTemplateFixture('error-190.json') });
     const provider = whatsAppCloudProvider({ baseUrl: graph.baseUrl, timeoutMs: 2_000, credentials: () => Promise.resolve({ accessToken: 'expired', appSecret: 's', verifyToken: 'v' }) });
-    const deliver = (receiveCount: number) => deliverQueuedDispatch({ dispatchId, receiveCount, maxReceives: 5 }, { providerFor: () => provider, store: env.table });
+    const deliver = (receiveCount: number) => deliverQueuedDispatch({ dispatchId, workspaceId: ws, receiveCount, maxReceives: 5 }, { providerFor: () => provider, store: env.table });
 
     expect(await deliver(1)).toEqual({ outcome: 'retry', afterSeconds: 2 });
     expect(await deliver(4)).toEqual({ outcome: 'retry', afterSeconds: 16 });

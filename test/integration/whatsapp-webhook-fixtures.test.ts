@@ -76,7 +76,7 @@ async function sentDispatch(workspaceId: string, to: string, answer: string | nu
     { store: env.table, queue: env.queues },
   );
   const provider = { send: () => (answer ? Promise.resolve({ providerMessageId: answer }) : Promise.reject(new ProviderError('unknown', 'timeout', 'lost'))), settle: () => Promise.resolve() };
-  await deliverDispatch({ dispatchId, receiveCount: 1, maxReceives: 5 }, { providerFor: () => provider, store: env.table });
+  await deliverDispatch({ dispatchId, workspaceId, receiveCount: 1, maxReceives: 5 }, { providerFor: () => provider, store: env.table });
   return dispatchId;
 }
 

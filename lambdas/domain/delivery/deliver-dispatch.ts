@@ -25,6 +25,8 @@ export type DeliveryOutcome = 'sent' | 'failed' | 'unknown' | 'retry' | 'held' |
 
 export interface DeliveryAttempt {
   dispatchId: string;
+  /** From the queue message: lets everything but the provider call happen before the claim. */
+  workspaceId: string;
   /** How often the queue has handed this message out, this time included. */
   receiveCount: number;
   /** After this many receives the message goes to the DLQ: the last chance to settle it. */
@@ -41,24 +43,41 @@ export interface DeliveryDependencies {
  * Delivers one queued dispatch at most once (issue 4): claim it, call the workspace's provider,
  * and record the verdict. A redelivered message, a second consumer or a retry after a crash
  * finds the claim taken and never calls the provider again.
+ *
+ * A claim is taken only when nothing but the provider request is left to do: the workspace and
+ * the provider's credentials are loaded first. A consumer that dies before it claims leaves the
+ * dispatch `queued` for its message's return; one that dies between claim and call leaves it
+ * `unknown` for good (the provider never reports what it never had), so that gap is kept to the
+ * request itself (issue 15: the chaos run's consumer kills).
  */
 export async function deliverDispatch(attempt: DeliveryAttempt, deps: DeliveryDependencies): Promise<DeliveryOutcome> {
   const now = deps.now ?? (() => new Date());
+  let sender = await readySender(attempt.workspaceId, deps, now());
+  const lastChance = attempt.receiveCount >= attempt.maxReceives;
+  if (sender instanceof ProviderError && !lastChance) {
+    logger.warn('Provider not ready; dispatch left queued for its retry', { dispatchId: attempt.dispatchId, kind: sender.kind, code: sender.code });
+    return 'retry';
+  }
+
   const claim = await claimDispatch(attempt.dispatchId, now(), deps.store);
   if (!claim.claimed) return settleUnclaimable(claim.current, now(), deps.store);
-
   const dispatch = claim.dispatch;
-  const workspace = await lookUpWorkspace(dispatch.workspaceId, now(), deps.store);
-  const phoneNumberId = sendingNumberOf(workspace);
+  // The queue message is ours, so this never differs; if it did, the dispatch's own workspace decides.
+  if (dispatch.workspaceId !== attempt.workspaceId) {
+    logger.error('Queue message named another workspace than its dispatch', { dispatchId: dispatch.dispatchId });
+    sender = await readySender(dispatch.workspaceId, deps, now());
+  }
+  // Still not ready on the message's last receive: settled as a refused attempt would be.
+  if (sender instanceof ProviderError) return recordVerdict(dispatch, sender, attempt, now(), deps.store);
   try {
-    const { providerMessageId } = await callProvider(deps.providerFor(workspace.settings), {
+    const { providerMessageId } = await callProvider(sender.provider, {
       dispatchId: dispatch.dispatchId,
       to: dispatch.to,
       templateName: dispatch.providerTemplateName,
       language: dispatch.language,
       bodyParameters: dispatch.bodyParameters,
       ...dispatch.templateParameters,
-      ...(phoneNumberId ? { phoneNumberId } : {}),
+      ...(sender.phoneNumberId ? { phoneNumberId: sender.phoneNumberId } : {}),
     });
     await applyStatus(dispatch.dispatchId, { to: 'sent', occurredAt: now().toISOString(), providerMessageId }, deps.store, dispatch);
     return 'sent';
@@ -67,6 +86,27 @@ export async function deliverDispatch(attempt: DeliveryAttempt, deps: DeliveryDe
     logger.info('Provider did not accept', { dispatchId: dispatch.dispatchId, kind: verdict.kind, code: verdict.code });
     return recordVerdict(dispatch, verdict, attempt, now(), deps.store);
   }
+}
+
+interface Sender {
+  provider: Provider;
+  phoneNumberId: string | undefined;
+}
+
+/**
+ * The workspace's provider, ready to send: its settings read and its credentials loaded. A table
+ * that does not answer throws (the message comes back); credentials that cannot be loaded are the
+ * provider's verdict, returned.
+ */
+async function readySender(workspaceId: string, deps: DeliveryDependencies, now: Date): Promise<Sender | ProviderError> {
+  const workspace = await lookUpWorkspace(workspaceId, now, deps.store);
+  const provider = deps.providerFor(workspace.settings);
+  try {
+    await provider.ready?.();
+  } catch (error) {
+    return error instanceof ProviderError ? error : new ProviderError('transient', 'provider_not_ready', (error as Error).message, { cause: error });
+  }
+  return { provider, phoneNumberId: sendingNumberOf(workspace) };
 }
 
 /** What the consumer does with the queue message: done with it, or see it again after a pause. */

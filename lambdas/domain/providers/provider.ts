@@ -34,6 +34,12 @@ export class ProviderError extends Error {
 }
 
 export interface Provider {
+  /**
+   * Loads what a send needs (credentials), so that once a dispatch is claimed nothing but the
+   * request itself stands between the claim and the provider having the message. Throws
+   * ProviderError. Providers with nothing to load leave it out.
+   */
+  ready?(): Promise<void>;
   /** Resolves with the provider's message id when accepted; throws ProviderError otherwise. */
   send(message: ProviderMessage): Promise<{ providerMessageId: string }>;
   /** Waits for work the provider started in the background (the sandbox's reports). */

@@ -22,14 +22,18 @@ interface GraphResponse {
  */
 export function whatsAppCloudProvider(options: WhatsAppCloudOptions): Provider {
   const request = options.fetch ?? fetch;
+  const loadCredentials = async (): Promise<WhatsAppCredentials> => {
+    try {
+      return await options.credentials();
+    } catch (error) {
+      throw new ProviderError('transient', 'credentials_unavailable', 'WhatsApp credentials could not be read', { cause: error });
+    }
+  };
   return {
+    // Secrets Manager is read here, before a dispatch is claimed; `send` then finds them cached.
+    ready: async () => void (await loadCredentials()),
     async send(message: ProviderMessage) {
-      let credentials: WhatsAppCredentials;
-      try {
-        credentials = await options.credentials();
-      } catch (error) {
-        throw new ProviderError('transient', 'credentials_unavailable', 'WhatsApp credentials could not be read', { cause: error });
-      }
+      const credentials = await loadCredentials();
       const phoneNumberId = message.phoneNumberId ?? credentials.phoneNumberId;
       if (!phoneNumberId) throw new ProviderError('permanent', 'no_phone_number_id', 'No WhatsApp phone number id is configured for this workspace');
 

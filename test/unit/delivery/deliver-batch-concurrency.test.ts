@@ -1,4 +1,4 @@
-import { UpdateCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-jest';
@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { deliverBatch } from '../../../lambdas/handlers/deliver';
 import { sqsEvent } from '../../../lib/testing/sqs-events';
 import { lambdaContext } from '../../support/events';
+import { workspace, WORKSPACE } from '../../support/send-fixtures';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const sqs = mockClient(SQSClient);
@@ -23,6 +24,7 @@ describe('deliver consumer, two batches in one process at once', () => {
   it('answers each batch with exactly its own failed records', async () => {
     const failingId = '8f14e45f-ceea-467a-9575-000000000001';
     const settledId = '8f14e45f-ceea-467a-9575-000000000002';
+    ddb.on(GetCommand).resolves({ Item: workspace });
     ddb.on(UpdateCommand).callsFake(async (input: { Key: { pk: string } }) => {
       // The table refuses one claim at once; the other finds its dispatch long delivered, a little later.
       if (input.Key.pk === `DSP#${failingId}`) throw Object.assign(new Error('table refused the claim'), { name: 'ValidationException' });
@@ -31,8 +33,8 @@ describe('deliver consumer, two batches in one process at once', () => {
     });
     sqs.on(ChangeMessageVisibilityCommand).resolves({});
     const first = sqsEvent([
-      { messageId: 'a-1', body: { dispatchId: failingId, workspaceId: 'ws-a' } },
-      { messageId: 'a-2', body: { dispatchId: settledId, workspaceId: 'ws-a' } },
+      { messageId: 'a-1', body: { dispatchId: failingId, workspaceId: WORKSPACE } },
+      { messageId: 'a-2', body: { dispatchId: settledId, workspaceId: WORKSPACE } },
     ]);
     // An unreadable message is dropped at once: this batch starts and ends while the first is still at work.
     const second = sqsEvent([{ messageId: 'b-1', body: 'not json' }]);

@@ -22,6 +22,18 @@ const message = { dispatchId: '3f2b0c1e-5d6a-4b7c-8d9e-0f1a2b3c4d5e', to: '+6281
 const verdict = (promise: Promise<unknown>) => promise.then(() => undefined, (error: ProviderError) => [error.kind, error.code]);
 
 describe('WhatsApp Cloud API provider', () => {
+  it('loads its credentials when asked to get ready, before any request, and names a credential store that does not answer as transient', async () => {
+    let reads = 0;
+    const ready = whatsAppCloudProvider({ baseUrl, timeoutMs: 1_000, credentials: () => ((reads += 1), Promise.resolve({ accessToken: 't', appSecret: 's', verifyToken: 'v' })) });
+    await ready.ready!();
+    expect([reads, received]).toEqual([1, []]);
+
+    const unreachable = whatsAppCloudProvider({ baseUrl, timeoutMs: 1_000, credentials: () => Promise.reject(new Error('Secrets Manager timed out')) });
+    expect(await verdict(unreachable.ready!())).toEqual(['transient', 'credentials_unavailable']);
+    expect(await verdict(unreachable.send(message))).toEqual(['transient', 'credentials_unavailable']);
+    expect(received).toEqual([]);
+  });
+
   it('posts the template with its body parameters and the dispatch id as callback data, with the bearer token', async () => {
     answer = () => ({ status: 200, body: { messaging_product: 'whatsapp', messages: [{ id: 'wamid.HBg' }] } });
     await expect(provider().send(message)).resolves.toEqual({ providerMessageId: 'wamid.HBg' });
