@@ -54,6 +54,8 @@ export const keys = {
   dayTagRollup: (ws: string, day: string, tag: string): ItemKey => ({ pk: partitions.tagsOfDay(ws, day).value, sk: tag }),
   /** Which workspace owns a WhatsApp business phone number (for inbound messages). */
   whatsappNumber: (phoneNumberId: string): ItemKey => ({ pk: `WANUM#${phoneNumberId}`, sk: 'WANUM' }),
+  /** How far the provider's reports on a sending number have come (lambdas/domain/delivery/report-evidence.ts). */
+  numberReports: (phoneNumberId: string): ItemKey => ({ pk: `WANUM#${phoneNumberId}`, sk: 'REPORTED' }),
   /** Which workspace owns a WhatsApp Business Account (template sync, account-level webhooks). */
   whatsappBusinessAccount: (businessAccountId: string): ItemKey => ({ pk: `WABA#${businessAccountId}`, sk: 'WABA' }),
   /** A number that opted out of the workspace's marketing messages ("Stop promotions"). */
@@ -200,6 +202,7 @@ export type Entity =
   | 'dayTagRollup'
   | 'dayRollup'
   | 'whatsappNumber'
+  | 'numberReports'
   | 'whatsappBusinessAccount'
   | 'marketingOptOut'
   | 'providerMessage';

@@ -1,5 +1,6 @@
 import { clearCaches as clearSecretsAndParameters } from '@aws-lambda-powertools/parameters';
 import { clearApiKeyCache } from '../../lambdas/domain/api-keys/authenticate';
+import { clearReportEvidence } from '../../lambdas/domain/delivery/report-evidence';
 import { clearSendAllowanceLeases } from '../../lambdas/domain/messages/send-rate';
 import { clearSandboxCalls } from '../../lambdas/domain/providers/sandbox';
 import { clearTemplateCache } from '../../lambdas/domain/templates/template-lookup';
@@ -24,6 +25,8 @@ export const containerCaches = {
   secrets: clearSecretsAndParameters,
   /** The sandbox provider's calls per dispatch (its `0429` numbers refuse twice per dispatch). */
   sandboxCalls: clearSandboxCalls,
+  /** How far this container last moved a number's report evidence: lambdas/domain/delivery/report-evidence.ts. */
+  reportEvidence: clearReportEvidence,
 } as const;
 
 /** Forgets every per-container cache and lease, as a cold start would. Call it in `beforeEach`. */

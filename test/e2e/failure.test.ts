@@ -149,7 +149,7 @@ describe('the dispatch queue unavailable, then back (docs/api.md#send-a-message)
 
     // The reconciler, however late it runs, leaves the failed dispatch alone: it is never sent.
     const { reconcile } = await import('../../lambdas/domain/delivery/reconcile');
-    expect(await reconcile(new Date(Date.now() + 60 * 60_000))).toEqual({ requeued: 0, settledUnknown: 0 });
+    expect(await reconcile(new Date(Date.now() + 60 * 60_000))).toEqual({ requeued: 0, resent: 0, settledUnknown: 0 });
     expect((await call(runtime.url, 'GET', pathOf(routes.getMessage, { dispatchId: failedId }), { apiKey: KEY })).body).toMatchObject({ status: 'failed', failureCode: 'enqueue_failed' });
     expect([sandboxCallCount(failedId), sandboxCallCount(dispatchId)]).toEqual([0, 1]);
   }, 30_000);

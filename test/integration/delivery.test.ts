@@ -5,7 +5,7 @@ import { deliverDispatch, STALE_ATTEMPT_MS, type DeliveryAttempt } from '../../l
 import { claimDispatch } from '../../lambdas/domain/delivery/delivery-attempt';
 import { applyStatus } from '../../lambdas/domain/delivery/dispatch-status';
 import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
-import { QUEUED_GRACE_MS, RELEASED_GRACE_MS, reconcile } from '../../lambdas/domain/delivery/reconcile';
+import { DEAD_ATTEMPT_UNKNOWN_MS, QUEUED_GRACE_MS, RELEASED_GRACE_MS, reconcile, REPORT_SILENCE_MS } from '../../lambdas/domain/delivery/reconcile';
 import { getDispatch } from '../../lambdas/domain/messages/dispatch-repository';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import { ProviderError, type Provider } from '../../lambdas/domain/providers/provider';
@@ -50,6 +50,14 @@ async function queuedDispatch(trackingTags = ['promo', 'launch'], createdAt = ne
     { store: env.table, queue: env.queues },
   );
   return { ws, dispatchId };
+}
+/** Another dispatch in workspace `ws`, queued now. */
+async function sendAfter(ws: string): Promise<string> {
+  const { dispatchId } = await sendTemplateMessage(
+    { workspaceId: ws, apiClient: { id: randomUUID(), name: 'k' }, to: '081234567891', templateId: TEMPLATE_ID, variables: { name: 'C', order: '2' }, tagIds: [], trackingTags: [], now: new Date() },
+    { store: env.table, queue: env.queues },
+  );
+  return dispatchId;
 }
 /** Stands in for our webhook: keeps what the sandbox reports, for the test to deliver when it chooses. */
 async function reportCatcher() {
@@ -153,7 +161,10 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect(await deliverDispatch({ dispatchId, workspaceId: ws, receiveCount: second.receiveCount, maxReceives: 5 }, { providerFor: () => sandbox, store: env.table })).toBe('skipped');
 
     // The reconciler finds the attempt stale and settles what it cannot know.
-    const { settledUnknown } = await reconcile(new Date(Date.now() + QUEUED_GRACE_MS + STALE_ATTEMPT_MS), env.table, env.queues);
+    // With no report on the number since, nothing shows the provider never had it: after the bound,
+    // the reconciler settles what it cannot know, and never sends it again.
+    expect((await reconcile(new Date(Date.now() + REPORT_SILENCE_MS + 1_000), env.table, env.queues)).resent).toBe(0);
+    const { settledUnknown } = await reconcile(new Date(Date.now() + DEAD_ATTEMPT_UNKNOWN_MS + 1_000), env.table, env.queues);
     expect(settledUnknown).toBeGreaterThanOrEqual(1);
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'unknown', sentAt: null });
 
@@ -193,6 +204,37 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'queued' });
     expect(await deliver(dispatchId, ws, provider.provider, 2)).toBe('sent');
     expect(provider.calls).toEqual([dispatchId]);
+  });
+
+  it('sends again, once, a dispatch whose consumer died with its claim in flight, once the number’s reports show the provider never took it', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    // The claim reached the table; the consumer was killed before it heard back, so it never called.
+    await claimDispatch(dispatchId, new Date(Date.now() - 1_000), env.table);
+    const provider = scriptedProvider(accept);
+
+    // A dispatch the number sent after that claim is reported on: the reports are flowing.
+    const later = await sendAfter(ws);
+    expect(await deliver(later, ws, provider.provider)).toBe('sent');
+    const report = statusWebhook(`sandbox:${ws}`, [{ id: 'wamid.later', status: 'delivered', timestamp: String(Math.floor(Date.now() / 1000)), biz_opaque_callback_data: later }]);
+    expect(await applyProviderReports(report, env.table)).toMatchObject({ applied: 1 });
+
+    // A minute on, the attempt is dead but a late report could still come: nothing yet.
+    const message = { dispatchId, workspaceId: ws };
+    await env.queues.receiveAll(); // both sends' own queue messages, consumed
+    await reconcile(new Date(Date.now() + 2 * STALE_ATTEMPT_MS), env.table, env.queues);
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'processing' });
+    expect(await env.queues.receiveAll()).not.toContainEqual(message);
+    // After the silence: no report came for it, though one came for what was sent after it.
+    expect((await reconcile(new Date(Date.now() + REPORT_SILENCE_MS + 1_000), env.table, env.queues)).resent).toBeGreaterThanOrEqual(1);
+    expect(await env.queues.receiveAll()).toContainEqual(message);
+    expect(await deliver(dispatchId, ws, provider.provider, 2)).toBe('sent');
+    expect(provider.calls).toEqual([later, dispatchId]);
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent' });
+    expect((await itemsOf(dispatchId)).map((item) => item.sk).sort()).toEqual(['DSP', 'EVT#ACCEPTED', 'TAG#promo']);
+    // Sent once: a later run leaves it alone.
+    await reconcile(new Date(Date.now() + DEAD_ATTEMPT_UNKNOWN_MS + 1_000), env.table, env.queues);
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent' });
+    expect(await env.queues.receiveAll()).not.toContainEqual(message);
   });
 
   it('loads the provider’s credentials before it claims: credentials that cannot be read leave the dispatch unclaimed for the retry', async () => {
@@ -277,8 +319,8 @@ describe('the queue around the consumer', () => {
     expect(await env.queues.receiveAll()).not.toContainEqual({ dispatchId: stuck.dispatchId, workspaceId: stuck.ws });
     expect(again.requeued).toBe(0);
 
-    const dead = await queuedDispatch([], new Date(Date.now() - 10 * 60_000));
-    await claimDispatch(dead.dispatchId, new Date(Date.now() - 5 * 60_000), env.table);
+    const dead = await queuedDispatch([], new Date(Date.now() - 30 * 60_000));
+    await claimDispatch(dead.dispatchId, new Date(Date.now() - DEAD_ATTEMPT_UNKNOWN_MS - 60_000), env.table);
     const summary = await reconcile(new Date(), env.table, env.queues);
     expect(summary.settledUnknown).toBeGreaterThanOrEqual(1);
     expect(await getDispatch(dead.ws, dead.dispatchId, env.table)).toMatchObject({ status: 'unknown' });

@@ -11,8 +11,9 @@ import { claimDispatch, releaseClaim } from './delivery-attempt';
 import { applyStatus } from './dispatch-status';
 
 /**
- * An attempt older than this without a verdict belongs to a consumer that died mid-call: the
- * provider may have the message, so it is never sent again, only settled as unknown.
+ * An attempt older than this without a verdict belongs to a consumer that died with its claim in
+ * flight (a provider call ends within PROVIDER_TIMEOUT_MS, the function within 30 s): the
+ * reconciler judges it (lambdas/domain/delivery/reconcile.ts).
  */
 export const STALE_ATTEMPT_MS = 60_000;
 
@@ -60,7 +61,7 @@ export async function deliverDispatch(attempt: DeliveryAttempt, deps: DeliveryDe
   }
 
   const claim = await claimDispatch(attempt.dispatchId, now(), deps.store);
-  if (!claim.claimed) return settleUnclaimable(claim.current, now(), deps.store);
+  if (!claim.claimed) return settleUnclaimable(claim.current);
   const dispatch = claim.dispatch;
   // The queue message is ours, so this never differs; if it did, the dispatch's own workspace decides.
   if (dispatch.workspaceId !== attempt.workspaceId) {
@@ -165,16 +166,11 @@ async function recordVerdict(dispatch: Dispatch, verdict: ProviderError, attempt
   }
 }
 
-/** The claim was refused: already settled (nothing to do), or held by an attempt that died. */
-async function settleUnclaimable(current: Dispatch | undefined, now: Date, store?: Store): Promise<DeliveryOutcome> {
-  if (!current) {
-    logger.warn('Queue named a dispatch that does not exist');
-    return 'skipped';
-  }
-  const attemptAge = current.attemptStartedAt ? now.getTime() - Date.parse(current.attemptStartedAt) : 0;
-  if (current.status === 'processing' && attemptAge > STALE_ATTEMPT_MS) {
-    await applyStatus(current.dispatchId, { to: 'unknown', occurredAt: now.toISOString() }, store, current);
-    return 'unknown';
-  }
+/**
+ * The claim was refused: already settled, or held by another attempt, live or dead. A dead one is
+ * the reconciler's to judge (sent again or settled `unknown`, decision 63), never this message's.
+ */
+function settleUnclaimable(current: Dispatch | undefined): DeliveryOutcome {
+  if (!current) logger.warn('Queue named a dispatch that does not exist');
   return 'skipped';
 }

@@ -20,6 +20,7 @@ import {
 import { optOutFromReply } from '../workspaces/marketing-opt-out';
 import { applyTemplateWebhook } from '../templates/template-webhook';
 import { workspaceOfNumber } from '../workspaces/workspace-number';
+import { noteReport } from './report-evidence';
 import { applyStatus, type StatusChange } from './dispatch-status';
 import { findProviderMessage } from './provider-message';
 
@@ -105,7 +106,7 @@ async function applyMessagesChange(change: MessagesChange, summary: ReportSummar
       skip(status.reason, { phoneNumberId, detail: status.detail });
       continue;
     }
-    const outcome = await applyStatusReport(workspaceId, status.value, store);
+    const outcome = await applyStatusReport(workspaceId, phoneNumberId, status.value, store);
     if (outcome === 'applied') summary.applied += 1;
     else if (outcome !== 'unchanged') skip(outcome, { phoneNumberId, providerMessageId: status.value.providerMessageId });
   }
@@ -150,10 +151,12 @@ function senderOf(from: { phone: string | null; userId: string | null }, contact
  * echoed), applied only to a dispatch of the workspace that owns the number. A `read` is kept as
  * `readAt` (after the delivered it implies), and Meta's pricing on the dispatch.
  */
-async function applyStatusReport(workspaceId: string, status: ProviderStatus, store: Store): Promise<'applied' | 'unchanged' | SkipReason> {
+async function applyStatusReport(workspaceId: string, phoneNumberId: string, status: ProviderStatus, store: Store): Promise<'applied' | 'unchanged' | SkipReason> {
   const dispatch = await dispatchOf(status, store);
   if (!dispatch) return 'unknown_message_id';
   if (dispatch.workspaceId !== workspaceId) return 'foreign_dispatch';
+  // Reports are flowing for what the number sent up to then: the reconciler's evidence for dead claims.
+  if (dispatch.sentAt) await noteReport(phoneNumberId, dispatch.sentAt, store);
   const moved = await applyStatus(dispatch.dispatchId, statusChangeOf(status), store, dispatch);
   const read = status.status === 'read' && (await writeIfAllowed(readReceiptUpdate(dispatch.dispatchId, status.occurredAt), store));
   if (status.pricing) await writeIfAllowed(pricingUpdate(dispatch.dispatchId, status.pricing), store);

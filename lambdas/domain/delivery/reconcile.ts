@@ -6,10 +6,14 @@ import type { Store } from '../../shared/store';
 import { PENDING_SHARDS } from '../../shared/table';
 import { isConditionFailed, writeOne } from '../../shared/writes';
 import { enqueueDispatch } from '../messages/dispatch-queue';
-import type { DispatchStatus } from '../messages/dispatch';
+import type { Dispatch, DispatchStatus } from '../messages/dispatch';
 import { pendingDispatches, requeueUpdate } from '../messages/dispatch-repository';
+import { lookUpWorkspace } from '../workspaces/workspace-lookup';
+import { sendingNumberOf } from '../workspaces/workspace-number';
 import { STALE_ATTEMPT_MS } from './deliver-dispatch';
+import { releaseClaim } from './delivery-attempt';
 import { applyStatus } from './dispatch-status';
+import { EVIDENCE_GRAIN_MS, reportedThrough } from './report-evidence';
 
 /** A dispatch `queued` this long has likely lost its queue message (the gap between transaction and send). */
 export const QUEUED_GRACE_MS = 2 * 60_000;
@@ -19,35 +23,75 @@ export const QUEUED_GRACE_MS = 2 * 60_000;
  * Idle a minute past that, its message is gone: queue it again.
  */
 export const RELEASED_GRACE_MS = (dispatchQueueSettings.visibilityTimeoutSeconds + 60) * 1000;
+/**
+ * A dead attempt (a consumer killed with its claim in flight) is sent again once the provider has
+ * reported on what the number sent after it, and this long has passed without a report for it: had
+ * the provider taken it, its `sent` report would have come (WhatsApp's come within seconds).
+ */
+export const REPORT_SILENCE_MS = 5 * 60_000;
+/** Without that evidence (no reports flowing for the number), a dead attempt is settled `unknown` after this. */
+export const DEAD_ATTEMPT_UNKNOWN_MS = 15 * 60_000;
 /** Work per run is bounded; what is left waits for the next run. */
 const MAX_PER_SHARD = 200;
 
 export interface ReconcileSummary {
   requeued: number;
+  /** Dead attempts the provider never took, queued again. */
+  resent: number;
   settledUnknown: number;
 }
 
 /**
- * Finds dispatches that stopped moving (docs/architecture.md#the-delivery-path): `queued` ones whose queue message never went
- * out are queued again; `processing` ones whose provider call died are settled as `unknown`
- * (never sent again). Reads only the sparse pending index, one Query per shard.
+ * Finds dispatches that stopped moving (docs/architecture.md#the-delivery-path): `queued` ones whose
+ * queue message never went out, and released attempts whose message was lost, are queued again. A
+ * dead attempt (`processing`, its claim older than a minute) is sent again when the number's reports
+ * show the provider never took it, and settled `unknown` (never sent again) when nothing can show
+ * it (decision 63). Reads only the sparse pending index, one Query per shard.
  */
 export async function reconcile(now: Date, store: Store = defaultStore(), queue: QueueTarget = defaultQueue()): Promise<ReconcileSummary> {
-  const summary: ReconcileSummary = { requeued: 0, settledUnknown: 0 };
+  const summary: ReconcileSummary = { requeued: 0, resent: 0, settledUnknown: 0 };
   const cutoff = new Date(now.getTime() - QUEUED_GRACE_MS).toISOString();
+  const evidence = reportEvidence(now, store);
   for (let shard = 0; shard < PENDING_SHARDS; shard++) {
     for (const dispatch of await pendingDispatches(shard, cutoff, MAX_PER_SHARD, store)) {
-      const attemptAge = dispatch.attemptStartedAt ? now.getTime() - Date.parse(dispatch.attemptStartedAt) : 0;
       const idleFor = now.getTime() - Date.parse(dispatch.updatedAt);
-      if (dispatch.status === 'processing' && dispatch.attemptStartedAt && attemptAge > STALE_ATTEMPT_MS) {
-        if (await applyStatus(dispatch.dispatchId, { to: 'unknown', occurredAt: now.toISOString() }, store, dispatch)) summary.settledUnknown += 1;
-      } else if (dispatch.status === 'queued' || (dispatch.status === 'processing' && !dispatch.attemptStartedAt && idleFor > RELEASED_GRACE_MS)) {
+      if (dispatch.status === 'processing' && dispatch.attemptStartedAt) {
+        const verdict = await deadAttemptVerdict(dispatch, dispatch.attemptStartedAt, now, evidence);
+        if (verdict === 'resend' && (await resend(dispatch, now, store, queue))) summary.resent += 1;
+        if (verdict === 'unknown' && (await applyStatus(dispatch.dispatchId, { to: 'unknown', occurredAt: now.toISOString() }, store, dispatch))) summary.settledUnknown += 1;
+      } else if (dispatch.status === 'queued' || (dispatch.status === 'processing' && idleFor > RELEASED_GRACE_MS)) {
         if (await requeue(dispatch.dispatchId, dispatch.workspaceId, dispatch.status, now, store, queue)) summary.requeued += 1;
       }
     }
   }
-  if (summary.requeued || summary.settledUnknown) logger.info('Reconciled stuck dispatches', { ...summary });
+  if (summary.requeued || summary.resent || summary.settledUnknown) logger.info('Reconciled stuck dispatches', { ...summary });
   return summary;
+}
+
+/** How far the reports on a workspace's sending number have come, read once per number and run. */
+function reportEvidence(now: Date, store: Store) {
+  const byNumber = new Map<string, Promise<string | undefined>>();
+  return async (workspaceId: string): Promise<string | undefined> => {
+    const number = sendingNumberOf(await lookUpWorkspace(workspaceId, now, store));
+    if (!number) return undefined;
+    if (!byNumber.has(number)) byNumber.set(number, reportedThrough(number, store));
+    return byNumber.get(number);
+  };
+}
+
+async function deadAttemptVerdict(dispatch: Dispatch, attemptStartedAt: string, now: Date, evidence: (workspaceId: string) => Promise<string | undefined>) {
+  const attemptAge = now.getTime() - Date.parse(attemptStartedAt);
+  if (attemptAge <= STALE_ATTEMPT_MS) return 'alive';
+  const reportedThrough = attemptAge >= REPORT_SILENCE_MS ? await evidence(dispatch.workspaceId) : undefined;
+  if (reportedThrough && Date.parse(reportedThrough) >= Date.parse(attemptStartedAt) - EVIDENCE_GRAIN_MS) return 'resend';
+  return attemptAge >= DEAD_ATTEMPT_UNKNOWN_MS ? 'unknown' : 'wait';
+}
+
+/** Gives the dead claim back, then queues the dispatch for a new one. */
+async function resend(dispatch: Dispatch, now: Date, store: Store, queue: QueueTarget): Promise<boolean> {
+  await releaseClaim(dispatch, now, store);
+  logger.warn('Dead attempt never reached the provider; sending again', { dispatchId: dispatch.dispatchId, attemptStartedAt: dispatch.attemptStartedAt });
+  return requeue(dispatch.dispatchId, dispatch.workspaceId, 'processing', now, store, queue);
 }
 
 /** Moves the dispatch's pending entry forward first, so the next run does not queue it again. */

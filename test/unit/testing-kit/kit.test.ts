@@ -24,6 +24,7 @@ const moduleState: Record<string, keyof typeof containerCaches | { notACache: st
   'lambdas/domain/workspaces/workspace-lookup.ts cache': 'workspaces',
   'lambdas/domain/messages/send-rate.ts leases': 'sendRateLeases',
   'lambdas/domain/messages/send-rate.ts reserving': 'sendRateLeases',
+  'lambdas/domain/delivery/report-evidence.ts written': 'reportEvidence',
   'lambdas/domain/providers/sandbox.ts callsByDispatch': 'sandboxCalls',
   'lambdas/domain/providers/sandbox.ts pendingReports': { notACache: 'reports in flight; settleProviders() awaits them' },
   'lambdas/shared/default-store.ts fromConfig': { notACache: 'the table named by TABLE_NAME, which is fixed per container' },
