@@ -14,6 +14,21 @@ export interface Row {
   target: string;
   verdict: 'met' | 'missed' | 'reported';
   note?: string;
+  /** The figure as numbers, for tools reading bench/results.json: what was measured against what. */
+  numbers?: RowNumbers;
+}
+
+/**
+ * A row's figure in numbers. `baseline` and `ratio` are null where the target is absolute (the
+ * health bundle's 40 KB); `target` is then in `unit`, else it is the largest ratio that passes,
+ * and null on a row that only reports.
+ */
+export interface RowNumbers {
+  unit: string;
+  measured: number;
+  baseline: number | null;
+  ratio: number | null;
+  target: number | null;
 }
 
 export interface AwsCall {
@@ -140,7 +155,8 @@ ${history(root)}`,
 }
 
 export function printTable(rows: Row[]): void {
-  const widths = ['id', 'what', 'figure', 'target', 'verdict'].map((key) => Math.max(key.length, ...rows.map((row) => String(row[key as keyof Row] ?? '').length)));
+  const columns = ['id', 'what', 'figure', 'target', 'verdict'] as const;
+  const widths = columns.map((key) => Math.max(key.length, ...rows.map((row) => row[key].length)));
   const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ');
   console.log(line(['#', 'what', 'figure', 'target', 'verdict']));
   for (const row of rows) console.log(line([row.id, row.what, row.figure, row.target, row.verdict]) + (row.note ? `\n    ↳ ${row.note}` : ''));

@@ -21,6 +21,8 @@ const CONSUMERS: { handler: string; access: RouteDefinition['access'] }[] = [
 const SAMPLES = 9;
 const SIZE_TARGET = 1.2;
 const INIT_TARGET = 1.25;
+/** A function with no AWS client has an empty baseline, so it is held to a size instead of a ratio. */
+const CLIENTLESS_SIZE_TARGET_KIB = 40;
 
 /** The esbuild options `cdk synth` derives from the stack's bundling options. */
 export function esbuildOptionsForStack(): BuildOptions {
@@ -153,18 +155,26 @@ export async function coldStart(options: { env: NodeJS.ProcessEnv; apiKey: strin
     for (const [handler, bundle] of bundles) {
       const baseline = baselines.get(bundle.baseline)!;
       const ratio = bundle.kib / baseline.kib;
-      const clientless = bundle.baseline === 'none';
+      if (bundle.baseline === 'none') {
+        rows.push({
+          id: `1a ${handler}`,
+          what: `bundle size, ${handler} (no AWS client, so no SDK baseline)`,
+          figure: `${bundle.kib.toFixed(0)} KB`,
+          target: `≤ ${CLIENTLESS_SIZE_TARGET_KIB} KB`,
+          verdict: bundle.kib <= CLIENTLESS_SIZE_TARGET_KIB ? 'met' : 'missed',
+          ...(bundle.kib > CLIENTLESS_SIZE_TARGET_KIB ? { note: `largest parts: ${largestExtras(bundle.packages, new Map())}` } : {}),
+          numbers: { unit: 'KB', measured: bundle.kib, baseline: null, ratio: null, target: CLIENTLESS_SIZE_TARGET_KIB },
+        });
+        continue;
+      }
       rows.push({
         id: `1a ${handler}`,
         what: `bundle size, ${handler} (baseline: SDK clients for ${bundle.baseline})`,
         figure: `${bundle.kib.toFixed(0)} KB vs ${baseline.kib.toFixed(0)} KB (×${ratio.toFixed(2)})`,
         target: `≤ ×${SIZE_TARGET}`,
         verdict: ratio <= SIZE_TARGET ? 'met' : 'missed',
-        ...(clientless
-          ? { note: 'the function has no AWS client, so its baseline is an empty handler and no ratio can be met' }
-          : ratio > SIZE_TARGET
-            ? { note: `beyond the baseline: ${largestExtras(bundle.packages, baseline.packages)}` }
-            : {}),
+        ...(ratio > SIZE_TARGET ? { note: `beyond the baseline: ${largestExtras(bundle.packages, baseline.packages)}` } : {}),
+        numbers: { unit: 'KB', measured: bundle.kib, baseline: baseline.kib, ratio, target: SIZE_TARGET },
       });
     }
 
@@ -202,18 +212,22 @@ export async function coldStart(options: { env: NodeJS.ProcessEnv; apiKey: strin
       const rss = Math.max(...own.map((s) => s.maxRssKiB));
       if (rss > peakRss.kib) peakRss = { kib: rss, handler };
       options.log(`  ${handler}: ${ownMs.toFixed(0)} ms vs ${baseMs.toFixed(0)} ms (status ${statuses})`);
+      const clientless = bundle.baseline === 'none';
+      const answered = statuses.split('/').every((status) => /^2/.test(status)) ? [] : [`answered ${statuses}`];
       rows.push({
         id: `1b ${handler}`,
         what: `cold start ${routes[routeId].method} ${routes[routeId].path}: import + first answer, median of ${SAMPLES} fresh processes`,
         figure: `${ownMs.toFixed(0)} ms (import ${median(own.map((s) => s.importMs)).toFixed(0)}) vs ${baseMs.toFixed(0)} ms (×${ratio.toFixed(2)})`,
-        target: `≤ ×${INIT_TARGET}`,
-        verdict: ratio <= INIT_TARGET ? 'met' : 'missed',
-        ...(statuses.split('/').every((status) => /^2/.test(status)) ? {} : { note: `answered ${statuses}` }),
-        ...(bundle.baseline === 'none'
-          ? { note: 'no AWS client: the baseline is an empty handler, so this is the absolute cost of the HTTP stack' }
-          : ratio > INIT_TARGET
-            ? { note: `import time follows the code beyond the baseline (row 1a ${handler}: ${(bundle.kib - baseline.kib).toFixed(0)} KB more to load)` }
-            : {}),
+        // An empty handler's cold start is Node's own: no ratio to it means anything, so the
+        // function is held to its bundle size (row 1a) and its time is reported.
+        target: clientless ? 'reported' : `≤ ×${INIT_TARGET}`,
+        verdict: clientless ? 'reported' : ratio <= INIT_TARGET ? 'met' : 'missed',
+        ...(clientless || ratio <= INIT_TARGET
+          ? answered.length
+            ? { note: answered.join('; ') }
+            : {}
+          : { note: [...answered, `import time follows the code beyond the baseline (row 1a ${handler}: ${(bundle.kib - baseline.kib).toFixed(0)} KB more to load)`].join('; ') }),
+        numbers: { unit: 'ms', measured: ownMs, baseline: baseMs, ratio, target: clientless ? null : INIT_TARGET },
       });
     }
     rows.push({ id: '7b', what: 'peak RSS of one handler process (import + one request)', figure: `${(peakRss.kib / 1024).toFixed(0)} MiB (${peakRss.handler})`, target: 'reported', verdict: 'reported' });
