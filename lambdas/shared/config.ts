@@ -44,10 +44,9 @@ const schema = z.object({
   /** CloudWatch namespace of the business metrics; the stack sets one per stack (lambdas/shared/metrics.ts). */
   POWERTOOLS_METRICS_NAMESPACE: z.string().min(1).default('MessagingApi-local'),
   /**
-   * 'true' stops Powertools writing metrics (EMF lines) to stdout. Powertools reads it itself when
-   * lambdas/shared/metrics.ts builds its Metrics; it is declared here so a wrong value fails the cold
-   * start like any other. Unset on Lambda; the local runtime and the tests set it, so their output
-   * carries no EMF.
+   * 'true' stops lambdas/shared/metrics.ts writing metrics (EMF lines) to stdout; Powertools' name
+   * for the switch, kept from when Powertools Metrics wrote them. Unset on Lambda; the local runtime
+   * and the tests set it, so their output carries no EMF.
    */
   POWERTOOLS_METRICS_DISABLED: z.enum(['true', 'false']).optional(),
 });
