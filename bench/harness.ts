@@ -140,16 +140,19 @@ ${table}
 
 How the rows are measured:
 - 1a: each function bundled with esbuild from lib/constructs/bundling.ts (the options the stack builds with), against a
-  bundle of only the AWS SDK clients its grants allow (lambdas/routes.ts \`access\`), constructed and called once.
+  bundle of only the AWS SDK clients its grants allow (lambdas/routes.ts \`access\`), constructed and called once. A
+  function with no AWS client (health) has no such baseline and is held to 40 KB; its cold start is reported.
 - 1b: a fresh \`node --enable-source-maps\` process per sample imports the bundle and answers one API Gateway event;
   DynamoDB and SQS answer from a recording on loopback (bench/aws-replay.ts), so the time is init plus our code and the
   SDK's. Function and baseline samples alternate; medians. Node's own boot is not included on either side.
-- 2: handlers invoked in a child process with the clients' network replaced by the recording; per-request elapsed time
-  (no I/O) and mean process CPU. 3: autocannon over HTTP against the same transaction and message sent directly with the
+- 2: handlers invoked in a child process with the clients' network replaced by the recording, against an SDK-only
+  handler that sends the commands one warm request of the route sent (concurrent ones together), on the same clients
+  against the same recording, requests alternating; mean process CPU per request, elapsed p50/p99 beside it. 3: autocannon over HTTP against the same transaction and message sent directly with the
   SDK, rounds alternating. 7a: RSS sampled every 50 ms in the bench process, which hosts the runtime and autocannon.
 
 Rerun: \`npm run bench\` (needs Java 17+ for DynamoDB Local); \`npm run bench -- --only 1,3\` runs some rows and writes
-nothing. Machine-readable results: \`bench/results.json\`.
+nothing. Machine-readable results: \`bench/results.json\` (rows with a \`numbers\` entry carry the measured value, its
+baseline, the ratio and the target as numbers).
 ${history(root)}`,
   );
 }
