@@ -8,7 +8,7 @@ import { FUNCTION_BUNDLING, FUNCTION_NODE_OPTIONS } from '../../lib/constructs/b
 import { lambdaContext } from '../../lib/local/api-gateway-event';
 import { routeEntries, routes, type RouteDefinition, type RouteId } from '../../lambdas/routes';
 import { routeEvent } from '../../test/support/events';
-import { startAwsStub } from '../aws-replay';
+import { startAwsStub, type AwsRequest } from '../aws-replay';
 import { median, type Row } from '../harness';
 
 const run = promisify(execFile);
@@ -65,6 +65,47 @@ export function baselineSource(access: RouteDefinition['access']): string {
     lines.push('export const secrets = new SecretsManagerClient({ region });');
   }
   return [...lines, 'export const handler = async () => {', ...calls, "  return { statusCode: 200, body: '{}' };", '};'].join('\n');
+}
+
+/**
+ * Row 1b's baseline for one route: the SDK clients its grants allow, constructed as
+ * lambdas/shared/clients.ts does, and a handler that sends exactly the requests the route's first
+ * answer sent (as recorded on the wire, so through the low-level commands), those sent together
+ * together. Its time is the SDK's share of the cold start; the rest is ours.
+ */
+export function sameCallsSource(access: RouteDefinition['access'], calls: AwsRequest[][]): string {
+  const commandsOf = (prefix: string) => [...new Set(calls.flat().flatMap(({ operation }) => (operation.startsWith(prefix) ? [`${operation.slice(prefix.length)}Command`] : [])))];
+  const dynamoCommands = commandsOf('DynamoDB_20120810.');
+  const sqsCommands = commandsOf('AmazonSQS.');
+  const lines = ['const region = process.env.AWS_REGION;'];
+  if (access.table) {
+    lines.unshift(`import { DynamoDBClient, ${dynamoCommands.join(', ')} } from '@aws-sdk/client-dynamodb';`, "import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';");
+    lines.push('export const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({ region, endpoint: process.env.DYNAMODB_ENDPOINT }));');
+  }
+  if (access.queue) {
+    lines.unshift(`import { SQSClient, ${sqsCommands.join(', ')} } from '@aws-sdk/client-sqs';`);
+    lines.push('export const sqs = new SQSClient({ region, endpoint: process.env.SQS_ENDPOINT });');
+  }
+  if (access.secrets) {
+    lines.unshift("import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';");
+    lines.push('export const secrets = new SecretsManagerClient({ region });');
+  }
+  const send = ({ operation, body }: AwsRequest) => {
+    const [service, name] = operation.split('.') as [string, string];
+    return `${service.startsWith('AmazonSQS') ? 'sqs' : 'dynamo'}.send(new ${name}Command(${body}))`;
+  };
+  const groups = calls.map((group) => `  await Promise.all([${group.map(send).join(', ')}]);`);
+  return [...lines, 'export const handler = async () => {', ...groups, "  return { statusCode: 200, body: '{}' };", '};'].join('\n');
+}
+
+/** `GetItem + 16× Query ∥ 2× GetItem + …`: recorded calls by operation, those made together joined by ∥. */
+function describeRequests(calls: AwsRequest[][]): string {
+  const describeGroup = (group: AwsRequest[]) => {
+    const counts = new Map<string, number>();
+    for (const { operation } of group) counts.set(operation.split('.')[1]!, (counts.get(operation.split('.')[1]!) ?? 0) + 1);
+    return [...counts].map(([name, n]) => (n > 1 ? `${n}× ${name}` : name)).join(' ∥ ');
+  };
+  return calls.map(describeGroup).join(' + ') || 'no calls';
 }
 
 /**
@@ -190,14 +231,16 @@ export async function coldStart(options: { env: NodeJS.ProcessEnv; apiKey: strin
     for (const [routeId, event] of initRequests(options.apiKey, options.dispatchId)) {
       const handler = routes[routeId].handler;
       const bundle = bundles.get(handler)!;
-      const baseline = baselines.get(bundle.baseline)!;
       const eventFile = join(dir, `${routeId}.event.json`);
       writeFileSync(eventFile, JSON.stringify({ event, functionName: lambdaContext(routeId).functionName }));
-      // The first run of each side records the emulators' answers; the samples replay them.
+      // The function's first run records the emulators' answers and the calls it made; its
+      // baseline makes those calls, and every sample is answered from the recording.
       stub.record();
       const recorded = await sample(bundle.file, eventFile);
-      await sample(baseline.file, eventFile);
+      const calls = stub.recordedCalls();
       stub.replay();
+      const fn = functions.find((candidate) => candidate.handler === handler)!;
+      const baseline = await bundleOf(`same-calls-${handler}`, { stdin: { contents: sameCallsSource(fn.access, calls), resolveDir: process.cwd(), sourcefile: `same-calls-${handler}.mjs`, loader: 'js' } });
       const own: Sample[] = [];
       const base: Sample[] = [];
       for (let i = 0; i < SAMPLES; i++) {
@@ -216,7 +259,7 @@ export async function coldStart(options: { env: NodeJS.ProcessEnv; apiKey: strin
       const answered = statuses.split('/').every((status) => /^2/.test(status)) ? [] : [`answered ${statuses}`];
       rows.push({
         id: `1b ${handler}`,
-        what: `cold start ${routes[routeId].method} ${routes[routeId].path}: import + first answer, median of ${SAMPLES} fresh processes`,
+        what: `cold start ${routes[routeId].method} ${routes[routeId].path}: import + first answer, median of ${SAMPLES} fresh processes, vs an SDK-only handler making its calls (${describeRequests(calls)})`,
         figure: `${ownMs.toFixed(0)} ms (import ${median(own.map((s) => s.importMs)).toFixed(0)}) vs ${baseMs.toFixed(0)} ms (×${ratio.toFixed(2)})`,
         // An empty handler's cold start is Node's own: no ratio to it means anything, so the
         // function is held to its bundle size (row 1a) and its time is reported.
