@@ -33,7 +33,16 @@ export async function warmOverhead(options: { env: NodeJS.ProcessEnv; apiKey: st
     });
     const result = JSON.parse(readFileSync(outFile, 'utf8')) as { route: Record<string, Side>; baseline: Record<string, Side>; calls: Record<string, string[]>; statuses: number[]; misses: number };
     const odd = result.statuses.filter((status) => status >= 300);
-    const shares = cpuShares(dir, { 'AWS SDK (serialise, endpoint, sign, parse)': /node_modules\/@(aws-sdk|smithy)\//, 'our code (lambdas/)': /\/lambdas\//, 'other libraries': /node_modules\//, 'garbage collection': /^\(garbage collector\)/, 'Node.js internals': /node:|^\(program\)|^\(root\)/ });
+    const shares = cpuShares(dir, {
+      'AWS SDK (serialise, endpoint, sign, parse)': /node_modules\/@(aws-sdk|smithy)\//,
+      'our code (lambdas/)': /\/lambdas\//,
+      Middy: /node_modules\/@middy\//,
+      zod: /node_modules\/zod\//,
+      'Powertools logger': /node_modules\/@aws-lambda-powertools\//,
+      'other libraries': /node_modules\//,
+      'garbage collection': /^\(garbage collector\)/,
+      'Node.js internals': /node:|^\(program\)|^\(root\)/,
+    });
     const where = `CPU profile of the run, routes and baselines together: ${Object.entries(shares).map(([area, share]) => `${area} ${(share * 100).toFixed(0)}%`).join(', ')}`;
     return Object.entries(result.route).map(([name, own], i) => {
       const baseline = result.baseline[name]!;
