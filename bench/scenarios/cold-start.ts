@@ -16,7 +16,8 @@ const run = promisify(execFile);
 /** Functions the stack deploys besides one per route (lib/constructs/delivery.ts). */
 const CONSUMERS: { handler: string; access: RouteDefinition['access'] }[] = [
   { handler: 'deliver', access: { table: 'readWrite', queue: 'send', secrets: 'whatsapp' } },
-  { handler: 'reconcile', access: { table: 'readWrite' } },
+  // Re-enqueues stuck dispatches: the stack grants it the queue too (`sendsTo`).
+  { handler: 'reconcile', access: { table: 'readWrite', queue: 'send' } },
 ];
 const SAMPLES = 9;
 const SIZE_TARGET = 1.2;

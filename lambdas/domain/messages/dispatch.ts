@@ -131,10 +131,10 @@ export const messageStatusSchema = z.object({
   readAt: z.nullable(instant()),
   /** Meta's pricing of the message as its status webhooks reported it, to reconcile with its invoice. */
   pricing: z.nullable(z.object({
-      billable: z.nullable(z.boolean()),
-      category: z.nullable(z.string()).register(z.globalRegistry, { description: 'e.g. marketing, utility, authentication, service' }),
-      pricingModel: z.nullable(z.string()).register(z.globalRegistry, { description: 'e.g. PMP (per-message pricing)' }),
-    })),
+    billable: z.nullable(z.boolean()),
+    category: z.nullable(z.string()).register(z.globalRegistry, { description: 'e.g. marketing, utility, authentication, service' }),
+    pricingModel: z.nullable(z.string()).register(z.globalRegistry, { description: 'e.g. PMP (per-message pricing)' }),
+  })),
   failureCode: z.nullable(z.string()),
 });
 export type MessageStatusResource = z.output<typeof messageStatusSchema>;

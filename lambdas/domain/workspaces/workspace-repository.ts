@@ -70,12 +70,12 @@ const changesSchema = z.strictObject({
   name: z.optional(workspaceInputSchema.shape.name),
   rupiahPerCredit: z.optional(workspaceInputSchema.shape.rupiahPerCredit),
   settings: z.optional(z.strictObject({
-      sendsPerMinute: z.optional(workspaceSettingsSchema.shape.sendsPerMinute.def.innerType),
-      dedupe: z.optional(workspaceSettingsSchema.shape.dedupe.def.innerType),
-      provider: z.optional(workspaceSettingsSchema.shape.provider.def.innerType),
-      whatsappPhoneNumberId: z.optional(z.nullable(workspaceSettingsSchema.shape.whatsappPhoneNumberId.def.innerType)),
-      whatsappBusinessAccountId: z.optional(z.nullable(workspaceSettingsSchema.shape.whatsappBusinessAccountId.def.innerType)),
-    })),
+    sendsPerMinute: z.optional(workspaceSettingsSchema.shape.sendsPerMinute.def.innerType),
+    dedupe: z.optional(workspaceSettingsSchema.shape.dedupe.def.innerType),
+    provider: z.optional(workspaceSettingsSchema.shape.provider.def.innerType),
+    whatsappPhoneNumberId: z.optional(z.nullable(workspaceSettingsSchema.shape.whatsappPhoneNumberId.def.innerType)),
+    whatsappBusinessAccountId: z.optional(z.nullable(workspaceSettingsSchema.shape.whatsappBusinessAccountId.def.innerType)),
+  })),
 });
 
 /**
