@@ -144,7 +144,8 @@ How the rows are measured:
   function with no AWS client (health) has no such baseline and is held to 40 KB; its cold start is reported.
 - 1b: a fresh \`node --enable-source-maps\` process per sample imports the bundle and answers one API Gateway event;
   DynamoDB and SQS answer from a recording on loopback (bench/aws-replay.ts), so the time is init plus our code and the
-  SDK's. Function and baseline samples alternate; medians. Node's own boot is not included on either side.
+  SDK's. The baseline imports the clients the function's grants allow and sends the requests the function's first
+  answer sent, as recorded. Function and baseline samples alternate; medians. Node's own boot is not included.
 - 2: handlers invoked in a child process with the clients' network replaced by the recording, against an SDK-only
   handler that sends the commands one warm request of the route sent (concurrent ones together), on the same clients
   against the same recording, requests alternating; mean process CPU per request, elapsed p50/p99 beside it. 3: autocannon over HTTP against the same transaction and message sent directly with the
