@@ -40,6 +40,12 @@ function acknowledge(answer: Answer, requestBody: string): Answer {
   return { ...answer, body: Buffer.from(body) };
 }
 
+/** One AWS request as it went over the wire: `DynamoDB_20120810.Query`, `AmazonSQS.SendMessage`, and its JSON body. */
+export interface AwsRequest {
+  operation: string;
+  body: string;
+}
+
 /** DynamoDB and SQS (JSON protocol) name the operation in X-Amz-Target. */
 const operationOf = (headers: Record<string, string | string[] | undefined>) => String(headers['x-amz-target'] ?? 'unknown');
 
@@ -60,20 +66,33 @@ async function readBody(stream: AsyncIterable<Buffer | Uint8Array | string>): Pr
 export async function startAwsStub(upstream: { dynamodb: string; sqs: string }) {
   const recording = new AwsRecording();
   let mode: 'record' | 'replay' = 'record';
+  // What the process being recorded asked, grouped as it asked: a request that comes while
+  // another is being answered joins that one's group.
+  let calls: AwsRequest[][] = [];
+  let answering = 0;
   const server: Server = createServer((request: IncomingMessage, response) => {
     void (async () => {
       const body = await readBody(request);
       const operation = operationOf(request.headers);
-      let answer = mode === 'replay' ? recording.find(operation, body.toString()) : undefined;
-      if (!answer) {
-        const target = operation.startsWith('AmazonSQS.') ? upstream.sqs : upstream.dynamodb;
-        const headers = Object.entries(request.headers).flatMap(([name, value]) => (typeof value === 'string' && name !== 'host' && !HOP_HEADERS.has(name) ? [[name, value] as [string, string]] : []));
-        const forwarded = await fetch(new URL(request.url ?? '/', target), { method: request.method ?? 'POST', headers, body });
-        answer = { statusCode: forwarded.status, headers: keptHeaders(forwarded.headers), body: Buffer.from(await forwarded.arrayBuffer()) };
-        recording.record(operation, body.toString(), answer);
+      if (mode === 'record') {
+        if (answering === 0) calls.push([]);
+        calls.at(-1)!.push({ operation, body: body.toString() });
       }
-      response.writeHead(answer.statusCode, { ...answer.headers, 'content-length': answer.body.length });
-      response.end(answer.body);
+      answering++;
+      try {
+        let answer = mode === 'replay' ? recording.find(operation, body.toString()) : undefined;
+        if (!answer) {
+          const target = operation.startsWith('AmazonSQS.') ? upstream.sqs : upstream.dynamodb;
+          const headers = Object.entries(request.headers).flatMap(([name, value]) => (typeof value === 'string' && name !== 'host' && !HOP_HEADERS.has(name) ? [[name, value] as [string, string]] : []));
+          const forwarded = await fetch(new URL(request.url ?? '/', target), { method: request.method ?? 'POST', headers, body });
+          answer = { statusCode: forwarded.status, headers: keptHeaders(forwarded.headers), body: Buffer.from(await forwarded.arrayBuffer()) };
+          recording.record(operation, body.toString(), answer);
+        }
+        response.writeHead(answer.statusCode, { ...answer.headers, 'content-length': answer.body.length });
+        response.end(answer.body);
+      } finally {
+        answering--;
+      }
     })().catch((error: unknown) => {
       response.writeHead(500).end(String(error));
     });
@@ -85,9 +104,13 @@ export async function startAwsStub(upstream: { dynamodb: string; sqs: string }) 
     replay(): void {
       mode = 'replay';
     },
+    /** Records from now on, and starts a new list of the calls made. */
     record(): void {
       mode = 'record';
+      calls = [];
     },
+    /** The calls made since `record()`, in groups made together. */
+    recordedCalls: (): AwsRequest[][] => calls,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

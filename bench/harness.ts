@@ -14,6 +14,21 @@ export interface Row {
   target: string;
   verdict: 'met' | 'missed' | 'reported';
   note?: string;
+  /** The figure as numbers, for tools reading bench/results.json: what was measured against what. */
+  numbers?: RowNumbers;
+}
+
+/**
+ * A row's figure in numbers. `baseline` and `ratio` are null where the target is absolute (the
+ * health bundle's 40 KB); `target` is then in `unit`, else it is the largest ratio that passes,
+ * and null on a row that only reports.
+ */
+export interface RowNumbers {
+  unit: string;
+  measured: number;
+  baseline: number | null;
+  ratio: number | null;
+  target: number | null;
 }
 
 export interface AwsCall {
@@ -125,22 +140,27 @@ ${table}
 
 How the rows are measured:
 - 1a: each function bundled with esbuild from lib/constructs/bundling.ts (the options the stack builds with), against a
-  bundle of only the AWS SDK clients its grants allow (lambdas/routes.ts \`access\`), constructed and called once.
+  bundle of only the AWS SDK clients its grants allow (lambdas/routes.ts \`access\`), constructed and called once. A
+  function with no AWS client (health) has no such baseline and is held to 40 KB; its cold start is reported.
 - 1b: a fresh \`node --enable-source-maps\` process per sample imports the bundle and answers one API Gateway event;
   DynamoDB and SQS answer from a recording on loopback (bench/aws-replay.ts), so the time is init plus our code and the
-  SDK's. Function and baseline samples alternate; medians. Node's own boot is not included on either side.
-- 2: handlers invoked in a child process with the clients' network replaced by the recording; per-request elapsed time
-  (no I/O) and mean process CPU. 3: autocannon over HTTP against the same transaction and message sent directly with the
+  SDK's. The baseline imports the clients the function's grants allow and sends the requests the function's first
+  answer sent, as recorded. Function and baseline samples alternate; medians. Node's own boot is not included.
+- 2: handlers invoked in a child process with the clients' network replaced by the recording, against an SDK-only
+  handler that sends the commands one warm request of the route sent (concurrent ones together), on the same clients
+  against the same recording, requests alternating; mean process CPU per request, elapsed p50/p99 beside it. 3: autocannon over HTTP against the same transaction and message sent directly with the
   SDK, rounds alternating. 7a: RSS sampled every 50 ms in the bench process, which hosts the runtime and autocannon.
 
 Rerun: \`npm run bench\` (needs Java 17+ for DynamoDB Local); \`npm run bench -- --only 1,3\` runs some rows and writes
-nothing. Machine-readable results: \`bench/results.json\`.
+nothing. Machine-readable results: \`bench/results.json\` (rows with a \`numbers\` entry carry the measured value, its
+baseline, the ratio and the target as numbers).
 ${history(root)}`,
   );
 }
 
 export function printTable(rows: Row[]): void {
-  const widths = ['id', 'what', 'figure', 'target', 'verdict'].map((key) => Math.max(key.length, ...rows.map((row) => String(row[key as keyof Row] ?? '').length)));
+  const columns = ['id', 'what', 'figure', 'target', 'verdict'] as const;
+  const widths = columns.map((key) => Math.max(key.length, ...rows.map((row) => row[key].length)));
   const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ');
   console.log(line(['#', 'what', 'figure', 'target', 'verdict']));
   for (const row of rows) console.log(line([row.id, row.what, row.figure, row.target, row.verdict]) + (row.note ? `\n    ↳ ${row.note}` : ''));

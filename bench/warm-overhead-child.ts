@@ -35,33 +35,128 @@ async function main(): Promise<void> {
   const invoke = async (operation: (typeof operations)[number]) => {
     const event = operation.event();
     const context = lambdaContext(operation.routeId);
-    const started = process.hrtime.bigint();
     const result = (await operation.handler(event as never, context as never)) as { statusCode: number };
-    return { ms: Number(process.hrtime.bigint() - started) / 1e6, status: result.statusCode };
+    return { status: result.statusCode };
   };
 
   // Warm up against the emulators once (recording every answer), then only from the recording.
   for (const operation of operations) await invoke(operation);
   for (const network of networks) network.replay();
   for (let i = 0; i < WARM_UP; i++) for (const operation of operations) await invoke(operation);
+  // Each route's baseline: an SDK-only handler making the calls one warm request made, on the
+  // same clients against the same recording, so the difference is what our code costs.
+  const baselines = new Map<string, SdkOnlyHandler>();
+  for (const operation of operations) baselines.set(operation.name, sdkOnlyHandler(await callsOf([dynamo, sqs], () => invoke(operation))));
+  for (let i = 0; i < WARM_UP; i++) for (const operation of operations) await timed(baselines.get(operation.name)!.handle);
   // Per request: elapsed time, which with no I/O is time on the CPU (or waiting for it on a busy
   // machine); process.cpuUsage() ticks too coarsely to time one request. Per operation: CPU
-  // consumed over all its requests, as a cross-check of the mean.
-  const samples = Object.fromEntries(operations.map((operation) => [operation.name, [] as number[]]));
-  const cpuMs = Object.fromEntries(operations.map((operation) => [operation.name, 0]));
+  // consumed over all its requests, which is the figure held against the baseline's. Route and
+  // baseline requests alternate, so both see the same machine.
+  const sides = { route: emptyTotals(operations), baseline: emptyTotals(operations) };
   const statuses = new Set<number>();
   for (let i = 0; i < ITERATIONS; i++) {
     for (const operation of operations) {
-      const before = process.cpuUsage();
-      const { ms, status } = await invoke(operation);
-      const used = process.cpuUsage(before);
-      cpuMs[operation.name]! += (used.user + used.system) / 1000;
-      samples[operation.name]!.push(ms);
-      statuses.add(status);
+      const own = await timed(() => invoke(operation));
+      sides.route.add(operation.name, own);
+      statuses.add(own.status);
+      sides.baseline.add(operation.name, await timed(baselines.get(operation.name)!.handle));
     }
   }
-  const meanCpuMs = Object.fromEntries(Object.entries(cpuMs).map(([name, total]) => [name, total / ITERATIONS]));
-  writeFileSync(outFile, JSON.stringify({ samples, meanCpuMs, statuses: [...statuses], misses: networks.reduce((sum, n) => sum + n.misses(), 0) }));
+  writeFileSync(
+    outFile,
+    JSON.stringify({
+      route: sides.route.result(),
+      baseline: sides.baseline.result(),
+      calls: Object.fromEntries([...baselines].map(([name, baseline]) => [name, baseline.commands])),
+      statuses: [...statuses],
+      misses: networks.reduce((sum, n) => sum + n.misses(), 0),
+    }),
+  );
+}
+
+interface Command {
+  readonly input: object;
+}
+interface SdkClient {
+  send(command: Command): Promise<unknown>;
+}
+
+interface Call {
+  client: SdkClient;
+  command: Command;
+}
+
+/**
+ * The commands the given clients are asked to send while `work` runs, in order, grouped as the
+ * work made them: a call started while another is still waiting joins that one's group.
+ */
+async function callsOf(clients: SdkClient[], work: () => Promise<unknown>): Promise<Call[][]> {
+  const groups: Call[][] = [];
+  let waiting = 0;
+  const sends = clients.map((client) => client.send.bind(client));
+  clients.forEach((client, i) => {
+    client.send = async (command: Command) => {
+      if (waiting === 0) groups.push([]);
+      groups.at(-1)!.push({ client, command });
+      waiting++;
+      try {
+        return await sends[i]!(command);
+      } finally {
+        waiting--;
+      }
+    };
+  });
+  try {
+    await work();
+  } finally {
+    // Own property removed: the client's prototype send is back.
+    for (const client of clients) delete (client as Partial<SdkClient>).send;
+  }
+  return groups;
+}
+
+interface SdkOnlyHandler {
+  /** The command names, as the row prints them; calls made together are joined by "∥". */
+  commands: string[];
+  handle: () => Promise<{ status: number }>;
+}
+
+/**
+ * A handler that only makes these calls, each command built anew from its input as a handler
+ * written for them would, calls the route made together made together.
+ */
+function sdkOnlyHandler(groups: Call[][]): SdkOnlyHandler {
+  const send = ({ client, command }: Call) => client.send(new (command.constructor as new (input: object) => Command)(command.input));
+  return {
+    commands: groups.map((group) => group.map(({ command }) => command.constructor.name.replace(/Command$/, '')).join(' ∥ ')),
+    async handle() {
+      for (const group of groups) await (group.length === 1 ? send(group[0]!) : Promise.all(group.map(send)));
+      return { status: 200 };
+    },
+  };
+}
+
+/** Elapsed time and process CPU of one request. */
+async function timed(request: () => Promise<{ status: number }>) {
+  const before = process.cpuUsage();
+  const started = process.hrtime.bigint();
+  const { status } = await request();
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  const used = process.cpuUsage(before);
+  return { ms, cpuMs: (used.user + used.system) / 1000, status };
+}
+
+/** Per operation: every request's elapsed time, and the mean CPU per request. */
+function emptyTotals(operations: { name: string }[]) {
+  const samples = new Map(operations.map((operation) => [operation.name, [] as number[]]));
+  const cpuMs = new Map(operations.map((operation) => [operation.name, 0]));
+  return {
+    add(name: string, request: { ms: number; cpuMs: number }): void {
+      samples.get(name)!.push(request.ms);
+      cpuMs.set(name, cpuMs.get(name)! + request.cpuMs);
+    },
+    result: () => Object.fromEntries(operations.map(({ name }) => [name, { samples: samples.get(name)!, meanCpuMs: cpuMs.get(name)! / samples.get(name)!.length }])),
+  };
 }
 
 main().then(

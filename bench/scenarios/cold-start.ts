@@ -8,7 +8,7 @@ import { FUNCTION_BUNDLING, FUNCTION_NODE_OPTIONS } from '../../lib/constructs/b
 import { lambdaContext } from '../../lib/local/api-gateway-event';
 import { routeEntries, routes, type RouteDefinition, type RouteId } from '../../lambdas/routes';
 import { routeEvent } from '../../test/support/events';
-import { startAwsStub } from '../aws-replay';
+import { startAwsStub, type AwsRequest } from '../aws-replay';
 import { median, type Row } from '../harness';
 
 const run = promisify(execFile);
@@ -16,11 +16,14 @@ const run = promisify(execFile);
 /** Functions the stack deploys besides one per route (lib/constructs/delivery.ts). */
 const CONSUMERS: { handler: string; access: RouteDefinition['access'] }[] = [
   { handler: 'deliver', access: { table: 'readWrite', queue: 'send', secrets: 'whatsapp' } },
-  { handler: 'reconcile', access: { table: 'readWrite' } },
+  // Re-enqueues stuck dispatches: the stack grants it the queue too (`sendsTo`).
+  { handler: 'reconcile', access: { table: 'readWrite', queue: 'send' } },
 ];
 const SAMPLES = 9;
 const SIZE_TARGET = 1.2;
 const INIT_TARGET = 1.25;
+/** A function with no AWS client has an empty baseline, so it is held to a size instead of a ratio. */
+const CLIENTLESS_SIZE_TARGET_KIB = 40;
 
 /** The esbuild options `cdk synth` derives from the stack's bundling options. */
 export function esbuildOptionsForStack(): BuildOptions {
@@ -63,6 +66,47 @@ export function baselineSource(access: RouteDefinition['access']): string {
     lines.push('export const secrets = new SecretsManagerClient({ region });');
   }
   return [...lines, 'export const handler = async () => {', ...calls, "  return { statusCode: 200, body: '{}' };", '};'].join('\n');
+}
+
+/**
+ * Row 1b's baseline for one route: the SDK clients its grants allow, constructed as
+ * lambdas/shared/clients.ts does, and a handler that sends exactly the requests the route's first
+ * answer sent (as recorded on the wire, so through the low-level commands), those sent together
+ * together. Its time is the SDK's share of the cold start; the rest is ours.
+ */
+export function sameCallsSource(access: RouteDefinition['access'], calls: AwsRequest[][]): string {
+  const commandsOf = (prefix: string) => [...new Set(calls.flat().flatMap(({ operation }) => (operation.startsWith(prefix) ? [`${operation.slice(prefix.length)}Command`] : [])))];
+  const dynamoCommands = commandsOf('DynamoDB_20120810.');
+  const sqsCommands = commandsOf('AmazonSQS.');
+  const lines = ['const region = process.env.AWS_REGION;'];
+  if (access.table) {
+    lines.unshift(`import { DynamoDBClient, ${dynamoCommands.join(', ')} } from '@aws-sdk/client-dynamodb';`, "import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';");
+    lines.push('export const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({ region, endpoint: process.env.DYNAMODB_ENDPOINT }));');
+  }
+  if (access.queue) {
+    lines.unshift(`import { SQSClient, ${sqsCommands.join(', ')} } from '@aws-sdk/client-sqs';`);
+    lines.push('export const sqs = new SQSClient({ region, endpoint: process.env.SQS_ENDPOINT });');
+  }
+  if (access.secrets) {
+    lines.unshift("import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';");
+    lines.push('export const secrets = new SecretsManagerClient({ region });');
+  }
+  const send = ({ operation, body }: AwsRequest) => {
+    const [service, name] = operation.split('.') as [string, string];
+    return `${service.startsWith('AmazonSQS') ? 'sqs' : 'dynamo'}.send(new ${name}Command(${body}))`;
+  };
+  const groups = calls.map((group) => `  await Promise.all([${group.map(send).join(', ')}]);`);
+  return [...lines, 'export const handler = async () => {', ...groups, "  return { statusCode: 200, body: '{}' };", '};'].join('\n');
+}
+
+/** `GetItem + 16× Query ∥ 2× GetItem + …`: recorded calls by operation, those made together joined by ∥. */
+function describeRequests(calls: AwsRequest[][]): string {
+  const describeGroup = (group: AwsRequest[]) => {
+    const counts = new Map<string, number>();
+    for (const { operation } of group) counts.set(operation.split('.')[1]!, (counts.get(operation.split('.')[1]!) ?? 0) + 1);
+    return [...counts].map(([name, n]) => (n > 1 ? `${n}× ${name}` : name)).join(' ∥ ');
+  };
+  return calls.map(describeGroup).join(' + ') || 'no calls';
 }
 
 /**
@@ -153,18 +197,26 @@ export async function coldStart(options: { env: NodeJS.ProcessEnv; apiKey: strin
     for (const [handler, bundle] of bundles) {
       const baseline = baselines.get(bundle.baseline)!;
       const ratio = bundle.kib / baseline.kib;
-      const clientless = bundle.baseline === 'none';
+      if (bundle.baseline === 'none') {
+        rows.push({
+          id: `1a ${handler}`,
+          what: `bundle size, ${handler} (no AWS client, so no SDK baseline)`,
+          figure: `${bundle.kib.toFixed(0)} KB`,
+          target: `≤ ${CLIENTLESS_SIZE_TARGET_KIB} KB`,
+          verdict: bundle.kib <= CLIENTLESS_SIZE_TARGET_KIB ? 'met' : 'missed',
+          ...(bundle.kib > CLIENTLESS_SIZE_TARGET_KIB ? { note: `largest parts: ${largestExtras(bundle.packages, new Map())}` } : {}),
+          numbers: { unit: 'KB', measured: bundle.kib, baseline: null, ratio: null, target: CLIENTLESS_SIZE_TARGET_KIB },
+        });
+        continue;
+      }
       rows.push({
         id: `1a ${handler}`,
         what: `bundle size, ${handler} (baseline: SDK clients for ${bundle.baseline})`,
         figure: `${bundle.kib.toFixed(0)} KB vs ${baseline.kib.toFixed(0)} KB (×${ratio.toFixed(2)})`,
         target: `≤ ×${SIZE_TARGET}`,
         verdict: ratio <= SIZE_TARGET ? 'met' : 'missed',
-        ...(clientless
-          ? { note: 'the function has no AWS client, so its baseline is an empty handler and no ratio can be met' }
-          : ratio > SIZE_TARGET
-            ? { note: `beyond the baseline: ${largestExtras(bundle.packages, baseline.packages)}` }
-            : {}),
+        ...(ratio > SIZE_TARGET ? { note: `beyond the baseline: ${largestExtras(bundle.packages, baseline.packages)}` } : {}),
+        numbers: { unit: 'KB', measured: bundle.kib, baseline: baseline.kib, ratio, target: SIZE_TARGET },
       });
     }
 
@@ -180,14 +232,16 @@ export async function coldStart(options: { env: NodeJS.ProcessEnv; apiKey: strin
     for (const [routeId, event] of initRequests(options.apiKey, options.dispatchId)) {
       const handler = routes[routeId].handler;
       const bundle = bundles.get(handler)!;
-      const baseline = baselines.get(bundle.baseline)!;
       const eventFile = join(dir, `${routeId}.event.json`);
       writeFileSync(eventFile, JSON.stringify({ event, functionName: lambdaContext(routeId).functionName }));
-      // The first run of each side records the emulators' answers; the samples replay them.
+      // The function's first run records the emulators' answers and the calls it made; its
+      // baseline makes those calls, and every sample is answered from the recording.
       stub.record();
       const recorded = await sample(bundle.file, eventFile);
-      await sample(baseline.file, eventFile);
+      const calls = stub.recordedCalls();
       stub.replay();
+      const fn = functions.find((candidate) => candidate.handler === handler)!;
+      const baseline = await bundleOf(`same-calls-${handler}`, { stdin: { contents: sameCallsSource(fn.access, calls), resolveDir: process.cwd(), sourcefile: `same-calls-${handler}.mjs`, loader: 'js' } });
       const own: Sample[] = [];
       const base: Sample[] = [];
       for (let i = 0; i < SAMPLES; i++) {
@@ -202,18 +256,22 @@ export async function coldStart(options: { env: NodeJS.ProcessEnv; apiKey: strin
       const rss = Math.max(...own.map((s) => s.maxRssKiB));
       if (rss > peakRss.kib) peakRss = { kib: rss, handler };
       options.log(`  ${handler}: ${ownMs.toFixed(0)} ms vs ${baseMs.toFixed(0)} ms (status ${statuses})`);
+      const clientless = bundle.baseline === 'none';
+      const answered = statuses.split('/').every((status) => /^2/.test(status)) ? [] : [`answered ${statuses}`];
       rows.push({
         id: `1b ${handler}`,
-        what: `cold start ${routes[routeId].method} ${routes[routeId].path}: import + first answer, median of ${SAMPLES} fresh processes`,
+        what: `cold start ${routes[routeId].method} ${routes[routeId].path}: import + first answer, median of ${SAMPLES} fresh processes, vs an SDK-only handler making its calls (${describeRequests(calls)})`,
         figure: `${ownMs.toFixed(0)} ms (import ${median(own.map((s) => s.importMs)).toFixed(0)}) vs ${baseMs.toFixed(0)} ms (×${ratio.toFixed(2)})`,
-        target: `≤ ×${INIT_TARGET}`,
-        verdict: ratio <= INIT_TARGET ? 'met' : 'missed',
-        ...(statuses.split('/').every((status) => /^2/.test(status)) ? {} : { note: `answered ${statuses}` }),
-        ...(bundle.baseline === 'none'
-          ? { note: 'no AWS client: the baseline is an empty handler, so this is the absolute cost of the HTTP stack' }
-          : ratio > INIT_TARGET
-            ? { note: `import time follows the code beyond the baseline (row 1a ${handler}: ${(bundle.kib - baseline.kib).toFixed(0)} KB more to load)` }
-            : {}),
+        // An empty handler's cold start is Node's own: no ratio to it means anything, so the
+        // function is held to its bundle size (row 1a) and its time is reported.
+        target: clientless ? 'reported' : `≤ ×${INIT_TARGET}`,
+        verdict: clientless ? 'reported' : ratio <= INIT_TARGET ? 'met' : 'missed',
+        ...(clientless || ratio <= INIT_TARGET
+          ? answered.length
+            ? { note: answered.join('; ') }
+            : {}
+          : { note: [...answered, `import time follows the code beyond the baseline (row 1a ${handler}: ${(bundle.kib - baseline.kib).toFixed(0)} KB more to load)`].join('; ') }),
+        numbers: { unit: 'ms', measured: ownMs, baseline: baseMs, ratio, target: clientless ? null : INIT_TARGET },
       });
     }
     rows.push({ id: '7b', what: 'peak RSS of one handler process (import + one request)', figure: `${(peakRss.kib / 1024).toFixed(0)} MiB (${peakRss.handler})`, target: 'reported', verdict: 'reported' });

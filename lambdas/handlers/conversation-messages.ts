@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../shared/zod';
 import { conversationHistory, conversationMessageSchema, cursorPageSchema } from '../domain/conversations/read-conversations';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';

@@ -3,7 +3,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from '../shared/zod';
 import { deliverQueuedDispatch } from '../domain/delivery/deliver-dispatch';
 import { providerFor, settleProviders } from '../domain/providers/provider-for';
 import { config } from '../shared/config';
@@ -12,7 +12,7 @@ import { dispatchQueueSettings } from '../shared/dispatch-queue-settings';
 import { logger } from '../shared/logger';
 import { flushMetrics } from '../shared/metrics';
 
-const messageSchema = z.object({ dispatchId: z.uuid(), workspaceId: z.string().min(1) });
+const messageSchema = z.object({ dispatchId: z.uuid(), workspaceId: z.string().check(z.minLength(1)) });
 
 /** Not a failure: the provider asked us to come back later. */
 class RetryLaterError extends Error {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../shared/zod';
 import { deliveryEventsForPhones, phoneEventsSchema } from '../domain/delivery/delivery-events';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
@@ -6,13 +6,11 @@ import { orderedDates, orderedDatesMessage, wibDate } from '../http/schemas';
 import { routes } from '../routes';
 
 export const schemas = {
-  body: z
-    .strictObject({
-      phones: z.array(z.string().min(1).max(64)).min(1).max(500),
+  body: z.strictObject({
+      phones: z.array(z.string().check(z.minLength(1), z.maxLength(64))).check(z.minLength(1), z.maxLength(500)),
       startDate: wibDate(),
       endDate: wibDate(),
-    })
-    .refine(orderedDates, orderedDatesMessage),
+    }).check(z.refine(orderedDates, orderedDatesMessage)),
   response: z.object({ items: z.array(phoneEventsSchema) }),
 };
 

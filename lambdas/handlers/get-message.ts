@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../shared/zod';
 import { messageStatusSchema, toMessageStatusResource } from '../domain/messages/dispatch';
 import { getDispatch } from '../domain/messages/dispatch-repository';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';

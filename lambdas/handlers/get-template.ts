@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../shared/zod';
 import { getApprovedTemplate } from '../domain/templates/read-templates';
 import { templateResourceSchema } from '../domain/templates/template';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../shared/zod';
 import { publicHttpHandler, type HttpRequest, type ResponseBody } from '../http/public-http-handler';
 import { ok } from '../http/responses';
 import { routes } from '../routes';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../shared/zod';
 import { listApprovedTemplates } from '../domain/templates/read-templates';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';

@@ -1,25 +1,21 @@
-import * as z from 'zod';
+import * as z from '../shared/zod';
 import { previewTemplateVersion, templatePreviewSchema } from '../domain/templates/read-templates';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
 import { uuid } from '../http/schemas';
 import { routes } from '../routes';
 
-const variable = z.strictObject({ name: z.string().min(1).max(64), value: z.unknown() });
+const variable = z.strictObject({ name: z.string().check(z.minLength(1), z.maxLength(64)), value: z.unknown() });
 
 export const schemas = {
   // API Gateway calls this segment templateId; it holds a template version id (see routes.ts).
-  path: z.object({ templateId: uuid().meta({ description: 'A template version id: the contract’s `templateVersionId`.' }) }),
+  path: z.object({ templateId: uuid().register(z.globalRegistry, { description: 'A template version id: the contract’s `templateVersionId`.' }) }),
   body: z.strictObject({
-    variables: z
-      .array(variable)
-      .max(50, 'at most 50 variables')
-      .superRefine((items, ctx) => {
+    variables: z.pipe(z.array(variable).check(z.maxLength(50, 'at most 50 variables'), z.superRefine((items, ctx) => {
         items.forEach((item, index) => {
           if (typeof item.value !== 'string') ctx.addIssue({ code: 'custom', path: [index, 'value'], message: `variable "${item.name}": value must be a string` });
         });
-      })
-      .transform((items) => items.map(({ name, value }) => ({ name, value: value as string }))),
+      })), z.transform((items) => items.map(({ name, value }) => ({ name, value: value as string })))),
   }),
   response: templatePreviewSchema,
 };

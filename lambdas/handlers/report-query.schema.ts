@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../shared/zod';
 import { bothDates, orderedDates, orderedDatesMessage, wibDate } from '../http/schemas';
 import { wibDayCount } from '../domain/time/wib';
 
@@ -8,49 +8,50 @@ import { wibDayCount } from '../domain/time/wib';
  */
 export const MAX_REPORT_DAYS = 366;
 
-const page = z.coerce.number({ error: 'must be a whole number ≥ 1' }).int('must be a whole number ≥ 1').min(1, 'must be a whole number ≥ 1').default(1);
-const limit = z.coerce.number({ error: 'must be a whole number from 1 to 100000' }).int('must be a whole number from 1 to 100000').min(1, 'must be a whole number from 1 to 100000').max(100_000, 'must be a whole number from 1 to 100000').default(50);
+const page = z._default(z.coerce.number({ error: 'must be a whole number ≥ 1' }).check(z.int('must be a whole number ≥ 1'), z.gte(1, 'must be a whole number ≥ 1')), 1);
+const limit = z._default(z.coerce.number({ error: 'must be a whole number from 1 to 100000' }).check(z.int('must be a whole number from 1 to 100000'), z.gte(1, 'must be a whole number from 1 to 100000'), z.lte(100_000, 'must be a whole number from 1 to 100000')), 50);
 /** Repeated `trackingTags=a&trackingTags=b`; given once it is one tag. */
 const trackingTags = z
-  .preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(z.string().trim().min(1).max(256)).min(1).max(20))
-  .meta({ description: 'Repeat the parameter for several tags: `trackingTags=a&trackingTags=b`.' });
+  .pipe(
+    z.transform((value) => (typeof value === 'string' ? [value] : value)),
+    z.array(z.string().check(z.trim(), z.minLength(1), z.maxLength(256))).check(z.minLength(1), z.maxLength(20)),
+  )
+  .register(z.globalRegistry, { description: 'Repeat the parameter for several tags: `trackingTags=a&trackingTags=b`.' });
 
 const period = { startDate: wibDate(), endDate: wibDate() };
 const withinMaxPeriod = (value: { startDate: string; endDate: string }) =>
   !bothDates(value) || value.startDate > value.endDate || wibDayCount(value.startDate, value.endDate) <= MAX_REPORT_DAYS;
 const maxPeriodMessage = { message: `the period may span at most ${MAX_REPORT_DAYS} days`, path: ['endDate'] };
 
-export const tagDiscoveryQuery = z
-  .object({ ...period, page, limit, prefix: z.string().min(1).max(256).optional() })
-  .refine(orderedDates, orderedDatesMessage)
-  .refine(withinMaxPeriod, maxPeriodMessage);
+export const tagDiscoveryQuery = z.object({ ...period, page, limit, prefix: z.optional(z.string().check(z.minLength(1), z.maxLength(256))) }).check(z.refine(orderedDates, orderedDatesMessage), z.refine(withinMaxPeriod, maxPeriodMessage));
 
-export const tagSummaryQuery = z
-  .object({ ...period, page, limit, trackingTags })
-  .refine(orderedDates, orderedDatesMessage)
-  .refine(withinMaxPeriod, maxPeriodMessage);
+export const tagSummaryQuery = z.object({ ...period, page, limit, trackingTags }).check(z.refine(orderedDates, orderedDatesMessage), z.refine(withinMaxPeriod, maxPeriodMessage));
 
 /**
  * The dispatch list selects either by tags (`trackingTags`, with `match` ANY, the default, or
  * ALL) or the whole workspace (`scope=WORKSPACE`, without tags or match); neither or both is 422.
  */
-export const dispatchListQuery = z
-  .object({
-    ...period,
-    page,
-    limit,
-    trackingTags: trackingTags.optional(),
-    scope: z.literal('WORKSPACE', { error: 'the only scope is WORKSPACE' }).optional(),
-    match: z.enum(['ANY', 'ALL'], { error: 'match is ANY or ALL' }).optional(),
-  })
-  .refine(orderedDates, orderedDatesMessage)
-  .refine(withinMaxPeriod, maxPeriodMessage)
-  .superRefine((query, ctx) => {
-    if (query.trackingTags && query.scope) ctx.addIssue({ code: 'custom', path: ['scope'], message: 'give trackingTags or scope=WORKSPACE, not both' });
-    else if (!query.trackingTags && !query.scope) ctx.addIssue({ code: 'custom', path: ['trackingTags'], message: 'give trackingTags (with match) or scope=WORKSPACE' });
-    else if (query.scope && query.match) ctx.addIssue({ code: 'custom', path: ['match'], message: 'match goes with trackingTags, not with scope' });
-  })
-  .transform(({ trackingTags: tags, scope, match, ...rest }) => ({
+export const dispatchListQuery = z.pipe(
+  z
+    .object({
+      ...period,
+      page,
+      limit,
+      trackingTags: z.optional(trackingTags),
+      scope: z.optional(z.literal('WORKSPACE', { error: 'the only scope is WORKSPACE' })),
+      match: z.optional(z.enum(['ANY', 'ALL'], { error: 'match is ANY or ALL' })),
+    })
+    .check(
+      z.refine(orderedDates, orderedDatesMessage),
+      z.refine(withinMaxPeriod, maxPeriodMessage),
+      z.superRefine((query, ctx) => {
+        if (query.trackingTags && query.scope) ctx.addIssue({ code: 'custom', path: ['scope'], message: 'give trackingTags or scope=WORKSPACE, not both' });
+        else if (!query.trackingTags && !query.scope) ctx.addIssue({ code: 'custom', path: ['trackingTags'], message: 'give trackingTags (with match) or scope=WORKSPACE' });
+        else if (query.scope && query.match) ctx.addIssue({ code: 'custom', path: ['match'], message: 'match goes with trackingTags, not with scope' });
+      }),
+    ),
+  z.transform(({ trackingTags: tags, scope, match, ...rest }) => ({
     ...rest,
     selector: scope ? ({ scope } as const) : { trackingTags: tags ?? [], match: match ?? ('ANY' as const) },
-  }));
+  })),
+);

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../shared/zod';
 import { checkSend, sendCheckSchema } from '../domain/delivery/send-check';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
@@ -6,7 +6,7 @@ import { uuid, wibDate } from '../http/schemas';
 import { routes } from '../routes';
 
 export const schemas = {
-  query: z.strictObject({ phone: z.string().min(1).max(64), templateId: uuid(), date: wibDate().optional() }),
+  query: z.strictObject({ phone: z.string().check(z.minLength(1), z.maxLength(64)), templateId: uuid(), date: z.optional(wibDate()) }),
   response: sendCheckSchema,
 };
 

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../shared/zod';
 import { dispatchStatuses } from '../domain/messages/dispatch';
 import { uuid } from '../http/schemas';
 
@@ -17,30 +17,30 @@ const templateContent = z.strictObject({
   type: z.literal('template'),
   templateId: uuid(),
   // A form cannot express an empty object; `content[variables]=` arrives as "".
-  variables: z.preprocess(
-    (value) => (value === '' ? {} : value),
-    z
-      .record(z.string(), z.string().max(4000))
-      .refine((variables) => Object.keys(variables).length <= 50, 'at most 50 variables')
-      .refine((variables) => variableBytes(variables) <= MAX_VARIABLE_BYTES, `at most ${MAX_VARIABLE_BYTES / 1000} KB of names and values together (UTF-8), so the message fits in one stored item`),
+  variables: z.pipe(
+    z.transform((value) => (value === '' ? {} : value)),
+    z.record(z.string(), z.string().check(z.maxLength(4000))).check(
+      z.refine((variables) => Object.keys(variables).length <= 50, 'at most 50 variables'),
+      z.refine((variables) => variableBytes(variables) <= MAX_VARIABLE_BYTES, `at most ${MAX_VARIABLE_BYTES / 1000} KB of names and values together (UTF-8), so the message fits in one stored item`),
+    ),
   ),
 });
-const textContent = z.strictObject({ type: z.literal('text'), text: z.string().min(1).max(4000) });
-const imageContent = z.strictObject({ type: z.literal('image'), url: httpsUrl, caption: z.string().max(1024).optional() });
+const textContent = z.strictObject({ type: z.literal('text'), text: z.string().check(z.minLength(1), z.maxLength(4000)) });
+const imageContent = z.strictObject({ type: z.literal('image'), url: httpsUrl, caption: z.optional(z.string().check(z.maxLength(1024))) });
 const documentContent = z.strictObject({
   type: z.literal('document'),
   url: httpsUrl,
-  filename: z.string().min(1).max(255),
-  caption: z.string().max(1024).optional(),
+  filename: z.string().check(z.minLength(1), z.maxLength(255)),
+  caption: z.optional(z.string().check(z.maxLength(1024))),
 });
 
 export const sendMessageBody = z.strictObject({
   channel: z.enum(['whatsapp', 'instagram']),
-  to: z.string().min(1).max(256),
+  to: z.string().check(z.minLength(1), z.maxLength(256)),
   content: z.discriminatedUnion('type', [templateContent, textContent, imageContent, documentContent]),
-  contactName: z.string().max(200).optional(),
-  tagIds: z.array(uuid()).max(100).optional(),
-  trackingTags: z.array(z.string().trim().min(1).max(256)).max(20).optional(),
+  contactName: z.optional(z.string().check(z.maxLength(200))),
+  tagIds: z.optional(z.array(uuid()).check(z.maxLength(100))),
+  trackingTags: z.optional(z.array(z.string().check(z.trim(), z.minLength(1), z.maxLength(256))).check(z.maxLength(20))),
 });
 
 export type SendMessageBody = z.infer<typeof sendMessageBody>;
@@ -54,8 +54,5 @@ export const sendMessageAccepted = z.strictObject({
 });
 
 export const sendMessageHeaders = z.object({
-  'idempotency-key': z
-    .string()
-    .regex(/^[\x21-\x7e]{1,255}$/, 'Idempotency-Key must be 1 to 255 visible ASCII characters')
-    .optional(),
+  'idempotency-key': z.optional(z.string().check(z.regex(/^[\x21-\x7e]{1,255}$/, 'Idempotency-Key must be 1 to 255 visible ASCII characters'))),
 });

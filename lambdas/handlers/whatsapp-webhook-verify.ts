@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import * as z from 'zod';
+import * as z from '../shared/zod';
 import { whatsAppCredentials } from '../domain/providers/whatsapp-credentials';
 import { publicHttpHandler, type HttpRequest } from '../http/public-http-handler';
 import { text } from '../http/responses';
@@ -7,7 +7,7 @@ import { AppError } from '../shared/errors';
 import { routes } from '../routes';
 
 export const schemas = {
-  query: z.object({ 'hub.mode': z.literal('subscribe'), 'hub.verify_token': z.string().min(1), 'hub.challenge': z.string().min(1).max(256) }),
+  query: z.object({ 'hub.mode': z.literal('subscribe'), 'hub.verify_token': z.string().check(z.minLength(1)), 'hub.challenge': z.string().check(z.minLength(1), z.maxLength(256)) }),
   /** The challenge, echoed as plain text. */
   response: z.string(),
 };

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../shared/zod';
 import { applyProviderReports } from '../domain/delivery/provider-reports';
 import { webhookEnvelopeSchema } from '../domain/providers/whatsapp-webhook';
 import { whatsAppSignature } from '../http/middleware/whatsapp-signature';

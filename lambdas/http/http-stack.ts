@@ -6,7 +6,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type { z } from 'zod';
+import type * as z from '../shared/zod';
 import type { RouteDefinition } from '../routes';
 import { logger } from '../shared/logger';
 import { flushMetrics } from '../shared/metrics';
@@ -25,17 +25,17 @@ import { JSON_CONTENT_TYPE, type HttpResult } from './responses';
  * and, with the request schemas, generates the OpenAPI document (lambdas/openapi).
  */
 export interface RequestSchemas {
-  path?: z.ZodType;
-  query?: z.ZodType;
-  body?: z.ZodType;
-  headers?: z.ZodType;
-  response?: z.ZodType;
+  path?: z.ZodMiniType;
+  query?: z.ZodMiniType;
+  body?: z.ZodMiniType;
+  headers?: z.ZodMiniType;
+  response?: z.ZodMiniType;
 }
 
-type Parsed<S extends RequestSchemas, K extends keyof RequestSchemas> = S[K] extends z.ZodType ? z.infer<S[K]> : undefined;
+type Parsed<S extends RequestSchemas, K extends keyof RequestSchemas> = S[K] extends z.ZodMiniType ? z.infer<S[K]> : undefined;
 
 /** The success body a route's handler must return: its documented response, or anything if it has none. */
-export type ResponseBody<S extends RequestSchemas> = S['response'] extends z.ZodType ? z.output<S['response']> : unknown;
+export type ResponseBody<S extends RequestSchemas> = S['response'] extends z.ZodMiniType ? z.output<S['response']> : unknown;
 
 /** What a plain handler receives: validated input and who is calling. No API Gateway shapes. */
 export interface HttpRequest<S extends RequestSchemas = RequestSchemas> {

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import type { z } from 'zod';
+import type * as z from '../shared/zod';
 import { ValidationError } from '../shared/errors';
 
 /** At most this many issues, and this many unknown fields, are named: an error stays small whatever was sent. */
@@ -15,7 +15,7 @@ const unknownKeys = (keys: string[]) => {
 };
 
 /** A short, human sentence per zod issue, prefixed with where it was found. */
-export function describeIssues(where: string, error: z.ZodError): string {
+export function describeIssues(where: string, error: z.core.$ZodError): string {
   const sentences = error.issues.slice(0, MAX_ISSUES).map((issue) => {
     const path = [where, ...issue.path.map((segment) => shortName(String(segment)))].join('.');
     // zod's own message for unknown keys names every one of them.
@@ -26,7 +26,7 @@ export function describeIssues(where: string, error: z.ZodError): string {
   return more > 0 ? `${sentences.join('; ')}; and ${more} more` : sentences.join('; ');
 }
 
-export function parseWith<S extends z.ZodType>(schema: S, value: unknown, where: string): z.infer<S> {
+export function parseWith<S extends z.ZodMiniType>(schema: S, value: unknown, where: string): z.infer<S> {
   const result = schema.safeParse(value);
   if (!result.success) throw new ValidationError(describeIssues(where, result.error));
   return result.data;

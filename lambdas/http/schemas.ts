@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../shared/zod';
 import { isCalendarDate } from '../domain/time/wib';
 
 /** A path or body id: any 8-4-4-4-12 hex UUID. Anything else is 422, never a lookup. */
@@ -6,10 +6,7 @@ export const uuid = () => z.guid({ error: 'must be a UUID' });
 
 /** A WIB calendar date, YYYY-MM-DD, that exists (2026-02-30 does not). */
 export const wibDate = () =>
-  z
-    .string()
-    .regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'must be a date as YYYY-MM-DD', abort: true })
-    .refine(isCalendarDate, 'is not a calendar date');
+  z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'must be a date as YYYY-MM-DD', abort: true }), z.refine(isCalendarDate, 'is not a calendar date'));
 
 /** Both dates real: cross-field rules judge only those, so a bad date gets one message. */
 export const bothDates = (value: { startDate?: unknown; endDate?: unknown }): value is { startDate: string; endDate: string } =>

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from './zod';
 
 /**
  * Every error code a client can see, with its HTTP status: the one place these facts live.
@@ -105,8 +105,8 @@ export class ServiceUnavailableError extends AppError {
 export const errorBodySchema = z.strictObject({
   success: z.literal(false),
   error: z.enum(Object.keys(errorCodes) as [ErrorCode, ...ErrorCode[]]),
-  message: z.string().min(1),
-  requestId: z.string().min(1).optional(),
+  message: z.string().check(z.minLength(1)),
+  requestId: z.optional(z.string().check(z.minLength(1))),
 });
 
 export type ErrorBody = z.output<typeof errorBodySchema>;

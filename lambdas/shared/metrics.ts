@@ -1,31 +1,57 @@
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import type middy from '@middy/core';
 import { config } from './config';
-import { logger } from './logger';
 import { FAILURE_CODE_DIMENSION, failureCodeDimension, METRICS_SERVICE, metricNames, SKIP_REASON_DIMENSION, type WebhookSkipReason } from './metric-names';
 
-type MetricsLogger = NonNullable<NonNullable<ConstructorParameters<typeof Metrics>[0]>['logger']>;
+type Unit = 'Count' | 'Milliseconds';
+type Dimensions = Record<string, string>;
+
+/** The dimension on every metric, as Powertools Metrics names it from the service. */
+const SERVICE_DIMENSION: Dimensions = { service: METRICS_SERVICE };
 
 /**
- * Powertools warns on every flush with nothing to publish, which is most requests (only sends,
- * webhooks and the consumers record metrics): that one goes to debug, any other stays a warning.
+ * One EMF line (CloudWatch's embedded metric format) on stdout: CloudWatch Logs turns it into
+ * metrics, with no API call. The same line Powertools Metrics writes, written here because that
+ * is all we use of it (decision 64). Straight to stdout, so Lambda's console prefix never
+ * breaks the JSON.
  */
-const metricsLogger: MetricsLogger = {
-  debug: (message: unknown) => logger.debug(String(message)),
-  info: (message: unknown) => logger.info(String(message)),
-  error: (message: unknown) => logger.error(String(message)),
-  warn: (message: unknown) => (String(message).startsWith('No application metrics to publish') ? logger.debug(String(message)) : logger.warn(String(message))),
+function writeEmf(metrics: Map<string, { unit: Unit; values: number[] }>, dimensions: Dimensions): void {
+  if (config.POWERTOOLS_METRICS_DISABLED === 'true' || metrics.size === 0) return;
+  const line = {
+    _aws: {
+      Timestamp: Date.now(),
+      CloudWatchMetrics: [{ Namespace: config.POWERTOOLS_METRICS_NAMESPACE, Dimensions: [Object.keys(dimensions)], Metrics: [...metrics].map(([name, { unit }]) => ({ Name: name, Unit: unit })) }],
+    },
+    ...dimensions,
+    // A metric recorded more than once in an invocation is one array of values, as EMF allows.
+    ...Object.fromEntries([...metrics].map(([name, { values }]) => [name, values.length === 1 ? values[0] : values])),
+  };
+  process.stdout.write(`${JSON.stringify(line)}\n`);
+}
+
+/** What this invocation recorded with the service dimension alone, written as one line when it ends. */
+const recorded = new Map<string, { unit: Unit; values: number[] }>();
+
+const add = (name: string, unit: Unit, value: number) => {
+  const metric = recorded.get(name);
+  if (metric) metric.values.push(value);
+  else recorded.set(name, { unit, values: [value] });
 };
+const count = (name: string) => add(name, 'Count', 1);
 
-/**
- * The container's Powertools Metrics: EMF lines on stdout that CloudWatch Logs turns into metrics,
- * with no API call. The only module that loads the metrics library; handlers flush it once per
- * invocation with `flushMetrics()`, domain code records through `messageMetrics`.
- */
-export const metrics = new Metrics({ namespace: config.POWERTOOLS_METRICS_NAMESPACE, serviceName: METRICS_SERVICE, logger: metricsLogger });
+/** A dimension applies to a whole EMF line, so a count by one more dimension is a line of its own, written at once. */
+const countBy = (name: string, dimension: string, value: string) => writeEmf(new Map([[name, { unit: 'Count', values: [1] }]]), { ...SERVICE_DIMENSION, [dimension]: value });
+
+/** Writes what the invocation recorded, if anything, and starts the next one empty. */
+export function publishMetrics(): void {
+  try {
+    writeEmf(recorded, SERVICE_DIMENSION);
+  } finally {
+    recorded.clear();
+  }
+}
 
 /** Middy middleware: publishes what the invocation recorded, after the handler and on error. */
-export const flushMetrics = () => logMetrics(metrics);
+export const flushMetrics = (): middy.MiddlewareObj => ({ after: publishMetrics, onError: publishMetrics });
 
 /** What the domain records; nothing in it knows about CloudWatch. */
 export interface MessageMetrics {
@@ -38,20 +64,15 @@ export interface MessageMetrics {
   deliveryHeld(): void;
 }
 
-const count = (name: string) => metrics.addMetric(name, MetricUnit.Count, 1);
-
 export const messageMetrics: MessageMetrics = {
   queued: () => count(metricNames.queued),
   sent: () => count(metricNames.sent),
   delivered: () => count(metricNames.delivered),
   failed: (failureCode) => {
     count(metricNames.failed);
-    // A dimension applies to a whole EMF line, so the per-code count is a line of its own.
-    const byCode = metrics.singleMetric();
-    byCode.addDimension(FAILURE_CODE_DIMENSION, failureCodeDimension(failureCode));
-    byCode.addMetric(metricNames.failed, MetricUnit.Count, 1);
+    countBy(metricNames.failed, FAILURE_CODE_DIMENSION, failureCodeDimension(failureCode));
   },
-  providerLatency: (milliseconds) => metrics.addMetric(metricNames.providerLatency, MetricUnit.Milliseconds, milliseconds),
+  providerLatency: (milliseconds) => add(metricNames.providerLatency, 'Milliseconds', milliseconds),
   deliveryHeld: () => count(metricNames.deliveryHeld),
 };
 
@@ -64,9 +85,7 @@ export interface WebhookMetrics {
 export const webhookMetrics: WebhookMetrics = {
   skipped: (reason) => {
     count(metricNames.webhookItemsSkipped);
-    const byReason = metrics.singleMetric();
-    byReason.addDimension(SKIP_REASON_DIMENSION, reason);
-    byReason.addMetric(metricNames.webhookItemsSkipped, MetricUnit.Count, 1);
+    countBy(metricNames.webhookItemsSkipped, SKIP_REASON_DIMENSION, reason);
   },
   refused: () => count(metricNames.webhookRequestsRefused),
 };

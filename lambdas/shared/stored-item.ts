@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from './zod';
 
 /** A stored item that does not have the shape its module writes: a data fault, never a client error. */
 export class MalformedItemError extends Error {
@@ -9,7 +9,7 @@ export class MalformedItemError extends Error {
  * Reads a stored item into a typed value with its module's schema; an item that does not fit is
  * refused, naming the entity, its key and what is wrong, rather than cast into a lie.
  */
-export function parseItem<S extends z.ZodType>(schema: S, item: Record<string, unknown>, entity: string): z.output<S> {
+export function parseItem<S extends z.ZodMiniType>(schema: S, item: Record<string, unknown>, entity: string): z.output<S> {
   const parsed = schema.safeParse(item);
   if (parsed.success) return parsed.data;
   const where = typeof item.pk === 'string' ? ` ${item.pk}/${String(item.sk)}` : '';

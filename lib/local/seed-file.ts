@@ -3,7 +3,7 @@
  * runtime reads the seed before it has set the environment handlers are configured from.
  */
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
+import * as z from '../../lambdas/shared/zod';
 import { templateInputSchema } from '../../lambdas/domain/templates/template';
 import { workspaceInputSchema } from '../../lambdas/domain/workspaces/workspace';
 import { scopes } from '../../lambdas/shared/scopes';
@@ -12,11 +12,12 @@ import { LocalRuntimeError } from './dynamodb-local';
 /** The seed file format of docs/decisions.md 42: keys in plain text here, stored only as SHA-256 hashes. */
 export const seedSchema = z.object({
   workspaces: z.array(
-    workspaceInputSchema.extend({
-      apiKeys: z
-        .array(z.object({ key: z.string().min(8), name: z.string().min(1), scopes: z.array(z.enum(scopes)).min(1), expiresAt: z.iso.datetime().optional() }))
-        .default([]),
-      templates: z.array(templateInputSchema).default([]),
+    z.extend(workspaceInputSchema, {
+      apiKeys: z._default(
+        z.array(z.object({ key: z.string().check(z.minLength(8)), name: z.string().check(z.minLength(1)), scopes: z.array(z.enum(scopes)).check(z.minLength(1)), expiresAt: z.optional(z.iso.datetime()) })),
+        [],
+      ),
+      templates: z._default(z.array(templateInputSchema), []),
     }),
   ),
 });

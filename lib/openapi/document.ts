@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from '../../lambdas/shared/zod';
 import type { RequestSchemas } from '../../lambdas/http/http-handler';
 import type { OperationDoc } from '../../lambdas/http/operation-doc';
 import { MEDIA_TYPES, routeEntries, type RouteDefinition, type RouteId } from '../../lambdas/routes';
@@ -35,12 +35,12 @@ const SIGNATURE_HEADER = 'X-Hub-Signature-256';
 const formatsWithoutPattern = new Set(['date-time', 'uuid', 'email', 'uri']);
 
 /** Shared resources get their own components, named as the contract names them. */
-const resourceNames = (schemasOf: (id: RouteId) => RequestSchemas): [z.ZodType, string][] => {
-  const template = schemasOf('getTemplate').response as z.ZodObject<{ versions: z.ZodArray<z.ZodType> }>;
+const resourceNames = (schemasOf: (id: RouteId) => RequestSchemas): [z.ZodMiniType, string][] => {
+  const template = schemasOf('getTemplate').response as z.ZodMiniObject<{ versions: z.ZodMiniArray<z.ZodMiniType> }>;
   return [
     [errorBodySchema, ERROR_BODY],
     [template, 'MessageTemplate'],
-    [template.shape.versions.element, 'TemplateVersion'],
+    [template.shape.versions.def.element, 'TemplateVersion'],
     [schemasOf('getMessage').response!, 'MessageStatus'],
     [schemasOf('getConversation').response!, 'Conversation'],
     [schemasOf('sendCheck').response!, 'SendCheck'],
@@ -85,7 +85,7 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
     ...toComponents(responses, 'output'),
     ...toComponents(requests, 'input'),
   };
-  const refOf = (registry: z.core.$ZodRegistry<{ id: string }>, schema: z.ZodType | undefined) => {
+  const refOf = (registry: z.core.$ZodRegistry<{ id: string }>, schema: z.ZodMiniType | undefined) => {
     const meta = schema && registry.get(schema);
     return meta ? { $ref: `${COMPONENT}${meta.id}` } : undefined;
   };
@@ -201,7 +201,7 @@ function securityOf(route: RouteDefinition): JsonObject[] {
 }
 
 /** An object schema's properties as OpenAPI parameters (path ones always required). */
-function parametersOf(schema: z.ZodType | undefined, where: 'path' | 'query' | 'header'): JsonObject[] {
+function parametersOf(schema: z.ZodMiniType | undefined, where: 'path' | 'query' | 'header'): JsonObject[] {
   if (!schema) return [];
   const json = z.toJSONSchema(schema, conversion('input')) as { properties?: Record<string, JsonSchema>; required?: string[] };
   return Object.entries(json.properties ?? {})

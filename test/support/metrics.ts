@@ -1,5 +1,5 @@
-// Import this module first in a test file: Powertools decides whether to write metrics when
-// lambdas/shared/metrics.ts builds its Metrics, and test/support/env.ts switches them off.
+// Import this module first in a test file: lambdas/shared/config.ts reads whether to write
+// metrics when it is first imported, and test/support/env.ts switches them off.
 process.env.POWERTOOLS_METRICS_DISABLED = 'false';
 
 import { isDeepStrictEqual } from 'node:util';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from '../../shared/zod';
 import { queryAll } from '../../shared/query-all';
 import { accessPatterns, indexKeys, keys, type ItemKey } from '../../shared/table';
 import { defaultStore } from '../../shared/default-store';
@@ -19,9 +19,9 @@ const apiKeyRecordSchema = z.object({
   status: z.enum(['active', 'revoked']),
   hint: z.string(),
   createdAt: z.string(),
-  revokedAt: z.string().optional(),
+  revokedAt: z.optional(z.string()),
   /** Optional hard expiry, checked on every request (not a TTL: an expired key stays listable). */
-  expiresAt: z.string().optional(),
+  expiresAt: z.optional(z.string()),
 });
 
 export type ApiKeyRecord = z.output<typeof apiKeyRecordSchema>;

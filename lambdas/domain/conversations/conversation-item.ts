@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from '../../shared/zod';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
 import { accessPatterns, indexKeys, keys, type ItemKey } from '../../shared/table';
@@ -145,14 +145,14 @@ export const conversationTouch = (workspaceId: string, conversationId: string, n
   Update: { Key: keys.conversation(workspaceId, conversationId), UpdateExpression: 'SET updatedAt = :now', ExpressionAttributeValues: { ':now': now } },
 });
 
-const count = z.int().min(0).optional().transform((value) => value ?? 0);
+const count = z.pipe(z.optional(z.int().check(z.gte(0))), z.transform((value) => value ?? 0));
 
 const storedConversationSchema = z.object({
   id: z.string(),
   channel: z.string(),
-  contactPhone: z.string().nullish().transform((value) => value ?? null),
-  contactUserId: z.string().nullish().transform((value) => value ?? null),
-  contactName: z.string().nullish().transform((value) => value ?? null),
+  contactPhone: z.pipe(z.nullish(z.string()), z.transform((value) => value ?? null)),
+  contactUserId: z.pipe(z.nullish(z.string()), z.transform((value) => value ?? null)),
+  contactName: z.pipe(z.nullish(z.string()), z.transform((value) => value ?? null)),
   lastMessageAt: z.string(),
   lastMessagePreview: z.string(),
   lastMessageDirection: direction,
@@ -169,17 +169,11 @@ const storedMessageSchema = z.object({
   messageId: z.string(),
   direction,
   type: z.string(),
-  text: z.string().nullish().transform((value) => value ?? null),
-  payload: z.string().nullish().transform((value) => value ?? null),
-  media: z
-    .object({ id: z.string(), mimeType: z.string(), sha256: z.string().nullable(), filename: z.string().nullable() })
-    .nullish()
-    .transform((value) => value ?? null),
-  reaction: z
-    .object({ emoji: z.string().nullable(), reactedAt: z.string() })
-    .nullish()
-    .transform((value) => (value?.emoji ? { emoji: value.emoji, reactedAt: value.reactedAt } : null)),
-  dispatchId: z.string().optional(),
+  text: z.pipe(z.nullish(z.string()), z.transform((value) => value ?? null)),
+  payload: z.pipe(z.nullish(z.string()), z.transform((value) => value ?? null)),
+  media: z.pipe(z.nullish(z.object({ id: z.string(), mimeType: z.string(), sha256: z.nullable(z.string()), filename: z.nullable(z.string()) })), z.transform((value) => value ?? null)),
+  reaction: z.pipe(z.nullish(z.object({ emoji: z.nullable(z.string()), reactedAt: z.string() })), z.transform((value) => (value?.emoji ? { emoji: value.emoji, reactedAt: value.reactedAt } : null))),
+  dispatchId: z.optional(z.string()),
   createdAt: z.string(),
 });
 export type StoredMessage = z.output<typeof storedMessageSchema>;

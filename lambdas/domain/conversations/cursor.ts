@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import { config } from '../../shared/config';
-import * as z from 'zod';
+import * as z from '../../shared/zod';
 import { ValidationError } from '../../shared/errors';
 
 /**
@@ -20,7 +20,7 @@ async function signingKey(): Promise<string> {
 }
 
 /** What a cursor carries: a table key (a few string or number attributes) and its scope. */
-const cursorContent = z.object({ k: z.record(z.string().max(64), z.union([z.string().max(2048), z.number()])).refine((key) => Object.keys(key).length <= 6), s: z.string() });
+const cursorContent = z.object({ k: z.record(z.string().check(z.maxLength(64)), z.union([z.string().check(z.maxLength(2048)), z.number()])).check(z.refine((key) => Object.keys(key).length <= 6)), s: z.string() });
 
 const parseContent = (payload: string) => {
   try {

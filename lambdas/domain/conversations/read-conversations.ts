@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../shared/zod';
 import { batchGet } from '../../shared/batch-get';
 import { defaultStore } from '../../shared/default-store';
 import { NotFoundError, ValidationError } from '../../shared/errors';
@@ -19,17 +19,17 @@ export const conversationSchema = z.object({
   id: z.guid(),
   channel: z.string(),
   /** E.164; null for a contact WhatsApp names only by a business-scoped user id (docs/api.md#conversations). */
-  contactPhone: z.string().nullable(),
+  contactPhone: z.nullable(z.string()),
   /** WhatsApp's business-scoped user id (BSUID) of the contact, when WhatsApp gave one. */
-  contactUserId: z.string().nullable(),
-  contactName: z.string().nullable(),
+  contactUserId: z.nullable(z.string()),
+  contactName: z.nullable(z.string()),
   lastMessageAt: instant(),
   lastMessagePreview: z.string(),
   lastMessageDirection: direction,
-  messageCount: z.int().min(0),
-  inboundCount: z.int().min(0),
-  outboundCount: z.int().min(0),
-  unreadCount: z.int().min(0),
+  messageCount: z.int().check(z.gte(0)),
+  inboundCount: z.int().check(z.gte(0)),
+  outboundCount: z.int().check(z.gte(0)),
+  unreadCount: z.int().check(z.gte(0)),
   createdAt: instant(),
   updatedAt: instant(),
 });
@@ -44,24 +44,24 @@ export const conversationMessageSchema = z.object({
    * title of the button or list row they chose, a media caption, a location or contact card in
    * words; null for media without a caption.
    */
-  text: z.string().nullable(),
+  text: z.nullable(z.string()),
   /** Inbound button and list replies: the button's payload or the row's id. */
-  payload: z.string().nullable(),
+  payload: z.nullable(z.string()),
   /** Inbound media: WhatsApp's media id (fetched with the workspace's token), type, checksum, file name. */
-  media: z.object({ id: z.string(), mimeType: z.string(), sha256: z.string().nullable(), filename: z.string().nullable() }).nullable(),
+  media: z.nullable(z.object({ id: z.string(), mimeType: z.string(), sha256: z.nullable(z.string()), filename: z.nullable(z.string()) })),
   /** The customer's emoji reaction on this message, the latest one; null when none or taken back. */
-  reaction: z.object({ emoji: z.string(), reactedAt: instant() }).nullable(),
+  reaction: z.nullable(z.object({ emoji: z.string(), reactedAt: instant() })),
   /** Outbound only: the dispatch and its current status. */
-  dispatchId: z.guid().nullable(),
-  status: z.enum(dispatchStatuses).nullable(),
+  dispatchId: z.nullable(z.guid()),
+  status: z.nullable(z.enum(dispatchStatuses)),
   /** Outbound only: when the recipient read it. */
-  readAt: instant().nullable(),
+  readAt: z.nullable(instant()),
   createdAt: instant(),
 });
 export type MessageResource = z.output<typeof conversationMessageSchema>;
 
 /** A cursor page (docs/api.md#pagination): `nextCursor` is null on the last page. */
-export const cursorPageSchema = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+export const cursorPageSchema = <T extends z.ZodMiniType>(item: T) => z.object({ items: z.array(item), nextCursor: z.nullable(z.string()) });
 export type PageOf<T> = { items: T[]; nextCursor: string | null };
 
 /**

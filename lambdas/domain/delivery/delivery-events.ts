@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../shared/zod';
 import { defaultStore } from '../../shared/default-store';
 import { mapWithConcurrency } from '../../shared/concurrency';
 import { queryAll } from '../../shared/query-all';
@@ -19,7 +19,7 @@ export const deliveryEventSchema = z.object({
   dispatchId: z.guid(),
   status: z.enum(deliveryEventStatuses),
   occurredAt: instant(),
-  failureCode: z.string().optional(),
+  failureCode: z.optional(z.string()),
 });
 export type DeliveryEvent = z.output<typeof deliveryEventSchema>;
 
@@ -45,7 +45,7 @@ export function deliveryEventPut(dispatch: Pick<Dispatch, 'dispatchId' | 'worksp
   };
 }
 
-const storedEventSchema = z.object({ dispatchId: z.string(), status: z.enum(deliveryEventStatuses), occurredAt: z.string(), failureCode: z.string().optional() });
+const storedEventSchema = z.object({ dispatchId: z.string(), status: z.enum(deliveryEventStatuses), occurredAt: z.string(), failureCode: z.optional(z.string()) });
 
 /** The events of one requested phone, as it was given (docs/api.md#delivery-status). */
 export const phoneEventsSchema = z.object({ phone: z.string(), events: z.array(deliveryEventSchema) });

@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from '../../shared/zod';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
 import { keys } from '../../shared/table';

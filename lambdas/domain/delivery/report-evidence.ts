@@ -1,5 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from '../../shared/zod';
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
 import { keys } from '../../shared/table';

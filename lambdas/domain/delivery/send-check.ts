@@ -1,5 +1,5 @@
 import { paginateQuery } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from '../../shared/zod';
 import { defaultStore } from '../../shared/default-store';
 import { ValidationError } from '../../shared/errors';
 import type { Store } from '../../shared/store';
@@ -12,8 +12,8 @@ import { wibRange } from '../time/wib';
 /** The body of GET /v1/messages/send-check (docs/api.md#send-check). */
 export const sendCheckSchema = z.object({
   sent: z.boolean(),
-  dispatchId: z.guid().nullable(),
-  submittedAt: instant().nullable(),
+  dispatchId: z.nullable(z.guid()),
+  submittedAt: z.nullable(instant()),
 });
 export type SendCheck = z.output<typeof sendCheckSchema>;
 

@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from '../../shared/zod';
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
@@ -17,12 +17,12 @@ import { dispatchStatuses, type Dispatch, type DispatchStatus } from './dispatch
  * (claim and release) are written by delivery/delivery-attempt.ts.
  */
 
-const nullable = <T extends z.ZodType>(schema: T) => schema.nullish().transform((value) => value ?? null);
+const nullable = <T extends z.ZodMiniType>(schema: T) => z.pipe(z.nullish(schema), z.transform((value) => value ?? null));
 
 /** A stored dispatch. Null fields are left out of the item, so an absent one reads as null. */
 const storedDispatchSchema = z.object({
-  dispatchId: z.string().min(1),
-  workspaceId: z.string().min(1),
+  dispatchId: z.string().check(z.minLength(1)),
+  workspaceId: z.string().check(z.minLength(1)),
   channel: z.literal('whatsapp'),
   to: z.string(),
   contactName: nullable(z.string()),
@@ -34,7 +34,7 @@ const storedDispatchSchema = z.object({
   variables: z.record(z.string(), z.string()),
   renderedText: z.string(),
   bodyParameters: z.array(z.string()),
-  templateParameters: templateParametersSchema.optional(),
+  templateParameters: z.optional(templateParametersSchema),
   tagIds: z.array(z.string()),
   trackingTags: z.array(z.string()),
   source: z.enum(['EXTERNAL_API', 'BROADCAST', 'INBOX']),
@@ -48,13 +48,13 @@ const storedDispatchSchema = z.object({
   sentAt: nullable(z.string()),
   deliveredAt: nullable(z.string()),
   readAt: nullable(z.string()),
-  pricing: nullable(z.object({ billable: z.boolean().nullable(), category: z.string().nullable(), pricingModel: z.string().nullable() })),
+  pricing: nullable(z.object({ billable: z.nullable(z.boolean()), category: z.nullable(z.string()), pricingModel: z.nullable(z.string()) })),
   failureCode: nullable(z.string()),
-  attempts: z.number().optional(),
-  attemptStartedAt: z.string().optional(),
-  providerMessageId: z.string().optional(),
-  reportedAt: z.string().optional(),
-}) satisfies z.ZodType<Dispatch>;
+  attempts: z.optional(z.number()),
+  attemptStartedAt: z.optional(z.string()),
+  providerMessageId: z.optional(z.string()),
+  reportedAt: z.optional(z.string()),
+}) satisfies z.ZodMiniType<Dispatch>;
 
 /** A stored item as a Dispatch: nullable fields null when absent, bookkeeping fields left out. */
 export function toDispatch(item: Record<string, unknown>): Dispatch {

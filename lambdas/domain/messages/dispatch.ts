@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
+import * as z from '../../shared/zod';
 import { conversationIdFor } from '../conversations/conversation-id';
 import type { Pricing } from '../providers/whatsapp-webhook';
 import type { Template, TemplateParameters, TemplateVersion } from '../templates/template';
@@ -125,19 +125,17 @@ export const messageStatusSchema = z.object({
   trackingTags: z.array(z.string()),
   createdAt: instant(),
   updatedAt: instant(),
-  sentAt: instant().nullable(),
-  deliveredAt: instant().nullable(),
+  sentAt: z.nullable(instant()),
+  deliveredAt: z.nullable(instant()),
   /** When the recipient read it; `status` stays `delivered` (docs/api.md#message-status). */
-  readAt: instant().nullable(),
+  readAt: z.nullable(instant()),
   /** Meta's pricing of the message as its status webhooks reported it, to reconcile with its invoice. */
-  pricing: z
-    .object({
-      billable: z.boolean().nullable(),
-      category: z.string().nullable().describe('e.g. marketing, utility, authentication, service'),
-      pricingModel: z.string().nullable().describe('e.g. PMP (per-message pricing)'),
-    })
-    .nullable(),
-  failureCode: z.string().nullable(),
+  pricing: z.nullable(z.object({
+    billable: z.nullable(z.boolean()),
+    category: z.nullable(z.string()).register(z.globalRegistry, { description: 'e.g. marketing, utility, authentication, service' }),
+    pricingModel: z.nullable(z.string()).register(z.globalRegistry, { description: 'e.g. PMP (per-message pricing)' }),
+  })),
+  failureCode: z.nullable(z.string()),
 });
 export type MessageStatusResource = z.output<typeof messageStatusSchema>;
 

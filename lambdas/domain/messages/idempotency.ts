@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from '../../shared/zod';
 import { ConflictError } from '../../shared/errors';
 import { keys } from '../../shared/table';
 import { defaultStore } from '../../shared/default-store';
@@ -26,7 +26,7 @@ const idempotencyRecordSchema = z.object({
   state: z.enum(['in_flight', 'completed']),
   response: z.object({ dispatchId: z.string(), status: z.enum(dispatchStatuses) }),
   createdAt: z.string(),
-  ttl: z.number().optional(),
+  ttl: z.optional(z.number()),
 });
 
 export type IdempotencyRecord = z.output<typeof idempotencyRecordSchema>;

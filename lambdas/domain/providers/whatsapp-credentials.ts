@@ -1,12 +1,12 @@
 import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
-import * as z from 'zod';
+import * as z from '../../shared/zod';
 import { config } from '../../shared/config';
 
 const credentialsSchema = z.object({
-  accessToken: z.string().min(1),
-  appSecret: z.string().min(1),
-  verifyToken: z.string().min(1),
-  phoneNumberId: z.string().min(1).optional(),
+  accessToken: z.string().check(z.minLength(1)),
+  appSecret: z.string().check(z.minLength(1)),
+  verifyToken: z.string().check(z.minLength(1)),
+  phoneNumberId: z.optional(z.string().check(z.minLength(1))),
 });
 
 export type WhatsAppCredentials = z.infer<typeof credentialsSchema>;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../shared/zod';
 import { ProviderError } from './provider';
 import { classifyWhatsAppError } from './whatsapp-errors';
 
@@ -9,32 +9,32 @@ import { classifyWhatsAppError } from './whatsapp-errors';
  */
 const buttonSchema = z.looseObject({
   type: z.string(),
-  text: z.string().optional(),
-  url: z.string().optional(),
+  text: z.optional(z.string()),
+  url: z.optional(z.string()),
 });
 
 const componentSchema = z.looseObject({
   type: z.string(),
-  format: z.string().optional(),
-  text: z.string().optional(),
-  buttons: z.array(buttonSchema).optional(),
+  format: z.optional(z.string()),
+  text: z.optional(z.string()),
+  buttons: z.optional(z.array(buttonSchema)),
 });
 
 export const graphTemplateSchema = z.looseObject({
   id: z.string(),
-  name: z.string().min(1),
-  language: z.string().min(1),
+  name: z.string().check(z.minLength(1)),
+  language: z.string().check(z.minLength(1)),
   status: z.string(),
   category: z.string(),
-  parameter_format: z.enum(['POSITIONAL', 'NAMED']).default('POSITIONAL'),
-  components: z.array(componentSchema).default([]),
+  parameter_format: z._default(z.enum(['POSITIONAL', 'NAMED']), 'POSITIONAL'),
+  components: z._default(z.array(componentSchema), []),
 });
 export type GraphTemplate = z.infer<typeof graphTemplateSchema>;
 export type GraphTemplateComponent = z.infer<typeof componentSchema>;
 
 const pageSchema = z.object({
   data: z.array(z.unknown()),
-  paging: z.object({ cursors: z.object({ after: z.string().optional() }).optional(), next: z.string().optional() }).optional(),
+  paging: z.optional(z.object({ cursors: z.optional(z.object({ after: z.optional(z.string()) })), next: z.optional(z.string()) })),
 });
 
 export interface TemplateListOptions {
@@ -72,7 +72,7 @@ export async function* readMessageTemplates(options: TemplateListOptions): Async
     }
     const answer: unknown = await response.json().catch(() => undefined);
     if (!response.ok) {
-      const error = z.object({ error: z.object({ code: z.number().optional(), message: z.string().optional() }) }).safeParse(answer);
+      const error = z.object({ error: z.object({ code: z.optional(z.number()), message: z.optional(z.string()) }) }).safeParse(answer);
       throw classifyWhatsAppError(response.status, error.data?.error.code, error.data?.error.message ?? `HTTP ${response.status}`);
     }
     const page = pageSchema.safeParse(answer);

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import * as z from 'zod';
+import * as z from '../../shared/zod';
 import type { WebhookSkipReason } from '../../shared/metric-names';
 
 /**
@@ -14,7 +14,7 @@ export const webhookEnvelopeSchema = z.object({
   object: z.literal('whatsapp_business_account'),
   entry: z.array(
     z.object({
-      id: z.string().optional(),
+      id: z.optional(z.string()),
       changes: z.array(z.object({ field: z.string(), value: z.record(z.string(), z.unknown()) })),
     }),
   ),
@@ -25,25 +25,22 @@ export type WebhookEnvelope = z.infer<typeof webhookEnvelopeSchema>;
 export type SkipReason = WebhookSkipReason;
 
 export type Read<T> = { ok: true; value: T } | { ok: false; reason: SkipReason; detail: string };
-const skip = (reason: SkipReason, error: z.ZodError | string): { ok: false; reason: SkipReason; detail: string } => ({
+const skip = (reason: SkipReason, error: z.core.$ZodError | string): { ok: false; reason: SkipReason; detail: string } => ({
   ok: false,
   reason,
   detail: typeof error === 'string' ? error : error.issues.map((issue) => `${issue.path.join('.') || '(item)'}: ${issue.message}`).join('; '),
 });
 
 /** Unix seconds as Meta sends them, as an instant; a value no date can hold is refused, not thrown on. */
-const epochSeconds = z
-  .string()
-  .regex(/^\d{1,11}$/, 'not Unix seconds')
-  .transform((seconds) => new Date(Number(seconds) * 1000).toISOString());
+const epochSeconds = z.pipe(z.string().check(z.regex(/^\d{1,11}$/, 'not Unix seconds')), z.transform((seconds) => new Date(Number(seconds) * 1000).toISOString()));
 
 // ---- the `messages` field: what one change holds -------------------------------------------------
 
 const changeValueSchema = z.object({
-  metadata: z.object({ phone_number_id: z.string().min(1) }),
-  statuses: z.array(z.unknown()).optional(),
-  messages: z.array(z.unknown()).optional(),
-  contacts: z.array(z.unknown()).optional(),
+  metadata: z.object({ phone_number_id: z.string().check(z.minLength(1)) }),
+  statuses: z.optional(z.array(z.unknown())),
+  messages: z.optional(z.array(z.unknown())),
+  contacts: z.optional(z.array(z.unknown())),
 });
 
 /** A `messages` change: the business number it reached, and its items still unread. */
@@ -62,16 +59,16 @@ export const knownStatuses = ['sent', 'delivered', 'read', 'failed'] as const;
 
 const statusSchema = z.object({
   /** The wamid: the one identifier every status carries. */
-  id: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
   status: z.enum(knownStatuses),
   timestamp: epochSeconds,
-  recipient_id: z.string().optional(),
-  recipient_user_id: z.string().optional(),
+  recipient_id: z.optional(z.string()),
+  recipient_user_id: z.optional(z.string()),
   /** Echoed when the message was sent with it (we send the dispatch id); not promised on every status. */
-  biz_opaque_callback_data: z.string().optional(),
-  errors: z.array(z.object({ code: z.union([z.number(), z.string()]), title: z.string().optional() })).optional(),
+  biz_opaque_callback_data: z.optional(z.string()),
+  errors: z.optional(z.array(z.object({ code: z.union([z.number(), z.string()]), title: z.optional(z.string()) }))),
   /** Meta's billing verdict (per-message pricing); carried on sent, delivered and read. */
-  pricing: z.object({ billable: z.boolean().optional(), category: z.string().optional(), pricing_model: z.string().optional() }).optional(),
+  pricing: z.optional(z.object({ billable: z.optional(z.boolean()), category: z.optional(z.string()), pricing_model: z.optional(z.string()) })),
 });
 
 /** A delivery status of one of our messages, read. */
@@ -117,14 +114,12 @@ export function readStatus(raw: unknown): Read<ProviderStatus> {
 
 // ---- contacts -------------------------------------------------------------------------------------
 
-const contactSchema = z
-  .object({
-    wa_id: z.string().min(1).optional(),
+const contactSchema = z.object({
+    wa_id: z.optional(z.string().check(z.minLength(1))),
     /** A business-scoped user id (BSUID): the only identifier of a user who hides their number. */
-    user_id: z.string().min(1).optional(),
-    profile: z.object({ name: z.string().optional(), username: z.string().optional() }).optional(),
-  })
-  .refine((contact) => contact.wa_id || contact.user_id, 'neither wa_id nor user_id');
+    user_id: z.optional(z.string().check(z.minLength(1))),
+    profile: z.optional(z.object({ name: z.optional(z.string()), username: z.optional(z.string()) })),
+  }).check(z.refine((contact) => contact.wa_id || contact.user_id, 'neither wa_id nor user_id'));
 
 /** Who wrote: a phone (WhatsApp id, digits), a business-scoped user id, or both; and their profile name. */
 export interface Sender {
@@ -142,44 +137,42 @@ export function readContact(raw: unknown): Read<Sender> {
 
 // ---- messages -------------------------------------------------------------------------------------
 
-const messageBase = z
-  .object({
-    id: z.string().min(1),
+const messageBase = z.object({
+    id: z.string().check(z.minLength(1)),
     timestamp: epochSeconds,
     type: z.string(),
-    from: z.string().min(1).optional(),
-    from_user_id: z.string().min(1).optional(),
-  })
-  .refine((message) => message.from || message.from_user_id, 'neither from nor from_user_id');
+    from: z.optional(z.string().check(z.minLength(1))),
+    from_user_id: z.optional(z.string().check(z.minLength(1))),
+  }).check(z.refine((message) => message.from || message.from_user_id, 'neither from nor from_user_id'));
 
-const media = z.object({ id: z.string().min(1), mime_type: z.string(), caption: z.string().optional(), sha256: z.string().optional(), filename: z.string().optional() });
+const media = z.object({ id: z.string().check(z.minLength(1)), mime_type: z.string(), caption: z.optional(z.string()), sha256: z.optional(z.string()), filename: z.optional(z.string()) });
 const mediaTypes = ['image', 'video', 'audio', 'document', 'sticker'] as const;
 type MediaType = (typeof mediaTypes)[number];
 const reply = z.object({ id: z.string(), title: z.string() });
-const location = z.object({ latitude: z.number(), longitude: z.number(), name: z.string().optional(), address: z.string().optional() });
+const location = z.object({ latitude: z.number(), longitude: z.number(), name: z.optional(z.string()), address: z.optional(z.string()) });
 const sharedContact = z.object({
-  name: z.object({ formatted_name: z.string().optional(), first_name: z.string().optional() }).optional(),
-  phones: z.array(z.object({ phone: z.string().optional(), wa_id: z.string().optional() })).optional(),
+  name: z.optional(z.object({ formatted_name: z.optional(z.string()), first_name: z.optional(z.string()) })),
+  phones: z.optional(z.array(z.object({ phone: z.optional(z.string()), wa_id: z.optional(z.string()) }))),
 });
 
 /** The content of each message type we read, by type; a type not here is skipped. */
 const contentSchemas = {
   text: z.object({ text: z.object({ body: z.string() }) }),
   /** A quick-reply button of a template (how a "Stop promotions" tap arrives). */
-  button: z.object({ button: z.object({ text: z.string(), payload: z.string().optional() }) }),
+  button: z.object({ button: z.object({ text: z.string(), payload: z.optional(z.string()) }) }),
   interactive: z.object({
     interactive: z.discriminatedUnion('type', [
       z.object({ type: z.literal('button_reply'), button_reply: reply }),
-      z.object({ type: z.literal('list_reply'), list_reply: reply.extend({ description: z.string().optional() }) }),
+      z.object({ type: z.literal('list_reply'), list_reply: z.extend(reply, { description: z.optional(z.string()) }) }),
     ]),
   }),
-  ...(Object.fromEntries(mediaTypes.map((type) => [type, z.object({ [type]: media })])) as Record<MediaType, z.ZodObject<Record<string, typeof media>>>),
+  ...(Object.fromEntries(mediaTypes.map((type) => [type, z.object({ [type]: media })])) as Record<MediaType, z.ZodMiniObject<Record<string, typeof media>>>),
   location: z.object({ location }),
-  contacts: z.object({ contacts: z.array(sharedContact).min(1) }),
+  contacts: z.object({ contacts: z.array(sharedContact).check(z.minLength(1)) }),
   /** No emoji (or an empty one): the customer took their reaction back. */
-  reaction: z.object({ reaction: z.object({ message_id: z.string().min(1), emoji: z.string().optional() }) }),
+  reaction: z.object({ reaction: z.object({ message_id: z.string().check(z.minLength(1)), emoji: z.optional(z.string()) }) }),
   unsupported: z.object({}),
-  system: z.object({ system: z.object({ body: z.string().optional(), type: z.string().optional() }) }),
+  system: z.object({ system: z.object({ body: z.optional(z.string()), type: z.optional(z.string()) }) }),
 } as const;
 type ReadType = keyof typeof contentSchemas;
 const isReadType = (type: string): type is ReadType => Object.hasOwn(contentSchemas, type);

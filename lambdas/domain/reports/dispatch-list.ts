@@ -1,5 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from '../../shared/zod';
 import { batchGet } from '../../shared/batch-get';
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
@@ -19,19 +19,19 @@ export const dispatchRowSchema = z.object({
   templateId: z.guid(),
   templateName: z.string(),
   source: z.enum(['EXTERNAL_API', 'BROADCAST', 'INBOX']),
-  apiClient: z.object({ id: z.guid(), name: z.string() }).nullable(),
+  apiClient: z.nullable(z.object({ id: z.guid(), name: z.string() })),
   status: z.enum(['SENT', 'DELIVERED']),
   trackingTags: z.array(z.string()),
-  creditCost: z.int().min(0),
-  amountRupiah: z.number().min(0),
+  creditCost: z.int().check(z.gte(0)),
+  amountRupiah: z.number().check(z.gte(0)),
   createdAt: instant(),
-  sentAt: instant().nullable(),
-  deliveredAt: instant().nullable(),
+  sentAt: z.nullable(instant()),
+  deliveredAt: z.nullable(instant()),
 });
 export type DispatchRow = z.output<typeof dispatchRowSchema>;
 
 /** The body of GET /v1/messages/tracking-report/dispatches (docs/api.md#tracking-dispatch-list). */
-export const dispatchListReportSchema = reportHeadSchema.extend({ items: z.array(dispatchRowSchema), pagination: paginationSchema });
+export const dispatchListReportSchema = z.extend(reportHeadSchema, { items: z.array(dispatchRowSchema), pagination: paginationSchema });
 
 export type DispatchSelector = { scope: 'WORKSPACE' } | { trackingTags: readonly string[]; match: 'ANY' | 'ALL' };
 

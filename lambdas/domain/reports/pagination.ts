@@ -1,11 +1,11 @@
-import * as z from 'zod';
+import * as z from '../../shared/zod';
 
 /** The contract's pagination object (docs/api.md#pagination): all four required. */
 export const paginationSchema = z.object({
-  page: z.int().min(1),
-  limit: z.int().min(1).max(100_000),
-  totalItems: z.int().min(0),
-  totalPages: z.int().min(0),
+  page: z.int().check(z.gte(1)),
+  limit: z.int().check(z.gte(1), z.lte(100_000)),
+  totalItems: z.int().check(z.gte(0)),
+  totalPages: z.int().check(z.gte(0)),
 });
 
 export type Pagination = z.output<typeof paginationSchema>;

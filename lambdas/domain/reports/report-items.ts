@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../shared/zod';
 import { queryAll } from '../../shared/query-all';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
@@ -82,7 +82,7 @@ export async function tagRollups(workspaceId: string, tag: string, from: string,
 }
 
 /** The day rollup stores its day only in its sort key (keys.dayRollup). */
-const dayRollupSchema = z.object({ sk: z.string(), dispatchCount: z.number() }).transform(({ sk, dispatchCount }) => ({ day: sk, dispatchCount }));
+const dayRollupSchema = z.pipe(z.object({ sk: z.string(), dispatchCount: z.number() }), z.transform(({ sk, dispatchCount }) => ({ day: sk, dispatchCount })));
 export type DayRollup = z.output<typeof dayRollupSchema>;
 
 /** The workspace's per-day sent counts of WIB days `from`..`to`. */
@@ -101,7 +101,7 @@ export async function dayTagRollups(workspaceId: string, day: string, prefix: st
 }
 
 /** A tag link as the merged list reads it: the dispatch and its place in time order (its index sort key). */
-const tagLinkEntrySchema = z.object({ dispatchId: z.string(), gsi2sk: z.string() }).transform(({ dispatchId, gsi2sk }) => ({ dispatchId, order: gsi2sk }));
+const tagLinkEntrySchema = z.pipe(z.object({ dispatchId: z.string(), gsi2sk: z.string() }), z.transform(({ dispatchId, gsi2sk }) => ({ dispatchId, order: gsi2sk })));
 export type TagLinkEntry = z.output<typeof tagLinkEntrySchema>;
 
 /** A tag's links created in [start, end] (instants), in index order. */

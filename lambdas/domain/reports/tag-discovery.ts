@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../shared/zod';
 import { mapWithConcurrency } from '../../shared/concurrency';
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
@@ -14,12 +14,12 @@ export interface ReportPeriod {
 /** What the summary and the dispatch list open with (docs/api.md#reports): the period and the current rate. */
 export const reportHeadSchema = z.object({
   period: z.object({ startDate: z.string(), endDate: z.string(), timezone: z.literal('Asia/Jakarta') }),
-  rupiahPerCredit: z.number().min(0),
+  rupiahPerCredit: z.number().check(z.gte(0)),
 });
 export type ReportHead = z.output<typeof reportHeadSchema>;
 
 /** A tag row of tag discovery (docs/api.md#tracking-tags). */
-export const tagCountSchema = z.object({ trackingTag: z.string(), dispatchCount: z.int().min(0) });
+export const tagCountSchema = z.object({ trackingTag: z.string(), dispatchCount: z.int().check(z.gte(0)) });
 export type TagCount = z.output<typeof tagCountSchema>;
 
 /** The body of GET /v1/messages/tracking-tags (docs/api.md#tracking-tags). */

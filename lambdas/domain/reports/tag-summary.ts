@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../shared/zod';
 import { defaultStore } from '../../shared/default-store';
 import { mapWithConcurrency } from '../../shared/concurrency';
 import type { Store } from '../../shared/store';
@@ -9,23 +9,23 @@ import { reportHeadSchema, type ReportPeriod } from './tag-discovery';
 export const templateTotalsSchema = z.object({
   templateId: z.guid(),
   templateName: z.string(),
-  dispatchCount: z.int().min(0),
-  credits: z.int().min(0),
-  amountRupiah: z.number().min(0),
+  dispatchCount: z.int().check(z.gte(0)),
+  credits: z.int().check(z.gte(0)),
+  amountRupiah: z.number().check(z.gte(0)),
 });
 export type TemplateTotals = z.output<typeof templateTotalsSchema>;
 
 export const tagTotalsSchema = z.object({
   trackingTag: z.string(),
-  dispatchCount: z.int().min(0),
-  credits: z.int().min(0),
-  amountRupiah: z.number().min(0),
+  dispatchCount: z.int().check(z.gte(0)),
+  credits: z.int().check(z.gte(0)),
+  amountRupiah: z.number().check(z.gte(0)),
   templates: z.array(templateTotalsSchema),
 });
 export type TagTotals = z.output<typeof tagTotalsSchema>;
 
 /** The body of GET /v1/messages/tracking-report/summary: no pagination object (docs/api.md#tracking-summary). */
-export const tagSummaryReportSchema = reportHeadSchema.extend({ items: z.array(tagTotalsSchema) });
+export const tagSummaryReportSchema = z.extend(reportHeadSchema, { items: z.array(tagTotalsSchema) });
 
 /** Rupiah amounts are sums of products with the rate; keep them to the sen. */
 const money = (value: number) => Math.round(value * 100) / 100;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../shared/zod';
 import { NotFoundError, ValidationError } from '../../shared/errors';
 import type { Store } from '../../shared/store';
 import { isListable, toTemplateResource, type TemplateResource } from './template';

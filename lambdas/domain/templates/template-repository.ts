@@ -1,5 +1,5 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from '../../shared/zod';
 import { queryAll } from '../../shared/query-all';
 import { accessPatterns, keys } from '../../shared/table';
 import { defaultStore } from '../../shared/default-store';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../shared/zod';
 import { defaultStore } from '../../shared/default-store';
 import { logger } from '../../shared/logger';
 import type { Store } from '../../shared/store';
@@ -15,11 +15,11 @@ export type TemplateWebhookField = (typeof templateWebhookFields)[number];
 export const isTemplateWebhookField = (field: string): field is TemplateWebhookField => (templateWebhookFields as readonly string[]).includes(field);
 
 const templateRef = {
-  message_template_name: z.string().min(1),
-  message_template_language: z.string().min(1),
+  message_template_name: z.string().check(z.minLength(1)),
+  message_template_language: z.string().check(z.minLength(1)),
 };
-const statusUpdateSchema = z.object({ ...templateRef, event: z.string(), reason: z.string().nullish() });
-const categoryUpdateSchema = z.object({ ...templateRef, new_category: z.string(), previous_category: z.string().optional() });
+const statusUpdateSchema = z.object({ ...templateRef, event: z.string(), reason: z.nullish(z.string()) });
+const categoryUpdateSchema = z.object({ ...templateRef, new_category: z.string(), previous_category: z.optional(z.string()) });
 
 export type TemplateWebhookOutcome = 'applied' | 'unchanged' | 'ignored' | 'unknown_account' | 'unknown_template' | 'unreadable';
 

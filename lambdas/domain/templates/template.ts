@@ -1,13 +1,13 @@
-import * as z from 'zod';
+import * as z from '../../shared/zod';
 import { templateCategories } from '../workspaces/workspace';
 
 /** `{{name}}` placeholders; names are what variableDefinitions declare. */
 export const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g;
 
 export const variableDefinitionSchema = z.object({
-  name: z.string().regex(/^[A-Za-z0-9_]{1,64}$/, 'letters, digits and "_", at most 64 characters'),
-  type: z.string().min(1).default('text'),
-  required: z.boolean().default(true),
+  name: z.string().check(z.regex(/^[A-Za-z0-9_]{1,64}$/, 'letters, digits and "_", at most 64 characters')),
+  type: z._default(z.string().check(z.minLength(1)), 'text'),
+  required: z._default(z.boolean(), true),
 });
 
 /**
@@ -18,29 +18,29 @@ export const templateComponentsSchema = z.object({
   /** NAMED: WhatsApp takes each body and header parameter with its `parameter_name`. */
   parameterFormat: z.enum(['POSITIONAL', 'NAMED']),
   /** The header's variables: TEXT its one placeholder, media its link, LOCATION latitude, longitude, name, address. */
-  header: z.object({ format: z.enum(['TEXT', 'IMAGE', 'VIDEO', 'DOCUMENT', 'LOCATION']), variables: z.array(z.string()).min(1).max(4), parameterName: z.string().optional() }).optional(),
+  header: z.optional(z.object({ format: z.enum(['TEXT', 'IMAGE', 'VIDEO', 'DOCUMENT', 'LOCATION']), variables: z.array(z.string()).check(z.minLength(1), z.maxLength(4)), parameterName: z.optional(z.string()) })),
   /** Buttons that take a parameter, by their position in the template. */
-  buttons: z.array(z.object({ index: z.int().min(0).max(9), subType: z.enum(['url', 'quick_reply', 'copy_code']), variable: z.string() })).default([]),
+  buttons: z._default(z.array(z.object({ index: z.int().check(z.gte(0), z.lte(9)), subType: z.enum(['url', 'quick_reply', 'copy_code']), variable: z.string() })), []),
 });
 export type TemplateComponents = z.infer<typeof templateComponentsSchema>;
 
 export const templateVersionInputSchema = z.object({
   id: z.uuid(),
-  version: z.number().int().min(1),
-  status: z.string().min(1),
-  body: z.string().min(1).max(4096),
-  variableDefinitions: z.array(variableDefinitionSchema).max(50).default([]),
+  version: z.int().check(z.gte(1)),
+  status: z.string().check(z.minLength(1)),
+  body: z.string().check(z.minLength(1), z.maxLength(4096)),
+  variableDefinitions: z._default(z.array(variableDefinitionSchema).check(z.maxLength(50)), []),
   /** What the customer sees; defaults to the body with its placeholders. */
-  customerPreview: z.string().optional(),
-  creditCostPerSend: z.number().int().min(0),
+  customerPreview: z.optional(z.string()),
+  creditCostPerSend: z.int().check(z.gte(0)),
   createdAt: z.iso.datetime({ offset: true }),
-  readyAt: z.iso.datetime({ offset: true }).optional(),
-  disabledAt: z.iso.datetime({ offset: true }).optional(),
-  components: templateComponentsSchema.optional(),
+  readyAt: z.optional(z.iso.datetime({ offset: true })),
+  disabledAt: z.optional(z.iso.datetime({ offset: true })),
+  components: z.optional(templateComponentsSchema),
   /** Synced versions: a digest of Meta's components; with the category, what makes a version new. */
-  contentDigest: z.string().optional(),
+  contentDigest: z.optional(z.string()),
   /** Synced versions: Meta's category when the version was made; it set creditCostPerSend. */
-  category: z.enum(templateCategories).optional(),
+  category: z.optional(z.enum(templateCategories)),
 });
 
 /**
@@ -50,15 +50,15 @@ export const templateVersionInputSchema = z.object({
  */
 export const templateInputSchema = z.object({
   id: z.uuid(),
-  displayName: z.string().min(1).max(200),
-  status: z.string().min(1),
-  providerName: z.string().min(1).max(512),
-  language: z.string().min(2).max(15),
-  versions: z.array(templateVersionInputSchema).min(1).max(90),
+  displayName: z.string().check(z.minLength(1), z.maxLength(200)),
+  status: z.string().check(z.minLength(1)),
+  providerName: z.string().check(z.minLength(1), z.maxLength(512)),
+  language: z.string().check(z.minLength(2), z.maxLength(15)),
+  versions: z.array(templateVersionInputSchema).check(z.minLength(1), z.maxLength(90)),
   /** Synced templates: Meta's template id. */
-  providerTemplateId: z.string().optional(),
+  providerTemplateId: z.optional(z.string()),
   /** WhatsApp's category (synced, or given on import); only MARKETING sends honour an opt-out; absent means not marketing. */
-  category: z.enum(templateCategories).optional(),
+  category: z.optional(z.enum(templateCategories)),
 });
 
 export type TemplateInput = z.input<typeof templateInputSchema>;
@@ -73,14 +73,14 @@ export const isOnHold = (template: Template): boolean => template.status === 'PA
 
 const templateVersionResourceSchema = z.object({
   id: z.guid(),
-  version: z.int().min(1),
+  version: z.int().check(z.gte(1)),
   status: z.string(),
   variableDefinitions: z.array(z.object({ name: z.string(), type: z.string(), required: z.boolean() })),
   customerPreview: z.string(),
-  creditCostPerSend: z.int().min(0),
+  creditCostPerSend: z.int().check(z.gte(0)),
   createdAt: z.iso.datetime({ offset: true }),
-  readyAt: z.iso.datetime({ offset: true }).optional(),
-  disabledAt: z.iso.datetime({ offset: true }).optional(),
+  readyAt: z.optional(z.iso.datetime({ offset: true })),
+  disabledAt: z.optional(z.iso.datetime({ offset: true })),
 });
 
 /** The contract's message template (docs/api.md#templates), versions included. */
@@ -119,15 +119,13 @@ function toTemplateVersionResource(version: TemplateVersion): TemplateResource['
 /** The values a send gives WhatsApp beyond the body's, taken from a version's components; stored on the dispatch. */
 export const templateParametersSchema = z.object({
   /** The body parameters' names, in body order, for templates with named parameters. */
-  bodyParameterNames: z.array(z.string()).optional(),
-  header: z
-    .discriminatedUnion('type', [
-      z.object({ type: z.literal('text'), text: z.string(), parameterName: z.string().optional() }),
+  bodyParameterNames: z.optional(z.array(z.string())),
+  header: z.optional(z.discriminatedUnion('type', [
+      z.object({ type: z.literal('text'), text: z.string(), parameterName: z.optional(z.string()) }),
       z.object({ type: z.enum(['image', 'video', 'document']), link: z.string() }),
-      z.object({ type: z.literal('location'), latitude: z.string(), longitude: z.string(), name: z.string().optional(), address: z.string().optional() }),
-    ])
-    .optional(),
-  buttons: z.array(z.object({ index: z.int(), subType: z.enum(['url', 'quick_reply', 'copy_code']), value: z.string() })).optional(),
+      z.object({ type: z.literal('location'), latitude: z.string(), longitude: z.string(), name: z.optional(z.string()), address: z.optional(z.string()) }),
+    ])),
+  buttons: z.optional(z.array(z.object({ index: z.int(), subType: z.enum(['url', 'quick_reply', 'copy_code']), value: z.string() }))),
 });
 export type TemplateParameters = z.infer<typeof templateParametersSchema>;
 export type HeaderParameter = NonNullable<TemplateParameters['header']>;

@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from '../../shared/zod';
 import { defaultStore } from '../../shared/default-store';
 import { queryAll } from '../../shared/query-all';
 import type { Store } from '../../shared/store';
@@ -21,7 +21,7 @@ const marketingOptOutSchema = z.object({
   /** `button`: the customer tapped "Stop promotions"; `admin`: an operator recorded it. */
   source: z.enum(['button', 'admin']),
   /** The inbound message that carried the tap. */
-  providerMessageId: z.string().optional(),
+  providerMessageId: z.optional(z.string()),
 });
 
 export type MarketingOptOut = z.output<typeof marketingOptOutSchema>;

@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from '../../shared/zod';
 import { keys } from '../../shared/table';
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
@@ -13,7 +13,7 @@ import { sandboxNumberPut } from './workspace-number';
  * The workspace item: its key, its writes (each in one transaction with the claims and releases of
  * the identifiers its settings bind, see workspace-binding.ts) and its reading back.
  */
-const storedWorkspaceSchema = workspaceInputSchema.extend({ createdAt: z.string(), updatedAt: z.string() });
+const storedWorkspaceSchema = z.extend(workspaceInputSchema, { createdAt: z.string(), updatedAt: z.string() });
 
 /** Why a workspace write was refused; the message says it for people. */
 export class WorkspaceWriteRefusedError extends Error {
@@ -67,17 +67,15 @@ export interface WorkspaceChanges {
 }
 
 const changesSchema = z.strictObject({
-  name: workspaceInputSchema.shape.name.optional(),
-  rupiahPerCredit: workspaceInputSchema.shape.rupiahPerCredit.optional(),
-  settings: z
-    .strictObject({
-      sendsPerMinute: workspaceSettingsSchema.shape.sendsPerMinute.unwrap().optional(),
-      dedupe: workspaceSettingsSchema.shape.dedupe.unwrap().optional(),
-      provider: workspaceSettingsSchema.shape.provider.unwrap().optional(),
-      whatsappPhoneNumberId: workspaceSettingsSchema.shape.whatsappPhoneNumberId.unwrap().nullable().optional(),
-      whatsappBusinessAccountId: workspaceSettingsSchema.shape.whatsappBusinessAccountId.unwrap().nullable().optional(),
-    })
-    .optional(),
+  name: z.optional(workspaceInputSchema.shape.name),
+  rupiahPerCredit: z.optional(workspaceInputSchema.shape.rupiahPerCredit),
+  settings: z.optional(z.strictObject({
+    sendsPerMinute: z.optional(workspaceSettingsSchema.shape.sendsPerMinute.def.innerType),
+    dedupe: z.optional(workspaceSettingsSchema.shape.dedupe.def.innerType),
+    provider: z.optional(workspaceSettingsSchema.shape.provider.def.innerType),
+    whatsappPhoneNumberId: z.optional(z.nullable(workspaceSettingsSchema.shape.whatsappPhoneNumberId.def.innerType)),
+    whatsappBusinessAccountId: z.optional(z.nullable(workspaceSettingsSchema.shape.whatsappBusinessAccountId.def.innerType)),
+  })),
 });
 
 /**

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../shared/zod';
 
 /** Meta's template categories (WhatsApp Business Management API). */
 export const templateCategories = ['MARKETING', 'UTILITY', 'AUTHENTICATION'] as const;
@@ -7,25 +7,25 @@ export type TemplateCategory = (typeof templateCategories)[number];
 /** What a send of a synced template costs unless the workspace says otherwise (docs/api.md#templates). */
 export const DEFAULT_CREDIT_COST_BY_CATEGORY: Readonly<Record<TemplateCategory, number>> = { MARKETING: 2, UTILITY: 1, AUTHENTICATION: 1 };
 
-const creditCost = z.number().int().min(0).max(1_000_000);
+const creditCost = z.int().check(z.gte(0), z.lte(1_000_000));
 const creditCostByCategorySchema = z.strictObject({ MARKETING: creditCost, UTILITY: creditCost, AUTHENTICATION: creditCost });
 
 export const workspaceSettingsSchema = z.object({
   /** Accepted sends per minute before 429. */
-  sendsPerMinute: z.number().int().min(1).max(1_000_000).default(600),
+  sendsPerMinute: z._default(z.int().check(z.gte(1), z.lte(1_000_000)), 600),
   /** `wib-day`: one send of a template to a number per WIB day (409 duplicate_send). */
-  dedupe: z.enum(['none', 'wib-day']).default('none'),
+  dedupe: z._default(z.enum(['none', 'wib-day']), 'none'),
   /** Which provider delivers this workspace's messages. */
-  provider: z.enum(['sandbox', 'whatsapp']).default('sandbox'),
+  provider: z._default(z.enum(['sandbox', 'whatsapp']), 'sandbox'),
   /** The workspace's own WhatsApp business number (Cloud API phone number id), if it has one. */
-  whatsappPhoneNumberId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
+  whatsappPhoneNumberId: z.optional(z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/))),
   /**
    * The workspace's WhatsApp Business Account: where `templates sync` reads its templates, and
    * whose template webhooks (entry.id) apply to this workspace.
    */
-  whatsappBusinessAccountId: z.string().regex(/^[0-9]{1,32}$/, 'the numeric WhatsApp Business Account id').optional(),
+  whatsappBusinessAccountId: z.optional(z.string().check(z.regex(/^[0-9]{1,32}$/, 'the numeric WhatsApp Business Account id'))),
   /** Credits a send costs, by the template's Meta category; what a synced template's versions charge. */
-  creditCostByCategory: creditCostByCategorySchema.default(DEFAULT_CREDIT_COST_BY_CATEGORY),
+  creditCostByCategory: z._default(creditCostByCategorySchema, DEFAULT_CREDIT_COST_BY_CATEGORY),
 });
 
 /** Settings that name an identifier outside us; each is bound to at most one workspace. */
@@ -33,10 +33,10 @@ export const bindingSettings = ['whatsappPhoneNumberId', 'whatsappBusinessAccoun
 export type BindingSetting = (typeof bindingSettings)[number];
 
 export const workspaceInputSchema = z.object({
-  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{1,63}$/, 'letters, digits, "-" and "_", 2 to 64 characters'),
-  name: z.string().trim().min(1).max(200),
-  rupiahPerCredit: z.number().min(0),
-  settings: workspaceSettingsSchema.default({ sendsPerMinute: 600, dedupe: 'none', provider: 'sandbox', creditCostByCategory: DEFAULT_CREDIT_COST_BY_CATEGORY }),
+  id: z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9_-]{1,63}$/, 'letters, digits, "-" and "_", 2 to 64 characters')),
+  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(200)),
+  rupiahPerCredit: z.number().check(z.gte(0)),
+  settings: z._default(workspaceSettingsSchema, { sendsPerMinute: 600, dedupe: 'none', provider: 'sandbox', creditCostByCategory: DEFAULT_CREDIT_COST_BY_CATEGORY }),
 });
 
 export type WorkspaceInput = z.input<typeof workspaceInputSchema>;

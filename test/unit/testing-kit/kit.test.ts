@@ -29,6 +29,7 @@ const moduleState: Record<string, keyof typeof containerCaches | { notACache: st
   'lambdas/domain/providers/sandbox.ts pendingReports': { notACache: 'reports in flight; settleProviders() awaits them' },
   'lambdas/shared/default-store.ts fromConfig': { notACache: 'the table named by TABLE_NAME, which is fixed per container' },
   'lambdas/shared/default-store.ts queueFromConfig': { notACache: 'the queue named by QUEUE_URL, which is fixed per container' },
+  'lambdas/shared/metrics.ts recorded': { notACache: 'one invocation’s metrics; every handler’s flushMetrics writes and empties it' },
   'lambdas/shared/dependency-errors.ts SOCKET_CODES': { notACache: 'a constant' },
   'lambdas/shared/dependency-errors.ts UNAVAILABLE_NAMES': { notACache: 'a constant' },
   'lambdas/domain/providers/whatsapp-errors.ts TRANSIENT_CODES': { notACache: 'a constant' },
