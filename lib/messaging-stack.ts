@@ -10,7 +10,7 @@ import { MessagingApi } from './constructs/messaging-api';
 import { MessagingTable } from './constructs/messaging-table';
 import { Monitoring } from './constructs/monitoring';
 import { TemplateSync } from './constructs/template-sync';
-import type { StackConfig } from './stack-config';
+import { defaultUsagePlanOf, type StackConfig } from './stack-config';
 
 export interface MessagingStackProps extends Omit<StackProps, 'env' | 'tags'> {
   /** Also gives the stack its account and region (or none: environment-agnostic) and its tags. */
@@ -65,6 +65,7 @@ export class MessagingStack extends Stack {
       throttlingBurstLimit: config.throttlingBurstLimit,
       ownsCloudWatchRole: config.apiGatewayCloudWatchRole,
       webAclArn: config.webAclArn,
+      usagePlans: config.usagePlans ? { plans: config.usagePlans, defaultPlan: defaultUsagePlanOf(config)! } : undefined,
       logRetention,
       encryptionKey,
       removalPolicy,

@@ -1,5 +1,6 @@
 import type { Node } from 'constructs';
 import { z } from 'zod';
+import { usagePlanNameSchema } from '../lambdas/domain/workspaces/workspace';
 
 /**
  * Deploy-time settings, from CDK context (`cdk.json`, or `-c key=value` on the command line).
@@ -30,6 +31,18 @@ function checkTagKeys(tags: Record<string, string>, context: z.RefinementCtx): v
     if (message) context.addIssue({ code: 'custom', path: [key], message });
   }
 }
+
+/**
+ * One API Gateway usage plan: a steady rate and a burst (requests per second) per workspace, and
+ * optionally a quota of requests per day, week or month.
+ */
+const usagePlanSchema = z.strictObject({
+  rateLimit: z.number().positive(),
+  burstLimit: z.number().int().positive(),
+  quota: z.strictObject({ limit: z.number().int().positive(), period: z.enum(['DAY', 'WEEK', 'MONTH']) }).optional(),
+});
+
+export type UsagePlanSetting = z.infer<typeof usagePlanSchema>;
 
 /** A lower-case DNS name of two labels or more, without the trailing dot. */
 const hostname = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
@@ -81,6 +94,25 @@ const schema = z.object({
    * key's policy is not the stack's to change (docs/deploy.md). Needs `account` and `region`.
    */
   kmsKeyArn: z.string().regex(/^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[\w-]+$/, 'a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>); an alias is not accepted').optional(),
+  /**
+   * API Gateway usage plans by name (`{"standard":{"rateLimit":50,"burstLimit":100,"quota":{"limit":1000000,"period":"MONTH"}}}`):
+   * with them every authenticated route gets the usage-plan authorizer and counts each workspace's
+   * requests against its plan (decision 69). Absent: no authorizer and no plan.
+   */
+  usagePlans: jsonObject(
+    z
+      .record(z.string(), usagePlanSchema)
+      .refine((plans) => Object.keys(plans).length > 0, 'name at least one plan, or leave usagePlans out')
+      // zod's own record-key error says only "Invalid key in record"; this one says what a name is.
+      .superRefine((plans, context) => {
+        for (const name of Object.keys(plans)) {
+          const checked = usagePlanNameSchema.safeParse(name);
+          if (!checked.success) context.addIssue({ code: 'custom', path: [name], message: checked.error.issues[0]!.message });
+        }
+      }),
+  ).optional(),
+  /** The plan of workspaces that have none of their own; may be left out when there is one plan. */
+  defaultUsagePlan: z.optional(usagePlanNameSchema),
 })
   .refine((config) => (config.account === undefined) === (config.region === undefined), { message: 'give both account and region, or neither', path: ['region'] })
   .refine((config) => (config.domainName === undefined) === (config.certificateArn === undefined), { message: 'give both domainName and certificateArn, or neither', path: ['certificateArn'] })
@@ -98,11 +130,29 @@ const schema = z.object({
   .refine((config) => config.hostedZoneName === undefined || config.domainName === undefined || config.domainName.endsWith(`.${config.hostedZoneName}`), {
     message: 'domainName must be a name inside hostedZoneName',
     path: ['domainName'],
+  })
+  .refine((config) => config.defaultUsagePlan === undefined || config.usagePlans?.[config.defaultUsagePlan] !== undefined, {
+    message: 'name one of the plans in usagePlans',
+    path: ['defaultUsagePlan'],
+  })
+  .refine((config) => config.usagePlans === undefined || config.defaultUsagePlan !== undefined || Object.keys(config.usagePlans).length === 1, {
+    message: 'with more than one usage plan, say which one workspaces without a plan get',
+    path: ['defaultUsagePlan'],
+  })
+  // The stage throttle caps every caller together: a plan above it would promise what it cannot give.
+  .refine((config) => Object.values(config.usagePlans ?? {}).every((plan) => plan.rateLimit <= config.throttlingRateLimit && plan.burstLimit <= config.throttlingBurstLimit), {
+    message: 'a plan\'s rateLimit and burstLimit must not exceed the stage\'s throttlingRateLimit and throttlingBurstLimit',
+    path: ['usagePlans'],
   });
 
 export type StackConfig = z.infer<typeof schema>;
 
 export const contextKeys = Object.keys(schema.shape) as (keyof StackConfig)[];
+
+/** The plan workspaces without one of their own count against: the one named, or the only one. */
+export function defaultUsagePlanOf(config: Pick<StackConfig, 'usagePlans' | 'defaultUsagePlan'>): string | undefined {
+  return config.defaultUsagePlan ?? Object.keys(config.usagePlans ?? {})[0];
+}
 
 export function readStackConfig(node: Node): StackConfig {
   const raw = Object.fromEntries(contextKeys.map((key) => [key, node.tryGetContext(key)]));

@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
-import type { Store } from '../../lambdas/shared/store';
 import { AdminError, UsageError } from './command';
 import { commands } from './commands/index';
-import { resolveTarget, TargetError, type TargetOptions } from './target';
+import { resolveTarget, TargetError, type AdminTarget, type TargetOptions } from './target';
 
 /** Where the CLI prints, what it reads, and (for tests) which table it writes to. */
 export interface AdminIo {
@@ -10,7 +9,7 @@ export interface AdminIo {
   err(text: string): void;
   env: Record<string, string | undefined>;
   /** The table commands use; by default the target the command line names (`resolveTarget`). */
-  target?: (options: TargetOptions) => Promise<Store & { description: string }>;
+  target?: (options: TargetOptions) => Promise<AdminTarget>;
   now?: () => Date;
 }
 
@@ -73,7 +72,7 @@ export async function runAdmin(argv: readonly string[], io: AdminIo): Promise<nu
       env: io.env,
     });
     io.err(`Target: ${store.description}`);
-    const result = await run({ store, now: io.now?.() ?? new Date() });
+    const result = await run({ store, now: io.now?.() ?? new Date(), usagePlans: store.usagePlans });
     for (const note of result.notes ?? []) io.err(note);
     if (json) io.out(JSON.stringify(result.data, null, 2));
     else if (result.lines.length) io.out(result.lines.join('\n'));

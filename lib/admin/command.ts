@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { Store } from '../../lambdas/shared/store';
+import type { UsagePlanTarget } from './target';
 
 /**
  * One admin command: its words (`workspace create`), its options as a zod object of strings
@@ -18,6 +19,8 @@ export interface CommandSpec<S extends z.ZodObject> {
 export interface CommandContext {
   store: Store;
   now: Date;
+  /** Where usage plans are; undefined for a target named only by TABLE_NAME. */
+  usagePlans?: UsagePlanTarget | undefined;
 }
 
 export interface CommandResult {

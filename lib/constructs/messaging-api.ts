@@ -1,5 +1,5 @@
 import { CfnOutput, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { AccessLogField, AccessLogFormat, EndpointType, LambdaIntegration, LogGroupLogDestination, MethodLoggingLevel, ResponseTransferMode, RestApi } from 'aws-cdk-lib/aws-apigateway';
+import { AccessLogField, AccessLogFormat, ApiKeySourceType, AuthorizationType, EndpointType, LambdaIntegration, LogGroupLogDestination, MethodLoggingLevel, ResponseTransferMode, RestApi, type MethodOptions } from 'aws-cdk-lib/aws-apigateway';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { BINARY_MEDIA_TYPES, pathOf, routeEntries, routes, type RouteId } from '../../lambdas/routes';
 import { AppFunction } from './app-function';
 import { addGatewayResponses } from './gateway-responses';
+import { UsagePlans } from './usage-plans';
+import type { UsagePlanSetting } from '../stack-config';
 import { HANDLERS_DIR } from '../project-paths';
 
 export interface MessagingApiProps {
@@ -25,6 +27,8 @@ export interface MessagingApiProps {
   ownsCloudWatchRole: boolean;
   /** A regional WAFv2 web ACL to associate with the stage. */
   webAclArn?: string | undefined;
+  /** Usage plans by name and the default one (context usagePlans): absent, no authorizer and no plan. */
+  usagePlans?: { plans: Record<string, UsagePlanSetting>; defaultPlan: string } | undefined;
   logRetention: RetentionDays;
   /** The customer-managed key for the log groups, when the stack has one. */
   encryptionKey?: IKey | undefined;
@@ -33,25 +37,35 @@ export interface MessagingApiProps {
 
 const STREAMING_TIMEOUT = Duration.minutes(2);
 
+const ACCESS_LOG_FIELDS = {
+  requestId: AccessLogField.contextRequestId(),
+  requestTime: AccessLogField.contextRequestTime(),
+  ip: AccessLogField.contextIdentitySourceIp(),
+  httpMethod: AccessLogField.contextHttpMethod(),
+  resourcePath: AccessLogField.contextResourcePath(),
+  protocol: AccessLogField.contextProtocol(),
+  status: AccessLogField.contextStatus(),
+  responseLength: AccessLogField.contextResponseLength(),
+  responseLatency: AccessLogField.contextResponseLatency(),
+  integrationLatency: AccessLogField.contextIntegrationLatency(),
+  integrationStatus: AccessLogField.contextIntegrationStatus(),
+  errorType: AccessLogField.contextErrorResponseType(),
+};
+
 /**
  * One JSON line per request, with the fields the runbook queries (docs/operations.md). Without an
  * API Gateway authorizer `$context.authorizer.*` is empty, so the workspace and key id are not
  * here: the function logs them on its own lines (`workspaceId`, `apiKeyId`), joined by `requestId`.
  */
-export const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
+export const ACCESS_LOG_FORMAT = AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS));
+
+/** With the usage-plan authorizer, each line also names the caller and the usage key it counted against. */
+const ACCESS_LOG_FORMAT_WITH_AUTHORIZER = AccessLogFormat.custom(
   JSON.stringify({
-    requestId: AccessLogField.contextRequestId(),
-    requestTime: AccessLogField.contextRequestTime(),
-    ip: AccessLogField.contextIdentitySourceIp(),
-    httpMethod: AccessLogField.contextHttpMethod(),
-    resourcePath: AccessLogField.contextResourcePath(),
-    protocol: AccessLogField.contextProtocol(),
-    status: AccessLogField.contextStatus(),
-    responseLength: AccessLogField.contextResponseLength(),
-    responseLatency: AccessLogField.contextResponseLatency(),
-    integrationLatency: AccessLogField.contextIntegrationLatency(),
-    integrationStatus: AccessLogField.contextIntegrationStatus(),
-    errorType: AccessLogField.contextErrorResponseType(),
+    ...ACCESS_LOG_FIELDS,
+    workspaceId: AccessLogField.contextAuthorizer('workspaceId'),
+    apiKeyId: AccessLogField.contextAuthorizer('apiKeyId'),
+    usageKey: AccessLogField.contextAuthorizer('usageKey'),
   }),
 );
 
@@ -62,6 +76,8 @@ export const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
 export class MessagingApi extends Construct {
   readonly api: RestApi;
   readonly functions: Partial<Record<RouteId, AppFunction>> = {};
+  /** The usage plans and their authorizer, on a stack configured with usage plans. */
+  readonly usagePlans: UsagePlans | undefined;
   /** Where WhatsApp (and the sandbox) post status callbacks. */
   readonly webhookUrl: string;
 
@@ -74,6 +90,9 @@ export class MessagingApi extends Construct {
       description: 'Messaging API: WhatsApp template messages for workspace integrations',
       endpointTypes: [EndpointType.REGIONAL],
       binaryMediaTypes: [...BINARY_MEDIA_TYPES],
+      // Usage plans count requests by the key our authorizer names, never by a header a client
+      // sends: client keys stay ours, hashed in the table, and are never stored in API Gateway.
+      ...(props.usagePlans ? { apiKeySourceType: ApiKeySourceType.AUTHORIZER } : {}),
       // Access logs need API Gateway's CloudWatch role, an account-wide setting: one stack per
       // account and region sets it (apiGatewayCloudWatchRole), or none does (docs/deploy.md).
       cloudWatchRole: props.ownsCloudWatchRole,
@@ -88,10 +107,20 @@ export class MessagingApi extends Construct {
         loggingLevel: MethodLoggingLevel.ERROR,
         dataTraceEnabled: false,
         accessLogDestination: new LogGroupLogDestination(accessLogs),
-        accessLogFormat: ACCESS_LOG_FORMAT,
+        accessLogFormat: props.usagePlans ? ACCESS_LOG_FORMAT_WITH_AUTHORIZER : ACCESS_LOG_FORMAT,
       },
     });
-    addGatewayResponses(this.api);
+    addGatewayResponses(this.api, { usagePlans: props.usagePlans !== undefined });
+    this.usagePlans = props.usagePlans
+      ? new UsagePlans(this, 'UsagePlans', {
+          api: this.api,
+          ...props.usagePlans,
+          table: props.table,
+          logRetention: props.logRetention,
+          encryptionKey: props.encryptionKey,
+          removalPolicy: props.removalPolicy,
+        })
+      : undefined;
     Validations.of(this.api.node.defaultChild!).acknowledge({
       id: 'AwsSolutions-APIG2',
       reason:
@@ -130,11 +159,17 @@ export class MessagingApi extends Construct {
       if (route.access.secrets === 'cursor') fn.readsSecret(props.cursorSecret, 'CURSOR_SECRET_NAME');
       this.functions[routeId] = fn;
       const integration = new LambdaIntegration(fn, route.streaming ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: STREAMING_TIMEOUT } : {});
-      const method = this.api.root.resourceForPath(route.path).addMethod(route.method, integration, { operationName: routeId });
-      const authorization = route.scope
+      // With usage plans, an authenticated route counts its requests by the authorizer's usage key.
+      const usagePlanOptions: MethodOptions =
+        route.scope && this.usagePlans ? { authorizer: this.usagePlans.authorizer, authorizationType: AuthorizationType.CUSTOM, apiKeyRequired: true } : {};
+      const method = this.api.root.resourceForPath(route.path).addMethod(route.method, integration, { operationName: routeId, ...usagePlanOptions });
+      const authorization = usagePlanOptions.authorizer
+        ? `The usage-plan authorizer (a Lambda REQUEST authorizer) refuses keys that are missing, unknown, revoked or expired, and the function authenticates the key again and checks the route's scope ${route.scope}; Cognito does not fit server-to-server workspace keys.`
+        : route.scope
         ? `The function authenticates the X-API-Key header itself (hashed key lookup, revocation, expiry) and checks the route's scope ${route.scope}; IAM or Cognito authorizers do not fit server-to-server workspace keys.`
         : 'Public by contract: GET /health, or a WhatsApp webhook whose body the function verifies with the app secret (X-Hub-Signature-256).';
-      Validations.of(method).acknowledge({ id: 'AwsSolutions-APIG4', reason: authorization }, { id: 'AwsSolutions-COG4', reason: authorization });
+      if (!usagePlanOptions.authorizer) Validations.of(method).acknowledge({ id: 'AwsSolutions-APIG4', reason: authorization });
+      Validations.of(method).acknowledge({ id: 'AwsSolutions-COG4', reason: authorization });
     }
 
     this.webhookUrl = this.api.urlForPath(pathOf(routes.whatsappWebhook));

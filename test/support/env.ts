@@ -21,3 +21,5 @@ process.env.WHATSAPP_VERIFY_TOKEN = 'test-verify-token';
 /** Fast sandbox reports keep end-to-end delivery tests short. */
 process.env.SANDBOX_REPORT_DELAY_MS = '100';
 process.env.CURSOR_SECRET = 'test-cursor-signing-key-000000';
+/** The usage-plan authorizer's key for workspaces without their own (a stack with usage plans sets it). */
+process.env.FALLBACK_USAGE_KEY = 'test-fallback-usage-key-0000';

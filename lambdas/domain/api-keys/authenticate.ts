@@ -31,6 +31,17 @@ export interface AuthenticateOptions {
  * 401 for a missing, malformed, unknown, revoked or expired key; 403 for a valid key without `scope`.
  */
 export async function authenticate(rawKey: string | undefined, scope: Scope, options: AuthenticateOptions = {}): Promise<Principal> {
+  const principal = await identify(rawKey, options);
+  if (!principal.scopes.includes(scope)) throw new ForbiddenError(scope);
+  return principal;
+}
+
+/**
+ * Resolves an `X-API-Key` value to its workspace, whatever the operation: the checks `authenticate`
+ * answers 401 for, and only those. The usage-plan authorizer uses it, so API Gateway refuses
+ * exactly the keys every route would refuse, and leaves the scope (403) to the route.
+ */
+export async function identify(rawKey: string | undefined, options: AuthenticateOptions = {}): Promise<Principal> {
   const now = options.now ?? new Date();
   if (!rawKey) throw new UnauthorizedError('The X-API-Key header is required');
   const key = rawKey.trim();
@@ -40,7 +51,6 @@ export async function authenticate(rawKey: string | undefined, scope: Scope, opt
   if (!record) throw new UnauthorizedError('The API key is not recognised');
   if (record.status === 'revoked') throw new UnauthorizedError('The API key has been revoked');
   if (record.expiresAt && Date.parse(record.expiresAt) <= now.getTime()) throw new UnauthorizedError('The API key has expired');
-  if (!record.scopes.includes(scope)) throw new ForbiddenError(scope);
 
   return { workspaceId: record.workspaceId, keyId: record.keyId, keyName: record.name, scopes: record.scopes };
 }

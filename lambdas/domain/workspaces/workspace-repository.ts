@@ -4,8 +4,8 @@ import { keys } from '../../shared/table';
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
-import { transactWrite, type Write } from '../../shared/writes';
-import { bindingSettings, workspaceInputSchema, workspaceSettingsSchema, type BindingSetting, type Workspace, type WorkspaceInput, type WorkspaceSettings } from './workspace';
+import { isConditionFailed, transactWrite, writeOne, type Write } from '../../shared/writes';
+import { bindingSettings, gatewayUsageKeySchema, workspaceInputSchema, workspaceSettingsSchema, type BindingSetting, type GatewayUsageKey, type Workspace, type WorkspaceInput, type WorkspaceSettings } from './workspace';
 import { bindingChanges } from './workspace-binding';
 import { sandboxNumberPut } from './workspace-number';
 
@@ -13,7 +13,7 @@ import { sandboxNumberPut } from './workspace-number';
  * The workspace item: its key, its writes (each in one transaction with the claims and releases of
  * the identifiers its settings bind, see workspace-binding.ts) and its reading back.
  */
-const storedWorkspaceSchema = z.extend(workspaceInputSchema, { createdAt: z.string(), updatedAt: z.string() });
+const storedWorkspaceSchema = z.extend(workspaceInputSchema, { createdAt: z.string(), updatedAt: z.string(), gatewayUsageKey: z.optional(gatewayUsageKeySchema) });
 
 /** Why a workspace write was refused; the message says it for people. */
 export class WorkspaceWriteRefusedError extends Error {
@@ -44,7 +44,13 @@ const workspacePut = (workspace: Workspace, condition?: string): Write => ({
 export async function saveWorkspace(input: WorkspaceInput, now: Date, store: Store = defaultStore()): Promise<Workspace> {
   const parsed = workspaceInputSchema.parse(input);
   const existing = await getWorkspace(parsed.id, store);
-  const workspace: Workspace = { ...parsed, createdAt: existing?.createdAt ?? now.toISOString(), updatedAt: now.toISOString() };
+  const workspace: Workspace = {
+    ...parsed,
+    createdAt: existing?.createdAt ?? now.toISOString(),
+    updatedAt: now.toISOString(),
+    // Not the seed's to declare: an operator's key survives a re-applied seed.
+    ...(existing?.gatewayUsageKey ? { gatewayUsageKey: existing.gatewayUsageKey } : {}),
+  };
   await writeWithBindings(store, workspace.id, workspacePut(workspace), existing?.settings ?? {}, workspace.settings, bindingSettings);
   return workspace;
 }
@@ -75,6 +81,7 @@ const changesSchema = z.strictObject({
     provider: z.optional(workspaceSettingsSchema.shape.provider.def.innerType),
     whatsappPhoneNumberId: z.optional(z.nullable(workspaceSettingsSchema.shape.whatsappPhoneNumberId.def.innerType)),
     whatsappBusinessAccountId: z.optional(z.nullable(workspaceSettingsSchema.shape.whatsappBusinessAccountId.def.innerType)),
+    usagePlan: z.optional(workspaceSettingsSchema.shape.usagePlan.def.innerType),
   })),
 });
 
@@ -139,6 +146,26 @@ export async function updateWorkspace(workspaceId: string, changes: WorkspaceCha
     workspace: new WorkspaceWriteRefusedError('changed_meanwhile', `Workspace ${workspaceId} changed or was removed meanwhile; run the command again`),
   });
   return updated;
+}
+
+/**
+ * Records the workspace's API Gateway usage key, once: refused (`changed_meanwhile`) when the
+ * workspace has one already, so two operators creating a key at once cannot both store theirs.
+ */
+export async function recordGatewayUsageKey(workspaceId: string, key: GatewayUsageKey, now: Date, store: Store = defaultStore()): Promise<void> {
+  try {
+    await writeOne(store, {
+      Update: {
+        Key: keys.workspace(workspaceId),
+        UpdateExpression: 'SET gatewayUsageKey = :key, updatedAt = :now',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(gatewayUsageKey)',
+        ExpressionAttributeValues: { ':key': gatewayUsageKeySchema.parse(key), ':now': now.toISOString() },
+      },
+    });
+  } catch (error) {
+    if (!isConditionFailed(error)) throw error;
+    throw new WorkspaceWriteRefusedError('changed_meanwhile', `Workspace ${workspaceId} got a usage key or was removed meanwhile; run the command again`);
+  }
 }
 
 /**

@@ -10,6 +10,9 @@ export const DEFAULT_CREDIT_COST_BY_CATEGORY: Readonly<Record<TemplateCategory, 
 const creditCost = z.int().check(z.gte(0), z.lte(1_000_000));
 const creditCostByCategorySchema = z.strictObject({ MARKETING: creditCost, UTILITY: creditCost, AUTHENTICATION: creditCost });
 
+/** A usage plan's name, as the stack's `usagePlans` setting spells it (lib/stack-config.ts). */
+export const usagePlanNameSchema = z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/, 'a usage plan name: letters, digits, "-" and "_", at most 64 characters'));
+
 export const workspaceSettingsSchema = z.object({
   /** Accepted sends per minute before 429. */
   sendsPerMinute: z._default(z.int().check(z.gte(1), z.lte(1_000_000)), 600),
@@ -26,6 +29,11 @@ export const workspaceSettingsSchema = z.object({
   whatsappBusinessAccountId: z.optional(z.string().check(z.regex(/^[0-9]{1,32}$/, 'the numeric WhatsApp Business Account id'))),
   /** Credits a send costs, by the template's Meta category; what a synced template's versions charge. */
   creditCostByCategory: z._default(creditCostByCategorySchema, DEFAULT_CREDIT_COST_BY_CATEGORY),
+  /**
+   * The API Gateway usage plan this workspace's requests count against, on a stack with usage
+   * plans (docs/deploy.md#rate-limits-and-usage-plans); the local runtime only records it.
+   */
+  usagePlan: z.optional(usagePlanNameSchema),
 });
 
 /** Settings that name an identifier outside us; each is bound to at most one workspace. */
@@ -42,7 +50,17 @@ export const workspaceInputSchema = z.object({
 export type WorkspaceInput = z.input<typeof workspaceInputSchema>;
 export type WorkspaceSettings = z.infer<typeof workspaceSettingsSchema>;
 
+/**
+ * The workspace's API Gateway API key, which a usage plan counts its requests by. It is an
+ * accounting identifier, never a credential: clients never see or send it, and the stack reads
+ * API keys only from its authorizer (`apiKeySourceType: AUTHORIZER`), never from a request header.
+ * Its value is kept here so the authorizer answers it without calling API Gateway (decision 69).
+ */
+export const gatewayUsageKeySchema = z.strictObject({ id: z.string().check(z.minLength(1)), value: z.string().check(z.minLength(20)) });
+export type GatewayUsageKey = z.infer<typeof gatewayUsageKeySchema>;
+
 export interface Workspace extends z.infer<typeof workspaceInputSchema> {
   createdAt: string;
   updatedAt: string;
+  gatewayUsageKey?: GatewayUsageKey;
 }

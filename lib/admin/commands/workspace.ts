@@ -1,7 +1,9 @@
 import * as z from 'zod';
-import type { Workspace } from '../../../lambdas/domain/workspaces/workspace';
+import { usagePlanNameSchema, type Workspace } from '../../../lambdas/domain/workspaces/workspace';
 import { createWorkspace, getWorkspace, updateWorkspace, WorkspaceWriteRefusedError } from '../../../lambdas/domain/workspaces/workspace-repository';
-import { AdminError, defineCommand, option, type CommandResult } from '../command';
+import type { Store } from '../../../lambdas/shared/store';
+import { AdminError, defineCommand, option, type CommandContext, type CommandResult } from '../command';
+import { assignUsagePlan, checkUsagePlanTarget } from '../usage-plans';
 
 /** Settings options shared by `workspace create` and `workspace update`. */
 const settingOptions = {
@@ -10,8 +12,11 @@ const settingOptions = {
   provider: option.oneOf(['sandbox', 'whatsapp']).optional(),
   'whatsapp-phone-number-id': option.text().optional(),
   'whatsapp-business-account-id': option.text().optional(),
+  /** Applied through API Gateway on a deployed stack, so not one of settingsFrom's plain settings. */
+  'usage-plan': z.optional(usagePlanNameSchema),
 };
-const SETTINGS_SYNOPSIS = '[--sends-per-minute N] [--dedupe none|wib-day] [--provider sandbox|whatsapp] [--whatsapp-phone-number-id ID] [--whatsapp-business-account-id ID]';
+const SETTINGS_SYNOPSIS =
+  '[--sends-per-minute N] [--dedupe none|wib-day] [--provider sandbox|whatsapp] [--whatsapp-phone-number-id ID] [--whatsapp-business-account-id ID] [--usage-plan NAME]';
 /** On `workspace update`, this value of a binding option unbinds the identifier. */
 const UNBIND = 'none';
 
@@ -32,13 +37,24 @@ export const workspaceCommands = [
   defineCommand({
     name: 'workspace create',
     synopsis: `--id ID --name NAME --rupiah-per-credit N ${SETTINGS_SYNOPSIS}`,
-    summary: 'Creates a workspace; refused if the id exists or a WhatsApp id it binds is another workspace’s.',
+    summary: 'Creates a workspace; refused if the id exists or a WhatsApp id it binds is another workspace’s. On a stack with usage plans it gets its own usage key, in the default plan unless --usage-plan names one.',
     options: z.object({ id: option.text(), name: option.text(), 'rupiah-per-credit': option.number(), ...settingOptions }),
-    async run(options, { store, now }) {
-      const workspace = await refusalsAsAdminErrors(() =>
+    async run(options, context) {
+      const { store, now, usagePlans } = context;
+      const plan = options['usage-plan'] ?? (usagePlans?.kind === 'stack' ? usagePlans.defaultPlan : undefined);
+      // Checked before anything is written: a plan the stack does not have refuses the whole create.
+      if (options['usage-plan'] !== undefined) checkUsagePlanTarget(options['usage-plan'], usagePlans);
+      const created = await refusalsAsAdminErrors(() =>
         createWorkspace({ id: options.id, name: options.name, rupiahPerCredit: options['rupiah-per-credit'], settings: settingsFrom(options) }, now, store),
       );
-      return shown(workspace, `Created workspace ${workspace.id}.`);
+      if (plan === undefined) return shown(created, `Created workspace ${created.id}.`);
+      try {
+        const { workspace, notes } = await applyUsagePlan(created, plan, context);
+        return shown(workspace, `Created workspace ${workspace.id}.`, notes);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new AdminError('usage_plan_failed', `Workspace ${created.id} was created, but usage plan ${plan} was not assigned (${reason}); finish with \`workspace update --id ${created.id} --usage-plan ${plan}\``);
+      }
     },
   }),
   defineCommand({
@@ -48,36 +64,73 @@ export const workspaceCommands = [
     options: z
       .object({ id: option.text(), name: option.text().optional(), 'rupiah-per-credit': option.number().optional(), ...settingOptions })
       .refine((options) => Object.entries(options).some(([name, value]) => name !== 'id' && value !== undefined), 'needs at least one setting to change'),
-    async run(options, { store, now }) {
+    async run(options, context) {
+      const { store, now, usagePlans } = context;
+      const plan = options['usage-plan'];
+      if (plan !== undefined) checkUsagePlanTarget(plan, usagePlans);
       const settings = settingsFrom(options, (value) => (value === UNBIND ? null : value));
       const changes = {
         ...(options.name !== undefined ? { name: options.name } : {}),
         ...(options['rupiah-per-credit'] !== undefined ? { rupiahPerCredit: options['rupiah-per-credit'] } : {}),
         ...(Object.keys(settings).length ? { settings } : {}),
       };
-      const workspace = await refusalsAsAdminErrors(() => updateWorkspace(options.id, changes, now, store));
-      return shown(workspace, `Updated workspace ${workspace.id}.`);
+      const updated = Object.keys(changes).length ? await refusalsAsAdminErrors(() => updateWorkspace(options.id, changes, now, store)) : await existingWorkspace(options.id, store);
+      if (plan === undefined) return shown(updated, `Updated workspace ${updated.id}.`);
+      const { workspace, notes } = await applyUsagePlan(updated, plan, context);
+      return shown(workspace, `Updated workspace ${workspace.id}.`, notes);
     },
   }),
   defineCommand({
     name: 'workspace show',
     synopsis: '--id ID',
-    summary: 'Shows a workspace and its settings.',
+    summary: 'Shows a workspace, its settings and its usage plan.',
     options: z.object({ id: option.text() }),
-    async run({ id }, { store }) {
+    async run({ id }, { store, usagePlans }) {
       const workspace = await getWorkspace(id, store);
       if (!workspace) throw new AdminError('not_found', `No workspace ${id}`);
-      return shown(workspace);
+      const sharesFallback = usagePlans?.kind === 'stack' && !workspace.gatewayUsageKey;
+      return shown(workspace, undefined, sharesFallback ? [`Workspace ${id} has no usage key of its own: it shares the fallback key in plan ${usagePlans.defaultPlan}; give it one with \`workspace update --id ${id} --usage-plan NAME\``] : []);
     },
   }),
 ];
 
-function shown(workspace: Workspace, note?: string): CommandResult {
-  const { settings, ...rest } = workspace;
+/**
+ * Records the plan on the workspace: through API Gateway first on a deployed stack (its usage key,
+ * created if need be, in that plan), by name only on the local runtime, which has no API Gateway.
+ */
+async function applyUsagePlan(workspace: Workspace, plan: string, { store, now, usagePlans }: CommandContext): Promise<{ workspace: Workspace; notes: string[] }> {
+  const record = () => refusalsAsAdminErrors(() => updateWorkspace(workspace.id, { settings: { usagePlan: plan } }, now, store));
+  if (usagePlans?.kind !== 'stack') {
+    return { workspace: await record(), notes: [`Usage plans apply only when deployed: the local runtime has no API Gateway, so usage plan ${plan} is recorded and limits nothing here.`] };
+  }
+  const assignment = await assignUsagePlan(workspace, plan, usagePlans, store, now);
+  const recorded = await record();
+  const moved = assignment.movedFrom.length ? `, moved from ${assignment.movedFrom.join(', ')}` : '';
   return {
-    data: workspace,
-    lines: [...Object.entries(rest), ...Object.entries(settings).map(([name, value]) => [`settings.${name}`, value] as const)].map(([name, value]) => `${name}\t${typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)}`),
-    ...(note ? { notes: [note] } : {}),
+    workspace: recorded,
+    notes: [
+      assignment.keyCreated
+        ? `Usage plan ${plan}: created usage key ${assignment.gatewayUsageKeyId}; requests count against it within 5 minutes (the authorizer's cache), until then against the fallback key.`
+        : `Usage plan ${plan}: usage key ${assignment.gatewayUsageKeyId}${moved}; the new limits apply at once.`,
+    ],
+  };
+}
+
+async function existingWorkspace(workspaceId: string, store: Store): Promise<Workspace> {
+  const workspace = await getWorkspace(workspaceId, store);
+  if (!workspace) throw new AdminError('workspace_missing', `No workspace ${workspaceId}: create it with \`workspace create\``);
+  return workspace;
+}
+
+/** The workspace as an operator reads it: its usage key by id only (the value is of no use to anyone). */
+function shown(workspace: Workspace, note?: string, extraNotes: string[] = []): CommandResult {
+  const { gatewayUsageKey, ...unkeyed } = workspace;
+  const data = gatewayUsageKey ? { ...unkeyed, gatewayUsageKeyId: gatewayUsageKey.id } : unkeyed;
+  const { settings, ...top } = data;
+  return {
+    data,
+    lines: [...Object.entries(top), ...Object.entries(settings).map(([name, value]) => [`settings.${name}`, value] as const)].map(([name, value]) => `${name}\t${typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)}`),
+    ...(note || extraNotes.length ? { notes: [...(note ? [note] : []), ...extraNotes] } : {}),
   };
 }
 

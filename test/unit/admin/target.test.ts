@@ -33,6 +33,23 @@ describe('admin CLI target', () => {
     await expect(resolveTarget({ localPort: 1, env: {} })).rejects.toThrow('No local runtime on port 1');
   });
 
+  it('finds the stack’s usage plans by its UsagePlans output, and says when it has none', async () => {
+    const outputs = (extra: { OutputKey: string; OutputValue: string }[]) => ({
+      Stacks: [{ StackName: 'MessagingApi-prod', CreationTime: new Date(), StackStatus: 'CREATE_COMPLETE' as const, Outputs: [{ OutputKey: 'TableName', OutputValue: 'tbl' }, ...extra] }],
+    });
+    const client = new CloudFormationClient({ region: 'ap-southeast-3' });
+    const options = { stack: 'MessagingApi-prod', env: { AWS_REGION: 'ap-southeast-3' } };
+
+    cloudFormation.on(DescribeStacksCommand).resolves(outputs([{ OutputKey: 'UsagePlans', OutputValue: '{"defaultPlan":"standard","plans":{"standard":"a1b2c3","bulk":"d4e5f6"}}' }]));
+    expect((await resolveTarget(options, client)).usagePlans).toMatchObject({ kind: 'stack', stackName: 'MessagingApi-prod', defaultPlan: 'standard', plans: { standard: 'a1b2c3', bulk: 'd4e5f6' } });
+
+    cloudFormation.on(DescribeStacksCommand).resolves(outputs([]));
+    expect((await resolveTarget(options, client)).usagePlans).toEqual({ kind: 'none', stackName: 'MessagingApi-prod' });
+
+    cloudFormation.on(DescribeStacksCommand).resolves(outputs([{ OutputKey: 'UsagePlans', OutputValue: '{"plans":{}}' }]));
+    await expect(resolveTarget(options, client)).rejects.toThrow('Stack MessagingApi-prod has a UsagePlans output this CLI cannot read');
+  });
+
   it('uses TABLE_NAME and AWS_REGION from the environment', async () => {
     const target = await resolveTarget({ env: { TABLE_NAME: 'tbl', AWS_REGION: 'ap-southeast-1' } });
     expect([target.tableName, target.description]).toEqual(['tbl', 'table tbl (ap-southeast-1)']);
