@@ -16,7 +16,8 @@ export const schemas = {
       // Endpoints are disabled by delivery (410, or failing for days); a caller can only turn one back on.
       status: z.literal('enabled', { error: 'can only be "enabled": it re-enables a disabled endpoint' }).optional(),
     })
-    .refine((patch) => Object.keys(patch).length > 0, 'name at least one of url, events, description, status'),
+    // Only once every field is valid: an unknown key alone is reason enough.
+    .refine((patch) => Object.keys(patch).length > 0, { message: 'name at least one of url, events, description, status', when: ({ issues }) => issues.length === 0 }),
   response: webhookEndpointResourceSchema,
 };
 
