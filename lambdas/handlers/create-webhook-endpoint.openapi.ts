@@ -1,3 +1,4 @@
+import { WEBHOOK_ENDPOINTS_PER_WORKSPACE } from '../domain/webhooks/webhook-endpoint';
 import type { OperationDoc } from '../http/operation-doc';
 import { webhookEndpoint } from './openapi-examples';
 
@@ -8,7 +9,7 @@ export const operation: OperationDoc = {
     'Registers a URL to receive the workspace’s events, signed with the secret in this answer (the only time it is shown). Without `events` ' +
     '(or with `null`) the endpoint receives every type, including types added later. The URL must be https to a host whose every address ' +
     'is public (not private, loopback, link-local, carrier-grade NAT, unique local, multicast or a cloud metadata address): anything else ' +
-    'is 422 `validation_failed` naming why. A workspace has at most 10 endpoints: the 11th is 409 `webhook_endpoint_limit_reached`.',
+    `is 422 \`validation_failed\` naming why. A workspace has at most ${WEBHOOK_ENDPOINTS_PER_WORKSPACE} endpoints: one more is 409 \`webhook_endpoint_limit_reached\`.`,
   successStatus: 201,
   errors: ['webhook_endpoint_limit_reached'],
   examples: {

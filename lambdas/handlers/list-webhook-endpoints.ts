@@ -7,7 +7,7 @@ import { routes } from '../routes';
 
 export const schemas = { response: z.object({ items: z.array(webhookEndpointResourceSchema) }) };
 
-/** GET /v1/webhook-endpoints: every endpoint of the workspace in one page (there are at most 10), oldest first. */
+/** GET /v1/webhook-endpoints: every endpoint of the workspace in one page (at most WEBHOOK_ENDPOINTS_PER_WORKSPACE), oldest first. */
 export const listEndpointsOfWorkspace = async ({ principal }: AuthorizedRequest<typeof schemas>) => ok({ items: await listEndpoints(principal.workspaceId) });
 
 export const handler = httpHandler(routes.listWebhookEndpoints, schemas, listEndpointsOfWorkspace);
