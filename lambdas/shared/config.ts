@@ -47,6 +47,23 @@ const schema = z.object({
    */
   AWAIT_PROVIDER_REPORTS: z._default(z.enum(['true', 'false']), 'true'),
 
+  /**
+   * 'true' in the local runtime only: webhook URLs may also be http://127.0.0.1 and http://localhost
+   * (docs/api.md#webhook-url-rules). A deployed stack never sets it.
+   */
+  WEBHOOK_ALLOW_LOCAL_URLS: z._default(z.enum(['true', 'false']), 'false'),
+  /**
+   * Local runtime and tests only, where there is no DNS: `name=address` pairs, comma-separated, that
+   * webhook host names resolve to before the system resolver is asked. The addresses are checked
+   * like any answer, so this can point a name somewhere but never past the URL rules.
+   */
+  WEBHOOK_HOSTS: z.optional(
+    z.pipe(
+      z.string().check(z.regex(/^([^=,\s]+=[0-9A-Fa-f.:]+)(,[^=,\s]+=[0-9A-Fa-f.:]+)*$/, 'name=address pairs, comma-separated')),
+      z.transform((value) => Object.fromEntries(value.split(',').map((pair) => [pair.slice(0, pair.indexOf('=')).toLowerCase(), pair.slice(pair.indexOf('=') + 1)]))),
+    ),
+  ),
+
   /** CloudWatch namespace of the business metrics; the stack sets one per stack (lambdas/shared/metrics.ts). */
   POWERTOOLS_METRICS_NAMESPACE: z._default(z.string().check(z.minLength(1)), 'MessagingApi-local'),
   /**

@@ -13,6 +13,7 @@ export const errorCodes = {
   method_not_allowed: 405,
   idempotency_conflict: 409,
   duplicate_send: 409,
+  webhook_endpoint_limit_reached: 409,
   payload_too_large: 413,
   validation_failed: 422,
   unsupported_channel_content: 422,
@@ -77,7 +78,7 @@ export class NotFoundError extends AppError {
 }
 
 export class ConflictError extends AppError {
-  constructor(code: Extract<ErrorCode, 'idempotency_conflict' | 'duplicate_send'>, message: string) {
+  constructor(code: Extract<ErrorCode, 'idempotency_conflict' | 'duplicate_send' | 'webhook_endpoint_limit_reached'>, message: string) {
     super(code, message);
   }
 }

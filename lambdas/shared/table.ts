@@ -66,6 +66,10 @@ export const keys = {
     pk: partitions.messagesOfConversation(ws, conversationId).value,
     sk: `MSG#${createdAt}#${messageId}`,
   }),
+  /** Where a workspace's events are posted; its endpoints share one partition, so one Query lists them. */
+  webhookEndpoint: (ws: string, endpointId: string): ItemKey => ({ pk: partitions.webhookEndpointsOfWorkspace(ws).value, sk: `WHE#${endpointId}` }),
+  /** How many endpoints the workspace has, kept beside them to enforce the cap in the create transaction. */
+  webhookEndpointCount: (ws: string): ItemKey => ({ pk: partitions.webhookEndpointsOfWorkspace(ws).value, sk: 'COUNT' }),
 } as const;
 
 /** Partitions that queries name, each on the table or the index that holds it. */
@@ -76,6 +80,7 @@ const partitions = {
   rollupsOfTag: (ws: string, tag: string): Partition => ({ on: 'table', value: `WS#${ws}#RT#${tag}` }),
   daysOfWorkspace: (ws: string): Partition => ({ on: 'table', value: `WS#${ws}#RW` }),
   optOutsOfWorkspace: (ws: string): Partition => ({ on: 'table', value: `WS#${ws}#OPTOUTS` }),
+  webhookEndpointsOfWorkspace: (ws: string): Partition => ({ on: 'table', value: `WS#${ws}#WHE` }),
   apiKeysOfWorkspace: (ws: string): Partition => ({ on: 'gsi1', value: `WS#${ws}#KEYS` }),
   deliveryEventsOfPhone: (ws: string, phone: string): Partition => ({ on: 'gsi1', value: `WS#${ws}#P#${phone}` }),
   sendsOfTemplateToPhone: (ws: string, phone: string, templateId: string): Partition => ({ on: 'gsi1', value: `WS#${ws}#P#${phone}#T#${templateId}` }),
@@ -136,6 +141,8 @@ export const accessPatterns = {
   daysOfWorkspace: (ws: string, from: string, to: string) => keyCondition(partitions.daysOfWorkspace(ws), { between: [from, to] }),
   /** A workspace's marketing opt-outs, by number. */
   optOutsOfWorkspace: (ws: string) => keyCondition(partitions.optOutsOfWorkspace(ws), { beginsWith: 'OPTOUT#' }),
+  /** A workspace's webhook endpoints (not their count item), by id. */
+  webhookEndpointsOfWorkspace: (ws: string) => keyCondition(partitions.webhookEndpointsOfWorkspace(ws), { beginsWith: 'WHE#' }),
   apiKeysOfWorkspace: (ws: string) => keyCondition(partitions.apiKeysOfWorkspace(ws), { beginsWith: 'KEY#' }),
   apiKeyOfWorkspace: (ws: string, keyId: string) => keyCondition(partitions.apiKeysOfWorkspace(ws), { equals: indexKeys.apiKey(ws, keyId).gsi1sk }),
   /** Sort keys are `<occurredAt>#…`: an exclusive `end` instant still sorts after every event before it. */
@@ -205,4 +212,6 @@ export type Entity =
   | 'numberReports'
   | 'whatsappBusinessAccount'
   | 'marketingOptOut'
-  | 'providerMessage';
+  | 'providerMessage'
+  | 'webhookEndpoint'
+  | 'webhookEndpointCount';

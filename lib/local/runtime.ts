@@ -112,6 +112,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       CURSOR_SECRET: process.env.CURSOR_SECRET ?? LOCAL_CURSOR_SECRET,
       // This process outlives each consumer batch; stop() waits for the reports instead.
       AWAIT_PROVIDER_REPORTS: 'false',
+      // Receivers on this machine (http://127.0.0.1, http://localhost) may take webhook events.
+      WEBHOOK_ALLOW_LOCAL_URLS: 'true',
       // Metrics are CloudWatch's business: no EMF lines in the local runtime's output.
       POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
     });

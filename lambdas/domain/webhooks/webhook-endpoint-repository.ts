@@ -1,0 +1,169 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { defaultStore } from '../../shared/default-store';
+import { ConflictError } from '../../shared/errors';
+import { queryAll } from '../../shared/query-all';
+import type { Store } from '../../shared/store';
+import { accessPatterns, keys } from '../../shared/table';
+import { isConditionFailed, transactWrite, writeOne } from '../../shared/writes';
+import type { WebhookEventType } from './event-types';
+import {
+  newWebhookEndpointId,
+  newWebhookSecret,
+  toWebhookEndpoint,
+  WEBHOOK_ENDPOINTS_PER_WORKSPACE,
+  WEBHOOK_SECRETS_KEPT,
+  webhookEndpointCountDown,
+  webhookEndpointCountUp,
+  webhookEndpointDelete,
+  webhookEndpointPut,
+  webhookEndpointUpdate,
+  type DisabledReason,
+  type WebhookEndpoint,
+} from './webhook-endpoint';
+
+export type { DisabledReason, WebhookEndpoint } from './webhook-endpoint';
+
+export interface NewWebhookEndpoint {
+  workspaceId: string;
+  /** Already checked with `checkWebhookUrl`. */
+  url: string;
+  events: WebhookEventType[] | null;
+  description: string | null;
+}
+
+/**
+ * Stores a new, enabled endpoint with a fresh secret. Refused with 409
+ * `webhook_endpoint_limit_reached` when the workspace has `WEBHOOK_ENDPOINTS_PER_WORKSPACE` already.
+ */
+export async function createWebhookEndpoint(input: NewWebhookEndpoint, now: Date, store: Store = defaultStore()): Promise<WebhookEndpoint> {
+  const endpoint: WebhookEndpoint = {
+    id: newWebhookEndpointId(),
+    ...input,
+    status: 'enabled',
+    disabledReason: null,
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+    secrets: [{ secret: newWebhookSecret(), expiresAt: null }],
+  };
+  const result = await transactWrite(store, {
+    endpoint: webhookEndpointPut(endpoint),
+    count: webhookEndpointCountUp(input.workspaceId, WEBHOOK_ENDPOINTS_PER_WORKSPACE),
+  });
+  if (result.committed) return endpoint;
+  if (result.refused.count === 'ConditionalCheckFailed') {
+    throw new ConflictError('webhook_endpoint_limit_reached', `A workspace may have at most ${WEBHOOK_ENDPOINTS_PER_WORKSPACE} webhook endpoints; delete one first`);
+  }
+  throw new Error(`Webhook endpoint create refused: ${JSON.stringify(result.refused)}`);
+}
+
+/** The workspace's endpoints, oldest first (at most `WEBHOOK_ENDPOINTS_PER_WORKSPACE`). */
+export async function listWebhookEndpoints(workspaceId: string, store: Store = defaultStore()): Promise<WebhookEndpoint[]> {
+  const items = await queryAll(store, accessPatterns.webhookEndpointsOfWorkspace(workspaceId));
+  return items.map(toWebhookEndpoint).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+}
+
+/** The workspace's endpoint with that id; undefined for an unknown id and for another workspace's. */
+export async function getWebhookEndpoint(workspaceId: string, endpointId: string, store: Store = defaultStore()): Promise<WebhookEndpoint | undefined> {
+  const { Item } = await store.db.send(new GetCommand({ TableName: store.tableName, Key: keys.webhookEndpoint(workspaceId, endpointId), ConsistentRead: true }));
+  return Item ? toWebhookEndpoint(Item) : undefined;
+}
+
+/** Endpoints of the workspace, enabled, subscribed to `type` (a null `events` takes every type). */
+export async function endpointsFor(workspaceId: string, type: WebhookEventType, store: Store = defaultStore()): Promise<WebhookEndpoint[]> {
+  return (await listWebhookEndpoints(workspaceId, store)).filter((endpoint) => endpoint.status === 'enabled' && (endpoint.events === null || endpoint.events.includes(type)));
+}
+
+/** What a PATCH may change; `status: 'enabled'` re-enables a disabled endpoint. */
+export interface WebhookEndpointPatch {
+  url?: string;
+  events?: WebhookEventType[] | null;
+  description?: string | null;
+  status?: 'enabled';
+}
+
+/** Applies the changes named in `patch`; undefined when the workspace has no such endpoint. */
+export async function updateWebhookEndpoint(
+  workspaceId: string,
+  endpointId: string,
+  patch: WebhookEndpointPatch,
+  now: Date,
+  store: Store = defaultStore(),
+): Promise<WebhookEndpoint | undefined> {
+  const reEnable = patch.status === 'enabled' ? { status: 'enabled' as const, disabledReason: null } : {};
+  const { Update } = webhookEndpointUpdate(workspaceId, endpointId, { url: patch.url, events: patch.events, description: patch.description, ...reEnable }, now.toISOString());
+  try {
+    const { Attributes } = await store.db.send(new UpdateCommand({ ...Update, TableName: store.tableName, ReturnValues: 'ALL_NEW' }));
+    return Attributes ? toWebhookEndpoint(Attributes) : undefined;
+  } catch (error) {
+    if (isConditionFailed(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Deletes the endpoint and frees its place under the cap; false when the workspace has no such endpoint. */
+export async function deleteWebhookEndpoint(workspaceId: string, endpointId: string, store: Store = defaultStore()): Promise<boolean> {
+  const result = await transactWrite(store, { endpoint: webhookEndpointDelete(workspaceId, endpointId), count: webhookEndpointCountDown(workspaceId) });
+  if (result.committed) return true;
+  if (result.refused.endpoint === 'ConditionalCheckFailed') return false;
+  throw new Error(`Webhook endpoint delete refused: ${JSON.stringify(result.refused)}`);
+}
+
+/**
+ * Stops deliveries to the endpoint, saying why; an endpoint disabled already keeps its first
+ * reason, and a deleted one stays deleted.
+ */
+export async function disableWebhookEndpoint(workspaceId: string, endpointId: string, reason: DisabledReason, now: Date, store: Store = defaultStore()): Promise<void> {
+  try {
+    await writeOne(
+      store,
+      webhookEndpointUpdate(workspaceId, endpointId, { status: 'disabled', disabledReason: reason }, now.toISOString(), {
+        expression: '#status = :enabled',
+        values: { ':enabled': 'enabled' },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailed(error)) throw error;
+  }
+}
+
+/** Rotations that meet others of the same endpoint are retried this often; each then holds. */
+const ROTATION_ATTEMPTS = 5;
+
+/**
+ * Gives the endpoint a new secret and lets the current one keep signing for `overlapSeconds` (0
+ * retires it at once). Secrets already past their overlap are dropped, and at most
+ * `WEBHOOK_SECRETS_KEPT` are kept, newest first. Undefined when the workspace has no such endpoint.
+ */
+export async function rotateWebhookSecret(
+  workspaceId: string,
+  endpointId: string,
+  overlapSeconds: number,
+  now: Date,
+  store: Store = defaultStore(),
+): Promise<{ secret: string; previousSecretExpiresAt: string } | undefined> {
+  const previousSecretExpiresAt = new Date(now.getTime() + overlapSeconds * 1000).toISOString();
+  const inOverlap = (entry: { expiresAt: string | null }) => entry.expiresAt !== null && Date.parse(entry.expiresAt) > now.getTime();
+  for (let attempt = 1; ; attempt++) {
+    const endpoint = await getWebhookEndpoint(workspaceId, endpointId, store);
+    if (!endpoint) return undefined;
+    const [current, ...older] = endpoint.secrets;
+    const secret = newWebhookSecret();
+    const retiring = [{ secret: current.secret, expiresAt: previousSecretExpiresAt }, ...older].filter(inOverlap);
+    const secrets: WebhookEndpoint['secrets'] = [{ secret, expiresAt: null }, ...retiring.slice(0, WEBHOOK_SECRETS_KEPT - 1)];
+    try {
+      // Conditioned on the secret read, so a rotation that raced another is redone on top of it
+      // rather than dropping the other's new secret.
+      await writeOne(
+        store,
+        webhookEndpointUpdate(workspaceId, endpointId, { secrets }, now.toISOString(), {
+          expression: '#secrets[0].#secret = :current',
+          names: { '#secret': 'secret' },
+          values: { ':current': current.secret },
+        }),
+      );
+      return { secret, previousSecretExpiresAt };
+    } catch (error) {
+      if (!isConditionFailed(error) || attempt === ROTATION_ATTEMPTS) throw error;
+    }
+  }
+}
