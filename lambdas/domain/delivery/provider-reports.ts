@@ -12,6 +12,7 @@ import {
   readMessagesChange,
   readStatus,
   type MessagesChange,
+  type Pricing,
   type ProviderStatus,
   type Sender,
   type SkipReason,
@@ -154,11 +155,15 @@ async function applyStatusReport(workspaceId: string, status: ProviderStatus, st
   const dispatch = await dispatchOf(status, store);
   if (!dispatch) return 'unknown_message_id';
   if (dispatch.workspaceId !== workspaceId) return 'foreign_dispatch';
-  const moved = await applyStatus(dispatch.dispatchId, statusChangeOf(status), store, dispatch);
-  const read = status.status === 'read' && (await writeIfAllowed(readReceiptUpdate(dispatch.dispatchId, status.occurredAt), store));
-  if (status.pricing) await writeIfAllowed(pricingUpdate(dispatch.dispatchId, status.pricing), store);
+  // Meta repeats a message's pricing on each of its statuses: it is written with the first write the status makes, and only when it changed.
+  const pricing = status.pricing && !samePricing(status.pricing, dispatch.pricing) ? status.pricing : undefined;
+  const moved = await applyStatus(dispatch.dispatchId, { ...statusChangeOf(status), ...(pricing ? { pricing } : {}) }, store, dispatch);
+  const read = status.status === 'read' && (await writeIfAllowed(readReceiptUpdate(dispatch.dispatchId, status.occurredAt, pricing), store));
+  if (pricing && !moved && !read) await writeIfAllowed(pricingUpdate(dispatch.dispatchId, pricing), store);
   return moved || read ? 'applied' : 'unchanged';
 }
+
+const samePricing = (a: Pricing, b: Pricing | null) => !!b && a.billable === b.billable && a.category === b.category && a.pricingModel === b.pricingModel;
 
 async function dispatchOf(status: ProviderStatus, store: Store): Promise<Dispatch | undefined> {
   const ref = await findProviderMessage(status.providerMessageId, store);
