@@ -65,6 +65,7 @@ export class MessagingStack extends Stack {
       throttlingBurstLimit: config.throttlingBurstLimit,
       ownsCloudWatchRole: config.apiGatewayCloudWatchRole,
       webAclArn: config.webAclArn,
+      webhookFrontDoor: config.webhookFrontDoor,
       logRetention,
       encryptionKey,
       removalPolicy,
