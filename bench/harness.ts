@@ -219,6 +219,8 @@ How the rows are measured:
 - 2: handlers invoked in a child process with the clients' network replaced by the recording; per-request elapsed time
   (no I/O) and mean process CPU. 3: autocannon over HTTP against the same transaction and message sent directly with the
   SDK, rounds alternating. 7a: RSS sampled every 50 ms in the bench process, which hosts the runtime and autocannon.
+- 8: 200 sandbox sends reported sent, delivered and read, each function invocation metered (duration, AWS calls and
+  capacity, log bytes) and priced at AWS list prices; what is assumed, and the write floor: docs/cost.md.
 
 Rerun: \`npm run bench\` (needs Java 17+ for DynamoDB Local); \`npm run bench -- --only 1,3\` runs some rows and writes
 nothing. Machine-readable results: \`bench/results.json\`.
