@@ -10,7 +10,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { join } from 'node:path';
-import { BINARY_MEDIA_TYPES, pathOf, routeEntries, routes, type RouteId } from '../../lambdas/routes';
+import { BINARY_MEDIA_TYPES, pathOf, routeEntries, routes, type RouteDefinition, type RouteId } from '../../lambdas/routes';
 import { AppFunction } from './app-function';
 import { addGatewayResponses } from './gateway-responses';
 import { HANDLERS_DIR } from '../project-paths';
@@ -40,8 +40,8 @@ const STREAMING_TIMEOUT = Duration.minutes(2);
 /** `restApi`: the webhook is a route of the REST API; `httpApi`: an HTTP API of its own, at under a third of the price per request. */
 export type WebhookFrontDoor = 'restApi' | 'httpApi';
 
-/** The signed routes WhatsApp calls (its callback URL serves the verification GET and the POSTs): the ones an HTTP API front door takes. */
-const isWebhookRoute = (routeId: RouteId) => routeId === 'whatsappWebhook' || routeId === 'whatsappWebhookVerify';
+/** The routes WhatsApp calls: its one callback URL serves the verification GET and the signed POSTs. */
+const isWebhookRoute = (route: RouteDefinition) => route.path === routes.whatsappWebhook.path;
 
 /**
  * The HTTP API's access log line: the REST one's fields under HTTP API's names (it has a route key
@@ -164,7 +164,7 @@ export class MessagingApi extends Construct {
       const authorization = route.scope
         ? `The function authenticates the X-API-Key header itself (hashed key lookup, revocation, expiry) and checks the route's scope ${route.scope}; IAM or Cognito authorizers do not fit server-to-server workspace keys.`
         : 'Public by contract: GET /health, or a WhatsApp webhook whose body the function verifies with the app secret (X-Hub-Signature-256).';
-      if (webhookApi && isWebhookRoute(routeId)) {
+      if (webhookApi && isWebhookRoute(route)) {
         // Payload format 1.0 is the REST proxy event the handlers already read; the signature is checked on its raw body as before.
         const integration = new HttpLambdaIntegration(`${routeId}Integration`, fn, { payloadFormatVersion: PayloadFormatVersion.VERSION_1_0 });
         for (const httpRoute of webhookApi.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration })) {
