@@ -31,6 +31,70 @@ export interface RowNumbers {
   target: number | null;
 }
 
+/** One function invocation on the local runtime, as Lambda would bill and log it. */
+export interface Invocation {
+  functionName: string;
+  /** Wall time of the handler, as Lambda's billed duration counts it (before rounding up to the ms). */
+  ms: number;
+  calls: AwsCall[];
+  /** Bytes and lines the function wrote to stdout (its log lines and EMF metrics): what CloudWatch Logs ingests. */
+  logBytes: number;
+  logLines: number;
+  /** SQS records in the event (the deliver consumer's batch), else 0. */
+  records: number;
+  /** What it logged, kept only when BENCH_KEEP_LOGS is set (to see what the bytes are). */
+  logText?: string[];
+}
+
+/**
+ * Meters every function invocation of the local runtime (its `invoke` option): duration, AWS
+ * calls (with `instrument`) and what the function logs, which is counted and kept off the bench's
+ * own output. Recording is on between `start()` and `stop()`.
+ */
+export function functionMeter() {
+  const current = new AsyncLocalStorage<Invocation>();
+  let recorded: Invocation[] | undefined;
+  // Both streams: Powertools writes warnings and errors to stderr.
+  for (const stream of [process.stdout, process.stderr]) {
+    const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
+    const tap = (chunk: string | Uint8Array, ...rest: unknown[]) => {
+      const invocation = current.getStore();
+      if (!invocation) return write(chunk, ...rest);
+      const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+      invocation.logBytes += Buffer.byteLength(text);
+      invocation.logLines += text.split('\n').filter(Boolean).length;
+      invocation.logText?.push(text);
+      (rest.find((arg) => typeof arg === 'function') as (() => void) | undefined)?.();
+      return true;
+    };
+    stream.write = tap;
+  }
+  return {
+    current,
+    invoke: async <T>(functionName: string, work: () => Promise<T>, event?: unknown): Promise<T> => {
+      const records = (event as { Records?: unknown[] } | undefined)?.Records?.length ?? 0;
+      const invocation: Invocation = { functionName, ms: 0, calls: [], logBytes: 0, logLines: 0, records, ...(process.env.BENCH_KEEP_LOGS ? { logText: [] } : {}) };
+      const started = performance.now();
+      try {
+        return await current.run(invocation, work);
+      } finally {
+        invocation.ms = performance.now() - started;
+        recorded?.push(invocation);
+      }
+    },
+    start(): void {
+      recorded = [];
+    },
+    stop(): Invocation[] {
+      const done = recorded ?? [];
+      recorded = undefined;
+      return done;
+    },
+  };
+}
+
+export type FunctionMeter = ReturnType<typeof functionMeter>;
+
 export interface AwsCall {
   service: 'dynamodb' | 'sqs';
   command: string;
@@ -38,6 +102,10 @@ export interface AwsCall {
   capacity: number;
   /** Items the call returned (Query Count, BatchGet responses, GetItem's item). */
   items: number;
+  /** Of `capacity`, what the table's global secondary indexes consumed. */
+  indexCapacity: number;
+  /** Wall time of the call, answer included (failed calls are not recorded). */
+  ms: number;
 }
 
 /**
@@ -45,7 +113,7 @@ export interface AwsCall {
  * consumed. Attached to the handlers' own module-scope clients, so what is counted is exactly
  * what a function would send.
  */
-export function instrument(clients: { dynamodb: DynamoDBDocumentClient; sqs: SQSClient }) {
+export function instrument(clients: { dynamodb: DynamoDBDocumentClient; sqs: SQSClient }, functions?: FunctionMeter) {
   // Only calls made inside a measured piece of work count, not the consumer running beside it.
   const measuring = new AsyncLocalStorage<AwsCall[]>();
   const counter =
@@ -53,17 +121,24 @@ export function instrument(clients: { dynamodb: DynamoDBDocumentClient; sqs: SQS
     (next, context) =>
     async (args) => {
       const input = args.input as Record<string, unknown>;
-      if (service === 'dynamodb') input.ReturnConsumedCapacity = 'TOTAL';
+      if (service === 'dynamodb') input.ReturnConsumedCapacity = 'INDEXES';
+      const started = performance.now();
       const result = await next(args);
+      const ms = performance.now() - started;
+      type Consumed = { CapacityUnits?: number; GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }> };
       const output = result.output as {
-        ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[];
+        ConsumedCapacity?: Consumed | Consumed[];
         Count?: number;
         Item?: unknown;
         Responses?: Record<string, unknown[]>;
       };
-      const capacity = [output.ConsumedCapacity ?? []].flat().reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0);
+      const consumed = [output.ConsumedCapacity ?? []].flat();
+      const capacity = consumed.reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0);
+      const indexCapacity = consumed.reduce((sum, entry) => sum + Object.values(entry.GlobalSecondaryIndexes ?? {}).reduce((total, index) => total + (index.CapacityUnits ?? 0), 0), 0);
       const items = output.Count ?? (output.Responses ? Object.values(output.Responses).reduce((sum, list) => sum + list.length, 0) : output.Item ? 1 : 0);
-      measuring.getStore()?.push({ service, command: context.commandName ?? 'unknown', capacity, items });
+      const call = { service, command: context.commandName ?? 'unknown', capacity, items, indexCapacity, ms };
+      measuring.getStore()?.push(call);
+      functions?.current.getStore()?.calls.push(call);
       return result;
     };
   const options = { step: 'serialize', priority: 'high' } as const;
@@ -150,6 +225,8 @@ How the rows are measured:
   handler that sends the commands one warm request of the route sent (concurrent ones together), on the same clients
   against the same recording, requests alternating; mean process CPU per request, elapsed p50/p99 beside it. 3: autocannon over HTTP against the same transaction and message sent directly with the
   SDK, rounds alternating. 7a: RSS sampled every 50 ms in the bench process, which hosts the runtime and autocannon.
+- 8: 200 sandbox sends reported sent, delivered and read, each function invocation metered (duration, AWS calls and
+  capacity, log bytes) and priced at AWS list prices; what is assumed, and the write floor: docs/cost.md.
 
 Rerun: \`npm run bench\` (needs Java 17+ for DynamoDB Local); \`npm run bench -- --only 1,3\` runs some rows and writes
 nothing. Machine-readable results: \`bench/results.json\` (rows with a \`numbers\` entry carry the measured value, its

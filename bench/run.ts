@@ -2,12 +2,15 @@ import '../bin/node-check.cjs';
 import { startLocalRuntime } from '../lib/local/runtime';
 import { DEMO_SEED_PATH, PROJECT_ROOT } from '../lib/local/paths';
 import { readSeed } from '../lib/local/seed-file';
-import { instrument, printTable, writeReports, type Row } from './harness';
+import { functionMeter, instrument, printTable, writeReports, type Row } from './harness';
 
-process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+// The functions log as the stack deploys them (INFO, with EMF metrics): row 8 counts those bytes,
+// and the function meter keeps them off the bench's own output.
+process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
+process.env.POWERTOOLS_METRICS_DISABLED = 'false';
 
 const DEMO_KEY = 'msk_local_demo_0001';
-/** Row 3's workspace: the demo one with an allowance no benchmark reaches, so no send is a 429. */
+/** Rows 3 and 8's workspace: the demo one with an allowance no benchmark reaches, so no send is a 429. */
 const THROUGHPUT_KEY = 'msk_bench_throughput_0001';
 
 /**
@@ -20,20 +23,31 @@ async function main(): Promise<void> {
   const wanted = (row: string) => !only || only.has(row);
   const log = (line: string) => console.log(line);
   const startedAt = new Date();
-  const runtime = await startLocalRuntime({ port: 0, namePrefix: 'bench' });
+  const functions = functionMeter();
+  const runtime = await startLocalRuntime({ port: 0, namePrefix: 'bench', invoke: functions.invoke });
   try {
     // Imported after the runtime set the environment: these are the handlers' own clients.
     const { dynamo, sqs } = await import('../lambdas/shared/clients');
     const { defaultStore } = await import('../lambdas/shared/default-store');
     const { applySeed } = await import('../lib/local/seed');
-    const meter = instrument({ dynamodb: dynamo, sqs });
-    // Child processes get the runtime's environment, as its own handlers have it.
-    const env = { ...process.env };
+    const meter = instrument({ dynamodb: dynamo, sqs }, functions);
+    // Child processes get the runtime's environment, as its own handlers have it, printing nothing.
+    const env = { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' };
     const rows: Row[] = [];
+    // Rows 3 and 8 send from a workspace with an allowance no benchmark reaches, so no send is a 429.
+    const [demo] = readSeed(DEMO_SEED_PATH).workspaces;
+    const workspace = { ...demo!, id: 'ws-bench-throughput', settings: { ...demo!.settings, sendsPerMinute: 1_000_000 } };
+    await applySeed({ workspaces: [{ ...workspace, apiKeys: [{ ...demo!.apiKeys[0]!, key: THROUGHPUT_KEY }] }] }, defaultStore());
     // First: row 5 counts the calls of cold caches, and the runtime's handlers share this process.
     if (wanted('5')) {
       const { costPerOperation } = await import('./scenarios/cost-per-operation');
-      rows.push(...(await costPerOperation(meter, DEMO_KEY)));
+      // Invoked as a function is, so what the handlers log stays off the bench's output.
+      rows.push(...(await functions.invoke('row-5', () => costPerOperation(meter, DEMO_KEY))));
+    }
+    if (wanted('8')) {
+      log('Row 8: cost per delivered message…');
+      const { costPerMessage } = await import('./scenarios/cost-per-message');
+      rows.push(...(await costPerMessage({ runtime, apiKey: THROUGHPUT_KEY, functions, store: defaultStore(), log })));
     }
     const dispatchId = await sendOne(runtime.url);
 
@@ -60,9 +74,6 @@ async function main(): Promise<void> {
     // Last: its thousands of sends keep the delivery consumer busy for a while after.
     if (wanted('3') || wanted('7')) {
       log('Row 3: send throughput…');
-      const [demo] = readSeed(DEMO_SEED_PATH).workspaces;
-      const workspace = { ...demo!, id: 'ws-bench-throughput', settings: { ...demo!.settings, sendsPerMinute: 1_000_000 } };
-      await applySeed({ workspaces: [{ ...workspace, apiKeys: [{ ...demo!.apiKeys[0]!, key: THROUGHPUT_KEY }] }] }, defaultStore());
       const { sendThroughput } = await import('./scenarios/send-throughput');
       rows.push(...(await sendThroughput({ runtime, apiKey: THROUGHPUT_KEY, clients: { dynamodb: dynamo, sqs }, log })));
     }

@@ -66,6 +66,7 @@ export class MessagingStack extends Stack {
       ownsCloudWatchRole: config.apiGatewayCloudWatchRole,
       webAclArn: config.webAclArn,
       usagePlans: config.usagePlans ? { plans: config.usagePlans, defaultPlan: defaultUsagePlanOf(config)! } : undefined,
+      webhookFrontDoor: config.webhookFrontDoor,
       logRetention,
       encryptionKey,
       removalPolicy,

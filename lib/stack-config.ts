@@ -79,6 +79,12 @@ const schema = z.object({
    * (exactly one stack per account and region should); `false` leaves the account's as it is.
    */
   apiGatewayCloudWatchRole: booleanFlag,
+  /**
+   * Where WhatsApp's callbacks (three a delivered, read message) come in: `restApi` (default), a
+   * route of the REST API with every other; `httpApi`, an HTTP API of their own at under a third of
+   * the price, without WAF, the contract's gateway error bodies or the custom domain (docs/deploy.md).
+   */
+  webhookFrontDoor: z.enum(['restApi', 'httpApi']).default('restApi'),
   /** A WAFv2 web ACL (regional) to associate with the API stage, by ARN. */
   webAclArn: z.string().regex(/^arn:aws[a-z-]*:wafv2:[a-z0-9-]+:\d{12}:regional\/webacl\/[\w-]+\/[\w-]+$/, 'a regional WAFv2 web ACL ARN (arn:aws:wafv2:<region>:<account>:regional/webacl/<name>/<id>)').optional(),
   /** A custom domain for the API (`api.example.com`), with `certificateArn`: both or neither. */

@@ -11,6 +11,9 @@ import { metricsNamespace } from './monitoring';
 import { FUNCTION_BUNDLING, FUNCTION_NODE_OPTIONS } from './bundling';
 import { LAMBDA_RUNTIME } from '../node-runtime';
 
+/** Every function's memory unless its construct says otherwise (the cost row prices GB-seconds at it). */
+export const FUNCTION_MEMORY_MB = 512;
+
 export interface AppFunctionProps {
   /** Absolute path of the handler module (exports `handler`). */
   entry: string;
@@ -37,7 +40,7 @@ export class AppFunction extends NodejsFunction {
       description: props.description,
       runtime: LAMBDA_RUNTIME,
       architecture: Architecture.ARM_64,
-      memorySize: props.memorySize ?? 512,
+      memorySize: props.memorySize ?? FUNCTION_MEMORY_MB,
       timeout: props.timeout ?? Duration.seconds(10),
       // No SDK call is traced and Powertools Tracer would cost bundle size and cold start on every
       // function: the access logs, JSON logs and metrics answer what traces would (decision 59).

@@ -1,5 +1,7 @@
 import { CfnOutput, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogField, AccessLogFormat, ApiKeySourceType, AuthorizationType, EndpointType, LambdaIntegration, LogGroupLogDestination, MethodLoggingLevel, ResponseTransferMode, RestApi, type MethodOptions } from 'aws-cdk-lib/aws-apigateway';
+import { HttpApi, HttpMethod, HttpStage, PayloadFormatVersion, LogGroupLogDestination as HttpLogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -8,7 +10,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { join } from 'node:path';
-import { BINARY_MEDIA_TYPES, pathOf, routeEntries, routes, type RouteId } from '../../lambdas/routes';
+import { BINARY_MEDIA_TYPES, pathOf, routeEntries, routes, type RouteDefinition, type RouteId } from '../../lambdas/routes';
 import { AppFunction } from './app-function';
 import { addGatewayResponses } from './gateway-responses';
 import { UsagePlans } from './usage-plans';
@@ -29,6 +31,8 @@ export interface MessagingApiProps {
   webAclArn?: string | undefined;
   /** Usage plans by name and the default one (context usagePlans): absent, no authorizer and no plan. */
   usagePlans?: { plans: Record<string, UsagePlanSetting>; defaultPlan: string } | undefined;
+  /** Where WhatsApp's callbacks come in: the REST API with every other route, or an HTTP API of their own (docs/deploy.md). */
+  webhookFrontDoor: WebhookFrontDoor;
   logRetention: RetentionDays;
   /** The customer-managed key for the log groups, when the stack has one. */
   encryptionKey?: IKey | undefined;
@@ -51,6 +55,33 @@ const ACCESS_LOG_FIELDS = {
   integrationStatus: AccessLogField.contextIntegrationStatus(),
   errorType: AccessLogField.contextErrorResponseType(),
 };
+
+/** `restApi`: the webhook is a route of the REST API; `httpApi`: an HTTP API of its own, at under a third of the price per request. */
+export type WebhookFrontDoor = 'restApi' | 'httpApi';
+
+/** The routes WhatsApp calls: its one callback URL serves the verification GET and the signed POSTs. */
+const isWebhookRoute = (route: RouteDefinition) => route.path === routes.whatsappWebhook.path;
+
+/**
+ * The HTTP API's access log line: the REST one's fields under HTTP API's names (it has a route key
+ * rather than a resource path, and an error message rather than a gateway response type).
+ */
+export const WEBHOOK_ACCESS_LOG_FORMAT = AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: '$context.requestId',
+    requestTime: '$context.requestTime',
+    ip: '$context.identity.sourceIp',
+    httpMethod: '$context.httpMethod',
+    routeKey: '$context.routeKey',
+    protocol: '$context.protocol',
+    status: '$context.status',
+    responseLength: '$context.responseLength',
+    responseLatency: '$context.responseLatency',
+    integrationLatency: '$context.integrationLatency',
+    integrationStatus: '$context.integrationStatus',
+    errorMessage: '$context.error.message',
+  }),
+);
 
 /**
  * One JSON line per request, with the fields the runbook queries (docs/operations.md). Without an
@@ -142,6 +173,7 @@ export class MessagingApi extends Construct {
       });
     }
 
+    const webhookApi = props.webhookFrontDoor === 'httpApi' ? this.webhookHttpApi(props, accessLogs) : undefined;
     for (const [routeId, route] of routeEntries) {
       const fn = new AppFunction(this, `${routeId[0]!.toUpperCase()}${routeId.slice(1)}Function`, {
         entry: join(HANDLERS_DIR, `${route.handler}.ts`),
@@ -158,21 +190,51 @@ export class MessagingApi extends Construct {
       if (route.access.secrets === 'whatsapp') fn.readsSecret(props.whatsappSecret, 'WHATSAPP_SECRET_NAME');
       if (route.access.secrets === 'cursor') fn.readsSecret(props.cursorSecret, 'CURSOR_SECRET_NAME');
       this.functions[routeId] = fn;
-      const integration = new LambdaIntegration(fn, route.streaming ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: STREAMING_TIMEOUT } : {});
       // With usage plans, an authenticated route counts its requests by the authorizer's usage key.
       const usagePlanOptions: MethodOptions =
         route.scope && this.usagePlans ? { authorizer: this.usagePlans.authorizer, authorizationType: AuthorizationType.CUSTOM, apiKeyRequired: true } : {};
-      const method = this.api.root.resourceForPath(route.path).addMethod(route.method, integration, { operationName: routeId, ...usagePlanOptions });
       const authorization = usagePlanOptions.authorizer
         ? `The usage-plan authorizer (a Lambda REQUEST authorizer) refuses keys that are missing, unknown, revoked or expired, and the function authenticates the key again and checks the route's scope ${route.scope}; Cognito does not fit server-to-server workspace keys.`
         : route.scope
         ? `The function authenticates the X-API-Key header itself (hashed key lookup, revocation, expiry) and checks the route's scope ${route.scope}; IAM or Cognito authorizers do not fit server-to-server workspace keys.`
         : 'Public by contract: GET /health, or a WhatsApp webhook whose body the function verifies with the app secret (X-Hub-Signature-256).';
+      if (webhookApi && isWebhookRoute(route)) {
+        // Payload format 1.0 is the REST proxy event the handlers already read; the signature is checked on its raw body as before.
+        const integration = new HttpLambdaIntegration(`${routeId}Integration`, fn, { payloadFormatVersion: PayloadFormatVersion.VERSION_1_0 });
+        for (const httpRoute of webhookApi.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration })) {
+          Validations.of(httpRoute).acknowledge({ id: 'AwsSolutions-APIG4', reason: authorization });
+        }
+        continue;
+      }
+      const integration = new LambdaIntegration(fn, route.streaming ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: STREAMING_TIMEOUT } : {});
+      const method = this.api.root.resourceForPath(route.path).addMethod(route.method, integration, { operationName: routeId, ...usagePlanOptions });
       if (!usagePlanOptions.authorizer) Validations.of(method).acknowledge({ id: 'AwsSolutions-APIG4', reason: authorization });
       Validations.of(method).acknowledge({ id: 'AwsSolutions-COG4', reason: authorization });
     }
 
-    this.webhookUrl = this.api.urlForPath(pathOf(routes.whatsappWebhook));
+    this.webhookUrl = webhookApi ? `${webhookApi.apiEndpoint}${pathOf(routes.whatsappWebhook)}` : this.api.urlForPath(pathOf(routes.whatsappWebhook));
     new CfnOutput(this, 'ApiUrl', { key: 'ApiUrl', value: this.api.url, description: 'Base URL of the API stage' });
+  }
+
+  /**
+   * WhatsApp's callbacks on an HTTP API ($1.00 per million requests against the REST API's $3.50,
+   * us-east-1): the same functions and signature check, throttled and access-logged like the REST
+   * stage. What it does without (docs/deploy.md): a WAF web ACL (HTTP APIs take none), the REST
+   * API's gateway responses in the contract's error body, and the custom domain.
+   */
+  private webhookHttpApi(props: MessagingApiProps, accessLogs: LogGroup): HttpApi {
+    const api = new HttpApi(this, 'WebhookApi', {
+      apiName: `messaging-api-webhooks-${props.stage}`,
+      description: 'Messaging API: WhatsApp callbacks (signed)',
+      createDefaultStage: false,
+    });
+    new HttpStage(this, 'WebhookStage', {
+      httpApi: api,
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: { rateLimit: props.throttlingRateLimit, burstLimit: props.throttlingBurstLimit },
+      accessLogSettings: { destination: new HttpLogGroupLogDestination(accessLogs), format: WEBHOOK_ACCESS_LOG_FORMAT },
+    });
+    return api;
   }
 }

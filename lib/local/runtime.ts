@@ -34,8 +34,18 @@ export interface LocalRuntimeOptions {
   namePrefix?: string;
   /** Run the deliver consumer in this process (the default); false leaves it to another (bench/chaos-consumer.ts). */
   consumer?: boolean;
+  /**
+   * Runs every function invocation (each route's, the deliver consumer's, the reconciler's), as
+   * Lambda's runtime would: the benchmarks meter each one by function (bench/harness.ts).
+   */
+  invoke?: Invoke;
   onError?: (error: unknown) => void;
 }
+
+/** One function invocation, named by the function (route id, `deliver`, `reconcile`), with the event it was given. */
+export type Invoke = <T>(functionName: string, invocation: () => Promise<T>, event?: unknown) => Promise<T>;
+
+const directly: Invoke = (_functionName, invocation) => invocation();
 
 export interface LocalRuntime {
   url: string;
@@ -125,18 +135,21 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const { applySeed } = await import('./seed');
     await applySeed(readSeed(options.seedPath ?? DEMO_SEED_PATH), createStore({ tableName, region, endpoint: dynamodbEndpoint, credentials: LOCAL_CREDENTIALS }));
 
+    const invoke = options.invoke ?? directly;
     const loaded: LoadedRoute[] = [];
     for (const [id, definition] of routeEntries) {
       const module = (await import(join(PROJECT_ROOT, 'lambdas', 'handlers', definition.handler))) as { handler: ApiHandler };
-      loaded.push({ id, definition, handler: module.handler });
+      // Every argument is passed on: a streamed route's handler is also given the response stream.
+      const handler: ApiHandler = (...args) => invoke(id, () => module.handler(...args), args[0]);
+      loaded.push({ id, definition, handler });
     }
     const onError = options.onError ?? ((error: unknown) => console.error(error));
     if (options.consumer ?? true) {
       const deliver = (await import('../../lambdas/handlers/deliver')) as { handler: SqsHandler };
-      poller = startQueuePoller({ sqs, queueUrl, queueArn, region, handler: deliver.handler, onError });
+      poller = startQueuePoller({ sqs, queueUrl, queueArn, region, handler: (event, context) => invoke('deliver', () => deliver.handler(event, context), event), onError });
     }
     const { reconcile } = await import('../../lambdas/domain/delivery/reconcile');
-    reconciler = setInterval(() => void reconcile(new Date()).catch(onError), RECONCILE_EVERY_MS);
+    reconciler = setInterval(() => void invoke('reconcile', () => reconcile(new Date())).catch(onError), RECONCILE_EVERY_MS);
 
     // Listening last: the first request that gets an answer finds everything in place.
     const { createApiServer } = await import('./http-server');

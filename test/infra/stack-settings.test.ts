@@ -151,6 +151,38 @@ describe('access logs', () => {
   });
 });
 
+describe('webhook front door', () => {
+  const webhookMethods = (template: ReturnType<typeof synthStack>['template']) =>
+    Object.values(template.findResources('AWS::ApiGateway::Method')).filter((method) => JSON.stringify(method).includes('WhatsappWebhook'));
+
+  it('is the REST API by default: the webhook routes are REST methods and there is no HTTP API', () => {
+    const { template } = synthStack();
+    template.resourceCountIs('AWS::ApiGatewayV2::Api', 0);
+    expect(webhookMethods(template)).toHaveLength(2);
+  });
+
+  it('with webhookFrontDoor=httpApi, WhatsApp calls an HTTP API of its own: payload 1.0 to the same functions, throttled and access-logged, its URL the sandbox’s and the output', () => {
+    const { template } = synthStack({ webhookFrontDoor: 'httpApi' });
+    template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
+    expect(webhookMethods(template)).toHaveLength(0);
+    const routeKeys = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map((route) => route.Properties.RouteKey as string);
+    expect(routeKeys.sort()).toEqual(['GET /webhooks/whatsapp', 'POST /webhooks/whatsapp']);
+    template.allResourcesProperties('AWS::ApiGatewayV2::Integration', { IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '1.0' });
+    const stage = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'))[0]!;
+    expect(stage.Properties).toMatchObject({ StageName: '$default', AutoDeploy: true, DefaultRouteSettings: { ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 } });
+    expect(JSON.parse(stage.Properties.AccessLogSettings.Format as string)).toMatchObject({ requestId: '$context.requestId', status: '$context.status', integrationStatus: '$context.integrationStatus' });
+    const webhookApi = Object.keys(template.findResources('AWS::ApiGatewayV2::Api'))[0]!;
+    const callbackUrl = { 'Fn::Join': ['', [{ 'Fn::GetAtt': [webhookApi, 'ApiEndpoint'] }, '/webhooks/whatsapp']] };
+    template.hasResourceProperties('AWS::Lambda::Function', { Description: Match.stringLikeRegexp('^Delivers'), Environment: { Variables: Match.objectLike({ SANDBOX_CALLBACK_URL: callbackUrl }) } });
+    template.hasOutput('WebhookUrl', { Value: callbackUrl });
+  });
+
+  it('leaves no cdk-nag finding unacknowledged', () => {
+    const { app, stack } = synthStack({ webhookFrontDoor: 'httpApi' });
+    expect(unacknowledgedNagFindings(app, stack)).toEqual([]);
+  });
+});
+
 describe('every optional setting on at once', () => {
   it('leaves no cdk-nag finding unacknowledged', () => {
     const { app, stack } = synthStack({ account: '123456789012', region: 'ap-southeast-3', apiGatewayCloudWatchRole: true, webAclArn: WEB_ACL, ...DOMAIN, ...ZONE, kmsKeyArn: KMS_KEY });
@@ -169,6 +201,7 @@ describe('invalid settings', () => {
     [{ deliverMaxConcurrency: 1 }, /deliverMaxConcurrency: /],
     [{ deliverMaxConcurrency: 1001 }, /deliverMaxConcurrency: /],
     [{ apiGatewayCloudWatchRole: 'yes' }, /apiGatewayCloudWatchRole: /],
+    [{ webhookFrontDoor: 'functionUrl' }, /webhookFrontDoor: /],
     [{ webAclArn: 'arn:aws:wafv2:ap-southeast-3:123456789012:global/webacl/x/y' }, /webAclArn: a regional WAFv2 web ACL ARN/],
     [{ domainName: 'api.example.com' }, /certificateArn: give both domainName and certificateArn, or neither/],
     [{ certificateArn: CERTIFICATE }, /certificateArn: give both domainName and certificateArn, or neither/],

@@ -136,6 +136,23 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect((await rollupsOf(ws)).every((item) => item.dispatchCount === 1)).toBe(true);
   });
 
+  it('keeps Meta’s pricing from the statuses that carry it, and a changed one replaces it', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    await deliver(dispatchId, ws, scriptedProvider(() => Promise.resolve({ providerMessageId: 'wamid.priced' })).provider);
+    const utility = { billable: true, category: 'utility', pricing_model: 'PMP', type: 'regular' };
+    const report = (status: 'sent' | 'delivered' | 'read', at: number, pricing = utility) =>
+      applyProviderReports(statusWebhook(`sandbox:${ws}`, [{ id: 'wamid.priced', status, timestamp: String(at), biz_opaque_callback_data: dispatchId, pricing }]), env.table);
+
+    await report('sent', 1_767_225_600);
+    expect(await itemsOf(dispatchId)).toContainEqual(expect.objectContaining({ sk: 'DSP', status: 'sent', pricing: { billable: true, category: 'utility', pricingModel: 'PMP' } }));
+    expect(await report('delivered', 1_767_225_660)).toMatchObject({ applied: 1 });
+    expect(await report('read', 1_767_225_720)).toMatchObject({ applied: 1 });
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'delivered', readAt: '2026-01-01T00:02:00.000Z', pricing: { billable: true, category: 'utility', pricingModel: 'PMP' } });
+
+    await report('read', 1_767_225_780, { ...utility, category: 'marketing' });
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ readAt: '2026-01-01T00:02:00.000Z', pricing: { billable: true, category: 'marketing', pricingModel: 'PMP' } });
+  });
+
   it('never calls the provider twice when the consumer is killed between the provider call and the status write: unknown, then settled by the sandbox’s report', async () => {
     const { ws, dispatchId } = await queuedDispatch(['promo']);
     const reports = await reportCatcher();

@@ -12,6 +12,7 @@ import {
   readMessagesChange,
   readStatus,
   type MessagesChange,
+  type Pricing,
   type ProviderStatus,
   type Sender,
   type SkipReason,
@@ -157,11 +158,15 @@ async function applyStatusReport(workspaceId: string, phoneNumberId: string, sta
   if (dispatch.workspaceId !== workspaceId) return 'foreign_dispatch';
   // Reports are flowing for what the number sent up to then: the reconciler's evidence for dead claims.
   if (dispatch.sentAt) await noteReport(phoneNumberId, dispatch.sentAt, store);
-  const moved = await applyStatus(dispatch.dispatchId, statusChangeOf(status), store, dispatch);
-  const read = status.status === 'read' && (await writeIfAllowed(readReceiptUpdate(dispatch.dispatchId, status.occurredAt), store));
-  if (status.pricing) await writeIfAllowed(pricingUpdate(dispatch.dispatchId, status.pricing), store);
+  // Meta repeats a message's pricing on each of its statuses: it is written with the first write the status makes, and only when it changed.
+  const pricing = status.pricing && !samePricing(status.pricing, dispatch.pricing) ? status.pricing : undefined;
+  const moved = await applyStatus(dispatch.dispatchId, { ...statusChangeOf(status), ...(pricing ? { pricing } : {}) }, store, dispatch);
+  const read = status.status === 'read' && (await writeIfAllowed(readReceiptUpdate(dispatch.dispatchId, status.occurredAt, pricing), store));
+  if (pricing && !moved && !read) await writeIfAllowed(pricingUpdate(dispatch.dispatchId, pricing), store);
   return moved || read ? 'applied' : 'unchanged';
 }
+
+const samePricing = (a: Pricing, b: Pricing | null) => !!b && a.billable === b.billable && a.category === b.category && a.pricingModel === b.pricingModel;
 
 async function dispatchOf(status: ProviderStatus, store: Store): Promise<Dispatch | undefined> {
   const ref = await findProviderMessage(status.providerMessageId, store);

@@ -112,6 +112,8 @@ export interface StatusMove {
   occurredAt: string;
   failureCode?: string;
   providerMessageId?: string;
+  /** Meta's pricing, when the report that moves the dispatch brought a new one. */
+  pricing?: Pricing;
 }
 
 /**
@@ -133,6 +135,10 @@ export function statusMoveUpdate(dispatch: Dispatch, move: StatusMove, now: stri
   if (move.failureCode) {
     set.push('failureCode = :code');
     values[':code'] = move.failureCode;
+  }
+  if (move.pricing) {
+    set.push('pricing = :pricing');
+    values[':pricing'] = move.pricing;
   }
   if (move.providerMessageId) {
     // The first wamid stays: the one the provider answered with, or the first status that named it.
@@ -169,13 +175,13 @@ export function statusMoveUpdate(dispatch: Dispatch, move: StatusMove, now: stri
  * The recipient read it (WhatsApp's `read`): recorded once, on a delivered dispatch (a read with
  * no delivered before it was moved to delivered first). Its status stays `delivered`.
  */
-export const readReceiptUpdate = (dispatchId: string, readAt: string): Write => ({
+export const readReceiptUpdate = (dispatchId: string, readAt: string, pricing?: Pricing): Write => ({
   Update: {
     Key: keys.dispatch(dispatchId),
-    UpdateExpression: 'SET readAt = :at',
+    UpdateExpression: pricing ? 'SET readAt = :at, pricing = :pricing' : 'SET readAt = :at',
     ConditionExpression: '#status = :delivered AND attribute_not_exists(readAt)',
     ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ':at': readAt, ':delivered': 'delivered' },
+    ExpressionAttributeValues: { ':at': readAt, ':delivered': 'delivered', ...(pricing ? { ':pricing': pricing } : {}) },
   },
 });
 

@@ -22,6 +22,10 @@ const pendingReports = new Set<Promise<void>>();
 const REPORT_ATTEMPTS = 10;
 const reportRetryDelayMs = (attempt: number) => Math.min(30_000, 500 * 2 ** (attempt - 1));
 
+/** Numbers ending so are reported as WhatsApp reports a message that was read: every status, each priced. */
+const READ_ENDING = '0200';
+const SANDBOX_PRICING = { billable: true, category: 'utility', pricing_model: 'PMP', type: 'regular' };
+
 export const sandboxCallCount = (dispatchId: string): number => callsByDispatch.get(dispatchId) ?? 0;
 
 /** Forget the calls counted so far (a test's fresh container). */
@@ -31,8 +35,10 @@ export const clearSandboxCalls = (): void => callsByDispatch.clear();
  * The provider for local runs and test accounts (docs/api.md#sandbox), reporting as the number
  * that sent (the workspace's, lambdas/domain/workspaces/workspace-number.ts). By the recipient's last four digits:
  * 0000 rejects (131026); 0429 is rate limited twice, then accepts; 0504 accepts but times out
- * once (an unknown outcome, settled by its later reports); anything else is accepted, then
- * reported delivered. Reports arrive through our webhook, signed, after `reportDelayMs`.
+ * once (an unknown outcome, settled by its later reports); 0200 is accepted, then reported sent,
+ * delivered and read, each with Meta's pricing, as WhatsApp reports a message its recipient read;
+ * anything else is accepted, then reported delivered. Reports arrive through our webhook, signed,
+ * `reportDelayMs` apart.
  */
 export function sandboxProvider(options: SandboxOptions): Provider {
   const report = (message: ProviderMessage, statuses: WebhookStatus['status'][], afterMs: number) => {
@@ -47,12 +53,18 @@ export function sandboxProvider(options: SandboxOptions): Provider {
     void pending.finally(() => pendingReports.delete(pending));
   };
 
-  const post = async ({ dispatchId, phoneNumberId }: ProviderMessage, status: WebhookStatus['status']) => {
+  const post = async ({ dispatchId, phoneNumberId, to }: ProviderMessage, status: WebhookStatus['status']) => {
     if (!options.callbackUrl) return;
     // As WhatsApp does: the report names the number that sent the message.
     const body = JSON.stringify(
       statusWebhook(phoneNumberId ?? 'sandbox', [
-        { id: `wamid.sandbox.${dispatchId}`, status, timestamp: String(Math.floor(Date.now() / 1000)), biz_opaque_callback_data: dispatchId },
+        {
+          id: `wamid.sandbox.${dispatchId}`,
+          status,
+          timestamp: String(Math.floor(Date.now() / 1000)),
+          biz_opaque_callback_data: dispatchId,
+          ...(to.endsWith(READ_ENDING) ? { pricing: SANDBOX_PRICING } : {}),
+        },
       ]),
     );
     const response = await fetch(options.callbackUrl, {
@@ -87,7 +99,7 @@ export function sandboxProvider(options: SandboxOptions): Provider {
         report(message, ['sent', 'delivered'], options.reportDelayMs);
         return Promise.reject(new ProviderError('unknown', 'timeout', 'Timed out after accepting (sandbox)'));
       }
-      report(message, ['delivered'], options.reportDelayMs);
+      report(message, ending === READ_ENDING ? ['sent', 'delivered', 'read'] : ['delivered'], options.reportDelayMs);
       return Promise.resolve({ providerMessageId: `wamid.sandbox.${message.dispatchId}` });
     },
     async settle() {

@@ -1,0 +1,275 @@
+import { randomUUID } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { pathOf, routes } from '../../lambdas/routes';
+import { dispatchQueueSettings } from '../../lambdas/shared/dispatch-queue-settings';
+import type { Store } from '../../lambdas/shared/store';
+import { keys } from '../../lambdas/shared/table';
+import { FUNCTION_MEMORY_MB } from '../../lib/constructs/app-function';
+import { ACCESS_LOG_FORMAT } from '../../lib/constructs/messaging-api';
+import type { LocalRuntime } from '../../lib/local/runtime';
+import { PRICES_DATE, PRICES_REGION, prices } from '../aws-prices';
+import type { FunctionMeter, Invocation, Row } from '../harness';
+
+const MESSAGES = 200;
+/** One send at a time: each invocation's wall time is then its own, as on Lambda, not a share of a busy process. */
+const CONCURRENCY = 1;
+const TARGET_DOLLARS = 15;
+const TARGET_WRITE_RATIO = 1.5;
+const DEMO_TEMPLATE = '7b0c5c3e-0000-4000-8000-000000000001';
+/** The sandbox reports numbers ending so as WhatsApp reports a read message (docs/api.md#sandbox). */
+const READ_ENDING = '0200';
+
+/**
+ * Round-trip assumptions, where the local runtime cannot measure what AWS would bill:
+ * - the Graph API answers a send in about 250 ms (docs/decisions.md 58); the consumer calls it for a
+ *   batch's records at once, so a batch of 10 waits about that long once;
+ * - the event source fills batches of `batchSize` (at 10 messages a second or more; its 1 s window);
+ * - an AWS call takes AWS_CALL_MS in-region: a function's billed time is its measured time less
+ *   what it spent waiting on DynamoDB Local and the emulator (slower on this shared machine than
+ *   DynamoDB in-region), plus AWS_CALL_MS per call.
+ */
+const GRAPH_ROUND_TRIP_MS = 250;
+const AWS_CALL_MS = 8;
+const BATCH = dispatchQueueSettings.batchSize;
+/**
+ * Secrets Manager and KMS are not on the local runtime: they are modelled. The WhatsApp secret is
+ * read at most every 5 minutes per container (lambdas/domain/providers/whatsapp-credentials.ts), by
+ * the deliver and webhook functions; DynamoDB asks KMS for the table key about as often per
+ * container of each function that uses the table; one container per function; a million
+ * messages spread over 30 days.
+ */
+const CACHE_MINUTES = 5;
+const MONTH_MINUTES = 30 * 24 * 60;
+const SECRET_READING_FUNCTIONS = 2;
+const TABLE_FUNCTIONS = 3;
+
+const WRITE_COMMANDS = new Set(['PutCommand', 'UpdateCommand', 'DeleteCommand', 'TransactWriteCommand', 'BatchWriteCommand', 'PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'TransactWriteItemsCommand', 'BatchWriteItemCommand']);
+
+/** The functions a delivered message passes through, and the API requests that invoke them. */
+const PATH = { send: 'sendMessage', deliver: 'deliver', webhook: 'whatsappWebhook' } as const;
+
+/**
+ * The fewest write units a delivered, read message with one tracking tag needs in this design
+ * (docs/cost.md "The write floor"): every item and index entry the contract's reads need, each under
+ * 1 KB, written once, in the transactions its guarantees need (a transactional write costs 2).
+ */
+export const WRITE_FLOOR = [
+  { write: 'send: dispatch + its send-check and pending index entries (transaction)', units: 2 * 3 },
+  { write: 'send: conversation message (transaction)', units: 2 },
+  { write: 'send: conversation + its activity index entry (transaction)', units: 2 * 2 },
+  { write: 'claim: the dispatch, no index entry touched', units: 1 },
+  { write: 'sent: dispatch, its pending entry moved to the sent-by-day index (delete + put) (transaction)', units: 2 * 3 },
+  { write: 'sent: the wamid item (transaction)', units: 2 },
+  { write: 'sent: ACCEPTED event + its phone index entry (transaction)', units: 2 * 2 },
+  { write: 'sent: conversation updatedAt + its activity index entry (transaction)', units: 2 * 2 },
+  { write: 'sent: day rollup, tag rollup, day-tag rollup (transaction)', units: 2 * 3 },
+  { write: 'sent: tag link + its tag index entry (transaction)', units: 2 * 2 },
+  { write: 'delivered: dispatch (transaction)', units: 2 },
+  { write: 'delivered: DELIVERED event + its phone index entry (transaction)', units: 2 * 2 },
+  { write: 'delivered: conversation updatedAt + its activity index entry (transaction)', units: 2 * 2 },
+  { write: 'read: readAt on the dispatch (with the pricing Meta sent)', units: 1 },
+] as const;
+
+interface Component {
+  name: string;
+  quantity: string;
+  dollars: number;
+}
+
+/**
+ * Row 8: what one million delivered messages cost at AWS list prices, from what a run of sandbox
+ * sends measures on the local runtime: each function's invocations, durations, DynamoDB capacity
+ * and log bytes, for a send, its delivery, and WhatsApp's three reports (sent, delivered, read).
+ */
+export async function costPerMessage(options: { runtime: LocalRuntime; apiKey: string; functions: FunctionMeter; store: Store; log: (line: string) => void }): Promise<Row[]> {
+  const { runtime, functions } = options;
+  functions.start();
+  let invocations: Invocation[];
+  let dispatchIds: string[];
+  try {
+    dispatchIds = await sendAll(runtime.url, options.apiKey);
+    await untilRead(dispatchIds, options.store);
+    // The read report's last write follows readAt; let the last webhooks finish.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  } finally {
+    invocations = functions.stop();
+  }
+  const n = dispatchIds.length;
+  const of = (fn: string) => invocations.filter((invocation) => invocation.functionName === fn);
+  const send = of(PATH.send);
+  const deliver = of(PATH.deliver);
+  const webhook = of(PATH.webhook);
+  const elsewhere = [...new Set(invocations.map((i) => i.functionName).filter((fn) => !Object.values(PATH).includes(fn as never)))];
+  const records = deliver.reduce((sum, i) => sum + i.records, 0);
+  if (records < n) throw new Error(`The consumer saw ${records} records for ${n} messages`);
+
+  const calls = [...send, ...deliver, ...webhook].flatMap((i) => i.calls);
+  const dynamo = calls.filter((call) => call.service === 'dynamodb');
+  const writeUnits = sum(dynamo.filter((call) => WRITE_COMMANDS.has(call.command)), (call) => call.capacity) / n;
+  const readUnits = sum(dynamo.filter((call) => !WRITE_COMMANDS.has(call.command)), (call) => call.capacity) / n;
+  const byCommand = countBy(dynamo.map((call) => call.command.replace(/Command$/, '')));
+
+  // API requests: the send, and each of WhatsApp's report POSTs.
+  const webhooksPerMessage = webhook.length / n;
+  const gb = FUNCTION_MEMORY_MB / 1024;
+  const billedMs = (list: Invocation[]) => sum(list, (i) => Math.ceil(Math.max(0, i.ms - sum(i.calls, (call) => call.ms)) + i.calls.length * AWS_CALL_MS));
+  const lambda = {
+    [PATH.send]: { invocations: send.length / n, ms: billedMs(send) / n },
+    // Per record: what the local batches took, shared by their records, plus a Graph call per batch.
+    [PATH.deliver]: { invocations: 1 / BATCH, ms: billedMs(deliver) / records + GRAPH_ROUND_TRIP_MS / BATCH },
+    [PATH.webhook]: { invocations: webhooksPerMessage, ms: billedMs(webhook) / n },
+  };
+  const sqs = { send: calls.filter((call) => call.command === 'SendMessageCommand').length / n, receiveAndDelete: 2 / BATCH, other: calls.filter((call) => call.service === 'sqs' && call.command !== 'SendMessageCommand').length / n };
+  const pathInvocations = [...send, ...deliver, ...webhook];
+  const appLogBytes = sum(pathInvocations, (i) => i.logBytes) / n;
+  const appLogLines = sum(pathInvocations, (i) => i.logLines) / n;
+  // Lambda's own records per invocation (JSON log format), and API Gateway's access log line per request.
+  const platformBytes = (lambda[PATH.send].invocations + lambda[PATH.deliver].invocations + lambda[PATH.webhook].invocations) * platformLogBytes();
+  const accessLogBytes = (send.length / n) * accessLogLineBytes('POST', routes.sendMessage.path, 202) + webhooksPerMessage * accessLogLineBytes('POST', routes.whatsappWebhook.path, 200);
+  const logBytes = appLogBytes + platformBytes + accessLogBytes;
+  const secretCalls = (SECRET_READING_FUNCTIONS * MONTH_MINUTES) / CACHE_MINUTES / 1e6;
+  const kmsCalls = secretCalls + (TABLE_FUNCTIONS * MONTH_MINUTES) / CACHE_MINUTES / 1e6;
+
+  const components: Component[] = [
+    { name: 'API Gateway (REST): send', quantity: `${(send.length / n).toFixed(2)} req`, dollars: (send.length / n) * prices.restApiRequest },
+    { name: 'API Gateway (REST): WhatsApp reports', quantity: `${webhooksPerMessage.toFixed(2)} req`, dollars: webhooksPerMessage * prices.restApiRequest },
+    ...Object.entries(lambda).map(([fn, l]) => ({
+      name: `Lambda ${fn}`,
+      quantity: `${l.invocations.toFixed(2)} inv, ${l.ms.toFixed(1)} ms × ${FUNCTION_MEMORY_MB} MB`,
+      dollars: l.invocations * prices.lambdaRequest + (l.ms / 1000) * gb * prices.lambdaArmGbSecond,
+    })),
+    { name: 'DynamoDB writes', quantity: `${writeUnits.toFixed(1)} WRU`, dollars: writeUnits * prices.dynamodbWriteUnit },
+    { name: 'DynamoDB reads', quantity: `${readUnits.toFixed(1)} RRU`, dollars: readUnits * prices.dynamodbReadUnit },
+    { name: 'SQS', quantity: `${(sqs.send + sqs.receiveAndDelete + sqs.other).toFixed(2)} req`, dollars: (sqs.send + sqs.receiveAndDelete + sqs.other) * prices.sqsRequest },
+    { name: 'CloudWatch Logs', quantity: `${(logBytes / 1024).toFixed(2)} KB`, dollars: (logBytes / 1e9) * prices.logsIngestedGb },
+    { name: 'Secrets Manager', quantity: `${secretCalls.toFixed(4)} calls`, dollars: secretCalls * prices.secretsManagerCall },
+    { name: 'KMS', quantity: `${kmsCalls.toFixed(4)} req`, dollars: kmsCalls * prices.kmsRequest },
+    // Issue 16 (outbound webhooks) adds one endpoint's events per message here: its outbox writes, its queue and consumer.
+    { name: 'integration events (issue 16, not built)', quantity: '0', dollars: 0 },
+  ];
+  const perMillion = (dollars: number) => dollars * 1e6;
+  const total = perMillion(sum(components, (c) => c.dollars));
+  const webhookRest = perMillion(webhooksPerMessage * prices.restApiRequest);
+  const withFrontDoor = (price: number) => total - webhookRest + perMillion(webhooksPerMessage * price);
+  const floor = sum(WRITE_FLOOR, (w) => w.units);
+  const writeRatio = writeUnits / floor;
+  const dollars = (value: number) => `$${value.toFixed(2)}`;
+
+  if (process.env.BENCH_KEEP_LOGS) options.log([send[0], deliver[0], ...webhook.slice(0, 3)].flatMap((i) => i?.logText ?? []).join(''));
+  options.log(`  ${n} messages: ${send.length} sends, ${deliver.length} deliver batches (${records} records), ${webhook.length} webhooks${elsewhere.length ? `; not on the path: ${elsewhere.join(', ')}` : ''}`);
+  for (const [fn, list] of [[PATH.send, send], [PATH.deliver, deliver], [PATH.webhook, webhook]] as const) {
+    const own = list.flatMap((i) => i.calls).filter((call) => call.service === 'dynamodb');
+    const commands = [...new Set(own.map((call) => call.command))];
+    const line = commands.map((command) => {
+      const of = own.filter((call) => call.command === command);
+      return `${(of.length / n).toFixed(2)}× ${command.replace(/Command$/, '')} ${(sum(of, (c) => c.capacity) / n).toFixed(1)} CU (index ${(sum(of, (c) => c.indexCapacity) / n).toFixed(1)})`;
+    });
+    options.log(`  ${fn} per message: ${line.join(', ')}`);
+  }
+  return [
+    {
+      id: '8a',
+      what: `cost of 1 million delivered and read messages, AWS list prices (${PRICES_REGION}, ${PRICES_DATE}), REST API for the reports (the stack's default)`,
+      figure: dollars(total),
+      target: `≤ $${TARGET_DOLLARS}`,
+      verdict: total <= TARGET_DOLLARS ? 'met' : 'missed',
+      note: components.map((c) => `${c.name} ${c.quantity} ${dollars(perMillion(c.dollars))}`).join('; '),
+      numbers: { unit: 'USD per million messages', measured: total, baseline: null, ratio: null, target: TARGET_DOLLARS },
+    },
+    {
+      id: '8b',
+      what: 'the same, WhatsApp reports through the HTTP API front door (webhookFrontDoor=httpApi)',
+      figure: dollars(withFrontDoor(prices.httpApiRequest)),
+      target: `≤ $${TARGET_DOLLARS}`,
+      verdict: withFrontDoor(prices.httpApiRequest) <= TARGET_DOLLARS ? 'met' : 'missed',
+      numbers: { unit: 'USD per million messages', measured: withFrontDoor(prices.httpApiRequest), baseline: total, ratio: withFrontDoor(prices.httpApiRequest) / total, target: TARGET_DOLLARS },
+    },
+    {
+      id: '8c',
+      what: 'DynamoDB write units per delivered and read message (1 tracking tag) vs the fewest the design needs (docs/cost.md)',
+      figure: `${writeUnits.toFixed(1)} vs ${floor} (×${writeRatio.toFixed(2)})`,
+      target: `≤ ×${TARGET_WRITE_RATIO}`,
+      verdict: writeRatio <= TARGET_WRITE_RATIO ? 'met' : 'missed',
+      note: `per message: ${Object.entries(byCommand).map(([c, k]) => `${(k / n).toFixed(2)} ${c}`).join(', ')}`,
+      numbers: { unit: 'write request units per message', measured: writeUnits, baseline: floor, ratio: writeRatio, target: TARGET_WRITE_RATIO },
+    },
+    {
+      id: '8d',
+      what: 'CloudWatch Logs bytes per delivered message: the functions’ lines (measured) + Lambda’s platform records + API access log lines',
+      figure: `${Math.round(logBytes)} B (${Math.round(appLogBytes)} B in ${appLogLines.toFixed(1)} lines + ${Math.round(platformBytes)} + ${Math.round(accessLogBytes)})`,
+      target: 'reported',
+      verdict: 'reported',
+      numbers: { unit: 'bytes per message', measured: logBytes, baseline: null, ratio: null, target: null },
+    },
+  ];
+}
+
+async function sendAll(baseUrl: string, apiKey: string): Promise<string[]> {
+  const ids: string[] = [];
+  let next = 0;
+  const sender = async () => {
+    while (next < MESSAGES) {
+      const i = next++;
+      const response = await fetch(`${baseUrl}${pathOf(routes.sendMessage)}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+        body: JSON.stringify({
+          channel: 'whatsapp',
+          to: `0812${String(1000 + i)}${READ_ENDING}`,
+          content: { type: 'template', templateId: DEMO_TEMPLATE, variables: { name: 'Budi', order: `C-${i}` } },
+          trackingTags: ['cost'],
+        }),
+      });
+      if (response.status !== 202) throw new Error(`send answered ${response.status}: ${await response.text()}`);
+      ids.push(((await response.json()) as { dispatchId: string }).dispatchId);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, sender));
+  return ids;
+}
+
+/** Reads the table directly (no function on the path is invoked) until every dispatch has its readAt. */
+async function untilRead(ids: string[], store: Store): Promise<void> {
+  const pending = new Set(ids);
+  const deadline = Date.now() + 120_000;
+  while (pending.size && Date.now() < deadline) {
+    for (const id of [...pending]) {
+      const { Item } = await store.db.send(new GetCommand({ TableName: store.tableName, Key: keys.dispatch(id) }));
+      if (Item?.readAt) pending.delete(id);
+    }
+    if (pending.size) await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  if (pending.size) throw new Error(`${pending.size} of ${ids.length} dispatches were never read`);
+}
+
+/** Lambda's platform.start and platform.report records in the JSON log format, one pair per invocation. */
+function platformLogBytes(): number {
+  const time = new Date().toISOString();
+  const requestId = randomUUID();
+  const start = { time, type: 'platform.start', record: { requestId, version: '$LATEST' } };
+  const report = { time, type: 'platform.report', record: { requestId, metrics: { durationMs: 12.345, billedDurationMs: 13, memorySizeMB: FUNCTION_MEMORY_MB, maxMemoryUsedMB: 95 }, status: 'success' } };
+  return Buffer.byteLength(`${JSON.stringify(start)}\n${JSON.stringify(report)}\n`);
+}
+
+/** One access log line of the stack's format (lib/constructs/messaging-api.ts), filled as API Gateway would. */
+function accessLogLineBytes(method: string, resourcePath: string, status: number): number {
+  const values: Record<string, string> = {
+    requestId: randomUUID(),
+    requestTime: '23/Nov/2026:20:27:04 +0000',
+    'identity.sourceIp': '203.0.113.10',
+    httpMethod: method,
+    resourcePath,
+    protocol: 'HTTP/1.1',
+    status: String(status),
+    responseLength: '120',
+    responseLatency: '45',
+    integrationLatency: '41',
+    integrationStatus: String(status),
+    'error.responseType': '-',
+  };
+  return Buffer.byteLength(`${ACCESS_LOG_FORMAT.toString().replace(/\$context\.([\w.]+)/g, (_: string, name: string) => values[name] ?? '-')}\n`);
+}
+
+const sum = <T>(list: readonly T[], value: (item: T) => number) => list.reduce((total, item) => total + value(item), 0);
+const countBy = (names: string[]) => names.reduce<Record<string, number>>((counts, name) => ({ ...counts, [name]: (counts[name] ?? 0) + 1 }), {});
+
