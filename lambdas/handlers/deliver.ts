@@ -36,7 +36,7 @@ export async function deliverRecord(record: SQSRecord): Promise<void> {
     return;
   }
   const receiveCount = Number(record.attributes.ApproximateReceiveCount);
-  const verdict = await deliverQueuedDispatch({ dispatchId: parsed.data.dispatchId, receiveCount, maxReceives: dispatchQueueSettings.maxReceiveCount }, { providerFor });
+  const verdict = await deliverQueuedDispatch({ ...parsed.data, receiveCount, maxReceives: dispatchQueueSettings.maxReceiveCount }, { providerFor });
   if (verdict.outcome !== 'retry' || verdict.cause === undefined) logger.info('Delivery attempt', { ...parsed.data, outcome: verdict.outcome, receiveCount });
   if (verdict.outcome !== 'retry') return;
   // Either way the record fails and SQS hands it out again: after the pause, or after the queue's timeout.

@@ -3,6 +3,7 @@ import { clearApiKeyCache } from '../../lambdas/domain/api-keys/authenticate';
 import { clearSendAllowanceLeases } from '../../lambdas/domain/messages/send-rate';
 import { clearSandboxCalls } from '../../lambdas/domain/providers/sandbox';
 import { clearTemplateCache } from '../../lambdas/domain/templates/template-lookup';
+import { clearEventGateCache } from '../../lambdas/domain/webhooks/event-gate';
 import { clearWorkspaceCache } from '../../lambdas/domain/workspaces/workspace-lookup';
 
 /**
@@ -24,6 +25,8 @@ export const containerCaches = {
   secrets: clearSecretsAndParameters,
   /** The sandbox provider's calls per dispatch (its `0429` numbers refuse twice per dispatch). */
   sandboxCalls: clearSandboxCalls,
+  /** Whether a workspace takes webhook events (60 s yes, 10 s no): lambdas/domain/webhooks/event-gate.ts. */
+  webhookEventGate: clearEventGateCache,
 } as const;
 
 /** Forgets every per-container cache and lease, as a cold start would. Call it in `beforeEach`. */

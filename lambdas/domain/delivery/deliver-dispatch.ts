@@ -25,6 +25,8 @@ export type DeliveryOutcome = 'sent' | 'failed' | 'unknown' | 'retry' | 'held' |
 
 export interface DeliveryAttempt {
   dispatchId: string;
+  /** The queue message's; spares the claim a read (lambdas/domain/delivery/delivery-attempt.ts). */
+  workspaceId?: string;
   /** How often the queue has handed this message out, this time included. */
   receiveCount: number;
   /** After this many receives the message goes to the DLQ: the last chance to settle it. */
@@ -44,7 +46,7 @@ export interface DeliveryDependencies {
  */
 export async function deliverDispatch(attempt: DeliveryAttempt, deps: DeliveryDependencies): Promise<DeliveryOutcome> {
   const now = deps.now ?? (() => new Date());
-  const claim = await claimDispatch(attempt.dispatchId, now(), deps.store);
+  const claim = await claimDispatch(attempt.dispatchId, now(), deps.store, attempt.workspaceId);
   if (!claim.claimed) return settleUnclaimable(claim.current, now(), deps.store);
 
   const dispatch = claim.dispatch;

@@ -2,10 +2,9 @@ import { defaultStore } from '../../shared/default-store';
 import { logger } from '../../shared/logger';
 import { webhookMetrics } from '../../shared/metrics';
 import type { Store } from '../../shared/store';
-import { isConditionFailed, writeOne, type Write } from '../../shared/writes';
 import { recordInboundMessage, recordReaction } from '../conversations/inbound-message';
 import type { Dispatch } from '../messages/dispatch';
-import { getDispatchById, pricingUpdate, readReceiptUpdate } from '../messages/dispatch-repository';
+import { getDispatchById } from '../messages/dispatch-repository';
 import {
   readContact,
   readMessage,
@@ -20,7 +19,7 @@ import {
 import { optOutFromReply } from '../workspaces/marketing-opt-out';
 import { applyTemplateWebhook } from '../templates/template-webhook';
 import { workspaceOfNumber } from '../workspaces/workspace-number';
-import { applyStatus, type StatusChange } from './dispatch-status';
+import { applyPricing, applyReadReceipt, applyStatus, type StatusChange } from './dispatch-status';
 import { findProviderMessage } from './provider-message';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -155,8 +154,8 @@ async function applyStatusReport(workspaceId: string, status: ProviderStatus, st
   if (!dispatch) return 'unknown_message_id';
   if (dispatch.workspaceId !== workspaceId) return 'foreign_dispatch';
   const moved = await applyStatus(dispatch.dispatchId, statusChangeOf(status), store, dispatch);
-  const read = status.status === 'read' && (await writeIfAllowed(readReceiptUpdate(dispatch.dispatchId, status.occurredAt), store));
-  if (status.pricing) await writeIfAllowed(pricingUpdate(dispatch.dispatchId, status.pricing), store);
+  const read = status.status === 'read' && (await applyReadReceipt(dispatch.dispatchId, status.occurredAt, store, dispatch));
+  if (status.pricing) await applyPricing(dispatch.dispatchId, status.pricing, store, dispatch);
   return moved || read ? 'applied' : 'unchanged';
 }
 
@@ -165,15 +164,4 @@ async function dispatchOf(status: ProviderStatus, store: Store): Promise<Dispatc
   if (ref?.kind === 'dispatch') return getDispatchById(ref.dispatchId, store);
   if (!ref && status.callbackData && UUID.test(status.callbackData)) return getDispatchById(status.callbackData, store);
   return undefined;
-}
-
-/** A write whose condition says it no longer applies (already read, a dispatch since removed) is not an error. */
-async function writeIfAllowed(write: Write, store: Store): Promise<boolean> {
-  try {
-    await writeOne(store, write);
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
 }

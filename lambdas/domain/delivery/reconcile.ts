@@ -4,12 +4,11 @@ import { logger } from '../../shared/logger';
 import type { QueueTarget } from '../../shared/queue';
 import type { Store } from '../../shared/store';
 import { PENDING_SHARDS } from '../../shared/table';
-import { isConditionFailed, writeOne } from '../../shared/writes';
 import { enqueueDispatch } from '../messages/dispatch-queue';
-import type { DispatchStatus } from '../messages/dispatch';
-import { pendingDispatches, requeueUpdate } from '../messages/dispatch-repository';
+import type { Dispatch } from '../messages/dispatch';
+import { pendingDispatches, requeueChange } from '../messages/dispatch-repository';
 import { STALE_ATTEMPT_MS } from './deliver-dispatch';
-import { applyStatus } from './dispatch-status';
+import { applyStatus, changeDispatch } from './dispatch-status';
 
 /** A dispatch `queued` this long has likely lost its queue message (the gap between transaction and send). */
 export const QUEUED_GRACE_MS = 2 * 60_000;
@@ -42,7 +41,7 @@ export async function reconcile(now: Date, store: Store = defaultStore(), queue:
       if (dispatch.status === 'processing' && dispatch.attemptStartedAt && attemptAge > STALE_ATTEMPT_MS) {
         if (await applyStatus(dispatch.dispatchId, { to: 'unknown', occurredAt: now.toISOString() }, store, dispatch)) summary.settledUnknown += 1;
       } else if (dispatch.status === 'queued' || (dispatch.status === 'processing' && !dispatch.attemptStartedAt && idleFor > RELEASED_GRACE_MS)) {
-        if (await requeue(dispatch.dispatchId, dispatch.workspaceId, dispatch.status, now, store, queue)) summary.requeued += 1;
+        if (await requeue(dispatch, now, store, queue)) summary.requeued += 1;
       }
     }
   }
@@ -51,13 +50,10 @@ export async function reconcile(now: Date, store: Store = defaultStore(), queue:
 }
 
 /** Moves the dispatch's pending entry forward first, so the next run does not queue it again. */
-async function requeue(dispatchId: string, workspaceId: string, status: DispatchStatus, now: Date, store: Store, queue: QueueTarget): Promise<boolean> {
-  try {
-    await writeOne(store, requeueUpdate(dispatchId, status, now));
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
+async function requeue(dispatch: Dispatch, now: Date, store: Store, queue: QueueTarget): Promise<boolean> {
+  const { dispatchId, workspaceId, status } = dispatch;
+  const moved = await changeDispatch(dispatchId, store, dispatch, (current, mode) => (current.status === status ? { dispatch: requeueChange(current, now, mode) } : undefined));
+  if (!moved) return false;
   await enqueueDispatch({ dispatchId, workspaceId }, queue);
   return true;
 }

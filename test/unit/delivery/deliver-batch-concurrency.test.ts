@@ -1,4 +1,4 @@
-import { UpdateCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-jest';
@@ -30,6 +30,8 @@ describe('deliver consumer, two batches in one process at once', () => {
       throw Object.assign(new Error('condition failed'), { name: 'ConditionalCheckFailedException' });
     });
     sqs.on(ChangeMessageVisibilityCommand).resolves({});
+    // The workspace has no webhook endpoints: its claims carry no event.
+    ddb.on(QueryCommand).resolves({ Items: [] });
     const first = sqsEvent([
       { messageId: 'a-1', body: { dispatchId: failingId, workspaceId: 'ws-a' } },
       { messageId: 'a-2', body: { dispatchId: settledId, workspaceId: 'ws-a' } },
