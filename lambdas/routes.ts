@@ -16,7 +16,7 @@ export type BodyEncoding = keyof typeof MEDIA_TYPES;
 export const BINARY_MEDIA_TYPES = [MEDIA_TYPES.multipart] as const;
 
 export interface RouteDefinition {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** API Gateway resource path; `{name}` is a path parameter. */
   path: string;
   /**
@@ -183,6 +183,58 @@ export const routes = {
     scope: 'messages:read',
     access: { table: 'read' },
     summary: 'Read one message status',
+  },
+  // Webhook endpoints (docs/api.md#webhook-endpoints): where a workspace's events are pushed.
+  createWebhookEndpoint: {
+    method: 'POST',
+    path: '/v1/webhook-endpoints',
+    handler: 'create-webhook-endpoint',
+    scope: 'webhooks:manage',
+    body: ['json'],
+    access: { table: 'readWrite' },
+    summary: 'Register a URL to receive the workspace’s events',
+  },
+  listWebhookEndpoints: {
+    method: 'GET',
+    path: '/v1/webhook-endpoints',
+    handler: 'list-webhook-endpoints',
+    scope: 'webhooks:manage',
+    access: { table: 'read' },
+    summary: 'The workspace’s webhook endpoints',
+  },
+  getWebhookEndpoint: {
+    method: 'GET',
+    path: '/v1/webhook-endpoints/{id}',
+    handler: 'get-webhook-endpoint',
+    scope: 'webhooks:manage',
+    access: { table: 'read' },
+    summary: 'Read one webhook endpoint',
+  },
+  updateWebhookEndpoint: {
+    method: 'PATCH',
+    path: '/v1/webhook-endpoints/{id}',
+    handler: 'update-webhook-endpoint',
+    scope: 'webhooks:manage',
+    body: ['json'],
+    access: { table: 'readWrite' },
+    summary: 'Change a webhook endpoint’s URL, events or description, or re-enable it',
+  },
+  deleteWebhookEndpoint: {
+    method: 'DELETE',
+    path: '/v1/webhook-endpoints/{id}',
+    handler: 'delete-webhook-endpoint',
+    scope: 'webhooks:manage',
+    access: { table: 'readWrite' },
+    summary: 'Delete a webhook endpoint',
+  },
+  rotateWebhookSecret: {
+    method: 'POST',
+    path: '/v1/webhook-endpoints/{id}/rotate-secret',
+    handler: 'rotate-webhook-secret',
+    scope: 'webhooks:manage',
+    body: ['json'],
+    access: { table: 'readWrite' },
+    summary: 'Replace a webhook endpoint’s signing secret, the old one signing on for an overlap',
   },
 } as const satisfies Record<string, RouteDefinition>;
 

@@ -47,3 +47,16 @@ export const conversation = {
   createdAt: '2026-11-03T02:14:00.000Z',
   updatedAt: '2026-11-03T02:15:04.120Z',
 };
+
+export const WEBHOOK_ENDPOINT_ID = 'whe_5f0d3b8e2a914c7fb1e6d2a0c49e7b13';
+
+export const webhookEndpoint = {
+  id: WEBHOOK_ENDPOINT_ID,
+  url: 'https://crm.example.com/hooks/messaging',
+  events: ['message.status.updated', 'message.received'],
+  description: 'CRM sync',
+  status: 'enabled',
+  disabledReason: null,
+  createdAt: '2026-11-03T02:10:00.000Z',
+  updatedAt: '2026-11-03T02:10:00.000Z',
+};

@@ -110,6 +110,7 @@ export function httpStack<S extends RequestSchemas>(
       baseUrl: baseUrlOf(event),
     };
     const result = await handle(request, context);
+    if (result.statusCode === 204) return { statusCode: 204, headers: { 'x-request-id': requestId, ...result.headers }, body: '' };
     const headers = { 'content-type': result.contentType ?? JSON_CONTENT_TYPE, 'x-request-id': requestId, ...result.headers };
     // A streaming route's body is a Readable that Middy pipes to the response stream as it comes.
     if (result.body instanceof Readable) return { statusCode: result.statusCode, headers, body: result.body as unknown as string };

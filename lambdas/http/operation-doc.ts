@@ -1,6 +1,6 @@
 import type { ErrorCode } from '../shared/errors';
 
-export type OperationTag = 'Health' | 'Messages' | 'Reports' | 'Templates' | 'Conversations' | 'Webhooks';
+export type OperationTag = 'Health' | 'Messages' | 'Reports' | 'Templates' | 'Conversations' | 'Webhook endpoints' | 'Webhooks';
 
 /**
  * What docs/openapi.json says about a route beyond its table entry and its schemas: prose, the
@@ -12,8 +12,8 @@ export type OperationTag = 'Health' | 'Messages' | 'Reports' | 'Templates' | 'Co
 export interface OperationDoc {
   tag: OperationTag;
   description?: string;
-  /** The success status, when not 200. */
-  successStatus?: 202;
+  /** The success status, when not 200 (204 answers no body). */
+  successStatus?: 201 | 202 | 204;
   /** The success body's media type, when it is not JSON (the webhook handshake echoes plain text). */
   successMediaType?: 'text/plain';
   /** Errors this operation's handler or domain raises itself. */

@@ -14,6 +14,9 @@ export interface HttpResult<B = unknown> {
 }
 
 export const ok = <B>(body: B | Readable, headers?: Record<string, string>): HttpResult<B> => ({ statusCode: 200, body, ...(headers ? { headers } : {}) });
+export const created = <B>(body: B, headers?: Record<string, string>): HttpResult<B> => ({ statusCode: 201, body, ...(headers ? { headers } : {}) });
+/** 204: the stack sends no body and no Content-Type. */
+export const noContent = (): HttpResult<undefined> => ({ statusCode: 204, body: undefined });
 export const accepted = <B>(body: B, headers?: Record<string, string>): HttpResult<B> => ({ statusCode: 202, body, ...(headers ? { headers } : {}) });
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';

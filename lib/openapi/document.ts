@@ -4,6 +4,7 @@ import type { RequestSchemas } from '../../lambdas/http/http-handler';
 import type { OperationDoc } from '../../lambdas/http/operation-doc';
 import { MEDIA_TYPES, routeEntries, type RouteDefinition, type RouteId } from '../../lambdas/routes';
 import { errorBodySchema, type ErrorCode } from '../../lambdas/shared/errors';
+import { scopes } from '../../lambdas/shared/scopes';
 import { errorMeanings, errorsOf, retryAfterCodes } from './errors';
 import { HANDLERS_DIR } from '../project-paths';
 
@@ -135,6 +136,7 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
       { name: 'Reports', description: 'SENT or DELIVERED dispatches by tracking tag' },
       { name: 'Templates', description: 'Approved message templates' },
       { name: 'Conversations', description: 'Conversations with contacts and their message history' },
+      { name: 'Webhook endpoints', description: 'Where the workspace’s events are pushed, signed (scope `webhooks:manage`)' },
       { name: 'Webhooks', description: 'Called by the WhatsApp Cloud API, not by integrations' },
       { name: 'Health', description: 'Service availability' },
     ],
@@ -148,7 +150,7 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
           type: 'apiKey',
           in: 'header',
           name: 'X-API-Key',
-          description: 'A workspace API key. Each operation names the scope it needs (`messages:send`, `messages:read`, `templates:read`) in its security requirement.',
+          description: `A workspace API key. Each operation names the scope it needs (${scopes.map((scope) => `\`${scope}\``).join(', ')}) in its security requirement.`,
         },
         WhatsAppSignature: {
           type: 'apiKey',
@@ -230,6 +232,7 @@ function successOf(route: RouteDefinition, schema: JsonObject, doc: OperationDoc
     headers.Location = { description: 'The dispatch’s status URL, as `statusUrl`.', schema: { type: 'string', format: 'uri' } };
     headers['Idempotent-Replayed'] = { description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.', schema: { type: 'string', const: 'true' } };
   }
+  if (doc.successStatus === 204) return { '204': { description: route.summary, headers } };
   const example = doc.examples?.response === undefined ? {} : { examples: { contract: { value: doc.examples.response } } };
   return {
     [status]: {

@@ -1,5 +1,6 @@
 import type { RequestSchemas } from '../../lambdas/http/http-handler';
 import type { RouteDefinition } from '../../lambdas/routes';
+import { WEBHOOK_ENDPOINTS_PER_WORKSPACE } from '../../lambdas/domain/webhooks/webhook-endpoint';
 import { errorCodes, type ErrorCode } from '../../lambdas/shared/errors';
 
 /** When each code is answered (docs/api.md#errors). */
@@ -11,7 +12,7 @@ export const errorMeanings: Record<ErrorCode, string> = {
   method_not_allowed: 'the path exists with another method',
   idempotency_conflict: 'the Idempotency-Key was used with another body, or its first request is still in flight',
   duplicate_send: 'the workspace allows one send of a template to a number per WIB day, and it was made',
-  webhook_endpoint_limit_reached: 'the workspace has as many webhook endpoints as it may (10); delete one first',
+  webhook_endpoint_limit_reached: `the workspace has as many webhook endpoints as it may (${WEBHOOK_ENDPOINTS_PER_WORKSPACE}); delete one first`,
   payload_too_large: 'the body is over 2 MiB (a webhook: over 10 MB)',
   validation_failed: 'malformed JSON, an unsupported Content-Type, a malformed id, or a field breaking the contract (the message names it)',
   unsupported_channel_content: 'a channel and content type that are valid but not delivered (only whatsapp with template is)',

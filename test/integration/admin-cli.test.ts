@@ -167,6 +167,15 @@ describe('admin CLI: keys', () => {
     expect([again.status, again.json().error]).toEqual([1, 'not_found']);
   });
 
+  it('creates a key with the webhooks:manage scope, which authenticates for that scope only', async () => {
+    const ws = id();
+    await admin('workspace', 'create', '--id', ws, '--name', 'Hooks', '--rupiah-per-credit', '1');
+    const key = (await admin('key', 'create', '--workspace', ws, '--name', 'hooks', '--scopes', 'webhooks:manage', '--json')).json();
+    expect(key).toMatchObject({ scopes: ['webhooks:manage'], status: 'active' });
+    await expect(authenticate(String(key.key), 'webhooks:manage', { store: table, cacheTtlMs: 0 })).resolves.toMatchObject({ workspaceId: ws });
+    await expect(authenticate(String(key.key), 'messages:send', { store: table, cacheTtlMs: 0 })).rejects.toMatchObject({ code: 'forbidden' });
+  });
+
   it('rotates a key: a new key with the same name and scopes, the old one valid for the stated overlap only', async () => {
     const ws = id();
     await admin('workspace', 'create', '--id', ws, '--name', 'Keys', '--rupiah-per-credit', '1');

@@ -29,6 +29,9 @@ const APP_SECRET = process.env.WHATSAPP_APP_SECRET!;
 let handlers: Record<string, RouteHandler>;
 let dispatchId: string;
 let conversationId: string;
+/** Two endpoints of ws-second: one the delete route may remove, one the other routes keep using. */
+let endpointId: string;
+let doomedEndpointId: string;
 
 beforeAll(async () => {
   // Handlers read their configuration at import, so the queue is named before they load.
@@ -42,8 +45,12 @@ beforeAll(async () => {
   dispatchId = (JSON.parse(sent.body) as { dispatchId: string }).dispatchId;
   const { conversationIdFor } = await import('../../lambdas/domain/conversations/conversation-id');
   conversationId = conversationIdFor('ws-second', 'whatsapp', '+6281234567890');
+  const endpoint = { url: 'https://93.184.215.14/hooks' };
+  const createEndpoint = async () => (JSON.parse((await invoke('createWebhookEndpoint', { apiKey: OWNER_KEY, body: endpoint })).body) as { id: string }).id;
+  endpointId = await createEndpoint();
+  doomedEndpointId = await createEndpoint();
   await env.queues.receiveAll();
-});
+}, 60_000);
 
 const invoke = (routeId: RouteId, input: EventInput) => invokeRoute(routeId, handlers[routeId]!, routeEvent(routeId, input));
 
@@ -101,6 +108,16 @@ const dropSome = <T extends object>(object: fc.Arbitrary<T>) =>
   fc
     .tuple(object, fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.nat() }))
     .map(([value, mask]) => (mask === 0 ? value : (Object.fromEntries(Object.entries(value).filter((_, i) => ((mask >> i) & 1) === 0)) as Partial<T>)));
+
+/** Webhook URLs: allowed ones (public address literals: there is no DNS here), refused ones, and anything. */
+const webhookUrl = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom('https://93.184.215.14/hooks', 'https://[2606:4700:4700::1111]/x?y=1', 'https://93.184.215.14:8443/') },
+  { weight: 2, arbitrary: fc.constantFrom('http://93.184.215.14/', 'https://10.0.0.1/', 'https://169.254.169.254/latest', 'https://[::ffff:127.0.0.1]/', 'https://user:pw@93.184.215.14/', 'http://127.0.0.1:9/', `https://93.184.215.14/${'x'.repeat(2048)}`) },
+);
+const webhookEvents = fc.oneof(fc.constant(null), fc.array(fc.constantFrom('message.status.updated', 'message.received', 'template.status.updated', 'message.unknown'), { maxLength: 4 }));
+const webhookEndpointBody = fc.record({ url: either(webhookUrl), events: either(webhookEvents), description: either(fc.oneof(fc.constant(null), fc.string({ maxLength: 210 }))) }, { requiredKeys: [] });
+const endpointIdLike = fc.oneof(fc.constantFrom('whe_00000000000000000000000000000000', 'WHE_00000000000000000000000000000000', 'whe_'), fc.stringMatching(/^whe_[0-9a-f]{32}$/));
+const inJsonBody = (body: fc.Arbitrary<unknown>) => encodedBody(fc.oneof({ weight: 4, arbitrary: body }, { weight: 1, arbitrary: anyJson }), ['json']);
 
 const apiKey = fc.oneof({ weight: 8, arbitrary: fc.constant(OWNER_KEY) }, { weight: 1, arbitrary: fc.constantFrom(READ_KEY, NEIGHBOUR_KEY, 'msk_live_unknown_key_00000000000', '') }, { weight: 1, arbitrary: fc.constant(undefined) });
 
@@ -266,6 +283,24 @@ const inputs: Record<RouteId, fc.Arbitrary<EventInput>> = {
     fc.record({ pathParameters: fc.constant({ conversationId: 'conversation' }), query: fc.record({ limit: fc.integer({ min: 1, max: 100 }).map(String) }) }),
   ),
   getMessage: fc.record({ apiKey, pathParameters: fc.record({ dispatchId: segment(fc.oneof(uuidLike, fc.constant('dispatch'))) }) }),
+  createWebhookEndpoint: fc.record({ apiKey, encoded: inJsonBody(webhookEndpointBody) }).map(({ encoded, ...rest }) => ({ ...rest, ...encoded })),
+  listWebhookEndpoints: fc.record({ apiKey, query: query({}) }),
+  getWebhookEndpoint: fc.record({ apiKey, pathParameters: fc.record({ id: segment(fc.oneof(endpointIdLike, fc.constant('endpoint'))) }) }),
+  updateWebhookEndpoint: fc
+    .record({
+      apiKey,
+      pathParameters: fc.record({ id: segment(fc.oneof(endpointIdLike, fc.constant('endpoint'))) }),
+      encoded: inJsonBody(fc.oneof(webhookEndpointBody, fc.record({ status: either(fc.constantFrom('enabled', 'disabled')) }))),
+    })
+    .map(({ encoded, ...rest }) => ({ ...rest, ...encoded })),
+  deleteWebhookEndpoint: fc.record({ apiKey, pathParameters: fc.record({ id: segment(fc.oneof(endpointIdLike, fc.constant('doomed-endpoint'))) }) }),
+  rotateWebhookSecret: fc
+    .record({
+      apiKey,
+      pathParameters: fc.record({ id: segment(fc.oneof(endpointIdLike, fc.constant('endpoint'))) }),
+      encoded: inJsonBody(fc.record({ overlapSeconds: either(fc.oneof(fc.integer({ min: -1, max: 700_000 }), fc.constantFrom(0, 86_400, 604_800, 604_801, 1.5))) }, { requiredKeys: [] })),
+    })
+    .map(({ encoded, ...rest }) => ({ ...rest, ...encoded })),
 };
 
 function signatureHeader(raw: string, kind: string): Record<string, string> {
@@ -282,7 +317,7 @@ function signatureHeader(raw: string, kind: string): Record<string, string> {
  */
 function withRealIds(input: EventInput): EventInput {
   if (!input.pathParameters) return input;
-  const real: Record<string, string> = { dispatch: dispatchId, conversation: conversationId };
+  const real: Record<string, string> = { dispatch: dispatchId, conversation: conversationId, endpoint: endpointId, 'doomed-endpoint': doomedEndpointId };
   // API Gateway hands Lambda decoded UTF-8: a lone surrogate cannot arrive.
   return { ...input, pathParameters: Object.fromEntries(Object.entries(input.pathParameters).map(([name, value]) => [name, real[value] ?? Buffer.from(value, 'utf8').toString('utf8')])) };
 }

@@ -61,7 +61,9 @@ export async function call(base: string, method: string, path: string, options: 
   }
   const response = await contractFetch(`${base}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
   // Parsed here, not with response.json(): fetch builds objects in Node's realm, not jest's.
-  return { status: response.status, headers: response.headers, body: JSON.parse(await response.text()) as Record<string, unknown> };
+  // A 204 has no body at all: the contract check above made sure of that.
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text === '' && response.status === 204 ? {} : (JSON.parse(text) as Record<string, unknown>) };
 }
 
 /** Polls a dispatch's status until it is one of `statuses` (the test's own timeout bounds the wait). */

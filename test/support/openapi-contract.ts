@@ -99,6 +99,8 @@ export function responseProblem(method: string, url: string, status: number, con
     const resolved = resolveResponse(declared);
     if (!resolved) return `${where}: the document's response reference does not resolve`;
     const content = resolved.response.content as Record<string, unknown> | undefined;
+    // A response documented without content (204) must come without a body, and without a type for one.
+    if (!content) return body === '' && !contentType ? undefined : `${where} with a body or Content-Type, but the document gives it no content`;
     documentedType = Object.keys(content ?? {})[0] ?? '';
     const base = resolved.pointer || `${operation.pointer}/responses/${status}`;
     pointer = `${base}/content/${escapePointer(documentedType)}/schema`;

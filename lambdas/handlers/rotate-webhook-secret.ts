@@ -1,0 +1,31 @@
+import * as z from 'zod';
+import { DEFAULT_SECRET_OVERLAP_SECONDS, MAX_SECRET_OVERLAP_SECONDS, rotateSecret } from '../domain/webhooks/manage-endpoints';
+import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
+import { ok } from '../http/responses';
+import { routes } from '../routes';
+import { endpointPath } from './webhook-endpoint-schemas';
+
+const OVERLAP_MESSAGE = `must be a whole number of seconds from 0 to ${MAX_SECRET_OVERLAP_SECONDS}`;
+
+export const schemas = {
+  path: endpointPath,
+  body: z.strictObject({
+    overlapSeconds: z
+      .number({ error: OVERLAP_MESSAGE })
+      .int(OVERLAP_MESSAGE)
+      .min(0, OVERLAP_MESSAGE)
+      .max(MAX_SECRET_OVERLAP_SECONDS, OVERLAP_MESSAGE)
+      .default(DEFAULT_SECRET_OVERLAP_SECONDS)
+      .meta({ description: `How long the old secret keeps signing beside the new one; default ${DEFAULT_SECRET_OVERLAP_SECONDS} (24 h), at most ${MAX_SECRET_OVERLAP_SECONDS} (7 days); 0 retires it at once.` }),
+  }),
+  response: z.object({
+    secret: z.string().meta({ description: 'The new signing secret, shown in this answer only.' }),
+    previousSecretExpiresAt: z.string().meta({ description: 'Until then, each event is signed with both secrets.' }),
+  }),
+};
+
+/** POST /v1/webhook-endpoints/{id}/rotate-secret: a new secret, the old one still signing for the overlap. */
+export const rotateEndpointSecret = async ({ principal, path, body }: AuthorizedRequest<typeof schemas>) =>
+  ok(await rotateSecret(principal.workspaceId, path.id, body.overlapSeconds, new Date()));
+
+export const handler = httpHandler(routes.rotateWebhookSecret, schemas, rotateEndpointSecret);

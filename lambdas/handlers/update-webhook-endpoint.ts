@@ -1,0 +1,27 @@
+import * as z from 'zod';
+import { webhookEndpointResourceSchema } from '../domain/webhooks/endpoint-resource';
+import { changeEndpoint } from '../domain/webhooks/manage-endpoints';
+import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
+import { ok } from '../http/responses';
+import { routes } from '../routes';
+import { descriptionField, endpointPath, eventsField, urlField } from './webhook-endpoint-schemas';
+
+export const schemas = {
+  path: endpointPath,
+  body: z
+    .strictObject({
+      url: urlField.optional(),
+      events: eventsField.optional(),
+      description: descriptionField.optional(),
+      // Endpoints are disabled by delivery (410, or failing for days); a caller can only turn one back on.
+      status: z.literal('enabled', { error: 'can only be "enabled": it re-enables a disabled endpoint' }).optional(),
+    })
+    // Only once every field is valid: an unknown key alone is reason enough.
+    .refine((patch) => Object.keys(patch).length > 0, { message: 'name at least one of url, events, description, status', when: ({ issues }) => issues.length === 0 }),
+  response: webhookEndpointResourceSchema,
+};
+
+/** PATCH /v1/webhook-endpoints/{id}: changes what the body names; a new url is checked again. */
+export const updateEndpoint = async ({ principal, path, body }: AuthorizedRequest<typeof schemas>) => ok(await changeEndpoint(principal.workspaceId, path.id, body, new Date()));
+
+export const handler = httpHandler(routes.updateWebhookEndpoint, schemas, updateEndpoint);
