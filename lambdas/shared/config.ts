@@ -10,6 +10,8 @@ const schema = z.object({
   AWS_REGION: z.string().min(1).default('ap-southeast-3'),
   TABLE_NAME: z.string().min(1).optional(),
   QUEUE_URL: z.url().optional(),
+  /** The webhook-events queue: one message per event and endpoint (lambdas/domain/webhooks/publish-events.ts). */
+  WEBHOOK_QUEUE_URL: z.url().optional(),
   /** Local runtime and tests only: DynamoDB Local / SQS emulator endpoints. */
   DYNAMODB_ENDPOINT: z.url().optional(),
   SQS_ENDPOINT: z.url().optional(),
@@ -57,6 +59,9 @@ const schema = z.object({
     .transform((value) => Object.fromEntries(value.split(',').map((pair) => [pair.slice(0, pair.indexOf('=')).toLowerCase(), pair.slice(pair.indexOf('=') + 1)])))
     .optional(),
 
+  /** A receiver that has not answered a webhook POST in this long has failed the attempt (it is retried). */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(5_000),
+
   /** CloudWatch namespace of the business metrics; the stack sets one per stack (lambdas/shared/metrics.ts). */
   POWERTOOLS_METRICS_NAMESPACE: z.string().min(1).default('MessagingApi-local'),
   /**
@@ -77,7 +82,7 @@ if (!parsed.success) {
 
 export const config: Readonly<Config> = Object.freeze(parsed.data);
 
-type ResourceName = 'TABLE_NAME' | 'QUEUE_URL';
+type ResourceName = 'TABLE_NAME' | 'QUEUE_URL' | 'WEBHOOK_QUEUE_URL';
 
 /** A resource setting this function cannot run without. */
 export function required(name: ResourceName): string {

@@ -18,6 +18,18 @@ export const OUTBOX_TTL_SECONDS = 24 * 60 * 60;
 export const OUTBOX_ENTITY = 'webhookOutbox';
 
 /**
+ * The stream records the publisher takes: inserts of outbox items. The stack's event source
+ * filter is this pattern (lib/constructs/webhook-pipeline.ts), so no other write of the table
+ * invokes the publisher; the local runtime applies `isOutboxInsert`.
+ */
+export const outboxStreamFilter = { eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: [OUTBOX_ENTITY] } } } } as const;
+
+/** Whether a stream record (DynamoDB JSON) is an outbox insert: `outboxStreamFilter`, applied. */
+export function isOutboxInsert(record: { eventName?: string; dynamodb?: { NewImage?: Record<string, { S?: string }> } }): boolean {
+  return record.eventName === 'INSERT' && record.dynamodb?.NewImage?.entity?.S === OUTBOX_ENTITY;
+}
+
+/**
  * The outbox write of `event` for the workspace. The POST body is stored as the exact string
  * receivers get, so every attempt and every resend sends (and signs) the same bytes.
  */
