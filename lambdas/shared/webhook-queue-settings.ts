@@ -12,6 +12,11 @@ export const webhookQueueSettings = {
   visibilityTimeoutSeconds: consumerTimeoutSeconds * 6,
   maxReceiveCount: 5,
   batchSize: 10,
+  /**
+   * Consumer invocations at once, at most (the event source's `maxConcurrency`): up to 100 POSTs
+   * in flight. Retries are spread out by their schedule, so dead endpoints take a small share.
+   */
+  maxConcurrency: 10,
   /** Each message waits at most 15 minutes before it is received: days are ample. */
   retentionDays: 4,
   dlqRetentionDays: 14,
