@@ -51,7 +51,7 @@ export class WebhookPipeline extends Construct {
         startingPosition: StartingPosition.TRIM_HORIZON,
         batchSize: 100,
         maxBatchingWindow: Duration.seconds(1),
-        filters: [FilterCriteria.filter(structuredClone(outboxStreamFilter) as Record<string, unknown>)],
+        filters: [FilterCriteria.filter(structuredClone(outboxStreamFilter))],
         reportBatchItemFailures: true,
         bisectBatchOnError: true,
         retryAttempts: 10,
