@@ -39,7 +39,7 @@ export interface RouteDefinition {
    */
   streaming?: boolean;
   /** What the function may touch: the stack grants exactly this, nothing more. */
-  access: { table?: 'read' | 'readWrite'; queue?: 'send'; secrets?: 'whatsapp' | 'cursor' };
+  access: { table?: 'read' | 'readWrite'; queue?: 'send'; webhookQueue?: 'send'; secrets?: 'whatsapp' | 'cursor' };
   summary: string;
 }
 
@@ -235,6 +235,40 @@ export const routes = {
     body: ['json'],
     access: { table: 'readWrite' },
     summary: 'Replace a webhook endpoint’s signing secret, the old one signing on for an overlap',
+  },
+  // Webhook deliveries (docs/api.md#webhook-events): what became of each event at an endpoint, resends and a test.
+  listWebhookDeliveries: {
+    method: 'GET',
+    path: '/v1/webhook-endpoints/{id}/deliveries',
+    handler: 'list-webhook-deliveries',
+    scope: 'webhooks:manage',
+    access: { table: 'read', secrets: 'cursor' },
+    summary: 'Deliveries of events to one webhook endpoint, newest first',
+  },
+  resendWebhookEvent: {
+    method: 'POST',
+    path: '/v1/webhook-endpoints/{id}/deliveries/{eventId}/resend',
+    handler: 'resend-webhook-event',
+    scope: 'webhooks:manage',
+    access: { table: 'read', webhookQueue: 'send' },
+    summary: 'Deliver one event to the endpoint again',
+  },
+  resendWebhookEvents: {
+    method: 'POST',
+    path: '/v1/webhook-endpoints/{id}/resend',
+    handler: 'resend-webhook-events',
+    scope: 'webhooks:manage',
+    body: ['json'],
+    access: { table: 'read', webhookQueue: 'send' },
+    summary: 'Deliver every event since a time to the endpoint again',
+  },
+  testWebhookEndpoint: {
+    method: 'POST',
+    path: '/v1/webhook-endpoints/{id}/test',
+    handler: 'test-webhook-endpoint',
+    scope: 'webhooks:manage',
+    access: { table: 'read', webhookQueue: 'send' },
+    summary: 'Send a test event to the endpoint',
   },
 } as const satisfies Record<string, RouteDefinition>;
 

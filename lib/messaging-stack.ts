@@ -9,6 +9,7 @@ import { DispatchQueue } from './constructs/dispatch-queue';
 import { MessagingApi } from './constructs/messaging-api';
 import { MessagingTable } from './constructs/messaging-table';
 import { Monitoring } from './constructs/monitoring';
+import { WebhookPipeline } from './constructs/webhook-pipeline';
 import { TemplateSync } from './constructs/template-sync';
 import { defaultUsagePlanOf, type StackConfig } from './stack-config';
 
@@ -23,6 +24,7 @@ export class MessagingStack extends Stack {
   readonly dispatchQueue: DispatchQueue;
   readonly api: MessagingApi;
   readonly delivery: Delivery;
+  readonly webhooks: WebhookPipeline;
   readonly monitoring: Monitoring;
   readonly templateSync: TemplateSync;
   readonly customDomain: CustomDomain | undefined;
@@ -55,10 +57,12 @@ export class MessagingStack extends Stack {
       reason:
         'Rotating the key would invalidate every cursor a client holds mid-listing; rotation needs verification against the current and previous key first. It signs opaque cursors only (integrity, nothing confidential).',
     });
+    this.webhooks = new WebhookPipeline(this, 'Webhooks', { table: this.table.table, logRetention, encryptionKey, removalPolicy });
     this.api = new MessagingApi(this, 'Http', {
       stage: config.stage,
       table: this.table.table,
       queue: this.dispatchQueue.queue,
+      webhookQueue: this.webhooks.events.queue,
       whatsappSecret,
       cursorSecret,
       throttlingRateLimit: config.throttlingRateLimit,
@@ -104,6 +108,7 @@ export class MessagingStack extends Stack {
       deliverFunction: this.delivery.deliverFunction,
       queue: this.dispatchQueue.queue,
       deadLetterQueue: this.dispatchQueue.deadLetterQueue,
+      webhooks: { deadLetterQueue: this.webhooks.events.deadLetterQueue, deliverFunction: this.webhooks.deliverFunction, queue: this.webhooks.events.queue },
       table: this.table.table,
       alarmEmail: config.alarmEmail,
       encryptionKey,
@@ -114,6 +119,11 @@ export class MessagingStack extends Stack {
     new CfnOutput(this, 'TableName', { key: 'TableName', value: this.table.table.tableName, description: 'DynamoDB table (admin CLI: TABLE_NAME)' });
     new CfnOutput(this, 'QueueUrl', { key: 'QueueUrl', value: this.dispatchQueue.queue.queueUrl, description: 'Dispatch queue' });
     new CfnOutput(this, 'DeadLetterQueueUrl', { key: 'DeadLetterQueueUrl', value: this.dispatchQueue.deadLetterQueue.queueUrl, description: 'Dispatches that failed delivery repeatedly' });
+    new CfnOutput(this, 'WebhookDeadLetterQueueUrl', {
+      key: 'WebhookDeadLetterQueueUrl',
+      value: this.webhooks.events.deadLetterQueue.queueUrl,
+      description: 'Webhook event deliveries and outbox stream batches that failed on our side',
+    });
     new CfnOutput(this, 'DashboardUrl', {
       key: 'DashboardUrl',
       value: `https://console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${this.monitoring.dashboard.dashboardName}`,

@@ -5,7 +5,7 @@ import { DEMO_TEMPLATE_ID, DISPATCH_ID } from './openapi-examples';
 export const operation: OperationDoc = {
   tag: 'Messages',
   description:
-    'An unknown dispatch and another workspace’s are the same 404. `queued` and `processing` may still change. `readAt` is when the recipient read it (its status stays `delivered`); `pricing` is Meta’s pricing of the message, from its status webhooks.',
+    'An unknown dispatch and another workspace’s are the same 404. `queued` and `processing` may still change. `readAt` is when the recipient read it (its status stays `delivered`); `pricing` is Meta’s pricing of the message, from its status webhooks. `sequence` counts the versions of this body (1 when sent, one more with every change): a `message.status.updated` event whose `sequence` is lower than one already seen is stale.',
   errors: ['not_found'],
   examples: {
     response: {
@@ -22,6 +22,7 @@ export const operation: OperationDoc = {
       readAt: '2026-11-03T02:15:02.000Z',
       pricing: { billable: true, category: 'marketing', pricingModel: 'PMP' },
       failureCode: null,
+      sequence: 5,
     },
   },
 };

@@ -10,6 +10,8 @@ const schema = z.object({
   AWS_REGION: z._default(z.string().check(z.minLength(1)), 'ap-southeast-3'),
   TABLE_NAME: z.optional(z.string().check(z.minLength(1))),
   QUEUE_URL: z.optional(z.url()),
+  /** The webhook-events queue: one message per event and endpoint (lambdas/domain/webhooks/publish-events.ts). */
+  WEBHOOK_QUEUE_URL: z.optional(z.url()),
   /** Local runtime and tests only: DynamoDB Local / SQS emulator endpoints. */
   DYNAMODB_ENDPOINT: z.optional(z.url()),
   SQS_ENDPOINT: z.optional(z.url()),
@@ -64,6 +66,9 @@ const schema = z.object({
     ),
   ),
 
+  /** A receiver that has not answered a webhook POST in this long has failed the attempt (it is retried). */
+  WEBHOOK_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.gte(100), z.lte(30_000)), 5_000),
+
   /** CloudWatch namespace of the business metrics; the stack sets one per stack (lambdas/shared/metrics.ts). */
   POWERTOOLS_METRICS_NAMESPACE: z._default(z.string().check(z.minLength(1)), 'MessagingApi-local'),
   /**
@@ -83,7 +88,7 @@ if (!parsed.success) {
 
 export const config: Readonly<Config> = Object.freeze(parsed.data);
 
-type ResourceName = 'TABLE_NAME' | 'QUEUE_URL';
+type ResourceName = 'TABLE_NAME' | 'QUEUE_URL' | 'WEBHOOK_QUEUE_URL';
 
 /** A resource setting this function cannot run without. */
 export function required(name: ResourceName): string {

@@ -18,3 +18,11 @@ export function defaultQueue(): QueueTarget {
   queueFromConfig ??= { sqs, queueUrl: required('QUEUE_URL') };
   return queueFromConfig;
 }
+
+let webhookQueueFromConfig: QueueTarget | undefined;
+
+/** The function's webhook-events queue, from WEBHOOK_QUEUE_URL; resolved on first use, then reused. */
+export function defaultWebhookQueue(): QueueTarget {
+  webhookQueueFromConfig ??= { sqs, queueUrl: required('WEBHOOK_QUEUE_URL') };
+  return webhookQueueFromConfig;
+}

@@ -19,6 +19,14 @@ export const metricNames = {
   webhookRequestsRefused: 'WebhookRequestsRefused',
   /** A delivery attempt held because WhatsApp refused the access token (error 190 and its kin). */
   deliveryHeld: 'DeliveriesHeld',
+  /** An event posted to an integration's endpoint and answered 2xx. */
+  eventsDelivered: 'WebhookEventsDelivered',
+  /** One POST to an endpoint that was not answered 2xx (it is retried on the schedule). */
+  eventAttemptsFailed: 'WebhookAttemptsFailed',
+  /** An event given up for an endpoint: its last attempt failed, or the receiver answered 410. */
+  eventsAbandoned: 'WebhookEventsAbandoned',
+  /** An endpoint disabled by delivery: the receiver answered 410, or it kept failing for days. */
+  endpointsDisabled: 'WebhookEndpointsDisabled',
 } as const;
 
 /** The service dimension Powertools puts on every metric (POWERTOOLS_SERVICE_NAME). */

@@ -89,3 +89,18 @@ export const webhookMetrics: WebhookMetrics = {
   },
   refused: () => count(metricNames.webhookRequestsRefused),
 };
+
+/** What delivering webhook events to integrations records. */
+export interface EventDeliveryMetrics {
+  delivered(): void;
+  attemptFailed(): void;
+  abandoned(): void;
+  endpointDisabled(): void;
+}
+
+export const eventDeliveryMetrics: EventDeliveryMetrics = {
+  delivered: () => count(metricNames.eventsDelivered),
+  attemptFailed: () => count(metricNames.eventAttemptsFailed),
+  abandoned: () => count(metricNames.eventsAbandoned),
+  endpointDisabled: () => count(metricNames.endpointsDisabled),
+};

@@ -16,6 +16,8 @@ export const tableDefinition = {
   partitionKey: 'pk',
   sortKey: 'sk',
   timeToLiveAttribute: 'ttl',
+  /** The stream the webhook outbox publisher reads (decision 76): new images, so an outbox insert carries its event. */
+  streamView: 'NEW_IMAGE',
   indexes: {
     gsi1: { partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
     gsi2: { partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
@@ -60,6 +62,12 @@ export const keys = {
   whatsappBusinessAccount: (businessAccountId: string): ItemKey => ({ pk: `WABA#${businessAccountId}`, sk: 'WABA' }),
   /** A number that opted out of the workspace's marketing messages ("Stop promotions"). */
   marketingOptOut: (ws: string, phone: string): ItemKey => ({ pk: partitions.optOutsOfWorkspace(ws).value, sk: `OPTOUT#${phone}` }),
+  /** An event waiting for the outbox publisher: written with the change it tells of, read from the table's stream. */
+  webhookOutbox: (eventId: string): ItemKey => ({ pk: `OUTBOX#${eventId}`, sk: 'OUTBOX' }),
+  /** One event's deliveries to one endpoint (attempts, last answer, next try); event ids sort by time. */
+  webhookDelivery: (ws: string, endpointId: string, eventId: string): ItemKey => ({ pk: partitions.deliveriesOfEndpoint(ws, endpointId).value, sk: `DLV#${eventId}` }),
+  /** Since when an endpoint's deliveries have been failing (absent while they succeed), beside its deliveries. */
+  webhookEndpointHealth: (ws: string, endpointId: string): ItemKey => ({ pk: partitions.deliveriesOfEndpoint(ws, endpointId).value, sk: 'HEALTH' }),
   /** Where a WhatsApp message id (wamid) belongs: our dispatch, or a customer's message in its conversation. */
   providerMessage: (wamid: string): ItemKey => ({ pk: `WAMID#${wamid}`, sk: 'WAMID' }),
   conversationMessage: (ws: string, conversationId: string, createdAt: string, messageId: string): ItemKey => ({
@@ -81,6 +89,7 @@ const partitions = {
   daysOfWorkspace: (ws: string): Partition => ({ on: 'table', value: `WS#${ws}#RW` }),
   optOutsOfWorkspace: (ws: string): Partition => ({ on: 'table', value: `WS#${ws}#OPTOUTS` }),
   webhookEndpointsOfWorkspace: (ws: string): Partition => ({ on: 'table', value: `WS#${ws}#WHE` }),
+  deliveriesOfEndpoint: (ws: string, endpointId: string): Partition => ({ on: 'table', value: `WS#${ws}#WHD#${endpointId}` }),
   apiKeysOfWorkspace: (ws: string): Partition => ({ on: 'gsi1', value: `WS#${ws}#KEYS` }),
   deliveryEventsOfPhone: (ws: string, phone: string): Partition => ({ on: 'gsi1', value: `WS#${ws}#P#${phone}` }),
   sendsOfTemplateToPhone: (ws: string, phone: string, templateId: string): Partition => ({ on: 'gsi1', value: `WS#${ws}#P#${phone}#T#${templateId}` }),
@@ -143,6 +152,9 @@ export const accessPatterns = {
   optOutsOfWorkspace: (ws: string) => keyCondition(partitions.optOutsOfWorkspace(ws), { beginsWith: 'OPTOUT#' }),
   /** A workspace's webhook endpoints (not their count item), by id. */
   webhookEndpointsOfWorkspace: (ws: string) => keyCondition(partitions.webhookEndpointsOfWorkspace(ws), { beginsWith: 'WHE#' }),
+  /** An endpoint's deliveries, by event id (so by time); from `fromSortKey` on when given. */
+  deliveriesOfEndpoint: (ws: string, endpointId: string, fromSortKey?: string) =>
+    keyCondition(partitions.deliveriesOfEndpoint(ws, endpointId), fromSortKey ? { between: [fromSortKey, 'DLV#~'] } : { beginsWith: 'DLV#' }),
   apiKeysOfWorkspace: (ws: string) => keyCondition(partitions.apiKeysOfWorkspace(ws), { beginsWith: 'KEY#' }),
   apiKeyOfWorkspace: (ws: string, keyId: string) => keyCondition(partitions.apiKeysOfWorkspace(ws), { equals: indexKeys.apiKey(ws, keyId).gsi1sk }),
   /** Sort keys are `<occurredAt>#…`: an exclusive `end` instant still sorts after every event before it. */
@@ -204,6 +216,9 @@ export type Entity =
   | 'conversation'
   | 'conversationMessage'
   | 'deliveryEvent'
+  | 'webhookOutbox'
+  | 'webhookDelivery'
+  | 'webhookEndpointHealth'
   | 'tagLink'
   | 'tagRollup'
   | 'dayTagRollup'

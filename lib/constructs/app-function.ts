@@ -95,9 +95,10 @@ export class AppFunction extends NodejsFunction {
     return this;
   }
 
-  sendsTo(queue: IQueue): this {
+  /** Sends to `queue`, named to the function by `variable`: the dispatch queue, or the webhook-events queue. */
+  sendsTo(queue: IQueue, variable: 'QUEUE_URL' | 'WEBHOOK_QUEUE_URL' = 'QUEUE_URL'): this {
     queue.grantSendMessages(this);
-    this.addEnvironment('QUEUE_URL', queue.queueUrl);
+    this.addEnvironment(variable, queue.queueUrl);
     if (queue.encryptionMasterKey) this.acknowledgeKeyGrant();
     return this;
   }

@@ -6,15 +6,20 @@ import { dispatchQueueSettings } from '../../lambdas/shared/dispatch-queue-setti
 
 /**
  * The dispatch queue and its DLQ: encrypted (SQS-managed, or the given customer-managed key, which
- * the queues' grants then cover), TLS-only, with the shared redrive settings.
+ * the queues' grants then cover), TLS-only, with the shared redrive settings. The webhook-events
+ * queue is built alike, with its own settings.
  */
 export class DispatchQueue extends Construct {
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
 
-  constructor(scope: Construct, id: string, props: { removalPolicy: RemovalPolicy; encryptionKey?: IKey | undefined }) {
+  constructor(
+    scope: Construct,
+    id: string,
+    props: { removalPolicy: RemovalPolicy; encryptionKey?: IKey | undefined; settings?: Pick<typeof dispatchQueueSettings, 'visibilityTimeoutSeconds' | 'retentionDays' | 'dlqRetentionDays' | 'maxReceiveCount'> },
+  ) {
     super(scope, id);
-    const settings = dispatchQueueSettings;
+    const settings = props.settings ?? dispatchQueueSettings;
     const encryption: Pick<QueueProps, 'encryption' | 'encryptionMasterKey'> = props.encryptionKey
       ? { encryption: QueueEncryption.KMS, encryptionMasterKey: props.encryptionKey }
       : { encryption: QueueEncryption.SQS_MANAGED };

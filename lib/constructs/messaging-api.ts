@@ -21,6 +21,8 @@ export interface MessagingApiProps {
   stage: string;
   table: ITableV2;
   queue: IQueue;
+  /** The webhook-events queue, for the routes that resend or test (lib/constructs/webhook-pipeline.ts). */
+  webhookQueue: IQueue;
   whatsappSecret: ISecret;
   cursorSecret: ISecret;
   throttlingRateLimit: number;
@@ -187,6 +189,7 @@ export class MessagingApi extends Construct {
       if (route.access.table === 'read') fn.readsTable(props.table);
       if (route.access.table === 'readWrite') fn.writesTable(props.table);
       if (route.access.queue === 'send') fn.sendsTo(props.queue);
+      if (route.access.webhookQueue === 'send') fn.sendsTo(props.webhookQueue, 'WEBHOOK_QUEUE_URL');
       if (route.access.secrets === 'whatsapp') fn.readsSecret(props.whatsappSecret, 'WHATSAPP_SECRET_NAME');
       if (route.access.secrets === 'cursor') fn.readsSecret(props.cursorSecret, 'CURSOR_SECRET_NAME');
       this.functions[routeId] = fn;

@@ -1,6 +1,6 @@
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { AttributeType, Billing, ProjectionType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, ProjectionType, StreamViewType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { tableDefinition } from '../../lambdas/shared/table';
 
@@ -10,7 +10,7 @@ export class MessagingTable extends Construct {
 
   constructor(scope: Construct, id: string, props: { removalPolicy: RemovalPolicy; retain: boolean; encryptionKey?: IKey | undefined }) {
     super(scope, id);
-    const { partitionKey, sortKey, timeToLiveAttribute, indexes } = tableDefinition;
+    const { partitionKey, sortKey, timeToLiveAttribute, streamView, indexes } = tableDefinition;
     this.table = new TableV2(this, 'Table', {
       partitionKey: { name: partitionKey, type: AttributeType.STRING },
       sortKey: { name: sortKey, type: AttributeType.STRING },
@@ -18,6 +18,7 @@ export class MessagingTable extends Construct {
       encryption: props.encryptionKey ? TableEncryptionV2.customerManagedKey(props.encryptionKey) : TableEncryptionV2.awsManagedKey(),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute,
+      dynamoStream: StreamViewType[streamView],
       deletionProtection: props.retain,
       removalPolicy: props.removalPolicy,
       globalSecondaryIndexes: Object.entries(indexes).map(([indexName, index]) => ({

@@ -72,6 +72,15 @@ export const thresholds = {
    * someone replaces it: page at once.
    */
   deliveriesHeld: 0,
+  /** A message in the webhook DLQ is an event we failed to deliver for reasons of our own: always worth a look. */
+  webhookDeadLetterMessages: 0,
+  /**
+   * Events given up on (a receiver that failed every attempt for a day, or answered 410) per hour.
+   * The receivers are the integrations', but a steady stream of them, or an endpoint disabled, is
+   * worth telling the workspace before it notices missing events.
+   */
+  webhookEventsAbandoned: 0,
+  webhookEndpointsDisabled: 0,
 } as const;
 
 export interface MonitoringProps {
@@ -79,6 +88,8 @@ export interface MonitoringProps {
   deliverFunction: IFunction;
   queue: IQueue;
   deadLetterQueue: IQueue;
+  /** The webhook pipeline's queue, DLQ and consumer (lib/constructs/webhook-pipeline.ts). */
+  webhooks: { queue: IQueue; deadLetterQueue: IQueue; deliverFunction: IFunction };
   table: ITableV2;
   alarmEmail?: string | undefined;
   /**
@@ -213,6 +224,31 @@ export class Monitoring extends Construct {
       thresholds.webhookItemsSkipped,
       { evaluate: 3, breaching: 2 },
     );
+    alarm(
+      'WebhookDeadLetterQueueNotEmpty',
+      'webhook-dlq-not-empty',
+      'Webhook event deliveries failed five receives on our side (table or queue unreachable), or the outbox publisher gave up on stream records.',
+      props.webhooks.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: Stats.MAXIMUM, period: Duration.minutes(1) }),
+      thresholds.webhookDeadLetterMessages,
+      { evaluate: 1, breaching: 1 },
+    );
+    const hourly = (name: string) => new Metric({ namespace: metricsNamespace(this), metricName: name, dimensionsMap: { service: METRICS_SERVICE }, statistic: Stats.SUM, period: Duration.hours(1) });
+    alarm(
+      'WebhookEndpointsFailing',
+      'webhook-endpoints-failing',
+      'Webhook events were given up on: an endpoint failed every attempt for a day, or answered 410 Gone.',
+      hourly(metricNames.eventsAbandoned),
+      thresholds.webhookEventsAbandoned,
+      { evaluate: 1, breaching: 1 },
+    );
+    alarm(
+      'WebhookEndpointsDisabled',
+      'webhook-endpoint-disabled',
+      'A webhook endpoint was disabled by delivery: it answered 410 Gone, or failed for days.',
+      hourly(metricNames.endpointsDisabled),
+      thresholds.webhookEndpointsDisabled,
+      { evaluate: 1, breaching: 1 },
+    );
 
     this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: stackName, defaultInterval: Duration.hours(6) });
     const failuresByCode = new MathExpression({
@@ -255,6 +291,22 @@ export class Monitoring extends Construct {
         width: wide,
         left: [props.queue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes }), props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, label: 'DLQ messages' })],
         right: [props.queue.metricApproximateAgeOfOldestMessage({ period: fiveMinutes })],
+      }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Webhook events',
+        width: wide,
+        left: [business(metricNames.eventsDelivered), business(metricNames.eventAttemptsFailed), business(metricNames.eventsAbandoned), business(metricNames.endpointsDisabled)],
+      }),
+      new GraphWidget({
+        title: 'Webhook-events queue',
+        width: wide,
+        left: [
+          props.webhooks.queue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes }),
+          props.webhooks.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, label: 'DLQ messages' }),
+        ],
+        right: [props.webhooks.deliverFunction.metricErrors({ period: fiveMinutes, statistic: Stats.SUM })],
       }),
     );
     this.dashboard.addWidgets(

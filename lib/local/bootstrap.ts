@@ -2,6 +2,7 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
   ResourceNotFoundException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
   type CreateTableCommandInput,
   type DynamoDBClient,
@@ -10,7 +11,7 @@ import { tableDefinition } from '../../lambdas/shared/table';
 
 /** CreateTable input built from the same definition as the CDK table. */
 export function createTableInput(tableName: string): CreateTableCommandInput {
-  const { partitionKey, sortKey, indexes } = tableDefinition;
+  const { partitionKey, sortKey, indexes, streamView } = tableDefinition;
   const indexList = Object.entries(indexes);
   return {
     TableName: tableName,
@@ -31,13 +32,20 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
       ],
       Projection: { ProjectionType: 'ALL' },
     })),
+    StreamSpecification: { StreamEnabled: true, StreamViewType: streamView },
   };
 }
 
-/** Creates the table (and its TTL) unless it exists, as it does when MESSAGING_DATA_DIR is reused. */
+/**
+ * Creates the table (and its TTL) unless it exists, as it does when MESSAGING_DATA_DIR is reused;
+ * a table kept from before the webhook outbox gets its stream.
+ */
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (!Table?.StreamSpecification?.StreamEnabled) {
+      await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.streamView } }));
+    }
     return;
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;

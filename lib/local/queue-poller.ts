@@ -22,8 +22,13 @@ export function startQueuePoller(options: {
   region: string;
   handler: SqsHandler;
   concurrency?: number;
+  /** The consumer's batch size and timeout: the dispatch consumer's unless given. */
+  settings?: { batchSize: number; consumerTimeoutSeconds: number };
+  /** The function name its context carries. */
+  functionName?: string;
   onError: (error: unknown) => void;
 }): QueuePoller {
+  const settings = options.settings ?? dispatchQueueSettings;
   let stopped = false;
   const poll = async () => {
     while (!stopped) {
@@ -31,7 +36,7 @@ export function startQueuePoller(options: {
         const { Messages = [] } = await options.sqs.send(
           new ReceiveMessageCommand({
             QueueUrl: options.queueUrl,
-            MaxNumberOfMessages: dispatchQueueSettings.batchSize,
+            MaxNumberOfMessages: settings.batchSize,
             WaitTimeSeconds: 1,
             MessageSystemAttributeNames: ['All'],
           }),
@@ -39,7 +44,7 @@ export function startQueuePoller(options: {
         if (!Messages.length || stopped) continue;
         let failed: Set<string>;
         try {
-          const response = await options.handler({ Records: Messages.map((message) => toRecord(message, options)) }, lambdaContext('deliver', dispatchQueueSettings.consumerTimeoutSeconds * 1000));
+          const response = await options.handler({ Records: Messages.map((message) => toRecord(message, options)) }, lambdaContext(options.functionName ?? 'deliver', settings.consumerTimeoutSeconds * 1000));
           failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
         } catch (error) {
           // An invocation that throws fails the whole batch, as on AWS.

@@ -13,7 +13,8 @@ import { DEMO_SEED_PATH, LOCAL_CREDENTIALS, LOCAL_CURSOR_SECRET, LOCAL_WHATSAPP,
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
 import { readSeed } from './seed-file';
 import type { ApiHandler, LoadedRoute } from './http-server';
-import { createDispatchQueues, startSqsEmulator, type SqsEmulator } from './sqs-emulator';
+import { createDispatchQueues, createWebhookQueues, startSqsEmulator, type SqsEmulator } from './sqs-emulator';
+import { startStreamPoller, type StreamHandler, type StreamPoller } from './stream-poller';
 
 const LOCAL_REGION = 'ap-southeast-3';
 
@@ -54,6 +55,9 @@ export interface LocalRuntime {
   queueUrl: string;
   queueArn: string;
   dlqUrl: string;
+  /** The webhook-events queue and its DLQ (decision 76). */
+  webhookQueueUrl: string;
+  webhookDlqUrl: string;
   dynamodbEndpoint: string;
   sqsEndpoint: string;
   region: string;
@@ -71,12 +75,16 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   const owned: { dynamodb?: DynamoDbLocal; sqs?: SqsEmulator } = {};
   let server: Server | undefined;
   let poller: QueuePoller | undefined;
+  let webhookPoller: QueuePoller | undefined;
+  let publisher: StreamPoller | undefined;
   let reconciler: NodeJS.Timeout | undefined;
   let sqs: SQSClient | undefined;
 
   const stop = async () => {
     clearInterval(reconciler);
+    await publisher?.stop();
     await poller?.stop();
+    await webhookPoller?.stop();
     // Reports the sandbox still owes land while the server still listens (it retries failed ones).
     if (poller) {
       const { settleProviders } = await import('../../lambdas/domain/providers/provider-for');
@@ -99,7 +107,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     sqs = new SQSClient({ endpoint: sqsEndpoint, region, credentials: LOCAL_CREDENTIALS });
     await ensureTable(dynamodb, tableName);
     const { queueUrl, queueArn, dlqUrl } = await createDispatchQueues(sqs, prefix);
-    dynamodb.destroy();
+    const webhookQueues = await createWebhookQueues(sqs, prefix);
     // The port is fixed before the handlers load: the sandbox's callback URL is part of their configuration.
     const port = options.port || (await freePort());
     const host = options.host ?? '127.0.0.1';
@@ -113,6 +121,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? LOCAL_CREDENTIALS.secretAccessKey,
       TABLE_NAME: tableName,
       QUEUE_URL: queueUrl,
+      WEBHOOK_QUEUE_URL: webhookQueues.queueUrl,
       DYNAMODB_ENDPOINT: dynamodbEndpoint,
       SQS_ENDPOINT: sqsEndpoint,
       // Local stand-ins for the WhatsApp secret; the sandbox signs its reports with the app secret.
@@ -148,6 +157,24 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       const deliver = (await import('../../lambdas/handlers/deliver')) as { handler: SqsHandler };
       poller = startQueuePoller({ sqs, queueUrl, queueArn, region, handler: (event, context) => invoke('deliver', () => deliver.handler(event, context), event), onError });
     }
+    if (options.consumer ?? true) {
+      // Webhook events go out as deployed: the outbox through the table's stream, then the webhook-events queue.
+      const publish = (await import('../../lambdas/handlers/publish-webhook-events')) as { handler: StreamHandler };
+      publisher = await startStreamPoller({ dynamodb, endpoint: dynamodbEndpoint, region, credentials: LOCAL_CREDENTIALS, tableName, handler: publish.handler, onError });
+      const { webhookQueueSettings } = await import('../../lambdas/shared/webhook-queue-settings');
+      const deliverEvents = (await import('../../lambdas/handlers/deliver-webhook-event')) as { handler: SqsHandler };
+      webhookPoller = startQueuePoller({
+        sqs,
+        queueUrl: webhookQueues.queueUrl,
+        queueArn: webhookQueues.queueArn,
+        region,
+        handler: deliverEvents.handler,
+        settings: webhookQueueSettings,
+        functionName: 'deliver-webhook-event',
+        onError,
+      });
+    }
+    dynamodb.destroy();
     const { reconcile } = await import('../../lambdas/domain/delivery/reconcile');
     reconciler = setInterval(() => void invoke('reconcile', () => reconcile(new Date())).catch(onError), RECONCILE_EVERY_MS);
 
@@ -162,9 +189,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     });
 
     mkdirSync(join(PROJECT_ROOT, '.messaging'), { recursive: true });
-    writeFileSync(stateFilePath(port), JSON.stringify({ url, tableName, region, dynamodbEndpoint, queueUrl, dlqUrl, sqsEndpoint, pid: process.pid }, null, 2));
+    const webhookQueueUrl = webhookQueues.queueUrl;
+    const webhookDlqUrl = webhookQueues.dlqUrl;
+    writeFileSync(stateFilePath(port), JSON.stringify({ url, tableName, region, dynamodbEndpoint, queueUrl, dlqUrl, webhookQueueUrl, webhookDlqUrl, sqsEndpoint, pid: process.pid }, null, 2));
 
-    return { url, port, tableName, queueUrl, queueArn, dlqUrl, dynamodbEndpoint, sqsEndpoint, region, stop };
+    return { url, port, tableName, queueUrl, queueArn, dlqUrl, webhookQueueUrl, webhookDlqUrl, dynamodbEndpoint, sqsEndpoint, region, stop };
   } catch (error) {
     await stop().catch(() => undefined);
     throw error;

@@ -1,5 +1,6 @@
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { dispatchQueueSettings } from '../../lambdas/shared/dispatch-queue-settings';
+import { webhookQueueSettings } from '../../lambdas/shared/webhook-queue-settings';
 
 export interface SqsEmulator {
   endpoint: string;
@@ -22,23 +23,40 @@ export interface DispatchQueues {
   dlqUrl: string;
 }
 
+/** A queue's redrive and retention settings, as the stack gives them (lambdas/shared/*-queue-settings.ts). */
+interface QueueSettings {
+  visibilityTimeoutSeconds: number;
+  retentionDays: number;
+  dlqRetentionDays: number;
+  maxReceiveCount: number;
+}
+
 /** The dispatch queue and its DLQ, with the stack's redrive and visibility settings. */
-export async function createDispatchQueues(sqs: SQSClient, namePrefix: string): Promise<DispatchQueues> {
+export function createDispatchQueues(sqs: SQSClient, namePrefix: string): Promise<DispatchQueues> {
+  return createQueueWithDlq(sqs, `${namePrefix}-dispatch`, dispatchQueueSettings);
+}
+
+/** The webhook-events queue and its DLQ, with the stack's settings. */
+export function createWebhookQueues(sqs: SQSClient, namePrefix: string): Promise<DispatchQueues> {
+  return createQueueWithDlq(sqs, `${namePrefix}-webhook-events`, webhookQueueSettings);
+}
+
+async function createQueueWithDlq(sqs: SQSClient, name: string, settings: QueueSettings): Promise<DispatchQueues> {
   const dlq = await sqs.send(
     new CreateQueueCommand({
-      QueueName: `${namePrefix}-dispatch-dlq`,
-      Attributes: { MessageRetentionPeriod: String(dispatchQueueSettings.dlqRetentionDays * 86_400) },
+      QueueName: `${name}-dlq`,
+      Attributes: { MessageRetentionPeriod: String(settings.dlqRetentionDays * 86_400) },
     }),
   );
   const dlqUrl = dlq.QueueUrl!;
   const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['QueueArn'] }));
   const queue = await sqs.send(
     new CreateQueueCommand({
-      QueueName: `${namePrefix}-dispatch`,
+      QueueName: name,
       Attributes: {
-        VisibilityTimeout: String(dispatchQueueSettings.visibilityTimeoutSeconds),
-        MessageRetentionPeriod: String(dispatchQueueSettings.retentionDays * 86_400),
-        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: Attributes?.QueueArn, maxReceiveCount: dispatchQueueSettings.maxReceiveCount }),
+        VisibilityTimeout: String(settings.visibilityTimeoutSeconds),
+        MessageRetentionPeriod: String(settings.retentionDays * 86_400),
+        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: Attributes?.QueueArn, maxReceiveCount: settings.maxReceiveCount }),
       },
     }),
   );

@@ -4,6 +4,8 @@ import { clearReportEvidence } from '../../lambdas/domain/delivery/report-eviden
 import { clearSendAllowanceLeases } from '../../lambdas/domain/messages/send-rate';
 import { clearSandboxCalls } from '../../lambdas/domain/providers/sandbox';
 import { clearTemplateCache } from '../../lambdas/domain/templates/template-lookup';
+import { clearEndpointHealthCache } from '../../lambdas/domain/webhooks/endpoint-health';
+import { clearEventGateCache } from '../../lambdas/domain/webhooks/event-gate';
 import { clearWorkspaceCache } from '../../lambdas/domain/workspaces/workspace-lookup';
 
 /**
@@ -27,6 +29,10 @@ export const containerCaches = {
   sandboxCalls: clearSandboxCalls,
   /** How far this container last moved a number's report evidence: lambdas/domain/delivery/report-evidence.ts. */
   reportEvidence: clearReportEvidence,
+  /** Whether a workspace takes webhook events (60 s yes, 10 s no): lambdas/domain/webhooks/event-gate.ts. */
+  webhookEventGate: clearEventGateCache,
+  /** Endpoints whose failing mark a success cleared lately (5 min): lambdas/domain/webhooks/endpoint-health.ts. */
+  webhookEndpointHealth: clearEndpointHealthCache,
 } as const;
 
 /** Forgets every per-container cache and lease, as a cold start would. Call it in `beforeEach`. */

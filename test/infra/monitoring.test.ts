@@ -22,10 +22,22 @@ describe('business metrics', () => {
 });
 
 describe('alarms', () => {
-  it('are exactly the eight the runbook explains, each notifying the alarm topic when it fires and when it clears', () => {
+  it('are exactly the eleven the runbook explains, each notifying the alarm topic when it fires and when it clears', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((alarm) => alarm.Properties);
     expect(alarms.map((alarm) => alarm.AlarmName).sort()).toEqual(
-      ['api-5xx-rate', 'deliver-errors', 'dispatch-queue-age', 'dlq-not-empty', 'lambda-throttles', 'table-throttles', 'webhook-items-skipped', 'whatsapp-token-refused'].map((name) => `MessagingApi-dev-${name}`),
+      [
+        'api-5xx-rate',
+        'deliver-errors',
+        'dispatch-queue-age',
+        'dlq-not-empty',
+        'lambda-throttles',
+        'table-throttles',
+        'webhook-dlq-not-empty',
+        'webhook-endpoint-disabled',
+        'webhook-endpoints-failing',
+        'webhook-items-skipped',
+        'whatsapp-token-refused',
+      ].map((name) => `MessagingApi-dev-${name}`),
     );
     for (const alarm of alarms) {
       expect(alarm).toMatchObject({

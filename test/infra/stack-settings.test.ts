@@ -108,7 +108,8 @@ describe('customer-managed KMS key', () => {
       Replicas: [Match.objectLike({ SSESpecification: { KMSMasterKeyId: KMS_KEY } })],
     });
     const queues = Object.values(template.findResources('AWS::SQS::Queue'));
-    expect(queues.map((queue) => queue.Properties.KmsMasterKeyId)).toEqual([KMS_KEY, KMS_KEY]);
+    // The dispatch queue, the webhook-events queue and their DLQs.
+    expect(queues.map((queue) => queue.Properties.KmsMasterKeyId)).toEqual([KMS_KEY, KMS_KEY, KMS_KEY, KMS_KEY]);
     const logGroups = Object.values(template.findResources('AWS::Logs::LogGroup'));
     expect(logGroups.length).toBeGreaterThan(1);
     expect(logGroups.every((group) => group.Properties.KmsKeyId === KMS_KEY)).toBe(true);
@@ -129,7 +130,7 @@ describe('customer-managed KMS key', () => {
   it('without it, keeps AWS-managed encryption and the alarm topic’s own key', () => {
     const { template } = synthStack();
     const queues = Object.values(template.findResources('AWS::SQS::Queue'));
-    expect(queues.map((queue) => queue.Properties.SqsManagedSseEnabled)).toEqual([true, true]);
+    expect(queues.map((queue) => queue.Properties.SqsManagedSseEnabled)).toEqual([true, true, true, true]);
     template.resourceCountIs('AWS::KMS::Key', 1);
     expect(Object.values(template.findResources('AWS::Logs::LogGroup')).some((group) => group.Properties.KmsKeyId)).toBe(false);
   });

@@ -48,7 +48,8 @@ describe('DynamoDB table', () => {
 
 describe('dispatch queue', () => {
   it('is encrypted, redrives to a DLQ after the shared receive count, and outlives a consumer timeout six times over', () => {
-    template.resourceCountIs('AWS::SQS::Queue', 2);
+    // With the webhook-events queue and its DLQ (test/infra/webhook-pipeline.test.ts).
+    template.resourceCountIs('AWS::SQS::Queue', 4);
     template.hasResourceProperties('AWS::SQS::Queue', {
       SqsManagedSseEnabled: true,
       VisibilityTimeout: dispatchQueueSettings.consumerTimeoutSeconds * 6,
@@ -57,9 +58,9 @@ describe('dispatch queue', () => {
     template.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true, MessageRetentionPeriod: dispatchQueueSettings.dlqRetentionDays * 86_400 });
   });
 
-  it('refuses non-TLS access on both queues', () => {
+  it('refuses non-TLS access on every queue', () => {
     const policies = template.findResources('AWS::SQS::QueuePolicy');
-    expect(Object.keys(policies)).toHaveLength(2);
+    expect(Object.keys(policies)).toHaveLength(4);
     for (const policy of Object.values(policies)) {
       expect(policy.Properties.PolicyDocument.Statement).toContainEqual(
         expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
@@ -69,8 +70,8 @@ describe('dispatch queue', () => {
 });
 
 describe('functions', () => {
-  it('has one function per route, plus the deliver consumer, the reconciler and the template sync: Node 22, arm64, untraced (decision 59), JSON logs, source maps', () => {
-    expect(Object.keys(functions())).toHaveLength(routeEntries.length + 3);
+  it('has one function per route, plus the deliver consumer, the reconciler, the template sync and the webhook publisher and consumer: Node 22, arm64, untraced (decision 59), JSON logs, source maps', () => {
+    expect(Object.keys(functions())).toHaveLength(routeEntries.length + 5);
     for (const [, fn] of Object.entries(functions())) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
@@ -109,7 +110,7 @@ describe('functions', () => {
   });
 
   it('keeps every function’s logs in a log group with the configured retention', () => {
-    template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 30 }, routeEntries.length + 3 + 1);
+    template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 30 }, routeEntries.length + 5 + 1);
   });
 });
 
@@ -164,7 +165,7 @@ describe('delivery', () => {
       const env = (functions()[logicalId]!.Properties.Environment?.Variables ?? {}) as Record<string, unknown>;
       return 'CURSOR_SECRET_NAME' in env;
     });
-    expect(readers.sort()).toEqual([functionFor('listConversations').logicalId, functionFor('conversationMessages').logicalId].sort());
+    expect(readers.sort()).toEqual([functionFor('listConversations').logicalId, functionFor('conversationMessages').logicalId, functionFor('listWebhookDeliveries').logicalId].sort());
   });
 
   it('lets only the webhook routes, the deliver function and the template sync read the WhatsApp secret', () => {

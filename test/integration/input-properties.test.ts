@@ -1,7 +1,10 @@
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import qs from 'qs';
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { routeEntries, routes, type RouteId } from '../../lambdas/routes';
+import type { QueueTarget } from '../../lambdas/shared/queue';
+import { createWebhookQueues } from '../../lib/local/sqs-emulator';
 import { contractErrorProblem } from '../support/contract-error';
 import { invokeRoute, routeEvent, type EventInput, type RouteHandler } from '../support/events';
 import { SECOND, SECOND_SEED } from '../support/local-runtime';
@@ -32,10 +35,15 @@ let conversationId: string;
 /** Two endpoints of ws-second: one the delete route may remove, one the other routes keep using. */
 let endpointId: string;
 let doomedEndpointId: string;
+/** The webhook-events queue the resend and test routes send to, and one delivery they can resend. */
+let webhookQueue: QueueTarget;
+const DELIVERED_EVENT_ID = 'evt_019aa0c4d2000123456789abcdef';
 
 beforeAll(async () => {
   // Handlers read their configuration at import, so the queue is named before they load.
   process.env.QUEUE_URL = env.queues.queueUrl;
+  webhookQueue = { sqs: env.queues.sqs, queueUrl: (await createWebhookQueues(env.queues.sqs, `props-${Date.now()}`)).queueUrl };
+  process.env.WEBHOOK_QUEUE_URL = webhookQueue.queueUrl;
   const { applySeed } = await import('../../lib/local/seed');
   const { readSeed } = await import('../../lib/local/seed-file');
   await applySeed(readSeed(SECOND_SEED), env.table);
@@ -49,6 +57,12 @@ beforeAll(async () => {
   const createEndpoint = async () => (JSON.parse((await invoke('createWebhookEndpoint', { apiKey: OWNER_KEY, body: endpoint })).body) as { id: string }).id;
   endpointId = await createEndpoint();
   doomedEndpointId = await createEndpoint();
+  const { attemptRecordUpdate } = await import('../../lambdas/domain/webhooks/webhook-delivery');
+  const { writeOne } = await import('../../lambdas/shared/writes');
+  await writeOne(
+    env.table,
+    attemptRecordUpdate({ workspaceId: 'ws-second', endpointId, eventId: DELIVERED_EVENT_ID, type: 'message.status.updated', payload: '{}', attemptedAt: new Date(), statusCode: 500, error: null, state: 'failed', nextAttemptAt: null }),
+  );
   await env.queues.receiveAll();
 }, 60_000);
 
@@ -116,6 +130,7 @@ const webhookUrl = fc.oneof(
 );
 const webhookEvents = fc.oneof(fc.constant(null), fc.array(fc.constantFrom('message.status.updated', 'message.received', 'template.status.updated', 'message.unknown'), { maxLength: 4 }));
 const webhookEndpointBody = fc.record({ url: either(webhookUrl), events: either(webhookEvents), description: either(fc.oneof(fc.constant(null), fc.string({ maxLength: 210 }))) }, { requiredKeys: [] });
+const eventIdLike = fc.oneof(fc.constantFrom('evt_0000000000000000000000000000', 'EVT_0000000000000000000000000000', 'evt_'), fc.stringMatching(/^evt_[0-9a-f]{28}$/));
 const endpointIdLike = fc.oneof(fc.constantFrom('whe_00000000000000000000000000000000', 'WHE_00000000000000000000000000000000', 'whe_'), fc.stringMatching(/^whe_[0-9a-f]{32}$/));
 const inJsonBody = (body: fc.Arbitrary<unknown>) => encodedBody(fc.oneof({ weight: 4, arbitrary: body }, { weight: 1, arbitrary: anyJson }), ['json']);
 
@@ -301,6 +316,23 @@ const inputs: Record<RouteId, fc.Arbitrary<EventInput>> = {
       encoded: inJsonBody(fc.record({ overlapSeconds: either(fc.oneof(fc.integer({ min: -1, max: 700_000 }), fc.constantFrom(0, 86_400, 604_800, 604_801, 1.5))) }, { requiredKeys: [] })),
     })
     .map(({ encoded, ...rest }) => ({ ...rest, ...encoded })),
+  listWebhookDeliveries: fc.record({
+    apiKey,
+    pathParameters: fc.record({ id: segment(fc.oneof(endpointIdLike, fc.constant('endpoint'))) }),
+    query: query({ limit: wholeNumber, cursor: fc.oneof(fc.base64String({ maxLength: 80 }), fc.string()) }),
+  }),
+  resendWebhookEvent: fc.record({
+    apiKey,
+    pathParameters: fc.record({ id: segment(fc.oneof(endpointIdLike, fc.constant('endpoint'))), eventId: segment(fc.oneof(fc.constant(DELIVERED_EVENT_ID), eventIdLike)) }),
+  }),
+  resendWebhookEvents: fc
+    .record({
+      apiKey,
+      pathParameters: fc.record({ id: segment(fc.oneof(endpointIdLike, fc.constant('endpoint'))) }),
+      encoded: inJsonBody(fc.record({ since: either(fc.oneof(fc.constantFrom('2026-01-01T00:00:00Z', '2026-11-20T08:00:00.000+07:00', '2026-11-20', 'yesterday'), fc.date({ noInvalidDate: true }).map((d) => d.toISOString()))) }, { requiredKeys: [] })),
+    })
+    .map(({ encoded, ...rest }) => ({ ...rest, ...encoded })),
+  testWebhookEndpoint: fc.record({ apiKey, pathParameters: fc.record({ id: segment(fc.oneof(endpointIdLike, fc.constant('endpoint'))) }) }),
 };
 
 function signatureHeader(raw: string, kind: string): Record<string, string> {
@@ -326,13 +358,23 @@ function withRealIds(input: EventInput): EventInput {
 async function snapshot(): Promise<string> {
   const items = await env.table.scanAll();
   const sorted = items.map((item) => JSON.stringify(item)).sort();
-  return JSON.stringify({ items: sorted, queued: await env.queues.receiveAll() });
+  return JSON.stringify({ items: sorted, queued: await env.queues.receiveAll(), webhookEvents: await drain(webhookQueue) });
+}
+
+/** Every message now on the webhook-events queue, taken off it. */
+async function drain(queue: QueueTarget): Promise<unknown[]> {
+  const bodies: unknown[] = [];
+  for (;;) {
+    const { Messages } = await queue.sqs.send(new ReceiveMessageCommand({ QueueUrl: queue.queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 60 }));
+    if (!Messages?.length) return bodies;
+    bodies.push(...Messages.map((message) => JSON.parse(message.Body!) as unknown));
+  }
 }
 
 /** Routes granted no write access (lambdas/routes.ts `access`) cannot write: IAM enforces it deployed. */
 const mayWrite = (routeId: RouteId) => {
-  const access = routes[routeId].access as { table?: string; queue?: string };
-  return access.table === 'readWrite' || access.queue !== undefined;
+  const access = routes[routeId].access as { table?: string; queue?: string; webhookQueue?: string };
+  return access.table === 'readWrite' || access.queue !== undefined || access.webhookQueue !== undefined;
 };
 
 describe.each(routeEntries.map(([id]) => id))('%s under generated input', (routeId) => {
@@ -353,6 +395,7 @@ describe.each(routeEntries.map(([id]) => id))('%s under generated input', (route
           if (before !== undefined) expect(await snapshot()).toEqual(before);
         } else if (before !== undefined) {
           await env.queues.receiveAll();
+          await drain(webhookQueue);
         }
       }),
       { numRuns: mayWrite(routeId) ? 150 : 100 },

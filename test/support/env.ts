@@ -13,6 +13,7 @@ process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 /** A table of this file's own: integration files never see each other's items. */
 process.env.TABLE_NAME = `test-${randomUUID()}`;
 process.env.QUEUE_URL = 'https://sqs.ap-southeast-3.amazonaws.com/000000000000/test-dispatch';
+process.env.WEBHOOK_QUEUE_URL = 'https://sqs.ap-southeast-3.amazonaws.com/000000000000/test-webhook-events';
 if (process.env.TEST_DYNAMODB_ENDPOINT) process.env.DYNAMODB_ENDPOINT = process.env.TEST_DYNAMODB_ENDPOINT;
 if (process.env.TEST_SQS_ENDPOINT) process.env.SQS_ENDPOINT = process.env.TEST_SQS_ENDPOINT;
 /** Stand-ins for the WhatsApp app secret and verify token (deployed, they live in Secrets Manager). */

@@ -73,6 +73,7 @@ export async function seedDeliveredDispatches(store: Store, seed: ReportSeed): P
       readAt: null,
       pricing: null,
       failureCode: null,
+      sequence: 4,
       reportedAt: createdAt,
     };
     ids.push(dispatch.dispatchId);

@@ -6,6 +6,8 @@ import { findProviderMessage, providerMessagePut } from '../delivery/provider-me
 import { getDispatchById } from '../messages/dispatch-repository';
 import { toE164 } from '../phones/phone-number';
 import type { InboundContent } from '../providers/whatsapp-webhook';
+import { outboxFor } from '../webhooks/event-gate';
+import { messageReceivedEvent } from '../webhooks/webhook-event';
 import { conversationMessageWrites, conversationOf, reactionUpdate, type ConversationMessage, type Placement } from './conversation-item';
 
 /** A customer's message (or WhatsApp's notice) for a workspace, as the webhook gave it. */
@@ -26,7 +28,8 @@ const ATTEMPTS = 3;
  * there and changes nothing. The conversation's last message, preview and place in the list
  * follow the newest message time, so a late, retried message is counted and shown in history
  * but never moves them back. A contact known only by a business-scoped user id has a
- * conversation of its own (docs/api.md#conversations).
+ * conversation of its own (docs/api.md#conversations). Its `message.received` event is written
+ * with it.
  */
 export async function recordInboundMessage(inbound: Inbound, store: Store = defaultStore()): Promise<boolean> {
   const { phone, userId } = inbound.from;
@@ -46,9 +49,11 @@ export async function recordInboundMessage(inbound: Inbound, store: Store = defa
   };
   // A reaction names the message it reacts to by wamid: this says where the message lives.
   const lookup = providerMessagePut(inbound.providerMessageId, { kind: 'customerMessage', workspaceId: inbound.workspaceId, conversationId: conversationOf(message), createdAt: inbound.occurredAt });
+  // Made once: whichever try commits carries it, and a repeated webhook (refused on the message) writes none.
+  const outbox = await outboxFor(inbound.workspaceId, () => messageReceivedEvent(message, new Date()), store);
   let placement: Placement = inbound.content.kind === 'notice' ? 'notice' : 'ifLatest';
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    const result = await transactWrite(store, { ...conversationMessageWrites(message, placement), providerMessage: lookup });
+    const result = await transactWrite(store, { ...conversationMessageWrites(message, placement), providerMessage: lookup, outbox });
     if (result.committed) return true;
     if (result.refused.message === 'ConditionalCheckFailed') return false;
     // A newer message is already the conversation's latest: this one is only counted.

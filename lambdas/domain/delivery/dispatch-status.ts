@@ -1,11 +1,15 @@
 import { defaultStore } from '../../shared/default-store';
 import { messageMetrics } from '../../shared/metrics';
 import type { Store } from '../../shared/store';
-import { transactWrite } from '../../shared/writes';
+import { isConditionFailed, transactWrite, writeOne, type NamedWrites, type Write } from '../../shared/writes';
 import { conversationTouch } from '../conversations/conversation-item';
 import type { Dispatch } from '../messages/dispatch';
-import { getDispatchById, statusMoveUpdate, type StatusMove } from '../messages/dispatch-repository';
+import { getDispatchById, pricingChange, readReceipt, statusMove, type DispatchChange, type SequenceMode, type StatusMove } from '../messages/dispatch-repository';
+import type { Pricing } from '../providers/whatsapp-webhook';
 import { reportWrites } from '../reports/report-items';
+import { writesEvents } from '../webhooks/event-gate';
+import { outboxPut } from '../webhooks/outbox-item';
+import { messageStatusEvent } from '../webhooks/webhook-event';
 import { deliveryEventPut } from './delivery-events';
 import { providerMessagePut } from './provider-message';
 import { canTransition, countsAsSent, isFirstReport, type DeliveryEventStatus } from './transitions';
@@ -19,25 +23,87 @@ const ATTEMPTS = 3;
 
 /**
  * Moves a dispatch to `change.to` if docs/api.md#dispatch-statuses allows it from its current status, with
- * everything that depends on the move in the same transaction: its delivery event and, the first
- * time it counts as sent, its tag links and report rollups (so a redelivered message or a
- * repeated callback can neither skip nor double them). Returns false when the move is not
- * allowed: a duplicate, late or out-of-order report.
+ * everything that depends on the move in the same transaction: its delivery event, its webhook
+ * event and, the first time it counts as sent, its tag links and report rollups (so a redelivered
+ * message or a repeated callback can neither skip nor double them). Returns false when the move
+ * is not allowed: a duplicate, late or out-of-order report.
  */
 export async function applyStatus(dispatchId: string, change: StatusChange, store: Store = defaultStore(), known?: Dispatch): Promise<boolean> {
+  const now = new Date();
+  const moved = await changeDispatch(dispatchId, store, known, (current, mode) => {
+    if (!canTransition(current.status, change.to)) return undefined;
+    return transitionWrites(current, change, now.toISOString(), mode);
+  });
+  if (moved) recordTransition(moved.before, change);
+  return moved !== undefined;
+}
+
+/** WhatsApp's `read`: `readAt` on a delivered dispatch, once. False when it does not apply (not delivered, read already). */
+export async function applyReadReceipt(dispatchId: string, readAt: string, store: Store = defaultStore(), known?: Dispatch): Promise<boolean> {
+  const changed = await changeDispatch(dispatchId, store, known, (current, mode) =>
+    current.status === 'delivered' && current.readAt === null ? { dispatch: readReceipt(current, readAt, mode) } : undefined,
+  );
+  return changed !== undefined;
+}
+
+/** Meta's pricing of the message, when it differs from the one kept. */
+export async function applyPricing(dispatchId: string, pricing: Pricing, store: Store = defaultStore(), known?: Dispatch): Promise<boolean> {
+  const changed = await changeDispatch(dispatchId, store, known, (current, mode) => {
+    const change = pricingChange(current, pricing, mode);
+    return change && { dispatch: change };
+  });
+  return changed !== undefined;
+}
+
+/** What one change of the dispatch writes: the dispatch's own change, and what rides with it. */
+interface ChangeWrites {
+  dispatch: DispatchChange;
+  alongside?: NamedWrites<string>;
+}
+
+/**
+ * Applies one change of the GET body of a dispatch (docs/api.md#message-status), with its
+ * `message.status.updated` event in the same transaction when the workspace takes events.
+ * `build` decides on the dispatch as known or read: undefined when the change does not apply, and
+ * a dispatch the caller knew may be stale, so that answer stands only on a fresh read. A refusal
+ * means someone changed the dispatch first: it is read again and `build` decides again.
+ */
+export async function changeDispatch(
+  dispatchId: string,
+  store: Store,
+  known: Dispatch | undefined,
+  build: (current: Dispatch, mode: SequenceMode) => ChangeWrites | undefined,
+): Promise<{ before: Dispatch; after: Dispatch } | undefined> {
   let current = known;
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    const fresh = !current;
     current ??= await getDispatchById(dispatchId, store, true);
-    if (!current || !canTransition(current.status, change.to)) return false;
-    const result = await transactWrite(store, transitionWrites(current, change, new Date().toISOString()));
-    if (result.committed) {
-      recordTransition(current, change);
-      return true;
+    if (!current) return undefined;
+    const hold = await writesEvents(current.workspaceId, store);
+    const writes = build(current, { hold });
+    if (!writes && fresh) return undefined;
+    if (writes) {
+      const { dispatch: change, alongside } = writes;
+      const outbox = hold ? outboxPut(current.workspaceId, messageStatusEvent(change.after, new Date())) : undefined;
+      if (await commit(store, { dispatch: change.write, ...alongside, outbox })) return { before: current, after: change.after };
     }
-    // Someone moved it first: read it again and decide again.
+    // Someone moved it first, or what we knew was old: read it again and decide again.
     current = undefined;
   }
-  return false;
+  return undefined;
+}
+
+/** A transaction; a change that is one write alone is sent as that write, at half the write units. */
+async function commit(store: Store, writes: NamedWrites<string>): Promise<boolean> {
+  const present = Object.values(writes).flatMap((value): readonly Write[] => (value === undefined ? [] : 'Put' in value || 'Update' in value || 'Delete' in value ? [value] : value));
+  if (present.length !== 1) return (await transactWrite(store, writes)).committed;
+  try {
+    await writeOne(store, present[0]!);
+    return true;
+  } catch (error) {
+    if (isConditionFailed(error)) return false;
+    throw error;
+  }
 }
 
 /**
@@ -46,7 +112,7 @@ export async function applyStatus(dispatchId: string, change: StatusChange, stor
  * provider's answer, or a status that echoed the dispatch id when that answer was lost), so every
  * later status finds the dispatch by it.
  */
-function transitionWrites(dispatch: Dispatch, requested: StatusChange, now: string) {
+function transitionWrites(dispatch: Dispatch, requested: StatusChange, now: string, mode: SequenceMode): ChangeWrites {
   // Provider timestamps are whole seconds: a delivery report may predate our own record of the send.
   const change = requested.to === 'delivered' && dispatch.sentAt && requested.occurredAt < dispatch.sentAt ? { ...requested, occurredAt: dispatch.sentAt } : requested;
   const firstReport = isFirstReport(dispatch, change.to);
@@ -57,14 +123,16 @@ function transitionWrites(dispatch: Dispatch, requested: StatusChange, now: stri
     ...(change.event && !(change.event === 'ACCEPTED' && firstReport) ? [deliveryEventPut(dispatch, change.event, change.occurredAt, change.failureCode)] : []),
   ];
   return {
-    dispatch: statusMoveUpdate(dispatch, change, now),
-    providerMessage:
-      change.providerMessageId && !dispatch.providerMessageId
-        ? providerMessagePut(change.providerMessageId, { kind: 'dispatch', workspaceId: dispatch.workspaceId, dispatchId: dispatch.dispatchId })
-        : undefined,
-    conversation: conversationTouch(dispatch.workspaceId, dispatch.conversationId, now),
-    events,
-    reports,
+    dispatch: statusMove(dispatch, change, now, mode),
+    alongside: {
+      providerMessage:
+        change.providerMessageId && !dispatch.providerMessageId
+          ? providerMessagePut(change.providerMessageId, { kind: 'dispatch', workspaceId: dispatch.workspaceId, dispatchId: dispatch.dispatchId })
+          : undefined,
+      conversation: conversationTouch(dispatch.workspaceId, dispatch.conversationId, now),
+      events,
+      reports,
+    },
   };
 }
 

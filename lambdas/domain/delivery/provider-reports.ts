@@ -2,10 +2,9 @@ import { defaultStore } from '../../shared/default-store';
 import { logger } from '../../shared/logger';
 import { webhookMetrics } from '../../shared/metrics';
 import type { Store } from '../../shared/store';
-import { isConditionFailed, writeOne, type Write } from '../../shared/writes';
 import { recordInboundMessage, recordReaction } from '../conversations/inbound-message';
 import type { Dispatch } from '../messages/dispatch';
-import { getDispatchById, pricingUpdate, readReceiptUpdate } from '../messages/dispatch-repository';
+import { getDispatchById } from '../messages/dispatch-repository';
 import {
   readContact,
   readMessage,
@@ -21,9 +20,9 @@ import {
 import { optOutFromReply } from '../workspaces/marketing-opt-out';
 import { applyTemplateWebhook } from '../templates/template-webhook';
 import { workspaceOfNumber } from '../workspaces/workspace-number';
-import { noteReport } from './report-evidence';
-import { applyStatus, type StatusChange } from './dispatch-status';
+import { applyPricing, applyReadReceipt, applyStatus, type StatusChange } from './dispatch-status';
 import { findProviderMessage } from './provider-message';
+import { noteReport } from './report-evidence';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -158,11 +157,11 @@ async function applyStatusReport(workspaceId: string, phoneNumberId: string, sta
   if (dispatch.workspaceId !== workspaceId) return 'foreign_dispatch';
   // Reports are flowing for what the number sent up to then: the reconciler's evidence for dead claims.
   if (dispatch.sentAt) await noteReport(phoneNumberId, dispatch.sentAt, store);
-  // Meta repeats a message's pricing on each of its statuses: it is written with the first write the status makes, and only when it changed.
+  // Meta repeats a message's pricing on each of its statuses: it rides on the status move when there is one, and is written only when it changed.
   const pricing = status.pricing && !samePricing(status.pricing, dispatch.pricing) ? status.pricing : undefined;
   const moved = await applyStatus(dispatch.dispatchId, { ...statusChangeOf(status), ...(pricing ? { pricing } : {}) }, store, dispatch);
-  const read = status.status === 'read' && (await writeIfAllowed(readReceiptUpdate(dispatch.dispatchId, status.occurredAt, pricing), store));
-  if (pricing && !moved && !read) await writeIfAllowed(pricingUpdate(dispatch.dispatchId, pricing), store);
+  const read = status.status === 'read' && (await applyReadReceipt(dispatch.dispatchId, status.occurredAt, store, dispatch));
+  if (pricing && !moved) await applyPricing(dispatch.dispatchId, pricing, store, dispatch);
   return moved || read ? 'applied' : 'unchanged';
 }
 
@@ -173,15 +172,4 @@ async function dispatchOf(status: ProviderStatus, store: Store): Promise<Dispatc
   if (ref?.kind === 'dispatch') return getDispatchById(ref.dispatchId, store);
   if (!ref && status.callbackData && UUID.test(status.callbackData)) return getDispatchById(status.callbackData, store);
   return undefined;
-}
-
-/** A write whose condition says it no longer applies (already read, a dispatch since removed) is not an error. */
-async function writeIfAllowed(write: Write, store: Store): Promise<boolean> {
-  try {
-    await writeOne(store, write);
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
 }

@@ -4,15 +4,14 @@ import { logger } from '../../shared/logger';
 import type { QueueTarget } from '../../shared/queue';
 import type { Store } from '../../shared/store';
 import { PENDING_SHARDS } from '../../shared/table';
-import { isConditionFailed, writeOne } from '../../shared/writes';
 import { enqueueDispatch } from '../messages/dispatch-queue';
-import type { Dispatch, DispatchStatus } from '../messages/dispatch';
-import { pendingDispatches, requeueUpdate } from '../messages/dispatch-repository';
+import type { Dispatch } from '../messages/dispatch';
+import { pendingDispatches, requeueChange } from '../messages/dispatch-repository';
 import { lookUpWorkspace } from '../workspaces/workspace-lookup';
 import { sendingNumberOf } from '../workspaces/workspace-number';
 import { STALE_ATTEMPT_MS } from './deliver-dispatch';
 import { releaseClaim } from './delivery-attempt';
-import { applyStatus } from './dispatch-status';
+import { applyStatus, changeDispatch } from './dispatch-status';
 import { EVIDENCE_GRAIN_MS, reportedThrough } from './report-evidence';
 
 /** A dispatch `queued` this long has likely lost its queue message (the gap between transaction and send). */
@@ -60,7 +59,7 @@ export async function reconcile(now: Date, store: Store = defaultStore(), queue:
         if (verdict === 'resend' && (await resend(dispatch, now, store, queue))) summary.resent += 1;
         if (verdict === 'unknown' && (await applyStatus(dispatch.dispatchId, { to: 'unknown', occurredAt: now.toISOString() }, store, dispatch))) summary.settledUnknown += 1;
       } else if (dispatch.status === 'queued' || (dispatch.status === 'processing' && idleFor > RELEASED_GRACE_MS)) {
-        if (await requeue(dispatch.dispatchId, dispatch.workspaceId, dispatch.status, now, store, queue)) summary.requeued += 1;
+        if (await requeue(dispatch, now, store, queue)) summary.requeued += 1;
       }
     }
   }
@@ -91,17 +90,14 @@ async function deadAttemptVerdict(dispatch: Dispatch, attemptStartedAt: string, 
 async function resend(dispatch: Dispatch, now: Date, store: Store, queue: QueueTarget): Promise<boolean> {
   await releaseClaim(dispatch, now, store);
   logger.warn('Dead attempt never reached the provider; sending again', { dispatchId: dispatch.dispatchId, attemptStartedAt: dispatch.attemptStartedAt });
-  return requeue(dispatch.dispatchId, dispatch.workspaceId, 'processing', now, store, queue);
+  return requeue(dispatch, now, store, queue);
 }
 
 /** Moves the dispatch's pending entry forward first, so the next run does not queue it again. */
-async function requeue(dispatchId: string, workspaceId: string, status: DispatchStatus, now: Date, store: Store, queue: QueueTarget): Promise<boolean> {
-  try {
-    await writeOne(store, requeueUpdate(dispatchId, status, now));
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
+async function requeue(dispatch: Dispatch, now: Date, store: Store, queue: QueueTarget): Promise<boolean> {
+  const { dispatchId, workspaceId, status } = dispatch;
+  const moved = await changeDispatch(dispatchId, store, dispatch, (current, mode) => (current.status === status ? { dispatch: requeueChange(current, now, mode) } : undefined));
+  if (!moved) return false;
   await enqueueDispatch({ dispatchId, workspaceId }, queue);
   return true;
 }

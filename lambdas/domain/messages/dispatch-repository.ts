@@ -50,6 +50,8 @@ const storedDispatchSchema = z.object({
   readAt: nullable(z.string()),
   pricing: nullable(z.object({ billable: z.nullable(z.boolean()), category: z.nullable(z.string()), pricingModel: z.nullable(z.string()) })),
   failureCode: nullable(z.string()),
+  // Dispatches stored before the field count from 0.
+  sequence: z.pipe(z.optional(z.int().check(z.gte(0))), z.transform((value) => value ?? 0)),
   attempts: z.optional(z.number()),
   attemptStartedAt: z.optional(z.string()),
   providerMessageId: z.optional(z.string()),
@@ -92,18 +94,55 @@ export async function getDispatchById(dispatchId: string, store: Store = default
 }
 
 /**
+ * Every write that changes the GET body (docs/api.md#message-status) counts `sequence` up. One
+ * that carries the event of that change also holds on the sequence its dispatch was read at, so
+ * the body the event carries is exactly the one stored (decision 75).
+ */
+export function sequenceStep(holdAt: number | undefined) {
+  return {
+    set: '#sequence = if_not_exists(#sequence, :sequenceZero) + :sequenceStep',
+    condition: holdAt === undefined ? undefined : holdAt === 0 ? 'attribute_not_exists(#sequence)' : '#sequence = :sequenceRead',
+    names: { '#sequence': 'sequence' },
+    values: { ':sequenceZero': 0, ':sequenceStep': 1, ...(holdAt ? { ':sequenceRead': holdAt } : {}) },
+  };
+}
+
+/** Conditions joined with AND, the absent ones left out. */
+export function both(...conditions: (string | undefined)[]): string {
+  const present = conditions.filter((condition): condition is string => condition !== undefined);
+  return present.length === 1 ? present[0]! : present.map((condition) => `(${condition})`).join(' AND ');
+}
+
+/** A change to the dispatch: its write, and the dispatch as the write leaves it. */
+export interface DispatchChange {
+  write: Write;
+  after: Dispatch;
+}
+
+/** How a change treats `sequence`: `hold` when its event rides in the same transaction. */
+export interface SequenceMode {
+  hold: boolean;
+}
+
+/**
  * The queue refused the message (docs/api.md#send-a-message): the dispatch becomes `failed` with
  * `enqueue_failed`. Only a dispatch still `queued` is touched.
  */
-export const enqueueFailedUpdate = (dispatchId: string, now: Date): Write => ({
-  Update: {
-    Key: keys.dispatch(dispatchId),
-    UpdateExpression: 'SET #status = :failed, failureCode = :code, updatedAt = :now REMOVE gsi2pk, gsi2sk',
-    ConditionExpression: '#status = :queued',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ':failed': 'failed', ':queued': 'queued', ':code': 'enqueue_failed', ':now': now.toISOString() },
-  },
-});
+export function enqueueFailed(dispatch: Dispatch, now: Date, mode: SequenceMode): DispatchChange {
+  const sequence = sequenceStep(mode.hold ? dispatch.sequence : undefined);
+  return {
+    write: {
+      Update: {
+        Key: keys.dispatch(dispatch.dispatchId),
+        UpdateExpression: `SET #status = :failed, failureCode = :code, updatedAt = :now, ${sequence.set} REMOVE gsi2pk, gsi2sk`,
+        ConditionExpression: both('#status = :queued', sequence.condition),
+        ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
+        ExpressionAttributeValues: { ':failed': 'failed', ':queued': 'queued', ':code': 'enqueue_failed', ':now': now.toISOString(), ...sequence.values },
+      },
+    },
+    after: { ...dispatch, status: 'failed', failureCode: 'enqueue_failed', updatedAt: now.toISOString(), sequence: dispatch.sequence + 1 },
+  };
+}
 
 /** A status move as the dispatch item takes it. */
 export interface StatusMove {
@@ -121,39 +160,53 @@ export interface StatusMove {
  * in reports sets `reportedAt` (guarded, so it happens once) and swaps the pending index entry
  * for the sent-by-day one; a move out of reporting drops both.
  */
-export function statusMoveUpdate(dispatch: Dispatch, move: StatusMove, now: string): Write {
+export function statusMove(dispatch: Dispatch, move: StatusMove, now: string, mode: SequenceMode): DispatchChange {
   const firstReport = isFirstReport(dispatch, move.to);
-  const set = ['#status = :to', 'updatedAt = :now'];
+  const sequence = sequenceStep(mode.hold ? dispatch.sequence : undefined);
+  const set = ['#status = :to', 'updatedAt = :now', sequence.set];
   const remove: string[] = [];
-  const values: Record<string, unknown> = { ':to': move.to, ':now': now };
+  const values: Record<string, unknown> = { ':to': move.to, ':now': now, ...sequence.values };
+  const after: Dispatch = { ...dispatch, status: move.to, updatedAt: now, sequence: dispatch.sequence + 1 };
 
   if (countsAsSent(move.to)) {
     set.push('sentAt = if_not_exists(sentAt, :at)');
     values[':at'] = move.occurredAt;
+    after.sentAt ??= move.occurredAt;
   }
-  if (move.to === 'delivered') set.push('deliveredAt = :at');
+  if (move.to === 'delivered') {
+    set.push('deliveredAt = :at');
+    after.deliveredAt = move.occurredAt;
+  }
   if (move.failureCode) {
     set.push('failureCode = :code');
     values[':code'] = move.failureCode;
+    after.failureCode = move.failureCode;
   }
   if (move.pricing) {
     set.push('pricing = :pricing');
     values[':pricing'] = move.pricing;
+    after.pricing = move.pricing;
   }
   if (move.providerMessageId) {
     // The first wamid stays: the one the provider answered with, or the first status that named it.
     set.push('providerMessageId = if_not_exists(providerMessageId, :pmid)');
     values[':pmid'] = move.providerMessageId;
+    after.providerMessageId ??= move.providerMessageId;
   }
-  if (move.to !== 'processing') remove.push('attemptStartedAt', 'attemptId');
+  if (move.to !== 'processing') {
+    remove.push('attemptStartedAt', 'attemptId');
+    delete after.attemptStartedAt;
+  }
   if (firstReport) {
     const index = indexKeys.sentDispatchByDay(dispatch.workspaceId, wibDay(new Date(dispatch.createdAt)), dispatch.createdAt, dispatch.dispatchId);
     set.push('reportedAt = :now', 'gsi2pk = :gsi2pk', 'gsi2sk = :gsi2sk');
     Object.assign(values, { ':gsi2pk': index.gsi2pk, ':gsi2sk': index.gsi2sk });
+    after.reportedAt = now;
   } else if (!countsAsSent(move.to)) {
     // Failed, canceled or unknown: the reconciler has nothing more to do with it, nor the reports.
     remove.push('gsi2pk', 'gsi2sk');
     if (dispatch.reportedAt) remove.push('reportedAt');
+    delete after.reportedAt;
   }
 
   const fromList = allowedFrom[move.to].map((status, i) => {
@@ -161,13 +214,16 @@ export function statusMoveUpdate(dispatch: Dispatch, move: StatusMove, now: stri
     return `:from${i}`;
   });
   return {
-    Update: {
-      Key: keys.dispatch(dispatch.dispatchId),
-      UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
-      ConditionExpression: `#status IN (${fromList.join(', ')})${firstReport ? ' AND attribute_not_exists(reportedAt)' : ''}`,
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: values,
+    write: {
+      Update: {
+        Key: keys.dispatch(dispatch.dispatchId),
+        UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
+        ConditionExpression: both(`#status IN (${fromList.join(', ')})${firstReport ? ' AND attribute_not_exists(reportedAt)' : ''}`, sequence.condition),
+        ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
+        ExpressionAttributeValues: values,
+      },
     },
+    after,
   };
 }
 
@@ -175,36 +231,66 @@ export function statusMoveUpdate(dispatch: Dispatch, move: StatusMove, now: stri
  * The recipient read it (WhatsApp's `read`): recorded once, on a delivered dispatch (a read with
  * no delivered before it was moved to delivered first). Its status stays `delivered`.
  */
-export const readReceiptUpdate = (dispatchId: string, readAt: string, pricing?: Pricing): Write => ({
-  Update: {
-    Key: keys.dispatch(dispatchId),
-    UpdateExpression: pricing ? 'SET readAt = :at, pricing = :pricing' : 'SET readAt = :at',
-    ConditionExpression: '#status = :delivered AND attribute_not_exists(readAt)',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ':at': readAt, ':delivered': 'delivered', ...(pricing ? { ':pricing': pricing } : {}) },
-  },
-});
+export function readReceipt(dispatch: Dispatch, readAt: string, mode: SequenceMode): DispatchChange {
+  const sequence = sequenceStep(mode.hold ? dispatch.sequence : undefined);
+  return {
+    write: {
+      Update: {
+        Key: keys.dispatch(dispatch.dispatchId),
+        UpdateExpression: `SET readAt = :at, ${sequence.set}`,
+        ConditionExpression: both('#status = :delivered AND attribute_not_exists(readAt)', sequence.condition),
+        ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
+        ExpressionAttributeValues: { ':at': readAt, ':delivered': 'delivered', ...sequence.values },
+      },
+    },
+    after: { ...dispatch, readAt, sequence: dispatch.sequence + 1 },
+  };
+}
 
-/** Meta's pricing of the message, as its latest status gave it. */
-export const pricingUpdate = (dispatchId: string, pricing: Pricing): Write => ({
-  Update: {
-    Key: keys.dispatch(dispatchId),
-    UpdateExpression: 'SET pricing = :pricing',
-    ConditionExpression: 'attribute_exists(pk)',
-    ExpressionAttributeValues: { ':pricing': pricing },
-  },
-});
+/**
+ * Meta's pricing of the message, as its latest status gave it. Meta repeats it on every status:
+ * only a pricing that differs is written, so the body changes only when it does.
+ */
+export function pricingChange(dispatch: Dispatch, pricing: Pricing, mode: SequenceMode): DispatchChange | undefined {
+  const known = dispatch.pricing;
+  if (known && known.billable === pricing.billable && known.category === pricing.category && known.pricingModel === pricing.pricingModel) return undefined;
+  const sequence = sequenceStep(mode.hold ? dispatch.sequence : undefined);
+  return {
+    write: {
+      Update: {
+        Key: keys.dispatch(dispatch.dispatchId),
+        UpdateExpression: `SET pricing = :pricing, ${sequence.set}`,
+        ConditionExpression: both('attribute_exists(pk)', sequence.condition),
+        ExpressionAttributeNames: sequence.names,
+        ExpressionAttributeValues: { ':pricing': pricing, ...sequence.values },
+      },
+    },
+    after: { ...dispatch, pricing, sequence: dispatch.sequence + 1 },
+  };
+}
 
 /** Moves the dispatch's pending entry to `now`, if it is still `status`: the reconciler queued it again. */
-export const requeueUpdate = (dispatchId: string, status: DispatchStatus, now: Date): Write => ({
-  Update: {
-    Key: keys.dispatch(dispatchId),
-    UpdateExpression: 'SET gsi2sk = :sk, updatedAt = :now ADD requeues :one',
-    ConditionExpression: '#status = :status',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ':sk': indexKeys.pendingDispatch(dispatchId, now.toISOString()).gsi2sk, ':now': now.toISOString(), ':one': 1, ':status': status },
-  },
-});
+export function requeueChange(dispatch: Dispatch, now: Date, mode: SequenceMode): DispatchChange {
+  const sequence = sequenceStep(mode.hold ? dispatch.sequence : undefined);
+  return {
+    write: {
+      Update: {
+        Key: keys.dispatch(dispatch.dispatchId),
+        UpdateExpression: `SET gsi2sk = :sk, updatedAt = :now, ${sequence.set} ADD requeues :one`,
+        ConditionExpression: both('#status = :status', sequence.condition),
+        ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
+        ExpressionAttributeValues: {
+          ':sk': indexKeys.pendingDispatch(dispatch.dispatchId, now.toISOString()).gsi2sk,
+          ':now': now.toISOString(),
+          ':one': 1,
+          ':status': dispatch.status,
+          ...sequence.values,
+        },
+      },
+    },
+    after: { ...dispatch, updatedAt: now.toISOString(), sequence: dispatch.sequence + 1 },
+  };
+}
 
 /** Up to `limit` dispatches of one pending shard not moved since `cutoff`, oldest first. */
 export async function pendingDispatches(shard: number, cutoff: string, limit: number, store: Store): Promise<Dispatch[]> {

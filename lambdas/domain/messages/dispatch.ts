@@ -51,6 +51,11 @@ export interface Dispatch {
   /** Meta's pricing of the message, from its status webhooks. */
   pricing: Pricing | null;
   failureCode: string | null;
+  /**
+   * Counts the versions of its GET body: 1 when sent, one more with every change of that body, so a
+   * webhook receiver can drop an event older than one it has (docs/api.md#message-status).
+   */
+  sequence: number;
   /** Delivery bookkeeping; absent until first set (a stored null would satisfy attribute_exists). */
   attempts?: number;
   /** Set while a provider call may be under way: a dispatch with it is never sent again. */
@@ -111,6 +116,7 @@ export function draftDispatch(request: DispatchRequest, template: Template, vers
     readAt: null,
     pricing: null,
     failureCode: null,
+    sequence: 1,
   };
 }
 
@@ -136,6 +142,8 @@ export const messageStatusSchema = z.object({
     pricingModel: z.nullable(z.string()).register(z.globalRegistry, { description: 'e.g. PMP (per-message pricing)' }),
   })),
   failureCode: z.nullable(z.string()),
+  /** One more with every change of this body; the `message.status.updated` event carrying it says the same (docs/api.md#webhook-events). */
+  sequence: z.int().check(z.gte(0)),
 });
 export type MessageStatusResource = z.output<typeof messageStatusSchema>;
 
@@ -154,5 +162,6 @@ export function toMessageStatusResource(dispatch: Dispatch): MessageStatusResour
     readAt: dispatch.readAt,
     pricing: dispatch.pricing,
     failureCode: dispatch.failureCode,
+    sequence: dispatch.sequence,
   };
 }

@@ -6,7 +6,10 @@ import { transactWrite, untilAnswered } from '../../shared/writes';
 import { conversationMessageWrites } from '../conversations/conversation-item';
 import { dailySendClaim, dailySendRelease } from './daily-send';
 import type { Dispatch } from './dispatch';
-import { dispatchCreate, enqueueFailedUpdate } from './dispatch-repository';
+import { writesEvents } from '../webhooks/event-gate';
+import { outboxPut } from '../webhooks/outbox-item';
+import { messageStatusEvent } from '../webhooks/webhook-event';
+import { dispatchCreate, enqueueFailed } from './dispatch-repository';
 import { getIdempotencyRecord, idempotencyClaim, idempotencyRelease, replayableResponse, type IdempotencyRecord } from './idempotency';
 
 /**
@@ -71,8 +74,11 @@ export async function commitSend(dispatch: Dispatch, claims: SendClaims, now: Da
  * a retry with the same Idempotency-Key, or on the same day, can succeed.
  */
 export async function releaseSend(dispatch: Dispatch, claims: SendClaims, now: Date, store: Store): Promise<void> {
+  const hold = await writesEvents(dispatch.workspaceId, store);
+  const failed = enqueueFailed(dispatch, now, { hold });
   await transactWrite(store, {
-    dispatch: enqueueFailedUpdate(dispatch.dispatchId, now),
+    dispatch: failed.write,
+    outbox: hold ? outboxPut(dispatch.workspaceId, messageStatusEvent(failed.after, now)) : undefined,
     idempotency: claims.idempotency && idempotencyRelease(dispatch.workspaceId, claims.idempotency.key),
     dailySend: claims.dailySend && dailySendRelease(claims.dailySend),
   });

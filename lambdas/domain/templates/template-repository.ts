@@ -1,10 +1,11 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from '../../shared/zod';
 import { queryAll } from '../../shared/query-all';
 import { accessPatterns, keys } from '../../shared/table';
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
+import { transactWrite, type Write } from '../../shared/writes';
 import { templateInputSchema, templateVersionInputSchema, type Template, type TemplateInput, type TemplateVersion } from './template';
 
 /** The template item and its version pointers: keys, the import's writes, reading back. */
@@ -13,23 +14,20 @@ import { templateInputSchema, templateVersionInputSchema, type Template, type Te
  * Writes a template and one pointer per version (`TPLV#<versionId>`, carrying a copy of the
  * version and the template's status) in one transaction, so a preview resolves a version id with
  * a single GetItem.
- * Importing the same template again replaces it.
+ * Importing the same template again replaces it. `alongside.outbox` is the event of a status
+ * change, written with it.
  */
-export async function saveTemplate(workspaceId: string, input: TemplateInput, store: Store = defaultStore()): Promise<Template> {
+export async function saveTemplate(workspaceId: string, input: TemplateInput, store: Store = defaultStore(), alongside: { outbox?: Write } = {}): Promise<Template> {
   const template = templateInputSchema.parse(input);
-  await store.db.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        { Put: { TableName: store.tableName, Item: { ...keys.template(workspaceId, template.id), entity: 'template', workspaceId, ...template } } },
-        ...template.versions.map((version) => ({
-          Put: {
-            TableName: store.tableName,
-            Item: { ...keys.templateVersion(workspaceId, version.id), entity: 'templateVersion', workspaceId, templateId: template.id, templateStatus: template.status, version },
-          },
-        })),
-      ],
-    }),
-  );
+  const result = await transactWrite(store, {
+    template: { Put: { Item: { ...keys.template(workspaceId, template.id), entity: 'template', workspaceId, ...template } } },
+    versions: template.versions.map((version) => ({
+      Put: { Item: { ...keys.templateVersion(workspaceId, version.id), entity: 'templateVersion', workspaceId, templateId: template.id, templateStatus: template.status, version } },
+    })),
+    // At most 90 versions: with the template and its event, within a transaction's 100 items.
+    outbox: alongside.outbox,
+  });
+  if (!result.committed) throw new Error(`Template save cancelled: ${JSON.stringify(result.refused)}`);
   return template;
 }
 

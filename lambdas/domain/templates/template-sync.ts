@@ -8,6 +8,8 @@ import { getWorkspace } from '../workspaces/workspace-repository';
 import { isTemplateCategory, syncedContent, syncedTemplateId, syncedVersionId, templateStatusOf, versionStatusOf, type SyncedContent } from './synced-template';
 import type { Template, TemplateVersion } from './template';
 import { getTemplate, saveTemplate } from './template-repository';
+import { outboxFor } from '../webhooks/event-gate';
+import { templateStatusEvent } from '../webhooks/webhook-event';
 
 /** A workspace cannot be synced: it does not exist, or names no WhatsApp Business Account. */
 export class TemplateSyncError extends Error {
@@ -84,7 +86,10 @@ async function upsertSyncedTemplate(
   const id = syncedTemplateId(workspaceId, graph.name, graph.language);
   const existing = await getTemplate(workspaceId, id, store);
   const merged = mergeSyncedTemplate(existing, { id, graph, status, category: graph.category, content, creditCostPerSend: costs[graph.category] }, now);
-  if (merged.change !== 'unchanged') await saveTemplate(workspaceId, merged.template, store);
+  if (merged.change === 'unchanged') return merged.change;
+  const statusMoved = existing !== undefined && existing.status !== merged.template.status;
+  const outbox = statusMoved ? await outboxFor(workspaceId, () => templateStatusEvent(merged.template, existing.status, now), store) : undefined;
+  await saveTemplate(workspaceId, merged.template, store, { outbox });
   return merged.change;
 }
 

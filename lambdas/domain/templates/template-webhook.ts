@@ -8,6 +8,8 @@ import { isTemplateCategory, syncedTemplateId, templateStatusOf } from './synced
 import type { Template } from './template';
 import { mergeSyncedTemplate } from './template-sync';
 import { getTemplate, saveTemplate } from './template-repository';
+import { outboxFor } from '../webhooks/event-gate';
+import { templateStatusEvent } from '../webhooks/webhook-event';
 
 /** The WhatsApp Business Account webhook fields about templates (docs/api.md#templates-from-whatsapp). */
 export const templateWebhookFields = ['message_template_status_update', 'template_category_update'] as const;
@@ -56,7 +58,8 @@ export async function applyTemplateWebhook(
   const updated = 'event' in parsed.data ? withStatus(template, parsed.data.event, now) : await withCategory(template, parsed.data, workspaceId, store, now);
   if (!updated) return 'ignored';
   if (JSON.stringify(updated) === JSON.stringify(template)) return 'unchanged';
-  await saveTemplate(workspaceId, updated, store);
+  const outbox = updated.status !== template.status ? await outboxFor(workspaceId, () => templateStatusEvent(updated, template.status, now), store) : undefined;
+  await saveTemplate(workspaceId, updated, store, { outbox });
   logger.info('Template webhook applied', { workspaceId, templateId: template.id, field: change.field, status: updated.status, category: updated.category });
   return 'applied';
 }

@@ -1,4 +1,4 @@
-import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-jest';
@@ -32,6 +32,8 @@ describe('deliver consumer, two batches in one process at once', () => {
       throw Object.assign(new Error('condition failed'), { name: 'ConditionalCheckFailedException' });
     });
     sqs.on(ChangeMessageVisibilityCommand).resolves({});
+    // The workspace has no webhook endpoints: its claims carry no event.
+    ddb.on(QueryCommand).resolves({ Items: [] });
     const first = sqsEvent([
       { messageId: 'a-1', body: { dispatchId: failingId, workspaceId: WORKSPACE } },
       { messageId: 'a-2', body: { dispatchId: settledId, workspaceId: WORKSPACE } },

@@ -41,6 +41,7 @@ const stored = {
   readAt: null,
   pricing: null,
   failureCode: null,
+  sequence: 3,
 };
 const read = async (dispatchId: string) =>
   parseResult(await handler(routeEvent('getMessage', { apiKey: KEY, pathParameters: { dispatchId } }), lambdaContext('getMessage')));
@@ -71,7 +72,16 @@ describe('GET /v1/messages/{dispatchId}', () => {
       readAt: null,
       pricing: null,
       failureCode: null,
+      sequence: 3,
     });
+  });
+
+  it('answers sequence 0 for a dispatch stored before the field existed: the next change makes it 1', async () => {
+    const before: Record<string, unknown> = { ...stored };
+    delete before.sequence;
+    ddb.on(GetCommand, { TableName: TABLE, Key: keys.dispatch(DISPATCH_ID) }).resolves({ Item: before });
+    const { body } = await read(DISPATCH_ID);
+    expect(body.sequence).toBe(0);
   });
 
   it('answers another workspace’s dispatch exactly as a missing one: 404 not_found', async () => {

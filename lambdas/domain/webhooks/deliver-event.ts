@@ -1,0 +1,109 @@
+import { config } from '../../shared/config';
+import { defaultStore, defaultWebhookQueue } from '../../shared/default-store';
+import { logger } from '../../shared/logger';
+import { eventDeliveryMetrics } from '../../shared/metrics';
+import type { QueueTarget } from '../../shared/queue';
+import type { Store } from '../../shared/store';
+import { writeOne } from '../../shared/writes';
+import { FAILING_DISABLE_AFTER_MS, noteDelivered, noteGivenUp } from './endpoint-health';
+import { enqueueEventDeliveries, type EventDeliveryMessage } from './event-queue';
+import { pinnedPost, type PostOutcome } from './pinned-post';
+import { nextAttemptAt, queueDelaySeconds } from './retry-schedule';
+import { signedHeaders } from './signing';
+import { checkWebhookUrl, configuredUrlRules, type Resolver } from './url-rules';
+import { attemptRecordUpdate, type DeliveryState } from './webhook-delivery';
+import { disableWebhookEndpoint, getWebhookEndpoint } from './webhook-endpoint-repository';
+
+/** What became of one queue message. */
+export type EventDeliveryOutcome =
+  /** Answered 2xx. */
+  | 'delivered'
+  /** Failed; the next attempt is queued. */
+  | 'retrying'
+  /** Failed for the last time: given up for this endpoint (it can be resent). */
+  | 'abandoned'
+  /** Answered 410: the endpoint is disabled (`gone`). */
+  | 'gone'
+  /** Not due yet: put back for another hop. */
+  | 'waiting'
+  /** The endpoint was deleted or disabled since: nothing sent. */
+  | 'skipped';
+
+export interface EventDeliveryDependencies {
+  store?: Store;
+  queue?: QueueTarget;
+  now?: () => Date;
+  /** How URLs are checked before each attempt: the configured rules unless a test replaces them. */
+  urlRules?: { resolve?: Resolver; allowLocal: boolean };
+  timeoutMs?: number;
+}
+
+/**
+ * One attempt to deliver one event to one endpoint (docs/api.md#webhook-events): the endpoint is
+ * read (a deleted or disabled one is skipped), its URL checked again and the POST sent to the very
+ * address the check approved, signed by every secret still signing. A 2xx is delivered; 410
+ * disables the endpoint; anything else, or no answer within the timeout, is retried on the
+ * schedule with the same `webhook-id`. An endpoint whose events have been given up for
+ * FAILING_DISABLE_AFTER_MS is disabled (`failing`). Every attempt is recorded for the deliveries
+ * list.
+ */
+export async function deliverEvent(message: EventDeliveryMessage, deps: EventDeliveryDependencies = {}): Promise<EventDeliveryOutcome> {
+  const store = deps.store ?? defaultStore();
+  const queue = deps.queue ?? defaultWebhookQueue();
+  const now = (deps.now ?? (() => new Date()))();
+
+  const dueAt = message.dueAt ? new Date(message.dueAt) : undefined;
+  if (dueAt && dueAt > now) {
+    await enqueueEventDeliveries([{ message, delaySeconds: queueDelaySeconds(dueAt, now) }], queue);
+    return 'waiting';
+  }
+  const endpoint = await getWebhookEndpoint(message.workspaceId, message.endpointId, store);
+  if (!endpoint || endpoint.status !== 'enabled') return 'skipped';
+
+  const outcome = await attempt(endpoint.url, endpoint.secrets, message, now, deps);
+  const record = (state: DeliveryState, next: Date | null) =>
+    writeOne(
+      store,
+      attemptRecordUpdate({ ...message, attemptedAt: now, statusCode: outcome.statusCode, error: outcome.error, state, nextAttemptAt: next }),
+    );
+
+  if (outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300) {
+    await record('delivered', null);
+    await noteDelivered(message.workspaceId, message.endpointId, now, store);
+    eventDeliveryMetrics.delivered();
+    return 'delivered';
+  }
+  eventDeliveryMetrics.attemptFailed();
+  const failingSince = message.failingSince ?? now.toISOString();
+  if (outcome.statusCode === 410) {
+    await record('failed', null);
+    await disable(message, 'gone', now, store);
+    eventDeliveryMetrics.abandoned();
+    return 'gone';
+  }
+  const next = nextAttemptAt(message.attempt, now);
+  if (next) {
+    // The next attempt is queued before it is promised in the record.
+    await enqueueEventDeliveries([{ message: { ...message, attempt: message.attempt + 1, dueAt: next.toISOString(), failingSince }, delaySeconds: queueDelaySeconds(next, now) }], queue);
+    await record('retrying', next);
+    return 'retrying';
+  }
+  await record('failed', null);
+  eventDeliveryMetrics.abandoned();
+  const since = await noteGivenUp(message.workspaceId, message.endpointId, new Date(failingSince), store);
+  if (now.getTime() - since.getTime() >= FAILING_DISABLE_AFTER_MS) await disable(message, 'failing', now, store);
+  return 'abandoned';
+}
+
+async function attempt(url: string, secrets: Parameters<typeof signedHeaders>[0], message: EventDeliveryMessage, now: Date, deps: EventDeliveryDependencies): Promise<PostOutcome> {
+  const verdict = await checkWebhookUrl(url, deps.urlRules ?? configuredUrlRules());
+  if (!verdict.ok) return { statusCode: null, error: `url_refused: ${verdict.reason}` };
+  const headers = signedHeaders(secrets, message.eventId, now, message.payload);
+  return pinnedPost(verdict, headers, message.payload, deps.timeoutMs ?? config.WEBHOOK_TIMEOUT_MS);
+}
+
+async function disable(message: EventDeliveryMessage, reason: 'gone' | 'failing', now: Date, store: Store): Promise<void> {
+  await disableWebhookEndpoint(message.workspaceId, message.endpointId, reason, now, store);
+  eventDeliveryMetrics.endpointDisabled();
+  logger.warn('Webhook endpoint disabled', { workspaceId: message.workspaceId, endpointId: message.endpointId, reason });
+}

@@ -1,0 +1,115 @@
+import * as z from '../../shared/zod';
+import { defaultStore, defaultWebhookQueue } from '../../shared/default-store';
+import { NotFoundError, ValidationError } from '../../shared/errors';
+import type { QueueTarget } from '../../shared/queue';
+import type { Store } from '../../shared/store';
+import { decodeCursor, encodeCursor } from '../conversations/cursor';
+import type { PageOf } from '../conversations/read-conversations';
+import { instant } from '../time/instant';
+import { enqueueEventDeliveries } from './event-queue';
+import { eventIdTime, testEvent } from './webhook-event';
+import { deliveriesOfEndpoint, deliveriesSince, deliveryStates, getDelivery, type StoredDelivery } from './webhook-delivery';
+import { getWebhookEndpoint, type WebhookEndpoint } from './webhook-endpoint-repository';
+
+/** One event's deliveries to an endpoint, as GET /v1/webhook-endpoints/{id}/deliveries lists them (docs/api.md#webhook-events). */
+export const deliveryResourceSchema = z.object({
+  eventId: z.string(),
+  type: z.string(),
+  /** `delivered` (2xx), `retrying` (see nextAttemptAt), `failed` (410, or the last attempt failed). */
+  state: z.enum(deliveryStates),
+  attempts: z.int().check(z.gte(1)),
+  lastAttemptAt: instant(),
+  /** The receiver's status code; null when it gave none (timeout, refused connection, a URL that failed its check). */
+  lastStatusCode: z.nullable(z.int()),
+  /** Why there was no status code: `timeout`, a connection error code, or `url_refused: …`. */
+  lastError: z.nullable(z.string()),
+  nextAttemptAt: z.nullable(instant()),
+});
+export type DeliveryResource = z.output<typeof deliveryResourceSchema>;
+
+/** Most deliveries one "resend since" queues; the answer says where to go on from. */
+export const RESEND_BATCH_MAX = 500;
+
+const toResource = (delivery: StoredDelivery): DeliveryResource => ({
+  eventId: delivery.eventId,
+  type: delivery.type,
+  state: delivery.state,
+  attempts: delivery.attempts,
+  lastAttemptAt: delivery.lastAttemptAt,
+  lastStatusCode: delivery.lastStatusCode,
+  lastError: delivery.lastError,
+  nextAttemptAt: delivery.nextAttemptAt,
+});
+
+/** The workspace's endpoint; an unknown id and another workspace's are the same 404. */
+async function endpointOf(workspaceId: string, endpointId: string, store: Store): Promise<WebhookEndpoint> {
+  const endpoint = await getWebhookEndpoint(workspaceId, endpointId, store);
+  if (!endpoint) throw new NotFoundError('Webhook endpoint');
+  return endpoint;
+}
+
+const enabled = (endpoint: WebhookEndpoint): WebhookEndpoint => {
+  if (endpoint.status !== 'enabled') throw new ValidationError(`id: the endpoint is disabled (${endpoint.disabledReason ?? 'disabled'}); re-enable it with PATCH first`);
+  return endpoint;
+};
+
+/** An endpoint's deliveries, newest event first, a cursor page at a time. */
+export async function listEventDeliveries(
+  workspaceId: string,
+  endpointId: string,
+  query: { limit: number; cursor?: string },
+  store: Store = defaultStore(),
+): Promise<PageOf<DeliveryResource>> {
+  const scope = `${workspaceId}|webhook-deliveries|${endpointId}`;
+  const startKey = await decodeCursor(query.cursor, scope);
+  await endpointOf(workspaceId, endpointId, store);
+  const page = await deliveriesOfEndpoint(workspaceId, endpointId, { limit: query.limit, startKey }, store);
+  return { items: page.items.map(toResource), nextCursor: await encodeCursor(page.lastKey, scope) };
+}
+
+/** Queues one event to the endpoint again, from its first attempt, under its own `webhook-id`. */
+export async function resendEvent(
+  workspaceId: string,
+  endpointId: string,
+  eventId: string,
+  store: Store = defaultStore(),
+  queue: QueueTarget = defaultWebhookQueue(),
+): Promise<{ eventId: string }> {
+  enabled(await endpointOf(workspaceId, endpointId, store));
+  const delivery = await getDelivery(workspaceId, endpointId, eventId, store);
+  if (!delivery) throw new NotFoundError('Webhook delivery');
+  await enqueueEventDeliveries([{ message: { workspaceId, endpointId, eventId, type: delivery.type, payload: delivery.payload, attempt: 1 } }], queue);
+  return { eventId };
+}
+
+/**
+ * Queues again every event the endpoint has a delivery record of, made at or after `since`
+ * (delivered or not), oldest first, at most RESEND_BATCH_MAX; `nextSince` is where to go on from
+ * when there were more, null otherwise.
+ */
+export async function resendEventsSince(
+  workspaceId: string,
+  endpointId: string,
+  since: Date,
+  store: Store = defaultStore(),
+  queue: QueueTarget = defaultWebhookQueue(),
+): Promise<{ resent: number; nextSince: string | null }> {
+  enabled(await endpointOf(workspaceId, endpointId, store));
+  const deliveries = await deliveriesSince(workspaceId, endpointId, since, RESEND_BATCH_MAX + 1, store);
+  const batch = deliveries.slice(0, RESEND_BATCH_MAX);
+  await enqueueEventDeliveries(
+    batch.map((delivery) => ({ message: { workspaceId, endpointId, eventId: delivery.eventId, type: delivery.type, payload: delivery.payload, attempt: 1 } })),
+    queue,
+  );
+  const next = deliveries[RESEND_BATCH_MAX];
+  // Events of the same millisecond as `next` may be resent twice: receivers de-duplicate on webhook-id.
+  return { resent: batch.length, nextSince: next ? (eventIdTime(next.eventId)?.toISOString() ?? null) : null };
+}
+
+/** A `webhook.test` event to the endpoint alone, through the same queue, signing and retries as any. */
+export async function sendTestEvent(workspaceId: string, endpointId: string, now: Date, store: Store = defaultStore(), queue: QueueTarget = defaultWebhookQueue()): Promise<{ eventId: string }> {
+  enabled(await endpointOf(workspaceId, endpointId, store));
+  const event = testEvent(endpointId, now);
+  await enqueueEventDeliveries([{ message: { workspaceId, endpointId, eventId: event.id, type: event.type, payload: JSON.stringify(event), attempt: 1 } }], queue);
+  return { eventId: event.id };
+}

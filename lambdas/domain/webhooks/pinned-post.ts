@@ -1,0 +1,49 @@
+import { request as httpRequest, type RequestOptions } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+
+/** Where a POST goes: the URL as registered, and the address its check approved. */
+export interface PinnedTarget {
+  url: URL;
+  address: string;
+  family: 4 | 6;
+}
+
+/** What a receiver answered: its status code, or why there was none (timeout, refused, reset). */
+export type PostOutcome = { statusCode: number; error: null } | { statusCode: null; error: string };
+
+/**
+ * POSTs `body` to `target.url`, connecting only to `target.address`: the name is never resolved
+ * again, so a DNS answer cannot change between the URL check and the connection, while TLS (SNI
+ * and certificate) and the Host header still use the URL's host name. No redirect is followed and
+ * no connection is reused. Only the answer's status is read; no answer within `timeoutMs` is a timeout.
+ */
+export function pinnedPost(target: PinnedTarget, headers: Record<string, string>, body: string, timeoutMs: number): Promise<PostOutcome> {
+  const lookup: LookupFunction = (_hostname, options, callback) => {
+    if (options.all) callback(null, [{ address: target.address, family: target.family }]);
+    else callback(null, target.address, target.family);
+  };
+  const secure = target.url.protocol === 'https:';
+  const options: RequestOptions = {
+    method: 'POST',
+    hostname: target.url.hostname.replace(/^\[|\]$/g, ''),
+    port: target.url.port || (secure ? 443 : 80),
+    path: `${target.url.pathname}${target.url.search}`,
+    headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'messaging-api-webhooks/1', ...headers },
+    lookup,
+    agent: false,
+    signal: AbortSignal.timeout(timeoutMs),
+  };
+  return new Promise((resolve) => {
+    const request = (secure ? httpsRequest : httpRequest)(options, (response) => {
+      // The status is the answer: the body is not read, and the connection is closed.
+      resolve({ statusCode: response.statusCode ?? 0, error: null });
+      response.on('error', () => undefined);
+      response.destroy();
+    });
+    request.on('error', (error: Error & { code?: string }) => {
+      resolve({ statusCode: null, error: error.name === 'AbortError' || error.name === 'TimeoutError' ? 'timeout' : (error.code ?? error.message) });
+    });
+    request.end(body);
+  });
+}

@@ -1,0 +1,24 @@
+import { defaultStore, defaultWebhookQueue } from '../../shared/default-store';
+import type { QueueTarget } from '../../shared/queue';
+import type { Store } from '../../shared/store';
+import { enqueueEventDeliveries } from './event-queue';
+import type { OutboxEvent } from './outbox-item';
+import { endpointsFor } from './webhook-endpoint-repository';
+
+/**
+ * The outbox publisher's work for one event (decision 76): one webhook-events message per
+ * endpoint of the event's workspace that is enabled and takes its type, so each endpoint's
+ * deliveries, and their retries, go their own way. Another workspace's endpoints are never read.
+ * Returns how many endpoints it went to. Published twice (a stream batch retried), an event is
+ * delivered twice under the same `webhook-id`, which receivers de-duplicate on.
+ */
+export async function publishEvent(event: OutboxEvent, store: Store = defaultStore(), queue: QueueTarget = defaultWebhookQueue()): Promise<number> {
+  const endpoints = await endpointsFor(event.workspaceId, event.type, store);
+  await enqueueEventDeliveries(
+    endpoints.map((endpoint) => ({
+      message: { workspaceId: event.workspaceId, endpointId: endpoint.id, eventId: event.eventId, type: event.type, payload: event.payload, attempt: 1 },
+    })),
+    queue,
+  );
+  return endpoints.length;
+}

@@ -1,0 +1,105 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from '../../shared/zod';
+import type { Store } from '../../shared/store';
+import { parseItem } from '../../shared/stored-item';
+import { accessPatterns, keys } from '../../shared/table';
+import type { Write } from '../../shared/writes';
+import { firstEventIdAt } from './webhook-event';
+
+/**
+ * The delivery record: one event's deliveries to one endpoint (how many attempts, the last
+ * answer, the next try), written by the consumer after each attempt, read by the deliveries
+ * routes, and the source of a resend (it keeps the POST body). Records expire
+ * DELIVERY_RECORD_DAYS after the event's last attempt.
+ */
+
+export const DELIVERY_RECORD_DAYS = 14;
+
+/** Where a delivery stands: delivered (2xx), waiting for its next attempt, or given up (410, the last attempt failed, the endpoint gone or disabled). */
+export const deliveryStates = ['delivered', 'retrying', 'failed'] as const;
+export type DeliveryState = (typeof deliveryStates)[number];
+
+/** One attempt as the consumer records it. */
+export interface AttemptRecord {
+  workspaceId: string;
+  endpointId: string;
+  eventId: string;
+  type: string;
+  /** The POST body, for resends. */
+  payload: string;
+  attemptedAt: Date;
+  statusCode: number | null;
+  error: string | null;
+  state: DeliveryState;
+  nextAttemptAt: Date | null;
+}
+
+/** Records an attempt: counts it, and keeps its answer and what comes next. */
+export function attemptRecordUpdate(attempt: AttemptRecord): Write {
+  const at = attempt.attemptedAt.toISOString();
+  return {
+    Update: {
+      Key: keys.webhookDelivery(attempt.workspaceId, attempt.endpointId, attempt.eventId),
+      UpdateExpression:
+        'SET entity = :entity, workspaceId = :ws, endpointId = :endpoint, eventId = :event, #type = :type, payload = :payload, #state = :state, ' +
+        'lastAttemptAt = :at, lastStatusCode = :code, lastError = :error, nextAttemptAt = :next, #ttl = :ttl ADD attempts :one',
+      ExpressionAttributeNames: { '#type': 'type', '#state': 'state', '#ttl': 'ttl' },
+      ExpressionAttributeValues: {
+        ':entity': 'webhookDelivery',
+        ':ws': attempt.workspaceId,
+        ':endpoint': attempt.endpointId,
+        ':event': attempt.eventId,
+        ':type': attempt.type,
+        ':payload': attempt.payload,
+        ':state': attempt.state,
+        ':at': at,
+        ':code': attempt.statusCode,
+        ':error': attempt.error,
+        ':next': attempt.nextAttemptAt?.toISOString() ?? null,
+        ':ttl': Math.floor(attempt.attemptedAt.getTime() / 1000) + DELIVERY_RECORD_DAYS * 24 * 60 * 60,
+        ':one': 1,
+      },
+    },
+  };
+}
+
+const storedDeliverySchema = z.object({
+  eventId: z.string(),
+  type: z.string(),
+  payload: z.string(),
+  state: z.enum(deliveryStates),
+  attempts: z.int().check(z.gte(1)),
+  lastAttemptAt: z.string(),
+  lastStatusCode: z.nullable(z.int()),
+  lastError: z.nullable(z.string()),
+  nextAttemptAt: z.nullable(z.string()),
+});
+export type StoredDelivery = z.output<typeof storedDeliverySchema>;
+
+const toDelivery = (item: Record<string, unknown>) => parseItem(storedDeliverySchema, item, 'webhook delivery');
+
+/** A page of an endpoint's deliveries, newest event first. */
+export async function deliveriesOfEndpoint(
+  workspaceId: string,
+  endpointId: string,
+  page: { limit: number; startKey?: Record<string, unknown> },
+  store: Store,
+): Promise<{ items: StoredDelivery[]; lastKey: Record<string, unknown> | undefined }> {
+  const { Items = [], LastEvaluatedKey } = await store.db.send(
+    new QueryCommand({ TableName: store.tableName, ...accessPatterns.deliveriesOfEndpoint(workspaceId, endpointId), ScanIndexForward: false, Limit: page.limit, ExclusiveStartKey: page.startKey }),
+  );
+  return { items: Items.map(toDelivery), lastKey: LastEvaluatedKey };
+}
+
+/** Up to `limit` of an endpoint's deliveries of events made at or after `since`, oldest first. */
+export async function deliveriesSince(workspaceId: string, endpointId: string, since: Date, limit: number, store: Store): Promise<StoredDelivery[]> {
+  const { Items = [] } = await store.db.send(
+    new QueryCommand({ TableName: store.tableName, ...accessPatterns.deliveriesOfEndpoint(workspaceId, endpointId, `DLV#${firstEventIdAt(since)}`), Limit: limit }),
+  );
+  return Items.map(toDelivery);
+}
+
+export async function getDelivery(workspaceId: string, endpointId: string, eventId: string, store: Store): Promise<StoredDelivery | undefined> {
+  const { Item } = await store.db.send(new GetCommand({ TableName: store.tableName, Key: keys.webhookDelivery(workspaceId, endpointId, eventId) }));
+  return Item ? toDelivery(Item) : undefined;
+}

@@ -1,0 +1,41 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { deliverEvent } from '../domain/webhooks/deliver-event';
+import { eventDeliveryMessageSchema } from '../domain/webhooks/event-queue';
+import { logger } from '../shared/logger';
+import { flushMetrics } from '../shared/metrics';
+
+const parseJson = (body: string): unknown => {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * One webhook-events record: one attempt of one event at one endpoint. A receiver's failure is
+ * not a record failure (the retry is a new message); only our own (the table or the queue did not
+ * answer) fails the record, for SQS to redeliver and, after five receives, to move to the DLQ.
+ */
+export async function deliverEventRecord(record: SQSRecord): Promise<void> {
+  const parsed = eventDeliveryMessageSchema.safeParse(parseJson(record.body));
+  if (!parsed.success) {
+    logger.error('Unreadable webhook event message dropped', { messageId: record.messageId, issues: parsed.error.issues });
+    return;
+  }
+  const outcome = await deliverEvent(parsed.data);
+  const { workspaceId, endpointId, eventId, attempt } = parsed.data;
+  if (outcome !== 'waiting') logger.info('Webhook delivery attempt', { workspaceId, endpointId, eventId, attempt, outcome });
+}
+
+/**
+ * The webhook-events consumer. The batch's records are posted at once, not one after another, so
+ * a receiver that is slow (up to WEBHOOK_TIMEOUT_MS) holds up none of the others in its batch.
+ */
+export const deliverEventBatch = (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
+  processPartialResponse(event, deliverEventRecord, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false });
+
+export const handler = middy(deliverEventBatch).use(injectLambdaContext(logger, { resetKeys: true })).use(flushMetrics());

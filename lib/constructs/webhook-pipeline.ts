@@ -1,0 +1,82 @@
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { join } from 'node:path';
+import { outboxStreamFilter } from '../../lambdas/domain/webhooks/outbox-item';
+import { webhookQueueSettings } from '../../lambdas/shared/webhook-queue-settings';
+import { HANDLERS_DIR } from '../project-paths';
+import { AppFunction } from './app-function';
+import { DispatchQueue } from './dispatch-queue';
+
+export interface WebhookPipelineProps {
+  /** The table, with its stream (lib/constructs/messaging-table.ts). */
+  table: ITableV2;
+  logRetention: RetentionDays;
+  encryptionKey?: IKey | undefined;
+  removalPolicy: RemovalPolicy;
+}
+
+/**
+ * Webhook events to integrations (decisions 75–77): the outbox publisher, invoked by the table's
+ * stream for outbox inserts only (the event source filter, so no other write costs an
+ * invocation), fans each event out to the webhook-events queue, one message per endpoint; the
+ * consumer posts them. Each function may run `webhookQueueSettings.maxConcurrency` times at once.
+ * The DLQ takes consumer messages that failed five receives and the publisher's stream batches
+ * it gave up on (their description, to replay from the outbox item).
+ */
+export class WebhookPipeline extends Construct {
+  readonly events: DispatchQueue;
+  readonly publishFunction: AppFunction;
+  readonly deliverFunction: AppFunction;
+
+  constructor(scope: Construct, id: string, props: WebhookPipelineProps) {
+    super(scope, id);
+    const functionDefaults = { logRetention: props.logRetention, logEncryptionKey: props.encryptionKey, removalPolicy: props.removalPolicy };
+    this.events = new DispatchQueue(this, 'Events', { removalPolicy: props.removalPolicy, encryptionKey: props.encryptionKey, settings: webhookQueueSettings });
+
+    this.publishFunction = new AppFunction(this, 'PublishFunction', {
+      entry: join(HANDLERS_DIR, 'publish-webhook-events.ts'),
+      description: 'Fans webhook outbox events out to the workspace endpoints, one queue message each',
+      timeout: Duration.seconds(30),
+      ...functionDefaults,
+    })
+      .readsTable(props.table)
+      .sendsTo(this.events.queue, 'WEBHOOK_QUEUE_URL');
+    this.publishFunction.addEventSource(
+      new DynamoEventSource(props.table, {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: 100,
+        maxBatchingWindow: Duration.seconds(1),
+        filters: [FilterCriteria.filter(structuredClone(outboxStreamFilter))],
+        reportBatchItemFailures: true,
+        bisectBatchOnError: true,
+        retryAttempts: 10,
+        // An outbox item lives a day; a record older than that has nothing left to publish from.
+        maxRecordAge: Duration.days(1),
+        onFailure: new SqsDlq(this.events.deadLetterQueue),
+      }),
+    );
+
+    this.deliverFunction = new AppFunction(this, 'DeliverFunction', {
+      entry: join(HANDLERS_DIR, 'deliver-webhook-event.ts'),
+      description: 'Posts webhook events to integration endpoints, signed, and schedules their retries',
+      timeout: Duration.seconds(webhookQueueSettings.consumerTimeoutSeconds),
+      ...functionDefaults,
+    })
+      .writesTable(props.table)
+      .sendsTo(this.events.queue, 'WEBHOOK_QUEUE_URL');
+    this.events.queue.grantConsumeMessages(this.deliverFunction);
+    this.deliverFunction.addEventSource(
+      new SqsEventSource(this.events.queue, {
+        batchSize: webhookQueueSettings.batchSize,
+        maxBatchingWindow: Duration.seconds(1),
+        reportBatchItemFailures: true,
+        maxConcurrency: webhookQueueSettings.maxConcurrency,
+      }),
+    );
+  }
+}

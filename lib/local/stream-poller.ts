@@ -1,0 +1,118 @@
+import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type _Record } from '@aws-sdk/client-dynamodb-streams';
+import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { isOutboxInsert } from '../../lambdas/domain/webhooks/outbox-item';
+import { lambdaContext } from './api-gateway-event';
+
+export type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
+
+export interface StreamPoller {
+  stop(): Promise<void>;
+}
+
+/** How often the shards are read, and how often the stream is asked for new ones. */
+const POLL_MS = 200;
+const DISCOVER_EVERY_MS = 2_000;
+/** A record the handler keeps failing is tried this often (the stack's event source retries alike), then reported. */
+const MAX_TRIES = 5;
+
+/**
+ * Plays Lambda's DynamoDB Streams event source with the stack's filter (decision 76): reads the
+ * table's stream on DynamoDB Local, shard by shard and in order, hands the outbox inserts to the
+ * handler in the same event shape, and tries the records it reports as failed again. It starts
+ * at the stream's end: the runtime starts it before it takes any request.
+ */
+export async function startStreamPoller(options: {
+  dynamodb: DynamoDBClient;
+  endpoint: string;
+  region: string;
+  credentials: { accessKeyId: string; secretAccessKey: string };
+  tableName: string;
+  handler: StreamHandler;
+  onError: (error: unknown) => void;
+}): Promise<StreamPoller> {
+  const streams = new DynamoDBStreamsClient({ endpoint: options.endpoint, region: options.region, credentials: options.credentials });
+  const { Table } = await options.dynamodb.send(new DescribeTableCommand({ TableName: options.tableName }));
+  const streamArn = Table?.LatestStreamArn;
+  if (!streamArn) throw new Error(`Table ${options.tableName} has no stream`);
+
+  /** Open shards and where reading them goes on; a closed shard is dropped, its children found by discovery. */
+  const iterators = new Map<string, string>();
+  const seen = new Set<string>();
+  const discover = async (position: 'LATEST' | 'TRIM_HORIZON') => {
+    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+    for (const shard of StreamDescription?.Shards ?? []) {
+      const shardId = shard.ShardId!;
+      if (seen.has(shardId)) continue;
+      seen.add(shardId);
+      // A shard closed before we started has nothing for us.
+      if (position === 'LATEST' && shard.SequenceNumberRange?.EndingSequenceNumber) continue;
+      const { ShardIterator } = await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: position }));
+      if (ShardIterator) iterators.set(shardId, ShardIterator);
+    }
+  };
+  await discover('LATEST');
+
+  const invoke = async (records: DynamoDBRecord[]) => {
+    let pending = records;
+    for (let tries = 1; pending.length && tries <= MAX_TRIES; tries++) {
+      try {
+        const { batchItemFailures } = await options.handler({ Records: pending }, lambdaContext('publish-webhook-events', 60_000));
+        const failed = new Set(batchItemFailures.map((failure) => failure.itemIdentifier));
+        pending = pending.filter((record) => failed.has(record.dynamodb?.SequenceNumber ?? ''));
+      } catch (error) {
+        options.onError(error);
+      }
+      if (pending.length) await new Promise((resolve) => setTimeout(resolve, 200 * tries));
+    }
+    if (pending.length) options.onError(new Error(`Outbox publisher gave up on ${pending.length} stream record(s)`));
+  };
+
+  let stopped = false;
+  const loop = (async () => {
+    let discoveredAt = Date.now();
+    while (!stopped) {
+      try {
+        if (Date.now() - discoveredAt > DISCOVER_EVERY_MS) {
+          // Shards that open later start empty: read them from their beginning.
+          await discover('TRIM_HORIZON');
+          discoveredAt = Date.now();
+        }
+        for (const [shardId, iterator] of iterators) {
+          const { Records = [], NextShardIterator } = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
+          if (NextShardIterator) iterators.set(shardId, NextShardIterator);
+          else iterators.delete(shardId);
+          const records = Records.map((record) => toLambdaRecord(record, streamArn, options.region)).filter(isOutboxInsert);
+          if (records.length) await invoke(records);
+        }
+      } catch (error) {
+        if (!stopped) options.onError(error);
+      }
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  })();
+
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      streams.destroy();
+    },
+  };
+}
+
+/** A stream record as Lambda hands it over. The two SDKs type DynamoDB JSON apart; its content is the same. */
+function toLambdaRecord(record: _Record, streamArn: string, region: string): DynamoDBRecord {
+  return {
+    eventID: record.eventID,
+    eventName: record.eventName,
+    eventVersion: record.eventVersion,
+    eventSource: 'aws:dynamodb',
+    awsRegion: region,
+    eventSourceARN: streamArn,
+    dynamodb: {
+      ...(record.dynamodb as Omit<NonNullable<DynamoDBRecord['dynamodb']>, 'ApproximateCreationDateTime'>),
+      ApproximateCreationDateTime: record.dynamodb?.ApproximateCreationDateTime && Math.floor(record.dynamodb.ApproximateCreationDateTime.getTime() / 1000),
+    },
+  };
+}

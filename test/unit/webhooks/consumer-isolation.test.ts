@@ -1,0 +1,74 @@
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+
+/**
+ * The consumer as the local runtime runs it, receivers on this machine allowed: its configuration
+ * is read when it is imported, so it is imported after the environment is set.
+ */
+process.env.WEBHOOK_ALLOW_LOCAL_URLS = 'true';
+const ddb = mockClient(DynamoDBDocumentClient);
+const sqs = mockClient(SQSClient);
+const NOW = new Date('2026-11-20T08:00:00.000Z');
+
+describe('the webhook-events consumer', () => {
+  it('posts a batch’s events at once: a receiver that hangs does not hold up another endpoint’s event', async () => {
+    const { keys } = await import('../../../lambdas/shared/table');
+    const { newWebhookSecret } = await import('../../../lambdas/domain/webhooks/webhook-endpoint');
+    const { testEvent } = await import('../../../lambdas/domain/webhooks/webhook-event');
+    const { deliverEventBatch } = await import('../../../lambdas/handlers/deliver-webhook-event');
+    const { lambdaContext, sqsEvent } = await import('../../../lib/testing');
+
+    const held: ServerResponse[] = [];
+    let fastGotIt!: () => void;
+    const fastReceived = new Promise<void>((resolve) => (fastGotIt = resolve));
+    const server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        if (request.url === '/slow') held.push(response);
+        else {
+          response.writeHead(200).end();
+          fastGotIt();
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const endpoint = (id: string, path: string) => ({
+      ...keys.webhookEndpoint('ws-a', id),
+      id,
+      workspaceId: 'ws-a',
+      url: `http://127.0.0.1:${port}${path}`,
+      events: null,
+      description: null,
+      status: 'enabled',
+      disabledReason: null,
+      createdAt: NOW.toISOString(),
+      updatedAt: NOW.toISOString(),
+      secrets: [{ secret: newWebhookSecret(), expiresAt: null }],
+    });
+    const slow = `whe_${'5'.repeat(32)}`;
+    const fast = `whe_${'6'.repeat(32)}`;
+    ddb.on(GetCommand, { Key: keys.webhookEndpoint('ws-a', slow) }).resolves({ Item: endpoint(slow, '/slow') });
+    ddb.on(GetCommand, { Key: keys.webhookEndpoint('ws-a', fast) }).resolves({ Item: endpoint(fast, '/fast') });
+    ddb.on(UpdateCommand).resolves({ Attributes: { failingSince: NOW.toISOString() } });
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+    const event = testEvent(slow, NOW);
+    const message = (endpointId: string) => ({ workspaceId: 'ws-a', endpointId, eventId: event.id, type: event.type, payload: JSON.stringify(event), attempt: 1 });
+
+    // The slow endpoint's message comes first; had it been posted first and waited for, the fast
+    // one would arrive only after WEBHOOK_TIMEOUT_MS (5 s), past this test's own timeout.
+    const batch = deliverEventBatch(sqsEvent([{ body: message(slow) }, { body: message(fast) }]), lambdaContext('deliver-webhook-event'));
+    await fastReceived;
+    for (const response of held) response.destroy();
+
+    expect(await batch).toEqual({ batchItemFailures: [] });
+    // The slow endpoint's attempt failed (its connection cut) and is retried on its own schedule.
+    expect(sqs.commandCalls(SendMessageBatchCommand).map((call) => JSON.parse(call.args[0].input.Entries![0]!.MessageBody!) as { endpointId: string; attempt: number })).toEqual([
+      expect.objectContaining({ endpointId: slow, attempt: 2 }),
+    ]);
+    await new Promise((resolve) => server.close(resolve));
+  });
+});

@@ -1,0 +1,100 @@
+import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { outboxPut } from '../../../lambdas/domain/webhooks/outbox-item';
+import { newWebhookSecret } from '../../../lambdas/domain/webhooks/webhook-endpoint';
+import type { SubscribableEvent } from '../../../lambdas/domain/webhooks/webhook-event';
+import { publishBatch } from '../../../lambdas/handlers/publish-webhook-events';
+import { accessPatterns, keys } from '../../../lambdas/shared/table';
+import { lambdaContext, resetContainerCaches } from '../../../lib/testing';
+
+const ddb = mockClient(DynamoDBDocumentClient);
+const sqs = mockClient(SQSClient);
+const NOW = new Date('2026-11-20T08:00:00.000Z');
+beforeEach(() => {
+  ddb.reset();
+  sqs.reset();
+  resetContainerCaches();
+  sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+});
+
+const endpoint = (workspaceId: string, id: string, url: string, overrides: Record<string, unknown> = {}) => ({
+  ...keys.webhookEndpoint(workspaceId, id),
+  entity: 'webhookEndpoint',
+  id,
+  workspaceId,
+  url,
+  events: null,
+  description: null,
+  status: 'enabled',
+  disabledReason: null,
+  createdAt: NOW.toISOString(),
+  updatedAt: NOW.toISOString(),
+  secrets: [{ secret: newWebhookSecret(), expiresAt: null }],
+  ...overrides,
+});
+const streamRecord = (item: Record<string, unknown>, eventName: 'INSERT' | 'MODIFY' | 'REMOVE' = 'INSERT', sequence = '1'): DynamoDBRecord => ({
+  eventName,
+  eventSource: 'aws:dynamodb',
+  dynamodb: { SequenceNumber: sequence, NewImage: marshall(item) as never },
+});
+const received = {
+  id: 'evt_0000000000000000000000000000',
+  type: 'message.received',
+  timestamp: NOW.toISOString(),
+  data: { conversationId: 'c', message: { id: 'wamid.1' } },
+} as const satisfies SubscribableEvent;
+const outboxItem = (workspaceId: string, event: SubscribableEvent) => {
+  const write = outboxPut(workspaceId, event);
+  if (!('Put' in write) || !write.Put.Item) throw new Error('an outbox write is a Put');
+  return write.Put.Item;
+};
+const enqueued = () => sqs.commandCalls(SendMessageBatchCommand).flatMap((call) => (call.args[0].input.Entries ?? []).map((entry) => JSON.parse(entry.MessageBody!) as Record<string, unknown>));
+
+describe('the outbox publisher (DynamoDB Streams)', () => {
+  it('fans an outbox insert out to the enabled endpoints of its own workspace that take its type, one message each', async () => {
+    ddb.on(QueryCommand, { ...accessPatterns.webhookEndpointsOfWorkspace('ws-a') }).resolves({
+      Items: [
+        endpoint('ws-a', `whe_${'1'.repeat(32)}`, 'https://a.example/all'),
+        endpoint('ws-a', `whe_${'2'.repeat(32)}`, 'https://a.example/statuses', { events: ['message.status.updated'] }),
+        endpoint('ws-a', `whe_${'3'.repeat(32)}`, 'https://a.example/off', { status: 'disabled', disabledReason: 'gone' }),
+        endpoint('ws-a', `whe_${'4'.repeat(32)}`, 'https://a.example/received', { events: ['message.received', 'template.status.updated'] }),
+      ],
+    });
+
+    const answer = await publishBatch({ Records: [streamRecord(outboxItem('ws-a', received))] }, lambdaContext('publish-webhook-events'));
+
+    expect(answer).toEqual({ batchItemFailures: [] });
+    expect(enqueued().map((message) => message.endpointId)).toEqual([`whe_${'1'.repeat(32)}`, `whe_${'4'.repeat(32)}`]);
+    expect(enqueued()[0]).toEqual({ workspaceId: 'ws-a', endpointId: `whe_${'1'.repeat(32)}`, eventId: received.id, type: 'message.received', payload: JSON.stringify(received), attempt: 1 });
+    // Only the event's own workspace's endpoints were read.
+    expect(ddb.commandCalls(QueryCommand).map((call) => call.args[0].input.ExpressionAttributeValues)).toEqual([{ ':pk': 'WS#ws-a#WHE', ':prefix': 'WHE#' }]);
+  });
+
+  it('passes over every other stream record: other items, modifications, expiries', async () => {
+    const answer = await publishBatch(
+      {
+        Records: [
+          streamRecord({ ...keys.dispatch('d'), entity: 'dispatch' }),
+          streamRecord(outboxItem('ws-a', received), 'MODIFY'),
+          streamRecord(outboxItem('ws-a', received), 'REMOVE'),
+        ],
+      },
+      lambdaContext('publish-webhook-events'),
+    );
+    expect(answer).toEqual({ batchItemFailures: [] });
+    expect(ddb.calls()).toHaveLength(0);
+    expect(sqs.calls()).toHaveLength(0);
+  });
+
+  it('fails only the record whose fan-out failed, for the stream to retry', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [endpoint('ws-a', `whe_${'1'.repeat(32)}`, 'https://a.example/all')] });
+    sqs.on(SendMessageBatchCommand).resolvesOnce({ Successful: [], Failed: [] }).resolves({ Successful: [], Failed: [{ Id: '0', Code: 'ServiceUnavailable', SenderFault: false }] });
+
+    const answer = await publishBatch({ Records: [streamRecord(outboxItem('ws-a', received), 'INSERT', '1'), streamRecord(outboxItem('ws-a', { ...received, id: 'evt_0000000000010000000000000000' }), 'INSERT', '2')] }, lambdaContext('publish-webhook-events'));
+
+    expect(answer.batchItemFailures).toHaveLength(1);
+  });
+});
