@@ -88,8 +88,9 @@ describe('with usagePlans', () => {
       .flatMap((statement) => [statement.Action].flat());
     expect(actions).toContain('dynamodb:GetItem');
     expect(actions.filter((action) => /Put|Update|Delete|Write|sqs:|secretsmanager:/.test(action))).toEqual([]);
-    // One function more than without plans: every route's, the consumer, the reconciler, the sync, and this one.
-    template.resourceCountIs('AWS::Lambda::Function', routeEntries.length + 4);
+    // One function more than without plans: every route's, the consumer, the reconciler, the sync,
+    // the webhook events' publisher and consumer, and this one.
+    template.resourceCountIs('AWS::Lambda::Function', routeEntries.length + 6);
   });
 
   it('outputs the plans’ ids by name and the default plan, for the admin CLI', () => {

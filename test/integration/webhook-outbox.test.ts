@@ -70,14 +70,14 @@ describe('the webhook outbox against DynamoDB Local', () => {
     const events = await outboxOf(ws);
     const data = events.map((event) => (JSON.parse(event.payload) as { data: { sequence: number; status: string } }).data);
     expect(events.map((event) => event.type)).toEqual(Array(events.length).fill('message.status.updated'));
-    // processing, sent (the claim, the provider's answer), delivered, its pricing, read.
+    // processing, sent (the claim, the provider's answer), delivered with its pricing (one write), read.
     expect(data.map((body) => [body.sequence, body.status])).toEqual([
       [2, 'processing'],
       [3, 'sent'],
       [4, 'delivered'],
       [5, 'delivered'],
-      [6, 'delivered'],
     ]);
+    expect(data[2]).toMatchObject({ pricing: { billable: true, category: 'marketing', pricingModel: 'PMP' }, readAt: null });
     expect(bodies[0]!.sequence).toBe(1);
     expect(data[1]).toStrictEqual(bodies[1]);
     expect(data.at(-1)).toStrictEqual(bodies[2]);
