@@ -12,7 +12,7 @@ import { flushMetrics } from '../shared/metrics';
 /**
  * One stream record: an outbox insert (the stack's filter lets nothing else through; anything
  * else is passed over), fanned out to the workspace's endpoints. A failure fails the record, so
- * the stream retries it (decision 76).
+ * the stream retries it (decision 78).
  */
 export async function publishRecord(record: DynamoDBRecord): Promise<void> {
   if (!isOutboxInsert(record)) return;

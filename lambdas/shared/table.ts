@@ -16,7 +16,7 @@ export const tableDefinition = {
   partitionKey: 'pk',
   sortKey: 'sk',
   timeToLiveAttribute: 'ttl',
-  /** The stream the webhook outbox publisher reads (decision 76): new images, so an outbox insert carries its event. */
+  /** The stream the webhook outbox publisher reads (decision 78): new images, so an outbox insert carries its event. */
   streamView: 'NEW_IMAGE',
   indexes: {
     gsi1: { partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },

@@ -1,6 +1,6 @@
 /**
  * The webhook-events queue's settings, shared by the CDK stack and the local runtime so both
- * redrive alike (decision 77). A consumer batch posts its messages at once, each bounded by
+ * redrive alike (decision 79). A consumer batch posts its messages at once, each bounded by
  * WEBHOOK_TIMEOUT_MS, so the function's timeout covers one slow receiver with room to spare.
  * Retries of a receiver's failures are new messages (lambdas/domain/webhooks/retry-schedule.ts); a
  * receive that fails is our own fault (the table did not answer), and after five it goes to the DLQ.

@@ -21,7 +21,7 @@ export interface WebhookPipelineProps {
 }
 
 /**
- * Webhook events to integrations (decisions 75–77): the outbox publisher, invoked by the table's
+ * Webhook events to integrations (decisions 77–79): the outbox publisher, invoked by the table's
  * stream for outbox inserts only (the event source filter, so no other write costs an
  * invocation), fans each event out to the webhook-events queue, one message per endpoint; the
  * consumer posts them. Each function may run `webhookQueueSettings.maxConcurrency` times at once.

@@ -55,7 +55,7 @@ export interface LocalRuntime {
   queueUrl: string;
   queueArn: string;
   dlqUrl: string;
-  /** The webhook-events queue and its DLQ (decision 76). */
+  /** The webhook-events queue and its DLQ (decision 78). */
   webhookQueueUrl: string;
   webhookDlqUrl: string;
   dynamodbEndpoint: string;

@@ -17,7 +17,7 @@ const DISCOVER_EVERY_MS = 2_000;
 const MAX_TRIES = 5;
 
 /**
- * Plays Lambda's DynamoDB Streams event source with the stack's filter (decision 76): reads the
+ * Plays Lambda's DynamoDB Streams event source with the stack's filter (decision 78): reads the
  * table's stream on DynamoDB Local, shard by shard and in order, hands the outbox inserts to the
  * handler in the same event shape, and tries the records it reports as failed again. It starts
  * at the stream's end: the runtime starts it before it takes any request.

@@ -56,7 +56,7 @@ const CLAIM_ATTEMPTS = 3;
 
 /**
  * The claim with its `message.status.updated` event: the event carries the body after the claim,
- * so the claim is computed from a read and holds on the sequence read (decision 75). A claim
+ * so the claim is computed from a read and holds on the sequence read (decision 77). A claim
  * whose answer was lost recognises itself on the next read by its `attemptId`.
  */
 async function claimWithEvent(dispatchId: string, attemptId: string, now: Date, store: Store): Promise<ClaimResult> {

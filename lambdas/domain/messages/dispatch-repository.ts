@@ -96,7 +96,7 @@ export async function getDispatchById(dispatchId: string, store: Store = default
 /**
  * Every write that changes the GET body (docs/api.md#message-status) counts `sequence` up. One
  * that carries the event of that change also holds on the sequence its dispatch was read at, so
- * the body the event carries is exactly the one stored (decision 75).
+ * the body the event carries is exactly the one stored (decision 77).
  */
 export function sequenceStep(holdAt: number | undefined) {
   return {

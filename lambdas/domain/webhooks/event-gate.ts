@@ -9,7 +9,7 @@ import { outboxPut } from './outbox-item';
 import type { SubscribableEvent } from './webhook-event';
 
 /**
- * Whether a workspace's changes write webhook events at all (decision 75). An outbox write costs
+ * Whether a workspace's changes write webhook events at all (decision 77). An outbox write costs
  * one more item in the change's transaction, on every status move; a workspace without an enabled
  * endpoint would pay it for nothing. So the answer is read once per container and trusted for a
  * while: a "yes" for a minute (an endpoint disabled meanwhile only costs the outbox writes its

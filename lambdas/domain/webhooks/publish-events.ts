@@ -6,7 +6,7 @@ import type { OutboxEvent } from './outbox-item';
 import { endpointsFor } from './webhook-endpoint-repository';
 
 /**
- * The outbox publisher's work for one event (decision 76): one webhook-events message per
+ * The outbox publisher's work for one event (decision 78): one webhook-events message per
  * endpoint of the event's workspace that is enabled and takes its type, so each endpoint's
  * deliveries, and their retries, go their own way. Another workspace's endpoints are never read.
  * Returns how many endpoints it went to. Published twice (a stream batch retried), an event is

@@ -1,5 +1,5 @@
 /**
- * When a failed delivery is tried again (docs/api.md#webhook-events, decision 77): after 5 s,
+ * When a failed delivery is tried again (docs/api.md#webhook-events, decision 79): after 5 s,
  * 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, 4 h, 8 h and 10 h, eleven attempts over 25 h 42 min, all
  * with the event's one `webhook-id`. Then the event is given up for that endpoint (it can be
  * resent).
