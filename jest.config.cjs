@@ -25,6 +25,7 @@ const base = {
 const emulators = {
   globalSetup: '<rootDir>/test/support/emulators-setup.mjs',
   globalTeardown: '<rootDir>/test/support/emulators-teardown.mjs',
+  setupFilesAfterEnv: ['<rootDir>/test/support/emulator-timeout.ts'],
 };
 
 /** @type {import('jest').Config} */
