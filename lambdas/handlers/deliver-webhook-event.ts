@@ -6,14 +6,7 @@ import { deliverEvent } from '../domain/webhooks/deliver-event';
 import { eventDeliveryMessageSchema } from '../domain/webhooks/event-queue';
 import { logger } from '../shared/logger';
 import { flushMetrics } from '../shared/metrics';
-
-const parseJson = (body: string): unknown => {
-  try {
-    return JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-};
+import { readQueueRecord } from '../shared/queue-record';
 
 /**
  * One webhook-events record: one attempt of one event at one endpoint. A receiver's failure is
@@ -21,13 +14,10 @@ const parseJson = (body: string): unknown => {
  * answer) fails the record, for SQS to redeliver and, after five receives, to move to the DLQ.
  */
 export async function deliverEventRecord(record: SQSRecord): Promise<void> {
-  const parsed = eventDeliveryMessageSchema.safeParse(parseJson(record.body));
-  if (!parsed.success) {
-    logger.error('Unreadable webhook event message dropped', { messageId: record.messageId, issues: parsed.error.issues });
-    return;
-  }
-  const outcome = await deliverEvent(parsed.data);
-  const { workspaceId, endpointId, eventId, attempt } = parsed.data;
+  const message = readQueueRecord(record, eventDeliveryMessageSchema, 'webhook event');
+  if (!message) return;
+  const outcome = await deliverEvent(message);
+  const { workspaceId, endpointId, eventId, attempt } = message;
   if (outcome !== 'waiting') logger.info('Webhook delivery attempt', { workspaceId, endpointId, eventId, attempt, outcome });
 }
 

@@ -11,6 +11,7 @@ import { defaultQueue } from '../shared/default-store';
 import { dispatchQueueSettings } from '../shared/dispatch-queue-settings';
 import { logger } from '../shared/logger';
 import { flushMetrics } from '../shared/metrics';
+import { readQueueRecord } from '../shared/queue-record';
 
 const messageSchema = z.object({ dispatchId: z.uuid(), workspaceId: z.string().check(z.minLength(1)) });
 
@@ -19,29 +20,17 @@ class RetryLaterError extends Error {
   override name = 'RetryLaterError';
 }
 
-const parseJson = (body: string): unknown => {
-  try {
-    return JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-};
-
 /** One queue record: a dispatch to deliver (issue 4). */
 export async function deliverRecord(record: SQSRecord): Promise<void> {
-  const parsed = messageSchema.safeParse(parseJson(record.body));
-  if (!parsed.success) {
-    // A message we cannot read will never become readable: drop it (and say so) rather than retry.
-    logger.error('Unreadable dispatch message dropped', { messageId: record.messageId, issues: parsed.error.issues });
-    return;
-  }
+  const message = readQueueRecord(record, messageSchema, 'dispatch');
+  if (!message) return;
   const receiveCount = Number(record.attributes.ApproximateReceiveCount);
-  const verdict = await deliverQueuedDispatch({ ...parsed.data, receiveCount, maxReceives: dispatchQueueSettings.maxReceiveCount }, { providerFor });
-  if (verdict.outcome !== 'retry' || verdict.cause === undefined) logger.info('Delivery attempt', { ...parsed.data, outcome: verdict.outcome, receiveCount });
+  const verdict = await deliverQueuedDispatch({ ...message, receiveCount, maxReceives: dispatchQueueSettings.maxReceiveCount }, { providerFor });
+  if (verdict.outcome !== 'retry' || verdict.cause === undefined) logger.info('Delivery attempt', { ...message, outcome: verdict.outcome, receiveCount });
   if (verdict.outcome !== 'retry') return;
   // Either way the record fails and SQS hands it out again: after the pause, or after the queue's timeout.
   await comeBackIn(record, verdict.afterSeconds).catch((error: unknown) => logger.warn('Could not shorten the retry delay', { error: error as Error }));
-  throw verdict.cause ?? new RetryLaterError(`Provider asked to retry dispatch ${parsed.data.dispatchId}`);
+  throw verdict.cause ?? new RetryLaterError(`Provider asked to retry dispatch ${message.dispatchId}`);
 }
 
 async function comeBackIn(record: SQSRecord, seconds: number): Promise<void> {
