@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../lib/local/dynamodb-local';
 import { freePort } from '../../lib/local/free-port.cjs';
@@ -10,8 +11,14 @@ import { pathOf, routes } from '../../lambdas/routes';
 
 /**
  * Failure of the runtime's dependencies, for real (issue 7): a DynamoDB Local of this file's own,
- * with its data on disk, killed in the middle of a stream of sends and started again on the same
- * port; and the SQS emulator behind a proxy that goes down and comes back.
+ * with its data on disk, cut off in the middle of a stream of sends, killed and started again on
+ * the same port; and the SQS emulator behind a proxy that goes down and comes back.
+ *
+ * DynamoDB Local is reached through a proxy too. It answers a write a moment before the write is
+ * on disk: SIGKILLed while answering, it loses the last write it acknowledged about five times in
+ * six (measured; DynamoDB acknowledges only durable writes). So the outage starts as the service
+ * sees a real one — every connection cut, in-flight requests with no answer, new ones refused —
+ * and the process is killed once what it answered has settled (docs/decisions.md, decision 82).
  */
 const KEY = SECOND.fullKey;
 const TEMPLATE_ID = SECOND.templateId;
@@ -20,6 +27,7 @@ const FINAL = ['delivered', 'failed', 'canceled'];
 let dataDir: string;
 let dynamodbPort: number;
 let dynamodb: DynamoDbLocal;
+let dynamodbProxy: TcpProxy;
 let queueProxy: TcpProxy;
 let runtime: Awaited<ReturnType<typeof startTestRuntime>>;
 /** What the poller and reconciler met while a dependency was away: expected here, and looked at. */
@@ -30,10 +38,11 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'messaging-failure-'));
   dynamodbPort = await freePort();
   dynamodb = await startDynamoDbLocal({ port: dynamodbPort, dataDir });
+  dynamodbProxy = await startTcpProxy(dynamodb.endpoint);
   queueProxy = await startTcpProxy(process.env.TEST_SQS_ENDPOINT!);
   runtime = await startTestRuntime({
     seedPath: SECOND_SEED,
-    dynamodbEndpoint: dynamodb.endpoint,
+    dynamodbEndpoint: dynamodbProxy.endpoint,
     sqsEndpoint: queueProxy.endpoint,
     onError: (error) => backgroundErrors.push(error),
   });
@@ -43,6 +52,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await runtime?.stop();
   await queueProxy?.close();
+  await dynamodbProxy?.close();
   await dynamodb?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }, 30_000);
@@ -70,29 +80,52 @@ const itemsMentioning = async (phone: string) => {
   return items.filter((item) => [item.to, item.phone, item.contactPhone].includes(phone));
 };
 
+/** Time for DynamoDB Local to put on disk the writes it has already answered. */
+const SETTLE_MS = 250;
+
+/** Waits until the dispatch queue holds nothing, visible, in flight or delayed: the consumer is done. */
+const queueSettled = async () => {
+  const sqs = new SQSClient({ endpoint: process.env.TEST_SQS_ENDPOINT!, region: runtime.region });
+  const names = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] as const;
+  try {
+    for (;;) {
+      const { Attributes = {} } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: runtime.queueUrl, AttributeNames: [...names] }));
+      if (names.every((name) => Attributes[name] === '0')) return;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  } finally {
+    sqs.destroy();
+  }
+};
+
 const killDynamoDb = async () => {
+  await dynamodbProxy.goDown();
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   const exited = new Promise((resolve) => dynamodb.process.once('exit', resolve));
   dynamodb.process.kill('SIGKILL');
   await exited;
 };
 
-describe('DynamoDB Local killed in the middle of a stream of sends, then restarted on the same data', () => {
-  it('answers every request with a 202 or a contract error; every 202 is delivered once; a refused request leaves nothing', async () => {
+describe('DynamoDB cut off and DynamoDB Local killed in the middle of a stream of sends, then restarted on the same data', () => {
+  it('answers every request with a 202 or a contract error; every 202 is delivered once; a refused request is sent at most once, and only under its own key', async () => {
     const SENDS = 60;
     const CONCURRENCY = 6;
     // Ending in 1: an ordinary sandbox number, delivered at once (0000, 0429 and 0504 are not).
     const phone = (i: number) => `+62812700${String(i).padStart(3, '0')}1`;
     const answers = new Map<number, HttpResponse>();
+    const startedAt = new Map<number, number>();
     let next = 0;
     const sender = async () => {
       while (next < SENDS) {
         const i = next++;
+        startedAt.set(i, Date.now());
         answers.set(i, await sendTo(phone(i), `stream-${i}`));
       }
     };
     const stream = Promise.all(Array.from({ length: CONCURRENCY }, sender));
 
     while (answers.size < SENDS / 3) await new Promise((resolve) => setTimeout(resolve, 20));
+    const cutAt = Date.now();
     await killDynamoDb();
     const sentBeforeKill = answers.size;
     // A read has nothing to ride the outage out with: it answers at once, and says to retry.
@@ -101,6 +134,7 @@ describe('DynamoDB Local killed in the middle of a stream of sends, then restart
     expectContractError(duringOutage, 503, 'service_unavailable');
     expect(duringOutage.headers.get('retry-after')).toBe('1');
     dynamodb = await startDynamoDbLocal({ port: dynamodbPort, dataDir });
+    await dynamodbProxy.comeBack();
     await stream;
 
     // The stream ran on through the outage.
@@ -109,22 +143,53 @@ describe('DynamoDB Local killed in the middle of a stream of sends, then restart
     const refused = [...answers].filter(([, answer]) => answer.status !== 202);
     for (const [, answer] of refused) expectContractError(answer, 503, 'service_unavailable');
 
+    // A refused send either never reached the table, or reached it with its answer lost and the
+    // table away longer than the send's 6 s of retries (restarting DynamoDB Local on a busy machine
+    // takes that long): the ambiguous case of docs/failure-and-load.md, open only to a request
+    // already in flight when the table went away. Its key holds it: a retry is told to wait.
+    const ambiguous: string[] = [];
+    const retriedIds: string[] = [];
+    for (const [i] of refused) {
+      const written = await itemsMentioning(phone(i));
+      if (written.length === 0) {
+        // Refused means nothing happened: the same request, with its key, simply goes through now.
+        const retried = await sendTo(phone(i), `stream-${i}`);
+        expect([retried.status, retried.headers.get('idempotent-replayed')]).toEqual([202, null]);
+        retriedIds.push(retried.body.dispatchId as string);
+        continue;
+      }
+      expect(startedAt.get(i)).toBeLessThan(cutAt);
+      const dispatch = written.find((item) => item.entity === 'dispatch');
+      expect(dispatch).toMatchObject({ status: 'queued' });
+      expectContractError(await sendTo(phone(i), `stream-${i}`), 409, 'idempotency_conflict');
+      ambiguous.push(dispatch!.dispatchId as string);
+    }
+
+    // Once the consumer has nothing left to do, every 202 is delivered, except a dispatch whose
+    // claim went through with its answer lost and the table away past the claim's 10 s: it waits,
+    // claimed and never sent, for the reconciler. The reconciler (every minute, deployed) sends
+    // those once, as it does the ambiguous sends; nothing is settled `unknown`.
+    await queueSettled();
+    const stranded: string[] = [];
     for (const [i, answer] of accepted) {
       const dispatchId = answer.body.dispatchId as string;
-      expect(await waitForStatus(runtime.url, KEY, dispatchId, FINAL)).toMatchObject({ status: 'delivered', to: phone(i) });
+      const { body } = await call(runtime.url, 'GET', pathOf(routes.getMessage, { dispatchId }), { apiKey: KEY });
+      expect(body).toMatchObject({ to: phone(i) });
+      if (body.status === 'processing') stranded.push(dispatchId);
+      else expect(body.status).toBe('delivered');
+    }
+    const { reconcile } = await import('../../lambdas/domain/delivery/reconcile');
+    expect(await reconcile(new Date(Date.now() + 60 * 60_000))).toEqual({ requeued: ambiguous.length, resent: stranded.length, settledUnknown: 0 });
+    for (const dispatchId of [...accepted.map(([, answer]) => answer.body.dispatchId as string), ...retriedIds, ...ambiguous]) {
+      expect(await waitForStatus(runtime.url, KEY, dispatchId, FINAL)).toMatchObject({ status: 'delivered' });
       expect(sandboxCallCount(dispatchId)).toBe(1);
     }
-    for (const [i] of refused) {
-      expect(await itemsMentioning(phone(i))).toEqual([]);
-      // Refused means nothing happened: the same request, with its key, simply goes through now.
-      const retried = await sendTo(phone(i), `stream-${i}`);
-      expect([retried.status, retried.headers.get('idempotent-replayed')]).toEqual([202, null]);
-    }
-    // Nothing was written that no 202 speaks for: one dispatch per accepted or retried request.
+    // Nothing was written that no request speaks for: one dispatch per request.
     const dispatches = (await runtime.store.db.send(new ScanCommand({ TableName: runtime.tableName, FilterExpression: 'entity = :d', ExpressionAttributeValues: { ':d': 'dispatch' } }))).Items ?? [];
     expect(dispatches).toHaveLength(SENDS);
-    // About 30 s on an idle 2-core machine; the bound leaves room for a busy one.
-  }, 90_000);
+    // About 10 s on an idle 2-core machine, 60 s with four copies of this file on it; the bound
+    // leaves room for a CI machine busier still.
+  }, 150_000);
 });
 
 describe('the dispatch queue unavailable, then back (docs/api.md#send-a-message)', () => {
