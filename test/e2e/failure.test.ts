@@ -1,11 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../lib/local/dynamodb-local';
 import { freePort } from '../../lib/local/free-port.cjs';
-import { call, type HttpResponse, SECOND, SECOND_SEED, startTestRuntime, waitForStatus } from '../support/local-runtime';
+import { call, type HttpResponse, queueSettled, SECOND, SECOND_SEED, startTestRuntime, waitForStatus } from '../support/local-runtime';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 import { pathOf, routes } from '../../lambdas/routes';
 
@@ -83,21 +82,6 @@ const itemsMentioning = async (phone: string) => {
 /** Time for DynamoDB Local to put on disk the writes it has already answered. */
 const SETTLE_MS = 250;
 
-/** Waits until the dispatch queue holds nothing, visible, in flight or delayed: the consumer is done. */
-const queueSettled = async () => {
-  const sqs = new SQSClient({ endpoint: process.env.TEST_SQS_ENDPOINT!, region: runtime.region });
-  const names = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] as const;
-  try {
-    for (;;) {
-      const { Attributes = {} } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: runtime.queueUrl, AttributeNames: [...names] }));
-      if (names.every((name) => Attributes[name] === '0')) return;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  } finally {
-    sqs.destroy();
-  }
-};
-
 const killDynamoDb = async () => {
   await dynamodbProxy.goDown();
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
@@ -169,7 +153,7 @@ describe('DynamoDB cut off and DynamoDB Local killed in the middle of a stream o
     // claim went through with its answer lost and the table away past the claim's 10 s: it waits,
     // claimed and never sent, for the reconciler. The reconciler (every minute, deployed) sends
     // those once, as it does the ambiguous sends; nothing is settled `unknown`.
-    await queueSettled();
+    await queueSettled(runtime);
     const stranded: string[] = [];
     for (const [i, answer] of accepted) {
       const dispatchId = answer.body.dispatchId as string;

@@ -1,3 +1,4 @@
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { startLocalRuntime, type LocalRuntime } from '../../lib/local/runtime';
@@ -64,6 +65,24 @@ export async function call(base: string, method: string, path: string, options: 
   // A 204 has no body at all: the contract check above made sure of that.
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text === '' && response.status === 204 ? {} : (JSON.parse(text) as Record<string, unknown>) };
+}
+
+/**
+ * Waits until the runtime's dispatch queue holds nothing, visible, in flight or delayed: the
+ * consumer has nothing left to do, so a dispatch still `queued` or `processing` is stranded.
+ */
+export async function queueSettled(runtime: { sqsEndpoint: string; region: string; queueUrl: string }): Promise<void> {
+  const sqs = new SQSClient({ endpoint: runtime.sqsEndpoint, region: runtime.region });
+  const names = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] as const;
+  try {
+    for (;;) {
+      const { Attributes = {} } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: runtime.queueUrl, AttributeNames: [...names] }));
+      if (names.every((name) => Attributes[name] === '0')) return;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  } finally {
+    sqs.destroy();
+  }
 }
 
 /** Polls a dispatch's status until it is one of `statuses` (the test's own timeout bounds the wait). */
