@@ -2,19 +2,25 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { pathOf, routes } from '../../lambdas/routes';
 import { dispatchQueueSettings } from '../../lambdas/shared/dispatch-queue-settings';
+import { webhookQueueSettings } from '../../lambdas/shared/webhook-queue-settings';
 import type { Store } from '../../lambdas/shared/store';
 import { keys } from '../../lambdas/shared/table';
 import { FUNCTION_MEMORY_MB } from '../../lib/constructs/app-function';
+import { freePort } from '../../lib/local/free-port.cjs';
 import { ACCESS_LOG_FORMAT } from '../../lib/constructs/messaging-api';
 import type { LocalRuntime } from '../../lib/local/runtime';
 import { PRICES_DATE, PRICES_REGION, prices } from '../aws-prices';
 import type { FunctionMeter, Invocation, Row } from '../harness';
 
 const MESSAGES = 200;
+/** Sent after MESSAGES, with one webhook endpoint registered: what events to an integration add. */
+const EVENT_MESSAGES = 100;
 /** One send at a time: each invocation's wall time is then its own, as on Lambda, not a share of a busy process. */
 const CONCURRENCY = 1;
 const TARGET_DOLLARS = 15;
 const TARGET_WRITE_RATIO = 1.5;
+/** bench/run.ts's workspace for rows 3 and 8. */
+const BENCH_WORKSPACE = 'ws-bench-throughput';
 const DEMO_TEMPLATE = '7b0c5c3e-0000-4000-8000-000000000001';
 /** The sandbox reports numbers ending so as WhatsApp reports a read message (docs/api.md#sandbox). */
 const READ_ENDING = '0200';
@@ -47,6 +53,16 @@ const WRITE_COMMANDS = new Set(['PutCommand', 'UpdateCommand', 'DeleteCommand', 
 
 /** The functions a delivered message passes through, and the API requests that invoke them. */
 const PATH = { send: 'sendMessage', deliver: 'deliver', webhook: 'whatsappWebhook' } as const;
+/** What a workspace with a webhook endpoint adds (decisions 77–79): the stream publisher and the event consumer. */
+const EVENTS_PATH = { publish: 'publish-webhook-events', deliver: 'deliver-webhook-event' } as const;
+/**
+ * Batches on the events path, deployed (lib/constructs/webhook-pipeline.ts): the publisher's stream
+ * source takes up to 100 records in a 1 s window, so at 10 messages a second it gets about 10
+ * messages' events at once; the consumer takes batches of `webhookQueueSettings.batchSize` and
+ * posts a batch's events at once, waiting on the receiver about RECEIVER_ROUND_TRIP_MS once.
+ */
+const PUBLISH_MESSAGES_PER_BATCH = 10;
+const RECEIVER_ROUND_TRIP_MS = 100;
 
 /**
  * The fewest write units a delivered, read message with one tracking tag needs in this design
@@ -82,37 +98,133 @@ interface Component {
  * and log bytes, for a send, its delivery, and WhatsApp's three reports (sent, delivered, read).
  */
 export async function costPerMessage(options: { runtime: LocalRuntime; apiKey: string; functions: FunctionMeter; store: Store; log: (line: string) => void }): Promise<Row[]> {
+  const plain = await measurePath(options, MESSAGES);
+  const base = pricePath(plain.invocations, plain.dispatchIds.length, options.log);
+
+  // The same again with one endpoint taking every event, as an integration would register it.
+  const receiver = await eventReceiver(options.store);
+  let withEvents: PathPrice;
+  let events: EventsPrice;
+  try {
+    const measured = await measurePath(options, EVENT_MESSAGES, receiver);
+    const n = measured.dispatchIds.length;
+    withEvents = pricePath(measured.invocations, n, () => undefined);
+    events = priceEvents(measured.invocations, n, receiver.received.length / n);
+  } finally {
+    await receiver.stop();
+  }
+  // What the events add to the path itself: the outbox items in its transactions and the gate's read.
+  const eventsOnPath = withEvents.total - base.total;
+  const eventsDollars = eventsOnPath + events.total;
+  const eventsWriteUnits = withEvents.writeUnits - base.writeUnits + events.writeUnits;
+  const eventsComponent: Component = {
+    name: 'integration events, one endpoint',
+    quantity: `${events.perMessage.toFixed(1)} events: +${eventsWriteUnits.toFixed(1)} WRU, ${events.summary}`,
+    dollars: eventsDollars / 1e6,
+  };
+  options.log(`  integration events per message: ${events.perMessage.toFixed(2)} (path +$${eventsOnPath.toFixed(2)}/M, +${(withEvents.writeUnits - base.writeUnits).toFixed(1)} WRU; ${events.summary}: $${events.total.toFixed(2)}/M)`);
+
+  const total = base.total + eventsDollars;
+  const withFrontDoor = (price: number) => total - base.webhookRest + base.webhooksPerMessage * price * 1e6;
+  const floor = sum(WRITE_FLOOR, (w) => w.units);
+  const writeRatio = base.writeUnits / floor;
+  const dollars = (value: number) => `$${value.toFixed(2)}`;
+  return [
+    {
+      id: '8a',
+      what: `cost of 1 million delivered and read messages, AWS list prices (${PRICES_REGION}, ${PRICES_DATE}), REST API for the reports (the stack's default), events pushed to one webhook endpoint`,
+      figure: dollars(total),
+      target: `≤ $${TARGET_DOLLARS}`,
+      verdict: total <= TARGET_DOLLARS ? 'met' : 'missed',
+      note: [...base.components, eventsComponent].map((c) => `${c.name} ${c.quantity} ${dollars(c.dollars * 1e6)}`).join('; '),
+      numbers: { unit: 'USD per million messages', measured: total, baseline: null, ratio: null, target: TARGET_DOLLARS },
+    },
+    {
+      id: '8b',
+      what: 'the same, WhatsApp reports through the HTTP API front door (webhookFrontDoor=httpApi)',
+      figure: dollars(withFrontDoor(prices.httpApiRequest)),
+      target: `≤ $${TARGET_DOLLARS}`,
+      verdict: withFrontDoor(prices.httpApiRequest) <= TARGET_DOLLARS ? 'met' : 'missed',
+      numbers: { unit: 'USD per million messages', measured: withFrontDoor(prices.httpApiRequest), baseline: total, ratio: withFrontDoor(prices.httpApiRequest) / total, target: TARGET_DOLLARS },
+    },
+    {
+      id: '8c',
+      what: 'DynamoDB write units per delivered and read message (1 tracking tag, no webhook endpoint) vs the fewest the design needs (docs/cost.md)',
+      figure: `${base.writeUnits.toFixed(1)} vs ${floor} (×${writeRatio.toFixed(2)})`,
+      target: `≤ ×${TARGET_WRITE_RATIO}`,
+      verdict: writeRatio <= TARGET_WRITE_RATIO ? 'met' : 'missed',
+      note: `per message: ${Object.entries(base.byCommand).map(([c, k]) => `${k.toFixed(2)} ${c}`).join(', ')}; with one webhook endpoint ${(base.writeUnits + eventsWriteUnits).toFixed(1)}`,
+      numbers: { unit: 'write request units per message', measured: base.writeUnits, baseline: floor, ratio: writeRatio, target: TARGET_WRITE_RATIO },
+    },
+    {
+      id: '8d',
+      what: 'CloudWatch Logs bytes per delivered message: the functions’ lines (measured) + Lambda’s platform records + API access log lines',
+      figure: `${Math.round(base.logBytes)} B (${Math.round(base.appLogBytes)} B in ${base.appLogLines.toFixed(1)} lines + ${Math.round(base.platformBytes)} + ${Math.round(base.accessLogBytes)})`,
+      target: 'reported',
+      verdict: 'reported',
+      numbers: { unit: 'bytes per message', measured: base.logBytes, baseline: null, ratio: null, target: null },
+    },
+    {
+      id: '8e',
+      what: 'row 8a for a workspace with no webhook endpoint (its changes write no events, decision 77)',
+      figure: dollars(base.total),
+      target: `≤ $${TARGET_DOLLARS}`,
+      verdict: base.total <= TARGET_DOLLARS ? 'met' : 'missed',
+      numbers: { unit: 'USD per million messages', measured: base.total, baseline: total, ratio: base.total / total, target: TARGET_DOLLARS },
+    },
+  ];
+}
+
+/** Sends `count` messages one at a time and waits until each is read (and, with a receiver, its events are in). */
+async function measurePath(options: { runtime: LocalRuntime; apiKey: string; functions: FunctionMeter; store: Store }, count: number, receiver?: EventReceiver): Promise<{ invocations: Invocation[]; dispatchIds: string[] }> {
   const { runtime, functions } = options;
   functions.start();
-  let invocations: Invocation[];
-  let dispatchIds: string[];
   try {
-    dispatchIds = await sendAll(runtime.url, options.apiKey);
+    const dispatchIds = await sendAll(runtime.url, options.apiKey, count);
     await untilRead(dispatchIds, options.store);
     // The read report's last write follows readAt; let the last webhooks finish.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-  } finally {
-    invocations = functions.stop();
+    if (receiver) await receiver.untilQuiet(dispatchIds);
+    return { invocations: functions.stop(), dispatchIds };
+  } catch (error) {
+    functions.stop();
+    throw error;
   }
-  const n = dispatchIds.length;
+}
+
+interface PathPrice {
+  components: Component[];
+  total: number;
+  writeUnits: number;
+  webhooksPerMessage: number;
+  webhookRest: number;
+  byCommand: Record<string, number>;
+  logBytes: number;
+  appLogBytes: number;
+  appLogLines: number;
+  platformBytes: number;
+  accessLogBytes: number;
+}
+
+/** Prices the send–deliver–report path from its invocations (per message, and per million in `total`). */
+function pricePath(invocations: Invocation[], n: number, log: (line: string) => void): PathPrice {
   const of = (fn: string) => invocations.filter((invocation) => invocation.functionName === fn);
   const send = of(PATH.send);
   const deliver = of(PATH.deliver);
   const webhook = of(PATH.webhook);
-  const elsewhere = [...new Set(invocations.map((i) => i.functionName).filter((fn) => !Object.values(PATH).includes(fn as never)))];
-  const records = deliver.reduce((sum, i) => sum + i.records, 0);
+  const known: string[] = [...Object.values(PATH), ...Object.values(EVENTS_PATH)];
+  const elsewhere = [...new Set(invocations.map((i) => i.functionName).filter((fn) => !known.includes(fn)))];
+  const records = deliver.reduce((total, i) => total + i.records, 0);
   if (records < n) throw new Error(`The consumer saw ${records} records for ${n} messages`);
 
   const calls = [...send, ...deliver, ...webhook].flatMap((i) => i.calls);
   const dynamo = calls.filter((call) => call.service === 'dynamodb');
   const writeUnits = sum(dynamo.filter((call) => WRITE_COMMANDS.has(call.command)), (call) => call.capacity) / n;
   const readUnits = sum(dynamo.filter((call) => !WRITE_COMMANDS.has(call.command)), (call) => call.capacity) / n;
-  const byCommand = countBy(dynamo.map((call) => call.command.replace(/Command$/, '')));
+  const byCommand = Object.fromEntries(Object.entries(countBy(dynamo.map((call) => call.command.replace(/Command$/, '')))).map(([command, count]) => [command, count / n]));
 
   // API requests: the send, and each of WhatsApp's report POSTs.
   const webhooksPerMessage = webhook.length / n;
-  const gb = FUNCTION_MEMORY_MB / 1024;
-  const billedMs = (list: Invocation[]) => sum(list, (i) => Math.ceil(Math.max(0, i.ms - sum(i.calls, (call) => call.ms)) + i.calls.length * AWS_CALL_MS));
   const lambda = {
     [PATH.send]: { invocations: send.length / n, ms: billedMs(send) / n },
     // Per record: what the local batches took, shared by their records, plus a Graph call per batch.
@@ -133,82 +245,137 @@ export async function costPerMessage(options: { runtime: LocalRuntime; apiKey: s
   const components: Component[] = [
     { name: 'API Gateway (REST): send', quantity: `${(send.length / n).toFixed(2)} req`, dollars: (send.length / n) * prices.restApiRequest },
     { name: 'API Gateway (REST): WhatsApp reports', quantity: `${webhooksPerMessage.toFixed(2)} req`, dollars: webhooksPerMessage * prices.restApiRequest },
-    ...Object.entries(lambda).map(([fn, l]) => ({
-      name: `Lambda ${fn}`,
-      quantity: `${l.invocations.toFixed(2)} inv, ${l.ms.toFixed(1)} ms × ${FUNCTION_MEMORY_MB} MB`,
-      dollars: l.invocations * prices.lambdaRequest + (l.ms / 1000) * gb * prices.lambdaArmGbSecond,
-    })),
+    ...Object.entries(lambda).map(([fn, l]) => lambdaComponent(fn, l)),
     { name: 'DynamoDB writes', quantity: `${writeUnits.toFixed(1)} WRU`, dollars: writeUnits * prices.dynamodbWriteUnit },
     { name: 'DynamoDB reads', quantity: `${readUnits.toFixed(1)} RRU`, dollars: readUnits * prices.dynamodbReadUnit },
     { name: 'SQS', quantity: `${(sqs.send + sqs.receiveAndDelete + sqs.other).toFixed(2)} req`, dollars: (sqs.send + sqs.receiveAndDelete + sqs.other) * prices.sqsRequest },
     { name: 'CloudWatch Logs', quantity: `${(logBytes / 1024).toFixed(2)} KB`, dollars: (logBytes / 1e9) * prices.logsIngestedGb },
     { name: 'Secrets Manager', quantity: `${secretCalls.toFixed(4)} calls`, dollars: secretCalls * prices.secretsManagerCall },
     { name: 'KMS', quantity: `${kmsCalls.toFixed(4)} req`, dollars: kmsCalls * prices.kmsRequest },
-    // Issue 16 (outbound webhooks) adds one endpoint's events per message here: its outbox writes, its queue and consumer.
-    { name: 'integration events (issue 16, not built)', quantity: '0', dollars: 0 },
   ];
-  const perMillion = (dollars: number) => dollars * 1e6;
-  const total = perMillion(sum(components, (c) => c.dollars));
-  const webhookRest = perMillion(webhooksPerMessage * prices.restApiRequest);
-  const withFrontDoor = (price: number) => total - webhookRest + perMillion(webhooksPerMessage * price);
-  const floor = sum(WRITE_FLOOR, (w) => w.units);
-  const writeRatio = writeUnits / floor;
-  const dollars = (value: number) => `$${value.toFixed(2)}`;
 
-  if (process.env.BENCH_KEEP_LOGS) options.log([send[0], deliver[0], ...webhook.slice(0, 3)].flatMap((i) => i?.logText ?? []).join(''));
-  options.log(`  ${n} messages: ${send.length} sends, ${deliver.length} deliver batches (${records} records), ${webhook.length} webhooks${elsewhere.length ? `; not on the path: ${elsewhere.join(', ')}` : ''}`);
-  for (const [fn, list] of [[PATH.send, send], [PATH.deliver, deliver], [PATH.webhook, webhook]] as const) {
-    const own = list.flatMap((i) => i.calls).filter((call) => call.service === 'dynamodb');
-    const commands = [...new Set(own.map((call) => call.command))];
-    const line = commands.map((command) => {
-      const of = own.filter((call) => call.command === command);
-      return `${(of.length / n).toFixed(2)}× ${command.replace(/Command$/, '')} ${(sum(of, (c) => c.capacity) / n).toFixed(1)} CU (index ${(sum(of, (c) => c.indexCapacity) / n).toFixed(1)})`;
-    });
-    options.log(`  ${fn} per message: ${line.join(', ')}`);
-  }
-  return [
-    {
-      id: '8a',
-      what: `cost of 1 million delivered and read messages, AWS list prices (${PRICES_REGION}, ${PRICES_DATE}), REST API for the reports (the stack's default)`,
-      figure: dollars(total),
-      target: `≤ $${TARGET_DOLLARS}`,
-      verdict: total <= TARGET_DOLLARS ? 'met' : 'missed',
-      note: components.map((c) => `${c.name} ${c.quantity} ${dollars(perMillion(c.dollars))}`).join('; '),
-      numbers: { unit: 'USD per million messages', measured: total, baseline: null, ratio: null, target: TARGET_DOLLARS },
-    },
-    {
-      id: '8b',
-      what: 'the same, WhatsApp reports through the HTTP API front door (webhookFrontDoor=httpApi)',
-      figure: dollars(withFrontDoor(prices.httpApiRequest)),
-      target: `≤ $${TARGET_DOLLARS}`,
-      verdict: withFrontDoor(prices.httpApiRequest) <= TARGET_DOLLARS ? 'met' : 'missed',
-      numbers: { unit: 'USD per million messages', measured: withFrontDoor(prices.httpApiRequest), baseline: total, ratio: withFrontDoor(prices.httpApiRequest) / total, target: TARGET_DOLLARS },
-    },
-    {
-      id: '8c',
-      what: 'DynamoDB write units per delivered and read message (1 tracking tag) vs the fewest the design needs (docs/cost.md)',
-      figure: `${writeUnits.toFixed(1)} vs ${floor} (×${writeRatio.toFixed(2)})`,
-      target: `≤ ×${TARGET_WRITE_RATIO}`,
-      verdict: writeRatio <= TARGET_WRITE_RATIO ? 'met' : 'missed',
-      note: `per message: ${Object.entries(byCommand).map(([c, k]) => `${(k / n).toFixed(2)} ${c}`).join(', ')}`,
-      numbers: { unit: 'write request units per message', measured: writeUnits, baseline: floor, ratio: writeRatio, target: TARGET_WRITE_RATIO },
-    },
-    {
-      id: '8d',
-      what: 'CloudWatch Logs bytes per delivered message: the functions’ lines (measured) + Lambda’s platform records + API access log lines',
-      figure: `${Math.round(logBytes)} B (${Math.round(appLogBytes)} B in ${appLogLines.toFixed(1)} lines + ${Math.round(platformBytes)} + ${Math.round(accessLogBytes)})`,
-      target: 'reported',
-      verdict: 'reported',
-      numbers: { unit: 'bytes per message', measured: logBytes, baseline: null, ratio: null, target: null },
-    },
-  ];
+  if (process.env.BENCH_KEEP_LOGS) log([send[0], deliver[0], ...webhook.slice(0, 3)].flatMap((i) => i?.logText ?? []).join(''));
+  log(`  ${n} messages: ${send.length} sends, ${deliver.length} deliver batches (${records} records), ${webhook.length} webhooks${elsewhere.length ? `; not on the path: ${elsewhere.join(', ')}` : ''}`);
+  for (const [fn, list] of [[PATH.send, send], [PATH.deliver, deliver], [PATH.webhook, webhook]] as const) log(`  ${fn} per message: ${dynamoLine(list, n)}`);
+  return {
+    components,
+    total: sum(components, (c) => c.dollars) * 1e6,
+    writeUnits,
+    webhooksPerMessage,
+    webhookRest: webhooksPerMessage * prices.restApiRequest * 1e6,
+    byCommand,
+    logBytes,
+    appLogBytes,
+    appLogLines,
+    platformBytes,
+    accessLogBytes,
+  };
 }
 
-async function sendAll(baseUrl: string, apiKey: string): Promise<string[]> {
+interface EventsPrice {
+  perMessage: number;
+  total: number;
+  writeUnits: number;
+  summary: string;
+}
+
+/**
+ * Prices what the events path's own functions did per message: the stream publisher (its stream
+ * reads are free: DynamoDB Streams GetRecords made by a Lambda trigger are not billed) and the
+ * event consumer, their DynamoDB calls, SQS requests and logs.
+ */
+function priceEvents(invocations: Invocation[], n: number, eventsPerMessage: number): EventsPrice {
+  const publish = invocations.filter((i) => i.functionName === EVENTS_PATH.publish);
+  const deliver = invocations.filter((i) => i.functionName === EVENTS_PATH.deliver);
+  const publishedRecords = sum(publish, (i) => i.records);
+  const deliveredRecords = sum(deliver, (i) => i.records);
+  if (!publishedRecords || !deliveredRecords) throw new Error(`No events went out (${publishedRecords} published, ${deliveredRecords} delivered)`);
+  const calls = [...publish, ...deliver].flatMap((i) => i.calls);
+  const dynamo = calls.filter((call) => call.service === 'dynamodb');
+  const writeUnits = sum(dynamo.filter((call) => WRITE_COMMANDS.has(call.command)), (call) => call.capacity) / n;
+  const readUnits = sum(dynamo.filter((call) => !WRITE_COMMANDS.has(call.command)), (call) => call.capacity) / n;
+  // Per event, from the local batches; invocations as the deployed batching would make them.
+  const lambda = {
+    [EVENTS_PATH.publish]: { invocations: 1 / PUBLISH_MESSAGES_PER_BATCH, ms: (billedMs(publish) / publishedRecords) * eventsPerMessage },
+    [EVENTS_PATH.deliver]: {
+      invocations: eventsPerMessage / webhookQueueSettings.batchSize,
+      ms: (billedMs(deliver) / deliveredRecords) * eventsPerMessage + (RECEIVER_ROUND_TRIP_MS * eventsPerMessage) / webhookQueueSettings.batchSize,
+    },
+  };
+  const sqsRequests = calls.filter((call) => call.service === 'sqs').length / n + (2 * eventsPerMessage) / webhookQueueSettings.batchSize;
+  const logBytes = sum([...publish, ...deliver], (i) => i.logBytes) / n + (lambda[EVENTS_PATH.publish].invocations + lambda[EVENTS_PATH.deliver].invocations) * platformLogBytes();
+  const dollars =
+    sum(Object.entries(lambda), ([fn, l]) => lambdaComponent(fn, l).dollars) +
+    writeUnits * prices.dynamodbWriteUnit +
+    readUnits * prices.dynamodbReadUnit +
+    sqsRequests * prices.sqsRequest +
+    (logBytes / 1e9) * prices.logsIngestedGb;
+  const summary = `their functions ${Object.entries(lambda)
+    .map(([fn, l]) => `${fn} ${l.invocations.toFixed(2)} inv ${l.ms.toFixed(1)} ms`)
+    .join(', ')}, ${writeUnits.toFixed(1)} WRU + ${readUnits.toFixed(1)} RRU, ${sqsRequests.toFixed(2)} SQS req, ${(logBytes / 1024).toFixed(2)} KB logs`;
+  return { perMessage: eventsPerMessage, total: dollars * 1e6, writeUnits, summary };
+}
+
+interface EventReceiver {
+  received: { type: string; data: unknown }[];
+  untilQuiet(dispatchIds: string[]): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A receiver on this machine (lib/webhook-receiver.ts), registered as the bench workspace's one endpoint. */
+async function eventReceiver(store: Store): Promise<EventReceiver> {
+  const { registerEndpoint, removeEndpoint } = await import('../../lambdas/domain/webhooks/manage-endpoints');
+  const { clearEventGateCache } = await import('../../lambdas/domain/webhooks/event-gate');
+  const { startWebhookReceiver } = await import('../../lib/webhook-receiver');
+  const received: EventReceiver['received'] = [];
+  // The secret comes with the registration, and the receiver verifies with it: the port first.
+  const port = await freePort();
+  const endpoint = await registerEndpoint({ workspaceId: BENCH_WORKSPACE, url: `http://127.0.0.1:${port}/hooks`, events: null, description: 'row 8' }, new Date(), { store });
+  const listening = await startWebhookReceiver({ secret: endpoint.secret, port, onEvent: (event) => received.push(event) });
+  clearEventGateCache();
+  return {
+    received,
+    async untilQuiet(dispatchIds) {
+      const delivered = (id: string) => received.some((event) => (event.data as { dispatchId?: string; status?: string }).dispatchId === id && (event.data as { status?: string }).status === 'delivered');
+      while (!dispatchIds.every(delivered)) await new Promise((resolve) => setTimeout(resolve, 250));
+      // Then until nothing more comes for a while: a read may follow its delivered event.
+      for (let seen = -1; seen !== received.length; ) {
+        seen = received.length;
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+      }
+    },
+    async stop() {
+      await new Promise((resolve) => listening.close(resolve));
+      await removeEndpoint(BENCH_WORKSPACE, endpoint.id, { store });
+      clearEventGateCache();
+    },
+  };
+}
+
+const lambdaComponent = (fn: string, l: { invocations: number; ms: number }): Component => ({
+  name: `Lambda ${fn}`,
+  quantity: `${l.invocations.toFixed(2)} inv, ${l.ms.toFixed(1)} ms × ${FUNCTION_MEMORY_MB} MB`,
+  dollars: l.invocations * prices.lambdaRequest + (l.ms / 1000) * (FUNCTION_MEMORY_MB / 1024) * prices.lambdaArmGbSecond,
+});
+
+/** A function's billed time: measured, less its waits on the local emulators, plus an in-region AWS call each, rounded up per invocation. */
+const billedMs = (list: Invocation[]) => sum(list, (i) => Math.ceil(Math.max(0, i.ms - sum(i.calls, (call) => call.ms)) + i.calls.length * AWS_CALL_MS));
+
+const dynamoLine = (list: Invocation[], n: number) => {
+  const own = list.flatMap((i) => i.calls).filter((call) => call.service === 'dynamodb');
+  return [...new Set(own.map((call) => call.command))]
+    .map((command) => {
+      const of = own.filter((call) => call.command === command);
+      return `${(of.length / n).toFixed(2)}× ${command.replace(/Command$/, '')} ${(sum(of, (c) => c.capacity) / n).toFixed(1)} CU (index ${(sum(of, (c) => c.indexCapacity) / n).toFixed(1)})`;
+    })
+    .join(', ');
+};
+
+async function sendAll(baseUrl: string, apiKey: string, count: number): Promise<string[]> {
   const ids: string[] = [];
   let next = 0;
   const sender = async () => {
-    while (next < MESSAGES) {
+    while (next < count) {
       const i = next++;
       const response = await fetch(`${baseUrl}${pathOf(routes.sendMessage)}`, {
         method: 'POST',

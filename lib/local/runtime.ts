@@ -43,7 +43,10 @@ export interface LocalRuntimeOptions {
   onError?: (error: unknown) => void;
 }
 
-/** One function invocation, named by the function (route id, `deliver`, `reconcile`), with the event it was given. */
+/**
+ * One function invocation, named by the function (route id, `deliver`, `reconcile`,
+ * `publish-webhook-events`, `deliver-webhook-event`), with the event it was given.
+ */
 export type Invoke = <T>(functionName: string, invocation: () => Promise<T>, event?: unknown) => Promise<T>;
 
 const directly: Invoke = (_functionName, invocation) => invocation();
@@ -160,7 +163,15 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     if (options.consumer ?? true) {
       // Webhook events go out as deployed: the outbox through the table's stream, then the webhook-events queue.
       const publish = (await import('../../lambdas/handlers/publish-webhook-events')) as { handler: StreamHandler };
-      publisher = await startStreamPoller({ dynamodb, endpoint: dynamodbEndpoint, region, credentials: LOCAL_CREDENTIALS, tableName, handler: publish.handler, onError });
+      publisher = await startStreamPoller({
+        dynamodb,
+        endpoint: dynamodbEndpoint,
+        region,
+        credentials: LOCAL_CREDENTIALS,
+        tableName,
+        handler: (event, context) => invoke('publish-webhook-events', () => publish.handler(event, context), event),
+        onError,
+      });
       const { webhookQueueSettings } = await import('../../lambdas/shared/webhook-queue-settings');
       const deliverEvents = (await import('../../lambdas/handlers/deliver-webhook-event')) as { handler: SqsHandler };
       webhookPoller = startQueuePoller({
@@ -168,7 +179,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         queueUrl: webhookQueues.queueUrl,
         queueArn: webhookQueues.queueArn,
         region,
-        handler: deliverEvents.handler,
+        handler: (event, context) => invoke('deliver-webhook-event', () => deliverEvents.handler(event, context), event),
         settings: webhookQueueSettings,
         functionName: 'deliver-webhook-event',
         onError,
