@@ -319,7 +319,9 @@ const inputs: Record<RouteId, fc.Arbitrary<EventInput>> = {
   listWebhookDeliveries: fc.record({
     apiKey,
     pathParameters: fc.record({ id: segment(fc.oneof(endpointIdLike, fc.constant('endpoint'))) }),
-    query: query({ limit: wholeNumber, cursor: fc.oneof(fc.base64String({ maxLength: 80 }), fc.string()) }),
+    // Half the requests ask for a first page: a made-up cursor is always refused, and with one in
+    // nearly every request a run could reach no accepted request at all (about one in eight did).
+    query: fc.oneof(query({ limit: wholeNumber }), query({ limit: wholeNumber, cursor: fc.oneof(fc.base64String({ maxLength: 80 }), fc.string()) })),
   }),
   resendWebhookEvent: fc.record({
     apiKey,
