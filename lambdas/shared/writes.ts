@@ -22,6 +22,27 @@ export function isConditionFailed(error: unknown): boolean {
   return errorName(error) === 'ConditionalCheckFailedException';
 }
 
+/** True when a write failed only because a transaction in flight was writing its item. */
+export function isTransactionConflict(error: unknown): boolean {
+  return errorName(error) === 'TransactionConflictException';
+}
+
+/** True when every write DynamoDB refused in a cancelled transaction was refused for a transaction in flight. */
+export const onlyConflicts = (refused: Record<string, string | undefined>): boolean => {
+  const codes = Object.values(refused);
+  return codes.length > 0 && codes.every((code) => code === 'TransactionConflict');
+};
+
+/**
+ * DynamoDB refuses a write touching an item that another transaction is writing (a cancelled
+ * transaction's `TransactionConflict`, or TransactionConflictException), and the SDK does not
+ * retry either. Writes that contend for shared items (a workspace's report rollups, written by
+ * every first report of its day) try again after a random pause, 25 ms doubling to 1 s (full
+ * jitter, so contenders spread out), up to CONFLICT_RETRIES times: about 3 s on average in all.
+ */
+export const CONFLICT_RETRIES = 10;
+export const conflictPause = (retry: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1_000, 25 * 2 ** retry)));
+
 /** Not `instanceof Error`: an error may come from another realm (see dependency-errors.ts). */
 const errorName = (error: unknown) => (typeof error === 'object' && error !== null && 'name' in error ? error.name : undefined);
 

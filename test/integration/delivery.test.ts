@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { ChangeMessageVisibilityCommand, CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import { deliverDispatch, STALE_ATTEMPT_MS, type DeliveryAttempt } from '../../lambdas/domain/delivery/deliver-dispatch';
+import { deliverDispatch, deliverQueuedDispatch, STALE_ATTEMPT_MS, type DeliveryAttempt } from '../../lambdas/domain/delivery/deliver-dispatch';
 import { claimDispatch } from '../../lambdas/domain/delivery/delivery-attempt';
 import { applyStatus } from '../../lambdas/domain/delivery/dispatch-status';
 import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
@@ -19,6 +19,7 @@ import { keys } from '../../lambdas/shared/table';
 import { startQueuePoller } from '../../lib/local/queue-poller';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
 import { useTableAndQueues } from '../support/sqs';
+import { emulateTransactionConflicts } from '../support/transaction-conflicts';
 
 const env = useTableAndQueues();
 
@@ -286,6 +287,67 @@ describe('the deliver consumer against DynamoDB Local', () => {
     const event = (await itemsOf(dispatchId)).find((item) => item.sk === 'EVT#REJECTED');
     expect(event).toMatchObject({ status: 'REJECTED', failureCode: '131026', phone: '+6281234567890' });
     expect(await rollupsOf(ws)).toEqual([]);
+  });
+});
+
+describe('a burst in one workspace, with DynamoDB’s transaction conflicts', () => {
+  // Every first report of a workspace's day writes the same day, tag and day-tag rollups, so a
+  // burst's status transactions contend for them. DynamoDB Local never refuses one for that;
+  // DynamoDB does, and the SDK does not retry it.
+  it('records every send, and counts each once, when concurrent status transactions conflict on the rollups', async () => {
+    const ws = `ws-${randomUUID().slice(0, 8)}`;
+    await saveWorkspace({ id: ws, name: ws, rupiahPerCredit: 150 }, new Date(), env.table);
+    await saveTemplate(ws, template, env.table);
+    const dispatchIds: string[] = [];
+    for (let i = 0; i < 24; i++) {
+      const sent = await sendTemplateMessage(
+        { workspaceId: ws, apiClient: { id: 'k', name: 'k' }, to: `0812345${String(i).padStart(5, '0')}`, templateId: TEMPLATE_ID, variables: { name: 'B', order: String(i) }, tagIds: [], trackingTags: ['promo'], now: new Date() },
+        { store: env.table, queue: env.queues },
+      );
+      dispatchIds.push(sent.dispatchId);
+    }
+    const { provider, calls } = scriptedProvider(accept);
+    const conflicts = emulateTransactionConflicts(env.table.db);
+    try {
+      const outcomes = await Promise.all(dispatchIds.map((dispatchId) => deliver(dispatchId, ws, provider)));
+      expect(outcomes).toEqual(dispatchIds.map(() => 'sent'));
+    } finally {
+      conflicts.remove();
+    }
+
+    // The conflicts happened (the test shows what it claims to), and none cost a send.
+    expect(conflicts.stats.cancelled).toBeGreaterThan(0);
+    expect(calls.sort()).toEqual([...dispatchIds].sort());
+    const statuses = await Promise.all(dispatchIds.map(async (dispatchId) => (await getDispatch(ws, dispatchId, env.table))?.status));
+    expect(statuses).toEqual(dispatchIds.map(() => 'sent'));
+    expect((await rollupsOf(ws)).map((item) => [item.entity, item.dispatchCount]).sort()).toEqual([
+      ['dayRollup', 24],
+      ['dayTagRollup', 24],
+      ['tagRollup', 24],
+    ]);
+  });
+  it('does not take a send whose status write kept conflicting as recorded: nothing half-written, no second provider call, and the provider’s report records it', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    const { provider, calls } = scriptedProvider(accept);
+    // No pauses between retries: the rollup items stay held by a transaction that never ends.
+    jest.spyOn(Math, 'random').mockReturnValue(0);
+    const conflicts = emulateTransactionConflicts(env.table.db, { heldForever: (pk) => pk.startsWith(`WS#${ws}#RD#`) });
+    try {
+      await expect(deliver(dispatchId, ws, provider)).rejects.toThrow(`Change of dispatch ${dispatchId} kept conflicting with other transactions`);
+      expect(await deliverQueuedDispatch(attempt(dispatchId, ws, 2), { providerFor: () => provider, store: env.table })).toEqual({ outcome: 'skipped' });
+    } finally {
+      conflicts.remove();
+      jest.restoreAllMocks();
+    }
+    expect(conflicts.stats.cancelled).toBe(11);
+    expect(calls).toEqual([dispatchId]);
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'processing', sentAt: null });
+    expect(await rollupsOf(ws)).toEqual([]);
+
+    // The conflicts over, WhatsApp's `sent` report (it echoes the dispatch id) records the send, once.
+    await applyProviderReports(statusWebhook(`sandbox:${ws}`, [{ id: `wamid.${randomUUID()}`, status: 'sent', timestamp: String(Math.floor(Date.now() / 1000)), biz_opaque_callback_data: dispatchId }]), env.table);
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent' });
+    expect((await rollupsOf(ws)).map((item) => item.dispatchCount)).toEqual([1, 1, 1]);
   });
 });
 

@@ -70,8 +70,9 @@ export async function deliverDispatch(attempt: DeliveryAttempt, deps: DeliveryDe
   }
   // Still not ready on the message's last receive: settled as a refused attempt would be.
   if (sender instanceof ProviderError) return recordVerdict(dispatch, sender, attempt, now(), deps.store);
+  let providerMessageId: string;
   try {
-    const { providerMessageId } = await callProvider(sender.provider, {
+    ({ providerMessageId } = await callProvider(sender.provider, {
       dispatchId: dispatch.dispatchId,
       to: dispatch.to,
       templateName: dispatch.providerTemplateName,
@@ -79,14 +80,17 @@ export async function deliverDispatch(attempt: DeliveryAttempt, deps: DeliveryDe
       bodyParameters: dispatch.bodyParameters,
       ...dispatch.templateParameters,
       ...(sender.phoneNumberId ? { phoneNumberId: sender.phoneNumberId } : {}),
-    });
-    await applyStatus(dispatch.dispatchId, { to: 'sent', occurredAt: now().toISOString(), providerMessageId }, deps.store, dispatch);
-    return 'sent';
+    }));
   } catch (error) {
     const verdict = error instanceof ProviderError ? error : new ProviderError('unknown', 'provider_fault', (error as Error).message, { cause: error });
     logger.info('Provider did not accept', { dispatchId: dispatch.dispatchId, kind: verdict.kind, code: verdict.code });
     return recordVerdict(dispatch, verdict, attempt, now(), deps.store);
   }
+  // The provider has it. A write that fails here is not the provider's verdict: it throws, the
+  // claim keeps a second call out, and the provider's own reports (which echo the dispatch id)
+  // record the send.
+  await applyStatus(dispatch.dispatchId, { to: 'sent', occurredAt: now().toISOString(), providerMessageId }, deps.store, dispatch);
+  return 'sent';
 }
 
 interface Sender {

@@ -1,7 +1,7 @@
 import { defaultStore } from '../../shared/default-store';
 import { messageMetrics } from '../../shared/metrics';
 import type { Store } from '../../shared/store';
-import { isConditionFailed, transactWrite, writeOne, type NamedWrites, type Write } from '../../shared/writes';
+import { conflictPause, CONFLICT_RETRIES, isConditionFailed, isTransactionConflict, onlyConflicts, transactWrite, writeOne, type NamedWrites, type Write } from '../../shared/writes';
 import { conversationTouch } from '../conversations/conversation-item';
 import type { Dispatch } from '../messages/dispatch';
 import { getDispatchById, pricingChange, readReceipt, statusMove, type DispatchChange, type SequenceMode, type StatusMove } from '../messages/dispatch-repository';
@@ -85,7 +85,7 @@ export async function changeDispatch(
     if (writes) {
       const { dispatch: change, alongside } = writes;
       const outbox = hold ? outboxPut(current.workspaceId, messageStatusEvent(change.after, new Date())) : undefined;
-      if (await commit(store, { dispatch: change.write, ...alongside, outbox })) return { before: current, after: change.after };
+      if (await commitThroughConflicts(dispatchId, store, { dispatch: change.write, ...alongside, outbox })) return { before: current, after: change.after };
     }
     // Someone moved it first, or what we knew was old: read it again and decide again.
     current = undefined;
@@ -93,15 +93,35 @@ export async function changeDispatch(
   return undefined;
 }
 
+/**
+ * Commits one change: true once committed, false when a condition refused it (the dispatch moved
+ * first). Other transactions holding its items (a burst's first reports all write the same
+ * rollups) are waited out; a change still refused for them after CONFLICT_RETRIES throws, so the
+ * caller's message or callback is retried rather than the change taken as not applying (a send
+ * the provider accepted was left `processing` that way).
+ */
+async function commitThroughConflicts(dispatchId: string, store: Store, writes: NamedWrites<string>): Promise<boolean> {
+  for (let retry = 0; ; retry++) {
+    const outcome = await commit(store, writes);
+    if (outcome !== 'conflict') return outcome === 'committed';
+    if (retry >= CONFLICT_RETRIES) throw new Error(`Change of dispatch ${dispatchId} kept conflicting with other transactions`);
+    await conflictPause(retry);
+  }
+}
+
 /** A transaction; a change that is one write alone is sent as that write, at half the write units. */
-async function commit(store: Store, writes: NamedWrites<string>): Promise<boolean> {
+async function commit(store: Store, writes: NamedWrites<string>): Promise<'committed' | 'refused' | 'conflict'> {
   const present = Object.values(writes).flatMap((value): readonly Write[] => (value === undefined ? [] : 'Put' in value || 'Update' in value || 'Delete' in value ? [value] : value));
-  if (present.length !== 1) return (await transactWrite(store, writes)).committed;
+  if (present.length !== 1) {
+    const result = await transactWrite(store, writes);
+    return result.committed ? 'committed' : onlyConflicts(result.refused) ? 'conflict' : 'refused';
+  }
   try {
     await writeOne(store, present[0]!);
-    return true;
+    return 'committed';
   } catch (error) {
-    if (isConditionFailed(error)) return false;
+    if (isConditionFailed(error)) return 'refused';
+    if (isTransactionConflict(error)) return 'conflict';
     throw error;
   }
 }
