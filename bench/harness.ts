@@ -224,7 +224,11 @@ How the rows are measured:
 - 2: handlers invoked in a child process with the clients' network replaced by the recording, against an SDK-only
   handler that sends the commands one warm request of the route sent (concurrent ones together), on the same clients
   against the same recording, requests alternating; mean process CPU per request, elapsed p50/p99 beside it. 3: autocannon over HTTP against the same transaction and message sent directly with the
-  SDK, rounds alternating. 7a: RSS sampled every 50 ms in the bench process, which hosts the runtime and autocannon.
+  SDK, rounds alternating. 4d: dispatches written by the send path onto queues of the bench's own, taken through the
+  runtime's queue poller (4 batches of 10 in flight) in a child process whose sandbox reports nothing, by the deployed
+  deliver handler and, rounds alternating, by a handler that replays the DynamoDB calls one warm delivery made, with
+  each record's dispatch id, number and conversation put in. 7a: RSS sampled every 50 ms in the bench process, which
+  hosts the runtime and autocannon.
 - 8: 200 sandbox sends reported sent, delivered and read, each function invocation metered (duration, AWS calls and
   capacity, log bytes) and priced at AWS list prices; what is assumed, and the write floor: docs/cost.md.
 

@@ -65,6 +65,8 @@ async function main(): Promise<void> {
       log('Row 4: delivery latency…');
       const { deliveryLatency } = await import('./scenarios/delivery-latency');
       rows.push(...(await deliveryLatency(runtime.url, DEMO_KEY)));
+      const { consumerThroughput } = await import('./scenarios/consumer-throughput');
+      rows.push(...(await consumerThroughput({ env: process.env, store: defaultStore(), sqs, workspaceId: workspace.id, log })));
     }
     if (wanted('6')) {
       log('Row 6: seeding report data…');

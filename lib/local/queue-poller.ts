@@ -72,7 +72,7 @@ export function startQueuePoller(options: {
   };
 }
 
-function toRecord(message: Message, options: { queueArn: string; region: string }): SQSRecord {
+export function toRecord(message: Message, options: { queueArn: string; region: string }): SQSRecord {
   const attributes = message.Attributes ?? {};
   return {
     messageId: message.MessageId!,

@@ -1,0 +1,168 @@
+import '../bin/node-check.cjs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { DeleteMessageCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { lambdaContext } from '../lib/local/api-gateway-event';
+import { startQueuePoller, toRecord, type SqsHandler } from '../lib/local/queue-poller';
+
+/**
+ * Row 4d, in its own process: the deliver handler reads its configuration at import, and here the
+ * sandbox has no callback URL, so no report competes with the consumer for the CPU (on Lambda the
+ * webhook is another function). Run by bench/scenarios/consumer-throughput.ts with the runtime's
+ * environment; reads the plan from argv[2] and writes JSON to argv[3].
+ */
+export interface ConsumerPlan {
+  region: string;
+  /** Two dispatches on a queue of the bench's own: the handler's warm-up, and the replay's template. */
+  warmUpQueue: PlannedQueue;
+  /** Rounds, handler then replay in each: dispatches the deliver handler takes, and the SDK-only replay's, each on a queue of its own. */
+  rounds: { handlerQueue: PlannedQueue; directQueue: PlannedQueue }[];
+  /** Per dispatch, what differs between one dispatch's calls and another's. */
+  dispatches: Record<string, { to: string; conversationId: string }>;
+  concurrency: number;
+}
+
+export interface PlannedQueue {
+  url: string;
+  arn: string;
+  count: number;
+}
+
+interface Command {
+  readonly input: object;
+}
+interface SdkClient {
+  send(command: Command): Promise<unknown>;
+}
+
+async function main(): Promise<void> {
+  const [planFile, outFile] = process.argv.slice(2) as [string, string];
+  const plan = JSON.parse(readFileSync(planFile, 'utf8')) as ConsumerPlan;
+  const { dynamo, sqs } = await import('../lambdas/shared/clients');
+  const { handler } = await import('../lambdas/handlers/deliver');
+  const deliver = handler as unknown as SqsHandler;
+  const sideOf = (queue: PlannedQueue) => ({ queueUrl: queue.url, queueArn: queue.arn, region: plan.region });
+
+  // Two deliveries one at a time: the first warms the handler's caches (workspace, event gate),
+  // the second is recorded, call by call, as the replay's template.
+  let template: { dispatchId: string; calls: { client: SdkClient; command: Command }[] } | undefined;
+  for (let i = 0; i < 2; i++) {
+    const record = await receiveOne(sqs, sideOf(plan.warmUpQueue));
+    const calls = await callsOf([dynamo, sqs], () => deliver({ Records: [record] }, lambdaContext('deliver', 30_000)));
+    await sqs.send(new DeleteMessageCommand({ QueueUrl: plan.warmUpQueue.url, ReceiptHandle: record.receiptHandle }));
+    template = { dispatchId: dispatchIdOf(record.body), calls };
+  }
+  const model = template!;
+  const modelValues = plan.dispatches[model.dispatchId]!;
+
+  // The same calls made directly: for each record, the template's commands with its dispatch id,
+  // number and conversation put in, one after another, records of a batch at once (as the
+  // handler's batch processor runs them).
+  let directFailures = 0;
+  let current: Command | undefined;
+  let firstFailure: string | undefined;
+  const direct: SqsHandler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    await Promise.all(
+      event.Records.map(async ({ body }) => {
+        const dispatchId = dispatchIdOf(body);
+        const values = plan.dispatches[dispatchId]!;
+        const swap = (text: string) =>
+          text.replaceAll(model.dispatchId, dispatchId).replaceAll(modelValues.conversationId, values.conversationId).replaceAll(modelValues.to.slice(1), values.to.slice(1));
+        try {
+          for (const { client, command } of model.calls) {
+            current = command;
+            await client.send(new (command.constructor as new (input: object) => Command)(JSON.parse(swap(JSON.stringify(command.input))) as object));
+          }
+        } catch (error) {
+          firstFailure ??= `${current?.constructor.name ?? 'a call'}: ${(error as Error).message}`;
+          directFailures++;
+        }
+      }),
+    );
+    return { batchItemFailures: [] };
+  };
+
+  // Rounds alternate, so both sides see DynamoDB Local as warm as the other.
+  const handlerRuns = [];
+  const directRuns = [];
+  for (const round of plan.rounds) {
+    handlerRuns.push(await drain(sqs, sideOf(round.handlerQueue), round.handlerQueue.count, deliver, plan.concurrency));
+    directRuns.push(await drain(sqs, sideOf(round.directQueue), round.directQueue.count, direct, plan.concurrency));
+  }
+  writeFileSync(
+    outFile,
+    JSON.stringify({
+      handler: handlerRuns,
+      direct: directRuns,
+      directFailures,
+      firstFailure,
+      calls: model.calls.map(({ command }) => command.constructor.name.replace(/Command$/, '')),
+    }),
+  );
+}
+
+const dispatchIdOf = (body: string) => (JSON.parse(body) as { dispatchId: string }).dispatchId;
+
+async function receiveOne(sqs: SQSClient, side: { queueUrl: string; queueArn: string; region: string }) {
+  for (;;) {
+    const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: side.queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'] }));
+    if (Messages[0]) return toRecord(Messages[0], side);
+  }
+}
+
+/**
+ * Runs `handler` on the queue through the local runtime's own poller (Lambda's event source as
+ * the runtime plays it: receive up to 10, invoke, delete) until `count` records were handled,
+ * and times it from the first receive to the last record handled.
+ */
+async function drain(sqs: SQSClient, side: { queueUrl: string; queueArn: string; region: string }, count: number, handler: SqsHandler, concurrency: number) {
+  let handled = 0;
+  let failed = 0;
+  let finished!: () => void;
+  const done = new Promise<void>((resolve) => (finished = resolve));
+  const started = performance.now();
+  let lastAt = started;
+  const poller = startQueuePoller({
+    sqs,
+    ...side,
+    concurrency,
+    onError: () => failed++,
+    handler: async (event, context) => {
+      const response = await handler(event, context);
+      failed += response.batchItemFailures.length;
+      handled += event.Records.length - response.batchItemFailures.length;
+      lastAt = performance.now();
+      if (handled >= count) finished();
+      return response;
+    },
+  });
+  await done;
+  await poller.stop();
+  return { dispatches: handled, failed, seconds: (lastAt - started) / 1000 };
+}
+
+/** The commands the clients are asked to send while `work` runs, in order. */
+async function callsOf(clients: SdkClient[], work: () => Promise<unknown>) {
+  const calls: { client: SdkClient; command: Command }[] = [];
+  const sends = clients.map((client) => client.send.bind(client));
+  clients.forEach((client, i) => {
+    client.send = (command: Command) => {
+      calls.push({ client, command });
+      return sends[i]!(command);
+    };
+  });
+  try {
+    await work();
+  } finally {
+    for (const client of clients) delete (client as Partial<SdkClient>).send;
+  }
+  return calls;
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
