@@ -11,6 +11,7 @@ import { ACCESS_LOG_FORMAT } from '../../lib/constructs/messaging-api';
 import type { LocalRuntime } from '../../lib/local/runtime';
 import { PRICES_DATE, PRICES_REGION, prices } from '../aws-prices';
 import type { FunctionMeter, Invocation, Row } from '../harness';
+import { measureLeanWrites } from '../prototypes/lean-write-side';
 
 const MESSAGES = 200;
 /** Sent after MESSAGES, with one webhook endpoint registered: what events to an integration add. */
@@ -124,6 +125,10 @@ export async function costPerMessage(options: { runtime: LocalRuntime; apiKey: s
   };
   options.log(`  integration events per message: ${events.perMessage.toFixed(2)} (path +$${eventsOnPath.toFixed(2)}/M, +${(withEvents.writeUnits - base.writeUnits).toFixed(1)} WRU; ${events.summary}: $${events.total.toFixed(2)}/M)`);
 
+  // The prototype of the lean write side (bench/prototypes/lean-write-side.ts), its writes measured.
+  options.log('  prototype: the lean write side…');
+  const lean = await priceLeanWriteSide(options.store, plain.dispatchIds[0]!, base);
+
   const total = base.total + eventsDollars;
   const withFrontDoor = (price: number) => total - base.webhookRest + base.webhooksPerMessage * price * 1e6;
   const floor = sum(WRITE_FLOOR, (w) => w.units);
@@ -172,7 +177,58 @@ export async function costPerMessage(options: { runtime: LocalRuntime; apiKey: s
       verdict: base.total <= TARGET_DOLLARS ? 'met' : 'missed',
       numbers: { unit: 'USD per million messages', measured: base.total, baseline: total, ratio: base.total / total, target: TARGET_DOLLARS },
     },
+    {
+      id: '8f',
+      what: `PROTOTYPE, not the stack: row 8e on the lean write side (docs/cost.md, "What would meet $15"): its write units measured on DynamoDB Local (${lean.writes.perMessage.toFixed(1)} WRU, dispatch item ${lean.writes.dispatchBytes} B), the send on an HTTP API, WhatsApp's reports on a function URL, everything else as measured in 8e`,
+      figure: dollars(lean.total),
+      target: `≤ $${TARGET_DOLLARS}`,
+      verdict: lean.total <= TARGET_DOLLARS ? 'met' : 'missed',
+      note: lean.note,
+      numbers: { unit: 'USD per million messages', measured: lean.total, baseline: base.total, ratio: lean.total / base.total, target: TARGET_DOLLARS },
+    },
+    {
+      id: '8g',
+      what: 'PROTOTYPE: row 8f with one endpoint’s events, published from the table’s stream (no outbox item in the status writes), the events’ functions, delivery records, SQS and logs as measured in 8a',
+      figure: dollars(lean.total + events.total),
+      target: `≤ $${TARGET_DOLLARS}`,
+      verdict: lean.total + events.total <= TARGET_DOLLARS ? 'met' : 'missed',
+      note: `events: ${events.summary} $${events.total.toFixed(2)}`,
+      numbers: { unit: 'USD per million messages', measured: lean.total + events.total, baseline: total, ratio: (lean.total + events.total) / total, target: TARGET_DOLLARS },
+    },
   ];
+}
+
+/**
+ * Row 8f: 8e's measured path with what the lean write side changes. DynamoDB writes are the
+ * prototype's, measured; the stream consumer that writes the rollups, links and conversation is
+ * priced as a function of the path (one invocation per batch, an in-region call per write); the
+ * send moves to an HTTP API and WhatsApp's reports to a function URL (no request price; it gives
+ * up WAF and API Gateway's throttling, the signature still checked on the raw body).
+ */
+async function priceLeanWriteSide(store: Store, sampleId: string, base: PathPrice) {
+  const { Item: sample } = await store.db.send(new GetCommand({ TableName: store.tableName, Key: keys.dispatch(sampleId) }));
+  const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
+  const { DynamoDBDocumentClient } = await import('@aws-sdk/lib-dynamodb');
+  const raw = new DynamoDBClient({ region: process.env.AWS_REGION, endpoint: process.env.DYNAMODB_ENDPOINT });
+  const doc = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
+  try {
+    const writes = await measureLeanWrites({ raw, doc }, sample!, MESSAGES);
+    const component = (name: string) => base.components.find((c) => c.name === name)!.dollars * 1e6;
+    const aggregatorWrites = Object.entries(writes.perStep).filter(([step]) => step.startsWith('stream consumer')).length;
+    const aggregator = lambdaComponent('stream consumer', { invocations: writes.aggregatorInvocations, ms: aggregatorWrites * AWS_CALL_MS });
+    const changes: Component[] = [
+      { name: 'DynamoDB writes', quantity: `${writes.perMessage.toFixed(1)} WRU (was ${base.writeUnits.toFixed(1)})`, dollars: writes.perMessage * prices.dynamodbWriteUnit - component('DynamoDB writes') / 1e6 },
+      { name: 'send on an HTTP API', quantity: '1 req', dollars: prices.httpApiRequest - component('API Gateway (REST): send') / 1e6 },
+      { name: 'reports on a function URL', quantity: `${base.webhooksPerMessage.toFixed(2)} req`, dollars: base.webhooksPerMessage * prices.functionUrlRequest - component('API Gateway (REST): WhatsApp reports') / 1e6 },
+      aggregator,
+    ];
+    const total = base.total + sum(changes, (c) => c.dollars) * 1e6;
+    const steps = Object.entries(writes.perStep).map(([step, units]) => `${step} ${units.toFixed(2)}`).join('; ');
+    const note = `write units per message by step: ${steps}. Against 8e: ${changes.map((c) => `${c.name} ${c.quantity} ${c.dollars >= 0 ? '+' : '−'}$${Math.abs(c.dollars * 1e6).toFixed(2)}`).join('; ')}`;
+    return { total, writes, note };
+  } finally {
+    doc.destroy();
+  }
 }
 
 /** Sends `count` messages one at a time and waits until each is read (and, with a receiver, its events are in). */
