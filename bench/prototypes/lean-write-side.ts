@@ -100,7 +100,7 @@ export async function measureLeanWrites(clients: { raw: DynamoDBClient; doc: Dyn
         createdAt,
         updatedAt: createdAt,
         npk: `WS#${ws}#P#${to}`,
-        nsk: `${sample.templateId}#${createdAt}`,
+        nsk: `${String(sample.templateId)}#${createdAt}`,
         dpk: `WS#${ws}#D#${day}`,
         dsk: `${createdAt}#${dispatchId}`,
       };
