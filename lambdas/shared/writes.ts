@@ -38,9 +38,11 @@ export const onlyConflicts = (refused: Record<string, string | undefined>): bool
  * transaction's `TransactionConflict`, or TransactionConflictException), and the SDK does not
  * retry either. Writes that contend for shared items (a workspace's report rollups, written by
  * every first report of its day) try again after a random pause, 25 ms doubling to 1 s (full
- * jitter, so contenders spread out), up to CONFLICT_RETRIES times: about 3 s on average in all.
+ * jitter, so contenders spread out), up to CONFLICT_RETRIES times or for CONFLICT_WAIT_MS, which
+ * leaves the webhook function (10 s) time to answer.
  */
-export const CONFLICT_RETRIES = 10;
+export const CONFLICT_RETRIES = 20;
+export const CONFLICT_WAIT_MS = 8_000;
 export const conflictPause = (retry: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1_000, 25 * 2 ** retry)));
 
 /** Not `instanceof Error`: an error may come from another realm (see dependency-errors.ts). */

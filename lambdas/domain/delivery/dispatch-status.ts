@@ -1,7 +1,7 @@
 import { defaultStore } from '../../shared/default-store';
 import { messageMetrics } from '../../shared/metrics';
 import type { Store } from '../../shared/store';
-import { conflictPause, CONFLICT_RETRIES, isConditionFailed, isTransactionConflict, onlyConflicts, transactWrite, writeOne, type NamedWrites, type Write } from '../../shared/writes';
+import { conflictPause, CONFLICT_RETRIES, CONFLICT_WAIT_MS, isConditionFailed, isTransactionConflict, onlyConflicts, transactWrite, writeOne, type NamedWrites, type Write } from '../../shared/writes';
 import { conversationTouch } from '../conversations/conversation-item';
 import type { Dispatch } from '../messages/dispatch';
 import { getDispatchById, pricingChange, readReceipt, statusMove, type DispatchChange, type SequenceMode, type StatusMove } from '../messages/dispatch-repository';
@@ -96,15 +96,16 @@ export async function changeDispatch(
 /**
  * Commits one change: true once committed, false when a condition refused it (the dispatch moved
  * first). Other transactions holding its items (a burst's first reports all write the same
- * rollups) are waited out; a change still refused for them after CONFLICT_RETRIES throws, so the
+ * rollups) are waited out; a change still refused for them after that throws, so the
  * caller's message or callback is retried rather than the change taken as not applying (a send
  * the provider accepted was left `processing` that way).
  */
 async function commitThroughConflicts(dispatchId: string, store: Store, writes: NamedWrites<string>): Promise<boolean> {
+  const deadline = Date.now() + CONFLICT_WAIT_MS;
   for (let retry = 0; ; retry++) {
     const outcome = await commit(store, writes);
     if (outcome !== 'conflict') return outcome === 'committed';
-    if (retry >= CONFLICT_RETRIES) throw new Error(`Change of dispatch ${dispatchId} kept conflicting with other transactions`);
+    if (retry >= CONFLICT_RETRIES || Date.now() >= deadline) throw new Error(`Change of dispatch ${dispatchId} kept conflicting with other transactions`);
     await conflictPause(retry);
   }
 }
