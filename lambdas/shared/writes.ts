@@ -36,10 +36,11 @@ export const onlyConflicts = (refused: Record<string, string | undefined>): bool
 /**
  * DynamoDB refuses a write touching an item that another transaction is writing (a cancelled
  * transaction's `TransactionConflict`, or TransactionConflictException), and the SDK does not
- * retry either. Writes that contend for shared items (a workspace's report rollups, written by
- * every first report of its day) try again after a random pause, 25 ms doubling to 1 s (full
- * jitter, so contenders spread out), up to CONFLICT_RETRIES times or for CONFLICT_WAIT_MS, which
- * leaves the webhook function (10 s) time to answer.
+ * retry either. Every write that can meet one pauses with `conflictPause` before trying again: a
+ * random pause, 25 ms doubling to 1 s (full jitter, so contenders spread out). Status changes,
+ * which contend for shared items (a workspace's report rollups, written by every first report of
+ * its day), try up to CONFLICT_RETRIES times or for CONFLICT_WAIT_MS, which leaves the webhook
+ * function (10 s) time to answer.
  */
 export const CONFLICT_RETRIES = 20;
 export const CONFLICT_WAIT_MS = 8_000;

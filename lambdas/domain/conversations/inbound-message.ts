@@ -1,7 +1,7 @@
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
 import { keys, type ItemKey } from '../../shared/table';
-import { isConditionFailed, transactWrite, writeOne } from '../../shared/writes';
+import { conflictPause, isConditionFailed, transactWrite, writeOne } from '../../shared/writes';
 import { findProviderMessage, providerMessagePut } from '../delivery/provider-message';
 import { getDispatchById } from '../messages/dispatch-repository';
 import { toE164 } from '../phones/phone-number';
@@ -58,7 +58,8 @@ export async function recordInboundMessage(inbound: Inbound, store: Store = defa
     if (result.refused.message === 'ConditionalCheckFailed') return false;
     // A newer message is already the conversation's latest: this one is only counted.
     if (result.refused.conversation === 'ConditionalCheckFailed') placement = 'earlier';
-    else if (!Object.values(result.refused).includes('TransactionConflict')) throw new Error(`Inbound message transaction cancelled: ${JSON.stringify(result.refused)}`);
+    else if (Object.values(result.refused).includes('TransactionConflict')) await conflictPause(attempt);
+    else throw new Error(`Inbound message transaction cancelled: ${JSON.stringify(result.refused)}`);
   }
   throw new Error('Inbound message transaction kept conflicting');
 }

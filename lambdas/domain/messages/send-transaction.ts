@@ -2,7 +2,7 @@ import { ConflictError } from '../../shared/errors';
 import { logger } from '../../shared/logger';
 import type { Store } from '../../shared/store';
 import type { ItemKey } from '../../shared/table';
-import { transactWrite, untilAnswered } from '../../shared/writes';
+import { conflictPause, transactWrite, untilAnswered } from '../../shared/writes';
 import { conversationMessageWrites } from '../conversations/conversation-item';
 import { dailySendClaim, dailySendRelease } from './daily-send';
 import type { Dispatch } from './dispatch';
@@ -65,7 +65,7 @@ export async function commitSend(dispatch: Dispatch, claims: SendClaims, now: Da
       throw new ConflictError('idempotency_conflict', 'Concurrent requests are writing this message; retry shortly');
     }
     // A concurrent transaction held one of the items (two sends to one conversation): try again.
-    await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40 * attempt));
+    await conflictPause(attempt);
   }
 }
 
