@@ -4,6 +4,7 @@ import { DeleteMessageCommand, ReceiveMessageCommand, type SQSClient } from '@aw
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { lambdaContext } from '../lib/local/api-gateway-event';
 import { startQueuePoller, toRecord, type SqsHandler } from '../lib/local/queue-poller';
+import { callsOf, sendAnew, type Call, type Command } from './sdk-calls';
 
 /**
  * Row 4d, in its own process: the deliver handler reads its configuration at import, and here the
@@ -28,13 +29,6 @@ export interface PlannedQueue {
   count: number;
 }
 
-interface Command {
-  readonly input: object;
-}
-interface SdkClient {
-  send(command: Command): Promise<unknown>;
-}
-
 async function main(): Promise<void> {
   const [planFile, outFile] = process.argv.slice(2) as [string, string];
   const plan = JSON.parse(readFileSync(planFile, 'utf8')) as ConsumerPlan;
@@ -45,10 +39,10 @@ async function main(): Promise<void> {
 
   // Two deliveries one at a time: the first warms the handler's caches (workspace, event gate),
   // the second is recorded, call by call, as the replay's template.
-  let template: { dispatchId: string; calls: { client: SdkClient; command: Command }[] } | undefined;
+  let template: { dispatchId: string; calls: Call[] } | undefined;
   for (let i = 0; i < 2; i++) {
     const record = await receiveOne(sqs, sideOf(plan.warmUpQueue));
-    const calls = await callsOf([dynamo, sqs], () => deliver({ Records: [record] }, lambdaContext('deliver', 30_000)));
+    const calls = (await callsOf([dynamo, sqs], () => deliver({ Records: [record] }, lambdaContext('deliver', 30_000)))).flat();
     await sqs.send(new DeleteMessageCommand({ QueueUrl: plan.warmUpQueue.url, ReceiptHandle: record.receiptHandle }));
     template = { dispatchId: dispatchIdOf(record.body), calls };
   }
@@ -69,9 +63,9 @@ async function main(): Promise<void> {
         const swap = (text: string) =>
           text.replaceAll(model.dispatchId, dispatchId).replaceAll(modelValues.conversationId, values.conversationId).replaceAll(modelValues.to.slice(1), values.to.slice(1));
         try {
-          for (const { client, command } of model.calls) {
-            current = command;
-            await client.send(new (command.constructor as new (input: object) => Command)(JSON.parse(swap(JSON.stringify(command.input))) as object));
+          for (const call of model.calls) {
+            current = call.command;
+            await sendAnew(call, JSON.parse(swap(JSON.stringify(call.command.input))) as object);
           }
         } catch (error) {
           firstFailure ??= `${current?.constructor.name ?? 'a call'}: ${(error as Error).message}`;
@@ -139,24 +133,6 @@ async function drain(sqs: SQSClient, side: { queueUrl: string; queueArn: string;
   await done;
   await poller.stop();
   return { dispatches: handled, failed, seconds: (lastAt - started) / 1000 };
-}
-
-/** The commands the clients are asked to send while `work` runs, in order. */
-async function callsOf(clients: SdkClient[], work: () => Promise<unknown>) {
-  const calls: { client: SdkClient; command: Command }[] = [];
-  const sends = clients.map((client) => client.send.bind(client));
-  clients.forEach((client, i) => {
-    client.send = (command: Command) => {
-      calls.push({ client, command });
-      return sends[i]!(command);
-    };
-  });
-  try {
-    await work();
-  } finally {
-    for (const client of clients) delete (client as Partial<SdkClient>).send;
-  }
-  return calls;
 }
 
 main().then(

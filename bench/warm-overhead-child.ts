@@ -4,6 +4,7 @@ import { lambdaContext } from '../lib/local/api-gateway-event';
 import type { RouteId } from '../lambdas/routes';
 import { routeEvent } from '../test/support/events';
 import { replayNetwork } from './aws-replay';
+import { callsOf, sendAnew, type Call } from './sdk-calls';
 
 /**
  * Row 2, in its own process: the handlers read their configuration at import, and their clients'
@@ -74,47 +75,6 @@ async function main(): Promise<void> {
   );
 }
 
-interface Command {
-  readonly input: object;
-}
-interface SdkClient {
-  send(command: Command): Promise<unknown>;
-}
-
-interface Call {
-  client: SdkClient;
-  command: Command;
-}
-
-/**
- * The commands the given clients are asked to send while `work` runs, in order, grouped as the
- * work made them: a call started while another is still waiting joins that one's group.
- */
-async function callsOf(clients: SdkClient[], work: () => Promise<unknown>): Promise<Call[][]> {
-  const groups: Call[][] = [];
-  let waiting = 0;
-  const sends = clients.map((client) => client.send.bind(client));
-  clients.forEach((client, i) => {
-    client.send = async (command: Command) => {
-      if (waiting === 0) groups.push([]);
-      groups.at(-1)!.push({ client, command });
-      waiting++;
-      try {
-        return await sends[i]!(command);
-      } finally {
-        waiting--;
-      }
-    };
-  });
-  try {
-    await work();
-  } finally {
-    // Own property removed: the client's prototype send is back.
-    for (const client of clients) delete (client as Partial<SdkClient>).send;
-  }
-  return groups;
-}
-
 interface SdkOnlyHandler {
   /** The command names, as the row prints them; calls made together are joined by "∥". */
   commands: string[];
@@ -126,7 +86,7 @@ interface SdkOnlyHandler {
  * written for them would, calls the route made together made together.
  */
 function sdkOnlyHandler(groups: Call[][]): SdkOnlyHandler {
-  const send = ({ client, command }: Call) => client.send(new (command.constructor as new (input: object) => Command)(command.input));
+  const send = (call: Call) => sendAnew(call);
   return {
     commands: groups.map((group) => group.map(({ command }) => command.constructor.name.replace(/Command$/, '')).join(' ∥ ')),
     async handle() {

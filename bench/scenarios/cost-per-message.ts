@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { pathOf, routes } from '../../lambdas/routes';
 import { dispatchQueueSettings } from '../../lambdas/shared/dispatch-queue-settings';
 import { webhookQueueSettings } from '../../lambdas/shared/webhook-queue-settings';
@@ -207,8 +208,6 @@ export async function costPerMessage(options: { runtime: LocalRuntime; apiKey: s
  */
 async function priceLeanWriteSide(store: Store, sampleId: string, base: PathPrice) {
   const { Item: sample } = await store.db.send(new GetCommand({ TableName: store.tableName, Key: keys.dispatch(sampleId) }));
-  const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
-  const { DynamoDBDocumentClient } = await import('@aws-sdk/lib-dynamodb');
   const raw = new DynamoDBClient({ region: process.env.AWS_REGION, endpoint: process.env.DYNAMODB_ENDPOINT });
   const doc = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
   try {
