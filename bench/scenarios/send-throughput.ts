@@ -122,12 +122,14 @@ export async function sendThroughput(options: {
 
 /** The transaction and message one real send makes, as the SDK serialises them. */
 async function captureOneSend(options: { runtime: LocalRuntime; clients: { dynamodb: DynamoDBDocumentClient; sqs: SQSClient } }, headers: Record<string, string>, body: string): Promise<Captured> {
-  const seen: { transaction?: TransactWriteItemsCommandInput; message?: SendMessageCommandInput } = {};
+  // Every transaction and message the process sends meanwhile: the consumer shares these clients,
+  // so the send's own are the ones that name the dispatch it answered with.
+  const seen: { transaction: TransactWriteItemsCommandInput[]; message: SendMessageCommandInput[] } = { transaction: [], message: [] };
   const capture =
     (key: 'transaction' | 'message', command: string): SerializeMiddleware<object, object> =>
     (next, context) =>
     (args) => {
-      if (context.commandName === command) seen[key] ??= structuredClone(args.input) as never;
+      if (context.commandName === command) seen[key].push(structuredClone(args.input) as never);
       return next(args);
     };
   const step = { step: 'serialize', priority: 'low' } as const;
@@ -136,8 +138,11 @@ async function captureOneSend(options: { runtime: LocalRuntime; clients: { dynam
   try {
     const response = await fetch(`${options.runtime.url}/v1/messages`, { method: 'POST', headers, body });
     const { dispatchId } = JSON.parse(await response.text()) as { dispatchId: string };
-    if (response.status !== 202 || !seen.transaction || !seen.message) throw new Error(`Could not capture a send (HTTP ${response.status})`);
-    return { transaction: seen.transaction, message: seen.message, dispatchId };
+    const own = <T>(inputs: T[]) => inputs.find((input) => JSON.stringify(input).includes(dispatchId));
+    const transaction = own(seen.transaction);
+    const message = own(seen.message);
+    if (response.status !== 202 || !transaction || !message) throw new Error(`Could not capture a send (HTTP ${response.status})`);
+    return { transaction, message, dispatchId };
   } finally {
     options.clients.dynamodb.middlewareStack.remove('bench-capture-transaction');
     options.clients.sqs.middlewareStack.remove('bench-capture-message');
