@@ -110,8 +110,10 @@ describe('DynamoDB cut off and DynamoDB Local killed in the middle of a stream o
 
     while (answers.size < SENDS / 3) await new Promise((resolve) => setTimeout(resolve, 20));
     const cutAt = Date.now();
+    // Counted at the cut: once the table is gone a send's idempotency read answers 503 at once,
+    // so on a quick machine every remaining request is answered while the process is being killed.
+    const answeredAtCut = answers.size;
     await killDynamoDb();
-    const sentBeforeKill = answers.size;
     // A read has nothing to ride the outage out with: it answers at once, and says to retry.
     const [first] = [...answers.values()].filter((answer) => answer.status === 202);
     const duringOutage = await call(runtime.url, 'GET', pathOf(routes.getMessage, { dispatchId: first!.body.dispatchId as string }), { apiKey: KEY });
@@ -122,7 +124,7 @@ describe('DynamoDB cut off and DynamoDB Local killed in the middle of a stream o
     await stream;
 
     // The stream ran on through the outage.
-    expect(sentBeforeKill).toBeLessThan(SENDS);
+    expect(answeredAtCut).toBeLessThan(SENDS);
     const accepted = [...answers].filter(([, answer]) => answer.status === 202);
     const refused = [...answers].filter(([, answer]) => answer.status !== 202);
     for (const [, answer] of refused) expectContractError(answer, 503, 'service_unavailable');
