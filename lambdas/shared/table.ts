@@ -48,12 +48,12 @@ export const keys = {
   deliveryEvent: (dispatchId: string, status: string): ItemKey => ({ pk: `DSP#${dispatchId}`, sk: `EVT#${status}` }),
   /** One per dispatch and tracking tag, written when the dispatch first counts for reports. */
   tagLink: (dispatchId: string, tag: string): ItemKey => ({ pk: `DSP#${dispatchId}`, sk: `TAG#${tag}` }),
-  /** Summary rollup: per tag, WIB day and template. */
-  tagRollup: (ws: string, tag: string, day: string, templateId: string): ItemKey => ({ pk: partitions.rollupsOfTag(ws, tag).value, sk: `${day}#${templateId}` }),
-  /** Per-day count of a workspace's dispatches that counted as sent, tagged or not (WORKSPACE-scope totals). */
-  dayRollup: (ws: string, day: string): ItemKey => ({ pk: partitions.daysOfWorkspace(ws).value, sk: day }),
-  /** Tag discovery rollup: per WIB day and tag. */
-  dayTagRollup: (ws: string, day: string, tag: string): ItemKey => ({ pk: partitions.tagsOfDay(ws, day).value, sk: tag }),
+  /** Summary rollup: per tag, WIB day and template, in `ROLLUP_SHARDS` shards. */
+  tagRollup: (ws: string, tag: string, day: string, templateId: string, shard = 0): ItemKey => ({ pk: partitions.rollupsOfTag(ws, tag).value, sk: rollupShard(`${day}#${templateId}`, shard) }),
+  /** Per-day count of a workspace's dispatches that counted as sent, tagged or not (WORKSPACE-scope totals), in `ROLLUP_SHARDS` shards. */
+  dayRollup: (ws: string, day: string, shard = 0): ItemKey => ({ pk: partitions.daysOfWorkspace(ws).value, sk: rollupShard(day, shard) }),
+  /** Tag discovery rollup: per WIB day and tag, in `ROLLUP_SHARDS` shards. */
+  dayTagRollup: (ws: string, day: string, tag: string, shard = 0): ItemKey => ({ pk: partitions.tagsOfDay(ws, day).value, sk: rollupShard(tag, shard) }),
   /** Which workspace owns a WhatsApp business phone number (for inbound messages). */
   whatsappNumber: (phoneNumberId: string): ItemKey => ({ pk: `WANUM#${phoneNumberId}`, sk: 'WANUM' }),
   /** How far the provider's reports on a sending number have come (lambdas/domain/delivery/report-evidence.ts). */
@@ -142,12 +142,12 @@ export const accessPatterns = {
   templatesOfWorkspace: (ws: string) => keyCondition(partitions.templatesOfWorkspace(ws), { beginsWith: 'TPL#' }),
   /** A conversation's messages, in time order (sort keys are `MSG#<createdAt>#<messageId>`). */
   messagesOfConversation: (ws: string, conversationId: string) => keyCondition(partitions.messagesOfConversation(ws, conversationId), { beginsWith: 'MSG#' }),
-  /** A WIB day's tag rollups, optionally only the tags starting with `prefix`. */
+  /** A WIB day's tag rollups, optionally only the tags starting with `prefix` (and other tags' shards whose keys do: compare `trackingTag`). */
   tagsOfDay: (ws: string, day: string, prefix?: string) => keyCondition(partitions.tagsOfDay(ws, day), prefix ? { beginsWith: prefix } : undefined),
-  /** A tag's rollups of WIB days `from`..`to`: sort keys are `<day>#<templateId>`, and "~" sorts after every id character. */
+  /** A tag's rollups of WIB days `from`..`to`: sort keys are `<day>#<templateId>` and its shards', and "~" sorts after every id character. */
   rollupsOfTag: (ws: string, tag: string, from: string, to: string) => keyCondition(partitions.rollupsOfTag(ws, tag), { between: [from, `${to}#~`] }),
-  /** A workspace's per-day sent counts of WIB days `from`..`to`. */
-  daysOfWorkspace: (ws: string, from: string, to: string) => keyCondition(partitions.daysOfWorkspace(ws), { between: [from, to] }),
+  /** A workspace's per-day sent counts of WIB days `from`..`to`: sort keys are `<day>` and its shards'. */
+  daysOfWorkspace: (ws: string, from: string, to: string) => keyCondition(partitions.daysOfWorkspace(ws), { between: [from, `${to}#~`] }),
   /** A workspace's marketing opt-outs, by number. */
   optOutsOfWorkspace: (ws: string) => keyCondition(partitions.optOutsOfWorkspace(ws), { beginsWith: 'OPTOUT#' }),
   /** A workspace's webhook endpoints (not their count item), by id. */
@@ -179,6 +179,17 @@ const indexKey = <I extends IndexName>(index: I, partition: Partition, sort: str
 
 export const PENDING_SHARDS = 4;
 const pendingShardOf = (dispatchId: string) => parseInt(dispatchId.slice(-2), 16) % PENDING_SHARDS;
+
+/**
+ * Every first report of a workspace's day adds to the same rollups in its transaction, so each
+ * rollup is spread over shards, chosen by dispatch id, and a burst's transactions wait on one
+ * another only within a shard (decision 85). Shard 0 keeps the unsharded key, so items written
+ * before sharding read as shard 0. The other shards' keys end in a space: tracking tags are
+ * trimmed, so no tag's key, sharded or not, can be another tag's shard.
+ */
+export const ROLLUP_SHARDS = 8;
+export const rollupShardOf = (dispatchId: string) => parseInt(dispatchId.slice(-2), 16) % ROLLUP_SHARDS;
+const rollupShard = (sortKey: string, shard: number) => (shard === 0 ? sortKey : `${sortKey}#${shard} `);
 
 /** Index keys by entity. */
 export const indexKeys = {

@@ -7,6 +7,7 @@ import { discoverTrackingTags } from '../../lambdas/domain/reports/tag-discovery
 import { summarizeTrackingTags } from '../../lambdas/domain/reports/tag-summary';
 import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
+import { rollupShardOf } from '../../lambdas/shared/table';
 import { template, TEMPLATE_ID, wideTemplate, WIDE_TEMPLATE_ID } from '../support/send-fixtures';
 import { useTableAndQueues } from '../support/sqs';
 
@@ -95,6 +96,29 @@ describe('tracking reports on the rollups', () => {
       pagination: { page: 1, limit: 2, totalItems: 3, totalPages: 2 },
     });
     expect(page2.items).toEqual([{ trackingTag: 'camp-b', dispatchCount: 1 }]);
+  });
+
+  it('sums each rollup over its shards, and keeps a prefix to the tags it names (a shard of "promo" is keyed "promo#<n> ")', async () => {
+    const ws = await workspace();
+    const ids: string[] = [];
+    for (let hour = 0; hour < 8; hour++) ids.push(await sentAt(ws, `2026-08-01T0${hour}:00:00.000Z`, ['promo', 'promo#1']));
+    expect(new Set(ids.map(rollupShardOf)).size).toBeGreaterThan(1);
+    const day = { startDate: '2026-08-01', endDate: '2026-08-01' };
+
+    expect((await discoverTrackingTags(ws, { ...day, page: 1, limit: 50 }, env.table)).items).toEqual([
+      { trackingTag: 'promo', dispatchCount: 8 },
+      { trackingTag: 'promo#1', dispatchCount: 8 },
+    ]);
+    expect((await discoverTrackingTags(ws, { ...day, prefix: 'promo#', page: 1, limit: 50 }, env.table)).items).toEqual([{ trackingTag: 'promo#1', dispatchCount: 8 }]);
+    expect((await summarizeTrackingTags(ws, { ...day, trackingTags: ['promo'] }, env.table))[0]).toEqual({
+      trackingTag: 'promo',
+      dispatchCount: 8,
+      credits: 16,
+      amountRupiah: 2400,
+      templates: [{ templateId: TEMPLATE_ID, templateName: 'Order shipped', dispatchCount: 8, credits: 16, amountRupiah: 2400 }],
+    });
+    const workspaceList = await listReportDispatches(ws, { ...day, page: 1, limit: 1, selector: { scope: 'WORKSPACE' } }, env.table);
+    expect(workspaceList.pagination).toEqual({ page: 1, limit: 1, totalItems: 8, totalPages: 8 });
   });
 
   it('never shows another workspace’s tags or totals', async () => {
