@@ -6,8 +6,10 @@ import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-reposit
 import { AppError } from '../../lambdas/shared/errors';
 import type { QueueTarget } from '../../lambdas/shared/queue';
 import { keys } from '../../lambdas/shared/table';
+import { CONFLICT_RETRIES } from '../../lambdas/shared/writes';
 import { conversationIdFor } from '../../lambdas/domain/conversations/conversation-id';
 import { useTableAndQueues } from '../support/sqs';
+import { emulateTransactionConflicts } from '../support/transaction-conflicts';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
 
 const env = useTableAndQueues();
@@ -174,5 +176,44 @@ describe('sending a template message against DynamoDB Local and the SQS emulator
     expect(new Set(results.map((result) => result.dispatchId)).size).toBe(5);
     const [conversation] = await itemsOf(ws, 'conversation');
     expect(conversation).toMatchObject({ messageCount: 5, outboundCount: 5 });
+  });
+
+  it('keeps them too when DynamoDB cancels their transactions for conflicting on the conversation: none is refused, and none answers idempotency_conflict without a key', async () => {
+    // DynamoDB Local runs transactions one at a time; DynamoDB cancels one that touches an item
+    // another is writing (test/support/transaction-conflicts.ts). An integration sending two
+    // templates to one customer at once meets it on their conversation item.
+    const SENDS = 12;
+    const ws = await workspace();
+    const conflicts = emulateTransactionConflicts(env.table.db);
+    let outcomes: unknown[];
+    try {
+      outcomes = await Promise.all(Array.from({ length: SENDS }, () => send(command(ws)).catch((error: unknown) => error)));
+    } finally {
+      conflicts.remove();
+    }
+    expect(conflicts.stats.cancelled).toBeGreaterThan(0);
+    expect(outcomes.filter((outcome) => outcome instanceof Error)).toEqual([]);
+    expect(await itemsOf(ws, 'dispatch')).toHaveLength(SENDS);
+    const [conversation] = await itemsOf(ws, 'conversation');
+    expect(conversation).toMatchObject({ messageCount: SENDS, outboundCount: SENDS });
+    expect(await env.queues.receiveAll()).toHaveLength(SENDS);
+  });
+
+  it('answers 503 (retry), not 409, when the conversation stays held by another transaction, and writes nothing', async () => {
+    const ws = await workspace();
+    // No pauses between retries: the conversation stays held by a transaction that never ends.
+    jest.spyOn(Math, 'random').mockReturnValue(0);
+    const conflicts = emulateTransactionConflicts(env.table.db, { heldForever: (pk) => pk.startsWith(`WS#${ws}#CONV#`) });
+    let error: AppError | undefined;
+    try {
+      error = await rejection(send(command(ws)));
+    } finally {
+      conflicts.remove();
+      jest.restoreAllMocks();
+    }
+    expect([error?.status, error?.code, error?.headers]).toEqual([503, 'service_unavailable', { 'Retry-After': '1' }]);
+    expect(conflicts.stats.cancelled).toBe(CONFLICT_RETRIES + 1);
+    expect(await itemsOf(ws, 'dispatch')).toEqual([]);
+    expect(await env.queues.receiveAll()).toEqual([]);
   });
 });

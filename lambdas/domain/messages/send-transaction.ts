@@ -1,8 +1,8 @@
-import { ConflictError } from '../../shared/errors';
+import { ConflictError, ServiceUnavailableError } from '../../shared/errors';
 import { logger } from '../../shared/logger';
 import type { Store } from '../../shared/store';
 import type { ItemKey } from '../../shared/table';
-import { conflictPause, transactWrite, untilAnswered } from '../../shared/writes';
+import { CONFLICT_RETRIES, conflictPause, transactWrite, untilAnswered } from '../../shared/writes';
 import { conversationMessageWrites } from '../conversations/conversation-item';
 import { dailySendClaim, dailySendRelease } from './daily-send';
 import type { Dispatch } from './dispatch';
@@ -26,7 +26,6 @@ export interface SendClaims {
 
 export type SendOutcome = { outcome: 'committed' } | { outcome: 'replayed'; response: IdempotencyRecord['response'] } | { outcome: 'duplicate' };
 
-const TRANSACTION_ATTEMPTS = 3;
 /**
  * How long a send keeps asking an unreachable table whether its transaction committed: long
  * enough to ride out a blip, well inside the send function's 10 s timeout.
@@ -40,6 +39,9 @@ export const WRITE_OUTCOME_DEADLINE_MS = 6_000;
  * committed, so it is tried again until the table answers or WRITE_OUTCOME_DEADLINE_MS passes;
  * had it committed, the new try is refused on the dispatch's own condition. Past the deadline the
  * error stands (503), and a transaction that did commit is left to the reconciler.
+ * A transaction cancelled because another was writing one of its items (two sends to one
+ * conversation) wrote nothing, and is tried again after a pause until the same deadline; then it
+ * is 503, never a 409 that tells a caller without an Idempotency-Key not to retry.
  */
 export async function commitSend(dispatch: Dispatch, claims: SendClaims, now: Date, store: Store): Promise<SendOutcome> {
   const writes = sendWrites(dispatch, claims, now);
@@ -54,15 +56,17 @@ export async function commitSend(dispatch: Dispatch, claims: SendClaims, now: Da
     if (refused.dispatch === 'ConditionalCheckFailed') return { outcome: 'committed' };
     if (refused.idempotency && claims.idempotency) {
       const record = await getIdempotencyRecord(dispatch.workspaceId, claims.idempotency.key, store);
-      // No record: its request failed and released the key. Claim it ourselves.
+      // No record: its request failed and released the key, or is still writing it. Try to claim it ourselves.
       if (record) return { outcome: 'replayed', response: replayableResponse(record, claims.idempotency.fingerprint, now) };
     } else if (refused.dailySend === 'ConditionalCheckFailed') {
       return { outcome: 'duplicate' };
     } else if (!Object.values(refused).includes('TransactionConflict')) {
       throw new Error(`Send transaction cancelled: ${JSON.stringify(refused)}`);
     }
-    if (attempt >= TRANSACTION_ATTEMPTS) {
-      throw new ConflictError('idempotency_conflict', 'Concurrent requests are writing this message; retry shortly');
+    if (attempt > CONFLICT_RETRIES || Date.now() >= deadline) {
+      // The key's own record kept being written by another request: the contract's answer to a key still being processed.
+      if (refused.idempotency) throw new ConflictError('idempotency_conflict', 'Concurrent requests are writing this message; retry shortly');
+      throw new ServiceUnavailableError();
     }
     // A concurrent transaction held one of the items (two sends to one conversation): try again.
     await conflictPause(attempt);
