@@ -55,7 +55,8 @@ export function baselineSource(access: RouteDefinition['access']): string {
     lines.push('const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({ region, endpoint: process.env.DYNAMODB_ENDPOINT }));');
     calls.push("await dynamo.send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: { pk: 'BENCH#BASELINE', sk: 'BENCH#BASELINE' } }));");
   }
-  if (access.queue) {
+  // Either queue grant means an SQS client: the send queue's or the integration events' queue.
+  if (access.queue || access.webhookQueue) {
     lines.unshift("import { SQSClient, SendMessageCommand } from '@aws-sdk/client-sqs';");
     lines.push('const sqs = new SQSClient({ region, endpoint: process.env.SQS_ENDPOINT });');
     calls.push("await sqs.send(new SendMessageCommand({ QueueUrl: process.env.QUEUE_URL, MessageBody: '{}' }));");
@@ -83,7 +84,7 @@ export function sameCallsSource(access: RouteDefinition['access'], calls: AwsReq
     lines.unshift(`import { DynamoDBClient, ${dynamoCommands.join(', ')} } from '@aws-sdk/client-dynamodb';`, "import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';");
     lines.push('export const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({ region, endpoint: process.env.DYNAMODB_ENDPOINT }));');
   }
-  if (access.queue) {
+  if (access.queue || access.webhookQueue) {
     lines.unshift(`import { SQSClient, ${sqsCommands.join(', ')} } from '@aws-sdk/client-sqs';`);
     lines.push('export const sqs = new SQSClient({ region, endpoint: process.env.SQS_ENDPOINT });');
   }
@@ -143,7 +144,7 @@ process.stdout.write(
 process.exit(0);
 `;
 
-const accessKey = (access: RouteDefinition['access']) => [access.table && 'table', access.queue && 'queue', access.secrets && 'secrets'].filter(Boolean).join('+') || 'none';
+const accessKey = (access: RouteDefinition['access']) => [access.table && 'table', (access.queue || access.webhookQueue) && 'queue', access.secrets && 'secrets'].filter(Boolean).join('+') || 'none';
 
 interface Sample {
   importMs: number;

@@ -2,7 +2,7 @@ import * as z from '../shared/zod';
 import { conversationHistory, conversationMessageSchema, cursorPageSchema } from '../domain/conversations/read-conversations';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
-import { routes } from '../routes';
+import * as routes from '../routes';
 import { conversationPath, pageQuery } from './conversation-schemas';
 
 export const schemas = { path: conversationPath, query: z.object(pageQuery), response: cursorPageSchema(conversationMessageSchema) };

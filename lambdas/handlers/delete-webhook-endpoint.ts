@@ -1,7 +1,7 @@
 import { removeEndpoint } from '../domain/webhooks/manage-endpoints';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { noContent } from '../http/responses';
-import { routes } from '../routes';
+import * as routes from '../routes';
 import { endpointPath } from './webhook-endpoint-schemas';
 
 export const schemas = { path: endpointPath };

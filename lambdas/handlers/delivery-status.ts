@@ -3,7 +3,7 @@ import { deliveryEventsForPhones, phoneEventsSchema } from '../domain/delivery/d
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
 import { orderedDates, orderedDatesMessage, wibDate } from '../http/schemas';
-import { routes } from '../routes';
+import * as routes from '../routes';
 
 export const schemas = {
   body: z.strictObject({

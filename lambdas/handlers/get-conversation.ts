@@ -1,7 +1,7 @@
 import { conversationSchema, getConversation } from '../domain/conversations/read-conversations';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
-import { routes } from '../routes';
+import * as routes from '../routes';
 import { conversationPath } from './conversation-schemas';
 
 export const schemas = { path: conversationPath, response: conversationSchema };

@@ -5,7 +5,7 @@ import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
 import { uuid } from '../http/schemas';
 import { NotFoundError } from '../shared/errors';
-import { routes } from '../routes';
+import * as routes from '../routes';
 
 export const schemas = { path: z.object({ dispatchId: uuid() }), response: messageStatusSchema };
 

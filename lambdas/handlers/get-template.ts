@@ -4,7 +4,7 @@ import { templateResourceSchema } from '../domain/templates/template';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
 import { uuid } from '../http/schemas';
-import { routes } from '../routes';
+import * as routes from '../routes';
 
 export const schemas = { path: z.object({ templateId: uuid() }), response: templateResourceSchema };
 

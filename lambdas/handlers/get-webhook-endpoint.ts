@@ -2,7 +2,7 @@ import { webhookEndpointResourceSchema } from '../domain/webhooks/endpoint-resou
 import { readEndpoint } from '../domain/webhooks/manage-endpoints';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
-import { routes } from '../routes';
+import * as routes from '../routes';
 import { endpointPath } from './webhook-endpoint-schemas';
 
 export const schemas = { path: endpointPath, response: webhookEndpointResourceSchema };

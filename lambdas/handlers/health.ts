@@ -1,7 +1,7 @@
 import * as z from '../shared/zod';
 import { publicHttpHandler, type HttpRequest, type ResponseBody } from '../http/public-http-handler';
 import { ok } from '../http/responses';
-import { routes } from '../routes';
+import * as routes from '../routes';
 
 export const SERVICE_NAME = 'messaging-api-external';
 

@@ -2,7 +2,7 @@ import * as z from '../shared/zod';
 import { conversationSchema, cursorPageSchema, listConversations } from '../domain/conversations/read-conversations';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
-import { routes } from '../routes';
+import * as routes from '../routes';
 import { pageQuery } from './conversation-schemas';
 
 export const schemas = { query: z.object({ ...pageQuery, phone: z.optional(z.string().check(z.minLength(1), z.maxLength(64))) }), response: cursorPageSchema(conversationSchema) };

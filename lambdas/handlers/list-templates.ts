@@ -3,7 +3,7 @@ import { listApprovedTemplates } from '../domain/templates/read-templates';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
 import { templateResourceSchema } from '../domain/templates/template';
-import { routes } from '../routes';
+import * as routes from '../routes';
 
 export const schemas = { response: z.object({ items: z.array(templateResourceSchema) }) };
 

@@ -3,7 +3,7 @@ import { cursorPageSchema } from '../domain/conversations/read-conversations';
 import { deliveryResourceSchema, listEventDeliveries } from '../domain/webhooks/event-deliveries';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
-import { routes } from '../routes';
+import * as routes from '../routes';
 import { pageQuery } from './conversation-schemas';
 import { endpointPath } from './webhook-endpoint-schemas';
 

@@ -3,7 +3,7 @@ import { webhookEndpointResourceSchema } from '../domain/webhooks/endpoint-resou
 import { listEndpoints } from '../domain/webhooks/manage-endpoints';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
-import { routes } from '../routes';
+import * as routes from '../routes';
 
 export const schemas = { response: z.object({ items: z.array(webhookEndpointResourceSchema) }) };
 

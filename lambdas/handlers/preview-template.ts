@@ -3,7 +3,7 @@ import { previewTemplateVersion, templatePreviewSchema } from '../domain/templat
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
 import { uuid } from '../http/schemas';
-import { routes } from '../routes';
+import * as routes from '../routes';
 
 const variable = z.strictObject({ name: z.string().check(z.minLength(1), z.maxLength(64)), value: z.unknown() });
 

@@ -2,7 +2,7 @@ import * as z from '../shared/zod';
 import { resendEvent } from '../domain/webhooks/event-deliveries';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { accepted } from '../http/responses';
-import { routes } from '../routes';
+import * as routes from '../routes';
 import { eventDeliveryPath } from './webhook-delivery-schemas';
 
 export const schemas = { path: eventDeliveryPath, response: z.object({ eventId: z.string() }) };

@@ -2,7 +2,7 @@ import * as z from '../shared/zod';
 import { resendEventsSince } from '../domain/webhooks/event-deliveries';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { accepted } from '../http/responses';
-import { routes } from '../routes';
+import * as routes from '../routes';
 import { instant } from '../domain/time/instant';
 import { endpointPath } from './webhook-endpoint-schemas';
 

@@ -2,7 +2,7 @@ import * as z from '../shared/zod';
 import { DEFAULT_SECRET_OVERLAP_SECONDS, MAX_SECRET_OVERLAP_SECONDS, rotateSecret } from '../domain/webhooks/manage-endpoints';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
-import { routes } from '../routes';
+import * as routes from '../routes';
 import { endpointPath } from './webhook-endpoint-schemas';
 
 const OVERLAP_MESSAGE = `must be a whole number of seconds from 0 to ${MAX_SECRET_OVERLAP_SECONDS}`;

@@ -3,7 +3,7 @@ import { checkSend, sendCheckSchema } from '../domain/delivery/send-check';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
 import { uuid, wibDate } from '../http/schemas';
-import { routes } from '../routes';
+import * as routes from '../routes';
 
 export const schemas = {
   query: z.strictObject({ phone: z.string().check(z.minLength(1), z.maxLength(64)), templateId: uuid(), date: z.optional(wibDate()) }),

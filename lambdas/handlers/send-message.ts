@@ -4,7 +4,7 @@ import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { formBodyParser } from '../http/middleware/form-body-parser';
 import { accepted } from '../http/responses';
 import { ValidationError } from '../shared/errors';
-import { pathOf, routes } from '../routes';
+import * as routes from '../routes';
 import { sendMessageAccepted, sendMessageBody, sendMessageHeaders } from './send-message.schema';
 
 export const schemas = { body: sendMessageBody, headers: sendMessageHeaders, response: sendMessageAccepted };
@@ -31,7 +31,7 @@ export const sendMessage = async ({ principal, body, headers, baseUrl }: Authori
     ...(idempotencyKey ? { idempotency: { key: idempotencyKey, fingerprint: requestFingerprint(body) } } : {}),
     now: new Date(),
   });
-  const statusUrl = `${baseUrl}${pathOf(routes.getMessage, { dispatchId: result.dispatchId })}`;
+  const statusUrl = `${baseUrl}${routes.pathOf(routes.getMessage, { dispatchId: result.dispatchId })}`;
   return accepted(
     { dispatchId: result.dispatchId, status: result.status, statusUrl },
     { Location: statusUrl, ...(result.replayed ? { 'Idempotent-Replayed': 'true' } : {}) },

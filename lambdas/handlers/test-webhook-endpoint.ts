@@ -2,7 +2,7 @@ import * as z from '../shared/zod';
 import { sendTestEvent } from '../domain/webhooks/event-deliveries';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { accepted } from '../http/responses';
-import { routes } from '../routes';
+import * as routes from '../routes';
 import { endpointPath } from './webhook-endpoint-schemas';
 
 export const schemas = { path: endpointPath, response: z.object({ eventId: z.string() }) };

@@ -4,7 +4,7 @@ import type { ReportHead } from '../domain/reports/tag-discovery';
 import { lookUpWorkspace } from '../domain/workspaces/workspace-lookup';
 import { httpHandler, type AuthorizedRequest, type ResponseBody } from '../http/http-handler';
 import { ok } from '../http/responses';
-import { routes } from '../routes';
+import * as routes from '../routes';
 import { dispatchListQuery } from './report-query.schema';
 
 export const schemas = { query: dispatchListQuery, response: dispatchListReportSchema };

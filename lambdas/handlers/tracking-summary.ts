@@ -3,7 +3,7 @@ import { summarizeTrackingTags, tagSummaryReportSchema } from '../domain/reports
 import { lookUpWorkspace } from '../domain/workspaces/workspace-lookup';
 import { httpHandler, type AuthorizedRequest, type ResponseBody } from '../http/http-handler';
 import { ok } from '../http/responses';
-import { routes } from '../routes';
+import * as routes from '../routes';
 import { tagSummaryQuery } from './report-query.schema';
 
 export const schemas = { query: tagSummaryQuery, response: tagSummaryReportSchema };

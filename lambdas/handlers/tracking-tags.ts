@@ -1,7 +1,7 @@
 import { discoverTrackingTags, tagDiscoveryPageSchema } from '../domain/reports/tag-discovery';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
-import { routes } from '../routes';
+import * as routes from '../routes';
 import { tagDiscoveryQuery } from './report-query.schema';
 
 export const schemas = { query: tagDiscoveryQuery, response: tagDiscoveryPageSchema };

@@ -3,7 +3,7 @@ import { webhookEndpointResourceSchema } from '../domain/webhooks/endpoint-resou
 import { changeEndpoint } from '../domain/webhooks/manage-endpoints';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
-import { routes } from '../routes';
+import * as routes from '../routes';
 import { descriptionField, endpointPath, eventsField, urlField } from './webhook-endpoint-schemas';
 
 export const schemas = {

@@ -4,7 +4,7 @@ import { whatsAppCredentials } from '../domain/providers/whatsapp-credentials';
 import { publicHttpHandler, type HttpRequest } from '../http/public-http-handler';
 import { text } from '../http/responses';
 import { AppError } from '../shared/errors';
-import { routes } from '../routes';
+import * as routes from '../routes';
 
 export const schemas = {
   query: z.object({ 'hub.mode': z.literal('subscribe'), 'hub.verify_token': z.string().check(z.minLength(1)), 'hub.challenge': z.string().check(z.minLength(1), z.maxLength(256)) }),

@@ -5,7 +5,7 @@ import { whatsAppSignature } from '../http/middleware/whatsapp-signature';
 import { publicHttpHandler, type HttpRequest, type ResponseBody } from '../http/public-http-handler';
 import { ok } from '../http/responses';
 import { logger } from '../shared/logger';
-import { routes } from '../routes';
+import * as routes from '../routes';
 
 /** The envelope only: its items are read one by one, so one we do not understand never refuses the batch. */
 export const schemas = { body: webhookEnvelopeSchema, response: z.strictObject({ success: z.literal(true) }) };
