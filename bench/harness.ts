@@ -223,7 +223,10 @@ How the rows are measured:
   answer sent, as recorded. Function and baseline samples alternate; medians. Node's own boot is not included.
 - 2: handlers invoked in a child process with the clients' network replaced by the recording, against an SDK-only
   handler that sends the commands one warm request of the route sent (concurrent ones together), on the same clients
-  against the same recording, requests alternating; mean process CPU per request, elapsed p50/p99 beside it. 3: autocannon over HTTP against the same transaction and message sent directly with the
+  against the same recording, requests alternating; mean process CPU per request, elapsed p50/p99 beside it. The
+  run is CPU-profiled and each request's start and end kept, so a miss says where the route's extra CPU went: each
+  side's samples per request by area (SDK, our code, zod, Middy, …), route minus baseline. Event and context are built
+  before the clock starts. 3: autocannon over HTTP against the same transaction and message sent directly with the
   SDK, rounds alternating. 4d: dispatches written by the send path onto queues of the bench's own, taken through the
   runtime's queue poller (4 batches of 10 in flight) in a child process whose sandbox reports nothing, by the deployed
   deliver handler and, rounds alternating, by a handler that replays the DynamoDB calls one warm delivery made, with

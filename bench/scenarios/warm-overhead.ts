@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { cpuShares } from '../cpu-profile';
+import { cpuByArea } from '../cpu-profile';
 import { percentile, type Row } from '../harness';
 
 const run = promisify(execFile);
@@ -12,6 +12,8 @@ const TARGET_RATIO = 1.3;
 
 interface Side {
   samples: number[];
+  /** When each request ran: `[start, end]` in µs of the monotonic clock. */
+  windows: [number, number][];
   meanCpuMs: number;
 }
 
@@ -33,7 +35,7 @@ export async function warmOverhead(options: { env: NodeJS.ProcessEnv; apiKey: st
     });
     const result = JSON.parse(readFileSync(outFile, 'utf8')) as { route: Record<string, Side>; baseline: Record<string, Side>; calls: Record<string, string[]>; statuses: number[]; misses: number };
     const odd = result.statuses.filter((status) => status >= 300);
-    const shares = cpuShares(dir, {
+    const areas = {
       'AWS SDK (serialise, endpoint, sign, parse)': /node_modules\/@(aws-sdk|smithy)\//,
       'our code (lambdas/)': /\/lambdas\//,
       Middy: /node_modules\/@middy\//,
@@ -42,14 +44,26 @@ export async function warmOverhead(options: { env: NodeJS.ProcessEnv; apiKey: st
       'other libraries': /node_modules\//,
       'garbage collection': /^\(garbage collector\)/,
       'Node.js internals': /node:|^\(program\)|^\(root\)/,
-    });
-    const where = `CPU profile of the run, routes and baselines together: ${Object.entries(shares).map(([area, share]) => `${area} ${(share * 100).toFixed(0)}%`).join(', ')}`;
+      // A frame with no file is V8's own: JSON, RegExp, Promise and Map built-ins.
+      'V8 built-ins (JSON, RegExp, Promise…)': /\s$/,
+    };
+    // Each side's samples, told apart by when its requests ran: what a route spends beyond its
+    // baseline, and on what, per request.
+    const beyond = (name: string) => {
+      const perRequest = (side: Side) => Object.entries(cpuByArea(dir, areas, side.windows)).map(([area, us]) => [area, us / side.samples.length / 1000] as const);
+      const baseline = new Map(perRequest(result.baseline[name]!));
+      const extra = perRequest(result.route[name]!)
+        .map(([area, ms]) => [area, ms - (baseline.get(area) ?? 0)] as const)
+        .filter(([, ms]) => Math.abs(ms) >= 0.005)
+        .sort((a, b) => b[1] - a[1]);
+      return `beyond the baseline, sampled CPU per request: ${extra.map(([area, ms]) => `${area} ${ms >= 0 ? '+' : '−'}${Math.abs(ms).toFixed(3)} ms`).join(', ')}`;
+    };
     return Object.entries(result.route).map(([name, own], i) => {
       const baseline = result.baseline[name]!;
       const ratio = own.meanCpuMs / baseline.meanCpuMs;
       const calls = result.calls[name]!.join(' + ') || 'no calls';
       const elapsed = (side: Side) => `p50 ${percentile(side.samples, 50).toFixed(2)}, p99 ${percentile(side.samples, 99).toFixed(2)} ms`;
-      const notes = [...(ratio > TARGET_RATIO ? [where] : []), ...(odd.length || result.misses ? [`statuses ${result.statuses.join('/')}, ${result.misses} unrecorded calls`] : [])];
+      const notes = [...(ratio > TARGET_RATIO ? [beyond(name)] : []), ...(odd.length || result.misses ? [`statuses ${result.statuses.join('/')}, ${result.misses} unrecorded calls`] : [])];
       return {
         id: `2${'abc'[i]}`,
         what: `warm ${name}: CPU per request in process, no I/O (AWS answered from a recording), ${own.samples.length} requests, vs an SDK-only handler making its calls (${calls})`,
