@@ -416,5 +416,7 @@ describe.each(routeEntries.map(([id]) => id))('%s under generated input', (route
     const rejected = [...statuses].filter(([status]) => status >= 400).reduce((sum, [, n]) => sum + n, 0);
     expect(rejected).toBeGreaterThan(0);
     expect(rejected).toBeLessThan([...statuses.values()].reduce((a, b) => a + b, 0));
-  }, 120_000);
+    // A guard against a hang, not a speed check: alone a route takes seconds, but beside the rest
+    // of the suite on a busy 2-core machine a report route's 100 runs took over 120 s.
+  }, 300_000);
 });
