@@ -42,6 +42,9 @@ export function esbuildOptionsForStack(): BuildOptions {
   };
 }
 
+/** Either queue grant means an SQS client: the send queue's or the integration events' queue. */
+const grantsQueue = (access: RouteDefinition['access']) => Boolean(access.queue || access.webhookQueue);
+
 /**
  * The baseline a function is held against: an entry that imports only the AWS SDK clients the
  * function's grants let it use, constructs them as lambdas/shared/clients.ts does, and answers
@@ -55,8 +58,7 @@ export function baselineSource(access: RouteDefinition['access']): string {
     lines.push('const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({ region, endpoint: process.env.DYNAMODB_ENDPOINT }));');
     calls.push("await dynamo.send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: { pk: 'BENCH#BASELINE', sk: 'BENCH#BASELINE' } }));");
   }
-  // Either queue grant means an SQS client: the send queue's or the integration events' queue.
-  if (access.queue || access.webhookQueue) {
+  if (grantsQueue(access)) {
     lines.unshift("import { SQSClient, SendMessageCommand } from '@aws-sdk/client-sqs';");
     lines.push('const sqs = new SQSClient({ region, endpoint: process.env.SQS_ENDPOINT });');
     calls.push("await sqs.send(new SendMessageCommand({ QueueUrl: process.env.QUEUE_URL, MessageBody: '{}' }));");
@@ -84,7 +86,7 @@ export function sameCallsSource(access: RouteDefinition['access'], calls: AwsReq
     lines.unshift(`import { DynamoDBClient, ${dynamoCommands.join(', ')} } from '@aws-sdk/client-dynamodb';`, "import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';");
     lines.push('export const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({ region, endpoint: process.env.DYNAMODB_ENDPOINT }));');
   }
-  if (access.queue || access.webhookQueue) {
+  if (grantsQueue(access)) {
     lines.unshift(`import { SQSClient, ${sqsCommands.join(', ')} } from '@aws-sdk/client-sqs';`);
     lines.push('export const sqs = new SQSClient({ region, endpoint: process.env.SQS_ENDPOINT });');
   }
@@ -144,7 +146,7 @@ process.stdout.write(
 process.exit(0);
 `;
 
-const accessKey = (access: RouteDefinition['access']) => [access.table && 'table', (access.queue || access.webhookQueue) && 'queue', access.secrets && 'secrets'].filter(Boolean).join('+') || 'none';
+const accessKey = (access: RouteDefinition['access']) => [access.table && 'table', grantsQueue(access) && 'queue', access.secrets && 'secrets'].filter(Boolean).join('+') || 'none';
 
 interface Sample {
   importMs: number;

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { cpuByArea } from '../cpu-profile';
+import { cpuByArea, readProfiles } from '../cpu-profile';
 import { percentile, type Row } from '../harness';
 
 const run = promisify(execFile);
@@ -49,8 +49,9 @@ export async function warmOverhead(options: { env: NodeJS.ProcessEnv; apiKey: st
     };
     // Each side's samples, told apart by when its requests ran: what a route spends beyond its
     // baseline, and on what, per request.
+    const profiles = readProfiles(dir);
     const beyond = (name: string) => {
-      const perRequest = (side: Side) => Object.entries(cpuByArea(dir, areas, side.windows)).map(([area, us]) => [area, us / side.samples.length / 1000] as const);
+      const perRequest = (side: Side) => Object.entries(cpuByArea(profiles, areas, side.windows)).map(([area, us]) => [area, us / side.samples.length / 1000] as const);
       const baseline = new Map(perRequest(result.baseline[name]!));
       const extra = perRequest(result.route[name]!)
         .map(([area, ms]) => [area, ms - (baseline.get(area) ?? 0)] as const)
