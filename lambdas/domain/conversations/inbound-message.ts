@@ -4,7 +4,7 @@ import { keys, type ItemKey } from '../../shared/table';
 import { conflictPause, isConditionFailed, transactWrite, writeOne } from '../../shared/writes';
 import { findProviderMessage, providerMessagePut } from '../delivery/provider-message';
 import { getDispatchById } from '../messages/dispatch-repository';
-import { toE164 } from '../phones/phone-number';
+import { fromWhatsAppNumber } from '../phones/whatsapp-number';
 import type { InboundContent } from '../providers/whatsapp-webhook';
 import { outboxFor } from '../webhooks/event-gate';
 import { messageReceivedEvent } from '../webhooks/webhook-event';
@@ -33,7 +33,7 @@ const ATTEMPTS = 3;
  */
 export async function recordInboundMessage(inbound: Inbound, store: Store = defaultStore()): Promise<boolean> {
   const { phone, userId } = inbound.from;
-  const contactPhone = phone ? (toE164(phone.startsWith('+') ? phone : `+${phone}`) ?? `+${phone}`) : null;
+  const contactPhone = phone ? fromWhatsAppNumber(phone) : null;
   const message: ConversationMessage = {
     workspaceId: inbound.workspaceId,
     channel: 'whatsapp',

@@ -20,12 +20,3 @@ export function toE164(input: string): string | undefined {
   const parsed = parsePhoneNumberFromString(candidate, DEFAULT_COUNTRY, metadata);
   return parsed?.isValid() ? parsed.number : undefined;
 }
-
-/**
- * The E.164 form of a WhatsApp user's number as webhooks give it (`6281234567890`, digits without
- * "+"). WhatsApp has verified the number, so one our parser does not know is kept as given.
- */
-export function fromWhatsAppNumber(waNumber: string): string {
-  const plus = waNumber.startsWith('+') ? waNumber : `+${waNumber}`;
-  return toE164(plus) ?? plus;
-}

@@ -6,7 +6,7 @@ import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
 import { accessPatterns, keys } from '../../shared/table';
 import { isConditionFailed, writeOne, type Write } from '../../shared/writes';
-import { fromWhatsAppNumber } from '../phones/phone-number';
+import { fromWhatsAppNumber } from '../phones/whatsapp-number';
 
 /**
  * The marketing opt-out item: a number that asked to receive no more of a workspace's marketing

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
-import { fromWhatsAppNumber, toE164 } from '../../../lambdas/domain/phones/phone-number';
+import { toE164 } from '../../../lambdas/domain/phones/phone-number';
+import { fromWhatsAppNumber } from '../../../lambdas/domain/phones/whatsapp-number';
 import { phoneMetadata } from '../../../lib/phones/phone-metadata';
 import { PROJECT_ROOT } from '../../../lib/project-paths';
 
@@ -22,6 +23,14 @@ describe('the phone metadata the functions bundle', () => {
     expect(numbers.map(toE164)).toEqual(numbers.map(library));
     expect(toE164('0812-3456-7890')).toBe('+6281234567890');
     expect(toE164('+1 202 555 0100')).toBe('+12025550100');
+  });
+
+  it('reads a WhatsApp id (international digits, no "+") as the phone parser does, without it', () => {
+    // As webhooks give them: Indonesia, the US, the UK, Mexico (with and without the old mobile 1),
+    // Brazil (with and without the ninth digit), India, Singapore.
+    const waIds = ['6281234567890', '16315551002', '447946095800', '5215512345678', '525512345678', '551187654321', '5511987654321', '919876543210', '6561234567'];
+    expect(waIds.map(fromWhatsAppNumber)).toEqual(waIds.map((waId) => toE164(`+${waId}`) ?? `+${waId}`));
     expect(fromWhatsAppNumber('6281234567890')).toBe('+6281234567890');
+    expect(fromWhatsAppNumber('+6281234567890')).toBe('+6281234567890');
   });
 });
