@@ -4,25 +4,26 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import middy from '@middy/core';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { isOutboxInsert, toOutboxEvent } from '../domain/webhooks/outbox-item';
-import { publishEvent } from '../domain/webhooks/publish-events';
+import { publishStreamEvent } from '../domain/webhooks/publish-events';
+import { streamEventOf } from '../domain/webhooks/stream-events';
 import { logger } from '../shared/logger';
 import { flushMetrics } from '../shared/metrics';
 
 /**
- * One stream record: an outbox insert (the stack's filter lets nothing else through; anything
- * else is passed over), fanned out to the workspace's endpoints. A failure fails the record, so
- * the stream retries it (decision 78).
+ * One stream record: an outbox insert or a dispatch's change (the stack's filters let nothing
+ * else through; anything else is passed over), fanned out to the workspace's endpoints. A failure
+ * fails the record, so the stream retries it (decisions 78, 89).
  */
 export async function publishRecord(record: DynamoDBRecord): Promise<void> {
-  if (!isOutboxInsert(record)) return;
+  if (!record.dynamodb?.NewImage) return;
   // The stream's image is DynamoDB JSON; aws-lambda and the SDK each declare their own AttributeValue.
-  const event = toOutboxEvent(unmarshall(record.dynamodb!.NewImage as Record<string, AttributeValue>));
-  const endpoints = await publishEvent(event);
-  logger.debug('Webhook event published', { eventId: event.eventId, type: event.type, endpoints });
+  const found = streamEventOf(record, unmarshall(record.dynamodb.NewImage as Record<string, AttributeValue>));
+  if (!found) return;
+  const endpoints = await publishStreamEvent(found);
+  logger.debug('Webhook event published', { eventId: found.event.eventId, type: found.event.type, endpoints });
 }
 
-/** The outbox publisher: DynamoDB Streams records of outbox inserts, with partial batch failures. */
+/** The publisher: DynamoDB Streams records of outbox inserts and dispatch changes, with partial batch failures. */
 export const publishBatch = (event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> =>
   processPartialResponse(event, publishRecord, new BatchProcessor(EventType.DynamoDBStreams), { context, throwOnFullBatchFailure: false });
 

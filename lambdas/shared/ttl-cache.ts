@@ -4,6 +4,7 @@
  */
 export class TtlCache<V> {
   private readonly entries = new Map<string, { value: V; until: number }>();
+  private readonly loading = new Map<string, Promise<V>>();
 
   constructor(private readonly maxEntries = 10_000) {}
 
@@ -23,16 +24,27 @@ export class TtlCache<V> {
     this.entries.set(key, { value, until: nowMs + ttlMs });
   }
 
-  /** The cached value, or `load()`'s, cached for `ttlMs(value)`. */
-  async getOrLoad(key: string, nowMs: number, load: () => Promise<V>, ttlMs: (value: V) => number): Promise<V> {
+  /**
+   * The cached value, or `load()`'s, cached for `ttlMs(value)`. Callers that miss while a load of
+   * the key is under way share it: the records of one batch, taken together, make one read.
+   */
+  getOrLoad(key: string, nowMs: number, load: () => Promise<V>, ttlMs: (value: V) => number): Promise<V> {
     const cached = this.entries.get(key);
-    if (cached && cached.until > nowMs) return cached.value;
-    const value = await load();
-    this.set(key, value, ttlMs(value), nowMs);
-    return value;
+    if (cached && cached.until > nowMs) return Promise.resolve(cached.value);
+    const pending = this.loading.get(key);
+    if (pending) return pending;
+    const loaded = load()
+      .then((value) => {
+        this.set(key, value, ttlMs(value), nowMs);
+        return value;
+      })
+      .finally(() => this.loading.delete(key));
+    this.loading.set(key, loaded);
+    return loaded;
   }
 
   clear(): void {
     this.entries.clear();
+    this.loading.clear();
   }
 }

@@ -6,7 +6,7 @@ import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambd
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { join } from 'node:path';
-import { outboxStreamFilter } from '../../lambdas/domain/webhooks/outbox-item';
+import { publisherStreamFilters } from '../../lambdas/domain/webhooks/stream-filters';
 import { webhookQueueSettings } from '../../lambdas/shared/webhook-queue-settings';
 import { HANDLERS_DIR } from '../project-paths';
 import { AppFunction } from './app-function';
@@ -21,12 +21,12 @@ export interface WebhookPipelineProps {
 }
 
 /**
- * Webhook events to integrations (decisions 77–79): the outbox publisher, invoked by the table's
- * stream for outbox inserts only (the event source filter, so no other write costs an
- * invocation), fans each event out to the webhook-events queue, one message per endpoint; the
- * consumer posts them. Each function may run `webhookQueueSettings.maxConcurrency` times at once.
- * The DLQ takes consumer messages that failed five receives and the publisher's stream batches
- * it gave up on (their description, to replay from the outbox item).
+ * Webhook events to integrations (decisions 77–79, 89): the publisher, invoked by the table's
+ * stream for outbox inserts and dispatch updates only (the event source filters, so no other
+ * write costs an invocation), fans each event out to the webhook-events queue, one message per
+ * endpoint; the consumer posts them. Each function may run `webhookQueueSettings.maxConcurrency`
+ * times at once. The DLQ takes consumer messages that failed five receives and the publisher's
+ * stream batches it gave up on (their description: docs/operations.md#webhook-dlq-not-empty).
  */
 export class WebhookPipeline extends Construct {
   readonly events: DispatchQueue;
@@ -40,7 +40,7 @@ export class WebhookPipeline extends Construct {
 
     this.publishFunction = new AppFunction(this, 'PublishFunction', {
       entry: join(HANDLERS_DIR, 'publish-webhook-events.ts'),
-      description: 'Fans webhook outbox events out to the workspace endpoints, one queue message each',
+      description: 'Fans webhook events (outbox items, dispatch changes) out to the workspace endpoints, one queue message each',
       timeout: Duration.seconds(30),
       ...functionDefaults,
     })
@@ -51,11 +51,11 @@ export class WebhookPipeline extends Construct {
         startingPosition: StartingPosition.TRIM_HORIZON,
         batchSize: 100,
         maxBatchingWindow: Duration.seconds(1),
-        filters: [FilterCriteria.filter(structuredClone(outboxStreamFilter))],
+        filters: publisherStreamFilters.map((pattern) => FilterCriteria.filter(structuredClone(pattern))),
         reportBatchItemFailures: true,
         bisectBatchOnError: true,
         retryAttempts: 10,
-        // An outbox item lives a day; a record older than that has nothing left to publish from.
+        // An outbox item lives a day: a record older than that goes to the DLQ, a dispatch's change too.
         maxRecordAge: Duration.days(1),
         onFailure: new SqsDlq(this.events.deadLetterQueue),
       }),

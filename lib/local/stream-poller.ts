@@ -1,7 +1,7 @@
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type _Record } from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { isOutboxInsert } from '../../lambdas/domain/webhooks/outbox-item';
+import { isPublishable } from '../../lambdas/domain/webhooks/stream-filters';
 import { lambdaContext } from './api-gateway-event';
 
 export type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
@@ -17,10 +17,10 @@ const DISCOVER_EVERY_MS = 2_000;
 const MAX_TRIES = 5;
 
 /**
- * Plays Lambda's DynamoDB Streams event source with the stack's filter (decision 78): reads the
- * table's stream on DynamoDB Local, shard by shard and in order, hands the outbox inserts to the
- * handler in the same event shape, and tries the records it reports as failed again. It starts
- * at the stream's end: the runtime starts it before it takes any request.
+ * Plays Lambda's DynamoDB Streams event source with the stack's filters (decisions 78, 89): reads
+ * the table's stream on DynamoDB Local, shard by shard and in order, hands the outbox inserts and
+ * dispatch changes to the handler in the same event shape, and tries the records it reports as
+ * failed again. It starts at the stream's end: the runtime starts it before it takes any request.
  */
 export async function startStreamPoller(options: {
   dynamodb: DynamoDBClient;
@@ -82,7 +82,7 @@ export async function startStreamPoller(options: {
           const { Records = [], NextShardIterator } = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
           if (NextShardIterator) iterators.set(shardId, NextShardIterator);
           else iterators.delete(shardId);
-          const records = Records.map((record) => toLambdaRecord(record, streamArn, options.region)).filter(isOutboxInsert);
+          const records = Records.map((record) => toLambdaRecord(record, streamArn, options.region)).filter(isPublishable);
           if (records.length) await invoke(records);
         }
       } catch (error) {

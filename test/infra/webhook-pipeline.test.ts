@@ -1,3 +1,4 @@
+import { DISPATCH_ENTITY } from '../../lambdas/domain/messages/dispatch';
 import { OUTBOX_ENTITY } from '../../lambdas/domain/webhooks/outbox-item';
 import { routeEntries, routes } from '../../lambdas/routes';
 import { webhookQueueSettings } from '../../lambdas/shared/webhook-queue-settings';
@@ -21,7 +22,7 @@ describe('the webhook pipeline', () => {
     template.hasResourceProperties('AWS::DynamoDB::GlobalTable', { StreamSpecification: { StreamViewType: 'NEW_IMAGE' } });
   });
 
-  it('invokes the publisher for outbox inserts only, with partial batch failures, bisecting and a bounded retry into the DLQ', () => {
+  it('invokes the publisher for outbox inserts and dispatch updates only, with partial batch failures, bisecting and a bounded retry into the DLQ', () => {
     const mapping = mappingOf(publisher);
     expect(mapping).toMatchObject({
       StartingPosition: 'TRIM_HORIZON',
@@ -32,7 +33,10 @@ describe('the webhook pipeline', () => {
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [eventsDlq, 'Arn'] } } },
     });
     const patterns = (mapping.FilterCriteria as { Filters: { Pattern: string }[] }).Filters.map((filter) => JSON.parse(filter.Pattern) as unknown);
-    expect(patterns).toEqual([{ eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: [OUTBOX_ENTITY] } } } }]);
+    expect(patterns).toEqual([
+      { eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: [OUTBOX_ENTITY] } } } },
+      { eventName: ['MODIFY'], dynamodb: { NewImage: { entity: { S: [DISPATCH_ENTITY] } } } },
+    ]);
   });
 
   it('feeds the consumer from the webhook-events queue, a limited number of invocations at once', () => {

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { deliverDispatch } from '../../lambdas/domain/delivery/deliver-dispatch';
 import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
 import { toMessageStatusResource } from '../../lambdas/domain/messages/dispatch';
@@ -9,17 +12,66 @@ import { statusWebhook } from '../../lambdas/domain/providers/whatsapp-webhook';
 import { syncedTemplateId } from '../../lambdas/domain/templates/synced-template';
 import { applyTemplateWebhook } from '../../lambdas/domain/templates/template-webhook';
 import { getTemplate, saveTemplate } from '../../lambdas/domain/templates/template-repository';
+import type { EventDeliveryMessage } from '../../lambdas/domain/webhooks/event-queue';
 import { toOutboxEvent } from '../../lambdas/domain/webhooks/outbox-item';
+import { publishStreamEvent } from '../../lambdas/domain/webhooks/publish-events';
+import { streamEventOf } from '../../lambdas/domain/webhooks/stream-events';
 import { createWebhookEndpoint } from '../../lambdas/domain/webhooks/webhook-endpoint-repository';
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
+import { startStreamPoller, type StreamPoller } from '../../lib/local/stream-poller';
 import { resetContainerCaches } from '../../lib/testing';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
 import { inboundTextWebhook } from '../support/webhooks';
-import { useTableAndQueues } from '../support/sqs';
+import { createTestQueues, useTableAndQueues } from '../support/sqs';
 
 const env = useTableAndQueues();
 beforeEach(() => resetContainerCaches());
 afterEach(() => env.queues.receiveAll());
+
+/**
+ * The publisher over the table's stream, as the local runtime runs it (the stack's filters,
+ * lib/local/stream-poller.ts), putting what it publishes on a webhook-events queue of its own.
+ */
+const events = {} as { queue: Awaited<ReturnType<typeof createTestQueues>>; poller: StreamPoller; dynamodb: DynamoDBClient; published: EventDeliveryMessage[] };
+beforeAll(async () => {
+  events.queue = await createTestQueues();
+  events.published = [];
+  events.dynamodb = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT!, region: process.env.AWS_REGION! });
+  events.poller = await startStreamPoller({
+    dynamodb: events.dynamodb,
+    endpoint: process.env.DYNAMODB_ENDPOINT!,
+    region: process.env.AWS_REGION!,
+    credentials: { accessKeyId: process.env.AWS_ACCESS_KEY_ID!, secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY! },
+    tableName: process.env.TABLE_NAME!,
+    handler: async ({ Records }) => {
+      for (const record of Records) {
+        const found = streamEventOf(record, unmarshall(record.dynamodb!.NewImage as Record<string, AttributeValue>));
+        if (found) await publishStreamEvent(found, env.table, events.queue);
+      }
+      return { batchItemFailures: [] };
+    },
+    onError: (error) => console.error(error),
+  });
+});
+afterAll(async () => {
+  await events.poller.stop();
+  events.queue.close();
+  events.dynamodb.destroy();
+});
+
+/** The workspace's published events once `count` are in and the stream has had time to add more, oldest first. */
+async function publishedFor(ws: string, count: number): Promise<EventDeliveryMessage[]> {
+  const mine = () => events.published.filter((message) => message.workspaceId === ws);
+  const deadline = Date.now() + 15_000;
+  while (mine().length < count && Date.now() < deadline) {
+    events.published.push(...((await events.queue.receiveAll()) as EventDeliveryMessage[]));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  // Three more polls of the stream, for any event beyond those expected.
+  await new Promise((resolve) => setTimeout(resolve, 700));
+  events.published.push(...((await events.queue.receiveAll()) as EventDeliveryMessage[]));
+  return mine().sort((a, b) => a.eventId.localeCompare(b.eventId));
+}
 
 const accepting: Provider = { send: () => Promise.resolve({ providerMessageId: `wamid.${randomUUID()}` }), settle: () => Promise.resolve() };
 
@@ -54,8 +106,8 @@ const outboxOf = async (ws: string) =>
     .map(toOutboxEvent)
     .sort((a, b) => a.eventId.localeCompare(b.eventId));
 
-describe('the webhook outbox against DynamoDB Local', () => {
-  it('writes one message.status.updated per change of GET /v1/messages/{id}, each carrying that body, its sequence one more each time', async () => {
+describe('webhook events against DynamoDB Local and its stream', () => {
+  it('publishes one message.status.updated per change of GET /v1/messages/{id}, from the table’s stream, each carrying that body, its sequence one more each time', async () => {
     const ws = await workspace({ endpoint: true });
     const dispatchId = await send(ws);
     const bodies = [toMessageStatusResource((await getDispatch(ws, dispatchId, env.table))!)];
@@ -67,9 +119,9 @@ describe('the webhook outbox against DynamoDB Local', () => {
     await report(ws, dispatchId, 'read', { billable: true, category: 'marketing', pricing_model: 'PMP' });
     await remember();
 
-    const events = await outboxOf(ws);
-    const data = events.map((event) => (JSON.parse(event.payload) as { data: { sequence: number; status: string } }).data);
-    expect(events.map((event) => event.type)).toEqual(Array(events.length).fill('message.status.updated'));
+    const published = await publishedFor(ws, 4);
+    const data = published.map((message) => (JSON.parse(message.payload) as { data: { sequence: number; status: string } }).data);
+    expect(published.map((message) => message.type)).toEqual(Array(published.length).fill('message.status.updated'));
     // processing, sent (the claim, the provider's answer), delivered with its pricing (one write), read.
     expect(data.map((body) => [body.sequence, body.status])).toEqual([
       [2, 'processing'],
@@ -81,26 +133,33 @@ describe('the webhook outbox against DynamoDB Local', () => {
     expect(bodies[0]!.sequence).toBe(1);
     expect(data[1]).toStrictEqual(bodies[1]);
     expect(data.at(-1)).toStrictEqual(bodies[2]);
-    const envelope = JSON.parse(events[0]!.payload) as Record<string, unknown>;
+    const envelope = JSON.parse(published[0]!.payload) as Record<string, unknown>;
     expect(Object.keys(envelope)).toEqual(['id', 'type', 'timestamp', 'data']);
-    expect(envelope.id).toBe(events[0]!.eventId);
+    expect(envelope.id).toBe(published[0]!.eventId);
+    // The status writes carry no outbox item: the stream record of each write is its event.
+    expect(await outboxOf(ws)).toEqual([]);
   });
 
-  it('writes no outbox item for a workspace without an endpoint, and still counts the sequence', async () => {
+  it('publishes no status event for a workspace without an endpoint, and still counts the sequence', async () => {
     const ws = await workspace({ endpoint: false });
     const dispatchId = await send(ws);
     await deliverDispatch({ dispatchId, workspaceId: ws, receiveCount: 1, maxReceives: 5 }, { providerFor: () => accepting, store: env.table });
     await report(ws, dispatchId, 'delivered');
+    // Then a change the publisher does publish: once its events are in, the stream is past ours.
+    const other = await workspace({ endpoint: true });
+    await deliverDispatch({ dispatchId: await send(other), workspaceId: other, receiveCount: 1, maxReceives: 5 }, { providerFor: () => accepting, store: env.table });
+    expect(await publishedFor(other, 2)).toHaveLength(2);
 
+    expect(await publishedFor(ws, 0)).toEqual([]);
     expect(await outboxOf(ws)).toEqual([]);
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'delivered', sequence: 4 });
   });
 
-  it('fits the first report of a dispatch with the maximum 20 tags, and its event, into one transaction', async () => {
+  it('publishes the first report of a dispatch with the maximum 20 tags, which writes every tag link and rollup in one transaction', async () => {
     const ws = await workspace({ endpoint: true });
     const dispatchId = await send(ws, Array.from({ length: 20 }, (_, i) => `tag-${i}`));
     expect(await deliverDispatch({ dispatchId, workspaceId: ws, receiveCount: 1, maxReceives: 5 }, { providerFor: () => accepting, store: env.table })).toBe('sent');
-    expect((await outboxOf(ws)).map((event) => (JSON.parse(event.payload) as { data: { status: string } }).data.status)).toEqual(['processing', 'sent']);
+    expect((await publishedFor(ws, 2)).map((message) => (JSON.parse(message.payload) as { data: { status: string } }).data.status)).toEqual(['processing', 'sent']);
   });
 
   it('writes message.received with an inbound message, once however often the webhook repeats it', async () => {

@@ -60,7 +60,7 @@ export async function deliverDispatch(attempt: DeliveryAttempt, deps: DeliveryDe
     return 'retry';
   }
 
-  const claim = await claimDispatch(attempt.dispatchId, now(), deps.store, attempt.workspaceId);
+  const claim = await claimDispatch(attempt.dispatchId, now(), deps.store);
   if (!claim.claimed) return settleUnclaimable(claim.current);
   const dispatch = claim.dispatch;
   // The queue message is ours, so this never differs; if it did, the dispatch's own workspace decides.

@@ -4,12 +4,9 @@ import type { Store } from '../../shared/store';
 import { conflictPause, CONFLICT_RETRIES, CONFLICT_WAIT_MS, isConditionFailed, isTransactionConflict, onlyConflicts, transactWrite, writeOne, type NamedWrites, type Write } from '../../shared/writes';
 import { conversationTouch } from '../conversations/conversation-item';
 import type { Dispatch } from '../messages/dispatch';
-import { getDispatchById, pricingChange, readReceipt, statusMove, type DispatchChange, type SequenceMode, type StatusMove } from '../messages/dispatch-repository';
+import { getDispatchById, pricingChange, readReceipt, statusMove, type DispatchChange, type StatusMove } from '../messages/dispatch-repository';
 import type { Pricing } from '../providers/whatsapp-webhook';
 import { reportWrites } from '../reports/report-items';
-import { writesEvents } from '../webhooks/event-gate';
-import { outboxPut } from '../webhooks/outbox-item';
-import { messageStatusEvent } from '../webhooks/webhook-event';
 import { deliveryEventPut } from './delivery-events';
 import { providerMessagePut } from './provider-message';
 import { canTransition, countsAsSent, isFirstReport, type DeliveryEventStatus } from './transitions';
@@ -23,16 +20,15 @@ const ATTEMPTS = 3;
 
 /**
  * Moves a dispatch to `change.to` if docs/api.md#dispatch-statuses allows it from its current status, with
- * everything that depends on the move in the same transaction: its delivery event, its webhook
- * event and, the first time it counts as sent, its tag links and report rollups (so a redelivered
+ * everything that depends on the move in the same transaction: its delivery event and, the first time it counts as sent, its tag links and report rollups (so a redelivered
  * message or a repeated callback can neither skip nor double them). Returns false when the move
  * is not allowed: a duplicate, late or out-of-order report.
  */
 export async function applyStatus(dispatchId: string, change: StatusChange, store: Store = defaultStore(), known?: Dispatch): Promise<boolean> {
   const now = new Date();
-  const moved = await changeDispatch(dispatchId, store, known, (current, mode) => {
+  const moved = await changeDispatch(dispatchId, store, known, (current) => {
     if (!canTransition(current.status, change.to)) return undefined;
-    return transitionWrites(current, change, now.toISOString(), mode);
+    return transitionWrites(current, change, now.toISOString());
   });
   if (moved) recordTransition(moved.before, change);
   return moved !== undefined;
@@ -40,16 +36,16 @@ export async function applyStatus(dispatchId: string, change: StatusChange, stor
 
 /** WhatsApp's `read`: `readAt` on a delivered dispatch, once. False when it does not apply (not delivered, read already). */
 export async function applyReadReceipt(dispatchId: string, readAt: string, store: Store = defaultStore(), known?: Dispatch): Promise<boolean> {
-  const changed = await changeDispatch(dispatchId, store, known, (current, mode) =>
-    current.status === 'delivered' && current.readAt === null ? { dispatch: readReceipt(current, readAt, mode) } : undefined,
+  const changed = await changeDispatch(dispatchId, store, known, (current) =>
+    current.status === 'delivered' && current.readAt === null ? { dispatch: readReceipt(current, readAt, new Date().toISOString()) } : undefined,
   );
   return changed !== undefined;
 }
 
 /** Meta's pricing of the message, when it differs from the one kept. */
 export async function applyPricing(dispatchId: string, pricing: Pricing, store: Store = defaultStore(), known?: Dispatch): Promise<boolean> {
-  const changed = await changeDispatch(dispatchId, store, known, (current, mode) => {
-    const change = pricingChange(current, pricing, mode);
+  const changed = await changeDispatch(dispatchId, store, known, (current) => {
+    const change = pricingChange(current, pricing, new Date().toISOString());
     return change && { dispatch: change };
   });
   return changed !== undefined;
@@ -62,9 +58,8 @@ interface ChangeWrites {
 }
 
 /**
- * Applies one change of the GET body of a dispatch (docs/api.md#message-status), with its
- * `message.status.updated` event in the same transaction when the workspace takes events.
- * `build` decides on the dispatch as known or read: undefined when the change does not apply, and
+ * Applies one change of the GET body of a dispatch (docs/api.md#message-status); the stream
+ * record of its write is the change's `message.status.updated` event (decision 89). `build` decides on the dispatch as known or read: undefined when the change does not apply, and
  * a dispatch the caller knew may be stale, so that answer stands only on a fresh read. A refusal
  * means someone changed the dispatch first: it is read again and `build` decides again.
  */
@@ -72,20 +67,18 @@ export async function changeDispatch(
   dispatchId: string,
   store: Store,
   known: Dispatch | undefined,
-  build: (current: Dispatch, mode: SequenceMode) => ChangeWrites | undefined,
+  build: (current: Dispatch) => ChangeWrites | undefined,
 ): Promise<{ before: Dispatch; after: Dispatch } | undefined> {
   let current = known;
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const fresh = !current;
     current ??= await getDispatchById(dispatchId, store, true);
     if (!current) return undefined;
-    const hold = await writesEvents(current.workspaceId, store);
-    const writes = build(current, { hold });
+    const writes = build(current);
     if (!writes && fresh) return undefined;
     if (writes) {
       const { dispatch: change, alongside } = writes;
-      const outbox = hold ? outboxPut(current.workspaceId, messageStatusEvent(change.after, new Date())) : undefined;
-      if (await commitThroughConflicts(dispatchId, store, { dispatch: change.write, ...alongside, outbox })) return { before: current, after: change.after };
+      if (await commitThroughConflicts(dispatchId, store, { dispatch: change.write, ...alongside })) return { before: current, after: change.after };
     }
     // Someone moved it first, or what we knew was old: read it again and decide again.
     current = undefined;
@@ -133,7 +126,7 @@ async function commit(store: Store, writes: NamedWrites<string>): Promise<'commi
  * provider's answer, or a status that echoed the dispatch id when that answer was lost), so every
  * later status finds the dispatch by it.
  */
-function transitionWrites(dispatch: Dispatch, requested: StatusChange, now: string, mode: SequenceMode): ChangeWrites {
+function transitionWrites(dispatch: Dispatch, requested: StatusChange, now: string): ChangeWrites {
   // Provider timestamps are whole seconds: a delivery report may predate our own record of the send.
   const change = requested.to === 'delivered' && dispatch.sentAt && requested.occurredAt < dispatch.sentAt ? { ...requested, occurredAt: dispatch.sentAt } : requested;
   const firstReport = isFirstReport(dispatch, change.to);
@@ -144,7 +137,7 @@ function transitionWrites(dispatch: Dispatch, requested: StatusChange, now: stri
     ...(change.event && !(change.event === 'ACCEPTED' && firstReport) ? [deliveryEventPut(dispatch, change.event, change.occurredAt, change.failureCode)] : []),
   ];
   return {
-    dispatch: statusMove(dispatch, change, now, mode),
+    dispatch: statusMove(dispatch, change, now),
     alongside: {
       providerMessage:
         change.providerMessageId && !dispatch.providerMessageId

@@ -96,7 +96,7 @@ async function resend(dispatch: Dispatch, now: Date, store: Store, queue: QueueT
 /** Moves the dispatch's pending entry forward first, so the next run does not queue it again. */
 async function requeue(dispatch: Dispatch, now: Date, store: Store, queue: QueueTarget): Promise<boolean> {
   const { dispatchId, workspaceId, status } = dispatch;
-  const moved = await changeDispatch(dispatchId, store, dispatch, (current, mode) => (current.status === status ? { dispatch: requeueChange(current, now, mode) } : undefined));
+  const moved = await changeDispatch(dispatchId, store, dispatch, (current) => (current.status === status ? { dispatch: requeueChange(current, now) } : undefined));
   if (!moved) return false;
   await enqueueDispatch({ dispatchId, workspaceId }, queue);
   return true;

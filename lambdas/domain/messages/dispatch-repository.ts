@@ -9,7 +9,7 @@ import type { Pricing } from '../providers/whatsapp-webhook';
 import { allowedFrom, countsAsSent, isFirstReport } from '../delivery/transitions';
 import { wibDay } from '../time/wib';
 import { templateParametersSchema } from '../templates/template';
-import { dispatchStatuses, type Dispatch, type DispatchStatus } from './dispatch';
+import { DISPATCH_ENTITY, dispatchStatuses, type Dispatch, type DispatchStatus } from './dispatch';
 
 /**
  * The dispatch item: its key and index entries, every write to it (create, status moves, the
@@ -73,7 +73,7 @@ export function dispatchItem(dispatch: Dispatch) {
     ...keys.dispatch(dispatch.dispatchId),
     ...indexKeys.dispatchSendCheck(dispatch.workspaceId, dispatch.to, dispatch.templateId, dispatch.createdAt),
     ...indexKeys.pendingDispatch(dispatch.dispatchId, dispatch.createdAt),
-    entity: 'dispatch',
+    entity: DISPATCH_ENTITY,
     ...present,
   };
 }
@@ -94,23 +94,17 @@ export async function getDispatchById(dispatchId: string, store: Store = default
 }
 
 /**
- * Every write that changes the GET body (docs/api.md#message-status) counts `sequence` up. One
- * that carries the event of that change also holds on the sequence its dispatch was read at, so
- * the body the event carries is exactly the one stored (decision 77).
+ * Every write that changes the GET body (docs/api.md#message-status) counts `sequence` up and
+ * stamps `changedAt`: the stream record of that write is then the change's
+ * `message.status.updated` event, its id made from the dispatch and the sequence, its time
+ * `changedAt` (decision 89). Every update of a dispatch item goes through here.
  */
-export function sequenceStep(holdAt: number | undefined) {
+export function sequenceStep(now: string) {
   return {
-    set: '#sequence = if_not_exists(#sequence, :sequenceZero) + :sequenceStep',
-    condition: holdAt === undefined ? undefined : holdAt === 0 ? 'attribute_not_exists(#sequence)' : '#sequence = :sequenceRead',
+    set: '#sequence = if_not_exists(#sequence, :sequenceZero) + :sequenceStep, changedAt = :changedAt',
     names: { '#sequence': 'sequence' },
-    values: { ':sequenceZero': 0, ':sequenceStep': 1, ...(holdAt ? { ':sequenceRead': holdAt } : {}) },
+    values: { ':sequenceZero': 0, ':sequenceStep': 1, ':changedAt': now },
   };
-}
-
-/** Conditions joined with AND, the absent ones left out. */
-export function both(...conditions: (string | undefined)[]): string {
-  const present = conditions.filter((condition): condition is string => condition !== undefined);
-  return present.length === 1 ? present[0]! : present.map((condition) => `(${condition})`).join(' AND ');
 }
 
 /** A change to the dispatch: its write, and the dispatch as the write leaves it. */
@@ -119,23 +113,18 @@ export interface DispatchChange {
   after: Dispatch;
 }
 
-/** How a change treats `sequence`: `hold` when its event rides in the same transaction. */
-export interface SequenceMode {
-  hold: boolean;
-}
-
 /**
  * The queue refused the message (docs/api.md#send-a-message): the dispatch becomes `failed` with
  * `enqueue_failed`. Only a dispatch still `queued` is touched.
  */
-export function enqueueFailed(dispatch: Dispatch, now: Date, mode: SequenceMode): DispatchChange {
-  const sequence = sequenceStep(mode.hold ? dispatch.sequence : undefined);
+export function enqueueFailed(dispatch: Dispatch, now: Date): DispatchChange {
+  const sequence = sequenceStep(now.toISOString());
   return {
     write: {
       Update: {
         Key: keys.dispatch(dispatch.dispatchId),
         UpdateExpression: `SET #status = :failed, failureCode = :code, updatedAt = :now, ${sequence.set} REMOVE gsi2pk, gsi2sk`,
-        ConditionExpression: both('#status = :queued', sequence.condition),
+        ConditionExpression: '#status = :queued',
         ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
         ExpressionAttributeValues: { ':failed': 'failed', ':queued': 'queued', ':code': 'enqueue_failed', ':now': now.toISOString(), ...sequence.values },
       },
@@ -160,9 +149,9 @@ export interface StatusMove {
  * in reports sets `reportedAt` (guarded, so it happens once) and swaps the pending index entry
  * for the sent-by-day one; a move out of reporting drops both.
  */
-export function statusMove(dispatch: Dispatch, move: StatusMove, now: string, mode: SequenceMode): DispatchChange {
+export function statusMove(dispatch: Dispatch, move: StatusMove, now: string): DispatchChange {
   const firstReport = isFirstReport(dispatch, move.to);
-  const sequence = sequenceStep(mode.hold ? dispatch.sequence : undefined);
+  const sequence = sequenceStep(now);
   const set = ['#status = :to', 'updatedAt = :now', sequence.set];
   const remove: string[] = [];
   const values: Record<string, unknown> = { ':to': move.to, ':now': now, ...sequence.values };
@@ -218,7 +207,7 @@ export function statusMove(dispatch: Dispatch, move: StatusMove, now: string, mo
       Update: {
         Key: keys.dispatch(dispatch.dispatchId),
         UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
-        ConditionExpression: both(`#status IN (${fromList.join(', ')})${firstReport ? ' AND attribute_not_exists(reportedAt)' : ''}`, sequence.condition),
+        ConditionExpression: `#status IN (${fromList.join(', ')})${firstReport ? ' AND attribute_not_exists(reportedAt)' : ''}`,
         ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
         ExpressionAttributeValues: values,
       },
@@ -231,14 +220,14 @@ export function statusMove(dispatch: Dispatch, move: StatusMove, now: string, mo
  * The recipient read it (WhatsApp's `read`): recorded once, on a delivered dispatch (a read with
  * no delivered before it was moved to delivered first). Its status stays `delivered`.
  */
-export function readReceipt(dispatch: Dispatch, readAt: string, mode: SequenceMode): DispatchChange {
-  const sequence = sequenceStep(mode.hold ? dispatch.sequence : undefined);
+export function readReceipt(dispatch: Dispatch, readAt: string, now: string): DispatchChange {
+  const sequence = sequenceStep(now);
   return {
     write: {
       Update: {
         Key: keys.dispatch(dispatch.dispatchId),
         UpdateExpression: `SET readAt = :at, ${sequence.set}`,
-        ConditionExpression: both('#status = :delivered AND attribute_not_exists(readAt)', sequence.condition),
+        ConditionExpression: '#status = :delivered AND attribute_not_exists(readAt)',
         ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
         ExpressionAttributeValues: { ':at': readAt, ':delivered': 'delivered', ...sequence.values },
       },
@@ -251,16 +240,16 @@ export function readReceipt(dispatch: Dispatch, readAt: string, mode: SequenceMo
  * Meta's pricing of the message, as its latest status gave it. Meta repeats it on every status:
  * only a pricing that differs is written, so the body changes only when it does.
  */
-export function pricingChange(dispatch: Dispatch, pricing: Pricing, mode: SequenceMode): DispatchChange | undefined {
+export function pricingChange(dispatch: Dispatch, pricing: Pricing, now: string): DispatchChange | undefined {
   const known = dispatch.pricing;
   if (known && known.billable === pricing.billable && known.category === pricing.category && known.pricingModel === pricing.pricingModel) return undefined;
-  const sequence = sequenceStep(mode.hold ? dispatch.sequence : undefined);
+  const sequence = sequenceStep(now);
   return {
     write: {
       Update: {
         Key: keys.dispatch(dispatch.dispatchId),
         UpdateExpression: `SET pricing = :pricing, ${sequence.set}`,
-        ConditionExpression: both('attribute_exists(pk)', sequence.condition),
+        ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeNames: sequence.names,
         ExpressionAttributeValues: { ':pricing': pricing, ...sequence.values },
       },
@@ -270,14 +259,14 @@ export function pricingChange(dispatch: Dispatch, pricing: Pricing, mode: Sequen
 }
 
 /** Moves the dispatch's pending entry to `now`, if it is still `status`: the reconciler queued it again. */
-export function requeueChange(dispatch: Dispatch, now: Date, mode: SequenceMode): DispatchChange {
-  const sequence = sequenceStep(mode.hold ? dispatch.sequence : undefined);
+export function requeueChange(dispatch: Dispatch, now: Date): DispatchChange {
+  const sequence = sequenceStep(now.toISOString());
   return {
     write: {
       Update: {
         Key: keys.dispatch(dispatch.dispatchId),
         UpdateExpression: `SET gsi2sk = :sk, updatedAt = :now, ${sequence.set} ADD requeues :one`,
-        ConditionExpression: both('#status = :status', sequence.condition),
+        ConditionExpression: '#status = :status',
         ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
         ExpressionAttributeValues: {
           ':sk': indexKeys.pendingDispatch(dispatch.dispatchId, now.toISOString()).gsi2sk,

@@ -7,6 +7,9 @@ import { bodyParameters, renderBody, templateParameters } from '../templates/ren
 import { instant } from '../time/instant';
 import type { Workspace } from '../workspaces/workspace';
 
+/** Marks dispatch items in the table; the webhook publisher's stream filter matches on it (decision 89). */
+export const DISPATCH_ENTITY = 'dispatch';
+
 /** Dispatch statuses and their transitions: docs/api.md#dispatch-statuses. */
 export const dispatchStatuses = ['queued', 'processing', 'sent', 'delivered', 'failed', 'canceled', 'unknown'] as const;
 export type DispatchStatus = (typeof dispatchStatuses)[number];

@@ -6,9 +6,6 @@ import { CONFLICT_RETRIES, conflictPause, transactWrite, untilAnswered } from '.
 import { conversationMessageWrites } from '../conversations/conversation-item';
 import { dailySendClaim, dailySendRelease } from './daily-send';
 import type { Dispatch } from './dispatch';
-import { writesEvents } from '../webhooks/event-gate';
-import { outboxPut } from '../webhooks/outbox-item';
-import { messageStatusEvent } from '../webhooks/webhook-event';
 import { dispatchCreate, enqueueFailed } from './dispatch-repository';
 import { getIdempotencyRecord, idempotencyClaim, idempotencyRelease, replayableResponse, type IdempotencyRecord } from './idempotency';
 
@@ -78,11 +75,8 @@ export async function commitSend(dispatch: Dispatch, claims: SendClaims, now: Da
  * a retry with the same Idempotency-Key, or on the same day, can succeed.
  */
 export async function releaseSend(dispatch: Dispatch, claims: SendClaims, now: Date, store: Store): Promise<void> {
-  const hold = await writesEvents(dispatch.workspaceId, store);
-  const failed = enqueueFailed(dispatch, now, { hold });
   await transactWrite(store, {
-    dispatch: failed.write,
-    outbox: hold ? outboxPut(dispatch.workspaceId, messageStatusEvent(failed.after, now)) : undefined,
+    dispatch: enqueueFailed(dispatch, now).write,
     idempotency: claims.idempotency && idempotencyRelease(dispatch.workspaceId, claims.idempotency.key),
     dailySend: claims.dailySend && dailySendRelease(claims.dailySend),
   });

@@ -9,11 +9,12 @@ import { outboxPut } from './outbox-item';
 import type { SubscribableEvent } from './webhook-event';
 
 /**
- * Whether a workspace's changes write webhook events at all (decision 77). An outbox write costs
- * one more item in the change's transaction, on every status move; a workspace without an enabled
- * endpoint would pay it for nothing. So the answer is read once per container and trusted for a
- * while: a "yes" for a minute (an endpoint disabled meanwhile only costs the outbox writes its
- * publisher drops), a "no" for 10 s, the longest a new endpoint waits for its first events.
+ * Whether a workspace's changes make webhook events at all (decisions 77, 89). An outbox write
+ * costs one more item in the change's transaction, and a dispatch change a fan-out read of the
+ * workspace's endpoints; a workspace without an enabled endpoint would pay either for nothing. So
+ * the answer is read once per container and trusted for a while: a "yes" for a minute (an
+ * endpoint disabled meanwhile only costs work the publisher then finds no endpoint for), a "no"
+ * for 10 s, the longest a new endpoint waits for its first events.
  */
 export const EVENTS_WANTED_TTL_MS = 60_000;
 export const EVENTS_UNWANTED_TTL_MS = 10_000;

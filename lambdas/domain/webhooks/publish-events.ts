@@ -1,9 +1,21 @@
 import { defaultStore, defaultWebhookQueue } from '../../shared/default-store';
 import type { QueueTarget } from '../../shared/queue';
 import type { Store } from '../../shared/store';
+import { writesEvents } from './event-gate';
 import { enqueueEventDeliveries } from './event-queue';
 import type { OutboxEvent } from './outbox-item';
+import type { StreamEvent } from './stream-events';
 import { endpointsFor } from './webhook-endpoint-repository';
+
+/**
+ * An event found in the table's stream, published. A dispatch's change is an event only for a
+ * workspace that takes events: decision 77's gate, asked here since decision 89, so a workspace
+ * without an endpoint costs one cached read per container, not a read of its endpoints per change.
+ */
+export async function publishStreamEvent(found: StreamEvent, store: Store = defaultStore(), queue: QueueTarget = defaultWebhookQueue()): Promise<number> {
+  if (found.gated && !(await writesEvents(found.event.workspaceId, store))) return 0;
+  return publishEvent(found.event, store, queue);
+}
 
 /**
  * The outbox publisher's work for one event (decision 78): one webhook-events message per

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import * as z from '../../shared/zod';
 import type { ConversationMessage } from '../conversations/conversation-item';
 import { conversationOf } from '../conversations/conversation-item';
@@ -34,6 +34,15 @@ export function newEventId(now: Date): string {
   return `evt_${msHex(now)}${randomBytes(8).toString('hex')}`;
 }
 
+/**
+ * The id of the event of one change of a dispatch: the time part as `newEventId`'s, the rest from
+ * the dispatch and its `sequence`, so the same change, published again (a stream batch retried),
+ * keeps its id, which receivers de-duplicate on.
+ */
+export function changeEventId(dispatchId: string, sequence: number, changedAt: Date): string {
+  return `evt_${msHex(changedAt)}${createHash('sha256').update(`${dispatchId}#${sequence}`).digest('hex').slice(0, 16)}`;
+}
+
 /** The smallest event id made at or after `since`. */
 export const firstEventIdAt = (since: Date): string => `evt_${msHex(since)}`;
 
@@ -55,8 +64,16 @@ const event = <T extends WebhookEvent['type']>(type: T, data: Record<string, unk
   data,
 });
 
-/** `message.status.updated`: `data` is the body GET /v1/messages/{dispatchId} answers after the change. */
-export const messageStatusEvent = (after: Dispatch, now: Date): SubscribableEvent => event('message.status.updated', toMessageStatusResource(after), now);
+/**
+ * `message.status.updated`: `data` is the body GET /v1/messages/{dispatchId} answers after the
+ * change, as the change's own write left the dispatch; `changedAt` is when it was made.
+ */
+export const messageStatusEvent = (after: Dispatch, changedAt: Date): SubscribableEvent => ({
+  id: changeEventId(after.dispatchId, after.sequence, changedAt),
+  type: 'message.status.updated',
+  timestamp: changedAt.toISOString(),
+  data: toMessageStatusResource(after),
+});
 
 /**
  * `message.received`: the customer's message as GET /v1/conversations/{id}/messages lists it,

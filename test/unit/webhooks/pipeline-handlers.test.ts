@@ -3,12 +3,15 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { DynamoDBRecord } from 'aws-lambda';
+import { draftDispatch, toMessageStatusResource } from '../../../lambdas/domain/messages/dispatch';
+import { dispatchItem } from '../../../lambdas/domain/messages/dispatch-repository';
 import { outboxPut } from '../../../lambdas/domain/webhooks/outbox-item';
 import { newWebhookSecret } from '../../../lambdas/domain/webhooks/webhook-endpoint';
 import type { SubscribableEvent } from '../../../lambdas/domain/webhooks/webhook-event';
 import { publishBatch } from '../../../lambdas/handlers/publish-webhook-events';
 import { accessPatterns, keys } from '../../../lambdas/shared/table';
 import { lambdaContext, resetContainerCaches } from '../../../lib/testing';
+import { template } from '../../support/send-fixtures';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const sqs = mockClient(SQSClient);
@@ -51,6 +54,13 @@ const outboxItem = (workspaceId: string, event: SubscribableEvent) => {
   if (!('Put' in write) || !write.Put.Item) throw new Error('an outbox write is a Put');
   return write.Put.Item;
 };
+const dispatch = (workspaceId: string) =>
+  draftDispatch(
+    { workspaceId, apiClient: { id: 'k', name: 'k' }, to: '+6281234567890', variables: { name: 'Budi', order: 'A-1' }, tagIds: [], trackingTags: ['promo'], now: NOW },
+    template,
+    template.versions[0]!,
+    { rupiahPerCredit: 150 },
+  );
 const enqueued = () => sqs.commandCalls(SendMessageBatchCommand).flatMap((call) => (call.args[0].input.Entries ?? []).map((entry) => JSON.parse(entry.MessageBody!) as Record<string, unknown>));
 
 describe('the outbox publisher (DynamoDB Streams)', () => {
@@ -73,11 +83,12 @@ describe('the outbox publisher (DynamoDB Streams)', () => {
     expect(ddb.commandCalls(QueryCommand).map((call) => call.args[0].input.ExpressionAttributeValues)).toEqual([{ ':pk': 'WS#ws-a#WHE', ':prefix': 'WHE#' }]);
   });
 
-  it('passes over every other stream record: other items, modifications, expiries', async () => {
+  it('passes over every other stream record: other items, a dispatch created, modifications and expiries of outbox items', async () => {
     const answer = await publishBatch(
       {
         Records: [
-          streamRecord({ ...keys.dispatch('d'), entity: 'dispatch' }),
+          streamRecord({ ...keys.workspace('ws-a'), entity: 'workspace' }, 'MODIFY'),
+          streamRecord(dispatchItem(dispatch('ws-a')), 'INSERT'),
           streamRecord(outboxItem('ws-a', received), 'MODIFY'),
           streamRecord(outboxItem('ws-a', received), 'REMOVE'),
         ],
@@ -87,6 +98,41 @@ describe('the outbox publisher (DynamoDB Streams)', () => {
     expect(answer).toEqual({ batchItemFailures: [] });
     expect(ddb.calls()).toHaveLength(0);
     expect(sqs.calls()).toHaveLength(0);
+  });
+
+  it('publishes a dispatch’s change as message.status.updated: the GET body the write left, an id from the dispatch and its sequence, the change’s time', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [endpoint('ws-a', `whe_${'1'.repeat(32)}`, 'https://a.example/all')] });
+    const delivered = { ...dispatch('ws-a'), status: 'delivered' as const, sentAt: '2026-11-20T08:00:01.000Z', deliveredAt: '2026-11-20T08:00:03.000Z', updatedAt: '2026-11-20T08:00:04.000Z', sequence: 4 };
+    const image = { ...dispatchItem(delivered), changedAt: '2026-11-20T08:00:04.000Z', attemptId: 'a', providerMessageId: 'wamid.1' };
+
+    // The same record twice, as a retried stream batch hands it over again.
+    await publishBatch({ Records: [streamRecord(image, 'MODIFY', '7')] }, lambdaContext('publish-webhook-events'));
+    await publishBatch({ Records: [streamRecord(image, 'MODIFY', '7')] }, lambdaContext('publish-webhook-events'));
+
+    const [first, again] = enqueued();
+    expect(again).toEqual(first);
+    expect(first).toMatchObject({ workspaceId: 'ws-a', endpointId: `whe_${'1'.repeat(32)}`, type: 'message.status.updated', attempt: 1 });
+    const body = JSON.parse(first!.payload as string) as Record<string, unknown>;
+    expect(body).toStrictEqual({ id: first!.eventId, type: 'message.status.updated', timestamp: '2026-11-20T08:00:04.000Z', data: toMessageStatusResource(delivered) });
+    // Sortable by time like every event id: the change's milliseconds, then 16 hex digits of its own.
+    expect(first!.eventId).toMatch(new RegExp(`^evt_${Date.parse('2026-11-20T08:00:04.000Z').toString(16).padStart(12, '0')}[0-9a-f]{16}$`));
+    const next = await (async () => {
+      sqs.resetHistory();
+      await publishBatch({ Records: [streamRecord({ ...image, sequence: 5, readAt: '2026-11-20T08:00:05.000Z', changedAt: '2026-11-20T08:00:06.000Z' }, 'MODIFY', '8')] }, lambdaContext('publish-webhook-events'));
+      return enqueued()[0]!;
+    })();
+    expect(next.eventId).not.toBe(first!.eventId);
+  });
+
+  it('publishes no dispatch change of a workspace without an enabled endpoint, and asks about that workspace once per container while the answer holds', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [endpoint('ws-b', `whe_${'1'.repeat(32)}`, 'https://b.example/off', { status: 'disabled', disabledReason: 'gone' })] });
+    const change = (sequence: number) => streamRecord({ ...dispatchItem({ ...dispatch('ws-b'), status: 'processing', sequence }), changedAt: NOW.toISOString() }, 'MODIFY', String(sequence));
+
+    expect(await publishBatch({ Records: [change(2), change(3)] }, lambdaContext('publish-webhook-events'))).toEqual({ batchItemFailures: [] });
+
+    expect(sqs.calls()).toHaveLength(0);
+    // One read of the workspace's endpoint statuses, for both records.
+    expect(ddb.commandCalls(QueryCommand).map((call) => call.args[0].input.ProjectionExpression)).toEqual(['#status']);
   });
 
   it('fails only the record whose fan-out failed, for the stream to retry', async () => {
