@@ -49,7 +49,7 @@ export async function claimDispatch(dispatchId: string, now: Date, store: Store 
 
 /** The claim's write. */
 function claimUpdate(dispatchId: string, attemptId: string, now: Date): { Update: Extract<Write, { Update: unknown }>['Update'] } {
-  const sequence = sequenceStep(now.toISOString());
+  const sequence = sequenceStep();
   return {
     Update: {
       Key: keys.dispatch(dispatchId),
@@ -70,7 +70,7 @@ export async function releaseClaim(dispatch: Dispatch, now: Date, store: Store =
 }
 
 function releaseChange(dispatch: Dispatch, now: Date): DispatchChange {
-  const sequence = sequenceStep(now.toISOString());
+  const sequence = sequenceStep();
   const after: Dispatch = { ...dispatch, updatedAt: now.toISOString(), sequence: dispatch.sequence + 1 };
   delete after.attemptStartedAt;
   return {

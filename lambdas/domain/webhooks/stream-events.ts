@@ -14,7 +14,8 @@ export interface StreamEvent {
   gated: boolean;
 }
 
-const changeTimeSchema = z.object({ changedAt: z.iso.datetime() });
+// Written by the two changes that leave `updatedAt` as it is (dispatch-repository.sequenceStep).
+const changeTimeSchema = z.object({ changedAt: z.optional(z.iso.datetime()) });
 
 /** The event a stream record tells of, from its new image (unmarshalled); undefined when it tells none. */
 export function streamEventOf(record: StreamRecord, newImage: Record<string, unknown>): StreamEvent | undefined {
@@ -22,6 +23,6 @@ export function streamEventOf(record: StreamRecord, newImage: Record<string, unk
   if (!isDispatchChange(record)) return undefined;
   const dispatch = toDispatch(newImage);
   const { changedAt } = parseItem(changeTimeSchema, newImage, 'dispatch');
-  const event = messageStatusEvent(dispatch, new Date(changedAt));
+  const event = messageStatusEvent(dispatch, new Date(changedAt && changedAt > dispatch.updatedAt ? changedAt : dispatch.updatedAt));
   return { event: { workspaceId: dispatch.workspaceId, eventId: event.id, type: event.type, payload: JSON.stringify(event) }, gated: true };
 }

@@ -103,7 +103,8 @@ describe('the outbox publisher (DynamoDB Streams)', () => {
   it('publishes a dispatch’s change as message.status.updated: the GET body the write left, an id from the dispatch and its sequence, the change’s time', async () => {
     ddb.on(QueryCommand).resolves({ Items: [endpoint('ws-a', `whe_${'1'.repeat(32)}`, 'https://a.example/all')] });
     const delivered = { ...dispatch('ws-a'), status: 'delivered' as const, sentAt: '2026-11-20T08:00:01.000Z', deliveredAt: '2026-11-20T08:00:03.000Z', updatedAt: '2026-11-20T08:00:04.000Z', sequence: 4 };
-    const image = { ...dispatchItem(delivered), changedAt: '2026-11-20T08:00:04.000Z', attemptId: 'a', providerMessageId: 'wamid.1' };
+    // A status move: its time is the updatedAt it wrote.
+    const image = { ...dispatchItem(delivered), providerMessageId: 'wamid.1' };
 
     // The same record twice, as a retried stream batch hands it over again.
     await publishBatch({ Records: [streamRecord(image, 'MODIFY', '7')] }, lambdaContext('publish-webhook-events'));
@@ -121,12 +122,14 @@ describe('the outbox publisher (DynamoDB Streams)', () => {
       await publishBatch({ Records: [streamRecord({ ...image, sequence: 5, readAt: '2026-11-20T08:00:05.000Z', changedAt: '2026-11-20T08:00:06.000Z' }, 'MODIFY', '8')] }, lambdaContext('publish-webhook-events'));
       return enqueued()[0]!;
     })();
+    // The read receipt leaves updatedAt as it was and stamps changedAt: the event has that time.
     expect(next.eventId).not.toBe(first!.eventId);
+    expect(JSON.parse(next.payload as string)).toMatchObject({ timestamp: '2026-11-20T08:00:06.000Z', data: { readAt: '2026-11-20T08:00:05.000Z', updatedAt: '2026-11-20T08:00:04.000Z', sequence: 5 } });
   });
 
   it('publishes no dispatch change of a workspace without an enabled endpoint, and asks about that workspace once per container while the answer holds', async () => {
     ddb.on(QueryCommand).resolves({ Items: [endpoint('ws-b', `whe_${'1'.repeat(32)}`, 'https://b.example/off', { status: 'disabled', disabledReason: 'gone' })] });
-    const change = (sequence: number) => streamRecord({ ...dispatchItem({ ...dispatch('ws-b'), status: 'processing', sequence }), changedAt: NOW.toISOString() }, 'MODIFY', String(sequence));
+    const change = (sequence: number) => streamRecord(dispatchItem({ ...dispatch('ws-b'), status: 'processing', sequence }), 'MODIFY', String(sequence));
 
     expect(await publishBatch({ Records: [change(2), change(3)] }, lambdaContext('publish-webhook-events'))).toEqual({ batchItemFailures: [] });
 
