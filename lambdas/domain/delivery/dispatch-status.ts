@@ -19,8 +19,9 @@ export interface StatusChange extends StatusMove {
 const ATTEMPTS = 3;
 
 /**
- * Moves a dispatch to `change.to` if docs/api.md#dispatch-statuses allows it from its current status, with
- * everything that depends on the move in the same transaction: its delivery event and, the first time it counts as sent, its tag links and report rollups (so a redelivered
+ * Moves a dispatch to `change.to` if docs/api.md#dispatch-statuses allows it from its current
+ * status, with everything that depends on the move in the same transaction: its delivery event
+ * and, the first time it counts as sent, its tag links and report rollups (so a redelivered
  * message or a repeated callback can neither skip nor double them). Returns false when the move
  * is not allowed: a duplicate, late or out-of-order report.
  */
@@ -59,8 +60,9 @@ interface ChangeWrites {
 
 /**
  * Applies one change of the GET body of a dispatch (docs/api.md#message-status); the stream
- * record of its write is the change's `message.status.updated` event (decision 89). `build` decides on the dispatch as known or read: undefined when the change does not apply, and
- * a dispatch the caller knew may be stale, so that answer stands only on a fresh read. A refusal
+ * record of its write is the change's `message.status.updated` event (decision 89). `build`
+ * decides on the dispatch as known or read: undefined when the change does not apply, and a
+ * dispatch the caller knew may be stale, so that answer stands only on a fresh read. A refusal
  * means someone changed the dispatch first: it is read again and `build` decides again.
  */
 export async function changeDispatch(
