@@ -18,9 +18,8 @@ export async function publishRecord(record: DynamoDBRecord): Promise<void> {
   if (!record.dynamodb?.NewImage) return;
   // The stream's image is DynamoDB JSON; aws-lambda and the SDK each declare their own AttributeValue.
   const found = streamEventOf(record, unmarshall(record.dynamodb.NewImage as Record<string, AttributeValue>));
-  if (!found) return;
-  const endpoints = await publishStreamEvent(found);
-  logger.debug('Webhook event published', { eventId: found.event.eventId, type: found.event.type, endpoints });
+  const published = found && (await publishStreamEvent(found));
+  if (published) logger.debug('Webhook event published', { eventId: published.event.eventId, type: published.event.type, endpoints: published.endpoints });
 }
 
 /** The publisher: DynamoDB Streams records of outbox inserts and dispatch changes, with partial batch failures. */

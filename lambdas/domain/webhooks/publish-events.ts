@@ -8,13 +8,15 @@ import type { StreamEvent } from './stream-events';
 import { endpointsFor } from './webhook-endpoint-repository';
 
 /**
- * An event found in the table's stream, published. A dispatch's change is an event only for a
+ * An event found in the table's stream, published: the event and how many endpoints it went to,
+ * or undefined when its workspace takes no events. A dispatch's change is an event only for a
  * workspace that takes events: decision 77's gate, asked here since decision 89, so a workspace
  * without an endpoint costs one cached read per container, not a read of its endpoints per change.
  */
-export async function publishStreamEvent(found: StreamEvent, store: Store = defaultStore(), queue: QueueTarget = defaultWebhookQueue()): Promise<number> {
-  if (found.gated && !(await writesEvents(found.event.workspaceId, store))) return 0;
-  return publishEvent(found.event, store, queue);
+export async function publishStreamEvent(found: StreamEvent, store: Store = defaultStore(), queue: QueueTarget = defaultWebhookQueue()): Promise<{ event: OutboxEvent; endpoints: number } | undefined> {
+  if (found.gated && !(await writesEvents(found.workspaceId, store))) return undefined;
+  const event = found.event();
+  return { event, endpoints: await publishEvent(event, store, queue) };
 }
 
 /**

@@ -131,7 +131,9 @@ describe('the outbox publisher (DynamoDB Streams)', () => {
     ddb.on(QueryCommand).resolves({ Items: [endpoint('ws-b', `whe_${'1'.repeat(32)}`, 'https://b.example/off', { status: 'disabled', disabledReason: 'gone' })] });
     const change = (sequence: number) => streamRecord(dispatchItem({ ...dispatch('ws-b'), status: 'processing', sequence }), 'MODIFY', String(sequence));
 
-    expect(await publishBatch({ Records: [change(2), change(3)] }, lambdaContext('publish-webhook-events'))).toEqual({ batchItemFailures: [] });
+    // Not even parsed: a dispatch image this publisher could not read fails no record of such a workspace.
+    const unreadable = streamRecord({ ...dispatchItem({ ...dispatch('ws-b'), sequence: 4 }), status: 'no-such-status' }, 'MODIFY', '4');
+    expect(await publishBatch({ Records: [change(2), change(3), unreadable] }, lambdaContext('publish-webhook-events'))).toEqual({ batchItemFailures: [] });
 
     expect(sqs.calls()).toHaveLength(0);
     // One read of the workspace's endpoint statuses, for both records.
