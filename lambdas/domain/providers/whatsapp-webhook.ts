@@ -9,12 +9,20 @@ import type { WebhookSkipReason } from '../../shared/metric-names';
  * costs the rest of its batch. Meta retries any answer but 200 for days; nothing here throws.
  */
 
+/**
+ * An identifier of Meta's that becomes part of a table key (a number id, a wamid, a WhatsApp or
+ * user id). Bounded well above any Meta issues (a wamid is about 60 characters), so one too long
+ * for a DynamoDB key is skipped as malformed, not answered with a 500.
+ */
+export const META_ID_MAX_LENGTH = 256;
+const metaId = () => z.string().check(z.minLength(1), z.maxLength(META_ID_MAX_LENGTH));
+
 /** The envelope only: anything inside a change is read item by item (readStatuses, readMessages). */
 export const webhookEnvelopeSchema = z.object({
   object: z.literal('whatsapp_business_account'),
   entry: z.array(
     z.object({
-      id: z.optional(z.string()),
+      id: z.optional(metaId()),
       changes: z.array(z.object({ field: z.string(), value: z.record(z.string(), z.unknown()) })),
     }),
   ),
@@ -37,7 +45,7 @@ const epochSeconds = z.pipe(z.string().check(z.regex(/^\d{1,11}$/, 'not Unix sec
 // ---- the `messages` field: what one change holds -------------------------------------------------
 
 const changeValueSchema = z.object({
-  metadata: z.object({ phone_number_id: z.string().check(z.minLength(1)) }),
+  metadata: z.object({ phone_number_id: metaId() }),
   statuses: z.optional(z.array(z.unknown())),
   messages: z.optional(z.array(z.unknown())),
   contacts: z.optional(z.array(z.unknown())),
@@ -59,7 +67,7 @@ export const knownStatuses = ['sent', 'delivered', 'read', 'failed'] as const;
 
 const statusSchema = z.object({
   /** The wamid: the one identifier every status carries. */
-  id: z.string().check(z.minLength(1)),
+  id: metaId(),
   status: z.enum(knownStatuses),
   timestamp: epochSeconds,
   recipient_id: z.optional(z.string()),
@@ -115,9 +123,9 @@ export function readStatus(raw: unknown): Read<ProviderStatus> {
 // ---- contacts -------------------------------------------------------------------------------------
 
 const contactSchema = z.object({
-    wa_id: z.optional(z.string().check(z.minLength(1))),
+    wa_id: z.optional(metaId()),
     /** A business-scoped user id (BSUID): the only identifier of a user who hides their number. */
-    user_id: z.optional(z.string().check(z.minLength(1))),
+    user_id: z.optional(metaId()),
     profile: z.optional(z.object({ name: z.optional(z.string()), username: z.optional(z.string()) })),
   }).check(z.refine((contact) => contact.wa_id || contact.user_id, 'neither wa_id nor user_id'));
 
@@ -138,11 +146,11 @@ export function readContact(raw: unknown): Read<Sender> {
 // ---- messages -------------------------------------------------------------------------------------
 
 const messageBase = z.object({
-    id: z.string().check(z.minLength(1)),
+    id: metaId(),
     timestamp: epochSeconds,
     type: z.string(),
-    from: z.optional(z.string().check(z.minLength(1))),
-    from_user_id: z.optional(z.string().check(z.minLength(1))),
+    from: z.optional(metaId()),
+    from_user_id: z.optional(metaId()),
   }).check(z.refine((message) => message.from || message.from_user_id, 'neither from nor from_user_id'));
 
 const media = z.object({ id: z.string().check(z.minLength(1)), mime_type: z.string(), caption: z.optional(z.string()), sha256: z.optional(z.string()), filename: z.optional(z.string()) });
@@ -170,7 +178,7 @@ const contentSchemas = {
   location: z.object({ location }),
   contacts: z.object({ contacts: z.array(sharedContact).check(z.minLength(1)) }),
   /** No emoji (or an empty one): the customer took their reaction back. */
-  reaction: z.object({ reaction: z.object({ message_id: z.string().check(z.minLength(1)), emoji: z.optional(z.string()) }) }),
+  reaction: z.object({ reaction: z.object({ message_id: metaId(), emoji: z.optional(z.string()) }) }),
   unsupported: z.object({}),
   system: z.object({ system: z.object({ body: z.optional(z.string()), type: z.optional(z.string()) }) }),
 } as const;
