@@ -2,7 +2,8 @@ import * as z from './zod';
 import { DEFAULT_GRAPH_API_BASE_URL } from './graph-api';
 
 /**
- * The only reader of `process.env`. Every function gets just the variables its grants set
+ * The only reader of `process.env`, but for Powertools' own variables (`POWERTOOLS_*`), which the
+ * logger reads itself and lambdas/shared/metrics.ts reads as Powertools does. Every function gets just the variables its grants set
  * (see lib/constructs/app-function.ts), so resource names are optional here and `required()`
  * fails loudly, naming the variable, when a module needs one its function was not given.
  */
@@ -68,15 +69,6 @@ const schema = z.object({
 
   /** A receiver that has not answered a webhook POST in this long has failed the attempt (it is retried). */
   WEBHOOK_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.gte(100), z.lte(30_000)), 5_000),
-
-  /** CloudWatch namespace of the business metrics; the stack sets one per stack (lambdas/shared/metrics.ts). */
-  POWERTOOLS_METRICS_NAMESPACE: z._default(z.string().check(z.minLength(1)), 'MessagingApi-local'),
-  /**
-   * 'true' stops lambdas/shared/metrics.ts writing metrics (EMF lines) to stdout; Powertools' name
-   * for the switch, kept from when Powertools Metrics wrote them. Unset on Lambda; the local runtime
-   * and the tests set it, so their output carries no EMF.
-   */
-  POWERTOOLS_METRICS_DISABLED: z.optional(z.enum(['true', 'false'])),
 });
 
 export type Config = z.infer<typeof schema>;

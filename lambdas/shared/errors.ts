@@ -1,4 +1,4 @@
-import * as z from './zod';
+import type { ErrorBody } from './error-body';
 
 /**
  * Every error code a client can see, with its HTTP status: the one place these facts live.
@@ -101,16 +101,6 @@ export class ServiceUnavailableError extends AppError {
     super('service_unavailable', 'A service this API depends on is briefly unavailable; retry the request', { 'Retry-After': '1' }, options);
   }
 }
-
-/** The contract's error body (docs/api.md#errors): these four properties and no others. */
-export const errorBodySchema = z.strictObject({
-  success: z.literal(false),
-  error: z.enum(Object.keys(errorCodes) as [ErrorCode, ...ErrorCode[]]),
-  message: z.string().check(z.minLength(1)),
-  requestId: z.optional(z.string().check(z.minLength(1))),
-});
-
-export type ErrorBody = z.output<typeof errorBodySchema>;
 
 export function errorBody(code: ErrorCode, message: string, requestId?: string): ErrorBody {
   return requestId ? { success: false, error: code, message, requestId } : { success: false, error: code, message };

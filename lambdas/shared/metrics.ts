@@ -1,9 +1,21 @@
 import type middy from '@middy/core';
-import { config } from './config';
+import { getBooleanFromEnv, getStringFromEnv } from '@aws-lambda-powertools/commons/utils/env';
 import { FAILURE_CODE_DIMENSION, failureCodeDimension, METRICS_SERVICE, metricNames, SKIP_REASON_DIMENSION, type WebhookSkipReason } from './metric-names';
 
 type Unit = 'Count' | 'Milliseconds';
 type Dimensions = Record<string, string>;
+
+/**
+ * Powertools Metrics' own variables, kept from when it wrote these lines, and read as Powertools
+ * reads them (the logger reads its own the same way) rather than through config.ts, so a function
+ * with nothing to validate, GET /health, carries no zod (row 1a of `npm run bench`). The stack
+ * sets the namespace; the local runtime and the tests set `POWERTOOLS_METRICS_DISABLED=true`, so
+ * their output carries no EMF.
+ */
+const settings = {
+  namespace: getStringFromEnv({ key: 'POWERTOOLS_METRICS_NAMESPACE', defaultValue: 'MessagingApi-local' }),
+  disabled: getBooleanFromEnv({ key: 'POWERTOOLS_METRICS_DISABLED', defaultValue: false }),
+};
 
 /** The dimension on every metric, as Powertools Metrics names it from the service. */
 const SERVICE_DIMENSION: Dimensions = { service: METRICS_SERVICE };
@@ -15,11 +27,11 @@ const SERVICE_DIMENSION: Dimensions = { service: METRICS_SERVICE };
  * breaks the JSON.
  */
 function writeEmf(metrics: Map<string, { unit: Unit; values: number[] }>, dimensions: Dimensions): void {
-  if (config.POWERTOOLS_METRICS_DISABLED === 'true' || metrics.size === 0) return;
+  if (settings.disabled || metrics.size === 0) return;
   const line = {
     _aws: {
       Timestamp: Date.now(),
-      CloudWatchMetrics: [{ Namespace: config.POWERTOOLS_METRICS_NAMESPACE, Dimensions: [Object.keys(dimensions)], Metrics: [...metrics].map(([name, { unit }]) => ({ Name: name, Unit: unit })) }],
+      CloudWatchMetrics: [{ Namespace: settings.namespace, Dimensions: [Object.keys(dimensions)], Metrics: [...metrics].map(([name, { unit }]) => ({ Name: name, Unit: unit })) }],
     },
     ...dimensions,
     // A metric recorded more than once in an invocation is one array of values, as EMF allows.

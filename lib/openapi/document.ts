@@ -3,7 +3,8 @@ import * as z from '../../lambdas/shared/zod';
 import type { RequestSchemas } from '../../lambdas/http/http-handler';
 import type { OperationDoc } from '../../lambdas/http/operation-doc';
 import { MEDIA_TYPES, routeEntries, type RouteDefinition, type RouteId } from '../../lambdas/routes';
-import { errorBodySchema, type ErrorCode } from '../../lambdas/shared/errors';
+import { errorBodySchema } from '../../lambdas/shared/error-body';
+import type { ErrorCode } from '../../lambdas/shared/errors';
 import { scopes } from '../../lambdas/shared/scopes';
 import { errorMeanings, errorsOf, retryAfterCodes } from './errors';
 import { HANDLERS_DIR } from '../project-paths';
@@ -54,9 +55,11 @@ const resourceNames = (schemasOf: (id: RouteId) => RequestSchemas): [z.ZodMiniTy
  * schemas the handler validates with and is typed by, and its operation's prose and examples.
  */
 async function routeFiles(route: RouteDefinition): Promise<{ schemas: RequestSchemas; doc: OperationDoc }> {
-  const { schemas } = (await import(join(HANDLERS_DIR, route.handler))) as { schemas?: RequestSchemas };
-  const { operation } = (await import(join(HANDLERS_DIR, `${route.handler}.openapi`))) as { operation?: OperationDoc };
-  if (!schemas) throw new Error(`lambdas/handlers/${route.handler}.ts must export its schemas`);
+  const handler = (await import(join(HANDLERS_DIR, route.handler))) as { schemas?: RequestSchemas };
+  const { operation, ...openapi } = (await import(join(HANDLERS_DIR, `${route.handler}.openapi`))) as { operation?: OperationDoc; schemas?: RequestSchemas };
+  // A route that reads no input keeps its response schema in its .openapi.ts (GET /health), so its bundle carries no zod.
+  const schemas = handler.schemas ?? openapi.schemas;
+  if (!schemas) throw new Error(`lambdas/handlers/${route.handler}.ts (or, for a route that reads no input, its .openapi.ts) must export its schemas`);
   if (!operation) throw new Error(`lambdas/handlers/${route.handler}.openapi.ts must export its operation`);
   return { schemas, doc: operation };
 }
