@@ -14,7 +14,7 @@ import { applyTemplateWebhook } from '../../lambdas/domain/templates/template-we
 import { getTemplate, saveTemplate } from '../../lambdas/domain/templates/template-repository';
 import type { EventDeliveryMessage } from '../../lambdas/domain/webhooks/event-queue';
 import { toOutboxEvent } from '../../lambdas/domain/webhooks/outbox-item';
-import { publishStreamEvent } from '../../lambdas/domain/webhooks/publish-events';
+import { publishStreamEvents } from '../../lambdas/domain/webhooks/publish-events';
 import { streamEventOf } from '../../lambdas/domain/webhooks/stream-events';
 import { createWebhookEndpoint } from '../../lambdas/domain/webhooks/webhook-endpoint-repository';
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
@@ -44,10 +44,9 @@ beforeAll(async () => {
     credentials: { accessKeyId: process.env.AWS_ACCESS_KEY_ID!, secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY! },
     tableName: process.env.TABLE_NAME!,
     handler: async ({ Records }) => {
-      for (const record of Records) {
-        const found = streamEventOf(record, unmarshall(record.dynamodb!.NewImage as Record<string, AttributeValue>));
-        if (found) await publishStreamEvent(found, env.table, events.queue);
-      }
+      const found = Records.flatMap((record) => streamEventOf(record, unmarshall(record.dynamodb!.NewImage as Record<string, AttributeValue>)) ?? []);
+      const published = await publishStreamEvents(found, env.table, events.queue);
+      for (const outcome of published) if (outcome.status === 'rejected') throw outcome.reason;
       return { batchItemFailures: [] };
     },
     onError: (error) => console.error(error),

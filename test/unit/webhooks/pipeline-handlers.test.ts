@@ -140,12 +140,38 @@ describe('the outbox publisher (DynamoDB Streams)', () => {
     expect(ddb.commandCalls(QueryCommand).map((call) => call.args[0].input.ProjectionExpression)).toEqual(['#status']);
   });
 
-  it('fails only the record whose fan-out failed, for the stream to retry', async () => {
+  it('sends a batch’s events ten messages to a queue request, and reads a workspace’s endpoints once for the batch', async () => {
     ddb.on(QueryCommand).resolves({ Items: [endpoint('ws-a', `whe_${'1'.repeat(32)}`, 'https://a.example/all')] });
-    sqs.on(SendMessageBatchCommand).resolvesOnce({ Successful: [], Failed: [] }).resolves({ Successful: [], Failed: [{ Id: '0', Code: 'ServiceUnavailable', SenderFault: false }] });
+    const records = Array.from({ length: 12 }, (_, i) => streamRecord(dispatchItem({ ...dispatch('ws-a'), status: 'processing', sequence: i + 2 }), 'MODIFY', String(i + 1)));
 
-    const answer = await publishBatch({ Records: [streamRecord(outboxItem('ws-a', received), 'INSERT', '1'), streamRecord(outboxItem('ws-a', { ...received, id: 'evt_0000000000010000000000000000' }), 'INSERT', '2')] }, lambdaContext('publish-webhook-events'));
+    expect(await publishBatch({ Records: records }, lambdaContext('publish-webhook-events'))).toEqual({ batchItemFailures: [] });
 
-    expect(answer.batchItemFailures).toHaveLength(1);
+    expect(sqs.commandCalls(SendMessageBatchCommand).map((call) => call.args[0].input.Entries!.length)).toEqual([10, 2]);
+    expect(enqueued().map((message) => JSON.parse(message.payload as string).data.sequence)).toEqual(records.map((_, i) => i + 2));
+    // The gate's read, then the endpoints' read: one each for the twelve events.
+    expect(ddb.commandCalls(QueryCommand).map((call) => call.args[0].input.ProjectionExpression)).toEqual(['#status', undefined]);
+  });
+
+  it('fails only the records whose messages the queue did not take, for the stream to hand them over again', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [endpoint('ws-a', `whe_${'1'.repeat(32)}`, 'https://a.example/all'), endpoint('ws-a', `whe_${'2'.repeat(32)}`, 'https://a.example/too')] });
+    // Three events, two endpoints: six messages in one request, of which SQS refuses the fourth (the second event's second).
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [{ Id: '3', Code: 'ServiceUnavailable', SenderFault: false }] });
+    const records = ['1', '2', '3'].map((sequence, i) => streamRecord(outboxItem('ws-a', { ...received, id: `evt_00000000000${i}0000000000000000` }), 'INSERT', sequence));
+
+    const answer = await publishBatch({ Records: records }, lambdaContext('publish-webhook-events'));
+
+    expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: '2' }] });
+    expect(sqs.commandCalls(SendMessageBatchCommand)).toHaveLength(1);
+  });
+
+  it('fails every record of a request that failed, and a record it could not read, and no other', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [endpoint('ws-a', `whe_${'1'.repeat(32)}`, 'https://a.example/all')] });
+    sqs.on(SendMessageBatchCommand).rejects(Object.assign(new Error('Service unavailable'), { name: 'ServiceUnavailable' }));
+    const unreadable = streamRecord({ ...outboxItem('ws-a', received), payload: 42 }, 'INSERT', '9');
+    const noEvent = streamRecord({ ...keys.workspace('ws-a'), entity: 'workspace' }, 'MODIFY', '10');
+
+    const answer = await publishBatch({ Records: [noEvent, streamRecord(outboxItem('ws-a', received), 'INSERT', '8'), unreadable] }, lambdaContext('publish-webhook-events'));
+
+    expect(answer.batchItemFailures.map((failure) => failure.itemIdentifier).sort()).toEqual(['8', '9']);
   });
 });
