@@ -104,6 +104,8 @@ export interface AwsCall {
   items: number;
   /** Of `capacity`, what the table's global secondary indexes consumed. */
   indexCapacity: number;
+  /** Messages a send put on a queue: 1 for SendMessage, its entries for SendMessageBatch; else 0. */
+  messages: number;
   /** Wall time of the call, answer included (failed calls are not recorded). */
   ms: number;
 }
@@ -136,7 +138,9 @@ export function instrument(clients: { dynamodb: DynamoDBDocumentClient; sqs: SQS
       const capacity = consumed.reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0);
       const indexCapacity = consumed.reduce((sum, entry) => sum + Object.values(entry.GlobalSecondaryIndexes ?? {}).reduce((total, index) => total + (index.CapacityUnits ?? 0), 0), 0);
       const items = output.Count ?? (output.Responses ? Object.values(output.Responses).reduce((sum, list) => sum + list.length, 0) : output.Item ? 1 : 0);
-      const call = { service, command: context.commandName ?? 'unknown', capacity, items, indexCapacity, ms };
+      const command = context.commandName ?? 'unknown';
+      const messages = command === 'SendMessageCommand' ? 1 : command === 'SendMessageBatchCommand' ? ((input.Entries as unknown[] | undefined)?.length ?? 0) : 0;
+      const call = { service, command, capacity, items, indexCapacity, messages, ms };
       measuring.getStore()?.push(call);
       functions?.current.getStore()?.calls.push(call);
       return result;

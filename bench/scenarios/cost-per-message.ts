@@ -17,6 +17,8 @@ import { measureLeanWrites } from '../prototypes/lean-write-side';
 const MESSAGES = 200;
 /** Sent after MESSAGES, with one webhook endpoint registered: what events to an integration add. */
 const EVENT_MESSAGES = 100;
+/** Numbers are 0812<n>0200, n from this on; every message of the row has its own. */
+const FIRST_NUMBER = 1000;
 /** One send at a time: each invocation's wall time is then its own, as on Lambda, not a share of a busy process. */
 const CONCURRENCY = 1;
 const TARGET_DOLLARS = 15;
@@ -105,7 +107,7 @@ interface Component {
  * and log bytes, for a send, its delivery, and WhatsApp's three reports (sent, delivered, read).
  */
 export async function costPerMessage(options: { runtime: LocalRuntime; apiKey: string; functions: FunctionMeter; store: Store; log: (line: string) => void }): Promise<Row[]> {
-  const plain = await measurePath(options, MESSAGES);
+  const plain = await measurePath(options, MESSAGES, FIRST_NUMBER);
   const base = pricePath(plain.invocations, plain.dispatchIds.length, options.log);
 
   // The same again with one endpoint taking every event, as an integration would register it.
@@ -113,7 +115,7 @@ export async function costPerMessage(options: { runtime: LocalRuntime; apiKey: s
   let withEvents: PathPrice;
   let events: EventsPrice;
   try {
-    const measured = await measurePath(options, EVENT_MESSAGES, receiver);
+    const measured = await measurePath(options, EVENT_MESSAGES, FIRST_NUMBER + MESSAGES, receiver);
     const n = measured.dispatchIds.length;
     withEvents = pricePath(measured.invocations, n, () => undefined);
     events = priceEvents(measured.invocations, n, receiver.received.length / n);
@@ -130,7 +132,7 @@ export async function costPerMessage(options: { runtime: LocalRuntime; apiKey: s
     quantity: `${events.perMessage.toFixed(1)} events: +${eventsWriteUnits.toFixed(1)} WRU, ${events.summary}`,
     dollars: eventsDollars / 1e6,
   };
-  options.log(`  integration events per message: ${events.perMessage.toFixed(2)} (path +$${eventsOnPath.toFixed(2)}/M, +${(withEvents.writeUnits - base.writeUnits).toFixed(1)} WRU; ${events.summary}: $${events.total.toFixed(2)}/M)`);
+  options.log(`  integration events per message: ${events.perMessage.toFixed(2)} (path ${signed(eventsOnPath, 2, '$')}/M, ${signed(withEvents.writeUnits - base.writeUnits, 1)} WRU; ${events.summary}: $${events.total.toFixed(2)}/M)`);
 
   // The prototype of the lean write side (bench/prototypes/lean-write-side.ts), its writes measured.
   options.log('  prototype: the lean write side…');
@@ -237,11 +239,17 @@ async function priceLeanWriteSide(store: Store, sampleId: string, base: PathPric
 }
 
 /** Sends `count` messages one at a time and waits until each is read (and, with a receiver, its events are in). */
-async function measurePath(options: { runtime: LocalRuntime; apiKey: string; functions: FunctionMeter; store: Store }, count: number, receiver?: EventReceiver): Promise<{ invocations: Invocation[]; dispatchIds: string[] }> {
+/**
+ * Sends `count` messages, each to a number of its own from `firstNumber` on, and meters their path.
+ * Runs that are compared use numbers new to the workspace: a send to a number with a conversation
+ * moves that conversation's activity index entry (a delete and a put, 2 more units), which would
+ * read as a difference between the runs.
+ */
+async function measurePath(options: { runtime: LocalRuntime; apiKey: string; functions: FunctionMeter; store: Store }, count: number, firstNumber: number, receiver?: EventReceiver): Promise<{ invocations: Invocation[]; dispatchIds: string[] }> {
   const { runtime, functions } = options;
   functions.start();
   try {
-    const dispatchIds = await sendAll(runtime.url, options.apiKey, count);
+    const dispatchIds = await sendAll(runtime.url, options.apiKey, count, firstNumber);
     await untilRead(dispatchIds, options.store);
     // The read report's last write follows readAt; let the last webhooks finish.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -433,7 +441,7 @@ const dynamoLine = (list: Invocation[], n: number) => {
     .join(', ');
 };
 
-async function sendAll(baseUrl: string, apiKey: string, count: number): Promise<string[]> {
+async function sendAll(baseUrl: string, apiKey: string, count: number, firstNumber: number): Promise<string[]> {
   const ids: string[] = [];
   let next = 0;
   const sender = async () => {
@@ -444,7 +452,7 @@ async function sendAll(baseUrl: string, apiKey: string, count: number): Promise<
         headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
         body: JSON.stringify({
           channel: 'whatsapp',
-          to: `0812${String(1000 + i)}${READ_ENDING}`,
+          to: `0812${String(firstNumber + i)}${READ_ENDING}`,
           content: { type: 'template', templateId: DEMO_TEMPLATE, variables: { name: 'Budi', order: `C-${i}` } },
           trackingTags: ['cost'],
         }),
@@ -500,5 +508,10 @@ function accessLogLineBytes(method: string, resourcePath: string, status: number
 }
 
 const sum = <T>(list: readonly T[], value: (item: T) => number) => list.reduce((total, item) => total + value(item), 0);
+/** `+1.5`, `−0.4`, `+0.0` (never `-0.0`), with `unit` after the sign. */
+const signed = (value: number, digits: number, unit = '') => {
+  const rounded = Number(value.toFixed(digits));
+  return `${rounded < 0 ? '−' : '+'}${unit}${Math.abs(rounded).toFixed(digits)}`;
+};
 const countBy = (names: string[]) => names.reduce<Record<string, number>>((counts, name) => ({ ...counts, [name]: (counts[name] ?? 0) + 1 }), {});
 
