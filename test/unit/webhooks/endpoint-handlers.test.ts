@@ -1,11 +1,13 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { handler as createEndpoint } from '../../../lambdas/handlers/create-webhook-endpoint';
 import { handler as deleteEndpoint } from '../../../lambdas/handlers/delete-webhook-endpoint';
 import { handler as getEndpoint } from '../../../lambdas/handlers/get-webhook-endpoint';
 import { handler as listEndpoints } from '../../../lambdas/handlers/list-webhook-endpoints';
 import { handler as rotateSecret } from '../../../lambdas/handlers/rotate-webhook-secret';
+import { handler as testEndpoint } from '../../../lambdas/handlers/test-webhook-endpoint';
 import { handler as updateEndpoint } from '../../../lambdas/handlers/update-webhook-endpoint';
 import type { Scope } from '../../../lambdas/shared/scopes';
 import { keys } from '../../../lambdas/shared/table';
@@ -13,6 +15,7 @@ import { apiKeyItem, invokeRoute, parseResult, resetContainerCaches } from '../.
 import { contractErrorProblem } from '../../support/contract-error';
 
 const ddb = mockClient(DynamoDBDocumentClient);
+const sqs = mockClient(SQSClient);
 const TABLE = process.env.TABLE_NAME!;
 const KEY = 'msk_test_webhooks_0001';
 const WS = 'ws-test';
@@ -47,6 +50,7 @@ const expectContractError = (status: number, body: unknown, code: string, messag
 
 beforeEach(() => {
   ddb.reset();
+  sqs.reset();
   resetContainerCaches();
 });
 
@@ -244,5 +248,30 @@ describe('DELETE and rotate-secret', () => {
 
     expect(status).toBe(422);
     expectContractError(status, body, 'validation_failed', 'body.overlapSeconds: must be a whole number of seconds from 0 to 604800');
+  });
+});
+
+describe('POST /v1/webhook-endpoints/{id}/test', () => {
+  it('answers 202 with the event id once the queue took it', async () => {
+    givenKey(['webhooks:manage'], { ...storedEndpoint, status: 'enabled', disabledReason: null });
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [{ Id: '0', MessageId: 'm', MD5OfMessageBody: 'x' }], Failed: [] });
+
+    const { status, body } = parseResult(await invokeRoute('testWebhookEndpoint', testEndpoint, { apiKey: KEY, pathParameters: { id: ID } }));
+
+    expect(status).toBe(202);
+    expect(body).toEqual({ eventId: expect.stringMatching(/^evt_/) });
+    expect(JSON.parse(sqs.commandCalls(SendMessageBatchCommand)[0]!.args[0].input.Entries![0]!.MessageBody!)).toMatchObject({ endpointId: ID, type: 'webhook.test', attempt: 1 });
+  });
+
+  it('answers 503 service_unavailable with Retry-After when the queue does not answer, and 500 never', async () => {
+    givenKey(['webhooks:manage'], { ...storedEndpoint, status: 'enabled', disabledReason: null });
+    sqs.on(SendMessageBatchCommand).rejects(Object.assign(new Error('connect ECONNREFUSED'), { name: 'TimeoutError', $metadata: {} }));
+
+    const result = await invokeRoute('testWebhookEndpoint', testEndpoint, { apiKey: KEY, pathParameters: { id: ID } });
+    const { status, body } = parseResult(result);
+
+    expect(status).toBe(503);
+    expectContractError(status, body, 'service_unavailable');
+    expect(result.headers).toMatchObject({ 'Retry-After': '1' });
   });
 });
