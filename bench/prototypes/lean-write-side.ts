@@ -41,8 +41,9 @@ export interface LeanWrites {
 
 /**
  * Plays `messages` delivered-and-read messages (one tracking tag) through the lean write side and
- * returns the write units each step consumed. `sample` is a real dispatch (GET body fields) whose
- * values the prototype's items carry, so their sizes are the product's.
+ * returns the write units each step consumed. `sample` is a real dispatch item, with the text its
+ * send rendered (`renderedText`): the prototype's items carry its values, so their sizes are the
+ * product's.
  */
 export async function measureLeanWrites(clients: { raw: DynamoDBClient; doc: DynamoDBDocumentClient }, sample: Record<string, unknown>, messages: number): Promise<LeanWrites> {
   const table = `bench-lean-${Date.now()}`;
@@ -82,7 +83,7 @@ export async function measureLeanWrites(clients: { raw: DynamoDBClient; doc: Dyn
       const createdAt = new Date().toISOString();
       const day = createdAt.slice(0, 10);
       const key = { pk: `DSP#${dispatchId}`, sk: 'DSP' };
-      // What GET /v1/messages/{id}, send-check, the reconciler and delivery (template, language, variables) read.
+      // What GET /v1/messages/{id}, send-check, the reconciler and delivery (template, language, parameters) read.
       const dispatch = {
         ...key,
         dispatchId,
@@ -91,7 +92,7 @@ export async function measureLeanWrites(clients: { raw: DynamoDBClient; doc: Dyn
         templateId: sample.templateId,
         providerTemplateName: sample.providerTemplateName,
         language: sample.language,
-        variables: sample.variables,
+        bodyParameters: sample.bodyParameters,
         trackingTags: sample.trackingTags,
         apiClientId: (sample.apiClient as { id?: string } | undefined)?.id,
         creditCost: sample.creditCost,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { conversationIdFor } from '../../lambdas/domain/conversations/conversation-id';
 import { pathOf, routes } from '../../lambdas/routes';
 import { dispatchQueueSettings } from '../../lambdas/shared/dispatch-queue-settings';
 import { webhookQueueSettings } from '../../lambdas/shared/webhook-queue-settings';
@@ -215,11 +216,16 @@ export async function costPerMessage(options: { runtime: LocalRuntime; apiKey: s
  * up WAF and API Gateway's throttling, the signature still checked on the raw body).
  */
 async function priceLeanWriteSide(store: Store, sampleId: string, base: PathPrice) {
-  const { Item: sample } = await store.db.send(new GetCommand({ TableName: store.tableName, Key: keys.dispatch(sampleId) }));
+  const { Item: dispatch } = await store.db.send(new GetCommand({ TableName: store.tableName, Key: keys.dispatch(sampleId) }));
+  // The rendering the send wrote to the conversation message (the dispatch does not keep it: decision 92).
+  const { workspaceId, to, createdAt } = dispatch as { workspaceId: string; to: string; createdAt: string };
+  const { Item: message } = await store.db.send(new GetCommand({ TableName: store.tableName, Key: keys.conversationMessage(workspaceId, conversationIdFor(workspaceId, 'whatsapp', to), createdAt, sampleId) }));
+  if (!dispatch || typeof message?.text !== 'string') throw new Error(`The sample dispatch ${sampleId} or its conversation message is missing`);
+  const sample = { ...dispatch, renderedText: message.text };
   const raw = new DynamoDBClient({ region: process.env.AWS_REGION, endpoint: process.env.DYNAMODB_ENDPOINT });
   const doc = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
   try {
-    const writes = await measureLeanWrites({ raw, doc }, sample!, MESSAGES);
+    const writes = await measureLeanWrites({ raw, doc }, sample, MESSAGES);
     const component = (name: string) => base.components.find((c) => c.name === name)!.dollars * 1e6;
     const aggregatorWrites = Object.entries(writes.perStep).filter(([step]) => step.startsWith('stream consumer')).length;
     const aggregator = lambdaComponent('stream consumer', { invocations: writes.aggregatorInvocations, ms: aggregatorWrites * AWS_CALL_MS });

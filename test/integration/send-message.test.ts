@@ -52,7 +52,8 @@ describe('sending a template message against DynamoDB Local and the SQS emulator
     expect(await getDispatch(ws, result.dispatchId, env.table)).toMatchObject({
       status: 'queued',
       to: '+6281234567890',
-      renderedText: 'Halo Budi, pesanan A-1 sudah dikirim.',
+      bodyParameters: ['Budi', 'A-1'],
+      conversationId: conversationIdFor(ws, 'whatsapp', '+6281234567890'),
       creditCost: 2,
       amountRupiah: 300,
       trackingTags: ['promo'],

@@ -7,6 +7,7 @@ import { accessPatterns, indexKeys, keys } from '../../shared/table';
 import type { Write } from '../../shared/writes';
 import type { Pricing } from '../providers/whatsapp-webhook';
 import { allowedFrom, countsAsSent, isFirstReport } from '../delivery/transitions';
+import { conversationIdFor } from '../conversations/conversation-id';
 import { wibDay } from '../time/wib';
 import { templateParametersSchema } from '../templates/template';
 import { DISPATCH_ENTITY, dispatchStatuses, type Dispatch, type DispatchStatus } from './dispatch';
@@ -19,20 +20,21 @@ import { DISPATCH_ENTITY, dispatchStatuses, type Dispatch, type DispatchStatus }
 
 const nullable = <T extends z.ZodMiniType>(schema: T) => z.pipe(z.nullish(schema), z.transform((value) => value ?? null));
 
-/** A stored dispatch. Null fields are left out of the item, so an absent one reads as null. */
+/**
+ * A stored dispatch: exactly the attributes the item holds beside its keys (`dispatchItem` writes
+ * these and no others). Null fields are left out of the item, so an absent one reads as null.
+ * Items written before decision 92 also hold the send's variables, its rendered text, the
+ * contact's name, the template version and the conversation id: they are read past.
+ */
 const storedDispatchSchema = z.object({
   dispatchId: z.string().check(z.minLength(1)),
   workspaceId: z.string().check(z.minLength(1)),
   channel: z.literal('whatsapp'),
   to: z.string(),
-  contactName: nullable(z.string()),
   templateId: z.string(),
   templateName: z.string(),
-  templateVersionId: z.string(),
   providerTemplateName: z.string(),
   language: z.string(),
-  variables: z.record(z.string(), z.string()),
-  renderedText: z.string(),
   bodyParameters: z.array(z.string()),
   templateParameters: z.optional(templateParametersSchema),
   tagIds: z.array(z.string()),
@@ -42,7 +44,6 @@ const storedDispatchSchema = z.object({
   status: z.enum(dispatchStatuses),
   creditCost: z.number(),
   amountRupiah: z.number(),
-  conversationId: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),
   sentAt: nullable(z.string()),
@@ -56,19 +57,24 @@ const storedDispatchSchema = z.object({
   attemptStartedAt: z.optional(z.string()),
   providerMessageId: z.optional(z.string()),
   reportedAt: z.optional(z.string()),
-}) satisfies z.ZodMiniType<Dispatch>;
+}) satisfies z.ZodMiniType<Omit<Dispatch, 'conversationId'>>;
 
-/** A stored item as a Dispatch: nullable fields null when absent, bookkeeping fields left out. */
+const STORED_ATTRIBUTES = new Set(Object.keys(storedDispatchSchema.shape));
+
+/** A stored item as a Dispatch: nullable fields null when absent, its conversation derived. */
 export function toDispatch(item: Record<string, unknown>): Dispatch {
-  return parseItem(storedDispatchSchema, item, 'dispatch');
+  const stored = parseItem(storedDispatchSchema, item, 'dispatch');
+  return { ...stored, conversationId: conversationIdFor(stored.workspaceId, stored.channel, stored.to) };
 }
 
 /**
- * The stored item: the dispatch, its key, its send-check and pending index entries. Null fields
- * are left out rather than stored as NULL, which `if_not_exists` would take as set.
+ * The stored item: the dispatch's stored attributes, its key, its send-check and pending index
+ * entries. Null fields are left out rather than stored as NULL, which `if_not_exists` would take
+ * as set. Every byte counts: under 1 KB, each write of the item and of each index copy of it is
+ * one unit rather than two (docs/cost.md).
  */
 export function dispatchItem(dispatch: Dispatch) {
-  const present = Object.fromEntries(Object.entries(dispatch).filter(([, value]) => value !== null));
+  const present = Object.fromEntries(Object.entries(dispatch).filter(([name, value]) => value !== null && STORED_ATTRIBUTES.has(name)));
   return {
     ...keys.dispatch(dispatch.dispatchId),
     ...indexKeys.dispatchSendCheck(dispatch.workspaceId, dispatch.to, dispatch.templateId, dispatch.createdAt),

@@ -16,22 +16,22 @@ export type DispatchStatus = (typeof dispatchStatuses)[number];
 
 export type Channel = 'whatsapp' | 'instagram';
 
-/** A queued or sent message, as stored. */
+/**
+ * A queued or sent message, as stored and read back: what its status, the reports and its sending
+ * read, and nothing else (decision 92). What only the send needs is written where it is read (the
+ * rendered text in the conversation message, the contact's name on the conversation).
+ */
 export interface Dispatch {
   dispatchId: string;
   workspaceId: string;
   channel: 'whatsapp';
   /** E.164. */
   to: string;
-  contactName: string | null;
   templateId: string;
   templateName: string;
-  templateVersionId: string;
   /** What the WhatsApp Cloud API needs to send it. */
   providerTemplateName: string;
   language: string;
-  variables: Record<string, string>;
-  renderedText: string;
   /** The variable values in placeholder order, as the provider takes them. */
   bodyParameters: string[];
   /** Header, button and named-body parameters, for templates synced from WhatsApp that have them. */
@@ -44,6 +44,7 @@ export interface Dispatch {
   /** Fixed at send time (docs/api.md#send-a-message). */
   creditCost: number;
   amountRupiah: number;
+  /** Not stored: the number's conversation in the workspace, derived from them (conversationIdFor). */
   conversationId: string;
   createdAt: string;
   updatedAt: string;
@@ -68,6 +69,12 @@ export interface Dispatch {
   reportedAt?: string;
 }
 
+/** A new dispatch, with what its send writes beside it: the conversation message's text, the conversation's contact name. */
+export interface DraftedDispatch extends Dispatch {
+  renderedText: string;
+  contactName: string | null;
+}
+
 /** A send request as a dispatch is drafted from it: validated, its number normalized. */
 export interface DispatchRequest {
   workspaceId: string;
@@ -85,7 +92,7 @@ export interface DispatchRequest {
  * A new `queued` dispatch of `version` of `template`: its text rendered, its tags without
  * duplicates, its price fixed at the workspace's rate of today.
  */
-export function draftDispatch(request: DispatchRequest, template: Template, version: TemplateVersion, workspace: Pick<Workspace, 'rupiahPerCredit'>): Dispatch {
+export function draftDispatch(request: DispatchRequest, template: Template, version: TemplateVersion, workspace: Pick<Workspace, 'rupiahPerCredit'>): DraftedDispatch {
   const values = new Map(Object.entries(request.variables));
   const createdAt = request.now.toISOString();
   const parameters = templateParameters(version, values);
@@ -97,10 +104,8 @@ export function draftDispatch(request: DispatchRequest, template: Template, vers
     contactName: request.contactName ?? null,
     templateId: template.id,
     templateName: template.displayName,
-    templateVersionId: version.id,
     providerTemplateName: template.providerName,
     language: template.language,
-    variables: request.variables,
     renderedText: renderBody(version.body, values),
     bodyParameters: bodyParameters(version.body, values),
     ...(Object.keys(parameters).length ? { templateParameters: parameters } : {}),

@@ -5,7 +5,7 @@ import type { ItemKey } from '../../shared/table';
 import { CONFLICT_RETRIES, conflictPause, transactWrite, untilAnswered } from '../../shared/writes';
 import { conversationMessageWrites } from '../conversations/conversation-item';
 import { dailySendClaim, dailySendRelease } from './daily-send';
-import type { Dispatch } from './dispatch';
+import type { Dispatch, DraftedDispatch } from './dispatch';
 import { dispatchCreate, enqueueFailed } from './dispatch-repository';
 import { getIdempotencyRecord, idempotencyClaim, idempotencyRelease, replayableResponse, type IdempotencyRecord } from './idempotency';
 
@@ -40,7 +40,7 @@ export const WRITE_OUTCOME_DEADLINE_MS = 6_000;
  * conversation) wrote nothing, and is tried again after a pause until the same deadline; then it
  * is 503, never a 409 that tells a caller without an Idempotency-Key not to retry.
  */
-export async function commitSend(dispatch: Dispatch, claims: SendClaims, now: Date, store: Store): Promise<SendOutcome> {
+export async function commitSend(dispatch: DraftedDispatch, claims: SendClaims, now: Date, store: Store): Promise<SendOutcome> {
   const writes = sendWrites(dispatch, claims, now);
   const deadline = Date.now() + WRITE_OUTCOME_DEADLINE_MS;
   for (let attempt = 1; ; attempt++) {
@@ -83,7 +83,7 @@ export async function releaseSend(dispatch: Dispatch, claims: SendClaims, now: D
 }
 
 /** The transaction's writes by name, in the order they are sent. */
-function sendWrites(dispatch: Dispatch, claims: SendClaims, now: Date) {
+function sendWrites(dispatch: DraftedDispatch, claims: SendClaims, now: Date) {
   const conversation = conversationMessageWrites({
     workspaceId: dispatch.workspaceId,
     channel: dispatch.channel,

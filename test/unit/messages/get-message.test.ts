@@ -11,6 +11,7 @@ const ddb = mockClient(DynamoDBDocumentClient);
 const TABLE = process.env.TABLE_NAME!;
 const KEY = 'msk_test_reader_00000001';
 const DISPATCH_ID = '3f2b0c1e-5d6a-4b7c-8d9e-0f1a2b3c4d5e';
+// An item as stored before decision 92 (with the send's variables, text, version and conversation id): it still reads.
 const stored = {
   ...keys.dispatch(DISPATCH_ID),
   entity: 'dispatch',

@@ -7,7 +7,7 @@ import { handler } from '../../../lambdas/handlers/send-message';
 import { keys } from '../../../lambdas/shared/table';
 import { resetContainerCaches } from '../../../lib/testing';
 import { lambdaContext, parseResult, routeEvent } from '../../support/events';
-import { SEND_KEY, stubHealthySend, TEMPLATE_ID, VERSION_ID, validSend, WORKSPACE, workspace } from '../../support/send-fixtures';
+import { SEND_KEY, stubHealthySend, TEMPLATE_ID, validSend, WORKSPACE, workspace } from '../../support/send-fixtures';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const sqs = mockClient(SQSClient);
@@ -58,19 +58,21 @@ describe('POST /v1/messages, accepted', () => {
         workspaceId: WORKSPACE,
         to: '+6281234567890',
         status: 'queued',
-        templateVersionId: VERSION_ID,
         providerTemplateName: 'order_shipped',
-        renderedText: 'Halo Budi, pesanan A-1 sudah dikirim.',
+        bodyParameters: ['Budi', 'A-1'],
         trackingTags: ['promo', 'nov'],
         creditCost: 2,
         amountRupiah: 2 * workspace.rupiahPerCredit,
         source: 'EXTERNAL_API',
         apiClient: { id: expect.any(String), name: 'test' },
-        conversationId,
       },
     });
-    expect(messagePut!.Put!.Item).toMatchObject({ ...keys.conversationMessage(WORKSPACE, conversationId, NOW.toISOString(), dispatchId), direction: 'outbound', dispatchId });
+    // What only the send needs is written where it is read (decision 92): the text in the
+    // conversation message, the contact's name on the conversation; the conversation id is derived.
+    for (const name of ['renderedText', 'variables', 'contactName', 'templateVersionId', 'conversationId']) expect(dispatchPut!.Put!.Item).not.toHaveProperty(name);
+    expect(messagePut!.Put!.Item).toMatchObject({ ...keys.conversationMessage(WORKSPACE, conversationId, NOW.toISOString(), dispatchId), direction: 'outbound', dispatchId, text: 'Halo Budi, pesanan A-1 sudah dikirim.' });
     expect(conversationUpdate!.Update!.Key).toEqual(keys.conversation(WORKSPACE, conversationId));
+    expect(conversationUpdate!.Update!.ExpressionAttributeValues).toMatchObject({ ':name': 'Budi' });
 
     expect(sqs.commandCalls(SendMessageCommand, { QueueUrl: QUEUE, MessageBody: JSON.stringify({ dispatchId, workspaceId: WORKSPACE }) })).toHaveLength(1);
   });

@@ -37,6 +37,7 @@ const moduleState: Record<string, keyof typeof containerCaches | { notACache: st
   'lambdas/shared/dependency-errors.ts UNAVAILABLE_NAMES': { notACache: 'a constant' },
   'lambdas/domain/providers/whatsapp-errors.ts TRANSIENT_CODES': { notACache: 'a constant' },
   'lambdas/domain/providers/whatsapp-errors.ts CREDENTIAL_CODES': { notACache: 'a constant' },
+  'lambdas/domain/messages/dispatch-repository.ts STORED_ATTRIBUTES': { notACache: 'a constant: the names the stored schema reads' },
 };
 
 function sourceFiles(dir: string): string[] {
