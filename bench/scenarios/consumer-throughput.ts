@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { getDispatch } from '../../lambdas/domain/messages/dispatch-repository';
+import { conversationOfDispatch } from '../../lambdas/domain/messages/dispatch';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import type { Store } from '../../lambdas/shared/store';
 import { createDispatchQueues } from '../../lib/local/sqs-emulator';
@@ -50,7 +51,7 @@ export async function consumerThroughput(options: { env: NodeJS.ProcessEnv; stor
           { store, queue: { sqs, queueUrl } },
         );
         const dispatch = (await getDispatch(workspaceId, dispatchId, store))!;
-        dispatches[dispatchId] = { to: dispatch.to, conversationId: dispatch.conversationId };
+        dispatches[dispatchId] = { to: dispatch.to, conversationId: conversationOfDispatch(dispatch) };
       }
       return { url: queueUrl, arn: queueArn, count };
     };

@@ -237,7 +237,7 @@ async function priceLeanWriteSide(store: Store, sampleId: string, base: PathPric
     ];
     const total = base.total + sum(changes, (c) => c.dollars) * 1e6;
     const steps = Object.entries(writes.perStep).map(([step, units]) => `${step} ${units.toFixed(2)}`).join('; ');
-    const note = `write units per message by step: ${steps}. Against 8e: ${changes.map((c) => `${c.name} ${c.quantity} ${c.dollars >= 0 ? '+' : '−'}$${Math.abs(c.dollars * 1e6).toFixed(2)}`).join('; ')}`;
+    const note = `write units per message by step: ${steps}. Against 8e: ${changes.map((c) => `${c.name} ${c.quantity} ${signed(c.dollars * 1e6, 2, '$')}`).join('; ')}`;
     return { total, writes, note };
   } finally {
     doc.destroy();

@@ -1,6 +1,5 @@
-import { publicHttpHandler } from '../http/public-http-handler';
+import { publicHttpHandler, type ResponseBody } from '../http/public-http-handler';
 import { ok } from '../http/responses';
-import type { ResponseBody } from '../http/http-stack';
 import * as routes from '../routes';
 import type { schemas } from './health.openapi';
 

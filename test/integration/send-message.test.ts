@@ -53,7 +53,6 @@ describe('sending a template message against DynamoDB Local and the SQS emulator
       status: 'queued',
       to: '+6281234567890',
       bodyParameters: ['Budi', 'A-1'],
-      conversationId: conversationIdFor(ws, 'whatsapp', '+6281234567890'),
       creditCost: 2,
       amountRupiah: 300,
       trackingTags: ['promo'],

@@ -61,7 +61,6 @@ export async function seedDeliveredDispatches(store: Store, seed: ReportSeed): P
       status: 'delivered',
       creditCost: 2,
       amountRupiah: 300,
-      conversationId: randomUUID(),
       createdAt,
       updatedAt: createdAt,
       sentAt: createdAt,

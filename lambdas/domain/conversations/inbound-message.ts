@@ -3,6 +3,7 @@ import type { Store } from '../../shared/store';
 import { keys, type ItemKey } from '../../shared/table';
 import { conflictPause, isConditionFailed, transactWrite, writeOne } from '../../shared/writes';
 import { findProviderMessage, providerMessagePut } from '../delivery/provider-message';
+import { conversationOfDispatch } from '../messages/dispatch';
 import { getDispatchById } from '../messages/dispatch-repository';
 import { fromWhatsAppNumber } from '../phones/whatsapp-number';
 import type { InboundContent } from '../providers/whatsapp-webhook';
@@ -91,5 +92,5 @@ async function messageKeyOf(workspaceId: string, wamid: string, store: Store): P
   if (ref.kind === 'customerMessage') return keys.conversationMessage(workspaceId, ref.conversationId, ref.createdAt, wamid);
   const dispatch = await getDispatchById(ref.dispatchId, store);
   // A send's message in its conversation is keyed by the dispatch (send-transaction.ts).
-  return dispatch && keys.conversationMessage(workspaceId, dispatch.conversationId, dispatch.createdAt, dispatch.dispatchId);
+  return dispatch && keys.conversationMessage(workspaceId, conversationOfDispatch(dispatch), dispatch.createdAt, dispatch.dispatchId);
 }

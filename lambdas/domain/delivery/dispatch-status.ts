@@ -3,7 +3,7 @@ import { messageMetrics } from '../../shared/metrics';
 import type { Store } from '../../shared/store';
 import { conflictPause, CONFLICT_RETRIES, CONFLICT_WAIT_MS, isConditionFailed, isTransactionConflict, onlyConflicts, transactWrite, writeOne, type NamedWrites, type Write } from '../../shared/writes';
 import { conversationTouch } from '../conversations/conversation-item';
-import type { Dispatch } from '../messages/dispatch';
+import { conversationOfDispatch, type Dispatch } from '../messages/dispatch';
 import { getDispatchById, pricingChange, readReceipt, statusMove, type DispatchChange, type StatusMove } from '../messages/dispatch-repository';
 import type { Pricing } from '../providers/whatsapp-webhook';
 import { reportWrites } from '../reports/report-items';
@@ -145,7 +145,7 @@ function transitionWrites(dispatch: Dispatch, requested: StatusChange, now: stri
         change.providerMessageId && !dispatch.providerMessageId
           ? providerMessagePut(change.providerMessageId, { kind: 'dispatch', workspaceId: dispatch.workspaceId, dispatchId: dispatch.dispatchId })
           : undefined,
-      conversation: conversationTouch(dispatch.workspaceId, dispatch.conversationId, now),
+      conversation: conversationTouch(dispatch.workspaceId, conversationOfDispatch(dispatch), now),
       events,
       reports,
     },

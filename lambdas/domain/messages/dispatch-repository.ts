@@ -7,7 +7,6 @@ import { accessPatterns, indexKeys, keys } from '../../shared/table';
 import type { Write } from '../../shared/writes';
 import type { Pricing } from '../providers/whatsapp-webhook';
 import { allowedFrom, countsAsSent, isFirstReport } from '../delivery/transitions';
-import { conversationIdFor } from '../conversations/conversation-id';
 import { wibDay } from '../time/wib';
 import { templateParametersSchema } from '../templates/template';
 import { DISPATCH_ENTITY, dispatchStatuses, type Dispatch, type DispatchStatus } from './dispatch';
@@ -24,7 +23,8 @@ const nullable = <T extends z.ZodMiniType>(schema: T) => z.pipe(z.nullish(schema
  * A stored dispatch: exactly the attributes the item holds beside its keys (`dispatchItem` writes
  * these and no others). Null fields are left out of the item, so an absent one reads as null.
  * Items written before decision 92 also hold the send's variables, its rendered text, the
- * contact's name, the template version and the conversation id: they are read past.
+ * contact's name, the template version and the conversation id (now `conversationOfDispatch`):
+ * they are read past.
  */
 const storedDispatchSchema = z.object({
   dispatchId: z.string().check(z.minLength(1)),
@@ -57,14 +57,13 @@ const storedDispatchSchema = z.object({
   attemptStartedAt: z.optional(z.string()),
   providerMessageId: z.optional(z.string()),
   reportedAt: z.optional(z.string()),
-}) satisfies z.ZodMiniType<Omit<Dispatch, 'conversationId'>>;
+}) satisfies z.ZodMiniType<Dispatch>;
 
 const STORED_ATTRIBUTES = new Set(Object.keys(storedDispatchSchema.shape));
 
-/** A stored item as a Dispatch: nullable fields null when absent, its conversation derived. */
+/** A stored item as a Dispatch: nullable fields null when absent. */
 export function toDispatch(item: Record<string, unknown>): Dispatch {
-  const stored = parseItem(storedDispatchSchema, item, 'dispatch');
-  return { ...stored, conversationId: conversationIdFor(stored.workspaceId, stored.channel, stored.to) };
+  return parseItem(storedDispatchSchema, item, 'dispatch');
 }
 
 /**
@@ -105,8 +104,8 @@ export async function getDispatchById(dispatchId: string, store: Store = default
  * dispatch and the sequence (decision 89). Every update of a dispatch item goes through here. The
  * event's time is the write's `updatedAt`; the two writes that leave `updatedAt` as it is (the
  * read receipt and Meta's pricing) pass `changedAt`, and the event takes the later of the two.
- * (Not a stamp on every write: the dispatch sits just under 1 KB while it is sent, and 33 more
- * bytes there would double the units of its claim and its sent transaction.)
+ * (Not a stamp on every write: 33 bytes on every write of an item near 1 KB can double its
+ * units, as row 8 showed when it was tried.)
  */
 export function sequenceStep(changedAt?: string) {
   return {

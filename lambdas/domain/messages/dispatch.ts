@@ -44,8 +44,6 @@ export interface Dispatch {
   /** Fixed at send time (docs/api.md#send-a-message). */
   creditCost: number;
   amountRupiah: number;
-  /** Not stored: the number's conversation in the workspace, derived from them (conversationIdFor). */
-  conversationId: string;
   createdAt: string;
   updatedAt: string;
   sentAt: string | null;
@@ -68,6 +66,9 @@ export interface Dispatch {
   /** When the dispatch first counted as sent, and its report items were written. */
   reportedAt?: string;
 }
+
+/** The conversation a dispatch belongs to: the number's in its workspace, derived, not stored (decision 92). */
+export const conversationOfDispatch = (dispatch: Pick<Dispatch, 'workspaceId' | 'channel' | 'to'>): string => conversationIdFor(dispatch.workspaceId, dispatch.channel, dispatch.to);
 
 /** A new dispatch, with what its send writes beside it: the conversation message's text, the conversation's contact name. */
 export interface DraftedDispatch extends Dispatch {
@@ -116,7 +117,6 @@ export function draftDispatch(request: DispatchRequest, template: Template, vers
     status: 'queued',
     creditCost: version.creditCostPerSend,
     amountRupiah: version.creditCostPerSend * workspace.rupiahPerCredit,
-    conversationId: conversationIdFor(request.workspaceId, 'whatsapp', request.to),
     createdAt,
     updatedAt: createdAt,
     sentAt: null,

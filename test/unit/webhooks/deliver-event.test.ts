@@ -82,7 +82,6 @@ const event = messageStatusEvent(
     status: 'delivered',
     creditCost: 1,
     amountRupiah: 150,
-    conversationId: '9a1b2c3d-0000-8000-8000-000000000001',
     createdAt: T0.toISOString(),
     updatedAt: T0.toISOString(),
     sentAt: T0.toISOString(),
