@@ -17,11 +17,22 @@ const itemKey = ({ TableName, Key, Item }: KeyedItem) => `${TableName}|${text((K
  * "Transaction conflict handling"); the SDK retries neither. This puts that rule in front of a
  * client talking to DynamoDB Local: while a transaction is in flight its items are held, and any
  * write that touches one is refused as DynamoDB would refuse it.
+ *
+ * An item is held for the transaction's round trip, but at most HOLD_MS: DynamoDB holds it for its
+ * own commit, tens of milliseconds, while a round trip to DynamoDB Local on a loaded machine can
+ * take a second. Held for all of that, a burst's contention grew with the machine's load until it
+ * outlasted the retries' 8 s (a CI run failed so); held for what DynamoDB would hold it, the
+ * conflicts are DynamoDB's, on any machine.
  */
+const HOLD_MS = 50;
+
 export function emulateTransactionConflicts(client: DynamoDBDocumentClient, options: { heldForever?: (pk: string) => boolean } = {}) {
-  const inFlight = new Set<string>();
+  // Each held item, with the hold that holds it: a hold released by its timer is not released
+  // again by its transaction's end, when another transaction may have taken the item since.
+  const inFlight = new Map<string, symbol>();
   // An item a transaction that never ends is writing: every write to it is refused.
   const held = { has: (key: string) => inFlight.has(key) || (options.heldForever?.(key.split('|')[1]!) ?? false) };
+  const release = (hold: symbol, keys: string[]) => keys.forEach((key) => inFlight.get(key) === hold && inFlight.delete(key));
   const stats = { cancelled: 0, refusedWrites: 0 };
   const middleware: BuildMiddleware<object, object> = (next, context) => async (args) => {
     const input = args.input as { TransactItems?: TransactItem[] } & KeyedItem;
@@ -36,11 +47,14 @@ export function emulateTransactionConflicts(client: DynamoDBDocumentClient, opti
           CancellationReasons: codes.map((Code) => ({ Code, ...(Code === 'TransactionConflict' ? { Message: 'Transaction is ongoing for the item' } : {}) })),
         });
       }
-      keys.forEach((key) => inFlight.add(key));
+      const hold = Symbol('transaction');
+      keys.forEach((key) => inFlight.set(key, hold));
+      const timer = setTimeout(() => release(hold, keys), HOLD_MS);
       try {
         return await next(args);
       } finally {
-        keys.forEach((key) => inFlight.delete(key));
+        clearTimeout(timer);
+        release(hold, keys);
       }
     }
     if (['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand'].includes(context.commandName ?? '') && held.has(itemKey(input))) {
