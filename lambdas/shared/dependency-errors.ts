@@ -16,9 +16,17 @@ const UNAVAILABLE_NAMES = new Set([
   'ServiceUnavailableException',
 ]);
 
+/**
+ * A cancelled transaction's reasons that say the table could not take it for now (over its
+ * provisioned capacity, or throttled on demand), not that one of its writes was refused: nothing
+ * of it was written or decided (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html).
+ */
+const THROTTLED_REASONS = new Set(['ProvisionedThroughputExceeded', 'ThrottlingError']);
+
 interface SdkErrorShape {
   name?: string;
   code?: string;
+  CancellationReasons?: { Code?: string }[];
   /** Set by the SDK's retry step on every error that went through it; no status code means no answer came. */
   $metadata?: { httpStatusCode?: number };
 }
@@ -29,5 +37,13 @@ export function isDependencyUnavailable(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { name, code, $metadata } = error as SdkErrorShape;
   if ($metadata && $metadata.httpStatusCode === undefined) return true;
+  if (name === 'TransactionCanceledException') return isThrottledTransaction(error);
   return SOCKET_CODES.has(code ?? '') || UNAVAILABLE_NAMES.has(name ?? '') || ($metadata?.httpStatusCode ?? 0) >= 500;
+}
+
+/** A cancelled transaction that the table throttled: an answer that decides nothing about its writes. */
+export function isThrottledTransaction(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { name, CancellationReasons } = error as SdkErrorShape;
+  return name === 'TransactionCanceledException' && (CancellationReasons ?? []).some((reason) => THROTTLED_REASONS.has(reason.Code ?? ''));
 }

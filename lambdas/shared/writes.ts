@@ -1,5 +1,5 @@
 import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { isDependencyUnavailable } from './dependency-errors';
+import { isDependencyUnavailable, isThrottledTransaction } from './dependency-errors';
 import type { Store } from './store';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -58,6 +58,7 @@ function withTable(write: Write, tableName: string): TransactItem {
 /**
  * Writes `writes` in one transaction, in the order given. A cancellation is an answer, not an
  * error: DynamoDB's reasons come back by write name, so callers decide on names, never positions.
+ * A throttled one is no answer (the table decided nothing): it throws, as a dependency error.
  */
 export async function transactWrite<N extends string>(store: Store, writes: NamedWrites<N>): Promise<TransactionResult<N>> {
   const named = (Object.entries(writes) as [N, Write | readonly Write[] | undefined][]).flatMap(([name, value]) =>
@@ -67,7 +68,8 @@ export async function transactWrite<N extends string>(store: Store, writes: Name
     await store.db.send(new TransactWriteCommand({ TransactItems: named.map(({ write }) => withTable(write, store.tableName)) }));
     return { committed: true };
   } catch (error) {
-    if (errorName(error) !== 'TransactionCanceledException') throw error;
+    // Read as refusals, a throttle's reasons once made a send the provider accepted look moved by someone else.
+    if (errorName(error) !== 'TransactionCanceledException' || isThrottledTransaction(error)) throw error;
     const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
     const refused: { [K in N]?: string } = {};
     named.forEach(({ name }, i) => {

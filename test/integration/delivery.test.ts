@@ -19,7 +19,7 @@ import { keys, rollupShardOf } from '../../lambdas/shared/table';
 import { startQueuePoller } from '../../lib/local/queue-poller';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
 import { useTableAndQueues } from '../support/sqs';
-import { emulateTransactionConflicts } from '../support/transaction-conflicts';
+import { emulateThrottledTransactions, emulateTransactionConflicts } from '../support/transaction-conflicts';
 import { CONFLICT_RETRIES } from '../../lambdas/shared/writes';
 
 const env = useTableAndQueues();
@@ -354,6 +354,39 @@ describe('a burst in one workspace, with DynamoDB’s transaction conflicts', ()
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent' });
     expect((await rollupsOf(ws)).map((item) => item.dispatchCount)).toEqual([1, 1, 1]);
   });
+});
+
+describe('the deliver consumer when DynamoDB throttles', () => {
+  // A throttled transaction wrote nothing and decided nothing. Taken as a refusal ("someone moved
+  // the dispatch first"), a send the provider accepted was settled `sent` with its dispatch still
+  // `processing` and its queue message deleted; WhatsApp's reports, throttled the same way, were
+  // answered as duplicates, and the reconciler then took the silent attempt for one the provider
+  // never had, and queued it again: a second send.
+  it.each(['ThrottlingError', 'ProvisionedThroughputExceeded'] as const)(
+    'does not take a send whose status transaction was cancelled for %s as recorded: the message and the report come back, one provider call',
+    async (code) => {
+      const { ws, dispatchId } = await queuedDispatch(['promo']);
+      const { provider, calls } = scriptedProvider(accept);
+      const report = statusWebhook(`sandbox:${ws}`, [{ id: `wamid.${randomUUID()}`, status: 'sent', timestamp: String(Math.floor(Date.now() / 1000)), biz_opaque_callback_data: dispatchId }]);
+      const throttling = emulateThrottledTransactions(env.table.db, { throttled: (pk) => pk.startsWith(`WS#${ws}#RD#`), code });
+      try {
+        await expect(deliverQueuedDispatch(attempt(dispatchId, ws), { providerFor: () => provider, store: env.table })).resolves.toMatchObject({ outcome: 'retry', cause: { name: 'TransactionCanceledException' } });
+        await expect(applyProviderReports(report, env.table)).rejects.toMatchObject({ name: 'TransactionCanceledException' });
+        expect(await deliverQueuedDispatch(attempt(dispatchId, ws, 2), { providerFor: () => provider, store: env.table })).toEqual({ outcome: 'skipped' });
+      } finally {
+        throttling.remove();
+      }
+      expect(throttling.stats.cancelled).toBe(2);
+      expect(calls).toEqual([dispatchId]);
+      expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'processing', sentAt: null });
+      expect(await rollupsOf(ws)).toEqual([]);
+
+      // The table takes writes again: WhatsApp's retried report records the send, once.
+      await applyProviderReports(report, env.table);
+      expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent' });
+      expect((await rollupsOf(ws)).map((item) => item.dispatchCount)).toEqual([1, 1, 1]);
+    },
+  );
 });
 
 describe('the queue around the consumer', () => {

@@ -13,6 +13,16 @@ describe('which failures mean a dependency is unavailable (503, retry)', () => {
     expect(isDependencyUnavailable(Object.assign(new Error('oops'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } }))).toBe(true);
   });
 
+  it('takes a transaction cancelled because the table throttled it, on demand or provisioned: it wrote and decided nothing', () => {
+    const cancelled = (...codes: string[]) =>
+      Object.assign(new Error('Transaction cancelled'), { name: 'TransactionCanceledException', $metadata: { httpStatusCode: 400 }, CancellationReasons: codes.map((Code) => ({ Code })) });
+    expect(isDependencyUnavailable(cancelled('None', 'ThrottlingError'))).toBe(true);
+    expect(isDependencyUnavailable(cancelled('ProvisionedThroughputExceeded', 'None'))).toBe(true);
+    // A condition's refusal and another transaction in flight are answers: their callers decide on them.
+    expect(isDependencyUnavailable(cancelled('ConditionalCheckFailed', 'None'))).toBe(false);
+    expect(isDependencyUnavailable(cancelled('None', 'TransactionConflict'))).toBe(false);
+  });
+
   it('leaves answers about the request itself, and our own bugs, alone', () => {
     expect(isDependencyUnavailable(Object.assign(new Error('bad'), { name: 'ValidationException', $metadata: { httpStatusCode: 400 } }))).toBe(false);
     expect(isDependencyUnavailable(Object.assign(new Error('no'), { name: 'ConditionalCheckFailedException', $metadata: { httpStatusCode: 400 } }))).toBe(false);

@@ -35,6 +35,7 @@ const moduleState: Record<string, keyof typeof containerCaches | { notACache: st
   'lambdas/shared/default-store.ts webhookQueueFromConfig': { notACache: 'the queue named by WEBHOOK_QUEUE_URL, which is fixed per container' },
   'lambdas/shared/dependency-errors.ts SOCKET_CODES': { notACache: 'a constant' },
   'lambdas/shared/dependency-errors.ts UNAVAILABLE_NAMES': { notACache: 'a constant' },
+  'lambdas/shared/dependency-errors.ts THROTTLED_REASONS': { notACache: 'a constant' },
   'lambdas/domain/providers/whatsapp-errors.ts TRANSIENT_CODES': { notACache: 'a constant' },
   'lambdas/domain/providers/whatsapp-errors.ts CREDENTIAL_CODES': { notACache: 'a constant' },
   'lambdas/domain/messages/dispatch-repository.ts STORED_ATTRIBUTES': { notACache: 'a constant: the names the stored schema reads' },
