@@ -21,6 +21,10 @@ export const prices = {
   dynamodbWriteUnit: 0.625 / 1e6,
   /** https://aws.amazon.com/dynamodb/pricing/on-demand/ — Standard table class, read request unit. */
   dynamodbReadUnit: 0.125 / 1e6,
+  /** https://aws.amazon.com/dynamodb/pricing/provisioned/ — Standard table class, one write capacity unit for an hour. */
+  dynamodbWriteCapacityHour: 0.00065,
+  /** https://aws.amazon.com/dynamodb/pricing/provisioned/ — Standard table class, one read capacity unit for an hour. */
+  dynamodbReadCapacityHour: 0.00013,
   /** https://aws.amazon.com/sqs/pricing/ — standard queue, per request (each 64 KB chunk). */
   sqsRequest: 0.4 / 1e6,
   /** https://aws.amazon.com/cloudwatch/pricing/ — Logs, Standard class, data ingested per GB. */

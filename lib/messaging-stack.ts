@@ -42,7 +42,7 @@ export class MessagingStack extends Stack {
     // Imported by ARN, never looked up; without it each resource uses its AWS-managed encryption.
     const encryptionKey = config.kmsKeyArn ? Key.fromKeyArn(this, 'EncryptionKey', config.kmsKeyArn) : undefined;
 
-    this.table = new MessagingTable(this, 'Data', { removalPolicy, retain, encryptionKey });
+    this.table = new MessagingTable(this, 'Data', { removalPolicy, retain, encryptionKey, capacity: config.tableCapacity });
     this.dispatchQueue = new DispatchQueue(this, 'Dispatch', { removalPolicy, encryptionKey });
     // Created outside the stack (it holds credentials); the stack only reads it.
     const whatsappSecret = Secret.fromSecretNameV2(this, 'WhatsAppSecret', config.whatsappSecretName);
@@ -57,7 +57,7 @@ export class MessagingStack extends Stack {
       reason:
         'Rotating the key would invalidate every cursor a client holds mid-listing; rotation needs verification against the current and previous key first. It signs opaque cursors only (integrity, nothing confidential).',
     });
-    this.webhooks = new WebhookPipeline(this, 'Webhooks', { table: this.table.table, logRetention, encryptionKey, removalPolicy });
+    this.webhooks = new WebhookPipeline(this, 'Webhooks', { table: this.table.table, logRetention, systemLogLevel: config.systemLogLevel, encryptionKey, removalPolicy });
     this.api = new MessagingApi(this, 'Http', {
       stage: config.stage,
       table: this.table.table,
@@ -72,6 +72,7 @@ export class MessagingStack extends Stack {
       usagePlans: config.usagePlans ? { plans: config.usagePlans, defaultPlan: defaultUsagePlanOf(config)! } : undefined,
       webhookFrontDoor: config.webhookFrontDoor,
       logRetention,
+      systemLogLevel: config.systemLogLevel,
       encryptionKey,
       removalPolicy,
     });
@@ -92,6 +93,7 @@ export class MessagingStack extends Stack {
       webhookUrl: this.api.webhookUrl,
       maxConcurrency: config.deliverMaxConcurrency,
       logRetention,
+      systemLogLevel: config.systemLogLevel,
       encryptionKey,
       removalPolicy,
     });
@@ -100,6 +102,7 @@ export class MessagingStack extends Stack {
       whatsappSecret,
       graphApiBaseUrl: config.graphApiBaseUrl,
       logRetention,
+      systemLogLevel: config.systemLogLevel,
       encryptionKey,
       removalPolicy,
     });

@@ -44,6 +44,11 @@ const usagePlanSchema = z.strictObject({
 
 export type UsagePlanSetting = z.infer<typeof usagePlanSchema>;
 
+/** Auto scaling bounds of provisioned capacity, in units a second. */
+const capacityBoundsSchema = z
+  .strictObject({ min: z.number().int().min(1), max: z.number().int().min(1).max(40_000) })
+  .refine((bounds) => bounds.min <= bounds.max, { message: 'min must not exceed max', path: ['min'] });
+
 /** A lower-case DNS name of two labels or more, without the trailing dot. */
 const hostname = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
@@ -85,6 +90,26 @@ const schema = z.object({
    * the price, without WAF, the contract's gateway error bodies or the custom domain (docs/deploy.md).
    */
   webhookFrontDoor: z.enum(['restApi', 'httpApi']).default('restApi'),
+  /**
+   * The table's capacity (decision 94). Absent: on demand, billed per request. Given
+   * (`{"readUnits":{"min":5,"max":200},"writeUnits":{"min":20,"max":1000},"targetUtilizationPercent":70}`):
+   * provisioned, auto scaled between `min` and `max` units a second at the target utilisation, the
+   * table and each index alike. Cheaper for steady traffic; a burst beyond the provisioned units
+   * is throttled until auto scaling catches up (docs/deploy.md, "Table capacity").
+   */
+  tableCapacity: jsonObject(
+    z.strictObject({
+      readUnits: capacityBoundsSchema,
+      writeUnits: capacityBoundsSchema,
+      targetUtilizationPercent: z.number().int().min(20).max(90).default(70),
+    }),
+  ).optional(),
+  /**
+   * Lambda's own log records for every function: `INFO` (Lambda's default) writes a start and a
+   * report record per invocation; `WARN` leaves them out (about 1.5 KB of logs a message, with the
+   * REPORT line's duration and memory); `DEBUG` adds Lambda's detailed records.
+   */
+  systemLogLevel: z.enum(['DEBUG', 'INFO', 'WARN']).default('INFO'),
   /** A WAFv2 web ACL (regional) to associate with the API stage, by ARN. */
   webAclArn: z.string().regex(/^arn:aws[a-z-]*:wafv2:[a-z0-9-]+:\d{12}:regional\/webacl\/[\w-]+\/[\w-]+$/, 'a regional WAFv2 web ACL ARN (arn:aws:wafv2:<region>:<account>:regional/webacl/<name>/<id>)').optional(),
   /** A custom domain for the API (`api.example.com`), with `certificateArn`: both or neither. */
@@ -152,6 +177,8 @@ const schema = z.object({
   });
 
 export type StackConfig = z.infer<typeof schema>;
+export type TableCapacitySetting = NonNullable<StackConfig['tableCapacity']>;
+export type SystemLogLevelSetting = StackConfig['systemLogLevel'];
 
 export const contextKeys = Object.keys(schema.shape) as (keyof StackConfig)[];
 

@@ -72,6 +72,18 @@ const EVENTS_PATH = { deliver: 'deliver-webhook-event' } as const;
  * posts a batch's events at once, waiting on the receiver about RECEIVER_ROUND_TRIP_MS once.
  */
 const PUBLISH_MESSAGES_PER_BATCH = 10;
+
+/**
+ * Rows 8h and 8i: the two deploy settings for steady traffic (docs/deploy.md, "Table capacity").
+ * Provisioned capacity is paid by the hour whether used or not; auto scaling keeps it near its
+ * target utilisation (the setting's default), so a unit used costs the hour's price over that
+ * share of the hour's seconds. Idle minimums and bursts above the target are left out: the rows
+ * price traffic steady enough to keep the capacity busy. `systemLogLevel=WARN` drops Lambda's
+ * platform records.
+ */
+const PROVISIONED_UTILIZATION = 0.7;
+const provisionedWriteUnit = prices.dynamodbWriteCapacityHour / (3600 * PROVISIONED_UTILIZATION);
+const provisionedReadUnit = prices.dynamodbReadCapacityHour / (3600 * PROVISIONED_UTILIZATION);
 const RECEIVER_ROUND_TRIP_MS = 100;
 
 /**
@@ -140,6 +152,10 @@ export async function costPerMessage(options: { runtime: LocalRuntime; apiKey: s
   const lean = await priceLeanWriteSide(options.store, plain.dispatchIds[0]!, base);
 
   const total = base.total + eventsDollars;
+  const eventsReadUnits = withEvents.readUnits - base.readUnits + events.readUnits;
+  const platformBytes = base.platformBytes + events.platformBytes;
+  const steady = steadyTraffic({ writeUnits: base.writeUnits + eventsWriteUnits, readUnits: base.readUnits + eventsReadUnits, platformBytes });
+  const leanSteady = steadyTraffic({ writeUnits: lean.writes.perMessage + eventsWriteUnits, readUnits: base.readUnits + eventsReadUnits, platformBytes });
   const withFrontDoor = (price: number) => total - base.webhookRest + base.webhooksPerMessage * price * 1e6;
   const floor = sum(WRITE_FLOOR, (w) => w.units);
   const writeRatio = base.writeUnits / floor;
@@ -205,7 +221,36 @@ export async function costPerMessage(options: { runtime: LocalRuntime; apiKey: s
       note: `events: publisher fan-out $${eventsOnPath.toFixed(2)}; ${events.summary} $${events.total.toFixed(2)}`,
       numbers: { unit: 'USD per million messages', measured: lean.total + eventsDollars, baseline: total, ratio: (lean.total + eventsDollars) / total, target: TARGET_DOLLARS },
     },
+    {
+      id: '8h',
+      what: `row 8a as deployed for steady traffic: tableCapacity (provisioned, auto scaled, used at ${PROVISIONED_UTILIZATION * 100} %) and systemLogLevel=WARN (docs/deploy.md, "Table capacity")`,
+      figure: dollars(total + steady.dollars),
+      target: `≤ $${TARGET_DOLLARS}`,
+      verdict: total + steady.dollars <= TARGET_DOLLARS ? 'met' : 'missed',
+      note: steady.note,
+      numbers: { unit: 'USD per million messages', measured: total + steady.dollars, baseline: total, ratio: (total + steady.dollars) / total, target: TARGET_DOLLARS },
+    },
+    {
+      id: '8i',
+      what: 'PROTOTYPE: row 8g (the lean write side, one endpoint’s events) with the same two settings',
+      figure: dollars(lean.total + eventsDollars + leanSteady.dollars),
+      target: `≤ $${TARGET_DOLLARS}`,
+      verdict: lean.total + eventsDollars + leanSteady.dollars <= TARGET_DOLLARS ? 'met' : 'missed',
+      note: leanSteady.note,
+      numbers: { unit: 'USD per million messages', measured: lean.total + eventsDollars + leanSteady.dollars, baseline: total, ratio: (lean.total + eventsDollars + leanSteady.dollars) / total, target: TARGET_DOLLARS },
+    },
   ];
+}
+
+/** Rows 8h and 8i: what provisioned capacity and Lambda's platform records at WARN change, per million messages. */
+function steadyTraffic(perMessage: { writeUnits: number; readUnits: number; platformBytes: number }): { dollars: number; note: string } {
+  const changes = [
+    { name: 'DynamoDB writes', quantity: `${perMessage.writeUnits.toFixed(1)} WRU provisioned`, dollars: perMessage.writeUnits * (provisionedWriteUnit - prices.dynamodbWriteUnit) },
+    { name: 'DynamoDB reads', quantity: `${perMessage.readUnits.toFixed(1)} RRU provisioned`, dollars: perMessage.readUnits * (provisionedReadUnit - prices.dynamodbReadUnit) },
+    { name: 'CloudWatch Logs', quantity: `${Math.round(perMessage.platformBytes)} B of platform records dropped`, dollars: -(perMessage.platformBytes / 1e9) * prices.logsIngestedGb },
+  ];
+  const dollars = sum(changes, (c) => c.dollars) * 1e6;
+  return { dollars, note: `against the row it starts from: ${changes.map((c) => `${c.name} ${c.quantity} ${signed(c.dollars * 1e6, 2, '$')}`).join('; ')}` };
 }
 
 /**
@@ -244,7 +289,6 @@ async function priceLeanWriteSide(store: Store, sampleId: string, base: PathPric
   }
 }
 
-/** Sends `count` messages one at a time and waits until each is read (and, with a receiver, its events are in). */
 /**
  * Sends `count` messages, each to a number of its own from `firstNumber` on, and meters their path.
  * Runs that are compared use numbers new to the workspace: a send to a number with a conversation
@@ -273,6 +317,7 @@ interface PathPrice {
   writeUnits: number;
   webhooksPerMessage: number;
   webhookRest: number;
+  readUnits: number;
   byCommand: Record<string, number>;
   logBytes: number;
   appLogBytes: number;
@@ -341,6 +386,7 @@ function pricePath(invocations: Invocation[], n: number, log: (line: string) => 
     writeUnits,
     webhooksPerMessage,
     webhookRest: webhooksPerMessage * prices.restApiRequest * 1e6,
+    readUnits,
     byCommand,
     logBytes,
     appLogBytes,
@@ -354,6 +400,8 @@ interface EventsPrice {
   perMessage: number;
   total: number;
   writeUnits: number;
+  readUnits: number;
+  platformBytes: number;
   summary: string;
 }
 
@@ -379,7 +427,8 @@ function priceEvents(invocations: Invocation[], n: number, eventsPerMessage: num
     },
   };
   const sqsRequests = calls.filter((call) => call.service === 'sqs').length / n + (2 * eventsPerMessage) / webhookQueueSettings.batchSize;
-  const logBytes = sum(deliver, (i) => i.logBytes) / n + lambda[EVENTS_PATH.deliver].invocations * platformLogBytes();
+  const platformBytes = lambda[EVENTS_PATH.deliver].invocations * platformLogBytes();
+  const logBytes = sum(deliver, (i) => i.logBytes) / n + platformBytes;
   const dollars =
     sum(Object.entries(lambda), ([fn, l]) => lambdaComponent(fn, l).dollars) +
     writeUnits * prices.dynamodbWriteUnit +
@@ -389,7 +438,7 @@ function priceEvents(invocations: Invocation[], n: number, eventsPerMessage: num
   const summary = `their functions ${Object.entries(lambda)
     .map(([fn, l]) => `${fn} ${l.invocations.toFixed(2)} inv ${l.ms.toFixed(1)} ms`)
     .join(', ')}, ${writeUnits.toFixed(1)} WRU + ${readUnits.toFixed(1)} RRU, ${sqsRequests.toFixed(2)} SQS req, ${(logBytes / 1024).toFixed(2)} KB logs`;
-  return { perMessage: eventsPerMessage, total: dollars * 1e6, writeUnits, summary };
+  return { perMessage: eventsPerMessage, total: dollars * 1e6, writeUnits, readUnits, platformBytes, summary };
 }
 
 interface EventReceiver {

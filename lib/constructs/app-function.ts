@@ -1,6 +1,6 @@
 import { Duration, Stack, Validations, type CfnElement, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { Architecture, LoggingFormat, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, LoggingFormat, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -10,6 +10,7 @@ import { type Construct } from 'constructs';
 import { metricsNamespace } from './monitoring';
 import { FUNCTION_BUNDLING, FUNCTION_NODE_OPTIONS } from './bundling';
 import { LAMBDA_RUNTIME } from '../node-runtime';
+import type { SystemLogLevelSetting } from '../stack-config';
 
 /** Every function's memory unless its construct says otherwise (the cost row prices GB-seconds at it). */
 export const FUNCTION_MEMORY_MB = 512;
@@ -21,6 +22,8 @@ export interface AppFunctionProps {
   logRetention: RetentionDays;
   /** Encrypts the log group; its key policy must allow CloudWatch Logs (docs/deploy.md). */
   logEncryptionKey?: IKey | undefined;
+  /** Lambda's own records (start, report): INFO, Lambda's default, unless the stack says otherwise. */
+  systemLogLevel?: SystemLogLevelSetting | undefined;
   removalPolicy: RemovalPolicy;
   timeout?: Duration;
   memorySize?: number;
@@ -47,6 +50,7 @@ export class AppFunction extends NodejsFunction {
       tracing: Tracing.DISABLED,
       logGroup,
       loggingFormat: LoggingFormat.JSON,
+      systemLogLevelV2: SystemLogLevel[props.systemLogLevel ?? 'INFO'],
       environment: {
         NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
         POWERTOOLS_SERVICE_NAME: 'messaging-api',

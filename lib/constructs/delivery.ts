@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { dispatchQueueSettings } from '../../lambdas/shared/dispatch-queue-settings';
 import { AppFunction } from './app-function';
 import { HANDLERS_DIR } from '../project-paths';
+import type { SystemLogLevelSetting } from '../stack-config';
 
 export interface DeliveryProps {
   table: ITableV2;
@@ -22,6 +23,8 @@ export interface DeliveryProps {
   /** Deliver invocations at once, at most (the SQS event source's `maxConcurrency`). */
   maxConcurrency: number;
   logRetention: RetentionDays;
+  /** Lambda's own log records for its functions (lib/stack-config.ts `systemLogLevel`). */
+  systemLogLevel?: SystemLogLevelSetting | undefined;
   /** The customer-managed key for the log groups, when the stack has one. */
   encryptionKey?: IKey | undefined;
   removalPolicy: RemovalPolicy;
@@ -40,6 +43,7 @@ export class Delivery extends Construct {
       description: 'Delivers queued dispatches through the workspace provider',
       timeout: Duration.seconds(dispatchQueueSettings.consumerTimeoutSeconds),
       logRetention: props.logRetention,
+      systemLogLevel: props.systemLogLevel,
       logEncryptionKey: props.encryptionKey,
       removalPolicy: props.removalPolicy,
     })
@@ -65,6 +69,7 @@ export class Delivery extends Construct {
       description: 'Re-enqueues stuck queued dispatches and settles dead attempts as unknown',
       timeout: Duration.seconds(60),
       logRetention: props.logRetention,
+      systemLogLevel: props.systemLogLevel,
       logEncryptionKey: props.encryptionKey,
       removalPolicy: props.removalPolicy,
     })

@@ -16,6 +16,7 @@ import { addGatewayResponses } from './gateway-responses';
 import { UsagePlans } from './usage-plans';
 import type { UsagePlanSetting } from '../stack-config';
 import { HANDLERS_DIR } from '../project-paths';
+import type { SystemLogLevelSetting } from '../stack-config';
 
 export interface MessagingApiProps {
   stage: string;
@@ -36,6 +37,8 @@ export interface MessagingApiProps {
   /** Where WhatsApp's callbacks come in: the REST API with every other route, or an HTTP API of their own (docs/deploy.md). */
   webhookFrontDoor: WebhookFrontDoor;
   logRetention: RetentionDays;
+  /** Lambda's own log records for its functions (lib/stack-config.ts `systemLogLevel`). */
+  systemLogLevel?: SystemLogLevelSetting | undefined;
   /** The customer-managed key for the log groups, when the stack has one. */
   encryptionKey?: IKey | undefined;
   removalPolicy: RemovalPolicy;
@@ -150,6 +153,7 @@ export class MessagingApi extends Construct {
           ...props.usagePlans,
           table: props.table,
           logRetention: props.logRetention,
+          systemLogLevel: props.systemLogLevel,
           encryptionKey: props.encryptionKey,
           removalPolicy: props.removalPolicy,
         })
@@ -181,6 +185,7 @@ export class MessagingApi extends Construct {
         entry: join(HANDLERS_DIR, `${route.handler}.ts`),
         description: `${route.method} ${route.path}: ${route.summary}`,
         logRetention: props.logRetention,
+        systemLogLevel: props.systemLogLevel,
         logEncryptionKey: props.encryptionKey,
         removalPolicy: props.removalPolicy,
         // A streamed report page of 100 000 rows takes longer than API Gateway's buffered 29 s.

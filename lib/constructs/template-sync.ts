@@ -9,12 +9,15 @@ import { Construct } from 'constructs';
 import { join } from 'node:path';
 import { AppFunction } from './app-function';
 import { HANDLERS_DIR } from '../project-paths';
+import type { SystemLogLevelSetting } from '../stack-config';
 
 export interface TemplateSyncProps {
   table: ITableV2;
   whatsappSecret: ISecret;
   graphApiBaseUrl: string;
   logRetention: RetentionDays;
+  /** Lambda's own log records for its functions (lib/stack-config.ts `systemLogLevel`). */
+  systemLogLevel?: SystemLogLevelSetting | undefined;
   /** The customer-managed key for the log groups, when the stack has one. */
   encryptionKey?: IKey | undefined;
   removalPolicy: RemovalPolicy;
@@ -38,6 +41,7 @@ export class TemplateSync extends Construct {
       description: 'Syncs every workspace’s templates from its WhatsApp Business Account',
       timeout: Duration.minutes(5),
       logRetention: props.logRetention,
+      systemLogLevel: props.systemLogLevel,
       logEncryptionKey: props.encryptionKey,
       removalPolicy: props.removalPolicy,
     })

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { HANDLERS_DIR } from '../project-paths';
 import type { UsagePlanSetting } from '../stack-config';
 import { AppFunction } from './app-function';
+import type { SystemLogLevelSetting } from '../stack-config';
 
 export interface UsagePlansProps {
   api: RestApi;
@@ -16,6 +17,8 @@ export interface UsagePlansProps {
   defaultPlan: string;
   table: ITableV2;
   logRetention: RetentionDays;
+  /** Lambda's own log records for its functions (lib/stack-config.ts `systemLogLevel`). */
+  systemLogLevel?: SystemLogLevelSetting | undefined;
   encryptionKey?: IKey | undefined;
   removalPolicy: RemovalPolicy;
 }
@@ -50,6 +53,7 @@ export class UsagePlans extends Construct {
       entry: join(HANDLERS_DIR, 'usage-plan-authorizer.ts'),
       description: 'Usage-plan authorizer: names the usage key each authenticated request counts against',
       logRetention: props.logRetention,
+      systemLogLevel: props.systemLogLevel,
       logEncryptionKey: props.encryptionKey,
       removalPolicy: props.removalPolicy,
     }).readsTable(props.table);

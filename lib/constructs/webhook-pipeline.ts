@@ -11,11 +11,14 @@ import { webhookQueueSettings } from '../../lambdas/shared/webhook-queue-setting
 import { HANDLERS_DIR } from '../project-paths';
 import { AppFunction } from './app-function';
 import { DispatchQueue } from './dispatch-queue';
+import type { SystemLogLevelSetting } from '../stack-config';
 
 export interface WebhookPipelineProps {
   /** The table, with its stream (lib/constructs/messaging-table.ts). */
   table: ITableV2;
   logRetention: RetentionDays;
+  /** Lambda's own log records for its functions (lib/stack-config.ts `systemLogLevel`). */
+  systemLogLevel?: SystemLogLevelSetting | undefined;
   encryptionKey?: IKey | undefined;
   removalPolicy: RemovalPolicy;
 }
@@ -35,7 +38,7 @@ export class WebhookPipeline extends Construct {
 
   constructor(scope: Construct, id: string, props: WebhookPipelineProps) {
     super(scope, id);
-    const functionDefaults = { logRetention: props.logRetention, logEncryptionKey: props.encryptionKey, removalPolicy: props.removalPolicy };
+    const functionDefaults = { logRetention: props.logRetention, systemLogLevel: props.systemLogLevel, logEncryptionKey: props.encryptionKey, removalPolicy: props.removalPolicy };
     this.events = new DispatchQueue(this, 'Events', { removalPolicy: props.removalPolicy, encryptionKey: props.encryptionKey, settings: webhookQueueSettings });
 
     this.publishFunction = new AppFunction(this, 'PublishFunction', {

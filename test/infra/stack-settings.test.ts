@@ -184,9 +184,53 @@ describe('webhook front door', () => {
   });
 });
 
+describe('table capacity', () => {
+  const tableOf = (template: ReturnType<typeof synthStack>['template']) => Object.values(template.findResources('AWS::DynamoDB::GlobalTable'))[0]!.Properties;
+  const scaled = (min: number, max: number, target: number) => ({ MinCapacity: min, MaxCapacity: max, SeedCapacity: max, TargetTrackingScalingPolicyConfiguration: { TargetValue: target } });
+
+  it('is on demand by default: no provisioned throughput anywhere', () => {
+    const table = tableOf(synthStack().template);
+    expect(table.BillingMode).toBe('PAY_PER_REQUEST');
+    expect(JSON.stringify(table)).not.toContain('ProvisionedThroughputSettings');
+  });
+
+  it('with tableCapacity, is provisioned and auto scaled, the table and each index alike, seeded at the maximum for a switch from on demand', () => {
+    const table = tableOf(synthStack({ tableCapacity: '{"readUnits":{"min":5,"max":200},"writeUnits":{"min":20,"max":1000},"targetUtilizationPercent":60}' }).template);
+    const writes = { WriteCapacityAutoScalingSettings: scaled(20, 1000, 60) };
+    const reads = { ReadCapacityAutoScalingSettings: scaled(5, 200, 60) };
+    expect(table.BillingMode).toBe('PROVISIONED');
+    expect(table.WriteProvisionedThroughputSettings).toEqual(writes);
+    const indexes = table.GlobalSecondaryIndexes as { WriteProvisionedThroughputSettings: unknown }[];
+    expect(indexes.map((index) => index.WriteProvisionedThroughputSettings)).toEqual([writes, writes]);
+    expect(table.Replicas[0].ReadProvisionedThroughputSettings).toEqual(reads);
+    expect(table.Replicas[0].GlobalSecondaryIndexes).toEqual([
+      { IndexName: 'gsi1', ReadProvisionedThroughputSettings: reads },
+      { IndexName: 'gsi2', ReadProvisionedThroughputSettings: reads },
+    ]);
+  });
+
+  it('targets 70 % utilisation unless told otherwise', () => {
+    const table = tableOf(synthStack({ tableCapacity: { readUnits: { min: 1, max: 10 }, writeUnits: { min: 1, max: 10 } } }).template);
+    expect(table.WriteProvisionedThroughputSettings.WriteCapacityAutoScalingSettings.TargetTrackingScalingPolicyConfiguration).toEqual({ TargetValue: 70 });
+  });
+});
+
+describe('system log level', () => {
+  const levels = (template: ReturnType<typeof synthStack>['template']) =>
+    new Set(Object.values(template.findResources('AWS::Lambda::Function')).map((fn) => fn.Properties.LoggingConfig?.SystemLogLevel as string | undefined));
+
+  it('is Lambda’s default, INFO, for every function unless set', () => {
+    expect(levels(synthStack().template)).toEqual(new Set(['INFO']));
+  });
+
+  it('with systemLogLevel=WARN, every function leaves out Lambda’s start and report records', () => {
+    expect(levels(synthStack({ systemLogLevel: 'WARN' }).template)).toEqual(new Set(['WARN']));
+  });
+});
+
 describe('every optional setting on at once', () => {
   it('leaves no cdk-nag finding unacknowledged', () => {
-    const { app, stack } = synthStack({ account: '123456789012', region: 'ap-southeast-3', apiGatewayCloudWatchRole: true, webAclArn: WEB_ACL, ...DOMAIN, ...ZONE, kmsKeyArn: KMS_KEY });
+    const { app, stack } = synthStack({ account: '123456789012', region: 'ap-southeast-3', apiGatewayCloudWatchRole: true, webAclArn: WEB_ACL, ...DOMAIN, ...ZONE, kmsKeyArn: KMS_KEY, tableCapacity: { readUnits: { min: 5, max: 50 }, writeUnits: { min: 5, max: 50 } }, systemLogLevel: 'WARN' });
     expect(unacknowledgedNagFindings(app, stack)).toEqual([]);
   });
 });
@@ -203,6 +247,11 @@ describe('invalid settings', () => {
     [{ deliverMaxConcurrency: 1001 }, /deliverMaxConcurrency: /],
     [{ apiGatewayCloudWatchRole: 'yes' }, /apiGatewayCloudWatchRole: /],
     [{ webhookFrontDoor: 'functionUrl' }, /webhookFrontDoor: /],
+    [{ tableCapacity: { readUnits: { min: 50, max: 5 }, writeUnits: { min: 5, max: 50 } } }, /tableCapacity.readUnits.min: min must not exceed max/],
+    [{ tableCapacity: { readUnits: { min: 5, max: 50 }, writeUnits: { min: 5, max: 50 }, targetUtilizationPercent: 95 } }, /tableCapacity.targetUtilizationPercent: /],
+    [{ tableCapacity: { readUnits: { min: 5, max: 50 } } }, /tableCapacity.writeUnits: /],
+    [{ tableCapacity: '{"readUnits":' }, /tableCapacity: /],
+    [{ systemLogLevel: 'ERROR' }, /systemLogLevel: /],
     [{ webAclArn: 'arn:aws:wafv2:ap-southeast-3:123456789012:global/webacl/x/y' }, /webAclArn: a regional WAFv2 web ACL ARN/],
     [{ domainName: 'api.example.com' }, /certificateArn: give both domainName and certificateArn, or neither/],
     [{ certificateArn: CERTIFICATE }, /certificateArn: give both domainName and certificateArn, or neither/],
