@@ -19,7 +19,7 @@ import { keys, rollupShardOf } from '../../lambdas/shared/table';
 import { startQueuePoller } from '../../lib/local/queue-poller';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
 import { useTableAndQueues } from '../support/sqs';
-import { emulateThrottledTransactions, emulateTransactionConflicts } from '../support/transaction-conflicts';
+import { emulateCancelledTransactions, emulateTransactionConflicts } from '../support/transaction-conflicts';
 import { CONFLICT_RETRIES } from '../../lambdas/shared/writes';
 
 const env = useTableAndQueues();
@@ -368,7 +368,7 @@ describe('the deliver consumer when DynamoDB throttles', () => {
       const { ws, dispatchId } = await queuedDispatch(['promo']);
       const { provider, calls } = scriptedProvider(accept);
       const report = statusWebhook(`sandbox:${ws}`, [{ id: `wamid.${randomUUID()}`, status: 'sent', timestamp: String(Math.floor(Date.now() / 1000)), biz_opaque_callback_data: dispatchId }]);
-      const throttling = emulateThrottledTransactions(env.table.db, { throttled: (pk) => pk.startsWith(`WS#${ws}#RD#`), code });
+      const throttling = emulateCancelledTransactions(env.table.db, { on: (pk) => pk.startsWith(`WS#${ws}#RD#`), code });
       try {
         await expect(deliverQueuedDispatch(attempt(dispatchId, ws), { providerFor: () => provider, store: env.table })).resolves.toMatchObject({ outcome: 'retry', cause: { name: 'TransactionCanceledException' } });
         await expect(applyProviderReports(report, env.table)).rejects.toMatchObject({ name: 'TransactionCanceledException' });
@@ -387,6 +387,27 @@ describe('the deliver consumer when DynamoDB throttles', () => {
       expect((await rollupsOf(ws)).map((item) => item.dispatchCount)).toEqual([1, 1, 1]);
     },
   );
+});
+
+describe('the deliver consumer when DynamoDB cancels a status transaction for a reason it does not decide on', () => {
+  // Only a failed condition says the dispatch moved first, and only conflicts are waited out. Any
+  // other reason (an item past 400 KB: ValidationError) was read as "moved first" as well, and the
+  // send the provider accepted was settled `sent` with its dispatch `processing`.
+  it('throws it, so the message comes back instead of passing for recorded: one provider call, nothing written', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    const { provider, calls } = scriptedProvider(accept);
+    const refusing = emulateCancelledTransactions(env.table.db, { on: (pk) => pk.startsWith(`WS#${ws}#RD#`), code: 'ValidationError' });
+    try {
+      const verdict = await deliverQueuedDispatch(attempt(dispatchId, ws), { providerFor: () => provider, store: env.table });
+      expect(verdict).toMatchObject({ outcome: 'retry', cause: { message: expect.stringContaining('ValidationError') } });
+    } finally {
+      refusing.remove();
+    }
+    expect(refusing.stats.cancelled).toBe(1);
+    expect(calls).toEqual([dispatchId]);
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'processing', sentAt: null });
+    expect(await rollupsOf(ws)).toEqual([]);
+  });
 });
 
 describe('the queue around the consumer', () => {

@@ -71,33 +71,36 @@ export function emulateTransactionConflicts(client: DynamoDBDocumentClient, opti
 }
 
 /**
- * DynamoDB Local never throttles. DynamoDB does, on demand beyond twice a table's previous peak or
- * a partition's limit, and provisioned beyond the capacity auto scaling has reached: a
- * TransactWriteItems is then cancelled with reason `ThrottlingError` (on demand) or
- * `ProvisionedThroughputExceeded` (provisioned) for the items it could not take, and nothing of it
- * is written (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html,
- * TransactionCanceledException). This cancels the transactions touching an item `throttled`
- * names, `times` times, before they reach DynamoDB Local.
+ * DynamoDB Local never throttles, and rarely cancels a transaction for anything but a condition.
+ * DynamoDB cancels one it cannot take for now with reason `ThrottlingError` (on demand, beyond twice
+ * a table's previous peak or a partition's limit) or `ProvisionedThroughputExceeded` (beyond the
+ * capacity auto scaling has reached), and one it cannot take at all with `ValidationError` (an item
+ * grown past 400 KB, say), on the items concerned, and writes nothing
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html,
+ * TransactionCanceledException). This cancels the transactions touching an item `on` names, so,
+ * `times` times, before they reach DynamoDB Local.
  */
-export function emulateThrottledTransactions(client: DynamoDBDocumentClient, options: { throttled: (pk: string) => boolean; code?: 'ThrottlingError' | 'ProvisionedThroughputExceeded'; times?: number }) {
-  const code = options.code ?? 'ThrottlingError';
+export function emulateCancelledTransactions(
+  client: DynamoDBDocumentClient,
+  options: { on: (pk: string) => boolean; code: 'ThrottlingError' | 'ProvisionedThroughputExceeded' | 'ValidationError'; times?: number },
+) {
   const stats = { cancelled: 0 };
   const middleware: BuildMiddleware<object, object> = (next, context) => async (args) => {
     const input = args.input as { TransactItems?: TransactItem[] };
     if (context.commandName !== 'TransactWriteItemsCommand' || stats.cancelled >= (options.times ?? Infinity)) return next(args);
     const pks = (input.TransactItems ?? []).map((item) => itemKey((item.Put ?? item.Update ?? item.Delete ?? item.ConditionCheck)!).split('|')[1]!);
-    if (!pks.some(options.throttled)) return next(args);
+    if (!pks.some(options.on)) return next(args);
     stats.cancelled++;
-    const codes = pks.map((pk) => (options.throttled(pk) ? code : 'None'));
+    const codes = pks.map((pk) => (options.on(pk) ? options.code : 'None'));
     throw new TransactionCanceledException({
       message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${codes.join(', ')}]`,
       $metadata: { httpStatusCode: 400 },
-      CancellationReasons: codes.map((Code) => ({ Code, ...(Code === 'None' ? {} : { Message: 'Throughput exceeds the current capacity of your table or index.' }) })),
+      CancellationReasons: codes.map((Code) => ({ Code, ...(Code === 'None' ? {} : { Message: Code === 'ValidationError' ? 'Item size has exceeded the maximum allowed size' : 'Throughput exceeds the current capacity of your table or index.' }) })),
     });
   };
-  client.middlewareStack.add(middleware as never, { step: 'build', name: 'emulated-throttled-transactions' });
+  client.middlewareStack.add(middleware as never, { step: 'build', name: 'emulated-cancelled-transactions' });
   return {
     stats,
-    remove: () => client.middlewareStack.remove('emulated-throttled-transactions'),
+    remove: () => client.middlewareStack.remove('emulated-cancelled-transactions'),
   };
 }

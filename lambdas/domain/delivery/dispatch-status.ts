@@ -98,19 +98,27 @@ export async function changeDispatch(
 async function commitThroughConflicts(dispatchId: string, store: Store, writes: NamedWrites<string>): Promise<boolean> {
   const deadline = Date.now() + CONFLICT_WAIT_MS;
   for (let retry = 0; ; retry++) {
-    const outcome = await commit(store, writes);
+    const outcome = await commit(dispatchId, store, writes);
     if (outcome !== 'conflict') return outcome === 'committed';
     if (retry >= CONFLICT_RETRIES || Date.now() >= deadline) throw new Error(`Change of dispatch ${dispatchId} kept conflicting with other transactions`);
     await conflictPause(retry);
   }
 }
 
-/** A transaction; a change that is one write alone is sent as that write, at half the write units. */
-async function commit(store: Store, writes: NamedWrites<string>): Promise<'committed' | 'refused' | 'conflict'> {
+/**
+ * A transaction; a change that is one write alone is sent as that write, at half the write units.
+ * Only a failed condition says the dispatch moved first; any other reason for a cancellation (an
+ * item past 400 KB: `ValidationError`) is not an answer to decide on, and throws, so the message
+ * or callback is retried and, failing for good, reaches the DLQ rather than passing for "did not apply".
+ */
+async function commit(dispatchId: string, store: Store, writes: NamedWrites<string>): Promise<'committed' | 'refused' | 'conflict'> {
   const present = Object.values(writes).flatMap((value): readonly Write[] => (value === undefined ? [] : 'Put' in value || 'Update' in value || 'Delete' in value ? [value] : value));
   if (present.length !== 1) {
     const result = await transactWrite(store, writes);
-    return result.committed ? 'committed' : onlyConflicts(result.refused) ? 'conflict' : 'refused';
+    if (result.committed) return 'committed';
+    if (onlyConflicts(result.refused)) return 'conflict';
+    if (Object.values(result.refused).every((code) => code === 'ConditionalCheckFailed' || code === 'TransactionConflict')) return 'refused';
+    throw new Error(`Change of dispatch ${dispatchId} cancelled: ${JSON.stringify(result.refused)}`);
   }
   try {
     await writeOne(store, present[0]!);
