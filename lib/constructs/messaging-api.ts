@@ -14,9 +14,8 @@ import { BINARY_MEDIA_TYPES, pathOf, routeEntries, routes, type RouteDefinition,
 import { AppFunction } from './app-function';
 import { addGatewayResponses } from './gateway-responses';
 import { UsagePlans } from './usage-plans';
-import type { UsagePlanSetting } from '../stack-config';
+import type { SystemLogLevelSetting, UsagePlanSetting } from '../stack-config';
 import { HANDLERS_DIR } from '../project-paths';
-import type { SystemLogLevelSetting } from '../stack-config';
 
 export interface MessagingApiProps {
   stage: string;

@@ -6,9 +6,8 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { join } from 'node:path';
 import { HANDLERS_DIR } from '../project-paths';
-import type { UsagePlanSetting } from '../stack-config';
+import type { SystemLogLevelSetting, UsagePlanSetting } from '../stack-config';
 import { AppFunction } from './app-function';
-import type { SystemLogLevelSetting } from '../stack-config';
 
 export interface UsagePlansProps {
   api: RestApi;
