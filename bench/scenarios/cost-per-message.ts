@@ -72,6 +72,7 @@ const EVENTS_PATH = { deliver: 'deliver-webhook-event' } as const;
  * posts a batch's events at once, waiting on the receiver about RECEIVER_ROUND_TRIP_MS once.
  */
 const PUBLISH_MESSAGES_PER_BATCH = 10;
+const RECEIVER_ROUND_TRIP_MS = 100;
 
 /**
  * Rows 8h and 8i: the two deploy settings for steady traffic (docs/deploy.md, "Table capacity").
@@ -84,7 +85,6 @@ const PUBLISH_MESSAGES_PER_BATCH = 10;
 const PROVISIONED_UTILIZATION = 0.7;
 const provisionedWriteUnit = prices.dynamodbWriteCapacityHour / (3600 * PROVISIONED_UTILIZATION);
 const provisionedReadUnit = prices.dynamodbReadCapacityHour / (3600 * PROVISIONED_UTILIZATION);
-const RECEIVER_ROUND_TRIP_MS = 100;
 
 /**
  * The fewest write units a delivered, read message with one tracking tag needs in this design
