@@ -360,8 +360,8 @@ describe('the deliver consumer when DynamoDB throttles', () => {
   // A throttled transaction wrote nothing and decided nothing. Taken as a refusal ("someone moved
   // the dispatch first"), a send the provider accepted was settled `sent` with its dispatch still
   // `processing` and its queue message deleted; WhatsApp's reports, throttled the same way, were
-  // answered as duplicates, and the reconciler then took the silent attempt for one the provider
-  // never had, and queued it again: a second send.
+  // answered as duplicates, and the reconciler could then take the silent attempt for one the
+  // provider never had (decision 63) and queue it again: a second send.
   it.each(['ThrottlingError', 'ProvisionedThroughputExceeded'] as const)(
     'does not take a send whose status transaction was cancelled for %s as recorded: the message and the report come back, one provider call',
     async (code) => {
