@@ -14,7 +14,7 @@ const sqs = mockClient(SQSClient);
 const NOW = new Date('2026-11-20T08:00:00.000Z');
 
 describe('the webhook-events consumer', () => {
-  it('posts a batch’s events at once: a receiver that hangs does not hold up another endpoint’s event', async () => {
+  it('posts a batch’s events at once: a receiver that hangs does not hold up another endpoint’s event; the failed attempt is logged for the runbook, the delivered one only counted', async () => {
     const { keys } = await import('../../../lambdas/shared/table');
     const { newWebhookSecret } = await import('../../../lambdas/domain/webhooks/webhook-endpoint');
     const { testEvent } = await import('../../../lambdas/domain/webhooks/webhook-event');
@@ -58,17 +58,32 @@ describe('the webhook-events consumer', () => {
     const event = testEvent(slow, NOW);
     const message = (endpointId: string) => ({ workspaceId: 'ws-a', endpointId, eventId: event.id, type: event.type, payload: JSON.stringify(event), attempt: 1 });
 
-    // The slow endpoint's message comes first; had it been posted first and waited for, the fast
-    // one would arrive only after WEBHOOK_TIMEOUT_MS (5 s), past this test's own timeout.
-    const batch = deliverEventBatch(sqsEvent([{ body: message(slow) }, { body: message(fast) }]), lambdaContext('deliver-webhook-event'));
-    await fastReceived;
-    for (const response of held) response.destroy();
+    const lines: string[] = [];
+    const write = process.stdout.write.bind(process.stdout);
+    const capture = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      lines.push(String(chunk));
+      return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
+    });
+    try {
+      // The slow endpoint's message comes first; had it been posted first and waited for, the fast
+      // one would arrive only after WEBHOOK_TIMEOUT_MS (5 s), past this test's own timeout.
+      const batch = deliverEventBatch(sqsEvent([{ body: message(slow) }, { body: message(fast) }]), lambdaContext('deliver-webhook-event'));
+      await fastReceived;
+      for (const response of held) response.destroy();
 
-    expect(await batch).toEqual({ batchItemFailures: [] });
-    // The slow endpoint's attempt failed (its connection cut) and is retried on its own schedule.
-    expect(sqs.commandCalls(SendMessageBatchCommand).map((call) => JSON.parse(call.args[0].input.Entries![0]!.MessageBody!) as { endpointId: string; attempt: number })).toEqual([
-      expect.objectContaining({ endpointId: slow, attempt: 2 }),
-    ]);
-    await new Promise((resolve) => server.close(resolve));
+      expect(await batch).toEqual({ batchItemFailures: [] });
+      // The slow endpoint's attempt failed (its connection cut) and is retried on its own schedule.
+      expect(sqs.commandCalls(SendMessageBatchCommand).map((call) => JSON.parse(call.args[0].input.Entries![0]!.MessageBody!) as { endpointId: string; attempt: number })).toEqual([
+        expect.objectContaining({ endpointId: slow, attempt: 2 }),
+      ]);
+      // docs/operations.md finds failing endpoints by these lines; a delivered event is a metric and
+      // a delivery record, not a log line (five a message at one endpoint: docs/cost.md).
+      const attempts = lines.filter((line) => line.includes('"Webhook delivery attempt"')).map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(attempts.map(({ level, endpointId, outcome }) => ({ level, endpointId, outcome }))).toEqual([{ level: 'INFO', endpointId: slow, outcome: 'retrying' }]);
+    } finally {
+      capture.mockRestore();
+      for (const response of held) response.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
