@@ -27,7 +27,7 @@ function settle<T>(read: () => T): PromiseSettledResult<T> {
 /**
  * The publisher: DynamoDB Streams records of outbox inserts and dispatch changes, fanned out to
  * their workspaces' endpoints. The batch's events are published together, so their messages share
- * queue requests (decision 90); then each record succeeds or fails with its own event, and a
+ * queue requests (decision 91); then each record succeeds or fails with its own event, and a
  * failed one is handed over again by the stream (decisions 78, 89).
  */
 export async function publishBatch(event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> {

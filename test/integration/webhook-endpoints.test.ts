@@ -4,13 +4,14 @@ import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
   disableWebhookEndpoint,
-  endpointsFor,
   getWebhookEndpoint,
   listWebhookEndpoints,
   rotateWebhookSecret,
+  takesEvent,
   updateWebhookEndpoint,
   type NewWebhookEndpoint,
 } from '../../lambdas/domain/webhooks/webhook-endpoint-repository';
+import type { WebhookEventType } from '../../lambdas/domain/webhooks/event-types';
 import { WEBHOOK_ENDPOINTS_PER_WORKSPACE } from '../../lambdas/domain/webhooks/webhook-endpoint';
 import type { AppError } from '../../lambdas/shared/errors';
 import { keys } from '../../lambdas/shared/table';
@@ -29,6 +30,8 @@ const NOW = new Date('2026-11-20T08:00:00.000Z');
 const later = (seconds: number) => new Date(NOW.getTime() + seconds * 1000);
 const create = (workspaceId: string, overrides: Partial<NewWebhookEndpoint> = {}, now = NOW) =>
   createWebhookEndpoint({ workspaceId, url: 'https://hooks.example.com/messaging', events: null, description: null, ...overrides }, now, table);
+/** The workspace's endpoints the publisher posts a `type` event to (lambdas/domain/webhooks/publish-events.ts). */
+const takingEvents = async (workspaceId: string, type: WebhookEventType) => (await listWebhookEndpoints(workspaceId, table)).filter((endpoint) => takesEvent(endpoint, type));
 const rejection = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as AppError);
 
 describe('webhook endpoints against DynamoDB Local', () => {
@@ -139,7 +142,7 @@ describe('webhook endpoints against DynamoDB Local', () => {
     await disableWebhookEndpoint(ws, endpoint.id, 'gone', later(10), table);
     await disableWebhookEndpoint(ws, endpoint.id, 'failing', later(20), table);
     expect(await getWebhookEndpoint(ws, endpoint.id, table)).toEqual({ ...endpoint, status: 'disabled', disabledReason: 'gone', updatedAt: later(10).toISOString() });
-    expect(await endpointsFor(ws, 'message.received', table)).toEqual([]);
+    expect(await takingEvents(ws, 'message.received')).toEqual([]);
 
     const enabled = await updateWebhookEndpoint(ws, endpoint.id, { status: 'enabled' }, later(30), table);
     expect(enabled).toEqual({ ...endpoint, status: 'enabled', disabledReason: null, updatedAt: later(30).toISOString() });
@@ -157,7 +160,7 @@ describe('webhook endpoints against DynamoDB Local', () => {
     expect((await table.scanAll()).filter((item) => item.pk === `WS#${other}#WHE`)).toEqual([]);
   });
 
-  it('endpointsFor answers the enabled endpoints subscribed to a type; a null events list takes every type', async () => {
+  it('the publisher posts a type to the enabled endpoints subscribed to it (takesEvent); a null events list takes every type', async () => {
     const ws = workspace();
     const everything = await create(ws, {}, NOW);
     const statuses = await create(ws, { events: ['message.status.updated', 'template.status.updated'] }, later(1));
@@ -166,7 +169,7 @@ describe('webhook endpoints against DynamoDB Local', () => {
     await disableWebhookEndpoint(ws, disabled.id, 'failing', later(4), table);
     await create(workspace());
 
-    const ids = async (type: Parameters<typeof endpointsFor>[1]) => (await endpointsFor(ws, type, table)).map((e) => e.id);
+    const ids = async (type: WebhookEventType) => (await takingEvents(ws, type)).map((e) => e.id);
     expect(await ids('message.status.updated')).toEqual([everything.id, statuses.id]);
     expect(await ids('message.received')).toEqual([everything.id, inbound.id]);
     expect(await ids('template.status.updated')).toEqual([everything.id, statuses.id]);

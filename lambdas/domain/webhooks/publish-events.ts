@@ -11,7 +11,7 @@ import { listWebhookEndpoints, takesEvent, type WebhookEndpoint } from './webhoo
 export type Publication = { event: OutboxEvent; endpoints: number } | undefined;
 
 /**
- * The outbox publisher's work for a stream batch (decisions 78, 89, 90): each event goes to the
+ * The outbox publisher's work for a stream batch (decisions 78, 89, 91): each event goes to the
  * endpoints of its own workspace that take it, one webhook-events message per endpoint, so each
  * endpoint's deliveries, and their retries, go their own way. Another workspace's endpoints are
  * never read.

@@ -71,11 +71,6 @@ export async function getWebhookEndpoint(workspaceId: string, endpointId: string
 /** Whether the endpoint is posted events of `type`: it is enabled and subscribed to it (a null `events` takes every type). */
 export const takesEvent = (endpoint: WebhookEndpoint, type: WebhookEventType): boolean => endpoint.status === 'enabled' && (endpoint.events === null || endpoint.events.includes(type));
 
-/** Endpoints of the workspace that take events of `type`. */
-export async function endpointsFor(workspaceId: string, type: WebhookEventType, store: Store = defaultStore()): Promise<WebhookEndpoint[]> {
-  return (await listWebhookEndpoints(workspaceId, store)).filter((endpoint) => takesEvent(endpoint, type));
-}
-
 /** What a PATCH may change; `status: 'enabled'` re-enables a disabled endpoint. */
 export interface WebhookEndpointPatch {
   url?: string;
