@@ -3,6 +3,7 @@ import { dispatchListReportSchema, listReportDispatches, type DispatchListPage }
 import type { ReportHead } from '../domain/reports/tag-discovery';
 import { lookUpWorkspace } from '../domain/workspaces/workspace-lookup';
 import { httpHandler, type AuthorizedRequest, type ResponseBody } from '../http/http-handler';
+import { streamingResponse } from '../http/streaming-response';
 import { ok } from '../http/responses';
 import * as routes from '../routes';
 import { dispatchListQuery } from './report-query.schema';
@@ -31,4 +32,4 @@ async function* jsonBody(head: ReportHead, page: DispatchListPage): AsyncIterabl
   yield `],"pagination":${JSON.stringify(page.pagination)}}`;
 }
 
-export const handler = httpHandler(routes.trackingDispatches, schemas, getTrackingDispatches);
+export const handler = httpHandler(routes.trackingDispatches, schemas, getTrackingDispatches, { streamingResponse });

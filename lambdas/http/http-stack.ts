@@ -1,7 +1,5 @@
-import './lambda-streaming';
 import { Readable } from 'node:stream';
-import middy from '@middy/core';
-import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
+import middy, { type PluginExecutionMode } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
@@ -55,11 +53,13 @@ export type Middleware = middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayPro
 /**
  * What a route brings beyond the shared stack, so only its bundle carries it: the form parser
  * (and its dependencies) for a route that accepts form or multipart bodies, the signature check
- * (and the credentials it needs) for a signed route.
+ * (and the credentials it needs) for a signed route, the streaming execution mode
+ * (lambdas/http/streaming-response.ts) for a streaming route.
  */
 export interface StackOptions {
   formBodyParser?: () => Middleware;
   signatureCheck?: () => Middleware;
+  streamingResponse?: PluginExecutionMode;
 }
 
 /**
@@ -76,7 +76,8 @@ export function httpStack<S extends RequestSchemas>(
   auth: Middleware | undefined,
   handle: (request: HttpRequest<S>, context: HttpContext) => Promise<HttpResult<ResponseBody<S>>>,
 ) {
-  const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>(route.streaming ? { executionMode: executionModeStreamifyResponse } : {})
+  if (route.streaming && !options.streamingResponse) throw new Error('This route streams its response: pass streamingResponse to its handler');
+  const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>(route.streaming ? { executionMode: options.streamingResponse } : {})
     .use(httpHeaderNormalizer())
     // Never the whole event, whatever POWERTOOLS_LOGGER_LOG_EVENT says: it carries the caller's
     // X-API-Key header and customers' message text.

@@ -8,7 +8,7 @@ import type { Write } from '../../shared/writes';
 import type { Pricing } from '../providers/whatsapp-webhook';
 import { allowedFrom, countsAsSent, isFirstReport } from '../delivery/transitions';
 import { wibDay } from '../time/wib';
-import { templateParametersSchema } from '../templates/template';
+import { templateParametersSchema } from '../templates/template-parameters';
 import { DISPATCH_ENTITY, dispatchStatuses, type Dispatch, type DispatchStatus } from './dispatch';
 
 /**

@@ -1,4 +1,4 @@
-import type { TemplateParameters } from '../templates/template';
+import type { TemplateParameters } from '../templates/template-parameters';
 
 /** What a provider needs to send one template message. */
 export interface ProviderMessage extends TemplateParameters {

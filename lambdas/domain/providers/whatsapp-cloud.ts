@@ -1,4 +1,4 @@
-import type { HeaderParameter } from '../templates/template';
+import type { HeaderParameter } from '../templates/template-parameters';
 import { ProviderError, type Provider, type ProviderMessage } from './provider';
 import type { WhatsAppCredentials } from './whatsapp-credentials';
 import { classifyWhatsAppError } from './whatsapp-errors';

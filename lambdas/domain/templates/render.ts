@@ -1,4 +1,8 @@
-import { PLACEHOLDER, type HeaderParameter, type TemplateParameters, type TemplateVersion } from './template';
+import type { TemplateVersion } from './template';
+import type { HeaderParameter, TemplateParameters } from './template-parameters';
+
+/** `{{name}}` placeholders; names are what variableDefinitions declare. */
+export const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g;
 
 export interface VariableCheck {
   missing: string[];

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { GraphTemplate, GraphTemplateComponent } from '../providers/whatsapp-templates';
 import { uuidV5 } from '../../shared/stable-id';
 import { templateCategories, type TemplateCategory } from '../workspaces/workspace';
-import { PLACEHOLDER, type TemplateComponents, type TemplateVersion } from './template';
+import { PLACEHOLDER } from './render';
+import type { TemplateComponents, TemplateVersion } from './template';
 
 /**
  * A WhatsApp template read as ours (docs/api.md#templates-from-whatsapp): its stable id, our

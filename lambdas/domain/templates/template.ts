@@ -1,9 +1,6 @@
 import * as z from '../../shared/zod';
 import { templateCategories } from '../workspaces/workspace';
 
-/** `{{name}}` placeholders; names are what variableDefinitions declare. */
-export const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g;
-
 export const variableDefinitionSchema = z.object({
   name: z.string().check(z.regex(/^[A-Za-z0-9_]{1,64}$/, 'letters, digits and "_", at most 64 characters')),
   type: z._default(z.string().check(z.minLength(1)), 'text'),
@@ -115,18 +112,3 @@ function toTemplateVersionResource(version: TemplateVersion): TemplateResource['
     ...(version.disabledAt ? { disabledAt: version.disabledAt } : {}),
   };
 }
-
-/** The values a send gives WhatsApp beyond the body's, taken from a version's components; stored on the dispatch. */
-export const templateParametersSchema = z.object({
-  /** The body parameters' names, in body order, for templates with named parameters. */
-  bodyParameterNames: z.optional(z.array(z.string())),
-  header: z.optional(z.discriminatedUnion('type', [
-      z.object({ type: z.literal('text'), text: z.string(), parameterName: z.optional(z.string()) }),
-      z.object({ type: z.enum(['image', 'video', 'document']), link: z.string() }),
-      z.object({ type: z.literal('location'), latitude: z.string(), longitude: z.string(), name: z.optional(z.string()), address: z.optional(z.string()) }),
-    ])),
-  buttons: z.optional(z.array(z.object({ index: z.int(), subType: z.enum(['url', 'quick_reply', 'copy_code']), value: z.string() }))),
-});
-export type TemplateParameters = z.infer<typeof templateParametersSchema>;
-export type HeaderParameter = NonNullable<TemplateParameters['header']>;
-export type ButtonParameter = NonNullable<TemplateParameters['buttons']>[number];

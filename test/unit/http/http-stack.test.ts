@@ -112,6 +112,14 @@ describe('the shared HTTP middleware stack', () => {
     expect(new AppError('upstream_unavailable', 'x').status).toBe(502);
   });
 
+  it('refuses, when the handler is built, a route whose needs its handler does not bring', () => {
+    const handle = async () => ok({});
+    // Each of these lives outside the shared stack so that only the routes needing it bundle it.
+    expect(() => httpHandler(route, { body: bodySchema }, handle)).toThrow('This route accepts form bodies: pass formBodyParser to its handler');
+    expect(() => httpHandler({ scope: 'messages:read', streaming: true }, {}, handle)).toThrow('This route streams its response: pass streamingResponse to its handler');
+    expect(() => httpHandler({ scope: 'messages:read', signed: true }, {}, handle)).toThrow('This route is signed: pass signatureCheck to its handler');
+  });
+
   it('is the stack the real routes use', () => {
     expect(routes.listTemplates.scope).toBe('templates:read');
   });
