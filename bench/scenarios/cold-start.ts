@@ -13,12 +13,19 @@ import { median, type Row } from '../harness';
 
 const run = promisify(execFile);
 
-/** Functions the stack deploys besides one per route (lib/constructs/delivery.ts). */
-const CONSUMERS: { handler: string; access: RouteDefinition['access'] }[] = [
+/** Functions the stack deploys besides one per route, with the grants it gives them (lib/constructs/). */
+const OTHER_FUNCTIONS: { handler: string; access: RouteDefinition['access'] }[] = [
   { handler: 'deliver', access: { table: 'readWrite', queue: 'send', secrets: 'whatsapp' } },
   // Re-enqueues stuck dispatches: the stack grants it the queue too (`sendsTo`).
   { handler: 'reconcile', access: { table: 'readWrite', queue: 'send' } },
+  { handler: 'publish-webhook-events', access: { table: 'read', webhookQueue: 'send' } },
+  { handler: 'deliver-webhook-event', access: { table: 'readWrite', webhookQueue: 'send' } },
+  { handler: 'sync-templates', access: { table: 'readWrite', secrets: 'whatsapp' } },
+  { handler: 'usage-plan-authorizer', access: { table: 'read' } },
 ];
+/** Row 1c's prototype: Powertools Logger's two entry points, resolved to a logger of our own. */
+const SMALL_LOGGER = join(import.meta.dirname, '..', 'prototypes', 'small-logger.ts');
+const SMALL_LOGGER_ALIAS = { '@aws-lambda-powertools/logger/middleware': SMALL_LOGGER, '@aws-lambda-powertools/logger': SMALL_LOGGER };
 const SAMPLES = 9;
 const SIZE_TARGET = 1.2;
 const INIT_TARGET = 1.25;
@@ -179,7 +186,7 @@ export async function coldStart(options: { env: NodeJS.ProcessEnv; apiKey: strin
   const dir = mkdtempSync(join(tmpdir(), 'bench-bundles-'));
   const stub = await startAwsStub({ dynamodb: options.env.DYNAMODB_ENDPOINT!, sqs: options.env.SQS_ENDPOINT! });
   try {
-    const functions = [...routeEntries.map(([, route]) => ({ handler: route.handler, access: route.access })), ...CONSUMERS];
+    const functions = [...routeEntries.map(([, route]) => ({ handler: route.handler, access: route.access })), ...OTHER_FUNCTIONS];
     const bundleOf = async (name: string, options: Partial<BuildOptions>) => {
       const outfile = join(dir, name, 'index.mjs');
       const { metafile } = await build({ ...esbuildOptionsForStack(), ...options, outfile, metafile: true });
@@ -222,6 +229,8 @@ export async function coldStart(options: { env: NodeJS.ProcessEnv; apiKey: strin
         numbers: { unit: 'KB', measured: bundle.kib, baseline: baseline.kib, ratio, target: SIZE_TARGET },
       });
     }
+
+    rows.push(await smallLoggerRow(bundles, baselines, (name, entry) => bundleOf(`small-logger-${name}`, { entryPoints: [entry], alias: SMALL_LOGGER_ALIAS })));
 
     // Handler processes see the runtime's environment with DynamoDB and SQS pointed at the stub.
     const env = { ...options.env, DYNAMODB_ENDPOINT: stub.url, SQS_ENDPOINT: stub.url, POWERTOOLS_LOG_LEVEL: 'SILENT', NODE_OPTIONS: FUNCTION_NODE_OPTIONS };
@@ -283,6 +292,38 @@ export async function coldStart(options: { env: NodeJS.ProcessEnv; apiKey: strin
     await stub.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Row 1c: every function bundled again with the prototype logger (bench/prototypes/small-logger.ts)
+ * in place of Powertools Logger, against the same baselines: how many would meet row 1a's target.
+ */
+async function smallLoggerRow(
+  bundles: Map<string, { kib: number; baseline: string }>,
+  baselines: Map<string, { kib: number; packages: Map<string, number> }>,
+  bundleWithSmallLogger: (name: string, entry: string) => Promise<{ kib: number; packages: Map<string, number> }>,
+): Promise<Row> {
+  const measured: { handler: string; kib: number; ratio: number; todayMet: boolean; met: boolean; extras: string }[] = [];
+  for (const [handler, bundle] of bundles) {
+    if (bundle.baseline === 'none') continue;
+    const baseline = baselines.get(bundle.baseline)!;
+    const small = await bundleWithSmallLogger(handler, join(process.cwd(), 'lambdas', 'handlers', `${handler}.ts`));
+    const ratio = small.kib / baseline.kib;
+    measured.push({ handler, kib: small.kib, ratio, todayMet: bundle.kib / baseline.kib <= SIZE_TARGET, met: ratio <= SIZE_TARGET, extras: largestExtras(small.packages, baseline.packages, 3) });
+  }
+  const met = measured.filter((m) => m.met).length;
+  const today = measured.filter((m) => m.todayMet).length;
+  const saved = median([...bundles].flatMap(([handler, bundle]) => measured.filter((m) => m.handler === handler).map((m) => bundle.kib - m.kib)));
+  const missed = measured.filter((m) => !m.met).sort((a, b) => b.ratio - a.ratio);
+  return {
+    id: '1c',
+    what: 'PROTOTYPE, not the stack: row 1a with Powertools Logger replaced by a logger of our own (bench/prototypes/small-logger.ts), every function with an SDK baseline',
+    figure: `${met} of ${measured.length} functions ≤ ×${SIZE_TARGET} (row 1a: ${today}); ${saved.toFixed(0)} KB less each (median)`,
+    target: `every function ≤ ×${SIZE_TARGET}`,
+    verdict: missed.length === 0 ? 'met' : 'missed',
+    ...(missed.length ? { note: `still beyond: ${missed.map((m) => `${m.handler} ×${m.ratio.toFixed(2)} (${m.extras})`).join('; ')}` } : {}),
+    numbers: { unit: 'functions', measured: met, baseline: null, ratio: null, target: measured.length },
+  };
 }
 
 /** Minified bytes each package (or our own top-level folder) contributes to a bundle, in KiB. */
