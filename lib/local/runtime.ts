@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { pathOf, routeEntries, routes } from '../../lambdas/routes';
 import { createStore } from '../../lambdas/shared/store';
@@ -80,12 +81,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   let poller: QueuePoller | undefined;
   let webhookPoller: QueuePoller | undefined;
   let publisher: StreamPoller | undefined;
+  let streams: DynamoDBStreamsClient | undefined;
   let reconciler: NodeJS.Timeout | undefined;
   let sqs: SQSClient | undefined;
 
   const stop = async () => {
     clearInterval(reconciler);
     await publisher?.stop();
+    streams?.destroy();
     await poller?.stop();
     await webhookPoller?.stop();
     // Reports the sandbox still owes land while the server still listens (it retries failed ones).
@@ -163,11 +166,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     if (options.consumer ?? true) {
       // Webhook events go out as deployed: the outbox through the table's stream, then the webhook-events queue.
       const publish = (await import('../../lambdas/handlers/publish-webhook-events')) as { handler: StreamHandler };
+      streams = new DynamoDBStreamsClient({ endpoint: dynamodbEndpoint, region, credentials: LOCAL_CREDENTIALS });
       publisher = await startStreamPoller({
         dynamodb,
-        endpoint: dynamodbEndpoint,
+        streams,
         region,
-        credentials: LOCAL_CREDENTIALS,
         tableName,
         handler: (event, context) => invoke('publish-webhook-events', () => publish.handler(event, context), event),
         onError,

@@ -1,5 +1,5 @@
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type _Record } from '@aws-sdk/client-dynamodb-streams';
+import { DescribeStreamCommand, ExpiredIteratorException, GetRecordsCommand, GetShardIteratorCommand, TrimmedDataAccessException, type DynamoDBStreamsClient, type _Record } from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { isPublishable } from '../../lambdas/domain/webhooks/stream-filters';
 import { lambdaContext } from './api-gateway-event';
@@ -16,42 +16,78 @@ const DISCOVER_EVERY_MS = 2_000;
 /** A record the handler keeps failing is tried this often (the stack's event source retries alike), then reported. */
 const MAX_TRIES = 5;
 
+/** Where reading a shard goes on, and where to take it up again if its iterator is lost. */
+interface ShardReader {
+  iterator: string;
+  /** The last record read from the shard; a new iterator starts after it. */
+  lastSequenceNumber?: string;
+  /** Where a new iterator starts when nothing has been read yet. */
+  start: 'LATEST' | 'TRIM_HORIZON';
+}
+
 /**
  * Plays Lambda's DynamoDB Streams event source with the stack's filters (decisions 78, 89): reads
  * the table's stream on DynamoDB Local, shard by shard and in order, hands the outbox inserts and
  * dispatch changes to the handler in the same event shape, and tries the records it reports as
  * failed again. It starts at the stream's end: the runtime starts it before it takes any request.
+ * The caller owns the streams client.
  */
 export async function startStreamPoller(options: {
   dynamodb: DynamoDBClient;
-  endpoint: string;
+  streams: DynamoDBStreamsClient;
   region: string;
-  credentials: { accessKeyId: string; secretAccessKey: string };
   tableName: string;
   handler: StreamHandler;
   onError: (error: unknown) => void;
 }): Promise<StreamPoller> {
-  const streams = new DynamoDBStreamsClient({ endpoint: options.endpoint, region: options.region, credentials: options.credentials });
+  const { streams } = options;
   const { Table } = await options.dynamodb.send(new DescribeTableCommand({ TableName: options.tableName }));
   const streamArn = Table?.LatestStreamArn;
   if (!streamArn) throw new Error(`Table ${options.tableName} has no stream`);
 
-  /** Open shards and where reading them goes on; a closed shard is dropped, its children found by discovery. */
-  const iterators = new Map<string, string>();
+  const iteratorAt = async (shardId: string, reader: Pick<ShardReader, 'lastSequenceNumber' | 'start'>) => {
+    const { ShardIterator } = await streams.send(
+      new GetShardIteratorCommand({
+        StreamArn: streamArn,
+        ShardId: shardId,
+        ...(reader.lastSequenceNumber ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: reader.lastSequenceNumber } : { ShardIteratorType: reader.start }),
+      }),
+    );
+    return ShardIterator;
+  };
+
+  /** Open shards; a closed shard is dropped, its children found by discovery. */
+  const readers = new Map<string, ShardReader>();
   const seen = new Set<string>();
-  const discover = async (position: 'LATEST' | 'TRIM_HORIZON') => {
+  const discover = async (start: ShardReader['start']) => {
     const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
     for (const shard of StreamDescription?.Shards ?? []) {
       const shardId = shard.ShardId!;
       if (seen.has(shardId)) continue;
       seen.add(shardId);
       // A shard closed before we started has nothing for us.
-      if (position === 'LATEST' && shard.SequenceNumberRange?.EndingSequenceNumber) continue;
-      const { ShardIterator } = await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: position }));
-      if (ShardIterator) iterators.set(shardId, ShardIterator);
+      if (start === 'LATEST' && shard.SequenceNumberRange?.EndingSequenceNumber) continue;
+      const iterator = await iteratorAt(shardId, { start });
+      if (iterator) readers.set(shardId, { iterator, start });
     }
   };
   await discover('LATEST');
+
+  /**
+   * The shard's next records. An iterator lives 15 minutes (a laptop asleep, DynamoDB Local
+   * restarted), and a dead one stays dead: reading the shard goes on from a new iterator after the
+   * last record read, as Lambda's event source does, so nothing is skipped or read twice.
+   */
+  const read = async (shardId: string, reader: ShardReader) => {
+    try {
+      return await streams.send(new GetRecordsCommand({ ShardIterator: reader.iterator }));
+    } catch (error) {
+      if (!(error instanceof ExpiredIteratorException || error instanceof TrimmedDataAccessException)) throw error;
+      const iterator = await iteratorAt(shardId, reader);
+      if (!iterator) return { Records: [], NextShardIterator: undefined };
+      return await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
+    }
+  };
 
   const invoke = async (records: DynamoDBRecord[]) => {
     let pending = records;
@@ -78,15 +114,21 @@ export async function startStreamPoller(options: {
           await discover('TRIM_HORIZON');
           discoveredAt = Date.now();
         }
-        for (const [shardId, iterator] of iterators) {
-          const { Records = [], NextShardIterator } = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
-          if (NextShardIterator) iterators.set(shardId, NextShardIterator);
-          else iterators.delete(shardId);
-          const records = Records.map((record) => toLambdaRecord(record, streamArn, options.region)).filter(isPublishable);
-          if (records.length) await invoke(records);
-        }
       } catch (error) {
         if (!stopped) options.onError(error);
+      }
+      // Each shard on its own: one that cannot be read now holds up no other.
+      for (const [shardId, reader] of readers) {
+        try {
+          const { Records = [], NextShardIterator } = await read(shardId, reader);
+          if (NextShardIterator) reader.iterator = NextShardIterator;
+          else readers.delete(shardId);
+          if (Records.length) reader.lastSequenceNumber = Records.at(-1)!.dynamodb!.SequenceNumber;
+          const records = Records.map((record) => toLambdaRecord(record, streamArn, options.region)).filter(isPublishable);
+          if (records.length) await invoke(records);
+        } catch (error) {
+          if (!stopped) options.onError(error);
+        }
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
@@ -96,7 +138,6 @@ export async function startStreamPoller(options: {
     async stop() {
       stopped = true;
       await loop;
-      streams.destroy();
     },
   };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { deliverDispatch } from '../../lambdas/domain/delivery/deliver-dispatch';
 import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
@@ -32,16 +33,16 @@ afterEach(() => env.queues.receiveAll());
  * The publisher over the table's stream, as the local runtime runs it (the stack's filters,
  * lib/local/stream-poller.ts), putting what it publishes on a webhook-events queue of its own.
  */
-const events = {} as { queue: Awaited<ReturnType<typeof createTestQueues>>; poller: StreamPoller; dynamodb: DynamoDBClient; published: EventDeliveryMessage[] };
+const events = {} as { queue: Awaited<ReturnType<typeof createTestQueues>>; poller: StreamPoller; dynamodb: DynamoDBClient; streams: DynamoDBStreamsClient; published: EventDeliveryMessage[] };
 beforeAll(async () => {
   events.queue = await createTestQueues();
   events.published = [];
   events.dynamodb = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT!, region: process.env.AWS_REGION! });
+  events.streams = new DynamoDBStreamsClient({ endpoint: process.env.DYNAMODB_ENDPOINT!, region: process.env.AWS_REGION! });
   events.poller = await startStreamPoller({
     dynamodb: events.dynamodb,
-    endpoint: process.env.DYNAMODB_ENDPOINT!,
+    streams: events.streams,
     region: process.env.AWS_REGION!,
-    credentials: { accessKeyId: process.env.AWS_ACCESS_KEY_ID!, secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY! },
     tableName: process.env.TABLE_NAME!,
     handler: async ({ Records }) => {
       const found = Records.flatMap((record) => streamEventOf(record, unmarshall(record.dynamodb!.NewImage as Record<string, AttributeValue>)) ?? []);
@@ -56,6 +57,7 @@ afterAll(async () => {
   await events.poller.stop();
   events.queue.close();
   events.dynamodb.destroy();
+  events.streams.destroy();
 });
 
 /** The workspace's published events once `count` are in and the stream has had time to add more, oldest first. */

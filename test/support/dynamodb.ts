@@ -26,5 +26,4 @@ export async function createTestTable(): Promise<Store & { drop(): Promise<void>
 }
 
 /** Every item of a store's table. Tests may scan: they read it all to prove what is (and is not) in it. */
-/** Every item of the table (tests read whole tables to prove what is and is not in them). */
 export const scanAll = (store: Store): Promise<Record<string, unknown>[]> => scanTable(store);
