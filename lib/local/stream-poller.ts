@@ -74,19 +74,30 @@ export async function startStreamPoller(options: {
   await discover('LATEST');
 
   /**
-   * The shard's next records. An iterator lives 15 minutes (a laptop asleep, DynamoDB Local
-   * restarted), and a dead one stays dead: reading the shard goes on from a new iterator after the
-   * last record read, as Lambda's event source does, so nothing is skipped or read twice.
+   * The shard's next records. A shard iterator is lost for good once it expires (15 minutes: a
+   * laptop asleep) or points at records the stream no longer holds (trimmed; DynamoDB Local trims
+   * under load): reading goes on from a new iterator after the last record read, as Lambda's event
+   * source does, so nothing is read twice; and if that record is gone too, from the oldest the
+   * shard still holds, since what came between is gone.
    */
   const read = async (shardId: string, reader: ShardReader) => {
-    try {
-      return await streams.send(new GetRecordsCommand({ ShardIterator: reader.iterator }));
-    } catch (error) {
-      if (!(error instanceof ExpiredIteratorException || error instanceof TrimmedDataAccessException)) throw error;
-      const iterator = await iteratorAt(shardId, reader);
-      if (!iterator) return { Records: [], NextShardIterator: undefined };
-      return await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
+    const positions: (() => Promise<string | undefined>)[] = [
+      () => Promise.resolve(reader.iterator),
+      () => iteratorAt(shardId, reader),
+      () => iteratorAt(shardId, { start: 'TRIM_HORIZON' }),
+    ];
+    let lost: unknown;
+    for (const position of positions) {
+      try {
+        const iterator = await position();
+        if (!iterator) return { Records: [], NextShardIterator: undefined };
+        return await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
+      } catch (error) {
+        if (!(error instanceof ExpiredIteratorException || error instanceof TrimmedDataAccessException)) throw error;
+        lost = error;
+      }
     }
+    throw lost;
   };
 
   const invoke = async (records: DynamoDBRecord[]) => {

@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBStreamsClient, ExpiredIteratorException, type ServiceInputTypes, type ServiceOutputTypes } from '@aws-sdk/client-dynamodb-streams';
+import { DynamoDBStreamsClient, ExpiredIteratorException, TrimmedDataAccessException, type ServiceInputTypes, type ServiceOutputTypes, type _Record } from '@aws-sdk/client-dynamodb-streams';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import type { BuildMiddleware } from '@smithy/types';
@@ -9,11 +9,13 @@ import { createTestTable } from '../support/dynamodb';
 
 /**
  * The local runtime's stream poller (Lambda's DynamoDB Streams event source, played on DynamoDB
- * Local) against an iterator that expires. DynamoDB Streams documents it: a shard iterator lives
- * 15 minutes, then GetRecords refuses it with ExpiredIteratorException, for good
- * (https://docs.aws.amazon.com/amazondynamodbstreams/latest/APIReference/API_GetShardIterator.html).
- * DynamoDB Local does not age them on a test's clock, so the expiry is put in front of it: every
- * iterator handed out before the moment of expiry is refused from then on.
+ * Local) against shard iterators that are lost, as DynamoDB Streams documents it
+ * (https://docs.aws.amazon.com/amazondynamodbstreams/latest/APIReference/API_GetRecords.html):
+ * an iterator expires after 15 minutes, and GetRecords then refuses it with
+ * ExpiredIteratorException for good; records past the stream's retention are trimmed, and an
+ * iterator pointing before them, or a GetShardIterator after a trimmed sequence number, is refused
+ * with TrimmedDataAccessException. DynamoDB Local ages nothing on a test's clock (though it was seen
+ * trimming under load), so both are put in front of it here.
  */
 const region = process.env.AWS_REGION!;
 const endpoint = process.env.DYNAMODB_ENDPOINT!;
@@ -24,19 +26,34 @@ let poller: StreamPoller;
 const errors: unknown[] = [];
 const handled: DynamoDBRecord[] = [];
 
-/** Iterators DynamoDB handed out; once `expireAll()` is called, those are dead. */
-const expiry = { handedOut: new Set<string>(), dead: new Set<string>(), refused: 0 };
-const expireAll = () => expiry.handedOut.forEach((iterator) => expiry.dead.add(iterator));
-const emulateExpiry: BuildMiddleware<ServiceInputTypes, ServiceOutputTypes> = (next, context) => async (args) => {
-  const iterator = (args.input as { ShardIterator?: string }).ShardIterator;
-  if (context.commandName === 'GetRecordsCommand' && iterator && expiry.dead.has(iterator)) {
-    expiry.refused++;
-    throw new ExpiredIteratorException({ message: 'Iterator expired. The iterator was created at time X while right now it is time Y.', $metadata: { httpStatusCode: 400 } });
-  }
+const faults = {
+  /** Iterators handed out so far, and those now refused, with the error that refuses them. */
+  handedOut: new Set<string>(),
+  refusedWith: new Map<string, 'expired' | 'trimmed'>(),
+  /** Records up to this stream sequence number are gone. */
+  trimmedThrough: undefined as bigint | undefined,
+  refusals: { expired: 0, trimmed: 0 },
+};
+/** Every iterator handed out until now is refused from now on. */
+const lose = (how: 'expired' | 'trimmed') => faults.handedOut.forEach((iterator) => faults.refusedWith.set(iterator, how));
+const trimmedAway = (sequenceNumber: string | undefined) => faults.trimmedThrough !== undefined && sequenceNumber !== undefined && BigInt(sequenceNumber) <= faults.trimmedThrough;
+const refuse = (how: 'expired' | 'trimmed') => {
+  faults.refusals[how]++;
+  const $metadata = { httpStatusCode: 400 };
+  return how === 'expired'
+    ? new ExpiredIteratorException({ message: 'Iterator expired. The iterator was created at time X while right now it is time Y.', $metadata })
+    : new TrimmedDataAccessException({ message: 'The operation attempted to read past the oldest stream record in a shard.', $metadata });
+};
+const emulateLostIterators: BuildMiddleware<ServiceInputTypes, ServiceOutputTypes> = (next, context) => async (args) => {
+  const input = args.input as { ShardIterator?: string; ShardIteratorType?: string; SequenceNumber?: string };
+  const refusal = input.ShardIterator && faults.refusedWith.get(input.ShardIterator);
+  if (context.commandName === 'GetRecordsCommand' && refusal) throw refuse(refusal);
+  if (context.commandName === 'GetShardIteratorCommand' && input.ShardIteratorType === 'AFTER_SEQUENCE_NUMBER' && trimmedAway(input.SequenceNumber)) throw refuse('trimmed');
   const result = await next(args);
-  const output = result.output as { ShardIterator?: string; NextShardIterator?: string };
+  const output = result.output as { ShardIterator?: string; NextShardIterator?: string; Records?: _Record[] };
   const handedOut = output.ShardIterator ?? output.NextShardIterator;
-  if (handedOut) expiry.handedOut.add(handedOut);
+  if (handedOut) faults.handedOut.add(handedOut);
+  if (output.Records) output.Records = output.Records.filter((record) => !trimmedAway(record.dynamodb?.SequenceNumber));
   return result;
 };
 
@@ -44,7 +61,7 @@ beforeAll(async () => {
   table = await createTestTable();
   dynamodb = new DynamoDBClient({ endpoint, region });
   streams = new DynamoDBStreamsClient({ endpoint, region });
-  streams.middlewareStack.add(emulateExpiry, { step: 'build', name: 'emulateIteratorExpiry' });
+  streams.middlewareStack.add(emulateLostIterators, { step: 'build', name: 'emulateLostIterators' });
   poller = await startStreamPoller({
     dynamodb,
     streams,
@@ -64,33 +81,68 @@ afterAll(async () => {
   await table.drop();
 });
 
-const key = { pk: 'DSP#stream-poller-test', sk: 'DSP' };
-const changeTo = (sequence: number) =>
-  table.db.send(new UpdateCommand({ TableName: process.env.TABLE_NAME!, Key: key, UpdateExpression: 'SET #sequence = :sequence', ExpressionAttributeNames: { '#sequence': 'sequence' }, ExpressionAttributeValues: { ':sequence': sequence } }));
-const handledSequences = () => handled.map((record) => Number(record.dynamodb!.NewImage!.sequence!.N));
+/** A dispatch of the test's own, whose changes the poller hands on. */
+function dispatch(id: string) {
+  const key = { pk: `DSP#${id}`, sk: 'DSP' };
+  const tableName = process.env.TABLE_NAME!;
+  return {
+    create: () => table.db.send(new PutCommand({ TableName: tableName, Item: { ...key, entity: DISPATCH_ENTITY, sequence: 0 } })),
+    changeTo: (sequence: number) =>
+      table.db.send(new UpdateCommand({ TableName: tableName, Key: key, UpdateExpression: 'SET #sequence = :sequence', ExpressionAttributeNames: { '#sequence': 'sequence' }, ExpressionAttributeValues: { ':sequence': sequence } })),
+    handled: () => handled.filter((record) => record.dynamodb!.Keys!.pk!.S === key.pk),
+    handledSequences() {
+      return this.handled().map((record) => Number(record.dynamodb!.NewImage!.sequence!.N));
+    },
+  };
+}
+
 async function until(condition: () => boolean, what: string) {
   const deadline = Date.now() + 10_000;
   while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}; handled: ${JSON.stringify(handledSequences())}`);
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+/** A few more polls, for any record read twice. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 1_000));
 
 describe('the local stream poller', () => {
   it('reads on after its iterator expires, from the record after the last one it read: none skipped, none twice', async () => {
-    await table.db.send(new PutCommand({ TableName: process.env.TABLE_NAME!, Item: { ...key, entity: DISPATCH_ENTITY, sequence: 0 } }));
-    await changeTo(1);
-    await until(() => handled.length >= 1, 'the first change');
+    const message = dispatch('expired');
+    await message.create();
+    await message.changeTo(1);
+    await until(() => message.handled().length === 1, 'the first change');
 
-    expireAll();
-    await changeTo(2);
-    await changeTo(3);
-    await until(() => handled.length >= 3, 'the changes after the expiry');
-    // A few more polls, for any record read twice.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    lose('expired');
+    await message.changeTo(2);
+    await message.changeTo(3);
+    await until(() => message.handled().length >= 3, 'the changes after the expiry');
+    await settle();
 
-    expect(expiry.refused).toBeGreaterThan(0);
-    expect(handledSequences()).toEqual([1, 2, 3]);
+    expect(faults.refusals.expired).toBeGreaterThan(0);
+    expect(message.handledSequences()).toEqual([1, 2, 3]);
+    expect(errors).toEqual([]);
+  }, 30_000);
+
+  it('reads on from the oldest record the shard still holds once the records around its iterator are trimmed', async () => {
+    const message = dispatch('trimmed');
+    await message.create();
+    await message.changeTo(1);
+    await until(() => message.handled().length === 1, 'the first change');
+
+    // The stream drops everything up to the last record read: neither the iterator nor a new one
+    // after that record can be had, only one from the oldest record still held.
+    faults.trimmedThrough = BigInt(message.handled()[0]!.dynamodb!.SequenceNumber!);
+    lose('trimmed');
+    const refusedBefore = faults.refusals.trimmed;
+    await message.changeTo(2);
+    await message.changeTo(3);
+    await until(() => message.handled().length >= 3, 'the changes after the trim');
+    await settle();
+
+    // Refused twice at least: the old iterator, then an iterator after the trimmed record.
+    expect(faults.refusals.trimmed - refusedBefore).toBeGreaterThanOrEqual(2);
+    expect(message.handledSequences()).toEqual([1, 2, 3]);
     expect(errors).toEqual([]);
   }, 30_000);
 });
