@@ -16,21 +16,32 @@ const DISCOVER_EVERY_MS = 2_000;
 /** A record the handler keeps failing is tried this often (the stack's event source retries alike), then reported. */
 const MAX_TRIES = 5;
 
-/** Where reading a shard goes on, and where to take it up again if its iterator is lost. */
+/** Where reading a shard goes on. */
 interface ShardReader {
-  iterator: string;
+  /** Absent once lost: the next read takes a new one. */
+  iterator?: string;
   /** The last record read from the shard; a new iterator starts after it. */
   lastSequenceNumber?: string;
-  /** Where a new iterator starts when nothing has been read yet. */
-  start: 'LATEST' | 'TRIM_HORIZON';
 }
+
+/** Why an iterator cannot be used again: it expired (15 minutes), or the records it points at were trimmed. */
+const isLostIterator = (error: unknown) => error instanceof ExpiredIteratorException || error instanceof TrimmedDataAccessException;
 
 /**
  * Plays Lambda's DynamoDB Streams event source with the stack's filters (decisions 78, 89): reads
  * the table's stream on DynamoDB Local, shard by shard and in order, hands the outbox inserts and
  * dispatch changes to the handler in the same event shape, and tries the records it reports as
- * failed again. It starts at the stream's end: the runtime starts it before it takes any request.
- * The caller owns the streams client.
+ * failed again. Records written before it started are not its own: the runtime starts it before it
+ * takes any request. The caller owns the streams client.
+ *
+ * A shard iterator can be lost: it expires after 15 minutes (a laptop asleep), it points at records
+ * the stream no longer holds (DynamoDB Local trims under load), and DynamoDB Local sometimes answers
+ * an open shard's read with no next iterator at all. Reading then goes on from a new iterator after
+ * the last record read, as Lambda's event source does, so nothing is read twice; or, if nothing was
+ * read yet or that record is gone too, from the oldest record the shard holds. So that the oldest
+ * is never one from before the poller started, it starts by reading each shard to its end without
+ * handing anything on, which gives it the last record's sequence number (DynamoDB Local's stream
+ * records tell their time to the minute only). Only a shard DynamoDB reports closed is dropped.
  */
 export async function startStreamPoller(options: {
   dynamodb: DynamoDBClient;
@@ -45,46 +56,42 @@ export async function startStreamPoller(options: {
   const streamArn = Table?.LatestStreamArn;
   if (!streamArn) throw new Error(`Table ${options.tableName} has no stream`);
 
-  const iteratorAt = async (shardId: string, reader: Pick<ShardReader, 'lastSequenceNumber' | 'start'>) => {
-    const { ShardIterator } = await streams.send(
-      new GetShardIteratorCommand({
-        StreamArn: streamArn,
-        ShardId: shardId,
-        ...(reader.lastSequenceNumber ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: reader.lastSequenceNumber } : { ShardIteratorType: reader.start }),
-      }),
-    );
-    return ShardIterator;
+  const iteratorAfter = async (shardId: string, sequenceNumber: string | undefined) => {
+    const position = sequenceNumber ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER' as const, SequenceNumber: sequenceNumber } : { ShardIteratorType: 'TRIM_HORIZON' as const };
+    return (await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ...position }))).ShardIterator;
   };
 
-  /** Open shards; a closed shard is dropped, its children found by discovery. */
+  /** A reader at the shard's end, past what it held before the poller started. */
+  const atEnd = async (shardId: string): Promise<ShardReader> => {
+    const reader: ShardReader = { iterator: await iteratorAfter(shardId, undefined) };
+    while (reader.iterator) {
+      const { Records = [], NextShardIterator } = await streams.send(new GetRecordsCommand({ ShardIterator: reader.iterator }));
+      reader.iterator = NextShardIterator;
+      if (!Records.length) break;
+      reader.lastSequenceNumber = Records.at(-1)!.dynamodb!.SequenceNumber;
+    }
+    return reader;
+  };
+
   const readers = new Map<string, ShardReader>();
-  const seen = new Set<string>();
-  const discover = async (start: ShardReader['start']) => {
-    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
-    for (const shard of StreamDescription?.Shards ?? []) {
+  const closed = new Set<string>();
+  const describe = async () => (await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }))).StreamDescription?.Shards ?? [];
+  /** Shards there at the start are read from their end; those that open later, from their beginning. */
+  const discover = async (starting: boolean) => {
+    for (const shard of await describe()) {
       const shardId = shard.ShardId!;
-      if (seen.has(shardId)) continue;
-      seen.add(shardId);
-      // A shard closed before we started has nothing for us.
-      if (start === 'LATEST' && shard.SequenceNumberRange?.EndingSequenceNumber) continue;
-      const iterator = await iteratorAt(shardId, { start });
-      if (iterator) readers.set(shardId, { iterator, start });
+      if (readers.has(shardId) || closed.has(shardId)) continue;
+      readers.set(shardId, starting ? await atEnd(shardId) : {});
     }
   };
-  await discover('LATEST');
+  await discover(true);
 
-  /**
-   * The shard's next records. A shard iterator is lost for good once it expires (15 minutes: a
-   * laptop asleep) or points at records the stream no longer holds (trimmed; DynamoDB Local trims
-   * under load): reading goes on from a new iterator after the last record read, as Lambda's event
-   * source does, so nothing is read twice; and if that record is gone too, from the oldest the
-   * shard still holds, since what came between is gone.
-   */
+  /** The shard's next records, from its iterator or, that lost, from a new one (see above). */
   const read = async (shardId: string, reader: ShardReader) => {
-    const positions: (() => Promise<string | undefined>)[] = [
-      () => Promise.resolve(reader.iterator),
-      () => iteratorAt(shardId, reader),
-      () => iteratorAt(shardId, { start: 'TRIM_HORIZON' }),
+    const positions = [
+      ...(reader.iterator ? [() => Promise.resolve(reader.iterator)] : []),
+      ...(reader.lastSequenceNumber ? [() => iteratorAfter(shardId, reader.lastSequenceNumber)] : []),
+      () => iteratorAfter(shardId, undefined),
     ];
     let lost: unknown;
     for (const position of positions) {
@@ -93,11 +100,20 @@ export async function startStreamPoller(options: {
         if (!iterator) return { Records: [], NextShardIterator: undefined };
         return await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
       } catch (error) {
-        if (!(error instanceof ExpiredIteratorException || error instanceof TrimmedDataAccessException)) throw error;
+        if (!isLostIterator(error)) throw error;
         lost = error;
       }
     }
     throw lost;
+  };
+
+  /** No next iterator: the end of a closed shard, or DynamoDB Local losing an open one's. */
+  const endOfShard = async (shardId: string) => {
+    const shard = (await describe()).find((candidate) => candidate.ShardId === shardId);
+    if (!shard || shard.SequenceNumberRange?.EndingSequenceNumber) {
+      readers.delete(shardId);
+      closed.add(shardId);
+    }
   };
 
   const invoke = async (records: DynamoDBRecord[]) => {
@@ -121,8 +137,7 @@ export async function startStreamPoller(options: {
     while (!stopped) {
       try {
         if (Date.now() - discoveredAt > DISCOVER_EVERY_MS) {
-          // Shards that open later start empty: read them from their beginning.
-          await discover('TRIM_HORIZON');
+          await discover(false);
           discoveredAt = Date.now();
         }
       } catch (error) {
@@ -132,9 +147,9 @@ export async function startStreamPoller(options: {
       for (const [shardId, reader] of readers) {
         try {
           const { Records = [], NextShardIterator } = await read(shardId, reader);
-          if (NextShardIterator) reader.iterator = NextShardIterator;
-          else readers.delete(shardId);
+          reader.iterator = NextShardIterator;
           if (Records.length) reader.lastSequenceNumber = Records.at(-1)!.dynamodb!.SequenceNumber;
+          if (!NextShardIterator) await endOfShard(shardId);
           const records = Records.map((record) => toLambdaRecord(record, streamArn, options.region)).filter(isPublishable);
           if (records.length) await invoke(records);
         } catch (error) {

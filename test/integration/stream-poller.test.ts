@@ -32,6 +32,8 @@ const faults = {
   refusedWith: new Map<string, 'expired' | 'trimmed'>(),
   /** Records up to this stream sequence number are gone. */
   trimmedThrough: undefined as bigint | undefined,
+  /** The next reads answered without a next iterator, as DynamoDB Local sometimes answers an open shard's. */
+  withoutNextIterator: 0,
   refusals: { expired: 0, trimmed: 0 },
 };
 /** Every iterator handed out until now is refused from now on. */
@@ -53,6 +55,10 @@ const emulateLostIterators: BuildMiddleware<ServiceInputTypes, ServiceOutputType
   const output = result.output as { ShardIterator?: string; NextShardIterator?: string; Records?: _Record[] };
   const handedOut = output.ShardIterator ?? output.NextShardIterator;
   if (handedOut) faults.handedOut.add(handedOut);
+  if (context.commandName === 'GetRecordsCommand' && faults.withoutNextIterator > 0) {
+    faults.withoutNextIterator--;
+    delete output.NextShardIterator;
+  }
   if (output.Records) output.Records = output.Records.filter((record) => !trimmedAway(record.dynamodb?.SequenceNumber));
   return result;
 };
@@ -99,7 +105,7 @@ function dispatch(id: string) {
 async function until(condition: () => boolean, what: string) {
   const deadline = Date.now() + 10_000;
   while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}; the poller reported: ${errors.map(String).join('; ') || 'nothing'}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -143,6 +149,54 @@ describe('the local stream poller', () => {
     // Refused twice at least: the old iterator, then an iterator after the trimmed record.
     expect(faults.refusals.trimmed - refusedBefore).toBeGreaterThanOrEqual(2);
     expect(message.handledSequences()).toEqual([1, 2, 3]);
+    expect(errors).toEqual([]);
+  }, 30_000);
+
+  it('keeps reading an open shard whose read came back without a next iterator', async () => {
+    const message = dispatch('no-next-iterator');
+    await message.create();
+    await message.changeTo(1);
+    await until(() => message.handled().length === 1, 'the first change');
+
+    faults.withoutNextIterator = 1;
+    await until(() => faults.withoutNextIterator === 0, 'a read without a next iterator');
+    await message.changeTo(2);
+    await message.changeTo(3);
+    await until(() => message.handled().length >= 3, 'the changes after it');
+    await settle();
+
+    expect(message.handledSequences()).toEqual([1, 2, 3]);
+    expect(errors).toEqual([]);
+  }, 30_000);
+
+  it('hands on nothing the stream held before it started, even once its first iterator is lost', async () => {
+    const message = dispatch('before-start');
+    await message.create();
+    await message.changeTo(1);
+    await until(() => message.handled().length === 1, 'the first change');
+
+    const late: DynamoDBRecord[] = [];
+    const latePoller = await startStreamPoller({
+      dynamodb,
+      streams,
+      region,
+      tableName: process.env.TABLE_NAME!,
+      handler: async ({ Records }) => {
+        late.push(...Records);
+        return { batchItemFailures: [] };
+      },
+      onError: (error) => errors.push(error),
+    });
+    try {
+      // Its first iterators lost before it read anything: it goes back to the oldest record.
+      lose('expired');
+      await message.changeTo(2);
+      await until(() => late.length > 0, 'the change after it started');
+      await settle();
+      expect(late.map((record) => [record.dynamodb!.Keys!.pk!.S, Number(record.dynamodb!.NewImage!.sequence!.N)])).toEqual([['DSP#before-start', 2]]);
+    } finally {
+      await latePoller.stop();
+    }
     expect(errors).toEqual([]);
   }, 30_000);
 });
