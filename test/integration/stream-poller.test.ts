@@ -63,22 +63,26 @@ const emulateLostIterators: BuildMiddleware<ServiceInputTypes, ServiceOutputType
   return result;
 };
 
-beforeAll(async () => {
-  table = await createTestTable();
-  dynamodb = new DynamoDBClient({ endpoint, region });
-  streams = new DynamoDBStreamsClient({ endpoint, region });
-  streams.middlewareStack.add(emulateLostIterators, { step: 'build', name: 'emulateLostIterators' });
-  poller = await startStreamPoller({
+/** A poller over the test table's stream, through the faults, keeping what it hands on in `into`. */
+const pollInto = (into: DynamoDBRecord[]) =>
+  startStreamPoller({
     dynamodb,
     streams,
     region,
     tableName: process.env.TABLE_NAME!,
     handler: async ({ Records }) => {
-      handled.push(...Records);
+      into.push(...Records);
       return { batchItemFailures: [] };
     },
     onError: (error) => errors.push(error),
   });
+
+beforeAll(async () => {
+  table = await createTestTable();
+  dynamodb = new DynamoDBClient({ endpoint, region });
+  streams = new DynamoDBStreamsClient({ endpoint, region });
+  streams.middlewareStack.add(emulateLostIterators, { step: 'build', name: 'emulateLostIterators' });
+  poller = await pollInto(handled);
 });
 afterAll(async () => {
   await poller.stop();
@@ -112,83 +116,63 @@ async function until(condition: () => boolean, what: string) {
 /** A few more polls, for any record read twice. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 1_000));
 
+/** A dispatch created and changed once, that change handed on: the poller is reading its shard. */
+async function changedOnce(id: string) {
+  const message = dispatch(id);
+  await message.create();
+  await message.changeTo(1);
+  await until(() => message.handled().length === 1, 'the first change');
+  return message;
+}
+
+/** Two more changes: all three handed on, in order, none twice, and nothing reported. */
+async function expectEveryChangeHandledOnce(message: ReturnType<typeof dispatch>) {
+  await message.changeTo(2);
+  await message.changeTo(3);
+  await until(() => message.handled().length >= 3, 'the later changes');
+  await settle();
+  expect(message.handledSequences()).toEqual([1, 2, 3]);
+  expect(errors).toEqual([]);
+}
+
 describe('the local stream poller', () => {
   it('reads on after its iterator expires, from the record after the last one it read: none skipped, none twice', async () => {
-    const message = dispatch('expired');
-    await message.create();
-    await message.changeTo(1);
-    await until(() => message.handled().length === 1, 'the first change');
+    const message = await changedOnce('expired');
 
     lose('expired');
-    await message.changeTo(2);
-    await message.changeTo(3);
-    await until(() => message.handled().length >= 3, 'the changes after the expiry');
-    await settle();
-
+    await expectEveryChangeHandledOnce(message);
     expect(faults.refusals.expired).toBeGreaterThan(0);
-    expect(message.handledSequences()).toEqual([1, 2, 3]);
-    expect(errors).toEqual([]);
   }, 30_000);
 
   it('reads on from the oldest record the shard still holds once the records around its iterator are trimmed', async () => {
-    const message = dispatch('trimmed');
-    await message.create();
-    await message.changeTo(1);
-    await until(() => message.handled().length === 1, 'the first change');
+    const message = await changedOnce('trimmed');
 
     // The stream drops everything up to the last record read: neither the iterator nor a new one
     // after that record can be had, only one from the oldest record still held.
     faults.trimmedThrough = BigInt(message.handled()[0]!.dynamodb!.SequenceNumber!);
     lose('trimmed');
     const refusedBefore = faults.refusals.trimmed;
-    await message.changeTo(2);
-    await message.changeTo(3);
-    await until(() => message.handled().length >= 3, 'the changes after the trim');
-    await settle();
-
+    await expectEveryChangeHandledOnce(message);
     // Refused twice at least: the old iterator, then an iterator after the trimmed record.
     expect(faults.refusals.trimmed - refusedBefore).toBeGreaterThanOrEqual(2);
-    expect(message.handledSequences()).toEqual([1, 2, 3]);
-    expect(errors).toEqual([]);
   }, 30_000);
 
   it('keeps reading an open shard whose read came back without a next iterator', async () => {
-    const message = dispatch('no-next-iterator');
-    await message.create();
-    await message.changeTo(1);
-    await until(() => message.handled().length === 1, 'the first change');
+    const message = await changedOnce('no-next-iterator');
 
     faults.withoutNextIterator = 1;
     await until(() => faults.withoutNextIterator === 0, 'a read without a next iterator');
-    await message.changeTo(2);
-    await message.changeTo(3);
-    await until(() => message.handled().length >= 3, 'the changes after it');
-    await settle();
-
-    expect(message.handledSequences()).toEqual([1, 2, 3]);
-    expect(errors).toEqual([]);
+    await expectEveryChangeHandledOnce(message);
   }, 30_000);
 
   it('hands on nothing the stream held before it started, even once its first iterator is lost', async () => {
-    const message = dispatch('before-start');
-    await message.create();
-    await message.changeTo(1);
-    await until(() => message.handled().length === 1, 'the first change');
+    const message = await changedOnce('before-start');
 
     const late: DynamoDBRecord[] = [];
-    const latePoller = await startStreamPoller({
-      dynamodb,
-      streams,
-      region,
-      tableName: process.env.TABLE_NAME!,
-      handler: async ({ Records }) => {
-        late.push(...Records);
-        return { batchItemFailures: [] };
-      },
-      onError: (error) => errors.push(error),
-    });
+    const latePoller = await pollInto(late);
     try {
-      // Its first iterators lost before it read anything: it goes back to the oldest record.
+      // Its iterators lost before it handed anything on: it reads on after the last record the
+      // stream held when it started, not from the oldest.
       lose('expired');
       await message.changeTo(2);
       await until(() => late.length > 0, 'the change after it started');
