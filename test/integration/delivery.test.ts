@@ -82,6 +82,30 @@ const itemsOf = async (dispatchId: string) => (await env.table.scanAll()).filter
 const rollupsOf = async (ws: string) =>
   (await env.table.scanAll()).filter((item) => typeof item.pk === 'string' && (item.pk.startsWith(`WS#${ws}#RT#`) || item.pk.startsWith(`WS#${ws}#RD#`) || item.pk === `WS#${ws}#RW`));
 
+/**
+ * A queued dispatch whose provider accepts it, with DynamoDB cancelling its status transactions
+ * (those touching its rollups) for `code` while `during` runs. Afterwards, whatever `during` did:
+ * the provider was called once, and nothing was recorded (the dispatch still `processing`, no rollup).
+ */
+async function whileStatusTransactionsCancelled<T>(
+  code: Parameters<typeof emulateCancelledTransactions>[1]['code'],
+  during: (context: { ws: string; dispatchId: string; provider: ReturnType<typeof scriptedProvider>['provider'] }) => Promise<T>,
+) {
+  const { ws, dispatchId } = await queuedDispatch(['promo']);
+  const { provider, calls } = scriptedProvider(accept);
+  const cancelling = emulateCancelledTransactions(env.table.db, { on: (pk) => pk.startsWith(`WS#${ws}#RD#`), code });
+  let result: T;
+  try {
+    result = await during({ ws, dispatchId, provider });
+  } finally {
+    cancelling.remove();
+  }
+  expect(calls).toEqual([dispatchId]);
+  expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'processing', sentAt: null });
+  expect(await rollupsOf(ws)).toEqual([]);
+  return { ws, dispatchId, result, cancelled: cancelling.stats.cancelled };
+}
+
 describe('the deliver consumer against DynamoDB Local', () => {
   it('sends once, and writes the ACCEPTED event, tag links and rollups exactly once however often the message comes back', async () => {
     const { ws, dispatchId } = await queuedDispatch();
@@ -365,21 +389,14 @@ describe('the deliver consumer when DynamoDB throttles', () => {
   it.each(['ThrottlingError', 'ProvisionedThroughputExceeded'] as const)(
     'does not take a send whose status transaction was cancelled for %s as recorded: the message and the report come back, one provider call',
     async (code) => {
-      const { ws, dispatchId } = await queuedDispatch(['promo']);
-      const { provider, calls } = scriptedProvider(accept);
-      const report = statusWebhook(`sandbox:${ws}`, [{ id: `wamid.${randomUUID()}`, status: 'sent', timestamp: String(Math.floor(Date.now() / 1000)), biz_opaque_callback_data: dispatchId }]);
-      const throttling = emulateCancelledTransactions(env.table.db, { on: (pk) => pk.startsWith(`WS#${ws}#RD#`), code });
-      try {
+      const { ws, dispatchId, cancelled, result: report } = await whileStatusTransactionsCancelled(code, async ({ ws, dispatchId, provider }) => {
+        const report = statusWebhook(`sandbox:${ws}`, [{ id: `wamid.${randomUUID()}`, status: 'sent', timestamp: String(Math.floor(Date.now() / 1000)), biz_opaque_callback_data: dispatchId }]);
         await expect(deliverQueuedDispatch(attempt(dispatchId, ws), { providerFor: () => provider, store: env.table })).resolves.toMatchObject({ outcome: 'retry', cause: { name: 'TransactionCanceledException' } });
         await expect(applyProviderReports(report, env.table)).rejects.toMatchObject({ name: 'TransactionCanceledException' });
         expect(await deliverQueuedDispatch(attempt(dispatchId, ws, 2), { providerFor: () => provider, store: env.table })).toEqual({ outcome: 'skipped' });
-      } finally {
-        throttling.remove();
-      }
-      expect(throttling.stats.cancelled).toBe(2);
-      expect(calls).toEqual([dispatchId]);
-      expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'processing', sentAt: null });
-      expect(await rollupsOf(ws)).toEqual([]);
+        return report;
+      });
+      expect(cancelled).toBe(2);
 
       // The table takes writes again: WhatsApp's retried report records the send, once.
       await applyProviderReports(report, env.table);
@@ -394,19 +411,11 @@ describe('the deliver consumer when DynamoDB cancels a status transaction for a 
   // other reason (an item past 400 KB: ValidationError) was read as "moved first" as well, and the
   // send the provider accepted was settled `sent` with its dispatch `processing`.
   it('throws it, so the message comes back instead of passing for recorded: one provider call, nothing written', async () => {
-    const { ws, dispatchId } = await queuedDispatch(['promo']);
-    const { provider, calls } = scriptedProvider(accept);
-    const refusing = emulateCancelledTransactions(env.table.db, { on: (pk) => pk.startsWith(`WS#${ws}#RD#`), code: 'ValidationError' });
-    try {
+    const { cancelled } = await whileStatusTransactionsCancelled('ValidationError', async ({ ws, dispatchId, provider }) => {
       const verdict = await deliverQueuedDispatch(attempt(dispatchId, ws), { providerFor: () => provider, store: env.table });
       expect(verdict).toMatchObject({ outcome: 'retry', cause: { message: expect.stringContaining('ValidationError') } });
-    } finally {
-      refusing.remove();
-    }
-    expect(refusing.stats.cancelled).toBe(1);
-    expect(calls).toEqual([dispatchId]);
-    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'processing', sentAt: null });
-    expect(await rollupsOf(ws)).toEqual([]);
+    });
+    expect(cancelled).toBe(1);
   });
 });
 
