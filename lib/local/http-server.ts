@@ -5,7 +5,8 @@ import type { HttpMetadataSink } from '../../lambdas/http/lambda-streaming';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { RouteDefinition } from '../../lambdas/routes';
 import { errorBody, type ErrorCode, errorCodes } from '../../lambdas/shared/errors';
-import { apiGatewayEvent, lambdaContext } from './api-gateway-event';
+import { apiGatewayEvent } from '../../lambdas/http/rest-proxy-event';
+import { lambdaContext } from './api-gateway-event';
 import { createRouter } from './router';
 
 export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;

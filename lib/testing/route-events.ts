@@ -2,7 +2,8 @@ import { Writable } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { HttpMetadataSink } from '../../lambdas/http/lambda-streaming';
 import { pathOf, routes, type RouteId } from '../../lambdas/routes';
-import { apiGatewayEvent, lambdaContext } from '../local/api-gateway-event';
+import { apiGatewayEvent } from '../../lambdas/http/rest-proxy-event';
+import { lambdaContext } from '../local/api-gateway-event';
 
 export interface EventInput {
   pathParameters?: Record<string, string>;
