@@ -87,9 +87,11 @@ const schema = z.object({
   /**
    * Where WhatsApp's callbacks (three a delivered, read message) come in: `restApi` (default), a
    * route of the REST API with every other; `httpApi`, an HTTP API of their own at under a third of
-   * the price, without WAF, the contract's gateway error bodies or the custom domain (docs/deploy.md).
+   * the price, without WAF, the contract's gateway error bodies or the custom domain; `functionUrl`, a
+   * Lambda function URL with no price per request, without WAF, API Gateway's throttle and access log
+   * or the custom domain (docs/deploy.md).
    */
-  webhookFrontDoor: z.enum(['restApi', 'httpApi']).default('restApi'),
+  webhookFrontDoor: z.enum(['restApi', 'httpApi', 'functionUrl']).default('restApi'),
   /**
    * The table's capacity (decision 94). Absent: on demand, billed per request. Given
    * (`{"readUnits":{"min":5,"max":200},"writeUnits":{"min":20,"max":1000},"targetUtilizationPercent":70}`):

@@ -27,6 +27,8 @@ export interface AppFunctionProps {
   removalPolicy: RemovalPolicy;
   timeout?: Duration;
   memorySize?: number;
+  /** Executions kept for this function and never exceeded: for a function anyone can call (a function URL). */
+  reservedConcurrentExecutions?: number;
 }
 
 /**
@@ -45,6 +47,7 @@ export class AppFunction extends NodejsFunction {
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? FUNCTION_MEMORY_MB,
       timeout: props.timeout ?? Duration.seconds(10),
+      ...(props.reservedConcurrentExecutions !== undefined ? { reservedConcurrentExecutions: props.reservedConcurrentExecutions } : {}),
       // No SDK call is traced and Powertools Tracer would cost bundle size and cold start on every
       // function: the access logs, JSON logs and metrics answer what traces would (decision 59).
       tracing: Tracing.DISABLED,

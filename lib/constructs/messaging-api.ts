@@ -4,6 +4,7 @@ import { HttpApi, HttpMethod, HttpStage, PayloadFormatVersion, LogGroupLogDestin
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { FunctionUrlAuthType, InvokeMode, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -33,7 +34,7 @@ export interface MessagingApiProps {
   webAclArn?: string | undefined;
   /** Usage plans by name and the default one (context usagePlans): absent, no authorizer and no plan. */
   usagePlans?: { plans: Record<string, UsagePlanSetting>; defaultPlan: string } | undefined;
-  /** Where WhatsApp's callbacks come in: the REST API with every other route, or an HTTP API of their own (docs/deploy.md). */
+  /** Where WhatsApp's callbacks come in: the REST API with every other route, an HTTP API of their own, or a function URL (docs/deploy.md). */
   webhookFrontDoor: WebhookFrontDoor;
   logRetention: RetentionDays;
   /** Lambda's own log records for its functions (lib/stack-config.ts `systemLogLevel`). */
@@ -60,8 +61,30 @@ const ACCESS_LOG_FIELDS = {
   errorType: AccessLogField.contextErrorResponseType(),
 };
 
-/** `restApi`: the webhook is a route of the REST API; `httpApi`: an HTTP API of its own, at under a third of the price per request. */
-export type WebhookFrontDoor = 'restApi' | 'httpApi';
+/**
+ * `restApi`: the webhook is a route of the REST API; `httpApi`: an HTTP API of its own, at under a
+ * third of the price per request; `functionUrl`: a Lambda function URL, with no price per request.
+ */
+export type WebhookFrontDoor = 'restApi' | 'httpApi' | 'functionUrl';
+
+/**
+ * The most executions the function URL's function may take at once. WhatsApp's callbacks for one
+ * sending number at its pace (80 messages a second, three callbacks each, about 120 ms apiece) need
+ * about 30; the cap keeps a flood of unsigned requests, which anyone can send to a function URL,
+ * from taking the account's executions from every other function. Beyond it the URL answers 429,
+ * which WhatsApp retries.
+ */
+export const WEBHOOK_URL_CONCURRENCY = 50;
+
+/** Grants a function what a route declares it reaches, each grant with the variable that names it. */
+function grantAccess(fn: AppFunction, access: RouteDefinition['access'], props: MessagingApiProps): void {
+  if (access.table === 'read') fn.readsTable(props.table);
+  if (access.table === 'readWrite') fn.writesTable(props.table);
+  if (access.queue === 'send') fn.sendsTo(props.queue);
+  if (access.webhookQueue === 'send') fn.sendsTo(props.webhookQueue, 'WEBHOOK_QUEUE_URL');
+  if (access.secrets === 'whatsapp') fn.readsSecret(props.whatsappSecret, 'WHATSAPP_SECRET_NAME');
+  if (access.secrets === 'cursor') fn.readsSecret(props.cursorSecret, 'CURSOR_SECRET_NAME');
+}
 
 /** The routes WhatsApp calls: its one callback URL serves the verification GET and the signed POSTs. */
 const isWebhookRoute = (route: RouteDefinition) => route.path === routes.whatsappWebhook.path;
@@ -180,6 +203,7 @@ export class MessagingApi extends Construct {
 
     const webhookApi = props.webhookFrontDoor === 'httpApi' ? this.webhookHttpApi(props, accessLogs) : undefined;
     for (const [routeId, route] of routeEntries) {
+      if (props.webhookFrontDoor === 'functionUrl' && isWebhookRoute(route)) continue;
       const fn = new AppFunction(this, `${routeId[0]!.toUpperCase()}${routeId.slice(1)}Function`, {
         entry: join(HANDLERS_DIR, `${route.handler}.ts`),
         description: `${route.method} ${route.path}: ${route.summary}`,
@@ -190,12 +214,7 @@ export class MessagingApi extends Construct {
         // A streamed report page of 100 000 rows takes longer than API Gateway's buffered 29 s.
         ...(route.streaming ? { timeout: STREAMING_TIMEOUT, memorySize: 1024 } : {}),
       });
-      if (route.access.table === 'read') fn.readsTable(props.table);
-      if (route.access.table === 'readWrite') fn.writesTable(props.table);
-      if (route.access.queue === 'send') fn.sendsTo(props.queue);
-      if (route.access.webhookQueue === 'send') fn.sendsTo(props.webhookQueue, 'WEBHOOK_QUEUE_URL');
-      if (route.access.secrets === 'whatsapp') fn.readsSecret(props.whatsappSecret, 'WHATSAPP_SECRET_NAME');
-      if (route.access.secrets === 'cursor') fn.readsSecret(props.cursorSecret, 'CURSOR_SECRET_NAME');
+      grantAccess(fn, route.access, props);
       this.functions[routeId] = fn;
       // With usage plans, an authenticated route counts its requests by the authorizer's usage key.
       const usagePlanOptions: MethodOptions =
@@ -219,8 +238,37 @@ export class MessagingApi extends Construct {
       Validations.of(method).acknowledge({ id: 'AwsSolutions-COG4', reason: authorization });
     }
 
-    this.webhookUrl = webhookApi ? `${webhookApi.apiEndpoint}${pathOf(routes.whatsappWebhook)}` : this.api.urlForPath(pathOf(routes.whatsappWebhook));
+    const callbackPath = pathOf(routes.whatsappWebhook);
+    if (props.webhookFrontDoor === 'functionUrl') {
+      // A function URL ends with a slash; the callback path follows it.
+      this.webhookUrl = `${this.webhookFunctionUrl(props).url}${callbackPath.slice(1)}`;
+    } else {
+      this.webhookUrl = webhookApi ? `${webhookApi.apiEndpoint}${callbackPath}` : this.api.urlForPath(callbackPath);
+    }
     new CfnOutput(this, 'ApiUrl', { key: 'ApiUrl', value: this.api.url, description: 'Base URL of the API stage' });
+  }
+
+  /**
+   * WhatsApp's callbacks on a function URL: one function serving both webhook routes
+   * (lambdas/handlers/whatsapp-callbacks.ts), with both routes' access, its executions capped. What
+   * it does without (docs/deploy.md): a WAF web ACL, API Gateway's throttle and access log, and the
+   * custom domain.
+   */
+  private webhookFunctionUrl(props: MessagingApiProps): FunctionUrl {
+    const fn = new AppFunction(this, 'WhatsappCallbacksFunction', {
+      entry: join(HANDLERS_DIR, 'whatsapp-callbacks.ts'),
+      description: `GET and POST ${routes.whatsappWebhook.path} on a function URL: ${routes.whatsappWebhookVerify.summary}; ${routes.whatsappWebhook.summary}`,
+      logRetention: props.logRetention,
+      systemLogLevel: props.systemLogLevel,
+      logEncryptionKey: props.encryptionKey,
+      removalPolicy: props.removalPolicy,
+      reservedConcurrentExecutions: WEBHOOK_URL_CONCURRENCY,
+    });
+    for (const route of [routes.whatsappWebhookVerify, routes.whatsappWebhook]) grantAccess(fn, route.access, props);
+    this.functions.whatsappWebhookVerify = fn;
+    this.functions.whatsappWebhook = fn;
+    // Public by contract, as the REST route is: the function verifies every POST's X-Hub-Signature-256 on the raw body.
+    return fn.addFunctionUrl({ authType: FunctionUrlAuthType.NONE, invokeMode: InvokeMode.BUFFERED });
   }
 
   /**

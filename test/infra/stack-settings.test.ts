@@ -178,8 +178,35 @@ describe('webhook front door', () => {
     template.hasOutput('WebhookUrl', { Value: callbackUrl });
   });
 
-  it('leaves no cdk-nag finding unacknowledged', () => {
-    const { app, stack } = synthStack({ webhookFrontDoor: 'httpApi' });
+  it('with webhookFrontDoor=functionUrl, WhatsApp calls a public function URL: one function for both routes, with both routes’ access, its executions capped, its URL the sandbox’s and the output', () => {
+    const { template } = synthStack({ webhookFrontDoor: 'functionUrl' });
+    expect(webhookMethods(template)).toHaveLength(0);
+    template.resourceCountIs('AWS::ApiGatewayV2::Api', 0);
+    const functions = template.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('/webhooks/whatsapp') } });
+    expect(Object.keys(functions)).toHaveLength(1);
+    const [callbacks, fn] = Object.entries(functions)[0]!;
+    expect(fn.Properties).toMatchObject({
+      ReservedConcurrentExecutions: 50,
+      Environment: { Variables: { TABLE_NAME: expect.anything(), WHATSAPP_SECRET_NAME: expect.anything() } },
+    });
+    template.resourceCountIs('AWS::Lambda::Url', 1);
+    template.hasResourceProperties('AWS::Lambda::Url', { AuthType: 'NONE', InvokeMode: 'BUFFERED', TargetFunctionArn: { 'Fn::GetAtt': [callbacks, 'Arn'] } });
+    // Lambda asks for both actions on a public URL; the second only through the URL, so nobody may invoke the function directly.
+    template.hasResourceProperties('AWS::Lambda::Permission', { Action: 'lambda:InvokeFunctionUrl', Principal: '*', FunctionUrlAuthType: 'NONE', FunctionName: { 'Fn::GetAtt': [callbacks, 'Arn'] } });
+    template.hasResourceProperties('AWS::Lambda::Permission', { Action: 'lambda:InvokeFunction', Principal: '*', InvokedViaFunctionUrl: true, FunctionName: { 'Fn::GetAtt': [callbacks, 'Arn'] } });
+    // Writes the table (status callbacks), reads the WhatsApp secret (signature, verify token).
+    const role = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: role }]));
+    const actions = JSON.stringify(policies.map((policy) => policy.Properties.PolicyDocument));
+    for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'secretsmanager:GetSecretValue']) expect(actions).toContain(action);
+    const url = Object.keys(template.findResources('AWS::Lambda::Url'))[0]!;
+    const callbackUrl = { 'Fn::Join': ['', [{ 'Fn::GetAtt': [url, 'FunctionUrl'] }, 'webhooks/whatsapp']] };
+    template.hasResourceProperties('AWS::Lambda::Function', { Description: Match.stringLikeRegexp('^Delivers'), Environment: { Variables: Match.objectLike({ SANDBOX_CALLBACK_URL: callbackUrl }) } });
+    template.hasOutput('WebhookUrl', { Value: callbackUrl });
+  });
+
+  it.each(['httpApi', 'functionUrl'])('with webhookFrontDoor=%s, leaves no cdk-nag finding unacknowledged', (webhookFrontDoor) => {
+    const { app, stack } = synthStack({ webhookFrontDoor });
     expect(unacknowledgedNagFindings(app, stack)).toEqual([]);
   });
 });
@@ -246,7 +273,7 @@ describe('invalid settings', () => {
     [{ deliverMaxConcurrency: 1 }, /deliverMaxConcurrency: /],
     [{ deliverMaxConcurrency: 1001 }, /deliverMaxConcurrency: /],
     [{ apiGatewayCloudWatchRole: 'yes' }, /apiGatewayCloudWatchRole: /],
-    [{ webhookFrontDoor: 'functionUrl' }, /webhookFrontDoor: /],
+    [{ webhookFrontDoor: 'loadBalancer' }, /webhookFrontDoor: /],
     [{ tableCapacity: { readUnits: { min: 50, max: 5 }, writeUnits: { min: 5, max: 50 } } }, /tableCapacity.readUnits.min: min must not exceed max/],
     [{ tableCapacity: { readUnits: { min: 5, max: 50 }, writeUnits: { min: 5, max: 50 }, targetUtilizationPercent: 95 } }, /tableCapacity.targetUtilizationPercent: /],
     [{ tableCapacity: { readUnits: { min: 5, max: 50 } } }, /tableCapacity.writeUnits: /],

@@ -1,5 +1,6 @@
 import { captureMetrics } from '../support/metrics';
 import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyResult } from 'aws-lambda';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { conversationIdFor } from '../../lambdas/domain/conversations/conversation-id';
@@ -12,7 +13,10 @@ import { signWebhookBody } from '../../lambdas/domain/providers/whatsapp-webhook
 import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import { metricNames } from '../../lambdas/shared/metric-names';
-import { invokeRoute, routeEvent, type RouteHandler } from '../support/events';
+import { pathOf, routes } from '../../lambdas/routes';
+import { invokeRoute, lambdaContext, routeEvent, type RouteHandler } from '../support/events';
+import { functionUrlEvent } from '../support/function-url-events';
+import type { handler as callbacksHandler } from '../../lambdas/handlers/whatsapp-callbacks';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
 import { useTableAndQueues } from '../support/sqs';
 
@@ -50,11 +54,13 @@ const env = useTableAndQueues();
 const capture = captureMetrics();
 afterAll(() => capture.restore());
 let receive: RouteHandler;
+let callbacks: typeof callbacksHandler;
 
 beforeAll(async () => {
   // Handlers read their configuration at import, so the queue is named before they load.
   process.env.QUEUE_URL = env.queues.queueUrl;
   ({ handler: receive } = (await import('../../lambdas/handlers/whatsapp-webhook')) as { handler: RouteHandler });
+  ({ handler: callbacks } = await import('../../lambdas/handlers/whatsapp-callbacks'));
 });
 
 /** A workspace with its own business number, and a neighbour with another. */
@@ -83,49 +89,60 @@ async function sentDispatch(workspaceId: string, to: string, answer: string | nu
 const fill = (text: string, values: Record<string, string>) => text.replace(/\{\{([^}]+)\}\}/g, (placeholder, name: string) => values[name] ?? placeholder);
 const resolved = <T>(value: T, values: Record<string, string>): T => JSON.parse(fill(JSON.stringify(value), values)) as T;
 
-async function post(payload: unknown) {
-  const body = JSON.stringify(payload);
-  const headers = { 'Content-Type': 'application/json', 'X-Hub-Signature-256': signWebhookBody(body, process.env.WHATSAPP_APP_SECRET!) };
-  return invokeRoute('whatsappWebhook', receive, routeEvent('whatsappWebhook', { body, headers }));
-}
+const signedHeaders = (body: string) => ({ 'Content-Type': 'application/json', 'X-Hub-Signature-256': signWebhookBody(body, process.env.WHATSAPP_APP_SECRET!) });
+type Post = (body: string) => Promise<APIGatewayProxyResult>;
+
+/** Through the REST API's route (and the HTTP API's, which hands the same event). */
+const restPost: Post = (body) => invokeRoute('whatsappWebhook', receive, routeEvent('whatsappWebhook', { body, headers: signedHeaders(body) }));
+/** Through the function URL front door (webhookFrontDoor=functionUrl). */
+const functionUrlPost: Post = (body) =>
+  callbacks(functionUrlEvent({ method: 'POST', path: pathOf(routes.whatsappWebhook), headers: signedHeaders(body), body }), lambdaContext('whatsappCallbacks'));
 
 describe.each(fixtures)('webhook fixture %s', (_, fixture) => {
-  it(fixture.description, async () => {
-    const { own, foreign } = await workspaces();
-    const values: Record<string, string> = { number: own.number, foreignNumber: foreign.number };
-    for (const { ref, to, wamid, answerLost } of fixture.given.dispatches ?? []) {
-      // A wamid is unique at WhatsApp; here each fixture's run gets its own.
-      values[`wamid:${ref}`] = `${wamid}.${own.number}`;
-      values[`dispatch:${ref}`] = await sentDispatch(own.id, to, answerLost ? null : values[`wamid:${ref}`]!);
-    }
-    capture.clear();
-
-    for (const payload of fixture.posts) {
-      const answer = await post(resolved(payload, values));
-      expect([answer.statusCode, answer.body]).toEqual([200, JSON.stringify({ success: true })]);
-    }
-
-    const expected = resolved(fixture.expect, values);
-    for (const [ref, { counted, ...fields }] of Object.entries(expected.dispatches ?? {})) {
-      const dispatch = await getDispatchById(values[`dispatch:${ref}`]!, env.table);
-      const present = Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, value === 'present' ? expect.any(String) : value]));
-      expect(dispatch).toMatchObject(present);
-      if (counted !== undefined) expect(dispatch?.reportedAt !== undefined).toBe(counted);
-    }
-    const conversationOf = (contact: Contact) => conversationIdFor(own.id, 'whatsapp', contact.contact ?? `user:${contact.userId}`);
-    if (expected.conversation) {
-      expect(await getConversation(own.id, conversationOf(expected.conversation), env.table)).toMatchObject(expected.conversation.fields);
-    }
-    if (expected.history) {
-      const { items } = await conversationHistory(own.id, conversationOf(expected.history), { limit: 100 }, env.table);
-      if (expected.history.count !== undefined) expect(items).toHaveLength(expected.history.count);
-      if (expected.history.messages) expect(items.slice(0, expected.history.messages.length)).toMatchObject(expected.history.messages);
-    }
-    const skipped = Object.entries(expected.skipped ?? {});
-    // The total (service dimension alone), then each reason on its own line.
-    expect(capture.sum(metricNames.webhookItemsSkipped, { service: 'messaging-api' })).toBe(skipped.reduce((sum, [, count]) => sum + count, 0));
-    for (const [reason, count] of skipped) expect(capture.sum(metricNames.webhookItemsSkipped, { service: 'messaging-api', SkipReason: reason })).toBe(count);
-    // The neighbour's number received nothing of this workspace's: it has no conversation with anyone here.
-    expect(await conversationHistory(foreign.id, conversationOf({ contact: '+6281234560001' }), { limit: 1 }, env.table).catch(() => 'none')).toBe('none');
-  });
+  it(fixture.description, () => play(fixture, restPost));
 });
+
+// The front door changes the event, not what a report does: two fixtures (statuses, an inbound message) through it.
+describe.each(fixtures.filter(([name]) => ['status-sent-delivered-read-in-one-change', 'inbound-replies'].includes(name)))('webhook fixture %s through a function URL', (_, fixture) => {
+  it(fixture.description, () => play(fixture, functionUrlPost));
+});
+
+/** Posts a fixture's payloads, each signed, and checks the state they leave. */
+async function play(fixture: Fixture, post: Post) {
+  const { own, foreign } = await workspaces();
+  const values: Record<string, string> = { number: own.number, foreignNumber: foreign.number };
+  for (const { ref, to, wamid, answerLost } of fixture.given.dispatches ?? []) {
+    // A wamid is unique at WhatsApp; here each fixture's run gets its own.
+    values[`wamid:${ref}`] = `${wamid}.${own.number}`;
+    values[`dispatch:${ref}`] = await sentDispatch(own.id, to, answerLost ? null : values[`wamid:${ref}`]!);
+  }
+  capture.clear();
+
+  for (const payload of fixture.posts) {
+    const answer = await post(JSON.stringify(resolved(payload, values)));
+    expect([answer.statusCode, answer.body]).toEqual([200, JSON.stringify({ success: true })]);
+  }
+
+  const expected = resolved(fixture.expect, values);
+  for (const [ref, { counted, ...fields }] of Object.entries(expected.dispatches ?? {})) {
+    const dispatch = await getDispatchById(values[`dispatch:${ref}`]!, env.table);
+    const present = Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, value === 'present' ? expect.any(String) : value]));
+    expect(dispatch).toMatchObject(present);
+    if (counted !== undefined) expect(dispatch?.reportedAt !== undefined).toBe(counted);
+  }
+  const conversationOf = (contact: Contact) => conversationIdFor(own.id, 'whatsapp', contact.contact ?? `user:${contact.userId}`);
+  if (expected.conversation) {
+    expect(await getConversation(own.id, conversationOf(expected.conversation), env.table)).toMatchObject(expected.conversation.fields);
+  }
+  if (expected.history) {
+    const { items } = await conversationHistory(own.id, conversationOf(expected.history), { limit: 100 }, env.table);
+    if (expected.history.count !== undefined) expect(items).toHaveLength(expected.history.count);
+    if (expected.history.messages) expect(items.slice(0, expected.history.messages.length)).toMatchObject(expected.history.messages);
+  }
+  const skipped = Object.entries(expected.skipped ?? {});
+  // The total (service dimension alone), then each reason on its own line.
+  expect(capture.sum(metricNames.webhookItemsSkipped, { service: 'messaging-api' })).toBe(skipped.reduce((sum, [, count]) => sum + count, 0));
+  for (const [reason, count] of skipped) expect(capture.sum(metricNames.webhookItemsSkipped, { service: 'messaging-api', SkipReason: reason })).toBe(count);
+  // The neighbour's number received nothing of this workspace's: it has no conversation with anyone here.
+  expect(await conversationHistory(foreign.id, conversationOf({ contact: '+6281234560001' }), { limit: 1 }, env.table).catch(() => 'none')).toBe('none');
+}
