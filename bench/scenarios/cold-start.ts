@@ -22,6 +22,8 @@ const OTHER_FUNCTIONS: { handler: string; access: RouteDefinition['access'] }[] 
   { handler: 'deliver-webhook-event', access: { table: 'readWrite', webhookQueue: 'send' } },
   { handler: 'sync-templates', access: { table: 'readWrite', secrets: 'whatsapp' } },
   { handler: 'usage-plan-authorizer', access: { table: 'read' } },
+  // webhookFrontDoor=functionUrl: both webhook routes in one function.
+  { handler: 'whatsapp-callbacks', access: { table: 'readWrite', secrets: 'whatsapp' } },
 ];
 /** Row 1c's prototype: Powertools Logger's two entry points, resolved to a logger of our own. */
 const SMALL_LOGGER = join(import.meta.dirname, '..', 'prototypes', 'small-logger.ts');

@@ -157,6 +157,9 @@ export async function costPerMessage(options: { runtime: LocalRuntime; apiKey: s
   const steady = steadyTraffic({ writeUnits: base.writeUnits + eventsWriteUnits, readUnits: base.readUnits + eventsReadUnits, platformBytes });
   const leanSteady = steadyTraffic({ writeUnits: lean.writes.perMessage + eventsWriteUnits, readUnits: base.readUnits + eventsReadUnits, platformBytes });
   const withFrontDoor = (price: number) => total - base.webhookRest + base.webhooksPerMessage * price * 1e6;
+  // A function URL: no request price and no access log line; the function's own work is the same (its adapter is a few object copies).
+  const functionUrlSaving = withFrontDoor(prices.functionUrlRequest) - total - (base.webhookAccessLogBytes / 1e9) * prices.logsIngestedGb * 1e6;
+  const functionUrlNote = `against the row it starts from: API Gateway (REST): WhatsApp reports ${base.webhooksPerMessage.toFixed(2)} req ${signed(-base.webhookRest, 2, '$')}; CloudWatch Logs ${Math.round(base.webhookAccessLogBytes)} B of access log lines ${signed(-(base.webhookAccessLogBytes / 1e9) * prices.logsIngestedGb * 1e6, 2, '$')}`;
   const floor = sum(WRITE_FLOOR, (w) => w.units);
   const writeRatio = base.writeUnits / floor;
   const dollars = (value: number) => `$${value.toFixed(2)}`;
@@ -239,6 +242,24 @@ export async function costPerMessage(options: { runtime: LocalRuntime; apiKey: s
       note: leanSteady.note,
       numbers: { unit: 'USD per million messages', measured: lean.total + eventsDollars + leanSteady.dollars, baseline: total, ratio: (lean.total + eventsDollars + leanSteady.dollars) / total, target: TARGET_DOLLARS },
     },
+    {
+      id: '8j',
+      what: 'row 8a with WhatsApp reports on a Lambda function URL (webhookFrontDoor=functionUrl: no price per request, no access log line)',
+      figure: dollars(total + functionUrlSaving),
+      target: `≤ $${TARGET_DOLLARS}`,
+      verdict: total + functionUrlSaving <= TARGET_DOLLARS ? 'met' : 'missed',
+      note: functionUrlNote,
+      numbers: { unit: 'USD per million messages', measured: total + functionUrlSaving, baseline: total, ratio: (total + functionUrlSaving) / total, target: TARGET_DOLLARS },
+    },
+    {
+      id: '8k',
+      what: 'row 8h (tableCapacity, systemLogLevel=WARN) with webhookFrontDoor=functionUrl: the cheapest the stack deploys today',
+      figure: dollars(total + steady.dollars + functionUrlSaving),
+      target: `≤ $${TARGET_DOLLARS}`,
+      verdict: total + steady.dollars + functionUrlSaving <= TARGET_DOLLARS ? 'met' : 'missed',
+      note: `${steady.note}; ${functionUrlNote.replace('against the row it starts from: ', '')}`,
+      numbers: { unit: 'USD per million messages', measured: total + steady.dollars + functionUrlSaving, baseline: total, ratio: (total + steady.dollars + functionUrlSaving) / total, target: TARGET_DOLLARS },
+    },
   ];
 }
 
@@ -317,6 +338,8 @@ interface PathPrice {
   writeUnits: number;
   webhooksPerMessage: number;
   webhookRest: number;
+  /** The webhook's share of the access log: a function URL writes none. */
+  webhookAccessLogBytes: number;
   readUnits: number;
   byCommand: Record<string, number>;
   logBytes: number;
@@ -360,7 +383,8 @@ function pricePath(invocations: Invocation[], n: number, log: (line: string) => 
   const appLogLines = sum(pathInvocations, (i) => i.logLines) / n;
   // Lambda's own records per invocation (JSON log format), and API Gateway's access log line per request.
   const platformBytes = sum(Object.values(lambda), (l) => l.invocations) * platformLogBytes();
-  const accessLogBytes = (send.length / n) * accessLogLineBytes('POST', routes.sendMessage.path, 202) + webhooksPerMessage * accessLogLineBytes('POST', routes.whatsappWebhook.path, 200);
+  const webhookAccessLogBytes = webhooksPerMessage * accessLogLineBytes('POST', routes.whatsappWebhook.path, 200);
+  const accessLogBytes = (send.length / n) * accessLogLineBytes('POST', routes.sendMessage.path, 202) + webhookAccessLogBytes;
   const logBytes = appLogBytes + platformBytes + accessLogBytes;
   const secretCalls = (SECRET_READING_FUNCTIONS * MONTH_MINUTES) / CACHE_MINUTES / 1e6;
   const kmsCalls = secretCalls + (TABLE_FUNCTIONS * MONTH_MINUTES) / CACHE_MINUTES / 1e6;
@@ -386,6 +410,7 @@ function pricePath(invocations: Invocation[], n: number, log: (line: string) => 
     writeUnits,
     webhooksPerMessage,
     webhookRest: webhooksPerMessage * prices.restApiRequest * 1e6,
+    webhookAccessLogBytes,
     readUnits,
     byCommand,
     logBytes,
