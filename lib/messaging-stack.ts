@@ -108,6 +108,7 @@ export class MessagingStack extends Stack {
     });
     this.monitoring = new Monitoring(this, 'Monitoring', {
       stage: this.api.api.deploymentStage,
+      webhookMetrics: this.api.webhookMetrics,
       deliverFunction: this.delivery.deliverFunction,
       queue: this.dispatchQueue.queue,
       deadLetterQueue: this.dispatchQueue.deadLetterQueue,

@@ -4,6 +4,7 @@ import { HttpApi, HttpMethod, HttpStage, PayloadFormatVersion, LogGroupLogDestin
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type { IMetric, MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
 import { FunctionUrlAuthType, InvokeMode, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
@@ -76,6 +77,11 @@ export type WebhookFrontDoor = 'restApi' | 'httpApi' | 'functionUrl';
  */
 export const WEBHOOK_URL_CONCURRENCY = 50;
 
+export interface WebhookMetrics {
+  requests: (options: MetricOptions) => IMetric;
+  serverErrors: (options: MetricOptions) => IMetric;
+}
+
 /** Grants a function what a route declares it reaches, each grant with the variable that names it. */
 function grantAccess(fn: AppFunction, access: RouteDefinition['access'], props: MessagingApiProps): void {
   if (access.table === 'read') fn.readsTable(props.table);
@@ -138,6 +144,11 @@ export class MessagingApi extends Construct {
   readonly usagePlans: UsagePlans | undefined;
   /** Where WhatsApp (and the sandbox) post status callbacks. */
   readonly webhookUrl: string;
+  /**
+   * The callbacks' requests and 5xx answers when they come in apart from the REST stage (an HTTP API
+   * or a function URL), for the API's 5xx alarm; undefined when the stage's own metrics count them.
+   */
+  readonly webhookMetrics: WebhookMetrics | undefined;
 
   constructor(scope: Construct, id: string, props: MessagingApiProps) {
     super(scope, id);
@@ -240,10 +251,17 @@ export class MessagingApi extends Construct {
 
     const callbackPath = pathOf(routes.whatsappWebhook);
     if (props.webhookFrontDoor === 'functionUrl') {
+      const url = this.webhookFunctionUrl(props);
       // A function URL ends with a slash; the callback path follows it.
-      this.webhookUrl = `${this.webhookFunctionUrl(props).url}${callbackPath.slice(1)}`;
+      this.webhookUrl = `${url.url}${callbackPath.slice(1)}`;
+      const fn = this.functions.whatsappWebhook!;
+      this.webhookMetrics = { requests: (options) => fn.metric('UrlRequestCount', options), serverErrors: (options) => fn.metric('Url5xxCount', options) };
+    } else if (webhookApi) {
+      this.webhookUrl = `${webhookApi.apiEndpoint}${callbackPath}`;
+      this.webhookMetrics = { requests: (options) => webhookApi.metricCount(options), serverErrors: (options) => webhookApi.metricServerError(options) };
     } else {
-      this.webhookUrl = webhookApi ? `${webhookApi.apiEndpoint}${callbackPath}` : this.api.urlForPath(callbackPath);
+      this.webhookUrl = this.api.urlForPath(callbackPath);
+      this.webhookMetrics = undefined;
     }
     new CfnOutput(this, 'ApiUrl', { key: 'ApiUrl', value: this.api.url, description: 'Base URL of the API stage' });
   }

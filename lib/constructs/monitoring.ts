@@ -22,6 +22,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
 import { FAILURE_CODE_DIMENSION, METRICS_SERVICE, metricNames, SKIP_REASON_DIMENSION } from '../../lambdas/shared/metric-names';
+import type { WebhookMetrics } from './messaging-api';
 
 /**
  * The business metrics' CloudWatch namespace: the stack's name, so two stages in one account never
@@ -85,6 +86,8 @@ export const thresholds = {
 
 export interface MonitoringProps {
   stage: Stage;
+  /** WhatsApp's callbacks, when they come in apart from the stage: counted in the API's 5xx rate with it. */
+  webhookMetrics?: WebhookMetrics | undefined;
   deliverFunction: IFunction;
   queue: IQueue;
   deadLetterQueue: IQueue;
@@ -143,8 +146,14 @@ export class Monitoring extends Construct {
     const fiveMinutes = Duration.minutes(5);
     const business = (name: string, statistic: string = Stats.SUM) =>
       new Metric({ namespace: metricsNamespace(this), metricName: name, dimensionsMap: { service: METRICS_SERVICE }, statistic, period: fiveMinutes });
-    const requests = props.stage.metricCount({ statistic: Stats.SUM, period: fiveMinutes });
-    const serverErrors = props.stage.metricServerError({ statistic: Stats.SUM, period: fiveMinutes });
+    const sum = { statistic: Stats.SUM, period: fiveMinutes };
+    // With the callbacks on an HTTP API or a function URL, their requests and 5xx join the stage's;
+    // a period where one side had no traffic has no datapoint there, so it counts as 0.
+    const both = (label: string, what: string, stage: IMetric, webhook: IMetric) =>
+      new MathExpression({ label, expression: `FILL(stage${what}, 0) + FILL(webhook${what}, 0)`, usingMetrics: { [`stage${what}`]: stage, [`webhook${what}`]: webhook }, period: fiveMinutes });
+    const webhook = props.webhookMetrics;
+    const requests = webhook ? both('Requests', 'Requests', props.stage.metricCount(sum), webhook.requests(sum)) : props.stage.metricCount(sum);
+    const serverErrors = webhook ? both('5xx', 'Errors', props.stage.metricServerError(sum), webhook.serverErrors(sum)) : props.stage.metricServerError(sum);
     const serverErrorRate = new MathExpression({
       label: '5xx % of requests',
       expression: `IF(requests >= ${thresholds.serverErrorMinRequests}, 100 * errors / requests, 0)`,

@@ -83,6 +83,21 @@ describe('alarms', () => {
     expect(JSON.stringify(metrics)).toMatch(/"Name":"Stage","Value":\{"Ref":"HttpApiDeploymentStage/);
   });
 
+  it.each([
+    ['httpApi', 'AWS/ApiGateway', ['Count', '5xx'], 'ApiId'],
+    ['functionUrl', 'AWS/Lambda', ['UrlRequestCount', 'Url5xxCount'], 'FunctionName'],
+  ])('with webhookFrontDoor=%s, count WhatsApp’s callbacks in the same rate, a quiet side as 0', (webhookFrontDoor, namespace, [count, errors], dimension) => {
+    const alarms = Object.values(synthStack({ webhookFrontDoor }).template.findResources('AWS::CloudWatch::Alarm'));
+    const alarm = alarms.find((candidate) => candidate.Properties.AlarmName === 'MessagingApi-dev-api-5xx-rate')!.Properties as { Metrics: { Id: string; Expression?: string; ReturnData?: boolean; MetricStat?: { Metric: { Namespace: string; MetricName: string; Dimensions: { Name: string }[] } } }[] };
+    const byId = Object.fromEntries(alarm.Metrics.map((metric) => [metric.Id, metric]));
+    expect(alarm.Metrics.find((metric) => metric.ReturnData !== false)!.Expression).toBe(`IF(requests >= ${thresholds.serverErrorMinRequests}, 100 * errors / requests, 0)`);
+    expect([byId.requests!.Expression, byId.errors!.Expression]).toEqual(['FILL(stageRequests, 0) + FILL(webhookRequests, 0)', 'FILL(stageErrors, 0) + FILL(webhookErrors, 0)']);
+    expect([byId.stageRequests!.MetricStat!.Metric.MetricName, byId.stageErrors!.MetricStat!.Metric.MetricName]).toEqual(['Count', '5XXError']);
+    for (const [id, name] of [['webhookRequests', count], ['webhookErrors', errors]] as const) {
+      expect(byId[id]!.MetricStat!.Metric).toMatchObject({ Namespace: namespace, MetricName: name, Dimensions: [expect.objectContaining({ Name: dimension })] });
+    }
+  });
+
   it('fire on errors of the deliver consumer', () => {
     const deliver = logicalIdOf('AWS::Lambda::Function', /Delivers queued/);
     expect(alarmNamed('deliver-errors')).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: [{ Name: 'FunctionName', Value: { Ref: deliver } }], Threshold: 0 });
