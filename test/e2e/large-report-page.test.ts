@@ -27,7 +27,8 @@ describe('a report page larger than Lambda’s 6 MB buffered response', () => {
       count,
       days: 3,
       lastDay: '2026-08-03',
-      tags: ['bulk'],
+      // A WORKSPACE page reads no tag links: without tags the seed writes half the items (about 9 s), and the page is still 6.8 MB.
+      tags: [],
       templates: [{ id: '5e0c0000-0000-4000-8000-000000000001', name: 'Second hello' }],
     });
 
