@@ -1,7 +1,8 @@
 /**
  * The testing kit for developers who test the handlers (README, "Invoking a handler in a unit
  * test"): API Gateway events built from the route table (and the usage-plan authorizer's), routes
- * invoked as Lambda invokes them (streamed ones too), SQS events for the deliver consumer, a Lambda context, the stored item of
+ * invoked as Lambda invokes them (streamed ones too), a function URL's event (the webhook's front door with
+ * webhookFrontDoor=functionUrl), SQS events for the deliver consumer, a Lambda context, the stored item of
  * an API key, and a reset of every per-container cache between tests.
  *
  * Importing it imports the modules whose caches it resets, and they read the configuration
@@ -10,6 +11,7 @@
  */
 export { invokeRoute, parseResult, routeEvent, type EventInput, type RouteHandler } from './route-events';
 export { authorizerEvent } from './authorizer-events';
+export { functionUrlEvent, type FunctionUrlRequest } from './function-url-events';
 export { sqsEvent, type SqsRecordInput } from './sqs-events';
 export { containerCaches, resetContainerCaches } from './container-caches';
 export { apiKeyItem } from './api-key-item';
