@@ -14,7 +14,10 @@ import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } fr
  *   project KEYS_ONLY, so a status move rewrites no index entry; readers BatchGet the table;
  * - the conversation message and the conversation's activity, the tag link and the report
  *   rollups are written by a DynamoDB Streams consumer, one rollup write per key per batch of
- *   stream records, instead of inside each status transaction.
+ *   stream records, instead of inside each status transaction. Plain ADDs are what is measured;
+ *   exact ones, safe against Lambda reading a record twice, take a tumbling window and a marker
+ *   per shard and window in the same transaction, about the same units (docs/cost.md, "Exact
+ *   rollups from a stream").
  *
  * The reads the contract needs from that layout are argued in docs/cost.md; only the writes are
  * measured here.
