@@ -14,6 +14,7 @@ import { DEMO_SEED_PATH, LOCAL_CREDENTIALS, LOCAL_CURSOR_SECRET, LOCAL_WHATSAPP,
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
 import { readSeed } from './seed-file';
 import type { ApiHandler, LoadedRoute } from './http-server';
+import type { FunctionUrlHandler } from './function-url-server';
 import { createDispatchQueues, createWebhookQueues, startSqsEmulator, type SqsEmulator } from './sqs-emulator';
 import { startStreamPoller, type StreamHandler, type StreamPoller } from './stream-poller';
 
@@ -41,6 +42,12 @@ export interface LocalRuntimeOptions {
    * Lambda's runtime would: the benchmarks meter each one by function (bench/harness.ts).
    */
   invoke?: Invoke;
+  /**
+   * Where WhatsApp's (here the sandbox's) callbacks come in, as the stack's setting of that name
+   * (docs/deploy.md): `restApi` (the default), a route of the server; `functionUrl`, a function URL
+   * of their own on a second port, serving lambdas/handlers/whatsapp-callbacks.ts.
+   */
+  webhookFrontDoor?: 'restApi' | 'functionUrl';
   onError?: (error: unknown) => void;
 }
 
@@ -55,6 +62,8 @@ const directly: Invoke = (_functionName, invocation) => invocation();
 export interface LocalRuntime {
   url: string;
   port: number;
+  /** Where the sandbox posts its signed callbacks: the server's webhook route, or the function URL. */
+  webhookUrl: string;
   tableName: string;
   queueUrl: string;
   queueArn: string;
@@ -78,6 +87,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   const prefix = options.namePrefix ?? 'messaging-local';
   const owned: { dynamodb?: DynamoDbLocal; sqs?: SqsEmulator } = {};
   let server: Server | undefined;
+  let functionUrlServer: Server | undefined;
   let poller: QueuePoller | undefined;
   let webhookPoller: QueuePoller | undefined;
   let publisher: StreamPoller | undefined;
@@ -97,6 +107,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       await settleProviders().catch(() => undefined);
     }
     if (server) await closeServer(server);
+    if (functionUrlServer) await closeServer(functionUrlServer);
     sqs?.destroy();
     await owned.sqs?.stop();
     await owned.dynamodb?.stop();
@@ -118,6 +129,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const port = options.port || (await freePort());
     const host = options.host ?? '127.0.0.1';
     const url = `http://${host}:${port}`;
+    // The function URL listens first, on a port of its own, so its address is in the handlers' configuration; it serves once they load.
+    let callbacks: FunctionUrlHandler | undefined;
+    if (options.webhookFrontDoor === 'functionUrl') {
+      const { createFunctionUrlServer } = await import('./function-url-server');
+      functionUrlServer = createFunctionUrlServer('whatsappCallbacks', (event, context) => callbacks!(event, context), (error) => (options.onError ?? console.error)(error));
+      await listen(functionUrlServer, 0, host);
+    }
+    const webhookUrl = functionUrlServer ? `http://${host}:${portOf(functionUrlServer)}${pathOf(routes.whatsappWebhook)}` : `${url}${pathOf(routes.whatsappWebhook)}`;
 
     // Handlers read their configuration once, at import, as a Lambda container does at cold
     // start; so everything below the environment is imported only after it is set.
@@ -133,7 +152,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       // Local stand-ins for the WhatsApp secret; the sandbox signs its reports with the app secret.
       WHATSAPP_APP_SECRET: process.env.WHATSAPP_APP_SECRET ?? LOCAL_WHATSAPP.appSecret,
       WHATSAPP_VERIFY_TOKEN: process.env.WHATSAPP_VERIFY_TOKEN ?? LOCAL_WHATSAPP.verifyToken,
-      SANDBOX_CALLBACK_URL: `${url}${pathOf(routes.whatsappWebhook)}`,
+      SANDBOX_CALLBACK_URL: webhookUrl,
       CURSOR_SECRET: process.env.CURSOR_SECRET ?? LOCAL_CURSOR_SECRET,
       // This process outlives each consumer batch; stop() waits for the reports instead.
       AWAIT_PROVIDER_REPORTS: 'false',
@@ -192,26 +211,33 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const { reconcile } = await import('../../lambdas/domain/delivery/reconcile');
     reconciler = setInterval(() => void invoke('reconcile', () => reconcile(new Date())).catch(onError), RECONCILE_EVERY_MS);
 
+    if (functionUrlServer) {
+      const { handler } = (await import('../../lambdas/handlers/whatsapp-callbacks')) as { handler: FunctionUrlHandler };
+      callbacks = (event, context) => invoke('whatsappCallbacks', () => handler(event, context), event);
+    }
     // Listening last: the first request that gets an answer finds everything in place.
     const { createApiServer } = await import('./http-server');
     // The committed document, which a unit test holds equal to what the code generates.
     server = createApiServer(loaded, onError, { documents: { '/openapi.json': readFileSync(OPENAPI_DOCUMENT_PATH, 'utf8') } });
-    const listening = server;
-    await new Promise<void>((done, fail) => {
-      listening.once('error', fail);
-      listening.listen(port, host, done);
-    });
+    await listen(server, port, host);
 
     mkdirSync(join(PROJECT_ROOT, '.messaging'), { recursive: true });
     const webhookQueueUrl = webhookQueues.queueUrl;
     const webhookDlqUrl = webhookQueues.dlqUrl;
     writeFileSync(stateFilePath(port), JSON.stringify({ url, tableName, region, dynamodbEndpoint, queueUrl, dlqUrl, webhookQueueUrl, webhookDlqUrl, sqsEndpoint, pid: process.pid }, null, 2));
 
-    return { url, port, tableName, queueUrl, queueArn, dlqUrl, webhookQueueUrl, webhookDlqUrl, dynamodbEndpoint, sqsEndpoint, region, stop };
+    return { url, port, webhookUrl, tableName, queueUrl, queueArn, dlqUrl, webhookQueueUrl, webhookDlqUrl, dynamodbEndpoint, sqsEndpoint, region, stop };
   } catch (error) {
     await stop().catch(() => undefined);
     throw error;
   }
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((done, fail) => {
+    server.once('error', fail);
+    server.listen(port, host, done);
+  });
 }
 
 function portOf(server: Server): number {

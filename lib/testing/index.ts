@@ -11,7 +11,7 @@
  */
 export { invokeRoute, parseResult, routeEvent, type EventInput, type RouteHandler } from './route-events';
 export { authorizerEvent } from './authorizer-events';
-export { functionUrlEvent, type FunctionUrlRequest } from './function-url-events';
+export { functionUrlEvent, type FunctionUrlRequest } from '../local/function-url-event';
 export { sqsEvent, type SqsRecordInput } from './sqs-events';
 export { containerCaches, resetContainerCaches } from './container-caches';
 export { apiKeyItem } from './api-key-item';

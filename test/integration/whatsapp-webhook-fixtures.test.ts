@@ -15,7 +15,7 @@ import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-reposit
 import { metricNames } from '../../lambdas/shared/metric-names';
 import { pathOf, routes } from '../../lambdas/routes';
 import { invokeRoute, lambdaContext, routeEvent, type RouteHandler } from '../support/events';
-import { functionUrlEvent } from '../../lib/testing/function-url-events';
+import { functionUrlEvent } from '../../lib/local/function-url-event';
 import type { handler as callbacksHandler } from '../../lambdas/handlers/whatsapp-callbacks';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
 import { useTableAndQueues } from '../support/sqs';

@@ -1,7 +1,7 @@
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { startLocalRuntime, type LocalRuntime } from '../../lib/local/runtime';
+import { startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '../../lib/local/runtime';
 import { pathOf, routes } from '../../lambdas/routes';
 import { createStore, type Store } from '../../lambdas/shared/store';
 import { contractFetch } from './openapi-contract';
@@ -28,6 +28,8 @@ export async function startTestRuntime(
     sqsEndpoint?: string;
     /** Background errors (poller, reconciler) fail the test unless the test expects them. */
     onError?: (error: unknown) => void;
+    webhookFrontDoor?: LocalRuntimeOptions['webhookFrontDoor'];
+    invoke?: LocalRuntimeOptions['invoke'];
   } = {},
 ): Promise<LocalRuntime & { store: Store }> {
   const runtime = await startLocalRuntime({
@@ -36,6 +38,8 @@ export async function startTestRuntime(
     dynamodbEndpoint: options.dynamodbEndpoint ?? process.env.TEST_DYNAMODB_ENDPOINT!,
     sqsEndpoint: options.sqsEndpoint ?? process.env.TEST_SQS_ENDPOINT!,
     namePrefix: `e2e-${randomUUID().slice(0, 8)}`,
+    ...(options.webhookFrontDoor ? { webhookFrontDoor: options.webhookFrontDoor } : {}),
+    ...(options.invoke ? { invoke: options.invoke } : {}),
     onError:
       options.onError ??
       ((error) => {

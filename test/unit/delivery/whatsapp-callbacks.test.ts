@@ -2,7 +2,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { handler } from '../../../lambdas/handlers/whatsapp-callbacks';
 import { signWebhookBody, statusWebhook } from '../../../lambdas/domain/providers/whatsapp-webhook';
-import { functionUrlEvent, type FunctionUrlRequest } from '../../../lib/testing/function-url-events';
+import { functionUrlEvent, type FunctionUrlRequest } from '../../../lib/local/function-url-event';
 import { lambdaContext } from '../../support/events';
 
 /** The webhook on a function URL (webhookFrontDoor=functionUrl): payload 2.0 in, the REST routes' answers out. */
