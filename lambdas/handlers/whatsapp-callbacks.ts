@@ -1,4 +1,4 @@
-import type { APIGatewayProxyResult, Context, LambdaFunctionURLEvent } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, LambdaFunctionURLEvent } from 'aws-lambda';
 import { apiGatewayEvent } from '../http/rest-proxy-event';
 import { JSON_CONTENT_TYPE } from '../http/responses';
 import { errorBody, errorCodes } from '../shared/errors';
@@ -6,7 +6,7 @@ import * as routes from '../routes';
 import { handler as receive } from './whatsapp-webhook';
 import { handler as verify } from './whatsapp-webhook-verify';
 
-type RestHandler = (event: ReturnType<typeof apiGatewayEvent>, context: Context) => Promise<APIGatewayProxyResult>;
+type RestHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
 /** A function URL has one address for every method, where WhatsApp's two routes are one path with two methods. */
 const byMethod: Record<string, { route: { path: string }; handle: RestHandler }> = {

@@ -40,7 +40,10 @@ export function functionUrlEvent(request: FunctionUrlRequest): LambdaFunctionURL
   };
   const given = Array.isArray(request.headers) ? request.headers : Object.entries(request.headers ?? {});
   const joined = new Map<string, string>();
-  for (const [name, value] of given) joined.set(name.toLowerCase(), joined.has(name.toLowerCase()) ? `${joined.get(name.toLowerCase())},${value}` : value);
+  for (const [name, value] of given) {
+    const key = name.toLowerCase();
+    joined.set(key, joined.has(key) ? `${joined.get(key)},${value}` : value);
+  }
   Object.assign(headers, Object.fromEntries(joined));
   const body = typeof request.body === 'string' ? Buffer.from(request.body) : request.body;
   if (body?.length) headers['content-length'] = String(body.length);

@@ -62,13 +62,12 @@ export function createApiServer(routes: LoadedRoute[], onError: (error: unknown)
       send(response, gatewayError('not_found', `No route matches ${request.method} ${url.pathname}`));
       return;
     }
-    const body = await readBody(request);
+    const body = await readBody(request, MAX_BODY_BYTES);
     if (!body) {
       send(response, gatewayError('payload_too_large', `Request bodies are limited to ${MAX_BODY_BYTES} bytes`));
       return;
     }
-    const headers: [string, string][] = [];
-    for (let i = 0; i < request.rawHeaders.length; i += 2) headers.push([request.rawHeaders[i]!, request.rawHeaders[i + 1]!]);
+    const headers = headerPairs(request);
     // API Gateway tells the function how the client connected; here it is always plain HTTP.
     headers.push(['X-Forwarded-Proto', 'http']);
     const event = apiGatewayEvent({
@@ -106,15 +105,16 @@ function responseSink(response: ServerResponse): HttpMetadataSink {
   return sink;
 }
 
-function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
+/** The request's body, or undefined when it is over `maxBytes` (read to its end all the same, so the answer can be sent). */
+export function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      if (size <= maxBytes) chunks.push(chunk);
     });
-    request.on('end', () => resolve(size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks)));
+    request.on('end', () => resolve(size > maxBytes ? undefined : Buffer.concat(chunks)));
     request.on('error', reject);
   });
 }
@@ -123,7 +123,15 @@ function gatewayError(code: ErrorCode, message: string): APIGatewayProxyResult {
   return { statusCode: errorCodes[code], headers: { 'content-type': 'application/json' }, body: JSON.stringify(errorBody(code, message, randomUUID())) };
 }
 
-function send(response: ServerResponse, result: APIGatewayProxyResult): void {
+/** The request's headers as sent: name/value pairs in arrival order, repeated names kept. */
+export function headerPairs(request: IncomingMessage): [string, string][] {
+  const pairs: [string, string][] = [];
+  for (let i = 0; i < request.rawHeaders.length; i += 2) pairs.push([request.rawHeaders[i]!, request.rawHeaders[i + 1]!]);
+  return pairs;
+}
+
+/** Answers with a Lambda proxy result, as API Gateway (or a function URL) would. */
+export function send(response: ServerResponse, result: APIGatewayProxyResult): void {
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
   for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);

@@ -129,11 +129,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const port = options.port || (await freePort());
     const host = options.host ?? '127.0.0.1';
     const url = `http://${host}:${port}`;
+    const onError = options.onError ?? ((error: unknown) => console.error(error));
     // The function URL listens first, on a port of its own, so its address is in the handlers' configuration; it serves once they load.
     let callbacks: FunctionUrlHandler | undefined;
     if (options.webhookFrontDoor === 'functionUrl') {
       const { createFunctionUrlServer } = await import('./function-url-server');
-      functionUrlServer = createFunctionUrlServer('whatsappCallbacks', (event, context) => callbacks!(event, context), (error) => (options.onError ?? console.error)(error));
+      functionUrlServer = createFunctionUrlServer('whatsappCallbacks', (event, context) => callbacks!(event, context), onError);
       await listen(functionUrlServer, 0, host);
     }
     const webhookUrl = functionUrlServer ? `http://${host}:${portOf(functionUrlServer)}${pathOf(routes.whatsappWebhook)}` : `${url}${pathOf(routes.whatsappWebhook)}`;
@@ -177,7 +178,6 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       const handler: ApiHandler = (...args) => invoke(id, () => module.handler(...args), args[0]);
       loaded.push({ id, definition, handler });
     }
-    const onError = options.onError ?? ((error: unknown) => console.error(error));
     if (options.consumer ?? true) {
       const deliver = (await import('../../lambdas/handlers/deliver')) as { handler: SqsHandler };
       poller = startQueuePoller({ sqs, queueUrl, queueArn, region, handler: (event, context) => invoke('deliver', () => deliver.handler(event, context), event), onError });
