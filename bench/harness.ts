@@ -2,9 +2,13 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, platform, release } from 'node:os';
 import { join } from 'node:path';
+import { BatchGetItemCommand, type AttributeValue, type TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { SerializeMiddleware } from '@smithy/types';
+import { tableDefinition } from '../lambdas/shared/table';
+import { actionKey, transactionWriteUnits } from './write-units';
 
 /** One line of the benchmark table. Every figure comes from a run; none is typed in. */
 export interface Row {
@@ -44,6 +48,8 @@ export interface Invocation {
   records: number;
   /** What it logged, kept only when BENCH_KEEP_LOGS is set (to see what the bytes are). */
   logText?: string[];
+  /** Time the harness spent reading a transaction's items for its units (`instrument`): not the function's. */
+  harnessMs: number;
 }
 
 /**
@@ -73,12 +79,12 @@ export function functionMeter() {
     current,
     invoke: async <T>(functionName: string, work: () => Promise<T>, event?: unknown): Promise<T> => {
       const records = (event as { Records?: unknown[] } | undefined)?.Records?.length ?? 0;
-      const invocation: Invocation = { functionName, ms: 0, calls: [], logBytes: 0, logLines: 0, records, ...(process.env.BENCH_KEEP_LOGS ? { logText: [] } : {}) };
+      const invocation: Invocation = { functionName, ms: 0, calls: [], logBytes: 0, logLines: 0, records, harnessMs: 0, ...(process.env.BENCH_KEEP_LOGS ? { logText: [] } : {}) };
       const started = performance.now();
       try {
         return await current.run(invocation, work);
       } finally {
-        invocation.ms = performance.now() - started;
+        invocation.ms = performance.now() - started - invocation.harnessMs;
         recorded?.push(invocation);
       }
     },
@@ -98,7 +104,11 @@ export type FunctionMeter = ReturnType<typeof functionMeter>;
 export interface AwsCall {
   service: 'dynamodb' | 'sqs';
   command: string;
-  /** Capacity units DynamoDB reported (ReturnConsumedCapacity=TOTAL). */
+  /**
+   * Capacity units DynamoDB reported (ReturnConsumedCapacity=INDEXES); for a TransactWriteItems,
+   * the units DynamoDB charges for it by its documented rules (bench/write-units.ts), as DynamoDB
+   * Local under-reports transactions.
+   */
   capacity: number;
   /** Items the call returned (Query Count, BatchGet responses, GetItem's item). */
   items: number;
@@ -108,6 +118,8 @@ export interface AwsCall {
   messages: number;
   /** Wall time of the call, answer included (failed calls are not recorded). */
   ms: number;
+  /** What DynamoDB Local reported, where `capacity` is priced by the rules instead (a TransactWriteItems). */
+  reported?: { capacity: number; indexCapacity: number };
 }
 
 /**
@@ -118,15 +130,52 @@ export interface AwsCall {
 export function instrument(clients: { dynamodb: DynamoDBDocumentClient; sqs: SQSClient }, functions?: FunctionMeter) {
   // Only calls made inside a measured piece of work count, not the consumer running beside it.
   const measuring = new AsyncLocalStorage<AwsCall[]>();
+  // The harness's own reads of a transaction's items are neither counted nor timed as the function's.
+  const harnessRead = new AsyncLocalStorage<true>();
+  const readItems = async (actions: TransactWriteItem[]): Promise<(Record<string, AttributeValue> | undefined)[]> => {
+    const started = performance.now();
+    const byTable = new Map<string, Record<string, AttributeValue>[]>();
+    const keyed = actions.map((action) => {
+      const table = (action.Put ?? action.Update ?? action.Delete ?? action.ConditionCheck)!.TableName!;
+      const key = actionKey(action);
+      byTable.set(table, [...(byTable.get(table) ?? []), key]);
+      return { table, id: keyId(key) };
+    });
+    const found = new Map<string, Record<string, AttributeValue>>();
+    let requested: BatchGetItemCommand['input']['RequestItems'] = Object.fromEntries([...byTable].map(([table, tableKeys]) => [table, { Keys: tableKeys, ConsistentRead: true }]));
+    while (requested && Object.keys(requested).length > 0) {
+      const { Responses, UnprocessedKeys } = await harnessRead.run(true, () => clients.dynamodb.send(new BatchGetItemCommand({ RequestItems: requested })));
+      for (const [table, items] of Object.entries(Responses ?? {}))
+        for (const item of items) found.set(`${table}|${keyId(item)}`, item);
+      requested = UnprocessedKeys;
+    }
+    const invocation = functions?.current.getStore();
+    if (invocation) invocation.harnessMs += performance.now() - started;
+    return keyed.map(({ table, id }) => found.get(`${table}|${id}`));
+  };
+  // The document client marshalls after this middleware: its actions still hold JavaScript values.
+  const onTheWire = (actions: TransactWriteItem[]): TransactWriteItem[] =>
+    actions.map((action) => {
+      const wire = (values: Record<string, unknown> | undefined) => values && (typeof Object.values(values)[0] === 'object' ? values : marshall(values, { removeUndefinedValues: true }));
+      if (action.Put) return { Put: { ...action.Put, Item: wire(action.Put.Item) as Record<string, AttributeValue> } };
+      const [kind, body] = Object.entries(action).find(([, value]) => value)! as ['Update' | 'Delete' | 'ConditionCheck', { TableName: string; Key: Record<string, unknown> }];
+      return { [kind]: { TableName: body.TableName, Key: wire(body.Key) } };
+    });
+  const keyId = (item: Record<string, AttributeValue>) => JSON.stringify([item[tableDefinition.partitionKey], item[tableDefinition.sortKey]]);
   const counter =
     (service: AwsCall['service']): SerializeMiddleware<object, object> =>
     (next, context) =>
     async (args) => {
+      if (harnessRead.getStore()) return next(args);
       const input = args.input as Record<string, unknown>;
       if (service === 'dynamodb') input.ReturnConsumedCapacity = 'INDEXES';
+      const command = context.commandName ?? 'unknown';
+      const transaction = command === 'TransactWriteItemsCommand' ? onTheWire(input.TransactItems as TransactWriteItem[]) : undefined;
+      const before = transaction && (await readItems(transaction));
       const started = performance.now();
       const result = await next(args);
       const ms = performance.now() - started;
+      const after = transaction && (await readItems(transaction));
       type Consumed = { CapacityUnits?: number; GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }> };
       const output = result.output as {
         ConsumedCapacity?: Consumed | Consumed[];
@@ -135,12 +184,16 @@ export function instrument(clients: { dynamodb: DynamoDBDocumentClient; sqs: SQS
         Responses?: Record<string, unknown[]>;
       };
       const consumed = [output.ConsumedCapacity ?? []].flat();
-      const capacity = consumed.reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0);
-      const indexCapacity = consumed.reduce((sum, entry) => sum + Object.values(entry.GlobalSecondaryIndexes ?? {}).reduce((total, index) => total + (index.CapacityUnits ?? 0), 0), 0);
+      const reported = {
+        capacity: consumed.reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0),
+        indexCapacity: consumed.reduce((sum, entry) => sum + Object.values(entry.GlobalSecondaryIndexes ?? {}).reduce((total, index) => total + (index.CapacityUnits ?? 0), 0), 0),
+      };
+      const priced = transaction && transactionWriteUnits(transaction, before!, after!);
       const items = output.Count ?? (output.Responses ? Object.values(output.Responses).reduce((sum, list) => sum + list.length, 0) : output.Item ? 1 : 0);
-      const command = context.commandName ?? 'unknown';
       const messages = command === 'SendMessageCommand' ? 1 : command === 'SendMessageBatchCommand' ? ((input.Entries as unknown[] | undefined)?.length ?? 0) : 0;
-      const call = { service, command, capacity, items, indexCapacity, messages, ms };
+      const call: AwsCall = priced
+        ? { service, command, capacity: priced.table + priced.index, indexCapacity: priced.index, reported, items, messages, ms }
+        : { service, command, ...reported, items, messages, ms };
       measuring.getStore()?.push(call);
       functions?.current.getStore()?.calls.push(call);
       return result;

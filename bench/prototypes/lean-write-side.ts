@@ -1,5 +1,7 @@
 import { CreateTableCommand, DeleteTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { itemBytes } from '../write-units';
 
 /**
  * A prototype, not the product: the write side docs/cost.md ("What would meet $15") describes,
@@ -108,7 +110,7 @@ export async function measureLeanWrites(clients: { raw: DynamoDBClient; doc: Dyn
         dpk: `WS#${ws}#D#${day}`,
         dsk: `${createdAt}#${dispatchId}`,
       };
-      dispatchBytes = Math.max(dispatchBytes, itemBytes(dispatch));
+      dispatchBytes = Math.max(dispatchBytes, itemBytes(marshall(dispatch, { removeUndefinedValues: true })));
       await write('send: the dispatch and its number and day index entries', new PutCommand({ TableName: table, Item: dispatch, ConditionExpression: 'attribute_not_exists(pk)' }));
       const move = (step: string, set: string, values: Record<string, unknown>, condition: string) =>
         write(
@@ -139,7 +141,7 @@ export async function measureLeanWrites(clients: { raw: DynamoDBClient; doc: Dyn
       await move('read: readAt', 'readAt = :now', { ':delivered': 'delivered' }, '#status = :delivered AND attribute_not_exists(readAt)');
       // Its size once read, the largest it gets: every write of it costs one unit while under 1 KB.
       const { Item: settled } = await clients.doc.send(new GetCommand({ TableName: table, Key: key }));
-      dispatchBytes = Math.max(dispatchBytes, itemBytes(settled!));
+      dispatchBytes = Math.max(dispatchBytes, itemBytes(marshall(settled!, { removeUndefinedValues: true })));
       batch.push({ dispatchId, to, at: createdAt, day });
       if (batch.length === STREAM_BATCH_MESSAGES || i === messages - 1) await aggregate(batch.splice(0), { ws, tag, table, write, sample });
     }
@@ -193,9 +195,4 @@ async function aggregate(
       new UpdateCommand({ TableName: table, Key: { pk, sk }, UpdateExpression: 'ADD dispatchCount :n, credits :c', ExpressionAttributeValues: { ':n': count, ':c': credits } }),
     );
   }
-}
-
-/** DynamoDB's item size: attribute names and values, as UTF-8 (numbers and nested values approximated by their JSON). */
-function itemBytes(item: Record<string, unknown>): number {
-  return Object.entries(item).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + (value === undefined ? 0 : Buffer.byteLength(typeof value === 'string' ? value : JSON.stringify(value))), 0);
 }

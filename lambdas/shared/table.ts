@@ -18,9 +18,10 @@ export const tableDefinition = {
   timeToLiveAttribute: 'ttl',
   /** The stream the webhook outbox publisher reads (decision 78): new images, so an outbox insert carries its event. */
   streamView: 'NEW_IMAGE',
+  /** What each index carries of an item: every attribute (its readers parse whole items from it). */
   indexes: {
-    gsi1: { partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
-    gsi2: { partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+    gsi1: { partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: 'ALL' },
+    gsi2: { partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projection: 'ALL' },
   },
 } as const;
 

@@ -26,7 +26,7 @@ export class MessagingTable extends Construct {
         indexName,
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
         sortKey: { name: index.sortKey, type: AttributeType.STRING },
-        projectionType: ProjectionType.ALL,
+        projectionType: ProjectionType[index.projection],
       })),
     });
   }

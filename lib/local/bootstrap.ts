@@ -30,7 +30,7 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
         { AttributeName: index.partitionKey, KeyType: 'HASH' },
         { AttributeName: index.sortKey, KeyType: 'RANGE' },
       ],
-      Projection: { ProjectionType: 'ALL' },
+      Projection: { ProjectionType: index.projection },
     })),
     StreamSpecification: { StreamEnabled: true, StreamViewType: streamView },
   };
