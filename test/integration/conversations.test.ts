@@ -83,15 +83,16 @@ describe('conversations against DynamoDB Local', () => {
     expect(await getConversation(ws, conversation!.id, env.table)).toMatchObject({ inboundCount: 1, outboundCount: 1, unreadCount: 1, lastMessageDirection: 'inbound', contactName: 'Budi' });
   });
 
-  it('moves the conversation’s updatedAt when a status callback changes one of its messages', async () => {
+  it('shows a status move in the message’s history and leaves the conversation itself as it was', async () => {
     const ws = await workspace();
     const { dispatchId } = await send(ws, '081234567890', '1');
     const [before] = (await listConversations(ws, { phone: '081234567890', limit: 1 }, env.table)).items;
     await claimDispatch(dispatchId, new Date(), env.table);
     expect(await applyStatus(dispatchId, { to: 'sent', occurredAt: new Date().toISOString() }, env.table)).toBe(true);
     const [after] = (await listConversations(ws, { phone: '081234567890', limit: 1 }, env.table)).items;
-    expect(after!.updatedAt > before!.updatedAt).toBe(true);
-    expect(after!.lastMessageAt).toBe(before!.lastMessageAt);
+    expect(after).toEqual(before);
+    const history = await conversationHistory(ws, after!.id, { limit: 1 }, env.table);
+    expect(history.items).toEqual([expect.objectContaining({ dispatchId, status: 'sent' })]);
   });
 
   it('shows another workspace’s conversation as the same 404 as a missing one, and its cursors not at all', async () => {

@@ -8,8 +8,7 @@ import { conversationIdFor } from './conversation-id';
 
 /**
  * The conversation and conversation-message items: their keys, the writes a message makes
- * (outbound from a send, inbound from a webhook: one builder for both), the touch of a status
- * move, and their reading back.
+ * (outbound from a send, inbound from a webhook: one builder for both), and their reading back.
  */
 
 const PREVIEW_LENGTH = 120;
@@ -138,11 +137,6 @@ export const reactionUpdate = (key: ItemKey, emoji: string | null, reactedAt: st
     ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(reaction) OR reaction.reactedAt <= :at)',
     ExpressionAttributeValues: { ':reaction': { emoji, reactedAt }, ':at': reactedAt },
   },
-});
-
-/** A status move shows as activity: the conversation's `updatedAt` moves (its messages' statuses are read live). */
-export const conversationTouch = (workspaceId: string, conversationId: string, now: string): Write => ({
-  Update: { Key: keys.conversation(workspaceId, conversationId), UpdateExpression: 'SET updatedAt = :now', ExpressionAttributeValues: { ':now': now } },
 });
 
 const count = z.pipe(z.optional(z.int().check(z.gte(0))), z.transform((value) => value ?? 0));

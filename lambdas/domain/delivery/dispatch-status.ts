@@ -2,8 +2,7 @@ import { defaultStore } from '../../shared/default-store';
 import { messageMetrics } from '../../shared/metrics';
 import type { Store } from '../../shared/store';
 import { conflictPause, CONFLICT_RETRIES, CONFLICT_WAIT_MS, isConditionFailed, isTransactionConflict, onlyConflicts, transactWrite, writeOne, type NamedWrites, type Write } from '../../shared/writes';
-import { conversationTouch } from '../conversations/conversation-item';
-import { conversationOfDispatch, type Dispatch } from '../messages/dispatch';
+import type { Dispatch } from '../messages/dispatch';
 import { getDispatchById, pricingChange, readReceipt, statusMove, type DispatchChange, type StatusMove } from '../messages/dispatch-repository';
 import type { Pricing } from '../providers/whatsapp-webhook';
 import { reportWrites } from '../reports/report-items';
@@ -131,10 +130,11 @@ async function commit(dispatchId: string, store: Store, writes: NamedWrites<stri
 }
 
 /**
- * What one move writes, by area: the dispatch, what its wamid names, its conversation, its
- * delivery events, its reports. The wamid is recorded with the move that first learns it (the
- * provider's answer, or a status that echoed the dispatch id when that answer was lost), so every
- * later status finds the dispatch by it.
+ * What one move writes, by area: the dispatch, what its wamid names, its delivery events, its
+ * reports. The wamid is recorded with the move that first learns it (the provider's answer, or a
+ * status that echoed the dispatch id when that answer was lost), so every later status finds the
+ * dispatch by it. The conversation is not written: a message's status is read live from its
+ * dispatch, and the conversation's own fields do not change with it (decision 99).
  */
 function transitionWrites(dispatch: Dispatch, requested: StatusChange, now: string): ChangeWrites {
   // Provider timestamps are whole seconds: a delivery report may predate our own record of the send.
@@ -153,7 +153,6 @@ function transitionWrites(dispatch: Dispatch, requested: StatusChange, now: stri
         change.providerMessageId && !dispatch.providerMessageId
           ? providerMessagePut(change.providerMessageId, { kind: 'dispatch', workspaceId: dispatch.workspaceId, dispatchId: dispatch.dispatchId })
           : undefined,
-      conversation: conversationTouch(dispatch.workspaceId, conversationOfDispatch(dispatch), now),
       events,
       reports,
     },
