@@ -3,14 +3,16 @@
  * The CDK table (lib/constructs/messaging-table.ts) and the local bootstrap (lib/local/bootstrap.ts)
  * are both built from `tableDefinition`, so the deployed and local tables cannot drift.
  *
- * Both GSIs are overloaded: each entity puts its own access pattern's keys in gsiNpk/gsiNsk,
+ * The GSIs are overloaded: each entity puts its own access pattern's keys in gsiNpk/gsiNsk,
  * and an entity without that pattern simply leaves them out (sparse index).
  *
- *   gsi1 (owner lookups)  api keys of a workspace · send-check per phone+template ·
- *                         delivery events per phone · conversations by activity ·
- *                         WhatsApp Business Accounts (the scheduled template sync)
+ *   gsi1 (owner lookups)  api keys of a workspace · delivery events per phone · conversations
+ *                         by activity · WhatsApp Business Accounts (the scheduled template sync) ·
+ *                         send-check of dispatches written before decision 100
  *   gsi2 (time windows)   pending dispatches (reconciler) · sent dispatches per WIB day ·
  *                         tag links per tag
+ *   gsi3 (numbers)        a workspace's dispatches to a number, by creation: keys only, on
+ *                         values a dispatch never changes, so no status move writes it (decision 100)
  */
 export const tableDefinition = {
   partitionKey: 'pk',
@@ -18,10 +20,15 @@ export const tableDefinition = {
   timeToLiveAttribute: 'ttl',
   /** The stream the webhook outbox publisher reads (decision 78): new images, so an outbox insert carries its event. */
   streamView: 'NEW_IMAGE',
-  /** What each index carries of an item: every attribute (its readers parse whole items from it). */
+  /**
+   * What each index carries of an item: every attribute where its readers parse whole items from
+   * it; only the keys where they read the items themselves, so a change that leaves the keys as
+   * they were writes nothing to the index.
+   */
   indexes: {
     gsi1: { partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: 'ALL' },
     gsi2: { partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projection: 'ALL' },
+    gsi3: { partitionKey: 'gsi3pk', sortKey: 'gsi3sk', projection: 'KEYS_ONLY' },
   },
 } as const;
 
@@ -93,7 +100,9 @@ const partitions = {
   deliveriesOfEndpoint: (ws: string, endpointId: string): Partition => ({ on: 'table', value: `WS#${ws}#WHD#${endpointId}` }),
   apiKeysOfWorkspace: (ws: string): Partition => ({ on: 'gsi1', value: `WS#${ws}#KEYS` }),
   deliveryEventsOfPhone: (ws: string, phone: string): Partition => ({ on: 'gsi1', value: `WS#${ws}#P#${phone}` }),
+  /** Dispatches written before decision 100 (each kept its send-check entry here). */
   sendsOfTemplateToPhone: (ws: string, phone: string, templateId: string): Partition => ({ on: 'gsi1', value: `WS#${ws}#P#${phone}#T#${templateId}` }),
+  dispatchesToPhone: (ws: string, phone: string): Partition => ({ on: 'gsi3', value: `WS#${ws}#P#${phone}` }),
   conversationsByActivity: (ws: string): Partition => ({ on: 'gsi1', value: `WS#${ws}#CONVS` }),
   /** Every workspace's account in one partition: one item per account, read once per sync run. */
   businessAccounts: (): Partition => ({ on: 'gsi1', value: 'WABAS' }),
@@ -160,9 +169,12 @@ export const accessPatterns = {
   apiKeyOfWorkspace: (ws: string, keyId: string) => keyCondition(partitions.apiKeysOfWorkspace(ws), { equals: indexKeys.apiKey(ws, keyId).gsi1sk }),
   /** Sort keys are `<occurredAt>#…`: an exclusive `end` instant still sorts after every event before it. */
   deliveryEventsOfPhone: (ws: string, phone: string, start: string, end: string) => keyCondition(partitions.deliveryEventsOfPhone(ws, phone), { between: [start, end] }),
-  /** Sort keys are the dispatches' `createdAt`; `range` bounds them. */
+  /** Dispatches written before decision 100: sort keys are their `createdAt`; `range` bounds them. */
   sendsOfTemplateToPhone: (ws: string, phone: string, templateId: string, range?: { start: string; end: string }) =>
     keyCondition(partitions.sendsOfTemplateToPhone(ws, phone, templateId), range ? { between: [range.start, range.end] } : undefined),
+  /** Sort keys are `<createdAt>#<templateId>`: an exclusive `end` instant still sorts after every dispatch before it. */
+  dispatchesToPhone: (ws: string, phone: string, range?: { start: string; end: string }) =>
+    keyCondition(partitions.dispatchesToPhone(ws, phone), range ? { between: [range.start, range.end] } : undefined),
   conversationsByActivity: (ws: string) => keyCondition(partitions.conversationsByActivity(ws)),
   /** Every WhatsApp Business Account a workspace names, by account id. */
   businessAccounts: () => keyCondition(partitions.businessAccounts()),
@@ -195,8 +207,12 @@ const rollupShard = (sortKey: string, shard: number) => (shard === 0 ? sortKey :
 /** Index keys by entity. */
 export const indexKeys = {
   apiKey: (ws: string, keyId: string) => indexKey('gsi1', partitions.apiKeysOfWorkspace(ws), `KEY#${keyId}`),
-  /** Send-check: a workspace's dispatches of one template to one number, newest first. */
-  dispatchSendCheck: (ws: string, phone: string, templateId: string, createdAt: string) => indexKey('gsi1', partitions.sendsOfTemplateToPhone(ws, phone, templateId), createdAt),
+  /**
+   * A workspace's dispatches to one number, by creation, whatever the template (send-check reads
+   * them newest first). Keys only: the dispatch's own key comes with each entry, so the sort key
+   * leaves out its id, a dispatch near 1 KB being 1 unit a write below it and 2 above.
+   */
+  dispatchToPhone: (ws: string, phone: string, createdAt: string, templateId: string) => indexKey('gsi3', partitions.dispatchesToPhone(ws, phone), `${createdAt}#${templateId}`),
   /** Delivery events of a phone number, in time order. */
   deliveryEventByPhone: (ws: string, phone: string, occurredAt: string, dispatchId: string, status: string) => 
     indexKey('gsi1', partitions.deliveryEventsOfPhone(ws, phone), `${occurredAt}#${dispatchId}#${status}`),
@@ -214,6 +230,12 @@ export const indexKeys = {
   /** Conversation list: a workspace's conversations by last activity. */
   conversationActivity: (ws: string, lastMessageAt: string, conversationId: string) => indexKey('gsi1', partitions.conversationsByActivity(ws), `${lastMessageAt}#${conversationId}`),
 } as const;
+
+/** What a number index entry (keys only) says of its dispatch: the sort key's parts, and the dispatch's own key. */
+export function dispatchToPhoneEntry(entry: Record<string, unknown>): { createdAt: string; templateId: string; key: ItemKey } {
+  const [createdAt = '', templateId = ''] = String(entry[tableDefinition.indexes.gsi3.sortKey]).split('#');
+  return { createdAt, templateId, key: { pk: String(entry[tableDefinition.partitionKey]), sk: String(entry[tableDefinition.sortKey]) } };
+}
 
 /** Every stored item names its entity, so an item is self-describing in a raw table dump. */
 export type Entity =

@@ -7,12 +7,21 @@ import {
   type CreateTableCommandInput,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import { tableDefinition } from '../../lambdas/shared/table';
+import { tableDefinition, type IndexName } from '../../lambdas/shared/table';
+
+const indexInput = ([name, index]: [string, (typeof tableDefinition.indexes)[IndexName]]) => ({
+  IndexName: name,
+  KeySchema: [
+    { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
+    { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
+  ],
+  Projection: { ProjectionType: index.projection },
+});
 
 /** CreateTable input built from the same definition as the CDK table. */
 export function createTableInput(tableName: string): CreateTableCommandInput {
   const { partitionKey, sortKey, indexes, streamView } = tableDefinition;
-  const indexList = Object.entries(indexes);
+  const indexList = Object.entries(indexes) as [IndexName, (typeof indexes)[IndexName]][];
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',
@@ -24,27 +33,32 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
       { AttributeName: partitionKey, KeyType: 'HASH' },
       { AttributeName: sortKey, KeyType: 'RANGE' },
     ],
-    GlobalSecondaryIndexes: indexList.map(([name, index]) => ({
-      IndexName: name,
-      KeySchema: [
-        { AttributeName: index.partitionKey, KeyType: 'HASH' },
-        { AttributeName: index.sortKey, KeyType: 'RANGE' },
-      ],
-      Projection: { ProjectionType: index.projection },
-    })),
+    GlobalSecondaryIndexes: indexList.map(indexInput),
     StreamSpecification: { StreamEnabled: true, StreamViewType: streamView },
   };
 }
 
 /**
  * Creates the table (and its TTL) unless it exists, as it does when MESSAGING_DATA_DIR is reused;
- * a table kept from before the webhook outbox gets its stream.
+ * a table kept from before the webhook outbox gets its stream, and one kept from before an index
+ * gets the index (DynamoDB fills it from the items already there).
  */
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     if (!Table?.StreamSpecification?.StreamEnabled) {
       await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.streamView } }));
+    }
+    const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+    for (const [name, index] of Object.entries(tableDefinition.indexes) as [IndexName, (typeof tableDefinition.indexes)[IndexName]][]) {
+      if (present.has(name)) continue;
+      await client.send(
+        new UpdateTableCommand({
+          TableName: tableName,
+          AttributeDefinitions: [index.partitionKey, index.sortKey].map((attribute) => ({ AttributeName: attribute, AttributeType: 'S' })),
+          GlobalSecondaryIndexUpdates: [{ Create: indexInput([name, index]) }],
+        }),
+      );
     }
     return;
   } catch (error) {

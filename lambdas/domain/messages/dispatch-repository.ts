@@ -67,7 +67,7 @@ export function toDispatch(item: Record<string, unknown>): Dispatch {
 }
 
 /**
- * The stored item: the dispatch's stored attributes, its key, its send-check and pending index
+ * The stored item: the dispatch's stored attributes, its key, its number and pending index
  * entries. Null fields are left out rather than stored as NULL, which `if_not_exists` would take
  * as set. Every byte counts: under 1 KB, each write of the item and of each index copy of it is
  * one unit rather than two (docs/cost.md).
@@ -76,7 +76,7 @@ export function dispatchItem(dispatch: Dispatch) {
   const present = Object.fromEntries(Object.entries(dispatch).filter(([name, value]) => value !== null && STORED_ATTRIBUTES.has(name)));
   return {
     ...keys.dispatch(dispatch.dispatchId),
-    ...indexKeys.dispatchSendCheck(dispatch.workspaceId, dispatch.to, dispatch.templateId, dispatch.createdAt),
+    ...indexKeys.dispatchToPhone(dispatch.workspaceId, dispatch.to, dispatch.createdAt, dispatch.templateId),
     ...indexKeys.pendingDispatch(dispatch.dispatchId, dispatch.createdAt),
     entity: DISPATCH_ENTITY,
     ...present,

@@ -52,8 +52,8 @@ describe('POST /v1/messages, accepted', () => {
       ConditionExpression: 'attribute_not_exists(pk)',
       Item: {
         ...keys.dispatch(dispatchId),
-        gsi1pk: `WS#${WORKSPACE}#P#+6281234567890#T#${TEMPLATE_ID}`,
-        gsi1sk: NOW.toISOString(),
+        gsi3pk: `WS#${WORKSPACE}#P#+6281234567890`,
+        gsi3sk: `${NOW.toISOString()}#${TEMPLATE_ID}`,
         entity: 'dispatch',
         workspaceId: WORKSPACE,
         to: '+6281234567890',
@@ -70,6 +70,8 @@ describe('POST /v1/messages, accepted', () => {
     // What only the send needs is written where it is read (decision 92): the text in the
     // conversation message, the contact's name on the conversation; the conversation id is derived.
     for (const name of ['renderedText', 'variables', 'contactName', 'templateVersionId', 'conversationId']) expect(dispatchPut!.Put!.Item).not.toHaveProperty(name);
+    // Nor an entry in an index projecting every attribute, which each status move would rewrite (decision 100).
+    expect(dispatchPut!.Put!.Item).not.toHaveProperty('gsi1pk');
     expect(messagePut!.Put!.Item).toMatchObject({ ...keys.conversationMessage(WORKSPACE, conversationId, NOW.toISOString(), dispatchId), direction: 'outbound', dispatchId, text: 'Halo Budi, pesanan A-1 sudah dikirim.' });
     expect(conversationUpdate!.Update!.Key).toEqual(keys.conversation(WORKSPACE, conversationId));
     expect(conversationUpdate!.Update!.ExpressionAttributeValues).toMatchObject({ ':name': 'Budi' });

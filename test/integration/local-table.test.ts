@@ -1,0 +1,35 @@
+import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createTableInput, ensureTable } from '../../lib/local/bootstrap';
+
+/**
+ * A local data directory (MESSAGING_DATA_DIR) outlives the code that made its table: `ensureTable`
+ * brings a table kept from an older definition up to the current one, as a deploy would.
+ */
+const client = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT!, region: process.env.AWS_REGION! });
+const tableName = `${process.env.TABLE_NAME!}-kept`;
+
+afterAll(async () => {
+  await client.send(new DeleteTableCommand({ TableName: tableName }));
+  client.destroy();
+});
+
+it('gives a table kept from before the number index and the stream both, and leaves its other indexes', async () => {
+  const current = createTableInput(tableName);
+  const old = {
+    ...current,
+    AttributeDefinitions: current.AttributeDefinitions!.filter((attribute) => !attribute.AttributeName!.startsWith('gsi3')),
+    GlobalSecondaryIndexes: current.GlobalSecondaryIndexes!.filter((index) => index.IndexName !== 'gsi3'),
+    StreamSpecification: { StreamEnabled: false },
+  };
+  await client.send(new CreateTableCommand(old));
+
+  await ensureTable(client, tableName);
+
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+  expect(Table!.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_IMAGE' });
+  expect(Table!.GlobalSecondaryIndexes!.map((index) => [index.IndexName, index.Projection!.ProjectionType]).sort()).toEqual([
+    ['gsi1', 'ALL'],
+    ['gsi2', 'ALL'],
+    ['gsi3', 'KEYS_ONLY'],
+  ]);
+});
