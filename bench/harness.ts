@@ -266,7 +266,9 @@ export function writeReports(rows: Row[], root: string, startedAt: Date, seconds
 Written by \`npm run bench\` on ${startedAt.toISOString()} in ${seconds.toFixed(0)} s. Do not edit by hand: rerun it.
 
 Machine: ${info.cpu}, ${info.memoryGiB} GiB, ${info.os}, Node ${info.node}. DynamoDB Local and the SQS
-emulator run on the same machine, so times are relative; call counts and capacity units are exact.
+emulator run on the same machine, so times are relative; call counts and capacity units are exact
+(a TransactWriteItems priced by DynamoDB's rules from its items, as DynamoDB Local under-reports
+transactions: bench/write-units.ts, decision 98).
 
 ${table}
 
