@@ -88,6 +88,8 @@ export function functionMeter() {
         recorded?.push(invocation);
       }
     },
+    /** Whether invocations are being recorded (between `start()` and `stop()`). */
+    recording: () => recorded !== undefined,
     start(): void {
       recorded = [];
     },
@@ -170,7 +172,9 @@ export function instrument(clients: { dynamodb: DynamoDBDocumentClient; sqs: SQS
       const input = args.input as Record<string, unknown>;
       if (service === 'dynamodb') input.ReturnConsumedCapacity = 'INDEXES';
       const command = context.commandName ?? 'unknown';
-      const transaction = command === 'TransactWriteItemsCommand' ? onTheWire(input.TransactItems as TransactWriteItem[]) : undefined;
+      // Priced only where the call is recorded: the reads would slow the rows that time sends.
+      const recorded = measuring.getStore() !== undefined || (functions?.recording() === true && functions.current.getStore() !== undefined);
+      const transaction = recorded && command === 'TransactWriteItemsCommand' ? onTheWire(input.TransactItems as TransactWriteItem[]) : undefined;
       const before = transaction && (await readItems(transaction));
       const started = performance.now();
       const result = await next(args);
