@@ -98,11 +98,11 @@ export const WRITE_FLOOR = [
   { write: 'claim: the dispatch, no index entry touched', units: 1 },
   { write: 'sent: dispatch, its pending entry moved to the sent-by-day index (delete + put) (transaction)', units: 2 * 3 },
   { write: 'sent: the wamid item (transaction)', units: 2 },
-  { write: 'sent: ACCEPTED event + its phone index entry (transaction)', units: 2 * 2 },
+  { write: 'sent: ACCEPTED event, in its number’s partition (transaction)', units: 2 },
   { write: 'sent: day rollup, tag rollup, day-tag rollup (transaction)', units: 2 * 3 },
   { write: 'sent: tag link + its tag index entry (transaction)', units: 2 * 2 },
   { write: 'delivered: dispatch (transaction)', units: 2 },
-  { write: 'delivered: DELIVERED event + its phone index entry (transaction)', units: 2 * 2 },
+  { write: 'delivered: DELIVERED event, in its number’s partition (transaction)', units: 2 },
   { write: 'read: readAt on the dispatch (with the pricing Meta sent)', units: 1 },
 ] as const;
 

@@ -6,9 +6,10 @@
  * The GSIs are overloaded: each entity puts its own access pattern's keys in gsiNpk/gsiNsk,
  * and an entity without that pattern simply leaves them out (sparse index).
  *
- *   gsi1 (owner lookups)  api keys of a workspace · delivery events per phone · conversations
- *                         by activity · WhatsApp Business Accounts (the scheduled template sync) ·
- *                         send-check of dispatches written before decision 100
+ *   gsi1 (owner lookups)  api keys of a workspace · conversations by activity · WhatsApp
+ *                         Business Accounts (the scheduled template sync) · what was written
+ *                         before decisions 100 and 101: dispatches' send-check entries, delivery
+ *                         events per phone
  *   gsi2 (time windows)   pending dispatches (reconciler) · sent dispatches per WIB day ·
  *                         tag links per tag
  *   gsi3 (numbers)        a workspace's dispatches to a number, by creation: keys only, on
@@ -52,8 +53,15 @@ export const keys = {
   /** One send of a template to a number per WIB day, for workspaces with `dedupe: wib-day`. */
   dailySend: (ws: string, day: string, phone: string, templateId: string): ItemKey => ({ pk: `DEDUPE#${ws}#${day}#${phone}#${templateId}`, sk: 'DEDUPE' }),
   conversation: (ws: string, conversationId: string): ItemKey => ({ pk: partitions.messagesOfConversation(ws, conversationId).value, sk: 'CONV' }),
-  /** One per dispatch and event status (ACCEPTED, DELIVERED, REJECTED): written once, whatever the retries. */
-  deliveryEvent: (dispatchId: string, status: string): ItemKey => ({ pk: `DSP#${dispatchId}`, sk: `EVT#${status}` }),
+  /**
+   * One per dispatch and event status (ACCEPTED, DELIVERED, REJECTED), in its number's partition by
+   * time, so delivery-status reads the table and no index copies it (decision 101). Written only by
+   * the status move it tells of, whose condition lets it happen once.
+   */
+  deliveryEvent: (ws: string, phone: string, occurredAt: string, dispatchId: string, status: string): ItemKey => ({
+    pk: partitions.eventsOfPhone(ws, phone).value,
+    sk: `${occurredAt}#${dispatchId}#${status}`,
+  }),
   /** One per dispatch and tracking tag, written when the dispatch first counts for reports. */
   tagLink: (dispatchId: string, tag: string): ItemKey => ({ pk: `DSP#${dispatchId}`, sk: `TAG#${tag}` }),
   /** Summary rollup: per tag, WIB day and template, in `ROLLUP_SHARDS` shards. */
@@ -99,6 +107,8 @@ const partitions = {
   webhookEndpointsOfWorkspace: (ws: string): Partition => ({ on: 'table', value: `WS#${ws}#WHE` }),
   deliveriesOfEndpoint: (ws: string, endpointId: string): Partition => ({ on: 'table', value: `WS#${ws}#WHD#${endpointId}` }),
   apiKeysOfWorkspace: (ws: string): Partition => ({ on: 'gsi1', value: `WS#${ws}#KEYS` }),
+  eventsOfPhone: (ws: string, phone: string): Partition => ({ on: 'table', value: `WS#${ws}#EVT#${phone}` }),
+  /** Delivery events written before decision 101 (each kept under its dispatch, indexed here by number). */
   deliveryEventsOfPhone: (ws: string, phone: string): Partition => ({ on: 'gsi1', value: `WS#${ws}#P#${phone}` }),
   /** Dispatches written before decision 100 (each kept its send-check entry here). */
   sendsOfTemplateToPhone: (ws: string, phone: string, templateId: string): Partition => ({ on: 'gsi1', value: `WS#${ws}#P#${phone}#T#${templateId}` }),
@@ -168,6 +178,8 @@ export const accessPatterns = {
   apiKeysOfWorkspace: (ws: string) => keyCondition(partitions.apiKeysOfWorkspace(ws), { beginsWith: 'KEY#' }),
   apiKeyOfWorkspace: (ws: string, keyId: string) => keyCondition(partitions.apiKeysOfWorkspace(ws), { equals: indexKeys.apiKey(ws, keyId).gsi1sk }),
   /** Sort keys are `<occurredAt>#…`: an exclusive `end` instant still sorts after every event before it. */
+  eventsOfPhone: (ws: string, phone: string, start: string, end: string) => keyCondition(partitions.eventsOfPhone(ws, phone), { between: [start, end] }),
+  /** Events written before decision 101; the same sort keys. */
   deliveryEventsOfPhone: (ws: string, phone: string, start: string, end: string) => keyCondition(partitions.deliveryEventsOfPhone(ws, phone), { between: [start, end] }),
   /** Dispatches written before decision 100: sort keys are their `createdAt`; `range` bounds them. */
   sendsOfTemplateToPhone: (ws: string, phone: string, templateId: string, range?: { start: string; end: string }) =>
@@ -213,9 +225,6 @@ export const indexKeys = {
    * leaves out its id, a dispatch near 1 KB being 1 unit a write below it and 2 above.
    */
   dispatchToPhone: (ws: string, phone: string, createdAt: string, templateId: string) => indexKey('gsi3', partitions.dispatchesToPhone(ws, phone), `${createdAt}#${templateId}`),
-  /** Delivery events of a phone number, in time order. */
-  deliveryEventByPhone: (ws: string, phone: string, occurredAt: string, dispatchId: string, status: string) => 
-    indexKey('gsi1', partitions.deliveryEventsOfPhone(ws, phone), `${occurredAt}#${dispatchId}#${status}`),
   /**
    * A dispatch not yet settled (queued or processing), for the reconciler. Sharded so no one
    * partition takes every send. Replaced by `sentDispatchByDay` once the dispatch counts as sent.

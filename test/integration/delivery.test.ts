@@ -78,7 +78,11 @@ async function reportCatcher() {
 const attempt = (dispatchId: string, workspaceId: string, receiveCount = 1): DeliveryAttempt => ({ dispatchId, workspaceId, receiveCount, maxReceives: 5 });
 const deliver = (dispatchId: string, workspaceId: string, provider: Provider, receiveCount = 1, now?: Date) =>
   deliverDispatch(attempt(dispatchId, workspaceId, receiveCount), { providerFor: () => provider, store: env.table, ...(now ? { now: () => now } : {}) });
-const itemsOf = async (dispatchId: string) => (await env.table.scanAll()).filter((item) => item.pk === `DSP#${dispatchId}`);
+/** A dispatch's items: its partition (the dispatch and its tag links) and its delivery events, in their number's partition. */
+const itemsOf = async (dispatchId: string) =>
+  (await env.table.scanAll()).filter((item) => item.pk === `DSP#${dispatchId}` || (item.entity === 'deliveryEvent' && item.dispatchId === dispatchId));
+/** An item of `itemsOf` by what it is: `DSP`, `TAG#<tag>` or `EVT#<status>`. */
+const labelOf = (item: Record<string, unknown>) => (item.entity === 'deliveryEvent' ? `EVT#${String(item.status)}` : String(item.sk));
 const rollupsOf = async (ws: string) =>
   (await env.table.scanAll()).filter((item) => typeof item.pk === 'string' && (item.pk.startsWith(`WS#${ws}#RT#`) || item.pk.startsWith(`WS#${ws}#RD#`) || item.pk === `WS#${ws}#RW`));
 
@@ -117,7 +121,7 @@ describe('the deliver consumer against DynamoDB Local', () => {
 
     expect(calls).toEqual([dispatchId]);
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent', sentAt: expect.any(String) });
-    expect((await itemsOf(dispatchId)).map((item) => item.sk).sort()).toEqual(['DSP', 'EVT#ACCEPTED', 'TAG#launch', 'TAG#promo']);
+    expect((await itemsOf(dispatchId)).map(labelOf).sort()).toEqual(['DSP', 'EVT#ACCEPTED', 'TAG#launch', 'TAG#promo']);
     const rollups = await rollupsOf(ws);
     expect(rollups.map((item) => [item.entity, item.trackingTag ?? null, item.dispatchCount, item.credits ?? null]).sort()).toEqual([
       ['dayRollup', null, 1, null],
@@ -144,7 +148,7 @@ describe('the deliver consumer against DynamoDB Local', () => {
       env.table,
     );
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'failed', failureCode: '131047' });
-    expect((await itemsOf(dispatchId)).map((item) => item.sk).sort()).toEqual(['DSP', 'EVT#ACCEPTED', 'EVT#REJECTED']);
+    expect((await itemsOf(dispatchId)).map(labelOf).sort()).toEqual(['DSP', 'EVT#ACCEPTED', 'EVT#REJECTED']);
     expect((await rollupsOf(ws)).map((item) => item.dispatchCount)).toEqual([0, 0, 0]);
   });
 
@@ -158,7 +162,7 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect(await report('delivered', 1_767_225_660)).toMatchObject({ applied: 0 });
 
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'delivered', deliveredAt: '2026-01-01T00:01:00.000Z' });
-    expect((await itemsOf(dispatchId)).map((item) => item.sk).sort()).toEqual(['DSP', 'EVT#ACCEPTED', 'EVT#DELIVERED', 'TAG#promo']);
+    expect((await itemsOf(dispatchId)).map(labelOf).sort()).toEqual(['DSP', 'EVT#ACCEPTED', 'EVT#DELIVERED', 'TAG#promo']);
     expect((await rollupsOf(ws)).every((item) => item.dispatchCount === 1)).toBe(true);
   });
 
@@ -217,7 +221,7 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect(await applyProviderReports(reports.bodies[0]!, env.table)).toMatchObject({ applied: 1 });
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'delivered', sentAt: expect.any(String), deliveredAt: expect.any(String) });
     expect(sandboxCallCount(dispatchId)).toBe(1);
-    expect((await itemsOf(dispatchId)).map((item) => item.sk).sort()).toEqual(['DSP', 'EVT#ACCEPTED', 'EVT#DELIVERED', 'TAG#promo']);
+    expect((await itemsOf(dispatchId)).map(labelOf).sort()).toEqual(['DSP', 'EVT#ACCEPTED', 'EVT#DELIVERED', 'TAG#promo']);
     expect((await rollupsOf(ws)).map((item) => item.dispatchCount)).toEqual([1, 1, 1]);
     await reports.close();
   });
@@ -273,7 +277,7 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect(await deliver(dispatchId, ws, provider.provider, 2)).toBe('sent');
     expect(provider.calls).toEqual([later, dispatchId]);
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent' });
-    expect((await itemsOf(dispatchId)).map((item) => item.sk).sort()).toEqual(['DSP', 'EVT#ACCEPTED', 'TAG#promo']);
+    expect((await itemsOf(dispatchId)).map(labelOf).sort()).toEqual(['DSP', 'EVT#ACCEPTED', 'TAG#promo']);
     // Sent once: a later run leaves it alone.
     await reconcile(new Date(Date.now() + DEAD_ATTEMPT_UNKNOWN_MS + 1_000), env.table, env.queues);
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent' });
@@ -309,7 +313,7 @@ describe('the deliver consumer against DynamoDB Local', () => {
     const { ws, dispatchId } = await queuedDispatch(['promo']);
     expect(await deliver(dispatchId, ws, scriptedProvider(refuse('permanent', '131026')).provider)).toBe('failed');
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'failed', failureCode: '131026' });
-    const event = (await itemsOf(dispatchId)).find((item) => item.sk === 'EVT#REJECTED');
+    const event = (await itemsOf(dispatchId)).find((item) => labelOf(item) === 'EVT#REJECTED');
     expect(event).toMatchObject({ status: 'REJECTED', failureCode: '131026', phone: '+6281234567890' });
     expect(await rollupsOf(ws)).toEqual([]);
   });

@@ -4,7 +4,7 @@ import { mapWithConcurrency } from '../../shared/concurrency';
 import { queryAll } from '../../shared/query-all';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
-import { accessPatterns, indexKeys, keys } from '../../shared/table';
+import { accessPatterns, keys } from '../../shared/table';
 import type { Write } from '../../shared/writes';
 import type { Dispatch } from '../messages/dispatch';
 import { toE164 } from '../phones/phone-number';
@@ -24,15 +24,15 @@ export const deliveryEventSchema = z.object({
 export type DeliveryEvent = z.output<typeof deliveryEventSchema>;
 
 /**
- * A provider's verdict on a dispatch, written once per status (its key is the dispatch and the
- * status, so a repeated callback rewrites the same item) and indexed by phone for the delivery-status route (docs/api.md#delivery-status).
+ * A provider's verdict on a dispatch, in its number's partition by time, for the delivery-status
+ * route (docs/api.md#delivery-status). Written only in the transaction of the status move it tells
+ * of, whose condition lets each move happen once, so a repeated callback writes no second event.
  */
 export function deliveryEventPut(dispatch: Pick<Dispatch, 'dispatchId' | 'workspaceId' | 'to'>, status: DeliveryEventStatus, occurredAt: string, failureCode?: string): Write {
   return {
     Put: {
       Item: {
-        ...keys.deliveryEvent(dispatch.dispatchId, status),
-        ...indexKeys.deliveryEventByPhone(dispatch.workspaceId, dispatch.to, occurredAt, dispatch.dispatchId, status),
+        ...keys.deliveryEvent(dispatch.workspaceId, dispatch.to, occurredAt, dispatch.dispatchId, status),
         entity: 'deliveryEvent',
         dispatchId: dispatch.dispatchId,
         workspaceId: dispatch.workspaceId,
@@ -50,13 +50,18 @@ const storedEventSchema = z.object({ dispatchId: z.string(), status: z.enum(deli
 /** The events of one requested phone, as it was given (docs/api.md#delivery-status). */
 export const phoneEventsSchema = z.object({ phone: z.string(), events: z.array(deliveryEventSchema) });
 
+/** The order both partitions keep: time, then dispatch, then status. */
+const eventOrder = (event: DeliveryEvent) => `${event.occurredAt}#${event.dispatchId}#${event.status}`;
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 /** Phones looked up at once: enough to finish 500 quickly, few enough not to flood the table. */
 const PARALLEL_QUERIES = 16;
 
 /**
- * Delivery events of each phone in a WIB date range (docs/api.md#delivery-status), oldest first: one Query per
- * distinct normalized number on the phone index. Each phone comes back as it was given; one that
- * is not a phone number simply has no events.
+ * Delivery events of each phone in a WIB date range (docs/api.md#delivery-status), oldest first: per
+ * distinct normalized number, a Query of its events' partition, and one of the phone index for
+ * events written before they had a partition of their own (decision 101), merged by time. Each
+ * phone comes back as it was given; one that is not a phone number simply has no events.
  */
 export async function deliveryEventsForPhones(
   workspaceId: string,
@@ -68,12 +73,17 @@ export async function deliveryEventsForPhones(
   const normalized = phones.map((phone) => toE164(phone));
   const distinct = [...new Set(normalized.filter((phone): phone is string => !!phone))];
   const found = await mapWithConcurrency(distinct, PARALLEL_QUERIES, async (phone) => {
-    // The sort key is `<occurredAt>#…`; the range end is exclusive, and `<end>#…` sorts after `<end>`.
-    const items = await queryAll(store, accessPatterns.deliveryEventsOfPhone(workspaceId, phone, start, end));
-    return items.map((item): DeliveryEvent => {
-      const { dispatchId, status, occurredAt, failureCode } = parseItem(storedEventSchema, item, 'delivery event');
-      return { dispatchId, status, occurredAt, ...(failureCode ? { failureCode } : {}) };
-    });
+    // Sort keys are `<occurredAt>#<dispatchId>#<status>` in both; the range end is exclusive, and `<end>#…` sorts after `<end>`.
+    const [current, before] = await Promise.all([
+      queryAll(store, accessPatterns.eventsOfPhone(workspaceId, phone, start, end)),
+      queryAll(store, accessPatterns.deliveryEventsOfPhone(workspaceId, phone, start, end)),
+    ]);
+    return [...current, ...before]
+      .map((item): DeliveryEvent => {
+        const { dispatchId, status, occurredAt, failureCode } = parseItem(storedEventSchema, item, 'delivery event');
+        return { dispatchId, status, occurredAt, ...(failureCode ? { failureCode } : {}) };
+      })
+      .sort((a, b) => compare(eventOrder(a), eventOrder(b)));
   });
   const byPhone = new Map(distinct.map((phone, i) => [phone, found[i]!]));
 

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { claimDispatch } from '../../lambdas/domain/delivery/delivery-attempt';
+import { deliveryEventsForPhones } from '../../lambdas/domain/delivery/delivery-events';
+import { applyStatus } from '../../lambdas/domain/delivery/dispatch-status';
+import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
+import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
+import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
+import { template, TEMPLATE_ID } from '../support/send-fixtures';
+import { useTableAndQueues } from '../support/sqs';
+
+/**
+ * Delivery-status on DynamoDB Local: a number's events live in its own partition by time (decision
+ * 101), and events written before, under their dispatch and indexed by number on gsi1, still
+ * answer, merged in time order.
+ */
+const env = useTableAndQueues();
+const PHONE = '+6281234567890';
+
+async function workspace(): Promise<string> {
+  const ws = `ws-${randomUUID().slice(0, 8)}`;
+  await saveWorkspace({ id: ws, name: ws, rupiahPerCredit: 150 }, new Date(), env.table);
+  await saveTemplate(ws, template, env.table);
+  return ws;
+}
+
+/** A dispatch to `to`, accepted by the provider at `sentAt` and, when given, delivered at `deliveredAt` or refused at `failedAt`. */
+async function message(ws: string, to: string, at: { sentAt?: string; deliveredAt?: string; failedAt?: string }): Promise<string> {
+  const { dispatchId } = await sendTemplateMessage(
+    { workspaceId: ws, apiClient: { id: randomUUID(), name: 'k' }, to, templateId: TEMPLATE_ID, variables: { name: 'Budi', order: '1' }, tagIds: [], trackingTags: [], now: new Date('2026-10-01T00:00:00.000Z') },
+    { store: env.table, queue: env.queues },
+  );
+  await claimDispatch(dispatchId, new Date(), env.table);
+  if (at.sentAt) expect(await applyStatus(dispatchId, { to: 'sent', occurredAt: at.sentAt }, env.table)).toBe(true);
+  if (at.deliveredAt) expect(await applyStatus(dispatchId, { to: 'delivered', event: 'DELIVERED', occurredAt: at.deliveredAt }, env.table)).toBe(true);
+  if (at.failedAt) expect(await applyStatus(dispatchId, { to: 'failed', event: 'REJECTED', failureCode: '131026', occurredAt: at.failedAt }, env.table)).toBe(true);
+  return dispatchId;
+}
+
+describe('delivery-status against DynamoDB Local', () => {
+  it('answers each phone as given with its events oldest first, inside the WIB days asked for', async () => {
+    const ws = await workspace();
+    // 2026-10-02 in WIB runs from 2026-10-01T17:00Z up to, not including, 2026-10-02T17:00Z.
+    const first = await message(ws, '081234567890', { sentAt: '2026-10-01T16:59:59.000Z', deliveredAt: '2026-10-01T17:00:00.000Z' });
+    const second = await message(ws, '081234567890', { sentAt: '2026-10-02T03:00:00.000Z', failedAt: '2026-10-02T17:00:00.000Z' });
+    const refused = await message(ws, '081234567890', { failedAt: '2026-10-02T09:00:00.000Z' });
+
+    const answer = await deliveryEventsForPhones(ws, ['0812-3456-7890', 'not a phone', '081299998888'], { startDate: '2026-10-02', endDate: '2026-10-02' }, env.table);
+    expect(answer).toEqual([
+      {
+        phone: '0812-3456-7890',
+        events: [
+          { dispatchId: first, status: 'DELIVERED', occurredAt: '2026-10-01T17:00:00.000Z' },
+          { dispatchId: second, status: 'ACCEPTED', occurredAt: '2026-10-02T03:00:00.000Z' },
+          { dispatchId: refused, status: 'REJECTED', occurredAt: '2026-10-02T09:00:00.000Z', failureCode: '131026' },
+        ],
+      },
+      { phone: 'not a phone', events: [] },
+      { phone: '081299998888', events: [] },
+    ]);
+  });
+
+  it('merges events written before the number partition (under their dispatch, on gsi1) in time order', async () => {
+    const ws = await workspace();
+    const current = await message(ws, PHONE, { sentAt: '2026-10-01T02:00:00.000Z', deliveredAt: '2026-10-01T04:00:00.000Z' });
+    const old = randomUUID();
+    await writtenBeforeNumberPartition(ws, old, 'ACCEPTED', '2026-10-01T01:00:00.000Z');
+    await writtenBeforeNumberPartition(ws, old, 'DELIVERED', '2026-10-01T03:00:00.000Z');
+
+    const [answer] = await deliveryEventsForPhones(ws, [PHONE], { startDate: '2026-10-01', endDate: '2026-10-01' }, env.table);
+    expect(answer!.events).toEqual([
+      { dispatchId: old, status: 'ACCEPTED', occurredAt: '2026-10-01T01:00:00.000Z' },
+      { dispatchId: current, status: 'ACCEPTED', occurredAt: '2026-10-01T02:00:00.000Z' },
+      { dispatchId: old, status: 'DELIVERED', occurredAt: '2026-10-01T03:00:00.000Z' },
+      { dispatchId: current, status: 'DELIVERED', occurredAt: '2026-10-01T04:00:00.000Z' },
+    ]);
+  });
+
+  it('writes a repeated callback’s event once, and never shows another workspace’s events', async () => {
+    const mine = await workspace();
+    const theirs = await workspace();
+    const dispatchId = await message(theirs, PHONE, { sentAt: '2026-10-01T02:00:00.000Z', deliveredAt: '2026-10-01T04:00:00.000Z' });
+    expect(await applyStatus(dispatchId, { to: 'delivered', event: 'DELIVERED', occurredAt: '2026-10-01T05:00:00.000Z' }, env.table)).toBe(false);
+
+    const range = { startDate: '2026-10-01', endDate: '2026-10-01' };
+    expect((await deliveryEventsForPhones(theirs, [PHONE], range, env.table))[0]!.events.map((event) => event.status)).toEqual(['ACCEPTED', 'DELIVERED']);
+    expect(await deliveryEventsForPhones(mine, [PHONE], range, env.table)).toEqual([{ phone: PHONE, events: [] }]);
+  });
+});
+
+/** A delivery event as stored before decision 101: under its dispatch, indexed by number on gsi1. */
+async function writtenBeforeNumberPartition(ws: string, dispatchId: string, status: string, occurredAt: string) {
+  await env.table.db.send(
+    new PutCommand({
+      TableName: env.table.tableName,
+      Item: { pk: `DSP#${dispatchId}`, sk: `EVT#${status}`, gsi1pk: `WS#${ws}#P#${PHONE}`, gsi1sk: `${occurredAt}#${dispatchId}#${status}`, entity: 'deliveryEvent', dispatchId, workspaceId: ws, phone: PHONE, status, occurredAt },
+    }),
+  );
+}
