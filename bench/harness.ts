@@ -2,13 +2,12 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, platform, release } from 'node:os';
 import { join } from 'node:path';
-import { BatchGetItemCommand, type AttributeValue, type TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { SerializeMiddleware } from '@smithy/types';
+import { batchGet } from '../lambdas/shared/batch-get';
 import { tableDefinition } from '../lambdas/shared/table';
-import { actionKey, transactionWriteUnits } from './write-units';
+import { actionTarget, transactionWriteUnits, type TransactAction } from './write-units';
 
 /** One line of the benchmark table. Every figure comes from a run; none is typed in. */
 export interface Row {
@@ -132,38 +131,21 @@ export interface AwsCall {
 export function instrument(clients: { dynamodb: DynamoDBDocumentClient; sqs: SQSClient }, functions?: FunctionMeter) {
   // Only calls made inside a measured piece of work count, not the consumer running beside it.
   const measuring = new AsyncLocalStorage<AwsCall[]>();
-  // The harness's own reads of a transaction's items are neither counted nor timed as the function's.
+  // The harness's own reads of a transaction's items (the document client's actions hold JavaScript
+  // values here: it marshalls after this middleware) are neither counted nor timed as the function's.
   const harnessRead = new AsyncLocalStorage<true>();
-  const readItems = async (actions: TransactWriteItem[]): Promise<(Record<string, AttributeValue> | undefined)[]> => {
+  const readItems = async (actions: TransactAction[]): Promise<(Record<string, unknown> | undefined)[]> => {
     const started = performance.now();
-    const byTable = new Map<string, Record<string, AttributeValue>[]>();
-    const keyed = actions.map((action) => {
-      const table = (action.Put ?? action.Update ?? action.Delete ?? action.ConditionCheck)!.TableName!;
-      const key = actionKey(action);
-      byTable.set(table, [...(byTable.get(table) ?? []), key]);
-      return { table, id: keyId(key) };
-    });
-    const found = new Map<string, Record<string, AttributeValue>>();
-    let requested: BatchGetItemCommand['input']['RequestItems'] = Object.fromEntries([...byTable].map(([table, tableKeys]) => [table, { Keys: tableKeys, ConsistentRead: true }]));
-    while (requested && Object.keys(requested).length > 0) {
-      const { Responses, UnprocessedKeys } = await harnessRead.run(true, () => clients.dynamodb.send(new BatchGetItemCommand({ RequestItems: requested })));
-      for (const [table, items] of Object.entries(Responses ?? {}))
-        for (const item of items) found.set(`${table}|${keyId(item)}`, item);
-      requested = UnprocessedKeys;
+    const targets = actions.map(actionTarget);
+    const found = new Map<string, Record<string, unknown>>();
+    for (const tableName of new Set(targets.map((target) => target.tableName))) {
+      const items = await harnessRead.run(true, () => batchGet({ db: clients.dynamodb, tableName }, targets.filter((target) => target.tableName === tableName).map((target) => target.key)));
+      for (const item of items) found.set(`${tableName}|${String(item[tableDefinition.partitionKey])}|${String(item[tableDefinition.sortKey])}`, item);
     }
     const invocation = functions?.current.getStore();
     if (invocation) invocation.harnessMs += performance.now() - started;
-    return keyed.map(({ table, id }) => found.get(`${table}|${id}`));
+    return targets.map(({ tableName, key }) => found.get(`${tableName}|${key.pk}|${key.sk}`));
   };
-  // The document client marshalls after this middleware: its actions still hold JavaScript values.
-  const onTheWire = (actions: TransactWriteItem[]): TransactWriteItem[] =>
-    actions.map((action) => {
-      const wire = (values: Record<string, unknown> | undefined) => values && (typeof Object.values(values)[0] === 'object' ? values : marshall(values, { removeUndefinedValues: true }));
-      if (action.Put) return { Put: { ...action.Put, Item: wire(action.Put.Item) as Record<string, AttributeValue> } };
-      const [kind, body] = Object.entries(action).find(([, value]) => value)! as ['Update' | 'Delete' | 'ConditionCheck', { TableName: string; Key: Record<string, unknown> }];
-      return { [kind]: { TableName: body.TableName, Key: wire(body.Key) } };
-    });
-  const keyId = (item: Record<string, AttributeValue>) => JSON.stringify([item[tableDefinition.partitionKey], item[tableDefinition.sortKey]]);
   const counter =
     (service: AwsCall['service']): SerializeMiddleware<object, object> =>
     (next, context) =>
@@ -174,7 +156,7 @@ export function instrument(clients: { dynamodb: DynamoDBDocumentClient; sqs: SQS
       const command = context.commandName ?? 'unknown';
       // Priced only where the call is recorded: the reads would slow the rows that time sends.
       const recorded = measuring.getStore() !== undefined || (functions?.recording() === true && functions.current.getStore() !== undefined);
-      const transaction = recorded && command === 'TransactWriteItemsCommand' ? onTheWire(input.TransactItems as TransactWriteItem[]) : undefined;
+      const transaction = recorded && command === 'TransactWriteItemsCommand' ? (input.TransactItems as TransactAction[]) : undefined;
       const before = transaction && (await readItems(transaction));
       const started = performance.now();
       const result = await next(args);

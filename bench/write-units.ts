@@ -1,14 +1,16 @@
-import type { AttributeValue, TransactWriteItem } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { isDeepStrictEqual } from 'node:util';
-import { tableDefinition, type IndexName } from '../lambdas/shared/table';
+import { tableDefinition, type IndexName, type ItemKey } from '../lambdas/shared/table';
 
 /**
  * The write units a `TransactWriteItems` consumes, by DynamoDB's documented rules, from the items
  * before and after it. DynamoDB Local 3 reports a transaction's capacity wrongly: items whose units
  * come out equal are counted once (eight small puts report 2 units, not 16; awslabs/amazon-dynamodb-local-samples#31),
  * so the benchmarks price transactions here and keep what DynamoDB Local said beside it. Single-item
- * writes are reported correctly, and `itemWriteUnits` gives the same figures for them (bench
- * self-check in row 8, test/unit/tooling/write-units.test.ts).
+ * writes are reported correctly, and `itemWriteUnits` gives the same figures for them
+ * (test/integration/write-units.test.ts).
  *
  * The rules (docs: "Item sizes and formats", "Global secondary indexes: provisioned throughput
  * considerations", "Capacity management for transactions"):
@@ -17,9 +19,12 @@ import { tableDefinition, type IndexName } from '../lambdas/shared/table';
  *   in it (a delete and a put) or changes an attribute it projects (one write), each of its entry's size;
  * - a transaction prepares and commits every item: twice the units of each action, a
  *   `ConditionCheck` as a write of the item it reads.
+ *
+ * Items and actions are as the document client takes them (JavaScript values).
  */
 
-type Item = Record<string, AttributeValue>;
+type Item = Record<string, unknown>;
+export type TransactAction = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 export interface WriteUnits {
   table: number;
@@ -30,7 +35,7 @@ const KB = 1024;
 
 /** Item size: each attribute's name and value, as DynamoDB counts them. */
 export function itemBytes(item: Item): number {
-  return Object.entries(item).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + valueBytes(value), 0);
+  return Object.entries(marshall(item, { removeUndefinedValues: true })).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + valueBytes(value), 0);
 }
 
 function valueBytes(value: AttributeValue): number {
@@ -55,11 +60,11 @@ function numberBytes(number: string): number {
 
 const units = (bytes: number) => Math.max(1, Math.ceil(bytes / KB));
 
-const indexes = Object.entries(tableDefinition.indexes) as [IndexName, (typeof tableDefinition.indexes)[IndexName]][];
+const indexes: (typeof tableDefinition.indexes)[IndexName][] = Object.values(tableDefinition.indexes);
 
 /** The index entry an item has (undefined when it lacks the index's keys): what the index projects. */
 function indexEntry(item: Item | undefined, index: (typeof tableDefinition.indexes)[IndexName]): Item | undefined {
-  if (!item?.[index.partitionKey] || !item[index.sortKey]) return undefined;
+  if (item?.[index.partitionKey] === undefined || item[index.sortKey] === undefined) return undefined;
   if (index.projection === 'ALL') return item;
   const keep = new Set<string>([tableDefinition.partitionKey, tableDefinition.sortKey, index.partitionKey, index.sortKey]);
   return Object.fromEntries(Object.entries(item).filter(([name]) => keep.has(name)));
@@ -69,25 +74,25 @@ function indexEntry(item: Item | undefined, index: (typeof tableDefinition.index
 export function itemWriteUnits(before: Item | undefined, after: Item | undefined): WriteUnits {
   const table = units(Math.max(before ? itemBytes(before) : 0, after ? itemBytes(after) : 0));
   let index = 0;
-  for (const [, definition] of indexes) {
+  for (const definition of indexes) {
     const [was, is] = [indexEntry(before, definition), indexEntry(after, definition)];
     if (!was && !is) continue;
     if (!was || !is) index += units(itemBytes((was ?? is)!));
-    else if (!isDeepStrictEqual(was[definition.partitionKey], is[definition.partitionKey]) || !isDeepStrictEqual(was[definition.sortKey], is[definition.sortKey]))
-      index += units(itemBytes(was)) + units(itemBytes(is));
+    else if (was[definition.partitionKey] !== is[definition.partitionKey] || was[definition.sortKey] !== is[definition.sortKey]) index += units(itemBytes(was)) + units(itemBytes(is));
     else if (!isDeepStrictEqual(was, is)) index += units(Math.max(itemBytes(was), itemBytes(is)));
   }
   return { table, index };
 }
 
-/** The key an action of a transaction names. */
-export function actionKey(action: TransactWriteItem): Item {
-  if (action.Put) return { [tableDefinition.partitionKey]: action.Put.Item![tableDefinition.partitionKey]!, [tableDefinition.sortKey]: action.Put.Item![tableDefinition.sortKey]! };
-  return (action.Update ?? action.Delete ?? action.ConditionCheck)!.Key!;
+/** The table an action writes, and the key of the item it names. */
+export function actionTarget(action: TransactAction): { tableName: string; key: ItemKey } {
+  if (action.Put) return { tableName: action.Put.TableName!, key: { pk: String(action.Put.Item![tableDefinition.partitionKey]), sk: String(action.Put.Item![tableDefinition.sortKey]) } };
+  const { TableName, Key } = (action.Update ?? action.Delete ?? action.ConditionCheck)!;
+  return { tableName: TableName!, key: { pk: String(Key![tableDefinition.partitionKey]), sk: String(Key![tableDefinition.sortKey]) } };
 }
 
 /** A committed transaction's units, from each action's item before and after it (in the actions' order). */
-export function transactionWriteUnits(actions: readonly TransactWriteItem[], before: readonly (Item | undefined)[], after: readonly (Item | undefined)[]): WriteUnits {
+export function transactionWriteUnits(actions: readonly TransactAction[], before: readonly (Item | undefined)[], after: readonly (Item | undefined)[]): WriteUnits {
   return actions.reduce<WriteUnits>(
     (sum, action, position) => {
       const change = action.ConditionCheck ? { table: units(before[position] ? itemBytes(before[position]) : 0), index: 0 } : itemWriteUnits(before[position], after[position]);

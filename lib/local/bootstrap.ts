@@ -9,7 +9,10 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { tableDefinition, type IndexName } from '../../lambdas/shared/table';
 
-const indexInput = ([name, index]: [string, (typeof tableDefinition.indexes)[IndexName]]) => ({
+type IndexDefinition = (typeof tableDefinition.indexes)[IndexName];
+const indexList = Object.entries(tableDefinition.indexes) as [IndexName, IndexDefinition][];
+
+const indexInput = ([name, index]: [IndexName, IndexDefinition]) => ({
   IndexName: name,
   KeySchema: [
     { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
@@ -20,8 +23,7 @@ const indexInput = ([name, index]: [string, (typeof tableDefinition.indexes)[Ind
 
 /** CreateTable input built from the same definition as the CDK table. */
 export function createTableInput(tableName: string): CreateTableCommandInput {
-  const { partitionKey, sortKey, indexes, streamView } = tableDefinition;
-  const indexList = Object.entries(indexes) as [IndexName, (typeof indexes)[IndexName]][];
+  const { partitionKey, sortKey, streamView } = tableDefinition;
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',
@@ -50,7 +52,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
       await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.streamView } }));
     }
     const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
-    for (const [name, index] of Object.entries(tableDefinition.indexes) as [IndexName, (typeof tableDefinition.indexes)[IndexName]][]) {
+    for (const [name, index] of indexList) {
       if (present.has(name)) continue;
       await client.send(
         new UpdateTableCommand({

@@ -1,7 +1,5 @@
-import { GetItemCommand, type AttributeValue, type TransactWriteItem } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
-import { itemWriteUnits, transactionWriteUnits } from '../../bench/write-units';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { actionTarget, itemWriteUnits, transactionWriteUnits, type TransactAction as Action } from '../../bench/write-units';
 import { createTestTable } from '../support/dynamodb';
 
 /**
@@ -19,11 +17,8 @@ beforeAll(async () => {
 });
 afterAll(() => table.drop());
 
-const get = async (pk: string): Promise<Record<string, AttributeValue> | undefined> =>
-  (await table.db.send(new GetItemCommand({ TableName: table.tableName, Key: marshall({ pk, sk: 'S' }), ConsistentRead: true }))).Item;
-
-/** An action as the document client takes it: JavaScript values. */
-type Action = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+const get = async (pk: string): Promise<Record<string, unknown> | undefined> =>
+  (await table.db.send(new GetCommand({ TableName: table.tableName, Key: { pk, sk: 'S' }, ConsistentRead: true }))).Item;
 
 /** A case: items to seed, then the change, each keyed by a name made unique per round. */
 interface Case {
@@ -72,7 +67,7 @@ async function prepare(testCase: Case) {
   return testCase.change(key, table.tableName);
 }
 
-const keyOf = (action: Action) => (action.Put?.Item ?? (action.Update ?? action.Delete)!.Key!).pk as string;
+const keyOf = (action: Action) => actionTarget(action).key.pk;
 
 describe.each(Object.entries(cases))('%s', (_, testCase) => {
   it('is priced as twice the units DynamoDB Local reports for the same writes made one at a time', async () => {
@@ -92,17 +87,7 @@ describe.each(Object.entries(cases))('%s', (_, testCase) => {
     const before = await Promise.all(together.map((action) => get(keyOf(action))));
     await table.db.send(new TransactWriteCommand({ TransactItems: together }));
     const after = await Promise.all(together.map((action) => get(keyOf(action))));
-    const priced = transactionWriteUnits(marshalled(together), before, after);
+    const priced = transactionWriteUnits(together, before, after);
     expect(priced.table + priced.index).toBe(reported);
   });
 });
-
-/** The rules read the wire format, as the benchmark harness hands it over. */
-const marshalled = (actions: Action[]): TransactWriteItem[] =>
-  actions.map((action) =>
-    action.Put
-      ? { Put: { TableName: action.Put.TableName, Item: marshall(action.Put.Item) } }
-      : action.Update
-        ? { Update: { TableName: action.Update.TableName, Key: marshall(action.Update.Key), UpdateExpression: action.Update.UpdateExpression } }
-        : { Delete: { TableName: action.Delete!.TableName, Key: marshall(action.Delete!.Key) } },
-  );
