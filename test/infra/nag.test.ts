@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Validations } from 'aws-cdk-lib';
+import { App, CfnResource, Stack, Validations } from 'aws-cdk-lib';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
-import { synthStack, unacknowledgedNagFindings } from '../support/synth';
+import { cloudFormationValidationFindings, synthStack, unacknowledgedNagFindings } from '../support/synth';
 
 describe('cdk-nag AwsSolutions checks', () => {
   const outdirs: string[] = [];
@@ -40,5 +40,22 @@ describe('cdk-nag AwsSolutions checks', () => {
       expect(reason.length).toBeGreaterThan(60);
     }
     expect(app.node.metadata.filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)).toEqual([]);
+  });
+});
+
+describe('CDK’s built-in CloudFormation validation', () => {
+  const outdirs: string[] = [];
+  const outdir = () => outdirs[outdirs.push(mkdtempSync(join(tmpdir(), 'cdk-validate-'))) - 1]!;
+  afterAll(() => outdirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+  it('finds nothing in the default template (the other configurations: stack-settings.test.ts)', () => {
+    expect(synthStack({}, { validate: true }).validationFindings).toEqual([]);
+  });
+
+  it('is read from the report, so a breach it reports only as a warning fails the test', () => {
+    const app = new App({ outdir: outdir() });
+    new CfnResource(new Stack(app, 'Probe'), 'Queue', { type: 'AWS::SQS::Queue', properties: { VisibilityTimeout: 'soon' } });
+    app.synth();
+    expect(cloudFormationValidationFindings(app.outdir)).toEqual([expect.stringMatching(/^F3012 \(warning\) at Probe\/Queue: VisibilityTimeout: 'soon' is not of type 'integer'/)]);
   });
 });

@@ -205,9 +205,10 @@ describe('webhook front door', () => {
     template.hasOutput('WebhookUrl', { Value: callbackUrl });
   });
 
-  it.each(['httpApi', 'functionUrl'])('with webhookFrontDoor=%s, leaves no cdk-nag finding unacknowledged', (webhookFrontDoor) => {
-    const { app, stack } = synthStack({ webhookFrontDoor });
+  it.each(['httpApi', 'functionUrl'])('with webhookFrontDoor=%s, leaves no cdk-nag finding unacknowledged and passes CloudFormation validation', (webhookFrontDoor) => {
+    const { app, stack, validationFindings } = synthStack({ webhookFrontDoor }, { validate: true });
     expect(unacknowledgedNagFindings(app, stack)).toEqual([]);
+    expect(validationFindings).toEqual([]);
   });
 });
 
@@ -257,9 +258,13 @@ describe('system log level', () => {
 });
 
 describe('every optional setting on at once', () => {
-  it('leaves no cdk-nag finding unacknowledged', () => {
-    const { app, stack } = synthStack({ account: '123456789012', region: 'ap-southeast-3', apiGatewayCloudWatchRole: true, webAclArn: WEB_ACL, ...DOMAIN, ...ZONE, kmsKeyArn: KMS_KEY, tableCapacity: { readUnits: { min: 5, max: 50 }, writeUnits: { min: 5, max: 50 } }, systemLogLevel: 'WARN' });
+  it('leaves no cdk-nag finding unacknowledged and passes CloudFormation validation', () => {
+    const { app, stack, validationFindings } = synthStack(
+      { account: '123456789012', region: 'ap-southeast-3', apiGatewayCloudWatchRole: true, webAclArn: WEB_ACL, ...DOMAIN, ...ZONE, kmsKeyArn: KMS_KEY, tableCapacity: { readUnits: { min: 5, max: 50 }, writeUnits: { min: 5, max: 50 } }, systemLogLevel: 'WARN' },
+      { validate: true },
+    );
     expect(unacknowledgedNagFindings(app, stack)).toEqual([]);
+    expect(validationFindings).toEqual([]);
   });
 });
 
