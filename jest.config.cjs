@@ -30,6 +30,10 @@ const emulators = {
 
 /** @type {import('jest').Config} */
 module.exports = {
+  // A worker per core. Jest's default leaves one core to itself, which on a 2-core machine runs
+  // every file in one process; most files wait on DynamoDB Local or the local runtime, so two
+  // workers there took the same suite from 490 s to 365 s.
+  maxWorkers: '100%',
   reporters: ['default', '<rootDir>/test/support/summary-reporter.cjs'],
   projects: [
     { ...base, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
