@@ -100,7 +100,7 @@ export const WRITE_FLOOR = [
   { write: 'sent: the wamid item (transaction)', units: 2 },
   { write: 'sent: ACCEPTED event, in its number’s partition (transaction)', units: 2 },
   { write: 'sent: day rollup, tag rollup, day-tag rollup (transaction)', units: 2 * 3 },
-  { write: 'sent: tag link + its tag index entry (transaction)', units: 2 * 2 },
+  { write: 'sent: tag link, in its tag’s partition (transaction)', units: 2 },
   { write: 'delivered: dispatch (transaction)', units: 2 },
   { write: 'delivered: DELIVERED event, in its number’s partition (transaction)', units: 2 },
   { write: 'read: readAt on the dispatch (with the pricing Meta sent)', units: 1 },

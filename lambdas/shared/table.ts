@@ -11,7 +11,7 @@
  *                         before decisions 100 and 101: dispatches' send-check entries, delivery
  *                         events per phone
  *   gsi2 (time windows)   pending dispatches (reconciler) · sent dispatches per WIB day ·
- *                         tag links per tag
+ *                         what was written before decision 102: tag links per tag
  *   gsi3 (numbers)        a workspace's dispatches to a number, by creation: keys only, on
  *                         values a dispatch never changes, so no status move writes it (decision 100)
  */
@@ -62,8 +62,13 @@ export const keys = {
     pk: partitions.eventsOfPhone(ws, phone).value,
     sk: `${occurredAt}#${dispatchId}#${status}`,
   }),
-  /** One per dispatch and tracking tag, written when the dispatch first counts for reports. */
-  tagLink: (dispatchId: string, tag: string): ItemKey => ({ pk: `DSP#${dispatchId}`, sk: `TAG#${tag}` }),
+  /**
+   * One per dispatch and tracking tag, written when the dispatch first counts for reports, in its
+   * tag's partition by creation, so the report list reads the table and no index copies it (decision 102).
+   */
+  tagLink: (ws: string, tag: string, createdAt: string, dispatchId: string): ItemKey => ({ pk: partitions.linksOfTag(ws, tag).value, sk: `${createdAt}#${dispatchId}` }),
+  /** A tag link as written before decision 102: under its dispatch, indexed by tag on gsi2. Only ever deleted now. */
+  tagLinkUnderDispatch: (dispatchId: string, tag: string): ItemKey => ({ pk: `DSP#${dispatchId}`, sk: `TAG#${tag}` }),
   /** Summary rollup: per tag, WIB day and template, in `ROLLUP_SHARDS` shards. */
   tagRollup: (ws: string, tag: string, day: string, templateId: string, shard = 0): ItemKey => ({ pk: partitions.rollupsOfTag(ws, tag).value, sk: rollupShard(`${day}#${templateId}`, shard) }),
   /** Per-day count of a workspace's dispatches that counted as sent, tagged or not (WORKSPACE-scope totals), in `ROLLUP_SHARDS` shards. */
@@ -118,7 +123,9 @@ const partitions = {
   businessAccounts: (): Partition => ({ on: 'gsi1', value: 'WABAS' }),
   pendingShard: (shard: number): Partition => ({ on: 'gsi2', value: `PENDING#${shard}` }),
   sentOnDay: (ws: string, day: string): Partition => ({ on: 'gsi2', value: `WS#${ws}#D#${day}` }),
-  linksOfTag: (ws: string, tag: string): Partition => ({ on: 'gsi2', value: `WS#${ws}#TAG#${tag}` }),
+  linksOfTag: (ws: string, tag: string): Partition => ({ on: 'table', value: `WS#${ws}#TAG#${tag}` }),
+  /** Tag links written before decision 102 (each kept under its dispatch, indexed here by tag). */
+  indexedLinksOfTag: (ws: string, tag: string): Partition => ({ on: 'gsi2', value: `WS#${ws}#TAG#${tag}` }),
 } as const;
 
 interface Partition {
@@ -195,6 +202,8 @@ export const accessPatterns = {
   sentOnDay: (ws: string, day: string) => keyCondition(partitions.sentOnDay(ws, day)),
   /** A tag's links created in [start, end]: sort keys are `<createdAt>#<dispatchId>`. */
   linksOfTag: (ws: string, tag: string, start: string, end: string) => keyCondition(partitions.linksOfTag(ws, tag), { between: [start, end] }),
+  /** Tag links written before decision 102; the same sort keys. */
+  indexedLinksOfTag: (ws: string, tag: string, start: string, end: string) => keyCondition(partitions.indexedLinksOfTag(ws, tag), { between: [start, end] }),
 } as const;
 
 const indexKey = <I extends IndexName>(index: I, partition: Partition, sort: string) => {
@@ -232,8 +241,8 @@ export const indexKeys = {
   pendingDispatch: (dispatchId: string, since: string) => indexKey('gsi2', partitions.pendingShard(pendingShardOf(dispatchId)), `${since}#${dispatchId}`),
   /** WORKSPACE-scope report list: dispatches that became SENT or DELIVERED, by WIB day. */
   sentDispatchByDay: (ws: string, day: string, createdAt: string, dispatchId: string) => indexKey('gsi2', partitions.sentOnDay(ws, day), `${createdAt}#${dispatchId}`),
-  /** Report list by tag. */
-  tagLink: (ws: string, tag: string, createdAt: string, dispatchId: string) => indexKey('gsi2', partitions.linksOfTag(ws, tag), `${createdAt}#${dispatchId}`),
+  /** Report list by tag, for links written before decision 102 (tests write such links; nothing else does). */
+  indexedTagLink: (ws: string, tag: string, createdAt: string, dispatchId: string) => indexKey('gsi2', partitions.indexedLinksOfTag(ws, tag), `${createdAt}#${dispatchId}`),
   /** The scheduled template sync's list of accounts. */
   businessAccount: (businessAccountId: string) => indexKey('gsi1', partitions.businessAccounts(), businessAccountId),
   /** Conversation list: a workspace's conversations by last activity. */

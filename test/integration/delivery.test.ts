@@ -78,11 +78,12 @@ async function reportCatcher() {
 const attempt = (dispatchId: string, workspaceId: string, receiveCount = 1): DeliveryAttempt => ({ dispatchId, workspaceId, receiveCount, maxReceives: 5 });
 const deliver = (dispatchId: string, workspaceId: string, provider: Provider, receiveCount = 1, now?: Date) =>
   deliverDispatch(attempt(dispatchId, workspaceId, receiveCount), { providerFor: () => provider, store: env.table, ...(now ? { now: () => now } : {}) });
-/** A dispatch's items: its partition (the dispatch and its tag links) and its delivery events, in their number's partition. */
+/** A dispatch's items: its own, its tag links (in their tags' partitions) and its delivery events (in their number's). */
 const itemsOf = async (dispatchId: string) =>
-  (await env.table.scanAll()).filter((item) => item.pk === `DSP#${dispatchId}` || (item.entity === 'deliveryEvent' && item.dispatchId === dispatchId));
+  (await env.table.scanAll()).filter((item) => item.pk === `DSP#${dispatchId}` || ((item.entity === 'deliveryEvent' || item.entity === 'tagLink') && item.dispatchId === dispatchId));
 /** An item of `itemsOf` by what it is: `DSP`, `TAG#<tag>` or `EVT#<status>`. */
-const labelOf = (item: Record<string, unknown>) => (item.entity === 'deliveryEvent' ? `EVT#${String(item.status)}` : String(item.sk));
+const labelOf = (item: Record<string, unknown>) =>
+  item.entity === 'deliveryEvent' ? `EVT#${String(item.status)}` : item.entity === 'tagLink' ? `TAG#${String(item.pk).split('#TAG#')[1]}` : String(item.sk);
 const rollupsOf = async (ws: string) =>
   (await env.table.scanAll()).filter((item) => typeof item.pk === 'string' && (item.pk.startsWith(`WS#${ws}#RT#`) || item.pk.startsWith(`WS#${ws}#RD#`) || item.pk === `WS#${ws}#RW`));
 

@@ -76,7 +76,7 @@ export async function seedDeliveredDispatches(store: Store, seed: ReportSeed): P
     items.push({ ...dispatchItem(dispatch), ...indexKeys.sentDispatchByDay(seed.workspaceId, day, createdAt, dispatch.dispatchId) });
     add(keys.dayRollup(seed.workspaceId, day), 0, 0, { entity: 'dayRollup' });
     for (const tag of tags) {
-      items.push({ ...keys.tagLink(dispatch.dispatchId, tag), ...indexKeys.tagLink(seed.workspaceId, tag, createdAt, dispatch.dispatchId), entity: 'tagLink', workspaceId: seed.workspaceId, dispatchId: dispatch.dispatchId, trackingTag: tag, createdAt });
+      items.push({ ...keys.tagLink(seed.workspaceId, tag, createdAt, dispatch.dispatchId), entity: 'tagLink', dispatchId: dispatch.dispatchId });
       add(keys.tagRollup(seed.workspaceId, tag, day, template.id), 2, 300, { entity: 'tagRollup', trackingTag: tag, day, templateId: template.id, templateName: template.name });
       add(keys.dayTagRollup(seed.workspaceId, day, tag), 0, 0, { entity: 'dayTagRollup', trackingTag: tag });
     }

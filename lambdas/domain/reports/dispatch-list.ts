@@ -1,7 +1,7 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from '../../shared/zod';
 import { batchGet } from '../../shared/batch-get';
 import { defaultStore } from '../../shared/default-store';
+import { queryNewestFirst } from '../../shared/query-all';
 import type { Store } from '../../shared/store';
 import { accessPatterns, keys } from '../../shared/table';
 import { instant } from '../time/instant';
@@ -9,7 +9,7 @@ import type { Dispatch } from '../messages/dispatch';
 import { toDispatch } from '../messages/dispatch-repository';
 import { wibRange } from '../time/wib';
 import { paginationOf, paginationSchema, type Pagination } from './pagination';
-import { dayRollups, dispatchIdOfLink, tagLinks, tagRollups } from './report-items';
+import { dayRollups, newestTagLinks, tagLinks, tagRollups } from './report-items';
 import { reportHeadSchema, type ReportPeriod } from './tag-discovery';
 
 /** A dispatch row of the report list: every field of docs/api.md#tracking-dispatch-list, nullable ones null. */
@@ -117,23 +117,43 @@ async function countedPage(workspaceId: string, query: DispatchListQuery, tag: s
     skip = 0;
   }
 
-  async function* dispatches(): AsyncIterable<Dispatch[]> {
-    for (const { day, skip: passOver, take } of plan) {
-      let seen = 0;
-      let taken = 0;
-      for await (const entries of newestInDay(workspaceId, day, tag, passOver + take, store)) {
-        const wanted = entries.slice(Math.max(0, passOver - seen), Math.max(0, passOver - seen) + (take - taken));
-        seen += entries.length;
-        for (let i = 0; i < wanted.length; i += CHUNK) {
-          const chunk = wanted.slice(i, i + CHUNK);
-          yield tag ? (await batchGet(store, chunk.map((link) => keys.dispatch(dispatchIdOfLink(link))))).map(toDispatch) : chunk.map(toDispatch);
-        }
-        taken += wanted.length;
-        if (taken >= take) break;
-      }
+  const dispatches = tag
+    ? plannedDispatches(
+        plan,
+        (day, count) => {
+          const { start, end } = wibRange(day, day);
+          return newestTagLinks(workspaceId, tag, start, end, count, store);
+        },
+        async (links) => (await batchGet(store, links.map((link) => keys.dispatch(link.dispatchId)))).map(toDispatch),
+      )
+    : plannedDispatches(
+        plan,
+        (day, count) => queryNewestFirst(store, accessPatterns.sentOnDay(workspaceId, day), count),
+        (items) => Promise.resolve(items.map(toDispatch)),
+      );
+  return { dispatches, total };
+}
+
+/**
+ * The planned days' dispatches, newest first: each day's entries (the sent index's whole
+ * dispatches, or a tag's links) read only as far as the page needs, in chunks loaded as dispatches.
+ */
+async function* plannedDispatches<Entry>(
+  plan: { day: string; skip: number; take: number }[],
+  newestOfDay: (day: string, count: number) => AsyncIterable<Entry[]>,
+  load: (entries: Entry[]) => Promise<Dispatch[]>,
+): AsyncIterable<Dispatch[]> {
+  for (const { day, skip: passOver, take } of plan) {
+    let seen = 0;
+    let taken = 0;
+    for await (const entries of newestOfDay(day, passOver + take)) {
+      const wanted = entries.slice(Math.max(0, passOver - seen), Math.max(0, passOver - seen) + (take - taken));
+      seen += entries.length;
+      for (let i = 0; i < wanted.length; i += CHUNK) yield load(wanted.slice(i, i + CHUNK));
+      taken += wanted.length;
+      if (taken >= take) break;
     }
   }
-  return { dispatches: dispatches(), total };
 }
 
 async function workspaceCountsByDay(workspaceId: string, query: ReportPeriod, store: Store): Promise<Map<string, number>> {
@@ -147,28 +167,6 @@ async function tagCountsByDay(workspaceId: string, tag: string, query: ReportPer
   for (const row of rows) perDay.set(row.day, (perDay.get(row.day) ?? 0) + row.dispatchCount);
   for (const [day, count] of perDay) if (count <= 0) perDay.delete(day);
   return perDay;
-}
-
-/** A WIB day's index entries, newest first, in Query pages, until `count` have been read. */
-async function* newestInDay(workspaceId: string, day: string, tag: string | undefined, count: number, store: Store): AsyncIterable<Record<string, unknown>[]> {
-  const { start, end } = wibRange(day, day);
-  let read = 0;
-  let cursor: Record<string, unknown> | undefined;
-  do {
-    const page = await store.db.send(
-      new QueryCommand({
-        TableName: store.tableName,
-        ...(tag ? accessPatterns.linksOfTag(workspaceId, tag, start, end) : accessPatterns.sentOnDay(workspaceId, day)),
-        ScanIndexForward: false,
-        Limit: Math.min(1_000, count - read),
-        ExclusiveStartKey: cursor,
-      }),
-    );
-    const items = page.Items ?? [];
-    read += items.length;
-    if (items.length) yield items;
-    cursor = page.LastEvaluatedKey;
-  } while (cursor && read < count);
 }
 
 /** Several tags: read their entries in the period, then union (ANY) or intersect (ALL). */

@@ -1,8 +1,9 @@
 import * as z from '../../shared/zod';
-import { queryAll } from '../../shared/query-all';
+import { mergeNewestFirst } from '../../shared/merge-newest-first';
+import { queryAll, queryNewestFirst } from '../../shared/query-all';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
-import { accessPatterns, indexKeys, keys, rollupShardOf } from '../../shared/table';
+import { accessPatterns, keys, rollupShardOf, tableDefinition } from '../../shared/table';
 import type { Write } from '../../shared/writes';
 import type { Dispatch } from '../messages/dispatch';
 import { wibDay } from '../time/wib';
@@ -29,24 +30,17 @@ export function reportWrites(dispatch: Dispatch, sign: 1 | -1): Write[] {
       ExpressionAttributeValues: { ':entity': 'dayRollup', ':one': sign },
     },
   };
-  return [dayCount, ...dispatch.trackingTags.flatMap((tag) => [tagLinkWrite(dispatch, tag, sign), tagRollupWrite(dispatch, tag, day, shard, sign), dayTagRollupWrite(dispatch, tag, day, shard, sign)])];
+  return [dayCount, ...dispatch.trackingTags.flatMap((tag) => [...tagLinkWrites(dispatch, tag, sign), tagRollupWrite(dispatch, tag, day, shard, sign), dayTagRollupWrite(dispatch, tag, day, shard, sign)])];
 }
 
-function tagLinkWrite(dispatch: Dispatch, tag: string, sign: 1 | -1): Write {
-  if (sign === -1) return { Delete: { Key: keys.tagLink(dispatch.dispatchId, tag) } };
-  return {
-    Put: {
-      Item: {
-        ...keys.tagLink(dispatch.dispatchId, tag),
-        ...indexKeys.tagLink(dispatch.workspaceId, tag, dispatch.createdAt, dispatch.dispatchId),
-        entity: 'tagLink',
-        workspaceId: dispatch.workspaceId,
-        dispatchId: dispatch.dispatchId,
-        trackingTag: tag,
-        createdAt: dispatch.createdAt,
-      },
-    },
-  };
+/**
+ * The link in its tag's partition (decision 102); taking it back also deletes the link a dispatch
+ * counted before that decision kept under itself, since either may be the one it has.
+ */
+function tagLinkWrites(dispatch: Dispatch, tag: string, sign: 1 | -1): Write[] {
+  const key = keys.tagLink(dispatch.workspaceId, tag, dispatch.createdAt, dispatch.dispatchId);
+  if (sign === -1) return [{ Delete: { Key: key } }, { Delete: { Key: keys.tagLinkUnderDispatch(dispatch.dispatchId, tag) } }];
+  return [{ Put: { Item: { ...key, entity: 'tagLink', dispatchId: dispatch.dispatchId } } }];
 }
 
 const tagRollupWrite = (dispatch: Dispatch, tag: string, day: string, shard: number, sign: 1 | -1): Write => ({
@@ -123,15 +117,36 @@ function sumShards<Row>(shards: Row[], rollupOf: (row: Row) => string, add: (sum
   return [...sums.values()];
 }
 
-/** A tag link as the merged list reads it: the dispatch and its place in time order (its index sort key). */
-const tagLinkEntrySchema = z.pipe(z.object({ dispatchId: z.string(), gsi2sk: z.string() }), z.transform(({ dispatchId, gsi2sk }) => ({ dispatchId, order: gsi2sk })));
-export type TagLinkEntry = z.output<typeof tagLinkEntrySchema>;
-
-/** A tag's links created in [start, end] (instants), in index order. */
-export async function tagLinks(workspaceId: string, tag: string, start: string, end: string, store: Store): Promise<TagLinkEntry[]> {
-  const items = await queryAll(store, { ...accessPatterns.linksOfTag(workspaceId, tag, start, end), ProjectionExpression: 'dispatchId, gsi2sk' });
-  return items.map((item) => parseItem(tagLinkEntrySchema, item, 'tag link'));
+/** A tag link as the report list reads it: the dispatch and its place in time order (`<createdAt>#<dispatchId>`). */
+export interface TagLinkEntry {
+  dispatchId: string;
+  order: string;
 }
 
-/** A tag link's dispatch id, as a page of links on the index reads it. */
-export const dispatchIdOfLink = (item: Record<string, unknown>): string => parseItem(z.object({ dispatchId: z.string() }), item, 'tag link').dispatchId;
+/**
+ * Where each shape of link keeps its order: a link in its tag's partition in the table's sort key;
+ * one written before decision 102 in its gsi2 sort key. Both read the same.
+ */
+const linkSources = [
+  { pattern: accessPatterns.linksOfTag, order: tableDefinition.sortKey },
+  { pattern: accessPatterns.indexedLinksOfTag, order: tableDefinition.indexes.gsi2.sortKey },
+] as const;
+
+const tagLinkEntrySchema = z.object({ dispatchId: z.string(), order: z.string() });
+const linkEntryOf = (order: string) => (item: Record<string, unknown>): TagLinkEntry => parseItem(tagLinkEntrySchema, { ...item, order: item[order] }, 'tag link');
+
+/** A tag's links created in [start, end] (instants), both shapes, in no particular order. */
+export async function tagLinks(workspaceId: string, tag: string, start: string, end: string, store: Store): Promise<TagLinkEntry[]> {
+  const read = await Promise.all(linkSources.map(async ({ pattern, order }) => (await queryAll(store, { ...pattern(workspaceId, tag, start, end), ProjectionExpression: `dispatchId, ${order}` })).map(linkEntryOf(order))));
+  return read.flat();
+}
+
+/** A tag's links created in [start, end], newest first, in pages, both shapes merged, until `count` have been read. */
+export function newestTagLinks(workspaceId: string, tag: string, start: string, end: string, count: number, store: Store): AsyncIterable<TagLinkEntry[]> {
+  const sources = linkSources.map(({ pattern, order }) => mapPages(queryNewestFirst(store, { ...pattern(workspaceId, tag, start, end), ProjectionExpression: `dispatchId, ${order}` }, count), linkEntryOf(order)));
+  return mergeNewestFirst(sources, (link) => link.order);
+}
+
+async function* mapPages<T, U>(pages: AsyncIterable<T[]>, map: (item: T) => U): AsyncIterable<U[]> {
+  for await (const page of pages) yield page.map(map);
+}
