@@ -125,25 +125,28 @@ export interface TagLinkEntry {
 
 /**
  * Where each shape of link keeps its order: a link in its tag's partition in the table's sort key;
- * one written before decision 102 in its gsi2 sort key. Both read the same.
+ * one written before decision 102 in its gsi2 sort key. Both read the same. A function, not a
+ * constant: a module-level reference to `accessPatterns` would keep it in every bundle that writes
+ * report items (the deliver consumer, the webhook) though only the report list reads links.
  */
-const linkSources = [
-  { pattern: accessPatterns.linksOfTag, order: tableDefinition.sortKey },
-  { pattern: accessPatterns.indexedLinksOfTag, order: tableDefinition.indexes.gsi2.sortKey },
-] as const;
+const linkSources = () =>
+  [
+    { pattern: accessPatterns.linksOfTag, order: tableDefinition.sortKey },
+    { pattern: accessPatterns.indexedLinksOfTag, order: tableDefinition.indexes.gsi2.sortKey },
+  ] as const;
 
 const tagLinkEntrySchema = z.object({ dispatchId: z.string(), order: z.string() });
 const linkEntryOf = (order: string) => (item: Record<string, unknown>): TagLinkEntry => parseItem(tagLinkEntrySchema, { ...item, order: item[order] }, 'tag link');
 
 /** A tag's links created in [start, end] (instants), both shapes, in no particular order. */
 export async function tagLinks(workspaceId: string, tag: string, start: string, end: string, store: Store): Promise<TagLinkEntry[]> {
-  const read = await Promise.all(linkSources.map(async ({ pattern, order }) => (await queryAll(store, { ...pattern(workspaceId, tag, start, end), ProjectionExpression: `dispatchId, ${order}` })).map(linkEntryOf(order))));
+  const read = await Promise.all(linkSources().map(async ({ pattern, order }) => (await queryAll(store, { ...pattern(workspaceId, tag, start, end), ProjectionExpression: `dispatchId, ${order}` })).map(linkEntryOf(order))));
   return read.flat();
 }
 
 /** A tag's links created in [start, end], newest first, in pages, both shapes merged, until `count` have been read. */
 export function newestTagLinks(workspaceId: string, tag: string, start: string, end: string, count: number, store: Store): AsyncIterable<TagLinkEntry[]> {
-  const sources = linkSources.map(({ pattern, order }) => mapPages(queryNewestFirst(store, { ...pattern(workspaceId, tag, start, end), ProjectionExpression: `dispatchId, ${order}` }, count), linkEntryOf(order)));
+  const sources = linkSources().map(({ pattern, order }) => mapPages(queryNewestFirst(store, { ...pattern(workspaceId, tag, start, end), ProjectionExpression: `dispatchId, ${order}` }, count), linkEntryOf(order)));
   return mergeNewestFirst(sources, (link) => link.order);
 }
 
