@@ -2,7 +2,8 @@
  * Merges streams that each come newest first (pages of items, ordered by `orderOf` descending)
  * into one stream newest first, reading each source only as far as the merge needs: an item is
  * placed once every source that may still hold a newer one has shown its next item. Used where
- * items written before a key change are read beside the new ones (decisions 101, 102).
+ * items written before a key change are read beside the new ones and a page must stream (the
+ * report list's tag links, decision 102).
  */
 export async function* mergeNewestFirst<T>(sources: AsyncIterable<T[]>[], orderOf: (item: T) => string): AsyncIterable<T[]> {
   const streams = sources.map((source) => ({ pages: source[Symbol.asyncIterator](), buffer: [] as T[], next: 0, done: false }));
