@@ -2,7 +2,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { isDeepStrictEqual } from 'node:util';
-import { tableDefinition, type IndexName, type ItemKey } from '../lambdas/shared/table';
+import { projectedAttributes, tableDefinition, type IndexDefinition, type ItemKey } from '../lambdas/shared/table';
 
 /**
  * The write units a `TransactWriteItems` consumes, by DynamoDB's documented rules, from the items
@@ -60,13 +60,14 @@ function numberBytes(number: string): number {
 
 const units = (bytes: number) => Math.max(1, Math.ceil(bytes / KB));
 
-const indexes: (typeof tableDefinition.indexes)[IndexName][] = Object.values(tableDefinition.indexes);
+const indexes: IndexDefinition[] = Object.values(tableDefinition.indexes);
 
 /** The index entry an item has (undefined when it lacks the index's keys): what the index projects. */
-function indexEntry(item: Item | undefined, index: (typeof tableDefinition.indexes)[IndexName]): Item | undefined {
+function indexEntry(item: Item | undefined, index: IndexDefinition): Item | undefined {
   if (item?.[index.partitionKey] === undefined || item[index.sortKey] === undefined) return undefined;
-  if (index.projection === 'ALL') return item;
-  const keep = new Set<string>([tableDefinition.partitionKey, tableDefinition.sortKey, index.partitionKey, index.sortKey]);
+  const projected = projectedAttributes(index);
+  if (projected === 'ALL') return item;
+  const keep = new Set<string>([tableDefinition.partitionKey, tableDefinition.sortKey, index.partitionKey, index.sortKey, ...projected]);
   return Object.fromEntries(Object.entries(item).filter(([name]) => keep.has(name)));
 }
 

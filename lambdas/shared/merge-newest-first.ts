@@ -3,7 +3,7 @@
  * into one stream newest first, reading each source only as far as the merge needs: an item is
  * placed once every source that may still hold a newer one has shown its next item. Used where
  * items written before a key change are read beside the new ones and a page must stream (the
- * report list's tag links, decision 102).
+ * report list's tag links, decision 102, and the workspace's sent entries, decision 104).
  */
 export async function* mergeNewestFirst<T>(sources: AsyncIterable<T[]>[], orderOf: (item: T) => string): AsyncIterable<T[]> {
   const streams = sources.map((source) => ({ pages: source[Symbol.asyncIterator](), buffer: [] as T[], next: 0, done: false }));
@@ -35,4 +35,9 @@ export async function* mergeNewestFirst<T>(sources: AsyncIterable<T[]>[], orderO
   } finally {
     await Promise.all(streams.map(async (stream) => void (await stream.pages.return?.())));
   }
+}
+
+/** Each page of a stream mapped item by item, as it comes. */
+export async function* mapPages<T, U>(pages: AsyncIterable<T[]>, map: (item: T) => U): AsyncIterable<U[]> {
+  for await (const page of pages) yield page.map(map);
 }

@@ -10,10 +10,14 @@
  *                         Business Accounts (the scheduled template sync) · what was written
  *                         before decisions 100 and 101: dispatches' send-check entries, delivery
  *                         events per phone
- *   gsi2 (time windows)   pending dispatches (reconciler) · sent dispatches per WIB day ·
- *                         what was written before decision 102: tag links per tag
+ *   gsi2 (time windows)   what was written before decision 104: pending dispatches, sent
+ *                         dispatches per WIB day (each a whole copy of its dispatch); before
+ *                         decision 102: tag links per tag
  *   gsi3 (numbers)        a workspace's dispatches to a number, by creation: keys only, on
  *                         values a dispatch never changes, so no status move writes it (decision 100)
+ *   gsi4 (report entries) pending dispatches (reconciler) · sent dispatches per WIB day: only the
+ *                         report row's fields, none of which a claim, a price or a read receipt
+ *                         changes, so those writes leave the index alone (decision 104)
  */
 export const tableDefinition = {
   partitionKey: 'pk',
@@ -23,17 +27,33 @@ export const tableDefinition = {
   streamView: 'NEW_IMAGE',
   /**
    * What each index carries of an item: every attribute where its readers parse whole items from
-   * it; only the keys where they read the items themselves, so a change that leaves the keys as
-   * they were writes nothing to the index.
+   * it; only the keys where they read the items themselves; the attributes its readers answer
+   * with where those change less often than the item. A change that leaves the keys and the
+   * projected attributes as they were writes nothing to the index.
    */
   indexes: {
     gsi1: { partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: 'ALL' },
     gsi2: { partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projection: 'ALL' },
     gsi3: { partitionKey: 'gsi3pk', sortKey: 'gsi3sk', projection: 'KEYS_ONLY' },
+    /**
+     * A dispatch row of the report list (lambdas/domain/reports/dispatch-list.ts), its status
+     * told by `deliveredAt`: not `status`, which the claim changes, nor `pricing` or `readAt`.
+     */
+    gsi4: {
+      partitionKey: 'gsi4pk',
+      sortKey: 'gsi4sk',
+      projection: 'INCLUDE',
+      nonKeyAttributes: ['dispatchId', 'to', 'templateId', 'templateName', 'source', 'apiClient', 'trackingTags', 'creditCost', 'amountRupiah', 'createdAt', 'sentAt', 'deliveredAt'],
+    },
   },
 } as const;
 
 export type IndexName = keyof typeof tableDefinition.indexes;
+export type IndexDefinition = (typeof tableDefinition.indexes)[IndexName];
+
+/** The attributes an index entry carries beside the table's and the index's keys (all of them for `ALL`). */
+export const projectedAttributes = (index: IndexDefinition): readonly string[] | 'ALL' =>
+  index.projection === 'ALL' ? 'ALL' : index.projection === 'INCLUDE' ? index.nonKeyAttributes : [];
 
 export interface ItemKey {
   pk: string;
@@ -111,25 +131,28 @@ const partitions = {
   optOutsOfWorkspace: (ws: string): Partition => ({ on: 'table', value: `WS#${ws}#OPTOUTS` }),
   webhookEndpointsOfWorkspace: (ws: string): Partition => ({ on: 'table', value: `WS#${ws}#WHE` }),
   deliveriesOfEndpoint: (ws: string, endpointId: string): Partition => ({ on: 'table', value: `WS#${ws}#WHD#${endpointId}` }),
-  apiKeysOfWorkspace: (ws: string): Partition => ({ on: 'gsi1', value: `WS#${ws}#KEYS` }),
+  apiKeysOfWorkspace: (ws: string): Partition<'gsi1'> => ({ on: 'gsi1', value: `WS#${ws}#KEYS` }),
   eventsOfPhone: (ws: string, phone: string): Partition => ({ on: 'table', value: `WS#${ws}#EVT#${phone}` }),
   /** Delivery events written before decision 101 (each kept under its dispatch, indexed here by number). */
-  deliveryEventsOfPhone: (ws: string, phone: string): Partition => ({ on: 'gsi1', value: `WS#${ws}#P#${phone}` }),
+  deliveryEventsOfPhone: (ws: string, phone: string): Partition<'gsi1'> => ({ on: 'gsi1', value: `WS#${ws}#P#${phone}` }),
   /** Dispatches written before decision 100 (each kept its send-check entry here). */
-  sendsOfTemplateToPhone: (ws: string, phone: string, templateId: string): Partition => ({ on: 'gsi1', value: `WS#${ws}#P#${phone}#T#${templateId}` }),
-  dispatchesToPhone: (ws: string, phone: string): Partition => ({ on: 'gsi3', value: `WS#${ws}#P#${phone}` }),
-  conversationsByActivity: (ws: string): Partition => ({ on: 'gsi1', value: `WS#${ws}#CONVS` }),
+  sendsOfTemplateToPhone: (ws: string, phone: string, templateId: string): Partition<'gsi1'> => ({ on: 'gsi1', value: `WS#${ws}#P#${phone}#T#${templateId}` }),
+  dispatchesToPhone: (ws: string, phone: string): Partition<'gsi3'> => ({ on: 'gsi3', value: `WS#${ws}#P#${phone}` }),
+  conversationsByActivity: (ws: string): Partition<'gsi1'> => ({ on: 'gsi1', value: `WS#${ws}#CONVS` }),
   /** Every workspace's account in one partition: one item per account, read once per sync run. */
-  businessAccounts: (): Partition => ({ on: 'gsi1', value: 'WABAS' }),
-  pendingShard: (shard: number): Partition => ({ on: 'gsi2', value: `PENDING#${shard}` }),
-  sentOnDay: (ws: string, day: string): Partition => ({ on: 'gsi2', value: `WS#${ws}#D#${day}` }),
+  businessAccounts: (): Partition<'gsi1'> => ({ on: 'gsi1', value: 'WABAS' }),
+  pendingShard: (shard: number): Partition<'gsi4'> => ({ on: 'gsi4', value: `PENDING#${shard}` }),
+  sentOnDay: (ws: string, day: string): Partition<'gsi4'> => ({ on: 'gsi4', value: `WS#${ws}#D#${day}` }),
+  /** Dispatches that entered these before decision 104 (whole copies, on gsi2), until they move. */
+  indexedPendingShard: (shard: number): Partition<'gsi2'> => ({ on: 'gsi2', value: `PENDING#${shard}` }),
+  indexedSentOnDay: (ws: string, day: string): Partition<'gsi2'> => ({ on: 'gsi2', value: `WS#${ws}#D#${day}` }),
   linksOfTag: (ws: string, tag: string): Partition => ({ on: 'table', value: `WS#${ws}#TAG#${tag}` }),
   /** Tag links written before decision 102 (each kept under its dispatch, indexed here by tag). */
-  indexedLinksOfTag: (ws: string, tag: string): Partition => ({ on: 'gsi2', value: `WS#${ws}#TAG#${tag}` }),
+  indexedLinksOfTag: (ws: string, tag: string): Partition<'gsi2'> => ({ on: 'gsi2', value: `WS#${ws}#TAG#${tag}` }),
 } as const;
 
-interface Partition {
-  on: 'table' | IndexName;
+interface Partition<On extends 'table' | IndexName = 'table' | IndexName> {
+  on: On;
   value: string;
 }
 
@@ -197,17 +220,23 @@ export const accessPatterns = {
   conversationsByActivity: (ws: string) => keyCondition(partitions.conversationsByActivity(ws)),
   /** Every WhatsApp Business Account a workspace names, by account id. */
   businessAccounts: () => keyCondition(partitions.businessAccounts()),
-  /** A shard's pending dispatches not touched since `cutoff`. */
+  /** A shard's pending dispatches not touched since `cutoff`: report entries, which name their dispatch. */
   pendingBefore: (shard: number, cutoff: string) => keyCondition(partitions.pendingShard(shard), { before: cutoff }),
+  /** A WIB day's sent dispatches, as report entries; sort keys are `<createdAt>#<dispatchId>`. */
   sentOnDay: (ws: string, day: string) => keyCondition(partitions.sentOnDay(ws, day)),
+  /** Pending dispatches written before decision 104, whole; the same sort keys. */
+  indexedPendingBefore: (shard: number, cutoff: string) => keyCondition(partitions.indexedPendingShard(shard), { before: cutoff }),
+  /** Sent dispatches written before decision 104, whole; the same sort keys. */
+  indexedSentOnDay: (ws: string, day: string) => keyCondition(partitions.indexedSentOnDay(ws, day)),
   /** A tag's links created in [start, end]: sort keys are `<createdAt>#<dispatchId>`. */
   linksOfTag: (ws: string, tag: string, start: string, end: string) => keyCondition(partitions.linksOfTag(ws, tag), { between: [start, end] }),
   /** Tag links written before decision 102; the same sort keys. */
   indexedLinksOfTag: (ws: string, tag: string, start: string, end: string) => keyCondition(partitions.indexedLinksOfTag(ws, tag), { between: [start, end] }),
 } as const;
 
-const indexKey = <I extends IndexName>(index: I, partition: Partition, sort: string) => {
-  const { partitionKey, sortKey } = tableDefinition.indexes[index];
+/** An entry's keys in the index its partition is on. */
+const indexKey = <I extends IndexName>(partition: Partition<I>, sort: string) => {
+  const { partitionKey, sortKey } = tableDefinition.indexes[partition.on];
   return { [partitionKey]: partition.value, [sortKey]: sort } as Record<(typeof tableDefinition.indexes)[I]['partitionKey' | 'sortKey'], string>;
 };
 
@@ -227,27 +256,32 @@ const rollupShard = (sortKey: string, shard: number) => (shard === 0 ? sortKey :
 
 /** Index keys by entity. */
 export const indexKeys = {
-  apiKey: (ws: string, keyId: string) => indexKey('gsi1', partitions.apiKeysOfWorkspace(ws), `KEY#${keyId}`),
+  apiKey: (ws: string, keyId: string) => indexKey(partitions.apiKeysOfWorkspace(ws), `KEY#${keyId}`),
   /**
    * A workspace's dispatches to one number, by creation, whatever the template (send-check reads
    * them newest first). Keys only: the dispatch's own key comes with each entry, so the sort key
    * leaves out its id, a dispatch near 1 KB being 1 unit a write below it and 2 above.
    */
-  dispatchToPhone: (ws: string, phone: string, createdAt: string, templateId: string) => indexKey('gsi3', partitions.dispatchesToPhone(ws, phone), `${createdAt}#${templateId}`),
+  dispatchToPhone: (ws: string, phone: string, createdAt: string, templateId: string) => indexKey(partitions.dispatchesToPhone(ws, phone), `${createdAt}#${templateId}`),
   /**
    * A dispatch not yet settled (queued or processing), for the reconciler. Sharded so no one
    * partition takes every send. Replaced by `sentDispatchByDay` once the dispatch counts as sent.
+   * Both are the dispatch's report entry (gsi4); one written before decision 104 sits on gsi2 under
+   * the same keys (`reportEntryAttributes` names both, for the writes that move or drop it).
    */
-  pendingDispatch: (dispatchId: string, since: string) => indexKey('gsi2', partitions.pendingShard(pendingShardOf(dispatchId)), `${since}#${dispatchId}`),
+  pendingDispatch: (dispatchId: string, since: string) => indexKey(partitions.pendingShard(pendingShardOf(dispatchId)), `${since}#${dispatchId}`),
   /** WORKSPACE-scope report list: dispatches that became SENT or DELIVERED, by WIB day. */
-  sentDispatchByDay: (ws: string, day: string, createdAt: string, dispatchId: string) => indexKey('gsi2', partitions.sentOnDay(ws, day), `${createdAt}#${dispatchId}`),
+  sentDispatchByDay: (ws: string, day: string, createdAt: string, dispatchId: string) => indexKey(partitions.sentOnDay(ws, day), `${createdAt}#${dispatchId}`),
   /** Report list by tag, for links written before decision 102 (tests write such links; nothing else does). */
-  indexedTagLink: (ws: string, tag: string, createdAt: string, dispatchId: string) => indexKey('gsi2', partitions.indexedLinksOfTag(ws, tag), `${createdAt}#${dispatchId}`),
+  indexedTagLink: (ws: string, tag: string, createdAt: string, dispatchId: string) => indexKey(partitions.indexedLinksOfTag(ws, tag), `${createdAt}#${dispatchId}`),
   /** The scheduled template sync's list of accounts. */
-  businessAccount: (businessAccountId: string) => indexKey('gsi1', partitions.businessAccounts(), businessAccountId),
+  businessAccount: (businessAccountId: string) => indexKey(partitions.businessAccounts(), businessAccountId),
   /** Conversation list: a workspace's conversations by last activity. */
-  conversationActivity: (ws: string, lastMessageAt: string, conversationId: string) => indexKey('gsi1', partitions.conversationsByActivity(ws), `${lastMessageAt}#${conversationId}`),
+  conversationActivity: (ws: string, lastMessageAt: string, conversationId: string) => indexKey(partitions.conversationsByActivity(ws), `${lastMessageAt}#${conversationId}`),
 } as const;
+
+/** The index attributes of a dispatch's report entry, in either index it may sit in: what a move out of one removes. */
+export const reportEntryAttributes = (): string[] => [tableDefinition.indexes.gsi4, tableDefinition.indexes.gsi2].flatMap((index) => [index.partitionKey, index.sortKey]);
 
 /** What a number index entry (keys only) says of its dispatch: the sort key's parts, and the dispatch's own key. */
 export function dispatchToPhoneEntry(entry: Record<string, unknown>): { createdAt: string; templateId: string; key: ItemKey } {

@@ -27,6 +27,7 @@ export class MessagingTable extends Construct {
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
         sortKey: { name: index.sortKey, type: AttributeType.STRING },
         projectionType: ProjectionType[index.projection],
+        ...(index.projection === 'INCLUDE' ? { nonKeyAttributes: [...index.nonKeyAttributes] } : {}),
       })),
     });
   }

@@ -7,9 +7,7 @@ import {
   type CreateTableCommandInput,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import { tableDefinition, type IndexName } from '../../lambdas/shared/table';
-
-type IndexDefinition = (typeof tableDefinition.indexes)[IndexName];
+import { tableDefinition, type IndexDefinition, type IndexName } from '../../lambdas/shared/table';
 const indexList = Object.entries(tableDefinition.indexes) as [IndexName, IndexDefinition][];
 
 const indexInput = ([name, index]: [IndexName, IndexDefinition]) => ({
@@ -18,7 +16,7 @@ const indexInput = ([name, index]: [IndexName, IndexDefinition]) => ({
     { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
     { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
   ],
-  Projection: { ProjectionType: index.projection },
+  Projection: { ProjectionType: index.projection, ...(index.projection === 'INCLUDE' ? { NonKeyAttributes: [...index.nonKeyAttributes] } : {}) },
 });
 
 /** CreateTable input built from the same definition as the CDK table. */

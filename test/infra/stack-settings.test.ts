@@ -229,12 +229,13 @@ describe('table capacity', () => {
     expect(table.BillingMode).toBe('PROVISIONED');
     expect(table.WriteProvisionedThroughputSettings).toEqual(writes);
     const indexes = table.GlobalSecondaryIndexes as { WriteProvisionedThroughputSettings: unknown }[];
-    expect(indexes.map((index) => index.WriteProvisionedThroughputSettings)).toEqual([writes, writes, writes]);
+    expect(indexes.map((index) => index.WriteProvisionedThroughputSettings)).toEqual([writes, writes, writes, writes]);
     expect(table.Replicas[0].ReadProvisionedThroughputSettings).toEqual(reads);
     expect(table.Replicas[0].GlobalSecondaryIndexes).toEqual([
       { IndexName: 'gsi1', ReadProvisionedThroughputSettings: reads },
       { IndexName: 'gsi2', ReadProvisionedThroughputSettings: reads },
       { IndexName: 'gsi3', ReadProvisionedThroughputSettings: reads },
+      { IndexName: 'gsi4', ReadProvisionedThroughputSettings: reads },
     ]);
   });
 

@@ -27,18 +27,22 @@ describe('DynamoDB table', () => {
       TimeToLiveSpecification: { AttributeName: tableDefinition.timeToLiveAttribute, Enabled: true },
       SSESpecification: { SSEEnabled: true },
       Replicas: [Match.objectLike({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true }, DeletionProtectionEnabled: true })],
-      // The number index carries only keys, so a status move writes nothing to it (decision 100).
-      GlobalSecondaryIndexes: [
-        ['gsi1', 'ALL'],
-        ['gsi2', 'ALL'],
-        ['gsi3', 'KEYS_ONLY'],
-      ].map(([name, projection]) => ({
+      // The number index carries only keys, so a status move writes nothing to it (decision 100);
+      // the report entries only a row's fields, so a claim, a price or a read receipt does not (decision 104).
+      GlobalSecondaryIndexes: (
+        [
+          ['gsi1', { ProjectionType: 'ALL' }],
+          ['gsi2', { ProjectionType: 'ALL' }],
+          ['gsi3', { ProjectionType: 'KEYS_ONLY' }],
+          ['gsi4', { ProjectionType: 'INCLUDE', NonKeyAttributes: [...tableDefinition.indexes.gsi4.nonKeyAttributes] }],
+        ] as const
+      ).map(([name, projection]) => ({
         IndexName: name,
         KeySchema: [
           { AttributeName: `${name}pk`, KeyType: 'HASH' },
           { AttributeName: `${name}sk`, KeyType: 'RANGE' },
         ],
-        Projection: { ProjectionType: projection },
+        Projection: projection,
       })),
     });
   });

@@ -1,5 +1,6 @@
 import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createTableInput, ensureTable } from '../../lib/local/bootstrap';
+import { tableDefinition } from '../../lambdas/shared/table';
 
 /**
  * A local data directory (MESSAGING_DATA_DIR) outlives the code that made its table: `ensureTable`
@@ -13,12 +14,13 @@ afterAll(async () => {
   client.destroy();
 });
 
-it('gives a table kept from before the number index and the stream both, and leaves its other indexes', async () => {
+it('gives a table kept from before the number and report entry indexes and the stream all three, and leaves its other indexes', async () => {
   const current = createTableInput(tableName);
+  const added = ['gsi3', 'gsi4'];
   const old = {
     ...current,
-    AttributeDefinitions: current.AttributeDefinitions!.filter((attribute) => !attribute.AttributeName!.startsWith('gsi3')),
-    GlobalSecondaryIndexes: current.GlobalSecondaryIndexes!.filter((index) => index.IndexName !== 'gsi3'),
+    AttributeDefinitions: current.AttributeDefinitions!.filter((attribute) => !added.some((index) => attribute.AttributeName!.startsWith(index))),
+    GlobalSecondaryIndexes: current.GlobalSecondaryIndexes!.filter((index) => !added.includes(index.IndexName!)),
     StreamSpecification: { StreamEnabled: false },
   };
   await client.send(new CreateTableCommand(old));
@@ -27,9 +29,10 @@ it('gives a table kept from before the number index and the stream both, and lea
 
   const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
   expect(Table!.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_IMAGE' });
-  expect(Table!.GlobalSecondaryIndexes!.map((index) => [index.IndexName, index.Projection!.ProjectionType]).sort()).toEqual([
-    ['gsi1', 'ALL'],
-    ['gsi2', 'ALL'],
-    ['gsi3', 'KEYS_ONLY'],
+  expect(Table!.GlobalSecondaryIndexes!.map((index) => [index.IndexName, index.Projection]).sort()).toEqual([
+    ['gsi1', { ProjectionType: 'ALL' }],
+    ['gsi2', { ProjectionType: 'ALL' }],
+    ['gsi3', { ProjectionType: 'KEYS_ONLY' }],
+    ['gsi4', { ProjectionType: 'INCLUDE', NonKeyAttributes: [...tableDefinition.indexes.gsi4.nonKeyAttributes] }],
   ]);
 });

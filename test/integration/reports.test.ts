@@ -5,24 +5,16 @@ import { ProviderError, type Provider } from '../../lambdas/domain/providers/pro
 import { listReportDispatches, readAllRows, type DispatchSelector } from '../../lambdas/domain/reports/dispatch-list';
 import { discoverTrackingTags } from '../../lambdas/domain/reports/tag-discovery';
 import { summarizeTrackingTags } from '../../lambdas/domain/reports/tag-summary';
-import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
-import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import { rollupShardOf } from '../../lambdas/shared/table';
-import { template, TEMPLATE_ID, wideTemplate, WIDE_TEMPLATE_ID } from '../support/send-fixtures';
+import { TEMPLATE_ID, wideTemplate, WIDE_TEMPLATE_ID } from '../support/send-fixtures';
+import { acceptingProvider, freshWorkspace } from '../support/report-fixtures';
 import { useTableAndQueues } from '../support/sqs';
 
 const env = useTableAndQueues();
 
-const accepting: Provider = { send: (m) => Promise.resolve({ providerMessageId: `wamid.${m.dispatchId}` }), settle: () => Promise.resolve() };
 const refusing: Provider = { send: () => Promise.reject(new ProviderError('permanent', '131026', 'undeliverable')), settle: () => Promise.resolve() };
 
-async function workspace(): Promise<string> {
-  const ws = `ws-${randomUUID().slice(0, 8)}`;
-  await saveWorkspace({ id: ws, name: ws, rupiahPerCredit: 150 }, new Date(), env.table);
-  await saveTemplate(ws, template, env.table);
-  await saveTemplate(ws, { ...wideTemplate, displayName: 'Wide' }, env.table);
-  return ws;
-}
+const workspace = () => freshWorkspace(env.table, [{ ...wideTemplate, displayName: 'Wide' }]);
 
 /** A dispatch created at `at` with `tags`, delivered (counted as sent) unless `provider` refuses. */
 async function sentAt(ws: string, at: string, tags: string[], options: { templateId?: string; provider?: Provider } = {}) {
@@ -40,7 +32,7 @@ async function sentAt(ws: string, at: string, tags: string[], options: { templat
     },
     { store: env.table, queue: env.queues },
   );
-  await deliverDispatch({ dispatchId, workspaceId: ws, receiveCount: 1, maxReceives: 5 }, { providerFor: () => options.provider ?? accepting, store: env.table });
+  await deliverDispatch({ dispatchId, workspaceId: ws, receiveCount: 1, maxReceives: 5 }, { providerFor: () => options.provider ?? acceptingProvider, store: env.table });
   return dispatchId;
 }
 

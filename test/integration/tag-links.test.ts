@@ -3,13 +3,11 @@ import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { deliverDispatch } from '../../lambdas/domain/delivery/deliver-dispatch';
 import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
-import type { Provider } from '../../lambdas/domain/providers/provider';
 import { statusWebhook } from '../../lambdas/domain/providers/whatsapp-webhook';
 import { listReportDispatches, readAllRows, type DispatchSelector } from '../../lambdas/domain/reports/dispatch-list';
-import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
-import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import { indexKeys, keys } from '../../lambdas/shared/table';
-import { template, TEMPLATE_ID } from '../support/send-fixtures';
+import { TEMPLATE_ID } from '../support/send-fixtures';
+import { acceptingProvider, freshWorkspace } from '../support/report-fixtures';
 import { useTableAndQueues } from '../support/sqs';
 
 /**
@@ -19,14 +17,8 @@ import { useTableAndQueues } from '../support/sqs';
  */
 const env = useTableAndQueues();
 
-const accepting: Provider = { send: (m) => Promise.resolve({ providerMessageId: `wamid.${m.dispatchId}` }), settle: () => Promise.resolve() };
 
-async function workspace(): Promise<string> {
-  const ws = `ws-${randomUUID().slice(0, 8)}`;
-  await saveWorkspace({ id: ws, name: ws, rupiahPerCredit: 150 }, new Date(), env.table);
-  await saveTemplate(ws, template, env.table);
-  return ws;
-}
+const workspace = () => freshWorkspace(env.table);
 
 /** A dispatch created at `at` with `tags`, sent (so it counts for reports). */
 async function sentAt(ws: string, at: string, tags: string[]): Promise<string> {
@@ -34,7 +26,7 @@ async function sentAt(ws: string, at: string, tags: string[]): Promise<string> {
     { workspaceId: ws, apiClient: { id: randomUUID(), name: 'k' }, to: '081234567890', templateId: TEMPLATE_ID, variables: { name: 'B', order: '1' }, tagIds: [], trackingTags: tags, now: new Date(at) },
     { store: env.table, queue: env.queues },
   );
-  await deliverDispatch({ dispatchId, workspaceId: ws, receiveCount: 1, maxReceives: 5 }, { providerFor: () => accepting, store: env.table });
+  await deliverDispatch({ dispatchId, workspaceId: ws, receiveCount: 1, maxReceives: 5 }, { providerFor: () => acceptingProvider, store: env.table });
   return dispatchId;
 }
 

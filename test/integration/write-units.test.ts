@@ -39,6 +39,13 @@ const cases: Record<string, Case> = {
     seed: { a: { gsi1pk: 'P', gsi2pk: 'Q', v: 'x' } },
     change: (key, TableName) => [{ Update: { TableName, Key: { pk: key('a'), sk: 'S' }, UpdateExpression: 'SET gsi2sk = :moved REMOVE gsi1pk', ExpressionAttributeValues: { ':moved': 'later' } } }],
   },
+  'an update of attributes an INCLUDE index does not project, and of one it does': {
+    seed: { a: { gsi4pk: 'R', createdAt: 't', status: 'queued' }, b: { gsi4pk: 'R', createdAt: 't' } },
+    change: (key, TableName) => [
+      { Update: { TableName, Key: { pk: key('a'), sk: 'S' }, UpdateExpression: 'SET #status = :s, readAt = :t', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':s': 'processing', ':t': 'u' } } },
+      { Update: { TableName, Key: { pk: key('b'), sk: 'S' }, UpdateExpression: 'SET deliveredAt = :t', ExpressionAttributeValues: { ':t': 'u' } } },
+    ],
+  },
   'an item over 1 KB, and its index copy': {
     seed: { a: { gsi1pk: 'P', v: 'x'.repeat(1500) } },
     change: (key, TableName) => [{ Update: { TableName, Key: { pk: key('a'), sk: 'S' }, UpdateExpression: 'SET w = :w', ExpressionAttributeValues: { ':w': 1 } } }],
@@ -61,7 +68,7 @@ async function prepare(testCase: Case) {
   const prefix = `R${++round}#`;
   const key = (name: string) => `${prefix}${name}`;
   for (const [name, attributes] of Object.entries(testCase.seed)) {
-    const item = { pk: key(name), sk: 'S', ...attributes, ...(attributes.gsi1pk ? { gsi1sk: key(name) } : {}), ...(attributes.gsi2pk ? { gsi2sk: key(name) } : {}) };
+    const item = { pk: key(name), sk: 'S', ...attributes, ...(attributes.gsi1pk ? { gsi1sk: key(name) } : {}), ...(attributes.gsi2pk ? { gsi2sk: key(name) } : {}), ...(attributes.gsi4pk ? { gsi4sk: key(name) } : {}) };
     await table.db.send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName: table.tableName, Item: item } }] }));
   }
   return testCase.change(key, table.tableName);

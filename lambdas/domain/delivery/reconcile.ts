@@ -3,10 +3,11 @@ import { dispatchQueueSettings } from '../../shared/dispatch-queue-settings';
 import { logger } from '../../shared/logger';
 import type { QueueTarget } from '../../shared/queue';
 import type { Store } from '../../shared/store';
+import { isConditionFailed, writeOne } from '../../shared/writes';
 import { PENDING_SHARDS } from '../../shared/table';
 import { enqueueDispatch } from '../messages/dispatch-queue';
 import type { Dispatch } from '../messages/dispatch';
-import { pendingDispatches, requeueChange } from '../messages/dispatch-repository';
+import { pendingDispatches, pendingEntryDrop, requeueChange } from '../messages/dispatch-repository';
 import { lookUpWorkspace } from '../workspaces/workspace-lookup';
 import { sendingNumberOf } from '../workspaces/workspace-number';
 import { STALE_ATTEMPT_MS } from './deliver-dispatch';
@@ -38,6 +39,8 @@ export interface ReconcileSummary {
   /** Dead attempts the provider never took, queued again. */
   resent: number;
   settledUnknown: number;
+  /** Settled dispatches whose pending entry a function from before decision 104 left behind. */
+  droppedEntries: number;
 }
 
 /**
@@ -45,10 +48,11 @@ export interface ReconcileSummary {
  * queue message never went out, and released attempts whose message was lost, are queued again. A
  * dead attempt (`processing`, its claim older than a minute) is sent again when the number's reports
  * show the provider never took it, and settled `unknown` (never sent again) when nothing can show
- * it (decision 63). Reads only the sparse pending index, one Query per shard.
+ * it (decision 63). Reads only the sparse pending entries: a Query per shard (two while entries from before
+ * decision 104 may remain), and a BatchGet of the dispatches they name.
  */
 export async function reconcile(now: Date, store: Store = defaultStore(), queue: QueueTarget = defaultQueue()): Promise<ReconcileSummary> {
-  const summary: ReconcileSummary = { requeued: 0, resent: 0, settledUnknown: 0 };
+  const summary: ReconcileSummary = { requeued: 0, resent: 0, settledUnknown: 0, droppedEntries: 0 };
   const cutoff = new Date(now.getTime() - QUEUED_GRACE_MS).toISOString();
   const evidence = reportEvidence(now, store);
   for (let shard = 0; shard < PENDING_SHARDS; shard++) {
@@ -60,10 +64,12 @@ export async function reconcile(now: Date, store: Store = defaultStore(), queue:
         if (verdict === 'unknown' && (await applyStatus(dispatch.dispatchId, { to: 'unknown', occurredAt: now.toISOString() }, store, dispatch))) summary.settledUnknown += 1;
       } else if (dispatch.status === 'queued' || (dispatch.status === 'processing' && idleFor > RELEASED_GRACE_MS)) {
         if (await requeue(dispatch, now, store, queue)) summary.requeued += 1;
+      } else if (dispatch.status !== 'processing' && (await dropPendingEntry(dispatch.dispatchId, store))) {
+        summary.droppedEntries += 1;
       }
     }
   }
-  if (summary.requeued || summary.resent || summary.settledUnknown) logger.info('Reconciled stuck dispatches', { ...summary });
+  if (summary.requeued || summary.resent || summary.settledUnknown || summary.droppedEntries) logger.info('Reconciled stuck dispatches', { ...summary });
   return summary;
 }
 
@@ -91,6 +97,17 @@ async function resend(dispatch: Dispatch, now: Date, store: Store, queue: QueueT
   await releaseClaim(dispatch, now, store);
   logger.warn('Dead attempt never reached the provider; sending again', { dispatchId: dispatch.dispatchId, attemptStartedAt: dispatch.attemptStartedAt });
   return requeue(dispatch, now, store, queue);
+}
+
+/** False when the entry had already moved on: the index is read a moment behind the table. */
+async function dropPendingEntry(dispatchId: string, store: Store): Promise<boolean> {
+  try {
+    await writeOne(store, pendingEntryDrop(dispatchId));
+    return true;
+  } catch (error) {
+    if (isConditionFailed(error)) return false;
+    throw error;
+  }
 }
 
 /** Moves the dispatch's pending entry forward first, so the next run does not queue it again. */

@@ -3,7 +3,8 @@ import * as z from '../../shared/zod';
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
-import { accessPatterns, indexKeys, keys } from '../../shared/table';
+import { batchGet } from '../../shared/batch-get';
+import { accessPatterns, indexKeys, keys, reportEntryAttributes, tableDefinition } from '../../shared/table';
 import type { Write } from '../../shared/writes';
 import type { Pricing } from '../providers/whatsapp-webhook';
 import { allowedFrom, countsAsSent, isFirstReport } from '../delivery/transitions';
@@ -64,6 +65,21 @@ const STORED_ATTRIBUTES = new Set(Object.keys(storedDispatchSchema.shape));
 /** A stored item as a Dispatch: nullable fields null when absent. */
 export function toDispatch(item: Record<string, unknown>): Dispatch {
   return parseItem(storedDispatchSchema, item, 'dispatch');
+}
+
+type ReportEntryField = (typeof tableDefinition.indexes.gsi4.nonKeyAttributes)[number];
+
+/** A dispatch as its report entry carries it (gsi4's projection, decision 104): the report row's fields. */
+export type ReportEntry = Pick<Dispatch, ReportEntryField>;
+
+const reportEntrySchema = /* @__PURE__ */ z.pick(
+  storedDispatchSchema,
+  /* @__PURE__ */ Object.fromEntries(tableDefinition.indexes.gsi4.nonKeyAttributes.map((name) => [name, true])) as Record<ReportEntryField, true>,
+);
+
+/** A report entry read from gsi4 as the fields it carries. */
+export function toReportEntry(item: Record<string, unknown>): ReportEntry {
+  return parseItem(reportEntrySchema, item, 'dispatch report entry');
 }
 
 /**
@@ -131,7 +147,7 @@ export function enqueueFailed(dispatch: Dispatch, now: Date): DispatchChange {
     write: {
       Update: {
         Key: keys.dispatch(dispatch.dispatchId),
-        UpdateExpression: `SET #status = :failed, failureCode = :code, updatedAt = :now, ${sequence.set} REMOVE gsi2pk, gsi2sk`,
+        UpdateExpression: `SET #status = :failed, failureCode = :code, updatedAt = :now, ${sequence.set} REMOVE ${reportEntryAttributes().join(', ')}`,
         ConditionExpression: '#status = :queued',
         ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
         ExpressionAttributeValues: { ':failed': 'failed', ':queued': 'queued', ':code': 'enqueue_failed', ':now': now.toISOString(), ...sequence.values },
@@ -154,8 +170,9 @@ export interface StatusMove {
 
 /**
  * Moves the dispatch from a status the transition table allows (docs/api.md#dispatch-statuses). The first move into a status that counts
- * in reports sets `reportedAt` (guarded, so it happens once) and swaps the pending index entry
- * for the sent-by-day one; a move out of reporting drops both.
+ * in reports sets `reportedAt` (guarded, so it happens once) and moves its report entry from
+ * pending to its sent day (out of gsi2 for a dispatch that entered it there, decision 104); a move
+ * out of reporting drops the entry.
  */
 export function statusMove(dispatch: Dispatch, move: StatusMove, now: string): DispatchChange {
   const firstReport = isFirstReport(dispatch, move.to);
@@ -195,13 +212,14 @@ export function statusMove(dispatch: Dispatch, move: StatusMove, now: string): D
     delete after.attemptStartedAt;
   }
   if (firstReport) {
-    const index = indexKeys.sentDispatchByDay(dispatch.workspaceId, wibDay(new Date(dispatch.createdAt)), dispatch.createdAt, dispatch.dispatchId);
-    set.push('reportedAt = :now', 'gsi2pk = :gsi2pk', 'gsi2sk = :gsi2sk');
-    Object.assign(values, { ':gsi2pk': index.gsi2pk, ':gsi2sk': index.gsi2sk });
+    const entry = reportEntryMove(indexKeys.sentDispatchByDay(dispatch.workspaceId, wibDay(new Date(dispatch.createdAt)), dispatch.createdAt, dispatch.dispatchId));
+    set.push('reportedAt = :now', ...entry.set);
+    remove.push(...entry.remove);
+    Object.assign(values, entry.values);
     after.reportedAt = now;
   } else if (!countsAsSent(move.to)) {
     // Failed, canceled or unknown: the reconciler has nothing more to do with it, nor the reports.
-    remove.push('gsi2pk', 'gsi2sk');
+    remove.push(...reportEntryAttributes());
     if (dispatch.reportedAt) remove.push('reportedAt');
     delete after.reportedAt;
   }
@@ -266,18 +284,31 @@ export function pricingChange(dispatch: Dispatch, pricing: Pricing, now: string)
   };
 }
 
+/**
+ * The report entry's keys set to `entry`, and removed from the index it no longer sits in: a
+ * dispatch written before decision 104 has its entry on gsi2, and leaves it at its next move.
+ */
+function reportEntryMove(entry: Record<string, string>): { set: string[]; remove: string[]; values: Record<string, string> } {
+  return {
+    set: Object.keys(entry).map((name) => `${name} = :${name}`),
+    remove: reportEntryAttributes().filter((name) => !(name in entry)),
+    values: Object.fromEntries(Object.entries(entry).map(([name, value]) => [`:${name}`, value])),
+  };
+}
+
 /** Moves the dispatch's pending entry to `now`, if it is still `status`: the reconciler queued it again. */
 export function requeueChange(dispatch: Dispatch, now: Date): DispatchChange {
   const sequence = sequenceStep();
+  const entry = reportEntryMove(indexKeys.pendingDispatch(dispatch.dispatchId, now.toISOString()));
   return {
     write: {
       Update: {
         Key: keys.dispatch(dispatch.dispatchId),
-        UpdateExpression: `SET gsi2sk = :sk, updatedAt = :now, ${sequence.set} ADD requeues :one`,
+        UpdateExpression: `SET ${entry.set.join(', ')}, updatedAt = :now, ${sequence.set} ADD requeues :one REMOVE ${entry.remove.join(', ')}`,
         ConditionExpression: '#status = :status',
         ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
         ExpressionAttributeValues: {
-          ':sk': indexKeys.pendingDispatch(dispatch.dispatchId, now.toISOString()).gsi2sk,
+          ...entry.values,
           ':now': now.toISOString(),
           ':one': 1,
           ':status': dispatch.status,
@@ -289,8 +320,37 @@ export function requeueChange(dispatch: Dispatch, now: Date): DispatchChange {
   };
 }
 
-/** Up to `limit` dispatches of one pending shard not moved since `cutoff`, oldest first. */
+/**
+ * Takes a settled dispatch out of the pending entries. Only a function from before decision 104,
+ * moving a dispatch during the deploy that brings it, leaves one there (it moves the gsi2 entry the
+ * dispatch does not have); left, it would be read on every run and, oldest first, crowd out the
+ * dispatches the reconciler is for. The GET body does not change, so `sequence` does not count up:
+ * the stream record repeats the dispatch's last event, id and all, which receivers de-duplicate
+ * (docs/api.md, `webhook-id`).
+ */
+export function pendingEntryDrop(dispatchId: string): Write {
+  const { partitionKey, sortKey } = tableDefinition.indexes.gsi4;
+  return {
+    Update: {
+      Key: keys.dispatch(dispatchId),
+      UpdateExpression: `REMOVE ${partitionKey}, ${sortKey}`,
+      ConditionExpression: 'begins_with(#entry, :pending) AND NOT #status IN (:queued, :processing)',
+      ExpressionAttributeNames: { '#entry': partitionKey, '#status': 'status' },
+      ExpressionAttributeValues: { ':pending': 'PENDING#', ':queued': 'queued', ':processing': 'processing' },
+    },
+  };
+}
+
+/**
+ * Up to `limit` dispatches of one pending shard not moved since `cutoff`, oldest first: those
+ * whose entry is on gsi2 (written before decision 104, each a whole copy), then those whose report
+ * entry names them, read whole from the table.
+ */
 export async function pendingDispatches(shard: number, cutoff: string, limit: number, store: Store): Promise<Dispatch[]> {
-  const { Items = [] } = await store.db.send(new QueryCommand({ TableName: store.tableName, ...accessPatterns.pendingBefore(shard, cutoff), Limit: limit }));
-  return Items.map(toDispatch);
+  const query = (pattern: ReturnType<typeof accessPatterns.pendingBefore>, Limit: number) => store.db.send(new QueryCommand({ TableName: store.tableName, ...pattern, Limit }));
+  const { Items: whole = [] } = await query(accessPatterns.indexedPendingBefore(shard, cutoff), limit);
+  if (whole.length >= limit) return whole.map(toDispatch);
+  const { Items: entries = [] } = await query(accessPatterns.pendingBefore(shard, cutoff), limit - whole.length);
+  const named = await batchGet(store, entries.map((entry) => keys.dispatch(String(entry.dispatchId))));
+  return [...whole, ...named].map(toDispatch);
 }

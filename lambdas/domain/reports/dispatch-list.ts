@@ -3,10 +3,11 @@ import { batchGet } from '../../shared/batch-get';
 import { defaultStore } from '../../shared/default-store';
 import { queryNewestFirst } from '../../shared/query-all';
 import type { Store } from '../../shared/store';
-import { accessPatterns, keys } from '../../shared/table';
+import { mapPages, mergeNewestFirst } from '../../shared/merge-newest-first';
+import { accessPatterns, keys, tableDefinition } from '../../shared/table';
 import { instant } from '../time/instant';
 import type { Dispatch } from '../messages/dispatch';
-import { toDispatch } from '../messages/dispatch-repository';
+import { toDispatch, toReportEntry, type ReportEntry } from '../messages/dispatch-repository';
 import { wibRange } from '../time/wib';
 import { paginationOf, paginationSchema, type Pagination } from './pagination';
 import { dayRollups, newestTagLinks, tagLinks, tagRollups } from './report-items';
@@ -41,14 +42,19 @@ export interface DispatchListQuery extends ReportPeriod {
   selector: DispatchSelector;
 }
 
-export const toDispatchRow = (dispatch: Dispatch): DispatchRow => ({
+/**
+ * A reportable (sent or delivered) dispatch's row, from the fields its report entry carries: its
+ * status is told by `deliveredAt`, which only the move to delivered sets, so the entry need not
+ * carry `status`, which the claim changes too (decision 104).
+ */
+export const toDispatchRow = (dispatch: ReportEntry): DispatchRow => ({
   dispatchId: dispatch.dispatchId,
   recipientPhone: dispatch.to,
   templateId: dispatch.templateId,
   templateName: dispatch.templateName,
   source: dispatch.source,
   apiClient: dispatch.apiClient,
-  status: dispatch.status === 'delivered' ? 'DELIVERED' : 'SENT',
+  status: dispatch.deliveredAt ? 'DELIVERED' : 'SENT',
   trackingTags: dispatch.trackingTags,
   creditCost: dispatch.creditCost,
   amountRupiah: dispatch.amountRupiah,
@@ -78,7 +84,7 @@ export async function listReportDispatches(workspaceId: string, query: DispatchL
   const { selector } = query;
   const tags = 'trackingTags' in selector ? [...new Set(selector.trackingTags)] : [];
   const page = 'scope' in selector || tags.length === 1 ? await countedPage(workspaceId, query, tags[0], store) : await mergedPage(workspaceId, query, tags, store);
-  return { pagination: paginationOf(query.page, query.limit, page.total), rows: asRows(page.dispatches) };
+  return { pagination: paginationOf(query.page, query.limit, page.total), rows: page.rows };
 }
 
 /** Every row of a page, for callers that want it whole. */
@@ -88,15 +94,28 @@ export async function readAllRows(page: DispatchListPage): Promise<DispatchRow[]
   return rows;
 }
 
-async function* asRows(dispatches: AsyncIterable<Dispatch[]>): AsyncIterable<DispatchRow[]> {
-  // A dispatch that failed between the index read and this one is no longer reportable.
-  for await (const chunk of dispatches) yield chunk.filter((d) => d.status === 'sent' || d.status === 'delivered').map(toDispatchRow);
+/** Rows of dispatches read whole; one that failed between the index read and this one is no longer reportable. */
+const rowsOf = (dispatches: Dispatch[]): DispatchRow[] => dispatches.filter((d) => d.status === 'sent' || d.status === 'delivered').map(toDispatchRow);
+
+/** A day's dispatches as the WORKSPACE list reads them: one's report entry, or its whole copy on gsi2 from before decision 104. */
+type SentEntry = { order: string; row: DispatchRow | undefined };
+
+/**
+ * A WIB day's sent dispatches newest first, until `count` have been read: report entries (gsi4)
+ * and whole copies written before decision 104 (gsi2) merged, both ordered `<createdAt>#<dispatchId>`.
+ * A function, not a constant, so the writers' bundles do not keep `accessPatterns` (decision 102).
+ */
+function newestSentOfDay(workspaceId: string, day: string, count: number, store: Store): AsyncIterable<SentEntry[]> {
+  const { gsi2, gsi4 } = tableDefinition.indexes;
+  const entries = mapPages(queryNewestFirst(store, accessPatterns.sentOnDay(workspaceId, day), count), (item) => ({ order: String(item[gsi4.sortKey]), row: toDispatchRow(toReportEntry(item)) }));
+  const copies = mapPages(queryNewestFirst(store, accessPatterns.indexedSentOnDay(workspaceId, day), count), (item) => ({ order: String(item[gsi2.sortKey]), row: rowsOf([toDispatch(item)])[0] }));
+  return mergeNewestFirst([entries, copies], (entry) => entry.order);
 }
 
 const CHUNK = 100;
 
 /** One partition per WIB day (the workspace's sent index, or one tag's links), with known counts. */
-async function countedPage(workspaceId: string, query: DispatchListQuery, tag: string | undefined, store: Store): Promise<{ dispatches: AsyncIterable<Dispatch[]>; total: number }> {
+async function countedPage(workspaceId: string, query: DispatchListQuery, tag: string | undefined, store: Store): Promise<{ rows: AsyncIterable<DispatchRow[]>; total: number }> {
   const perDay = tag ? await tagCountsByDay(workspaceId, tag, query, store) : await workspaceCountsByDay(workspaceId, query, store);
   const total = [...perDay.values()].reduce((sum, count) => sum + count, 0);
 
@@ -117,32 +136,32 @@ async function countedPage(workspaceId: string, query: DispatchListQuery, tag: s
     skip = 0;
   }
 
-  const dispatches = tag
-    ? plannedDispatches(
+  const rows = tag
+    ? plannedRows(
         plan,
         (day, count) => {
           const { start, end } = wibRange(day, day);
           return newestTagLinks(workspaceId, tag, start, end, count, store);
         },
-        async (links) => (await batchGet(store, links.map((link) => keys.dispatch(link.dispatchId)))).map(toDispatch),
+        async (links) => rowsOf((await batchGet(store, links.map((link) => keys.dispatch(link.dispatchId)))).map(toDispatch)),
       )
-    : plannedDispatches(
+    : plannedRows(
         plan,
-        (day, count) => queryNewestFirst(store, accessPatterns.sentOnDay(workspaceId, day), count),
-        (items) => Promise.resolve(items.map(toDispatch)),
+        (day, count) => newestSentOfDay(workspaceId, day, count, store),
+        (entries) => Promise.resolve(entries.flatMap((entry) => (entry.row ? [entry.row] : []))),
       );
-  return { dispatches, total };
+  return { rows, total };
 }
 
 /**
- * The planned days' dispatches, newest first: each day's entries (the sent index's whole
- * dispatches, or a tag's links) read only as far as the page needs, in chunks loaded as dispatches.
+ * The planned days' rows, newest first: each day's entries (the workspace's sent entries, or a
+ * tag's links) read only as far as the page needs, in chunks loaded as rows.
  */
-async function* plannedDispatches<Entry>(
+async function* plannedRows<Entry>(
   plan: { day: string; skip: number; take: number }[],
   newestOfDay: (day: string, count: number) => AsyncIterable<Entry[]>,
-  load: (entries: Entry[]) => Promise<Dispatch[]>,
-): AsyncIterable<Dispatch[]> {
+  load: (entries: Entry[]) => Promise<DispatchRow[]>,
+): AsyncIterable<DispatchRow[]> {
   for (const { day, skip: passOver, take } of plan) {
     let seen = 0;
     let taken = 0;
@@ -170,7 +189,7 @@ async function tagCountsByDay(workspaceId: string, tag: string, query: ReportPer
 }
 
 /** Several tags: read their entries in the period, then union (ANY) or intersect (ALL). */
-async function mergedPage(workspaceId: string, query: DispatchListQuery, tags: string[], store: Store): Promise<{ dispatches: AsyncIterable<Dispatch[]>; total: number }> {
+async function mergedPage(workspaceId: string, query: DispatchListQuery, tags: string[], store: Store): Promise<{ rows: AsyncIterable<DispatchRow[]>; total: number }> {
   const { start, end } = wibRange(query.startDate, query.endDate);
   const perTag = await Promise.all(tags.map((tag) => tagLinks(workspaceId, tag, start, end, store)));
   const seen = new Map<string, { order: string; tags: number }>();
@@ -189,8 +208,8 @@ async function mergedPage(workspaceId: string, query: DispatchListQuery, tags: s
     .map(([id]) => id);
   const pageIds = ordered.slice((query.page - 1) * query.limit, query.page * query.limit);
 
-  async function* dispatches(): AsyncIterable<Dispatch[]> {
-    for (let i = 0; i < pageIds.length; i += CHUNK) yield (await batchGet(store, pageIds.slice(i, i + CHUNK).map((id) => keys.dispatch(id)))).map(toDispatch);
+  async function* rows(): AsyncIterable<DispatchRow[]> {
+    for (let i = 0; i < pageIds.length; i += CHUNK) yield rowsOf((await batchGet(store, pageIds.slice(i, i + CHUNK).map((id) => keys.dispatch(id)))).map(toDispatch));
   }
-  return { dispatches: dispatches(), total: ordered.length };
+  return { rows: rows(), total: ordered.length };
 }

@@ -1,5 +1,5 @@
 import * as z from '../../shared/zod';
-import { mergeNewestFirst } from '../../shared/merge-newest-first';
+import { mapPages, mergeNewestFirst } from '../../shared/merge-newest-first';
 import { queryAll, queryNewestFirst } from '../../shared/query-all';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
@@ -148,8 +148,4 @@ export async function tagLinks(workspaceId: string, tag: string, start: string, 
 export function newestTagLinks(workspaceId: string, tag: string, start: string, end: string, count: number, store: Store): AsyncIterable<TagLinkEntry[]> {
   const sources = linkSources().map(({ pattern, order }) => mapPages(queryNewestFirst(store, { ...pattern(workspaceId, tag, start, end), ProjectionExpression: `dispatchId, ${order}` }, count), linkEntryOf(order)));
   return mergeNewestFirst(sources, (link) => link.order);
-}
-
-async function* mapPages<T, U>(pages: AsyncIterable<T[]>, map: (item: T) => U): AsyncIterable<U[]> {
-  for await (const page of pages) yield page.map(map);
 }
