@@ -52,6 +52,8 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
     const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
     for (const [name, index] of indexList) {
       if (present.has(name)) continue;
+      // DynamoDB builds one new index of a table at a time, as a deploy adds one per update.
+      await untilIndexesActive(client, tableName);
       await client.send(
         new UpdateTableCommand({
           TableName: tableName,
@@ -60,6 +62,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
         }),
       );
     }
+    await untilIndexesActive(client, tableName);
     return;
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
@@ -71,4 +74,15 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
       TimeToLiveSpecification: { AttributeName: tableDefinition.timeToLiveAttribute, Enabled: true },
     }),
   );
+}
+
+/** Waits until no index of the table is being built (a few seconds at most on DynamoDB Local). */
+async function untilIndexesActive(client: DynamoDBClient, tableName: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if ((Table?.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === 'ACTIVE')) return;
+    if (Date.now() >= deadline) throw new Error(`Indexes of ${tableName} still being built after ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
