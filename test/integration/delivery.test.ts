@@ -16,6 +16,7 @@ import { clearWorkspaceCache } from '../../lambdas/domain/workspaces/workspace-l
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import type { Store } from '../../lambdas/shared/store';
 import { keys, rollupShardOf } from '../../lambdas/shared/table';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { startQueuePoller } from '../../lib/local/queue-poller';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
 import { useTableAndQueues } from '../support/sqs';
@@ -151,6 +152,28 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'failed', failureCode: '131047' });
     expect((await itemsOf(dispatchId)).map(labelOf).sort()).toEqual(['DSP', 'EVT#ACCEPTED', 'EVT#REJECTED']);
     expect((await rollupsOf(ws)).map((item) => item.dispatchCount)).toEqual([0, 0, 0]);
+  });
+
+  it('counts a dispatch once by its `sentAt`: without the `reportedAt` the next release stops writing, delivered still once, a late failure taken back', async () => {
+    // What the sent move will write from the release after decision 105: `sentAt`, no `reportedAt`.
+    const withoutReportedAt = async (dispatchId: string) =>
+      env.table.db.send(new UpdateCommand({ TableName: env.table.tableName, Key: keys.dispatch(dispatchId), UpdateExpression: 'REMOVE reportedAt', ConditionExpression: 'attribute_exists(sentAt)' }));
+    const report = (ws: string, dispatchId: string, status: string, extra: Record<string, unknown> = {}) =>
+      applyProviderReports(statusWebhook(`sandbox:${ws}`, [{ id: 'w', status, timestamp: String(Math.floor(Date.now() / 1000)), biz_opaque_callback_data: dispatchId, ...extra }]), env.table);
+
+    const delivered = await queuedDispatch(['promo']);
+    await deliver(delivered.dispatchId, delivered.ws, scriptedProvider(accept).provider);
+    await withoutReportedAt(delivered.dispatchId);
+    await report(delivered.ws, delivered.dispatchId, 'delivered');
+    expect(await getDispatch(delivered.ws, delivered.dispatchId, env.table)).toMatchObject({ status: 'delivered' });
+    expect((await rollupsOf(delivered.ws)).map((item) => item.dispatchCount)).toEqual([1, 1, 1]);
+
+    const late = await queuedDispatch(['promo']);
+    await deliver(late.dispatchId, late.ws, scriptedProvider(accept).provider);
+    await withoutReportedAt(late.dispatchId);
+    await report(late.ws, late.dispatchId, 'failed', { errors: [{ code: 131047 }] });
+    expect(await getDispatch(late.ws, late.dispatchId, env.table)).toMatchObject({ status: 'failed', sentAt: expect.any(String) });
+    expect((await rollupsOf(late.ws)).map((item) => item.dispatchCount)).toEqual([0, 0, 0]);
   });
 
   it('settles out-of-order callbacks forward only: delivered then sent stays delivered', async () => {

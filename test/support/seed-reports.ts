@@ -69,7 +69,6 @@ export async function seedDeliveredDispatches(store: Store, seed: ReportSeed): P
       pricing: null,
       failureCode: null,
       sequence: 4,
-      reportedAt: createdAt,
     };
     ids.push(dispatch.dispatchId);
     const day = wibDay(new Date(createdAt));

@@ -141,7 +141,7 @@ function transitionWrites(dispatch: Dispatch, requested: StatusChange, now: stri
   const change = requested.to === 'delivered' && dispatch.sentAt && requested.occurredAt < dispatch.sentAt ? { ...requested, occurredAt: dispatch.sentAt } : requested;
   const firstReport = isFirstReport(dispatch, change.to);
   // A late failure after sent takes the dispatch back out of reports, which count only SENT or DELIVERED.
-  const reports = firstReport ? reportWrites(dispatch, 1) : dispatch.reportedAt && !countsAsSent(change.to) ? reportWrites(dispatch, -1) : undefined;
+  const reports = firstReport ? reportWrites(dispatch, 1) : dispatch.sentAt && !countsAsSent(change.to) ? reportWrites(dispatch, -1) : undefined;
   const events = [
     ...(firstReport ? [deliveryEventPut(dispatch, 'ACCEPTED', change.occurredAt)] : []),
     ...(change.event && !(change.event === 'ACCEPTED' && firstReport) ? [deliveryEventPut(dispatch, change.event, change.occurredAt, change.failureCode)] : []),

@@ -26,5 +26,9 @@ export const countsAsSent = (status: DispatchStatus): boolean => status === 'sen
 export const deliveryEventStatuses = ['ACCEPTED', 'DELIVERED', 'REJECTED'] as const;
 export type DeliveryEventStatus = (typeof deliveryEventStatuses)[number];
 
-/** The first move into a status that counts in reports: happens once per dispatch, guarded by `reportedAt`. */
-export const isFirstReport = (dispatch: { reportedAt?: string }, to: DispatchStatus): boolean => countsAsSent(to) && !dispatch.reportedAt;
+/**
+ * The first move into a status that counts in reports: happens once per dispatch, guarded by
+ * `sentAt`, which only that move sets and nothing removes (decision 105). A dispatch whose sent
+ * status failed late keeps its `sentAt`; it is `failed`, from which nothing moves.
+ */
+export const isFirstReport = (dispatch: { sentAt: string | null }, to: DispatchStatus): boolean => countsAsSent(to) && !dispatch.sentAt;

@@ -25,7 +25,7 @@ const nullable = <T extends z.ZodMiniType>(schema: T) => z.pipe(z.nullish(schema
  * these and no others). Null fields are left out of the item, so an absent one reads as null.
  * Items written before decision 92 also hold the send's variables, its rendered text, the
  * contact's name, the template version and the conversation id (now `conversationOfDispatch`):
- * they are read past.
+ * they are read past, as is `reportedAt` (decision 105: written, not read).
  */
 const storedDispatchSchema = z.object({
   dispatchId: z.string().check(z.minLength(1)),
@@ -57,7 +57,6 @@ const storedDispatchSchema = z.object({
   attempts: z.optional(z.number()),
   attemptStartedAt: z.optional(z.string()),
   providerMessageId: z.optional(z.string()),
-  reportedAt: z.optional(z.string()),
 }) satisfies z.ZodMiniType<Dispatch>;
 
 const STORED_ATTRIBUTES = new Set(Object.keys(storedDispatchSchema.shape));
@@ -170,7 +169,7 @@ export interface StatusMove {
 
 /**
  * Moves the dispatch from a status the transition table allows (docs/api.md#dispatch-statuses). The first move into a status that counts
- * in reports sets `reportedAt` (guarded, so it happens once) and moves its report entry from
+ * in reports sets `sentAt` (guarded, so it happens once) and moves its report entry from
  * pending to its sent day (out of gsi2 for a dispatch that entered it there, decision 104); a move
  * out of reporting drops the entry.
  */
@@ -213,15 +212,15 @@ export function statusMove(dispatch: Dispatch, move: StatusMove, now: string): D
   }
   if (firstReport) {
     const entry = reportEntryMove(indexKeys.sentDispatchByDay(dispatch.workspaceId, wibDay(new Date(dispatch.createdAt)), dispatch.createdAt, dispatch.dispatchId));
+    // Not read any more (decision 105), but a function of the release before guards on it until
+    // it is replaced: during the deploy, without it, an old webhook function would count this
+    // dispatch again. The next release drops it.
     set.push('reportedAt = :now', ...entry.set);
     remove.push(...entry.remove);
     Object.assign(values, entry.values);
-    after.reportedAt = now;
   } else if (!countsAsSent(move.to)) {
     // Failed, canceled or unknown: the reconciler has nothing more to do with it, nor the reports.
     remove.push(...reportEntryAttributes());
-    if (dispatch.reportedAt) remove.push('reportedAt');
-    delete after.reportedAt;
   }
 
   const fromList = allowedFrom[move.to].map((status, i) => {
@@ -233,7 +232,7 @@ export function statusMove(dispatch: Dispatch, move: StatusMove, now: string): D
       Update: {
         Key: keys.dispatch(dispatch.dispatchId),
         UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
-        ConditionExpression: `#status IN (${fromList.join(', ')})${firstReport ? ' AND attribute_not_exists(reportedAt)' : ''}`,
+        ConditionExpression: `#status IN (${fromList.join(', ')})${firstReport ? ' AND attribute_not_exists(sentAt)' : ''}`,
         ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
         ExpressionAttributeValues: values,
       },

@@ -64,8 +64,6 @@ export interface Dispatch {
   /** Set while a provider call may be under way: a dispatch with it is never sent again. */
   attemptStartedAt?: string;
   providerMessageId?: string;
-  /** When the dispatch first counted as sent, and its report items were written. */
-  reportedAt?: string;
 }
 
 /** The conversation a dispatch belongs to: the number's in its workspace, derived, not stored (decision 92). */

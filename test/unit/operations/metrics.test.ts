@@ -145,7 +145,7 @@ describe('business metrics, as the functions write them (EMF)', () => {
 
     it('count a delivery report as delivered, and not as a second send', async () => {
       const item = await sendTo('081234567890');
-      await report({ ...item, status: 'sent', reportedAt: '2026-01-01T00:00:00.000Z', sentAt: '2026-01-01T00:00:00.000Z' }, 'delivered');
+      await report({ ...item, status: 'sent', sentAt: '2026-01-01T00:00:00.000Z' }, 'delivered');
       expect(capture.sum(metricNames.delivered, SERVICE)).toBe(1);
       expect(capture.sum(metricNames.sent)).toBe(0);
     });
@@ -159,7 +159,7 @@ describe('business metrics, as the functions write them (EMF)', () => {
 
     it('count a failure report by its code, and a duplicate report not at all', async () => {
       const item = await sendTo('081234567890');
-      await report({ ...item, status: 'sent', reportedAt: '2026-01-01T00:00:00.000Z' }, 'failed');
+      await report({ ...item, status: 'sent', sentAt: '2026-01-01T00:00:00.000Z' }, 'failed');
       expect(capture.sum(metricNames.failed, { ...SERVICE, FailureCode: '131049' })).toBe(1);
 
       capture.clear();
