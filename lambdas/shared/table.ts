@@ -38,12 +38,13 @@ export const tableDefinition = {
     /**
      * A dispatch row of the report list (lambdas/domain/reports/dispatch-list.ts), its status
      * told by `deliveredAt`: not `status`, which the claim changes, nor `pricing` or `readAt`.
+     * `failureCode`, which only a failure sets, marks an entry a failure left behind (decision 104).
      */
     gsi4: {
       partitionKey: 'gsi4pk',
       sortKey: 'gsi4sk',
       projection: 'INCLUDE',
-      nonKeyAttributes: ['dispatchId', 'to', 'templateId', 'templateName', 'source', 'apiClient', 'trackingTags', 'creditCost', 'amountRupiah', 'createdAt', 'sentAt', 'deliveredAt'],
+      nonKeyAttributes: ['dispatchId', 'to', 'templateId', 'templateName', 'source', 'apiClient', 'trackingTags', 'creditCost', 'amountRupiah', 'createdAt', 'sentAt', 'deliveredAt', 'failureCode'],
     },
   },
 } as const;
