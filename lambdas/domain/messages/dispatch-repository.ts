@@ -27,7 +27,7 @@ const nullable = <T extends z.ZodMiniType>(schema: T) => z.pipe(z.nullish(schema
  * contact's name, the template version and the conversation id (now `conversationOfDispatch`):
  * they are read past, as is `reportedAt` (decision 105: written, not read).
  */
-const storedDispatchSchema = z.object({
+export const storedDispatchSchema = z.object({
   dispatchId: z.string().check(z.minLength(1)),
   workspaceId: z.string().check(z.minLength(1)),
   channel: z.literal('whatsapp'),
@@ -66,20 +66,10 @@ export function toDispatch(item: Record<string, unknown>): Dispatch {
   return parseItem(storedDispatchSchema, item, 'dispatch');
 }
 
-type ReportEntryField = (typeof tableDefinition.indexes.gsi4.nonKeyAttributes)[number];
+export type ReportEntryField = (typeof tableDefinition.indexes.gsi4.nonKeyAttributes)[number];
 
 /** A dispatch as its report entry carries it (gsi4's projection, decision 104): the report row's fields. */
 export type ReportEntry = Pick<Dispatch, ReportEntryField>;
-
-const reportEntrySchema = /* @__PURE__ */ z.pick(
-  storedDispatchSchema,
-  /* @__PURE__ */ Object.fromEntries(tableDefinition.indexes.gsi4.nonKeyAttributes.map((name) => [name, true])) as Record<ReportEntryField, true>,
-);
-
-/** A report entry read from gsi4 as the fields it carries. */
-export function toReportEntry(item: Record<string, unknown>): ReportEntry {
-  return parseItem(reportEntrySchema, item, 'dispatch report entry');
-}
 
 /**
  * The stored item: the dispatch's stored attributes, its key, its number and pending index

@@ -3,11 +3,12 @@ import { batchGet } from '../../shared/batch-get';
 import { defaultStore } from '../../shared/default-store';
 import { queryNewestFirst } from '../../shared/query-all';
 import type { Store } from '../../shared/store';
+import { parseItem } from '../../shared/stored-item';
 import { mapPages, mergeNewestFirst } from '../../shared/merge-newest-first';
 import { accessPatterns, keys, tableDefinition } from '../../shared/table';
 import { instant } from '../time/instant';
 import type { Dispatch } from '../messages/dispatch';
-import { toDispatch, toReportEntry, type ReportEntry } from '../messages/dispatch-repository';
+import { storedDispatchSchema, toDispatch, type ReportEntry, type ReportEntryField } from '../messages/dispatch-repository';
 import { wibRange } from '../time/wib';
 import { paginationOf, paginationSchema, type Pagination } from './pagination';
 import { dayRollups, newestTagLinks, tagLinks, tagRollups } from './report-items';
@@ -96,6 +97,10 @@ export async function readAllRows(page: DispatchListPage): Promise<DispatchRow[]
 
 /** Rows of dispatches read whole; one that failed between the index read and this one is no longer reportable. */
 const rowsOf = (dispatches: Dispatch[]): DispatchRow[] => dispatches.filter((d) => d.status === 'sent' || d.status === 'delivered').map(toDispatchRow);
+
+/** A report entry as stored: the dispatch's own schema, of the attributes gsi4 projects. Here, not beside the dispatch's: only this module reads it. */
+const reportEntrySchema = z.pick(storedDispatchSchema, Object.fromEntries(tableDefinition.indexes.gsi4.nonKeyAttributes.map((name) => [name, true])) as Record<ReportEntryField, true>);
+const toReportEntry = (item: Record<string, unknown>): ReportEntry => parseItem(reportEntrySchema, item, 'dispatch report entry');
 
 /** A day's dispatches as the WORKSPACE list reads them: one's report entry, or its whole copy on gsi2 from before decision 104. */
 type SentEntry = { order: string; row: DispatchRow | undefined };
