@@ -104,3 +104,14 @@ export async function writeOne(store: Store, write: Write): Promise<void> {
   else if ('Update' in write) await store.db.send(new UpdateCommand({ ...write.Update, TableName: store.tableName }));
   else await store.db.send(new DeleteCommand({ ...write.Delete, TableName: store.tableName }));
 }
+
+/** Sends one conditional write on its own: false when its condition refused it, which the caller takes as an answer. */
+export async function writeIfAllowed(store: Store, write: Write): Promise<boolean> {
+  try {
+    await writeOne(store, write);
+    return true;
+  } catch (error) {
+    if (isConditionFailed(error)) return false;
+    throw error;
+  }
+}

@@ -3,7 +3,7 @@ import { dispatchQueueSettings } from '../../shared/dispatch-queue-settings';
 import { logger } from '../../shared/logger';
 import type { QueueTarget } from '../../shared/queue';
 import type { Store } from '../../shared/store';
-import { isConditionFailed, writeOne } from '../../shared/writes';
+import { writeIfAllowed } from '../../shared/writes';
 import { PENDING_SHARDS } from '../../shared/table';
 import { enqueueDispatch } from '../messages/dispatch-queue';
 import type { Dispatch } from '../messages/dispatch';
@@ -100,15 +100,7 @@ async function resend(dispatch: Dispatch, now: Date, store: Store, queue: QueueT
 }
 
 /** False when the entry had already moved on: the index is read a moment behind the table. */
-async function dropPendingEntry(dispatchId: string, store: Store): Promise<boolean> {
-  try {
-    await writeOne(store, pendingEntryDrop(dispatchId));
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
-}
+const dropPendingEntry = (dispatchId: string, store: Store): Promise<boolean> => writeIfAllowed(store, pendingEntryDrop(dispatchId));
 
 /** Moves the dispatch's pending entry forward first, so the next run does not queue it again. */
 async function requeue(dispatch: Dispatch, now: Date, store: Store, queue: QueueTarget): Promise<boolean> {

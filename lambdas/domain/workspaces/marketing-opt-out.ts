@@ -5,7 +5,7 @@ import { queryAll } from '../../shared/query-all';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
 import { accessPatterns, keys } from '../../shared/table';
-import { isConditionFailed, writeOne, type Write } from '../../shared/writes';
+import { writeIfAllowed, type Write } from '../../shared/writes';
 import { fromWhatsAppNumber } from '../phones/whatsapp-number';
 
 /**
@@ -80,13 +80,7 @@ export const marketingOptOutPut = (optOut: MarketingOptOut): Write => ({
 
 /** Stores the opt-out; false when the number had opted out already (the stored one stands). */
 export async function recordMarketingOptOut(optOut: MarketingOptOut, store: Store = defaultStore()): Promise<boolean> {
-  try {
-    await writeOne(store, marketingOptOutPut(optOut));
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
+  return writeIfAllowed(store, marketingOptOutPut(optOut));
 }
 
 /** The number's opt-out of the workspace's marketing messages, if it has one. `phone` is E.164. */
