@@ -6,6 +6,7 @@ import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
 import { mapPages, mergeNewestFirst } from '../../shared/merge-newest-first';
 import { accessPatterns, keys, tableDefinition } from '../../shared/table';
+import { countsAsSent } from '../delivery/transitions';
 import { instant } from '../time/instant';
 import type { Dispatch } from '../messages/dispatch';
 import { storedDispatchSchema, toDispatch, type ReportEntry, type ReportEntryField } from '../messages/dispatch-repository';
@@ -95,8 +96,9 @@ export async function readAllRows(page: DispatchListPage): Promise<DispatchRow[]
   return rows;
 }
 
-/** Rows of dispatches read whole; one that failed between the index read and this one is no longer reportable. */
-const rowsOf = (dispatches: Dispatch[]): DispatchRow[] => dispatches.filter((d) => d.status === 'sent' || d.status === 'delivered').map(toDispatchRow);
+/** A dispatch read whole as a row; none for one that failed between the index read and this one (no longer reportable). */
+const rowOf = (dispatch: Dispatch): DispatchRow | undefined => (countsAsSent(dispatch.status) ? toDispatchRow(dispatch) : undefined);
+const rowsOf = (dispatches: Dispatch[]): DispatchRow[] => dispatches.flatMap((dispatch) => rowOf(dispatch) ?? []);
 
 /** A report entry as stored: the dispatch's own schema, of the attributes gsi4 projects. Here, not beside the dispatch's: only this module reads it. */
 const reportEntrySchema = z.pick(storedDispatchSchema, Object.fromEntries(tableDefinition.indexes.gsi4.nonKeyAttributes.map((name) => [name, true])) as Record<ReportEntryField, true>);
@@ -117,7 +119,7 @@ function newestSentOfDay(workspaceId: string, day: string, count: number, store:
     // A failure moves the dispatch out; only a function from before decision 104, during the deploy, leaves its entry behind.
     return { order: String(item[gsi4.sortKey]), row: entry.failureCode === null ? toDispatchRow(entry) : undefined };
   });
-  const copies = mapPages(queryNewestFirst(store, accessPatterns.indexedSentOnDay(workspaceId, day), count), (item) => ({ order: String(item[gsi2.sortKey]), row: rowsOf([toDispatch(item)])[0] }));
+  const copies = mapPages(queryNewestFirst(store, accessPatterns.indexedSentOnDay(workspaceId, day), count), (item) => ({ order: String(item[gsi2.sortKey]), row: rowOf(toDispatch(item)) }));
   return mergeNewestFirst([entries, copies], (entry) => entry.order);
 }
 
