@@ -76,13 +76,13 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
   );
 }
 
-/** Waits until no index of the table is being built (a few seconds at most on DynamoDB Local). */
-async function untilIndexesActive(client: DynamoDBClient, tableName: string, timeoutMs = 60_000): Promise<void> {
+/** Waits until no index of the table is being built: seconds on DynamoDB Local, longer beside other work or with many items. */
+async function untilIndexesActive(client: DynamoDBClient, tableName: string, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     if ((Table?.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === 'ACTIVE')) return;
     if (Date.now() >= deadline) throw new Error(`Indexes of ${tableName} still being built after ${timeoutMs / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }

@@ -14,6 +14,7 @@ afterAll(async () => {
   client.destroy();
 });
 
+// DynamoDB Local builds the two indexes one after the other; beside a loaded suite that took over 30 s.
 it('gives a table kept from before the number and report entry indexes and the stream all three, and leaves its other indexes', async () => {
   const current = createTableInput(tableName);
   const added = ['gsi3', 'gsi4'];
@@ -35,4 +36,4 @@ it('gives a table kept from before the number and report entry indexes and the s
     ['gsi3', { ProjectionType: 'KEYS_ONLY' }],
     ['gsi4', { ProjectionType: 'INCLUDE', NonKeyAttributes: [...tableDefinition.indexes.gsi4.nonKeyAttributes] }],
   ]);
-});
+}, 150_000);
