@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getDispatch } from '../../lambdas/domain/messages/dispatch-repository';
+import { IN_FLIGHT_WINDOW_MS } from '../../lambdas/domain/messages/idempotency';
 import { sendTemplateMessage, type SendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
@@ -119,6 +121,20 @@ describe('sending a template message against DynamoDB Local and the SQS emulator
     expect((await rejection(send(command(ws, { now: later, to: '081234567894' }))))?.code).toBe('template_not_ready');
     expect(await send(command(ws, { idempotency, now: later }))).toEqual({ dispatchId: first.dispatchId, status: 'queued', replayed: true });
     expect(await itemsOf(ws, 'dispatch')).toHaveLength(3);
+  });
+
+  it('answers 409 to a key whose request stopped before marking it complete, then replays its answer once the in-flight window is over', async () => {
+    const ws = await workspace();
+    const now = new Date('2026-04-01T10:00:15.000Z');
+    const idempotency = { key: `order-${randomUUID()}`, fingerprint: 'body' };
+    const first = await send(command(ws, { idempotency, now }));
+    // As a request stopped (a lost answer, a dead process) between its transaction and the mark.
+    await env.table.db.send(new UpdateCommand({ TableName: env.table.tableName, Key: keys.idempotency(ws, idempotency.key), UpdateExpression: 'SET #state = :inFlight', ExpressionAttributeNames: { '#state': 'state' }, ExpressionAttributeValues: { ':inFlight': 'in_flight' } }));
+
+    const at = (ms: number) => new Date(now.getTime() + ms);
+    expect((await rejection(send(command(ws, { idempotency, now: at(IN_FLIGHT_WINDOW_MS) }))))?.code).toBe('idempotency_conflict');
+    expect(await send(command(ws, { idempotency, now: at(IN_FLIGHT_WINDOW_MS + 1) }))).toEqual({ dispatchId: first.dispatchId, status: 'queued', replayed: true });
+    expect(await itemsOf(ws, 'dispatch')).toHaveLength(1);
   });
 
   it('answers 502 when the queue refuses, fails the dispatch, releases the key and the daily marker, and a retry succeeds', async () => {
