@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const seedPath = env.MESSAGING_SEED ?? DEMO_SEED_PATH;
   const seed = readSeed(seedPath);
   console.log('Starting DynamoDB Local, the SQS emulator and the API…');
-  const runtime = await startLocalRuntime({ port: env.PORT, seedPath, ...(env.MESSAGING_DATA_DIR ? { dataDir: env.MESSAGING_DATA_DIR } : {}) });
+  const runtime = await startLocalRuntime({ port: env.PORT, seedPath, isolateInvocations: true, ...(env.MESSAGING_DATA_DIR ? { dataDir: env.MESSAGING_DATA_DIR } : {}) });
 
   let stopping = false;
   const shutdown = (signal: string) => {

@@ -17,6 +17,7 @@ import type { ApiHandler, LoadedRoute } from './http-server';
 import type { FunctionUrlHandler } from './function-url-server';
 import { createDispatchQueues, createWebhookQueues, startSqsEmulator, type SqsEmulator } from './sqs-emulator';
 import { startStreamPoller, type StreamHandler, type StreamPoller } from './stream-poller';
+import { isolateInvocations } from './invocation-store';
 
 const LOCAL_REGION = 'ap-southeast-3';
 
@@ -42,6 +43,14 @@ export interface LocalRuntimeOptions {
    * Lambda's runtime would: the benchmarks meter each one by function (bench/harness.ts).
    */
   invoke?: Invoke;
+  /**
+   * Give each invocation its own Powertools state (lib/local/invocation-store.ts), so that every
+   * log line names its own function and carries its own keys. It sets AWS_LAMBDA_MAX_CONCURRENCY in
+   * this process, which a child process started from it inherits: Powertools there then expects a
+   * store of its own. So `npm start` and the tests ask for it; the benchmarks, whose child
+   * processes run handlers as a one-at-a-time Lambda does, do not.
+   */
+  isolateInvocations?: boolean;
   /**
    * Where WhatsApp's (here the sandbox's) callbacks come in, as the stack's setting of that name
    * (docs/deploy.md): `restApi` (the default), a route of the server; `functionUrl`, a function URL
@@ -170,7 +179,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const { applySeed } = await import('./seed');
     await applySeed(readSeed(options.seedPath ?? DEMO_SEED_PATH), createStore({ tableName, region, endpoint: dynamodbEndpoint, credentials: LOCAL_CREDENTIALS }));
 
-    const invoke = options.invoke ?? directly;
+    const metered = options.invoke ?? directly;
+    const inOwnContext = options.isolateInvocations ? isolateInvocations() : undefined;
+    const invoke: Invoke = inOwnContext ? (functionName, invocation, event) => inOwnContext(() => metered(functionName, invocation, event)) : metered;
     const loaded: LoadedRoute[] = [];
     for (const [id, definition] of routeEntries) {
       const module = (await import(join(PROJECT_ROOT, 'lambdas', 'handlers', definition.handler))) as { handler: ApiHandler };

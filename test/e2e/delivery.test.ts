@@ -73,6 +73,24 @@ describe('delivery through the sandbox, over HTTP (docs/api.md#sandbox)', () => 
     for (const id of ids) expect(await settled(id, 'delivered')).toMatchObject({ failureCode: null });
   }, 45_000);
 
+  it('labels every log line with its own invocation, however the functions interleave in the one local process', async () => {
+    const written = jest.spyOn(process.stdout, 'write');
+    let chunks: unknown[];
+    try {
+      for (let wave = 0; wave < 2; wave++) await Promise.all(Array.from({ length: 8 }, (_, i) => send(`08123470${wave}${i}01`)));
+      await queueSettled(runtime);
+    } finally {
+      chunks = written.mock.calls.map(([chunk]) => chunk);
+      written.mockRestore();
+    }
+    const lines = chunks.flatMap((chunk) => String(chunk).split('\n')).filter((line) => line.startsWith('{"level"')).map((line) => JSON.parse(line) as Record<string, unknown>);
+    // The consumer's lines name the consumer and carry no request's keys; a route's carry its own.
+    const attempts = lines.filter((line) => line.message === 'Delivery attempt');
+    expect(attempts.length).toBeGreaterThanOrEqual(16);
+    expect(attempts.filter((line) => line.function_name !== 'deliver' || 'apiKeyId' in line || 'requestId' in line)).toEqual([]);
+    expect(lines.filter((line) => 'apiKeyId' in line && !(String(line.function_name) in routes))).toEqual([]);
+  }, 45_000);
+
   it('settles a number ending 0504 from unknown through the sandbox’s later reports', async () => {
     const id = await send('081234560504');
     expect(await settled(id, 'delivered')).toMatchObject({ sentAt: expect.any(String) });

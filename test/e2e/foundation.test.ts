@@ -1,20 +1,15 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { PROJECT_ROOT } from '../../lib/local/paths';
 import { readWhatsAppTemplateFixture, startGraphStub, templatePages } from '../support/graph-stub';
-import { call, SECOND_SEED, startTestRuntime } from '../support/local-runtime';
+import { call, SECOND_SEED, startTestRuntime, runAdmin } from '../support/local-runtime';
 import { openApiDocument } from '../support/openapi-contract';
 
 // A revocation must show within the key cache TTL; a short one keeps this test quick.
 process.env.API_KEY_CACHE_TTL_SECONDS = '1';
 
-const run = promisify(execFile);
 let runtime: Awaited<ReturnType<typeof startTestRuntime>>;
-const admin = (...args: string[]) =>
-  run(join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx'), [join(PROJECT_ROOT, 'bin', 'admin.ts'), ...args, '--local', '--port', String(runtime.port)], { cwd: PROJECT_ROOT });
+const admin = (...args: string[]) => runAdmin(runtime, args);
 
 beforeAll(async () => {
   runtime = await startTestRuntime({ seedPath: SECOND_SEED });
@@ -139,8 +134,7 @@ describe('the admin CLI against the local runtime', () => {
     try {
       await admin('workspace', 'create', '--id', 'ws-waba', '--name', 'WABA', '--rupiah-per-credit', '150', '--provider', 'whatsapp', '--whatsapp-business-account-id', '102290129340398');
       const key = (await admin('key', 'create', '--workspace', 'ws-waba', '--name', 'ci', '--scopes', 'templates:read')).stdout.trim();
-      const env = { ...process.env, GRAPH_API_BASE_URL: graph.baseUrl, WHATSAPP_ACCESS_TOKEN: 'token-1' };
-      const { stdout } = await run(join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx'), [join(PROJECT_ROOT, 'bin', 'admin.ts'), 'templates', 'sync', '--workspace', 'ws-waba', '--local', '--port', String(runtime.port)], { cwd: PROJECT_ROOT, env });
+      const { stdout } = await runAdmin(runtime, ['templates', 'sync', '--workspace', 'ws-waba'], { GRAPH_API_BASE_URL: graph.baseUrl, WHATSAPP_ACCESS_TOKEN: 'token-1' });
       // The summary is the last line; before it, the sync's log lines (a skipped template is a warning).
       expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({ read: 7, created: 6, newVersions: 0, updated: 0, unchanged: 0, skipped: 1 });
       const { body } = await call(runtime.url, 'GET', '/v1/message-templates', { apiKey: key });

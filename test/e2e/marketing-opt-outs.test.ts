@@ -1,17 +1,12 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { PROJECT_ROOT } from '../../lib/local/paths';
 import { contractErrorProblem } from '../support/contract-error';
-import { call, SECOND, SECOND_SEED, startTestRuntime } from '../support/local-runtime';
+import { call, SECOND, SECOND_SEED, startTestRuntime, runAdmin } from '../support/local-runtime';
 import { postSignedWebhook } from '../support/webhooks';
 
-const run = promisify(execFile);
 let runtime: Awaited<ReturnType<typeof startTestRuntime>>;
-const admin = (...args: string[]) =>
-  run(join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx'), [join(PROJECT_ROOT, 'bin', 'admin.ts'), ...args, '--local', '--port', String(runtime.port)], { cwd: PROJECT_ROOT });
+const admin = (...args: string[]) => runAdmin(runtime, args);
 
 const MARKETING = '5e0c0000-0000-4000-8000-00000000b001';
 const UTILITY = '5e0c0000-0000-4000-8000-00000000b002';

@@ -1,6 +1,9 @@
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { PROJECT_ROOT } from '../../lib/local/paths';
 import { startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '../../lib/local/runtime';
 import { pathOf, routes } from '../../lambdas/routes';
 import { createStore, type Store } from '../../lambdas/shared/store';
@@ -38,6 +41,7 @@ export async function startTestRuntime(
     dynamodbEndpoint: options.dynamodbEndpoint ?? process.env.TEST_DYNAMODB_ENDPOINT!,
     sqsEndpoint: options.sqsEndpoint ?? process.env.TEST_SQS_ENDPOINT!,
     namePrefix: `e2e-${randomUUID().slice(0, 8)}`,
+    isolateInvocations: true,
     ...(options.webhookFrontDoor ? { webhookFrontDoor: options.webhookFrontDoor } : {}),
     ...(options.invoke ? { invoke: options.invoke } : {}),
     onError:
@@ -47,6 +51,21 @@ export async function startTestRuntime(
       }),
   });
   return { ...runtime, store: createStore({ tableName: runtime.tableName, region: runtime.region, endpoint: runtime.dynamodbEndpoint }) };
+}
+
+/**
+ * `bin/admin.ts … --local --port <runtime's>`, as an operator's shell runs it: this process's
+ * environment and `env`, less AWS_LAMBDA_MAX_CONCURRENCY, which the runtime set for its own
+ * invocations (lib/local/invocation-store.ts) and which would make the CLI's Powertools look for a
+ * per-invocation store it does not have.
+ */
+export function runAdmin(runtime: Pick<LocalRuntime, 'port'>, args: string[], env: NodeJS.ProcessEnv = {}) {
+  const inherited = { ...process.env };
+  delete inherited.AWS_LAMBDA_MAX_CONCURRENCY;
+  return promisify(execFile)(join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx'), [join(PROJECT_ROOT, 'bin', 'admin.ts'), ...args, '--local', '--port', String(runtime.port)], {
+    cwd: PROJECT_ROOT,
+    env: { ...inherited, ...env },
+  });
 }
 
 export interface HttpResponse {
