@@ -11,6 +11,9 @@ const DOMAIN = { domainName: 'api.example.com', certificateArn: CERTIFICATE };
 const ZONE = { hostedZoneId: 'Z0123456789ABCDEFGHIJ', hostedZoneName: 'example.com' };
 const KMS_KEY = 'arn:aws:kms:ap-southeast-3:123456789012:key/0a1b2c3d-0000-4000-8000-000000000003';
 const templateText = (template: ReturnType<typeof synthStack>['template']) => JSON.stringify(template.toJSON());
+let withDefaults: ReturnType<typeof synthStack>['template'] | undefined;
+/** The template of cdk.json's context alone, synthesized once for the file: the tests only read it. */
+const defaultTemplate = () => (withDefaults ??= synthStack().template);
 
 describe('account and region', () => {
   it('without them the template is environment-agnostic, whatever the CLI’s default region', () => {
@@ -42,21 +45,21 @@ describe('tags', () => {
     template.hasResourceProperties('AWS::Lambda::Function', { Tags: Match.arrayWith(expected) });
     template.hasResourceProperties('AWS::SQS::Queue', { Tags: Match.arrayWith(expected) });
     template.hasResourceProperties('AWS::DynamoDB::GlobalTable', { Replicas: [Match.objectLike({ Tags: Match.arrayWith(expected) })] });
-    const { template: defaults } = synthStack();
+    const defaults = defaultTemplate();
     defaults.hasResourceProperties('AWS::SQS::Queue', { Tags: [{ Key: 'service', Value: 'messaging-api' }] });
   });
 });
 
 describe('deliver concurrency', () => {
   it('caps the deliver consumer’s concurrent invocations (2 by default)', () => {
-    synthStack().template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 2 } });
+    defaultTemplate().hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 2 } });
     synthStack({ deliverMaxConcurrency: 8 }).template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 8 } });
   });
 });
 
 describe('API Gateway’s CloudWatch role', () => {
   it('is left to the account by default, and set by the one stack given apiGatewayCloudWatchRole=true', () => {
-    const { template } = synthStack();
+    const template = defaultTemplate();
     template.resourceCountIs('AWS::ApiGateway::Account', 0);
     const { template: owner } = synthStack({ apiGatewayCloudWatchRole: 'true' });
     owner.resourceCountIs('AWS::ApiGateway::Account', 1);
@@ -66,7 +69,7 @@ describe('API Gateway’s CloudWatch role', () => {
 
 describe('WAF', () => {
   it('associates the web ACL given by ARN with the stage, and none otherwise', () => {
-    synthStack().template.resourceCountIs('AWS::WAFv2::WebACLAssociation', 0);
+    defaultTemplate().resourceCountIs('AWS::WAFv2::WebACLAssociation', 0);
     const { template } = synthStack({ webAclArn: WEB_ACL });
     template.hasResourceProperties('AWS::WAFv2::WebACLAssociation', { WebACLArn: WEB_ACL, ResourceArn: Match.objectLike({ 'Fn::Join': Match.anyValue() }) });
   });
@@ -74,7 +77,7 @@ describe('WAF', () => {
 
 describe('custom domain', () => {
   it('maps the stage at the root of a regional domain with the given certificate, and outputs its URL', () => {
-    const none = synthStack().template;
+    const none = defaultTemplate();
     none.resourceCountIs('AWS::ApiGateway::DomainName', 0);
     expect(Object.keys(none.findOutputs('CustomUrl'))).toEqual([]);
     const { template } = synthStack(DOMAIN);
@@ -128,7 +131,7 @@ describe('customer-managed KMS key', () => {
   });
 
   it('without it, keeps AWS-managed encryption and the alarm topic’s own key', () => {
-    const { template } = synthStack();
+    const template = defaultTemplate();
     const queues = Object.values(template.findResources('AWS::SQS::Queue'));
     expect(queues.map((queue) => queue.Properties.SqsManagedSseEnabled)).toEqual([true, true, true, true]);
     template.resourceCountIs('AWS::KMS::Key', 1);
@@ -138,7 +141,7 @@ describe('customer-managed KMS key', () => {
 
 describe('access logs', () => {
   it('log the fields the runbook queries: status, latency, integration latency and status, error type', () => {
-    const stage = Object.values(synthStack().template.findResources('AWS::ApiGateway::Stage'))[0]!;
+    const stage = Object.values(defaultTemplate().findResources('AWS::ApiGateway::Stage'))[0]!;
     const format = JSON.parse(stage.Properties.AccessLogSetting.Format as string) as Record<string, string>;
     expect(format).toMatchObject({
       requestId: '$context.requestId',
@@ -157,7 +160,7 @@ describe('webhook front door', () => {
     Object.values(template.findResources('AWS::ApiGateway::Method')).filter((method) => JSON.stringify(method).includes('WhatsappWebhook'));
 
   it('is the REST API by default: the webhook routes are REST methods and there is no HTTP API', () => {
-    const { template } = synthStack();
+    const template = defaultTemplate();
     template.resourceCountIs('AWS::ApiGatewayV2::Api', 0);
     expect(webhookMethods(template)).toHaveLength(2);
   });
@@ -217,7 +220,7 @@ describe('table capacity', () => {
   const scaled = (min: number, max: number, target: number) => ({ MinCapacity: min, MaxCapacity: max, SeedCapacity: max, TargetTrackingScalingPolicyConfiguration: { TargetValue: target } });
 
   it('is on demand by default: no provisioned throughput anywhere', () => {
-    const table = tableOf(synthStack().template);
+    const table = tableOf(defaultTemplate());
     expect(table.BillingMode).toBe('PAY_PER_REQUEST');
     expect(JSON.stringify(table)).not.toContain('ProvisionedThroughputSettings');
   });
@@ -250,7 +253,7 @@ describe('system log level', () => {
     new Set(Object.values(template.findResources('AWS::Lambda::Function')).map((fn) => fn.Properties.LoggingConfig?.SystemLogLevel as string | undefined));
 
   it('is Lambda’s default, INFO, for every function unless set', () => {
-    expect(levels(synthStack().template)).toEqual(new Set(['INFO']));
+    expect(levels(defaultTemplate())).toEqual(new Set(['INFO']));
   });
 
   it('with systemLogLevel=WARN, every function leaves out Lambda’s start and report records', () => {

@@ -90,9 +90,13 @@ const either = <T>(valid: fc.Arbitrary<T>) => fc.oneof({ weight: 8, arbitrary: v
 const segment = (valid: fc.Arbitrary<string>) => fc.oneof({ weight: 8, arbitrary: valid }, { weight: 2, arbitrary: hostile });
 
 const uuidLike = fc.oneof(fc.constantFrom(TEMPLATE_ID, VERSION_ID, DRAFT_TEMPLATE_ID, '00000000-0000-4000-8000-000000000000', '5E0C0000-0000-4000-8000-000000000001'), fc.uuid());
-/** Dates near the seeded message's (so periods are often in order), boundaries, and nonsense. */
+/**
+ * Dates near the seeded message's (so periods are often in order), boundaries, and nonsense. The
+ * year's first day less often than the others: a period from it is read a day per Query by tag discovery.
+ */
 const date = fc.oneof(
-  { weight: 6, arbitrary: fc.constantFrom('2026-01-01', '2026-11-01', '2026-11-30', '2026-12-31') },
+  { weight: 5, arbitrary: fc.constantFrom('2026-11-01', '2026-11-30', '2026-12-31') },
+  { weight: 1, arbitrary: fc.constant('2026-01-01') },
   { weight: 1, arbitrary: fc.constantFrom('2026-02-29', '2024-02-29', '2026-13-01', '2026-00-10', '26-11-01', '2026-11-01T00:00:00Z', '1970-01-01', '9999-12-31') },
   { weight: 1, arbitrary: fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)) },
 );
@@ -235,7 +239,9 @@ const period = { startDate: date, endDate: date, page: wholeNumber, limit: whole
 const orValid = (chaotic: fc.Arbitrary<EventInput>, valid: fc.Arbitrary<EventInput>) =>
   fc.oneof({ weight: 3, arbitrary: chaotic }, { weight: 1, arbitrary: valid.map((input) => ({ apiKey: OWNER_KEY, ...input })) });
 const inQuery = (valid: fc.Arbitrary<Record<string, string | string[]>>) => valid.map((validQuery): EventInput => ({ query: validQuery }));
-const validPeriod = fc.record({ startDate: fc.constantFrom('2026-01-01', '2026-11-01'), endDate: fc.constantFrom('2026-11-30', '2026-12-31'), limit: fc.integer({ min: 1, max: 100 }).map(String) });
+// A day to two months: tag discovery reads a day per Query, and a year (1.5 s here) in a quarter of
+// its runs was most of this file's time. Long periods come from `date`; 366 days is report-queries.test.ts's.
+const validPeriod = fc.record({ startDate: fc.constantFrom('2026-11-01', '2026-11-30'), endDate: fc.constantFrom('2026-11-30', '2026-12-31'), limit: fc.integer({ min: 1, max: 100 }).map(String) });
 const inputs: Record<RouteId, fc.Arbitrary<EventInput>> = {
   health: fc.record({ query: query({}) }),
   listTemplates: fc.record({ apiKey, query: query({}) }),

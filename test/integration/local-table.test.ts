@@ -1,4 +1,5 @@
-import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { startDynamoDbLocal, type DynamoDbLocal } from '../../lib/local/dynamodb-local';
 import { createTableInput, ensureTable } from '../../lib/local/bootstrap';
 import { tableDefinition } from '../../lambdas/shared/table';
 
@@ -6,15 +7,23 @@ import { tableDefinition } from '../../lambdas/shared/table';
  * A local data directory (MESSAGING_DATA_DIR) outlives the code that made its table: `ensureTable`
  * brings a table kept from an older definition up to the current one, as a deploy would.
  */
-const client = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT!, region: process.env.AWS_REGION! });
+// A DynamoDB Local of this file's own, as a kept data directory is: DynamoDB Local builds the two
+// indexes one after the other, and on the run's shared instance, busy with the other files, that
+// took 30 to 50 s where alone it takes two.
+let dynamodb: DynamoDbLocal;
+let client: DynamoDBClient;
 const tableName = `${process.env.TABLE_NAME!}-kept`;
 
+beforeAll(async () => {
+  dynamodb = await startDynamoDbLocal();
+  client = new DynamoDBClient({ endpoint: dynamodb.endpoint, region: process.env.AWS_REGION! });
+}, 60_000);
+
 afterAll(async () => {
-  await client.send(new DeleteTableCommand({ TableName: tableName }));
-  client.destroy();
+  client?.destroy();
+  await dynamodb?.stop();
 });
 
-// DynamoDB Local builds the two indexes one after the other; beside a loaded suite that took over 30 s.
 it('gives a table kept from before the number and report entry indexes and the stream all three, and leaves its other indexes', async () => {
   const current = createTableInput(tableName);
   const added = ['gsi3', 'gsi4'];
