@@ -1,23 +1,14 @@
-import { Busboy, type BusboyFileStream, type BusboyInstance } from '@fastify/busboy';
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import qs from 'qs';
-import { ValidationError } from '../../shared/errors';
 import type { HttpContext } from './http-context';
-
-/**
- * Bracket-notation limits (docs/api.md#form-encodings): deep enough for `content[variables][name]`, and bounded
- * so a hostile form cannot blow up the parse. Arrays may exceed the contract's limits here so that
- * the route's schema, not the parser, rejects them with a message naming the field.
- */
-const QS_OPTIONS: qs.IParseOptions = { depth: 4, strictDepth: true, arrayLimit: 1000, parameterLimit: 2000, throwOnLimitExceeded: true };
-const MULTIPART_LIMITS = { fields: 2000, fieldSize: 64 * 1024, files: 0, parts: 2000 };
 
 /**
  * Parses `application/x-www-form-urlencoded` and `multipart/form-data` bodies into the same
  * nested shape a JSON body has (`content[type]=template` → `{ content: { type: 'template' } }`).
  * Middy's own form parsers are not used: its multipart parser turns every `a[b]` name into an
  * array under `a`, which loses the nesting the contract's bodies need (docs/decisions.md).
+ * The decoders (qs, busboy) load on the first form: evaluating them took about 20 ms of every cold
+ * start, JSON sends' too (decision 107).
  */
 export function formBodyParser(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
   return {
@@ -27,46 +18,12 @@ export function formBodyParser(): middy.MiddlewareObj<APIGatewayProxyEvent, APIG
       const contentType = event.headers?.['content-type'] ?? '';
       const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
       if (/^application\/x-www-form-urlencoded\b/i.test(contentType)) {
+        const { expand } = await import('./form-decoding');
         (event as { body: unknown }).body = expand(raw.toString('utf8'));
       } else if (/^multipart\/form-data\b/i.test(contentType)) {
+        const { expand, multipartFields } = await import('./form-decoding');
         (event as { body: unknown }).body = expand(new URLSearchParams(await multipartFields(raw, contentType)).toString());
       }
     },
   };
-}
-
-function expand(encoded: string): Record<string, unknown> {
-  try {
-    return qs.parse(encoded, QS_OPTIONS);
-  } catch (error) {
-    throw new ValidationError(`The form body could not be read: ${(error as Error).message}`);
-  }
-}
-
-function multipartFields(raw: Buffer, contentType: string): Promise<[string, string][]> {
-  return new Promise((resolve, reject) => {
-    const fields: [string, string][] = [];
-    const fail = (message: string) => reject(new ValidationError(`The multipart body could not be read: ${message}`));
-    let parser: BusboyInstance;
-    try {
-      parser = Busboy({ headers: { 'content-type': contentType }, limits: MULTIPART_LIMITS });
-    } catch (error) {
-      fail((error as Error).message);
-      return;
-    }
-    parser.on('field', (name: string, value: string, nameTruncated: boolean, valueTruncated: boolean) => {
-      if (nameTruncated || valueTruncated) fail(`field "${name}" is too long`);
-      else fields.push([name, value]);
-    });
-    parser.on('file', (name: string, stream: BusboyFileStream) => {
-      stream.resume();
-      fail(`file uploads are not accepted (field "${name}")`);
-    });
-    parser.on('fieldsLimit', () => fail('too many fields'));
-    parser.on('partsLimit', () => fail('too many parts'));
-    parser.on('filesLimit', () => fail('file uploads are not accepted'));
-    parser.on('error', (error: unknown) => fail(error instanceof Error ? error.message : String(error)));
-    parser.on('finish', () => resolve(fields));
-    parser.end(raw);
-  });
 }
