@@ -1,6 +1,6 @@
 import * as z from '../shared/zod';
 import { messageStatusSchema, toMessageStatusResource } from '../domain/messages/dispatch';
-import { getDispatch } from '../domain/messages/dispatch-repository';
+import { getDispatchStatus } from '../domain/messages/message-status-read';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
 import { uuid } from '../http/schemas';
@@ -11,7 +11,7 @@ export const schemas = { path: z.object({ dispatchId: uuid() }), response: messa
 
 /** GET /v1/messages/{dispatchId} (docs/api.md#message-status). */
 export const getMessageStatus = async ({ principal, path }: AuthorizedRequest<typeof schemas>) => {
-  const dispatch = await getDispatch(principal.workspaceId, path.dispatchId);
+  const dispatch = await getDispatchStatus(principal.workspaceId, path.dispatchId);
   if (!dispatch) throw new NotFoundError('Message');
   return ok(toMessageStatusResource(dispatch));
 };

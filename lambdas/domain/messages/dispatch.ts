@@ -154,7 +154,10 @@ export const messageStatusSchema = z.object({
 });
 export type MessageStatusResource = z.output<typeof messageStatusSchema>;
 
-export function toMessageStatusResource(dispatch: Dispatch): MessageStatusResource {
+/** A dispatch as far as its status body goes: what GET /v1/messages/{id} reads of it (./message-status-read.ts). */
+export type DispatchStatusFields = Pick<Dispatch, keyof MessageStatusResource>;
+
+export function toMessageStatusResource(dispatch: DispatchStatusFields): MessageStatusResource {
   return {
     dispatchId: dispatch.dispatchId,
     status: dispatch.status,

@@ -77,6 +77,13 @@ describe('GET /v1/messages/{dispatchId}', () => {
     });
   });
 
+  it('reads only what its body shows, and the owning workspace: the rest of the item is neither sent nor parsed', async () => {
+    const { body } = await read(DISPATCH_ID);
+    const [get] = ddb.commandCalls(GetCommand, { Key: keys.dispatch(DISPATCH_ID) });
+    const { ProjectionExpression, ExpressionAttributeNames } = get!.args[0].input;
+    expect(ProjectionExpression!.split(', ').map((name) => ExpressionAttributeNames![name]).sort()).toEqual([...Object.keys(body), 'workspaceId'].sort());
+  });
+
   it('answers sequence 0 for a dispatch stored before the field existed: the next change makes it 1', async () => {
     const before: Record<string, unknown> = { ...stored };
     delete before.sequence;
