@@ -12,6 +12,7 @@ import { ValidationError } from '../../shared/errors';
 const QS_OPTIONS: qs.IParseOptions = { depth: 4, strictDepth: true, arrayLimit: 1000, parameterLimit: 2000, throwOnLimitExceeded: true };
 const MULTIPART_LIMITS = { fields: 2000, fieldSize: 64 * 1024, files: 0, parts: 2000 };
 
+/** A url-encoded form as the nested values a JSON body would hold; a form past the limits is a 422. */
 export function expand(encoded: string): Record<string, unknown> {
   try {
     return qs.parse(encoded, QS_OPTIONS);
@@ -20,6 +21,7 @@ export function expand(encoded: string): Record<string, unknown> {
   }
 }
 
+/** A multipart body's fields, in order; a file part, or a body past the limits, is a 422. */
 export function multipartFields(raw: Buffer, contentType: string): Promise<[string, string][]> {
   return new Promise((resolve, reject) => {
     const fields: [string, string][] = [];
