@@ -1,11 +1,10 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from '../../shared/zod';
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
 import { keys } from '../../shared/table';
 import { messageStatusSchema, type DispatchStatusFields } from './dispatch';
-import { storedDispatchSchema } from './dispatch-repository';
+import { storedDispatchFields } from './dispatch-repository';
 
 /**
  * A dispatch as GET /v1/messages/{dispatchId} reads it: the status body's fields and the owning
@@ -13,10 +12,8 @@ import { storedDispatchSchema } from './dispatch-repository';
  * attempt) is neither unmarshalled nor parsed, which was most of the read's parsing (decision 108).
  * Kept out of dispatch-repository.ts: these module-level values would sit in every bundle importing it.
  */
-const fields = [...Object.keys(messageStatusSchema.shape), 'workspaceId'];
-type StatusItem = Pick<typeof storedDispatchSchema.shape, keyof DispatchStatusFields | 'workspaceId'>;
-// The stored dispatch's own field schemas (z.object over them: z.pick's code would add 1 KB to the bundle).
-const statusItemSchema = z.object(Object.fromEntries(fields.map((field) => [field, storedDispatchSchema.shape[field as keyof StatusItem]])) as StatusItem);
+const fields = [...(Object.keys(messageStatusSchema.shape) as (keyof DispatchStatusFields)[]), 'workspaceId' as const];
+const statusItemSchema = storedDispatchFields(fields);
 // Several of the names (status, to, channel…) are DynamoDB reserved words.
 const projection = {
   ProjectionExpression: fields.map((_, i) => `#f${i}`).join(', '),

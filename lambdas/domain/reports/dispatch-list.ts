@@ -9,7 +9,7 @@ import { accessPatterns, keys, tableDefinition } from '../../shared/table';
 import { countsAsSent } from '../delivery/transitions';
 import { instant } from '../time/instant';
 import type { Dispatch } from '../messages/dispatch';
-import { storedDispatchSchema, toDispatch, type ReportEntry, type ReportEntryField } from '../messages/dispatch-repository';
+import { storedDispatchFields, toDispatch, type ReportEntry } from '../messages/dispatch-repository';
 import { wibRange } from '../time/wib';
 import { paginationOf, paginationSchema, type Pagination } from './pagination';
 import { dayRollups, newestTagLinks, tagLinks, tagRollups } from './report-items';
@@ -101,7 +101,7 @@ const rowOf = (dispatch: Dispatch): DispatchRow | undefined => (countsAsSent(dis
 const rowsOf = (dispatches: Dispatch[]): DispatchRow[] => dispatches.flatMap((dispatch) => rowOf(dispatch) ?? []);
 
 /** A report entry as stored: the dispatch's own schema, of the attributes gsi4 projects. Here, not beside the dispatch's: only this module reads it. */
-const reportEntrySchema = z.pick(storedDispatchSchema, Object.fromEntries(tableDefinition.indexes.gsi4.nonKeyAttributes.map((name) => [name, true])) as Record<ReportEntryField, true>);
+const reportEntrySchema = storedDispatchFields(tableDefinition.indexes.gsi4.nonKeyAttributes);
 const toReportEntry = (item: Record<string, unknown>): ReportEntry => parseItem(reportEntrySchema, item, 'dispatch report entry');
 
 /** A day's dispatches as the WORKSPACE list reads them: one's report entry, or its whole copy on gsi2 from before decision 104. */
