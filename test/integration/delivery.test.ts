@@ -16,7 +16,7 @@ import { clearWorkspaceCache } from '../../lambdas/domain/workspaces/workspace-l
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import type { Store } from '../../lambdas/shared/store';
 import { keys, rollupShardOf } from '../../lambdas/shared/table';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { startQueuePoller } from '../../lib/local/queue-poller';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
 import { useTableAndQueues } from '../support/sqs';
@@ -154,26 +154,36 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect((await rollupsOf(ws)).map((item) => item.dispatchCount)).toEqual([0, 0, 0]);
   });
 
-  it('counts a dispatch once by its `sentAt`: without the `reportedAt` the next release stops writing, delivered still once, a late failure taken back', async () => {
-    // What the sent move will write from the release after decision 105: `sentAt`, no `reportedAt`.
-    const withoutReportedAt = async (dispatchId: string) =>
-      env.table.db.send(new UpdateCommand({ TableName: env.table.tableName, Key: keys.dispatch(dispatchId), UpdateExpression: 'REMOVE reportedAt', ConditionExpression: 'attribute_exists(sentAt)' }));
+  it('counts a dispatch once by its `sentAt` and writes no `reportedAt`: delivered still once, a late failure taken back, a dispatch sent by the release before the same', async () => {
+    const storedAttributes = async (dispatchId: string) =>
+      Object.keys((await env.table.db.send(new GetCommand({ TableName: env.table.tableName, Key: keys.dispatch(dispatchId) }))).Item ?? {});
+    // What the sent move wrote before decision 109: `reportedAt` beside `sentAt`.
+    const sentByReleaseBefore = async (dispatchId: string) =>
+      env.table.db.send(new UpdateCommand({ TableName: env.table.tableName, Key: keys.dispatch(dispatchId), UpdateExpression: 'SET reportedAt = sentAt', ConditionExpression: 'attribute_exists(sentAt)' }));
     const report = (ws: string, dispatchId: string, status: string, extra: Record<string, unknown> = {}) =>
       applyProviderReports(statusWebhook(`sandbox:${ws}`, [{ id: 'w', status, timestamp: String(Math.floor(Date.now() / 1000)), biz_opaque_callback_data: dispatchId, ...extra }]), env.table);
 
     const delivered = await queuedDispatch(['promo']);
     await deliver(delivered.dispatchId, delivered.ws, scriptedProvider(accept).provider);
-    await withoutReportedAt(delivered.dispatchId);
+    expect(await storedAttributes(delivered.dispatchId)).toEqual(expect.arrayContaining(['sentAt']));
+    expect(await storedAttributes(delivered.dispatchId)).not.toContain('reportedAt');
     await report(delivered.ws, delivered.dispatchId, 'delivered');
     expect(await getDispatch(delivered.ws, delivered.dispatchId, env.table)).toMatchObject({ status: 'delivered' });
+    expect(await storedAttributes(delivered.dispatchId)).not.toContain('reportedAt');
     expect((await rollupsOf(delivered.ws)).map((item) => item.dispatchCount)).toEqual([1, 1, 1]);
 
     const late = await queuedDispatch(['promo']);
     await deliver(late.dispatchId, late.ws, scriptedProvider(accept).provider);
-    await withoutReportedAt(late.dispatchId);
     await report(late.ws, late.dispatchId, 'failed', { errors: [{ code: 131047 }] });
     expect(await getDispatch(late.ws, late.dispatchId, env.table)).toMatchObject({ status: 'failed', sentAt: expect.any(String) });
     expect((await rollupsOf(late.ws)).map((item) => item.dispatchCount)).toEqual([0, 0, 0]);
+
+    const before = await queuedDispatch(['promo']);
+    await deliver(before.dispatchId, before.ws, scriptedProvider(accept).provider);
+    await sentByReleaseBefore(before.dispatchId);
+    await report(before.ws, before.dispatchId, 'delivered');
+    expect(await getDispatch(before.ws, before.dispatchId, env.table)).toMatchObject({ status: 'delivered' });
+    expect((await rollupsOf(before.ws)).map((item) => item.dispatchCount)).toEqual([1, 1, 1]);
   });
 
   it('settles out-of-order callbacks forward only: delivered then sent stays delivered', async () => {

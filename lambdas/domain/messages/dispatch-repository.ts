@@ -26,7 +26,7 @@ const nullable = <T extends z.ZodMiniType>(schema: T) => z._default(z.nullable(s
  * these and no others). Null fields are left out of the item, so an absent one reads as null.
  * Items written before decision 92 also hold the send's variables, its rendered text, the
  * contact's name, the template version and the conversation id (now `conversationOfDispatch`):
- * they are read past, as is `reportedAt` (decision 105: written, not read).
+ * they are read past, as is the `reportedAt` written until decision 109.
  */
 const storedDispatchSchema = z.object({
   dispatchId: z.string().check(z.minLength(1)),
@@ -211,10 +211,7 @@ export function statusMove(dispatch: Dispatch, move: StatusMove, now: string): D
   }
   if (firstReport) {
     const entry = reportEntryMove(indexKeys.sentDispatchByDay(dispatch.workspaceId, wibDay(new Date(dispatch.createdAt)), dispatch.createdAt, dispatch.dispatchId));
-    // Not read any more (decision 105), but a function of the release before guards on it until
-    // it is replaced: during the deploy, without it, an old webhook function would count this
-    // dispatch again. The next release drops it.
-    set.push('reportedAt = :now', ...entry.set);
+    set.push(...entry.set);
     remove.push(...entry.remove);
     Object.assign(values, entry.values);
   } else if (!countsAsSent(move.to)) {
