@@ -17,6 +17,7 @@ import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-reposit
 import type { Store } from '../../lambdas/shared/store';
 import { keys, rollupShardOf } from '../../lambdas/shared/table';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { BuildMiddleware } from '@smithy/types';
 import { startQueuePoller } from '../../lib/local/queue-poller';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
 import { useTableAndQueues } from '../support/sqs';
@@ -85,6 +86,22 @@ const itemsOf = async (dispatchId: string) =>
 /** An item of `itemsOf` by what it is: `DSP`, `TAG#<tag>` or `EVT#<status>`. */
 const labelOf = (item: Record<string, unknown>) =>
   item.entity === 'deliveryEvent' ? `EVT#${String(item.status)}` : item.entity === 'tagLink' ? `TAG#${String(item.pk).split('#TAG#')[1]}` : String(item.sk);
+/** What `work` returned, and the partition key of each GetItem it made through the table's client, in order. */
+async function itemsRead<T>(work: () => Promise<T>): Promise<{ result: T; read: string[] }> {
+  const read: string[] = [];
+  const name = `items-read-${randomUUID()}`;
+  // At the build step the document client has marshalled the key: `{ S: '…' }`.
+  const recordGets: BuildMiddleware<object, object> = (next, context) => (args) => {
+    if (context.commandName === 'GetItemCommand') read.push(String((args.input as { Key: { pk: { S: string } } }).Key.pk.S));
+    return next(args);
+  };
+  env.table.db.middlewareStack.add(recordGets as never, { step: 'build', name });
+  try {
+    return { result: await work(), read };
+  } finally {
+    env.table.db.middlewareStack.remove(name);
+  }
+}
 const rollupsOf = async (ws: string) =>
   (await env.table.scanAll()).filter((item) => typeof item.pk === 'string' && (item.pk.startsWith(`WS#${ws}#RT#`) || item.pk.startsWith(`WS#${ws}#RD#`) || item.pk === `WS#${ws}#RW`));
 
@@ -215,6 +232,25 @@ describe('the deliver consumer against DynamoDB Local', () => {
 
     await report('read', 1_767_225_780, { ...utility, category: 'marketing' });
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ readAt: '2026-01-01T00:02:00.000Z', pricing: { billable: true, category: 'marketing', pricingModel: 'PMP' } });
+  });
+
+  it('finds a status’s dispatch by the dispatch id Meta echoes, with one read and none by wamid; a status without it, by its wamid', async () => {
+    const deliveredBy = async (wamid: string, echoed: boolean) => {
+      const { ws, dispatchId } = await queuedDispatch(['promo']);
+      await deliver(dispatchId, ws, scriptedProvider(() => Promise.resolve({ providerMessageId: wamid })).provider);
+      const status = { id: wamid, status: 'delivered', timestamp: String(Math.floor(Date.now() / 1000)), ...(echoed ? { biz_opaque_callback_data: dispatchId } : {}) };
+      const { result, read } = await itemsRead(() => applyProviderReports(statusWebhook(`sandbox:${ws}`, [status]), env.table));
+      expect(result).toMatchObject({ applied: 1 });
+      expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'delivered' });
+      return { read, ws, dispatchId };
+    };
+
+    const echoed = await deliveredBy(`wamid.${randomUUID()}`, true);
+    expect(echoed.read).toEqual([`WANUM#sandbox:${echoed.ws}`, `DSP#${echoed.dispatchId}`]);
+
+    const wamid = `wamid.${randomUUID()}`;
+    const bare = await deliveredBy(wamid, false);
+    expect(bare.read).toEqual([`WANUM#sandbox:${bare.ws}`, `WAMID#${wamid}`, `DSP#${bare.dispatchId}`]);
   });
 
   it('never calls the provider twice when the consumer is killed between the provider call and the status write: unknown, then settled by the sandbox’s report', async () => {

@@ -147,8 +147,8 @@ function senderOf(from: { phone: string | null; userId: string | null }, contact
 }
 
 /**
- * One status: found by its wamid (or, when the provider's answer was lost, by the dispatch id it
- * echoed), applied only to a dispatch of the workspace that owns the number. A `read` is kept as
+ * One status: found by the dispatch id it echoes (or by its wamid, `dispatchOf`), applied only to
+ * a dispatch of the workspace that owns the number. A `read` is kept as
  * `readAt` (after the delivered it implies), and Meta's pricing on the dispatch.
  */
 async function applyStatusReport(workspaceId: string, phoneNumberId: string, status: ProviderStatus, store: Store): Promise<'applied' | 'unchanged' | SkipReason> {
@@ -167,9 +167,14 @@ async function applyStatusReport(workspaceId: string, phoneNumberId: string, sta
 
 const samePricing = (a: Pricing, b: Pricing | null) => !!b && a.billable === b.billable && a.category === b.category && a.pricingModel === b.pricingModel;
 
+/**
+ * Meta echoes the dispatch id every send carries (decision 19), so a status finds its dispatch with
+ * one read. The wamid names it for a status without one (a message sent by another system on the
+ * number, or a payload that left it out), and for an echoed id that names no dispatch of ours.
+ */
 async function dispatchOf(status: ProviderStatus, store: Store): Promise<Dispatch | undefined> {
+  const echoed = status.callbackData && UUID.test(status.callbackData) ? await getDispatchById(status.callbackData, store) : undefined;
+  if (echoed) return echoed;
   const ref = await findProviderMessage(status.providerMessageId, store);
-  if (ref?.kind === 'dispatch') return getDispatchById(ref.dispatchId, store);
-  if (!ref && status.callbackData && UUID.test(status.callbackData)) return getDispatchById(status.callbackData, store);
-  return undefined;
+  return ref?.kind === 'dispatch' ? getDispatchById(ref.dispatchId, store) : undefined;
 }
