@@ -234,7 +234,7 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ readAt: '2026-01-01T00:02:00.000Z', pricing: { billable: true, category: 'marketing', pricingModel: 'PMP' } });
   });
 
-  it('finds a status’s dispatch by the dispatch id Meta echoes, with one read and none by wamid; a status without it, by its wamid', async () => {
+  it('finds a status’s dispatch by the dispatch id Meta echoes, with one read and none by wamid; a status without it, by its wamid; a read receipt with one read', async () => {
     const deliveredBy = async (wamid: string, echoed: boolean) => {
       const { ws, dispatchId } = await queuedDispatch(['promo']);
       await deliver(dispatchId, ws, scriptedProvider(() => Promise.resolve({ providerMessageId: wamid })).provider);
@@ -251,6 +251,14 @@ describe('the deliver consumer against DynamoDB Local', () => {
     const wamid = `wamid.${randomUUID()}`;
     const bare = await deliveredBy(wamid, false);
     expect(bare.read).toEqual([`WANUM#sandbox:${bare.ws}`, `WAMID#${wamid}`, `DSP#${bare.dispatchId}`]);
+
+    // Its `read`: `readAt` on the delivered dispatch, read once (a terminal status needs no fresh read to refuse a move).
+    const read = await itemsRead(() =>
+      applyProviderReports(statusWebhook(`sandbox:${echoed.ws}`, [{ id: 'w', status: 'read', timestamp: String(Math.floor(Date.now() / 1000)), biz_opaque_callback_data: echoed.dispatchId }]), env.table),
+    );
+    expect(read.result).toMatchObject({ applied: 1 });
+    expect(read.read).toEqual([`WANUM#sandbox:${echoed.ws}`, `DSP#${echoed.dispatchId}`]);
+    expect(await getDispatch(echoed.ws, echoed.dispatchId, env.table)).toMatchObject({ status: 'delivered', readAt: expect.any(String) });
   });
 
   it('never calls the provider twice when the consumer is killed between the provider call and the status write: unknown, then settled by the sandbox’s report', async () => {

@@ -8,7 +8,7 @@ import type { Pricing } from '../providers/whatsapp-webhook';
 import { reportWrites } from '../reports/report-items';
 import { deliveryEventPut } from './delivery-events';
 import { providerMessagePut } from './provider-message';
-import { canTransition, countsAsSent, isFirstReport, type DeliveryEventStatus } from './transitions';
+import { canTransition, countsAsSent, isFirstReport, isTerminal, type DeliveryEventStatus } from './transitions';
 
 export interface StatusChange extends StatusMove {
   /** Write a delivery event for this change (a provider's verdict, not our own bookkeeping). */
@@ -25,6 +25,9 @@ const ATTEMPTS = 3;
  * is not allowed: a duplicate, late or out-of-order report.
  */
 export async function applyStatus(dispatchId: string, change: StatusChange, store: Store = defaultStore(), known?: Dispatch): Promise<boolean> {
+  // Nothing moves out of a terminal status and none moves backwards, so a dispatch known to be in
+  // one is in it still: no fresh read could allow the move (a `read` after its `delivered`).
+  if (known && isTerminal(known.status)) return false;
   const now = new Date();
   const moved = await changeDispatch(dispatchId, store, known, (current) => {
     if (!canTransition(current.status, change.to)) return undefined;
