@@ -148,8 +148,8 @@ function senderOf(from: { phone: string | null; userId: string | null }, contact
 
 /**
  * One status: found by the dispatch id it echoes (or by its wamid, `dispatchOf`), applied only to
- * a dispatch of the workspace that owns the number. A `read` is kept as
- * `readAt` (after the delivered it implies), and Meta's pricing on the dispatch.
+ * a dispatch of the workspace that owns the number. A `read` is kept as `readAt` (after the
+ * delivered it implies), and Meta's pricing on the dispatch.
  */
 async function applyStatusReport(workspaceId: string, phoneNumberId: string, status: ProviderStatus, store: Store): Promise<'applied' | 'unchanged' | SkipReason> {
   const dispatch = await dispatchOf(status, store);
