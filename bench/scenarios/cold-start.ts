@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
-import { FUNCTION_BUNDLING, FUNCTION_NODE_OPTIONS } from '../../lib/constructs/bundling';
+import { BUNDLING_ALIASES, FUNCTION_BUNDLING, FUNCTION_NODE_OPTIONS } from '../../lib/constructs/bundling';
 import { lambdaContext } from '../../lib/local/api-gateway-event';
 import { routeEntries, routes, type RouteDefinition, type RouteId } from '../../lambdas/routes';
 import { routeEvent } from '../../test/support/events';
@@ -46,6 +46,7 @@ export function esbuildOptionsForStack(): BuildOptions {
     sourcesContent: FUNCTION_BUNDLING.sourcesContent,
     mainFields: FUNCTION_BUNDLING.mainFields,
     external: FUNCTION_BUNDLING.externalModules,
+    alias: BUNDLING_ALIASES,
     banner: { js: FUNCTION_BUNDLING.banner },
     logLevel: 'error',
   };

@@ -2,6 +2,12 @@ import { LogLevel, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-la
 import { ESBUILD_TARGET } from '../node-runtime';
 
 /**
+ * Imports esbuild takes from another module than the one named, by the project root (where
+ * `cdk synth` runs esbuild). `http` is read as CommonJS (lib/constructs/node-http.cjs, decision 111).
+ */
+export const BUNDLING_ALIASES = { http: './lib/constructs/node-http.cjs', 'node:http': './lib/constructs/node-http.cjs' };
+
+/**
  * How every function is bundled: one minified ESM file per function with the AWS SDK inside
  * (pinned by our lockfile, not by whatever the runtime ships). The stack and `npm run bench`
  * both build from this, so the bundle the benchmark measures is the one that is deployed.
@@ -15,6 +21,7 @@ export const FUNCTION_BUNDLING = {
   sourcesContent: false,
   mainFields: ['module', 'main'],
   externalModules: [],
+  esbuildArgs: { '--alias': Object.entries(BUNDLING_ALIASES).map(([name, path]) => `${name}=${path}`) },
   // Bundled CommonJS dependencies call require(); ESM output needs one defined.
   banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
   // esbuild's per-bundle size report and "Done" line are noise in every synth and test run; warnings and errors still print.

@@ -8,7 +8,7 @@ describe('function bundles, as cdk synth builds them', () => {
   const outdir = mkdtempSync(join(tmpdir(), 'cdk-out-'));
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
-  it('is one minified ESM bundle with a source map per function, requiring nothing from the runtime', () => {
+  it('is one minified ESM bundle with a source map per function, requiring nothing from the runtime and importing no ESM `http`', () => {
     const { app } = synthStack({}, { bundle: true, outdir });
     app.synth();
     const assets = readdirSync(outdir).filter((name) => name.startsWith('asset.') && statSync(join(outdir, name)).isDirectory());
@@ -22,6 +22,8 @@ describe('function bundles, as cdk synth builds them', () => {
       expect(code.length / code.split('\n').length).toBeGreaterThan(2_000);
       // The AWS SDK is bundled, not taken from the Lambda runtime.
       expect(code).not.toMatch(/from\s*["']@aws-sdk\//);
+      // `http` is read as CommonJS: its ESM namespace would load undici at every cold start (decision 111).
+      expect(code).not.toMatch(/from\s*["'](node:)?http["']/);
     }
   }, 120_000);
 });
