@@ -34,8 +34,6 @@ module.exports = {
   // every file in one process; most files wait on DynamoDB Local or the local runtime, so two
   // workers there took the same suite from 490 s to 365 s.
   maxWorkers: '100%',
-  // A fresh clone has no timing cache: the known slow files start first (test/support/slow-first-sequencer.cjs).
-  testSequencer: '<rootDir>/test/support/slow-first-sequencer.cjs',
   reporters: ['default', '<rootDir>/test/support/summary-reporter.cjs'],
   projects: [
     { ...base, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
