@@ -5,7 +5,8 @@ import { ESBUILD_TARGET } from '../node-runtime';
  * Imports esbuild takes from another module than the one named, by the project root (where
  * `cdk synth` runs esbuild). `http` is read as CommonJS (lib/constructs/node-http.cjs, decision 111).
  */
-export const BUNDLING_ALIASES = { http: './lib/constructs/node-http.cjs', 'node:http': './lib/constructs/node-http.cjs' };
+const HTTP_AS_COMMONJS = './lib/constructs/node-http.cjs';
+export const BUNDLING_ALIASES = { http: HTTP_AS_COMMONJS, 'node:http': HTTP_AS_COMMONJS };
 
 /**
  * How every function is bundled: one minified ESM file per function with the AWS SDK inside

@@ -182,8 +182,9 @@ describe('the deliver consumer against DynamoDB Local', () => {
 
     const delivered = await queuedDispatch(['promo']);
     await deliver(delivered.dispatchId, delivered.ws, scriptedProvider(accept).provider);
-    expect(await storedAttributes(delivered.dispatchId)).toEqual(expect.arrayContaining(['sentAt']));
-    expect(await storedAttributes(delivered.dispatchId)).not.toContain('reportedAt');
+    const sent = await storedAttributes(delivered.dispatchId);
+    expect(sent).toContain('sentAt');
+    expect(sent).not.toContain('reportedAt');
     await report(delivered.ws, delivered.dispatchId, 'delivered');
     expect(await getDispatch(delivered.ws, delivered.dispatchId, env.table)).toMatchObject({ status: 'delivered' });
     expect(await storedAttributes(delivered.dispatchId)).not.toContain('reportedAt');
