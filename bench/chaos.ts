@@ -32,6 +32,8 @@ const TEMPLATE_ID = '7b0c5c3e-0000-4000-8000-000000000001';
 const TAG = 'chaos';
 /** docs/operations.md "How long a dispatch may stay unsettled": stranded work is moved within ~5 min; 10 min is a fault. */
 const SETTLE_LIMIT_MS = Number(process.env.CHAOS_SETTLE_SECONDS ?? 600) * 1000;
+/** How long the count of delivery events waits for the stream consumer to catch up with the moves. */
+const EVENTS_LIMIT_MS = 60_000;
 const SEND_RETRIES = 6;
 
 /** 5% each rejected, rate limited twice, timing out once; the rest ordinary. Every number differs. */
@@ -160,18 +162,29 @@ async function main(): Promise<void> {
     // Reports still in flight through the duplicating proxy land before the events are counted.
     await webhook.drain();
 
-    const items = await scanTable(store);
-    dispatches = new Map(items.filter((item) => item.entity === 'dispatch').map((item) => dispatchRow.parse(item)).map((row) => [row.dispatchId, row]));
+    // Delivery events are written from the moves' stream records, a moment after them (decision
+    // 112): counted once every delivered dispatch has its DELIVERED event, or after a bound.
+    const eventsStarted = Date.now();
+    let items = await scanTable(store);
     const eventCounts = new Map<string, Record<string, number>>();
-    let dayRollup = 0;
-    let tagRollup = 0;
-    for (const item of items) {
-      if (item.entity === 'deliveryEvent') {
+    for (;;) {
+      dispatches = new Map(items.filter((item) => item.entity === 'dispatch').map((item) => dispatchRow.parse(item)).map((row) => [row.dispatchId, row]));
+      eventCounts.clear();
+      for (const item of items.filter((candidate) => candidate.entity === 'deliveryEvent')) {
         const event = deliveryEventRow.parse(item);
         const counts = eventCounts.get(event.dispatchId) ?? {};
         counts[event.status] = (counts[event.status] ?? 0) + 1;
         eventCounts.set(event.dispatchId, counts);
       }
+      const behind = [...dispatches.values()].filter((dispatch) => dispatch.status === 'delivered' && !eventCounts.get(dispatch.dispatchId)?.DELIVERED).length;
+      if (!behind || Date.now() - eventsStarted > EVENTS_LIMIT_MS) break;
+      console.log(`  ${behind} delivered dispatches still without their DELIVERED event`);
+      await sleep(2_000);
+      items = await scanTable(store);
+    }
+    let dayRollup = 0;
+    let tagRollup = 0;
+    for (const item of items) {
       if (item.entity === 'dayRollup') dayRollup += rollupRow.parse(item).dispatchCount;
       if (item.entity === 'tagRollup' && item.trackingTag === TAG) tagRollup += rollupRow.parse(item).dispatchCount;
     }

@@ -78,12 +78,21 @@ async function main(): Promise<void> {
     const drainSeconds = (Date.now() - drainStarted) / 1000;
 
     // Exactly once: one provider call, one DELIVERED event, and one count in every report rollup.
-    const items = await scanTable(store);
+    // Delivery events are written from the moves' stream records, a moment after them (decision
+    // 112): counted once every delivered dispatch has one, or after a minute.
     const deliveredEvents = new Map<string, number>();
+    let items = await scanTable(store);
+    for (const countingFrom = Date.now(); ; items = await scanTable(store)) {
+      deliveredEvents.clear();
+      for (const item of items) {
+        if (item.entity === 'deliveryEvent' && item.status === 'DELIVERED') deliveredEvents.set(item.dispatchId as string, (deliveredEvents.get(item.dispatchId as string) ?? 0) + 1);
+      }
+      if ([...accepted].every((id) => dispatches.get(id)?.status !== 'delivered' || deliveredEvents.has(id)) || Date.now() - countingFrom > 60_000) break;
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+    }
     let rollupCount = 0;
     let tagRollupCount = 0;
     for (const item of items) {
-      if (item.entity === 'deliveryEvent' && item.status === 'DELIVERED') deliveredEvents.set(item.dispatchId as string, (deliveredEvents.get(item.dispatchId as string) ?? 0) + 1);
       if (item.entity === 'dayRollup') rollupCount += item.dispatchCount as number;
       if (item.entity === 'tagRollup' && item.trackingTag === TAG) tagRollupCount += item.dispatchCount as number;
     }

@@ -97,6 +97,10 @@ export class MessagingStack extends Stack {
       encryptionKey,
       removalPolicy,
     });
+    // A status move names its delivery events for the stream's consumer to write (decision 112):
+    // the functions that move dispatches are updated after that consumer, so no record naming
+    // events reaches a consumer from before it wrote them.
+    for (const mover of [this.delivery.deliverFunction, this.api.functions.whatsappWebhook]) mover?.node.addDependency(this.webhooks.publishFunction);
     this.templateSync = new TemplateSync(this, 'Templates', {
       table: this.table.table,
       whatsappSecret,

@@ -89,7 +89,8 @@ const provisionedReadUnit = prices.dynamodbReadCapacityHour / (3600 * PROVISIONE
 /**
  * The fewest write units a delivered, read message with one tracking tag needs in this design
  * (docs/cost.md "The write floor"): every item and index entry the contract's reads need, each under
- * 1 KB, written once, in the transactions its guarantees need (a transactional write costs 2).
+ * 1 KB, written once, in the transactions its guarantees need (a transactional write costs 2);
+ * a delivery event is put by the stream consumer from its move's record (decision 112).
  */
 export const WRITE_FLOOR = [
   { write: 'send: dispatch + its send-check and pending index entries (transaction)', units: 2 * 3 },
@@ -98,11 +99,11 @@ export const WRITE_FLOOR = [
   { write: 'claim: the dispatch, no index entry touched', units: 1 },
   { write: 'sent: dispatch, its pending entry moved to the sent-by-day index (delete + put) (transaction)', units: 2 * 3 },
   { write: 'sent: the wamid item (transaction)', units: 2 },
-  { write: 'sent: ACCEPTED event, in its number’s partition (transaction)', units: 2 },
+  { write: 'sent: ACCEPTED event, in its number’s partition (put by the stream consumer, decision 112)', units: 1 },
   { write: 'sent: day rollup, tag rollup, day-tag rollup (transaction)', units: 2 * 3 },
   { write: 'sent: tag link, in its tag’s partition (transaction)', units: 2 },
-  { write: 'delivered: dispatch (transaction)', units: 2 },
-  { write: 'delivered: DELIVERED event, in its number’s partition (transaction)', units: 2 },
+  { write: 'delivered: dispatch (alone: its event is not in the write, decision 112)', units: 1 },
+  { write: 'delivered: DELIVERED event, in its number’s partition (put by the stream consumer)', units: 1 },
   { write: 'read: readAt on the dispatch (with the pricing Meta sent)', units: 1 },
 ] as const;
 

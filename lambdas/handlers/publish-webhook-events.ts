@@ -5,15 +5,22 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import middy from '@middy/core';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { publishStreamEvents, type Publication } from '../domain/webhooks/publish-events';
+import { deliveryEventsOfChange, recordDeliveryEvents } from '../domain/delivery/delivery-event-projection';
 import { streamEventOf, type StreamEvent } from '../domain/webhooks/stream-events';
+import { isDispatchChange } from '../domain/webhooks/stream-filters';
 import { logger } from '../shared/logger';
 import { flushMetrics } from '../shared/metrics';
 
-/** The event a stream record tells of: an outbox insert or a dispatch's change (the stack's filters let little else through); undefined for anything else. */
-function eventOf(record: DynamoDBRecord): StreamEvent | undefined {
-  if (!record.dynamodb?.NewImage) return undefined;
+/**
+ * What a stream record asks of the consumer: the webhook event it tells of (an outbox insert or a
+ * dispatch's change; the stack's filters let little else through) and the delivery event items a
+ * dispatch's change made (decision 112).
+ */
+function changeOf(record: DynamoDBRecord): { event: StreamEvent | undefined; deliveryEvents: Record<string, unknown>[] } {
+  if (!record.dynamodb?.NewImage) return { event: undefined, deliveryEvents: [] };
   // The stream's image is DynamoDB JSON; aws-lambda and the SDK each declare their own AttributeValue.
-  return streamEventOf(record, unmarshall(record.dynamodb.NewImage as Record<string, AttributeValue>));
+  const image = unmarshall(record.dynamodb.NewImage as Record<string, AttributeValue>);
+  return { event: streamEventOf(record, image), deliveryEvents: isDispatchChange(record) ? deliveryEventsOfChange(image) : [] };
 }
 
 function settle<T>(read: () => T): PromiseSettledResult<T> {
@@ -24,21 +31,29 @@ function settle<T>(read: () => T): PromiseSettledResult<T> {
   }
 }
 
+const firstRejected = (...outcomes: PromiseSettledResult<unknown>[]): PromiseRejectedResult | undefined => outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+
 /**
- * The publisher: DynamoDB Streams records of outbox inserts and dispatch changes, fanned out to
- * their workspaces' endpoints. The batch's events are published together, so their messages share
- * queue requests (decision 91); then each record succeeds or fails with its own event, and a
- * failed one is handed over again by the stream (decisions 78, 89).
+ * The table's stream consumer: DynamoDB Streams records of outbox inserts and dispatch changes.
+ * The delivery events the batch's changes made are written together, and its webhook events fanned
+ * out to their workspaces' endpoints together, so their messages share queue requests (decision
+ * 91); then each record succeeds or fails with both, and a failed one is handed over again by the
+ * stream (decisions 78, 89, 112): a repeated event put writes the same item, a republished webhook
+ * event keeps its id.
  */
 export async function publishBatch(event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> {
-  const read = event.Records.map((record) => settle(() => eventOf(record)));
-  const published = await publishStreamEvents(read.flatMap((found) => (found.status === 'fulfilled' && found.value ? [found.value] : [])));
+  const read = event.Records.map((record) => settle(() => changeOf(record)));
+  const [published, recorded] = await Promise.all([
+    publishStreamEvents(read.flatMap((found) => (found.status === 'fulfilled' && found.value.event ? [found.value.event] : []))),
+    recordDeliveryEvents(read.map((found) => (found.status === 'fulfilled' ? found.value.deliveryEvents : []))),
+  ]);
 
   const outcomes = new Map<DynamoDBRecord, PromiseSettledResult<Publication>>();
   let next = 0;
   event.Records.forEach((record, i) => {
     const found = read[i]!;
-    outcomes.set(record, found.status === 'rejected' ? found : found.value ? published[next++]! : { status: 'fulfilled', value: undefined });
+    const publication: PromiseSettledResult<Publication> = found.status === 'fulfilled' && found.value.event ? published[next++]! : { status: 'fulfilled', value: undefined };
+    outcomes.set(record, firstRejected(found, recorded[i]!, publication) ?? publication);
   });
 
   const finish = (record: DynamoDBRecord) => {

@@ -76,8 +76,9 @@ export const keys = {
   conversation: (ws: string, conversationId: string): ItemKey => ({ pk: partitions.messagesOfConversation(ws, conversationId).value, sk: 'CONV' }),
   /**
    * One per dispatch and event status (ACCEPTED, DELIVERED, REJECTED), in its number's partition by
-   * time, so delivery-status reads the table and no index copies it (decision 101). Written only by
-   * the status move it tells of, whose condition lets it happen once.
+   * time, so delivery-status reads the table and no index copies it (decision 101). Named by the
+   * status move it tells of, whose condition lets it happen once, and written from that move's
+   * stream record (decision 112).
    */
   deliveryEvent: (ws: string, phone: string, occurredAt: string, dispatchId: string, status: string): ItemKey => ({
     pk: partitions.eventsOfPhone(ws, phone).value,

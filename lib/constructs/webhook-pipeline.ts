@@ -27,7 +27,8 @@ export interface WebhookPipelineProps {
  * Webhook events to integrations (decisions 77–79, 89): the publisher, invoked by the table's
  * stream for outbox inserts and dispatch updates only (the event source filters, so no other
  * write costs an invocation), fans each event out to the webhook-events queue, one message per
- * endpoint; the consumer posts them. Each function may run `webhookQueueSettings.maxConcurrency`
+ * endpoint; the consumer posts them. The publisher is the stream's one consumer: it also writes
+ * the delivery events each dispatch change made (decision 112). Each function may run `webhookQueueSettings.maxConcurrency`
  * times at once. The DLQ takes consumer messages that failed five receives and the publisher's
  * stream batches it gave up on (their description: docs/operations.md#webhook-dlq-not-empty).
  */
@@ -43,11 +44,11 @@ export class WebhookPipeline extends Construct {
 
     this.publishFunction = new AppFunction(this, 'PublishFunction', {
       entry: join(HANDLERS_DIR, 'publish-webhook-events.ts'),
-      description: 'Fans webhook events (outbox items, dispatch changes) out to the workspace endpoints, one queue message each',
+      description: 'Writes the delivery events of dispatch changes, and fans webhook events (outbox items, dispatch changes) out to the workspace endpoints',
       timeout: Duration.seconds(30),
       ...functionDefaults,
     })
-      .readsTable(props.table)
+      .writesTable(props.table)
       .sendsTo(this.events.queue, 'WEBHOOK_QUEUE_URL');
     this.publishFunction.addEventSource(
       new DynamoEventSource(props.table, {

@@ -169,7 +169,7 @@ export async function startStreamPoller(options: {
 }
 
 /** A stream record as Lambda hands it over. The two SDKs type DynamoDB JSON apart; its content is the same. */
-function toLambdaRecord(record: _Record, streamArn: string, region: string): DynamoDBRecord {
+export function toLambdaRecord(record: _Record, streamArn: string, region: string): DynamoDBRecord {
   return {
     eventID: record.eventID,
     eventName: record.eventName,

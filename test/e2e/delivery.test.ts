@@ -1,6 +1,6 @@
 import { statusWebhook } from '../../lambdas/domain/providers/whatsapp-webhook';
 import { scanAll } from '../support/dynamodb';
-import { call, queueSettled, SECOND, SECOND_SEED, startTestRuntime, waitForStatus } from '../support/local-runtime';
+import { call, queueSettled, SECOND, SECOND_SEED, startTestRuntime, waitForDeliveryEvents, waitForStatus } from '../support/local-runtime';
 import { contractFetch } from '../support/openapi-contract';
 import { inboundTextWebhook, postSignedWebhook } from '../support/webhooks';
 import { pathOf, routes } from '../../lambdas/routes';
@@ -32,6 +32,8 @@ describe('delivery through the sandbox, over HTTP (docs/api.md#sandbox)', () => 
     const body = await settled(id, 'delivered');
     expect(body).toMatchObject({ sentAt: expect.any(String), deliveredAt: expect.any(String), failureCode: null });
 
+    // The events are written from the moves' stream records, a moment after them (decision 112).
+    await waitForDeliveryEvents(runtime.url, KEY, '081234561111', id, ['ACCEPTED', 'DELIVERED']);
     const { body: events } = await call(runtime.url, 'POST', '/v1/messages/delivery-status', {
       apiKey: KEY,
       body: { phones: ['0812-3456-1111', '+62 812-3456-1111'], startDate: '2026-01-01', endDate: '2099-12-31' },
@@ -47,10 +49,7 @@ describe('delivery through the sandbox, over HTTP (docs/api.md#sandbox)', () => 
   it('fails a number ending 0000 with 131026 and a REJECTED event', async () => {
     const id = await send('081234560000');
     expect(await settled(id, 'failed')).toMatchObject({ failureCode: '131026', sentAt: null });
-    const { body } = await call(runtime.url, 'POST', '/v1/messages/delivery-status', {
-      apiKey: KEY,
-      body: { phones: ['081234560000'], startDate: '2026-01-01', endDate: '2099-12-31' },
-    });
+    const body = await waitForDeliveryEvents(runtime.url, KEY, '081234560000', id, ['REJECTED']);
     expect((body.items as { events: unknown[] }[])[0]!.events).toContainEqual({ dispatchId: id, status: 'REJECTED', occurredAt: expect.any(String), failureCode: '131026' });
     const check = await call(runtime.url, 'GET', `/v1/messages/send-check?phone=081234560000&templateId=${TEMPLATE_ID}`, { apiKey: KEY });
     expect(check.body).toEqual({ sent: false, dispatchId: null, submittedAt: null });

@@ -1,4 +1,4 @@
-import { call, type HttpResponse, SECOND, SECOND_SEED, startTestRuntime, waitForStatus } from '../support/local-runtime';
+import { call, SECOND, SECOND_SEED, startTestRuntime, type HttpResponse, waitForDeliveryEvents, waitForStatus } from '../support/local-runtime';
 import { inboundTextWebhook, postSignedWebhook } from '../support/webhooks';
 import { pathOf, routes } from '../../lambdas/routes';
 
@@ -38,6 +38,7 @@ beforeAll(async () => {
     });
     owned.dispatchId = sent.body.dispatchId as string;
     await waitForStatus(runtime.url, OWNER, owned.dispatchId, ['delivered']);
+    await waitForDeliveryEvents(runtime.url, OWNER, to, owned.dispatchId, ['ACCEPTED', 'DELIVERED']);
   }
   const reply = inboundTextWebhook({ phoneNumberId: 'second-number', from: '6281234569876', name: 'Dewi', id: 'wamid.isolation.1', text: 'Terima kasih', at: new Date(Date.now() + 1_000) });
   expect((await postSignedWebhook(runtime.url, reply)).status).toBe(200);

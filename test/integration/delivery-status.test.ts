@@ -2,17 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { claimDispatch } from '../../lambdas/domain/delivery/delivery-attempt';
 import { deliveryEventsForPhones } from '../../lambdas/domain/delivery/delivery-events';
-import { applyStatus } from '../../lambdas/domain/delivery/dispatch-status';
+import { applyPricing, applyReadReceipt, applyStatus } from '../../lambdas/domain/delivery/dispatch-status';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
 import { useTableAndQueues } from '../support/sqs';
+import { runStreamConsumer } from '../support/stream-consumer';
 
 /**
  * Delivery-status on DynamoDB Local: a number's events live in its own partition by time (decision
- * 101), and events written before, under their dispatch and indexed by number on gsi1, still
- * answer, merged in time order.
+ * 101), written by the table's stream consumer from the status moves' records (decision 112), and
+ * events written before, under their dispatch and indexed by number on gsi1, still answer, merged
+ * in time order.
  */
 const env = useTableAndQueues();
 const PHONE = '+6281234567890';
@@ -24,7 +26,10 @@ async function workspace(): Promise<string> {
   return ws;
 }
 
-/** A dispatch to `to`, accepted by the provider at `sentAt` and, when given, delivered at `deliveredAt` or refused at `failedAt`. */
+/**
+ * A dispatch to `to`, accepted by the provider at `sentAt` and, when given, delivered at
+ * `deliveredAt` or refused at `failedAt`; its changes then taken by the table's stream consumer.
+ */
 async function message(ws: string, to: string, at: { sentAt?: string; deliveredAt?: string; failedAt?: string }): Promise<string> {
   const { dispatchId } = await sendTemplateMessage(
     { workspaceId: ws, apiClient: { id: randomUUID(), name: 'k' }, to, templateId: TEMPLATE_ID, variables: { name: 'Budi', order: '1' }, tagIds: [], trackingTags: [], now: new Date('2026-10-01T00:00:00.000Z') },
@@ -34,6 +39,7 @@ async function message(ws: string, to: string, at: { sentAt?: string; deliveredA
   if (at.sentAt) expect(await applyStatus(dispatchId, { to: 'sent', occurredAt: at.sentAt }, env.table)).toBe(true);
   if (at.deliveredAt) expect(await applyStatus(dispatchId, { to: 'delivered', event: 'DELIVERED', occurredAt: at.deliveredAt }, env.table)).toBe(true);
   if (at.failedAt) expect(await applyStatus(dispatchId, { to: 'failed', event: 'REJECTED', failureCode: '131026', occurredAt: at.failedAt }, env.table)).toBe(true);
+  await runStreamConsumer(env.table);
   return dispatchId;
 }
 
@@ -81,10 +87,62 @@ describe('delivery-status against DynamoDB Local', () => {
     const theirs = await workspace();
     const dispatchId = await message(theirs, PHONE, { sentAt: '2026-10-01T02:00:00.000Z', deliveredAt: '2026-10-01T04:00:00.000Z' });
     expect(await applyStatus(dispatchId, { to: 'delivered', event: 'DELIVERED', occurredAt: '2026-10-01T05:00:00.000Z' }, env.table)).toBe(false);
+    await runStreamConsumer(env.table);
 
     const range = { startDate: '2026-10-01', endDate: '2026-10-01' };
     expect((await deliveryEventsForPhones(theirs, [PHONE], range, env.table))[0]!.events.map((event) => event.status)).toEqual(['ACCEPTED', 'DELIVERED']);
     expect(await deliveryEventsForPhones(mine, [PHONE], range, env.table)).toEqual([{ phone: PHONE, events: [] }]);
+  });
+
+  it('has a status move name its events on the dispatch and write none itself; the stream consumer writes them, and a write after the move names none', async () => {
+    const ws = await workspace();
+    const { dispatchId } = await sendTemplateMessage(
+      { workspaceId: ws, apiClient: { id: randomUUID(), name: 'k' }, to: PHONE, templateId: TEMPLATE_ID, variables: { name: 'Budi', order: '1' }, tagIds: [], trackingTags: [], now: new Date('2026-10-01T00:00:00.000Z') },
+      { store: env.table, queue: env.queues },
+    );
+    const stored = async () => {
+      const items = await env.table.scanAll();
+      return { dispatch: items.find((item) => item.pk === `DSP#${dispatchId}`)!, events: items.filter((item) => item.entity === 'deliveryEvent' && item.dispatchId === dispatchId) };
+    };
+    await claimDispatch(dispatchId, new Date(), env.table);
+    expect((await stored()).dispatch).not.toHaveProperty('deliveryEvents');
+
+    expect(await applyStatus(dispatchId, { to: 'sent', occurredAt: '2026-10-01T01:00:00.000Z' }, env.table)).toBe(true);
+    expect(await stored()).toMatchObject({ dispatch: { deliveryEvents: ['ACCEPTED'], sentAt: '2026-10-01T01:00:00.000Z' }, events: [] });
+    expect(await applyPricing(dispatchId, { billable: true, category: 'utility', pricingModel: 'PMP' }, env.table)).toBe(true);
+    expect((await stored()).dispatch).not.toHaveProperty('deliveryEvents');
+    expect(await applyStatus(dispatchId, { to: 'delivered', event: 'DELIVERED', occurredAt: '2026-10-01T02:00:00.000Z' }, env.table)).toBe(true);
+    expect(await stored()).toMatchObject({ dispatch: { deliveryEvents: ['DELIVERED'] }, events: [] });
+    expect(await applyReadReceipt(dispatchId, '2026-10-01T03:00:00.000Z', env.table)).toBe(true);
+    expect((await stored()).dispatch).not.toHaveProperty('deliveryEvents');
+
+    await runStreamConsumer(env.table);
+    const [answer] = await deliveryEventsForPhones(ws, [PHONE], { startDate: '2026-10-01', endDate: '2026-10-01' }, env.table);
+    expect(answer!.events).toEqual([
+      { dispatchId, status: 'ACCEPTED', occurredAt: '2026-10-01T01:00:00.000Z' },
+      { dispatchId, status: 'DELIVERED', occurredAt: '2026-10-01T02:00:00.000Z' },
+    ]);
+  });
+
+  it('gives a first report of delivered both its events at once, and a failure of our own (retries exhausted) its time but no REJECTED event', async () => {
+    const ws = await workspace();
+    const delivered = await message(ws, PHONE, { deliveredAt: '2026-10-01T04:00:00.000Z' });
+    const { dispatchId: exhausted } = await sendTemplateMessage(
+      { workspaceId: ws, apiClient: { id: randomUUID(), name: 'k' }, to: PHONE, templateId: TEMPLATE_ID, variables: { name: 'Budi', order: '2' }, tagIds: [], trackingTags: [], now: new Date('2026-10-01T00:00:00.000Z') },
+      { store: env.table, queue: env.queues },
+    );
+    await claimDispatch(exhausted, new Date(), env.table);
+    expect(await applyStatus(exhausted, { to: 'failed', failureCode: 'retries_exhausted:http_503', occurredAt: '2026-10-01T05:00:00.000Z' }, env.table)).toBe(true);
+    await runStreamConsumer(env.table);
+
+    const item = (await env.table.scanAll()).find((candidate) => candidate.pk === `DSP#${exhausted}`)!;
+    expect(item).toMatchObject({ status: 'failed', failedAt: '2026-10-01T05:00:00.000Z' });
+    expect(item).not.toHaveProperty('deliveryEvents');
+    const [answer] = await deliveryEventsForPhones(ws, [PHONE], { startDate: '2026-10-01', endDate: '2026-10-01' }, env.table);
+    expect(answer!.events).toEqual([
+      { dispatchId: delivered, status: 'ACCEPTED', occurredAt: '2026-10-01T04:00:00.000Z' },
+      { dispatchId: delivered, status: 'DELIVERED', occurredAt: '2026-10-01T04:00:00.000Z' },
+    ]);
   });
 });
 

@@ -21,6 +21,7 @@ import type { BuildMiddleware } from '@smithy/types';
 import { startQueuePoller } from '../../lib/local/queue-poller';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
 import { useTableAndQueues } from '../support/sqs';
+import { runStreamConsumer } from '../support/stream-consumer';
 import { emulateCancelledTransactions, emulateTransactionConflicts } from '../support/transaction-conflicts';
 import { CONFLICT_RETRIES } from '../../lambdas/shared/writes';
 
@@ -80,9 +81,14 @@ async function reportCatcher() {
 const attempt = (dispatchId: string, workspaceId: string, receiveCount = 1): DeliveryAttempt => ({ dispatchId, workspaceId, receiveCount, maxReceives: 5 });
 const deliver = (dispatchId: string, workspaceId: string, provider: Provider, receiveCount = 1, now?: Date) =>
   deliverDispatch(attempt(dispatchId, workspaceId, receiveCount), { providerFor: () => provider, store: env.table, ...(now ? { now: () => now } : {}) });
-/** A dispatch's items: its own, its tag links (in their tags' partitions) and its delivery events (in their number's). */
-const itemsOf = async (dispatchId: string) =>
-  (await env.table.scanAll()).filter((item) => item.pk === `DSP#${dispatchId}` || ((item.entity === 'deliveryEvent' || item.entity === 'tagLink') && item.dispatchId === dispatchId));
+/**
+ * A dispatch's items: its own, its tag links (in their tags' partitions) and its delivery events (in
+ * their number's), once the table's stream consumer has taken its changes (the events, decision 112).
+ */
+const itemsOf = async (dispatchId: string) => {
+  await runStreamConsumer(env.table);
+  return (await env.table.scanAll()).filter((item) => item.pk === `DSP#${dispatchId}` || ((item.entity === 'deliveryEvent' || item.entity === 'tagLink') && item.dispatchId === dispatchId));
+};
 /** An item of `itemsOf` by what it is: `DSP`, `TAG#<tag>` or `EVT#<status>`. */
 const labelOf = (item: Record<string, unknown>) =>
   item.entity === 'deliveryEvent' ? `EVT#${String(item.status)}` : item.entity === 'tagLink' ? `TAG#${String(item.pk).split('#TAG#')[1]}` : String(item.sk);

@@ -116,3 +116,17 @@ export async function waitForStatus(base: string, apiKey: string, dispatchId: st
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
+
+/**
+ * Polls delivery-status for `phone` until the dispatch's events include every one of `statuses`,
+ * and returns the answer's body: a status move's events are written from its stream record, a
+ * moment after the move (decision 112). The test's own timeout bounds the wait.
+ */
+export async function waitForDeliveryEvents(base: string, apiKey: string, phone: string, dispatchId: string, statuses: string[]): Promise<Record<string, unknown>> {
+  for (;;) {
+    const { body } = await call(base, 'POST', '/v1/messages/delivery-status', { apiKey, body: { phones: [phone], startDate: '2026-01-01', endDate: '2099-12-31' } });
+    const events = ((body.items as { events: { dispatchId: string; status: string }[] }[] | undefined)?.[0]?.events ?? []).filter((event) => event.dispatchId === dispatchId);
+    if (statuses.every((status) => events.some((event) => event.status === status))) return body;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}

@@ -53,7 +53,7 @@ function claimUpdate(dispatchId: string, attemptId: string, now: Date): { Update
   return {
     Update: {
       Key: keys.dispatch(dispatchId),
-      UpdateExpression: `SET #status = :processing, attemptStartedAt = :now, attemptId = :attempt, updatedAt = :now, ${sequence.set} ADD attempts :one`,
+      UpdateExpression: sequence.expression(['#status = :processing', 'attemptStartedAt = :now', 'attemptId = :attempt', 'updatedAt = :now'], [], 'attempts :one'),
       ConditionExpression: '#status = :queued OR (#status = :processing AND attribute_not_exists(attemptStartedAt))',
       ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
       ExpressionAttributeValues: { ':processing': 'processing', ':queued': 'queued', ':now': now.toISOString(), ':attempt': attemptId, ':one': 1, ...sequence.values },
@@ -77,7 +77,7 @@ function releaseChange(dispatch: Dispatch, now: Date): DispatchChange {
     write: {
       Update: {
         Key: keys.dispatch(dispatch.dispatchId),
-        UpdateExpression: `SET updatedAt = :now, ${sequence.set} REMOVE attemptStartedAt, attemptId`,
+        UpdateExpression: sequence.expression(['updatedAt = :now'], ['attemptStartedAt', 'attemptId']),
         ConditionExpression: '#status = :processing AND attemptStartedAt = :mine',
         ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
         ExpressionAttributeValues: { ':processing': 'processing', ':mine': dispatch.attemptStartedAt, ':now': now.toISOString(), ...sequence.values },

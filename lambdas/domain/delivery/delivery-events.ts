@@ -4,15 +4,13 @@ import { mapWithConcurrency } from '../../shared/concurrency';
 import { queryAll } from '../../shared/query-all';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
-import { accessPatterns, keys } from '../../shared/table';
-import type { Write } from '../../shared/writes';
-import type { Dispatch } from '../messages/dispatch';
+import { accessPatterns } from '../../shared/table';
 import { toE164 } from '../phones/phone-number';
 import { wibRange } from '../time/wib';
 import { instant } from '../time/instant';
-import { deliveryEventStatuses, type DeliveryEventStatus } from './transitions';
+import { deliveryEventStatuses } from './transitions';
 
-/** The delivery event item: one per dispatch and event status, its write and its reading back. */
+/** The delivery event item: one per dispatch and event status, read back here; written by delivery-event-projection.ts. */
 
 /** A delivery status event (docs/api.md#delivery-status); `failureCode` only when the provider gave one. */
 export const deliveryEventSchema = z.object({
@@ -22,28 +20,6 @@ export const deliveryEventSchema = z.object({
   failureCode: z.optional(z.string()),
 });
 export type DeliveryEvent = z.output<typeof deliveryEventSchema>;
-
-/**
- * A provider's verdict on a dispatch, in its number's partition by time, for the delivery-status
- * route (docs/api.md#delivery-status). Written only in the transaction of the status move it tells
- * of, whose condition lets each move happen once, so a repeated callback writes no second event.
- */
-export function deliveryEventPut(dispatch: Pick<Dispatch, 'dispatchId' | 'workspaceId' | 'to'>, status: DeliveryEventStatus, occurredAt: string, failureCode?: string): Write {
-  return {
-    Put: {
-      Item: {
-        ...keys.deliveryEvent(dispatch.workspaceId, dispatch.to, occurredAt, dispatch.dispatchId, status),
-        entity: 'deliveryEvent',
-        dispatchId: dispatch.dispatchId,
-        workspaceId: dispatch.workspaceId,
-        phone: dispatch.to,
-        status,
-        occurredAt,
-        ...(failureCode ? { failureCode } : {}),
-      },
-    },
-  };
-}
 
 const storedEventSchema = z.object({ dispatchId: z.string(), status: z.enum(deliveryEventStatuses), occurredAt: z.string(), failureCode: z.optional(z.string()) });
 

@@ -6,23 +6,20 @@ import type { Dispatch } from '../messages/dispatch';
 import { getDispatchById, pricingChange, readReceipt, statusMove, type DispatchChange, type StatusMove } from '../messages/dispatch-repository';
 import type { Pricing } from '../providers/whatsapp-webhook';
 import { reportWrites } from '../reports/report-items';
-import { deliveryEventPut } from './delivery-events';
 import { providerMessagePut } from './provider-message';
-import { canTransition, countsAsSent, isFirstReport, isTerminal, type DeliveryEventStatus } from './transitions';
+import { canTransition, countsAsSent, isFirstReport, isTerminal } from './transitions';
 
-export interface StatusChange extends StatusMove {
-  /** Write a delivery event for this change (a provider's verdict, not our own bookkeeping). */
-  event?: DeliveryEventStatus;
-}
+export type StatusChange = StatusMove;
 
 const ATTEMPTS = 3;
 
 /**
  * Moves a dispatch to `change.to` if docs/api.md#dispatch-statuses allows it from its current
- * status, with everything that depends on the move in the same transaction: its delivery event
- * and, the first time it counts as sent, its tag links and report rollups (so a redelivered
- * message or a repeated callback can neither skip nor double them). Returns false when the move
- * is not allowed: a duplicate, late or out-of-order report.
+ * status, with everything that depends on the move in the same transaction: the first time it
+ * counts as sent, its tag links and report rollups (so a redelivered message or a repeated
+ * callback can neither skip nor double them). Its delivery events are named on the dispatch and
+ * written from the write's stream record (decision 112). Returns false when the move is not
+ * allowed: a duplicate, late or out-of-order report.
  */
 export async function applyStatus(dispatchId: string, change: StatusChange, store: Store = defaultStore(), known?: Dispatch): Promise<boolean> {
   // Nothing moves out of a terminal status and none moves backwards, so a dispatch known to be in
@@ -133,11 +130,11 @@ async function commit(dispatchId: string, store: Store, writes: NamedWrites<stri
 }
 
 /**
- * What one move writes, by area: the dispatch, what its wamid names, its delivery events, its
- * reports. The wamid is recorded with the move that first learns it (the provider's answer, or a
- * status that echoed the dispatch id when that answer was lost), so every later status finds the
- * dispatch by it. The conversation is not written: a message's status is read live from its
- * dispatch, and the conversation's own fields do not change with it (decision 99).
+ * What one move writes, by area: the dispatch (with the delivery events it makes, decision 112),
+ * what its wamid names, its reports. The wamid is recorded with the move that first learns it (the
+ * provider's answer, or a status that echoed the dispatch id when that answer was lost), so every
+ * later status finds the dispatch by it. The conversation is not written: a message's status is
+ * read live from its dispatch, and the conversation's own fields do not change with it (decision 99).
  */
 function transitionWrites(dispatch: Dispatch, requested: StatusChange, now: string): ChangeWrites {
   // Provider timestamps are whole seconds: a delivery report may predate our own record of the send.
@@ -145,10 +142,6 @@ function transitionWrites(dispatch: Dispatch, requested: StatusChange, now: stri
   const firstReport = isFirstReport(dispatch, change.to);
   // A late failure after sent takes the dispatch back out of reports, which count only SENT or DELIVERED.
   const reports = firstReport ? reportWrites(dispatch, 1) : dispatch.sentAt && !countsAsSent(change.to) ? reportWrites(dispatch, -1) : undefined;
-  const events = [
-    ...(firstReport ? [deliveryEventPut(dispatch, 'ACCEPTED', change.occurredAt)] : []),
-    ...(change.event && !(change.event === 'ACCEPTED' && firstReport) ? [deliveryEventPut(dispatch, change.event, change.occurredAt, change.failureCode)] : []),
-  ];
   return {
     dispatch: statusMove(dispatch, change, now),
     alongside: {
@@ -156,7 +149,6 @@ function transitionWrites(dispatch: Dispatch, requested: StatusChange, now: stri
         change.providerMessageId && !dispatch.providerMessageId
           ? providerMessagePut(change.providerMessageId, { kind: 'dispatch', workspaceId: dispatch.workspaceId, dispatchId: dispatch.dispatchId })
           : undefined,
-      events,
       reports,
     },
   };

@@ -32,3 +32,13 @@ export type DeliveryEventStatus = (typeof deliveryEventStatuses)[number];
  * status failed late keeps its `sentAt`; it is `failed`, from which nothing moves.
  */
 export const isFirstReport = (dispatch: { sentAt: string | null }, to: DispatchStatus): boolean => countsAsSent(to) && !dispatch.sentAt;
+
+/**
+ * The delivery events a move makes (docs/api.md#delivery-status): ACCEPTED with the first move that
+ * counts as sent, and the provider's verdict the move carries (DELIVERED, REJECTED).
+ */
+export function eventsOfMove(dispatch: { sentAt: string | null }, move: { to: DispatchStatus; event?: DeliveryEventStatus }): DeliveryEventStatus[] {
+  const events: DeliveryEventStatus[] = isFirstReport(dispatch, move.to) ? ['ACCEPTED'] : [];
+  if (move.event && !events.includes(move.event)) events.push(move.event);
+  return events;
+}

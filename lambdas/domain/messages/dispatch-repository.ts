@@ -7,7 +7,7 @@ import { batchGet } from '../../shared/batch-get';
 import { accessPatterns, indexKeys, keys, reportEntryAttributes, tableDefinition } from '../../shared/table';
 import type { Write } from '../../shared/writes';
 import type { Pricing } from '../providers/whatsapp-webhook';
-import { allowedFrom, countsAsSent, isFirstReport } from '../delivery/transitions';
+import { allowedFrom, countsAsSent, eventsOfMove, isFirstReport, type DeliveryEventStatus } from '../delivery/transitions';
 import { wibDay } from '../time/wib';
 import { templateParametersSchema } from '../templates/template-parameters';
 import { DISPATCH_ENTITY, dispatchStatuses, type Dispatch, type DispatchStatus } from './dispatch';
@@ -58,6 +58,7 @@ const storedDispatchSchema = z.object({
   attempts: z.optional(z.number()),
   attemptStartedAt: z.optional(z.string()),
   providerMessageId: z.optional(z.string()),
+  failedAt: z.optional(z.string()),
 }) satisfies z.ZodMiniType<Dispatch>;
 
 /**
@@ -112,6 +113,9 @@ export async function getDispatchById(dispatchId: string, store: Store = default
   return Item ? toDispatch(Item) : undefined;
 }
 
+/** The delivery events the item's last write made (`sequenceStep`): the stream consumer writes them. */
+export const DELIVERY_EVENTS_MADE = 'deliveryEvents';
+
 /**
  * Every write that changes the GET body (docs/api.md#message-status) counts `sequence` up, so the
  * stream record of that write is the change's `message.status.updated` event, its id made from the
@@ -120,12 +124,21 @@ export async function getDispatchById(dispatchId: string, store: Store = default
  * read receipt and Meta's pricing) pass `changedAt`, and the event takes the later of the two.
  * (Not a stamp on every write: 33 bytes on every write of an item near 1 KB can double its
  * units, as row 8 showed when it was tried.)
+ *
+ * `events` are the delivery events the write makes: they are kept on the item as
+ * `DELIVERY_EVENTS_MADE` until the next write, which sets its own or removes them, so each stream
+ * record names the events of exactly its change, and the stream consumer writes them (decision 112).
  */
-export function sequenceStep(changedAt?: string) {
+export function sequenceStep(changedAt?: string, events: readonly DeliveryEventStatus[] = []) {
+  const set = ['#sequence = if_not_exists(#sequence, :sequenceZero) + :sequenceStep', ...(changedAt ? ['changedAt = :changedAt'] : []), ...(events.length ? [`${DELIVERY_EVENTS_MADE} = :eventsMade`] : [])];
   return {
-    set: `#sequence = if_not_exists(#sequence, :sequenceZero) + :sequenceStep${changedAt ? ', changedAt = :changedAt' : ''}`,
     names: { '#sequence': 'sequence' },
-    values: { ':sequenceZero': 0, ':sequenceStep': 1, ...(changedAt ? { ':changedAt': changedAt } : {}) },
+    values: { ':sequenceZero': 0, ':sequenceStep': 1, ...(changedAt ? { ':changedAt': changedAt } : {}), ...(events.length ? { ':eventsMade': [...events] } : {}) },
+    /** The write's UpdateExpression: its own SET and REMOVE parts (and an ADD) with the step's. */
+    expression(ownSet: readonly string[], ownRemove: readonly string[] = [], add?: string): string {
+      const remove = [...ownRemove, ...(events.length ? [] : [DELIVERY_EVENTS_MADE])];
+      return `SET ${[...ownSet, ...set].join(', ')}${add ? ` ADD ${add}` : ''}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`;
+    },
   };
 }
 
@@ -145,7 +158,7 @@ export function enqueueFailed(dispatch: Dispatch, now: Date): DispatchChange {
     write: {
       Update: {
         Key: keys.dispatch(dispatch.dispatchId),
-        UpdateExpression: `SET #status = :failed, failureCode = :code, updatedAt = :now, ${sequence.set} REMOVE ${reportEntryAttributes().join(', ')}`,
+        UpdateExpression: sequence.expression(['#status = :failed', 'failureCode = :code', 'updatedAt = :now'], reportEntryAttributes()),
         ConditionExpression: '#status = :queued',
         ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
         ExpressionAttributeValues: { ':failed': 'failed', ':queued': 'queued', ':code': 'enqueue_failed', ':now': now.toISOString(), ...sequence.values },
@@ -164,18 +177,21 @@ export interface StatusMove {
   providerMessageId?: string;
   /** Meta's pricing, when the report that moves the dispatch brought a new one. */
   pricing?: Pricing;
+  /** The provider's verdict the move tells of, for its delivery event (not our own bookkeeping). */
+  event?: DeliveryEventStatus;
 }
 
 /**
  * Moves the dispatch from a status the transition table allows (docs/api.md#dispatch-statuses). The first move into a status that counts
  * in reports sets `sentAt` (guarded, so it happens once) and moves its report entry from
  * pending to its sent day (out of gsi2 for a dispatch that entered it there, decision 104); a move
- * out of reporting drops the entry.
+ * out of reporting drops the entry. The delivery events it makes are named on the item, each at
+ * the time it keeps (`sentAt`, `deliveredAt`, `failedAt`), for the stream consumer to write (decision 112).
  */
 export function statusMove(dispatch: Dispatch, move: StatusMove, now: string): DispatchChange {
   const firstReport = isFirstReport(dispatch, move.to);
-  const sequence = sequenceStep();
-  const set = ['#status = :to', 'updatedAt = :now', sequence.set];
+  const sequence = sequenceStep(undefined, eventsOfMove(dispatch, move));
+  const set = ['#status = :to', 'updatedAt = :now'];
   const remove: string[] = [];
   const values: Record<string, unknown> = { ':to': move.to, ':now': now, ...sequence.values };
   const after: Dispatch = { ...dispatch, status: move.to, updatedAt: now, sequence: dispatch.sequence + 1 };
@@ -188,6 +204,11 @@ export function statusMove(dispatch: Dispatch, move: StatusMove, now: string): D
   if (move.to === 'delivered') {
     set.push('deliveredAt = :at');
     after.deliveredAt = move.occurredAt;
+  }
+  if (move.to === 'failed') {
+    set.push('failedAt = :at');
+    values[':at'] = move.occurredAt;
+    after.failedAt = move.occurredAt;
   }
   if (move.failureCode) {
     set.push('failureCode = :code');
@@ -227,7 +248,7 @@ export function statusMove(dispatch: Dispatch, move: StatusMove, now: string): D
     write: {
       Update: {
         Key: keys.dispatch(dispatch.dispatchId),
-        UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
+        UpdateExpression: sequence.expression(set, remove),
         ConditionExpression: `#status IN (${fromList.join(', ')})${firstReport ? ' AND attribute_not_exists(sentAt)' : ''}`,
         ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
         ExpressionAttributeValues: values,
@@ -247,7 +268,7 @@ export function readReceipt(dispatch: Dispatch, readAt: string, now: string): Di
     write: {
       Update: {
         Key: keys.dispatch(dispatch.dispatchId),
-        UpdateExpression: `SET readAt = :at, ${sequence.set}`,
+        UpdateExpression: sequence.expression(['readAt = :at']),
         ConditionExpression: '#status = :delivered AND attribute_not_exists(readAt)',
         ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
         ExpressionAttributeValues: { ':at': readAt, ':delivered': 'delivered', ...sequence.values },
@@ -269,7 +290,7 @@ export function pricingChange(dispatch: Dispatch, pricing: Pricing, now: string)
     write: {
       Update: {
         Key: keys.dispatch(dispatch.dispatchId),
-        UpdateExpression: `SET pricing = :pricing, ${sequence.set}`,
+        UpdateExpression: sequence.expression(['pricing = :pricing']),
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeNames: sequence.names,
         ExpressionAttributeValues: { ':pricing': pricing, ...sequence.values },
@@ -299,7 +320,7 @@ export function requeueChange(dispatch: Dispatch, now: Date): DispatchChange {
     write: {
       Update: {
         Key: keys.dispatch(dispatch.dispatchId),
-        UpdateExpression: `SET ${entry.set.join(', ')}, updatedAt = :now, ${sequence.set} ADD requeues :one REMOVE ${entry.remove.join(', ')}`,
+        UpdateExpression: sequence.expression([...entry.set, 'updatedAt = :now'], entry.remove, 'requeues :one'),
         ConditionExpression: '#status = :status',
         ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
         ExpressionAttributeValues: {
@@ -328,7 +349,7 @@ export function pendingEntryDrop(dispatchId: string): Write {
   return {
     Update: {
       Key: keys.dispatch(dispatchId),
-      UpdateExpression: `REMOVE ${partitionKey}, ${sortKey}`,
+      UpdateExpression: `REMOVE ${partitionKey}, ${sortKey}, ${DELIVERY_EVENTS_MADE}`,
       ConditionExpression: 'begins_with(#entry, :pending) AND NOT #status IN (:queued, :processing)',
       ExpressionAttributeNames: { '#entry': partitionKey, '#status': 'status' },
       ExpressionAttributeValues: { ':pending': 'PENDING#', ':queued': 'queued', ':processing': 'processing' },

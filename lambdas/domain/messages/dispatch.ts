@@ -64,6 +64,8 @@ export interface Dispatch {
   /** Set while a provider call may be under way: a dispatch with it is never sent again. */
   attemptStartedAt?: string;
   providerMessageId?: string;
+  /** When it failed, at the provider (or now): its REJECTED event's time. Absent until then. */
+  failedAt?: string;
 }
 
 /** The conversation a dispatch belongs to: the number's in its workspace, derived, not stored (decision 92). */

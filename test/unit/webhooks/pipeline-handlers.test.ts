@@ -1,6 +1,6 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { draftDispatch, toMessageStatusResource } from '../../../lambdas/domain/messages/dispatch';
@@ -21,6 +21,7 @@ beforeEach(() => {
   sqs.reset();
   resetContainerCaches();
   sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+  ddb.on(BatchWriteCommand).resolves({});
 });
 
 const endpoint = (workspaceId: string, id: string, url: string, overrides: Record<string, unknown> = {}) => ({
@@ -162,6 +163,69 @@ describe('the outbox publisher (DynamoDB Streams)', () => {
 
     expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: '2' }] });
     expect(sqs.commandCalls(SendMessageBatchCommand)).toHaveLength(1);
+  });
+
+  describe('delivery events (decision 112)', () => {
+    const DISPATCH_ID = '0b9e1d8e-0000-4000-8000-000000000001';
+    // A workspace without endpoints: a change's delivery events are written all the same.
+    const change = (sequence: string, fields: Record<string, unknown>) =>
+      streamRecord({ ...dispatchItem({ ...dispatch('ws-b'), dispatchId: DISPATCH_ID, status: 'sent', sentAt: '2026-11-20T08:00:01.000Z' }), ...fields }, 'MODIFY', sequence);
+    const written = () => ddb.commandCalls(BatchWriteCommand).map((call) => call.args[0].input.RequestItems![process.env.TABLE_NAME!]!.map((request) => request.PutRequest!.Item));
+    const event = (status: string, occurredAt: string, extra: Record<string, unknown> = {}) => ({
+      pk: 'WS#ws-b#EVT#+6281234567890',
+      sk: `${occurredAt}#${DISPATCH_ID}#${status}`,
+      entity: 'deliveryEvent',
+      dispatchId: DISPATCH_ID,
+      workspaceId: 'ws-b',
+      phone: '+6281234567890',
+      status,
+      occurredAt,
+      ...extra,
+    });
+
+    it('writes the events each dispatch change names, at the times it keeps, in one request for the batch; a change naming none writes none', async () => {
+      ddb.on(QueryCommand).resolves({ Items: [] });
+      const records = [
+        change('1', { deliveryEvents: ['ACCEPTED'] }),
+        // Meta's pricing and a read receipt name no events.
+        change('2', { pricing: { billable: true, category: 'utility', pricingModel: 'PMP' } }),
+        change('3', { status: 'delivered', deliveredAt: '2026-11-20T08:00:03.000Z', deliveryEvents: ['DELIVERED'] }),
+        change('4', { status: 'failed', failedAt: '2026-11-20T08:00:09.000Z', failureCode: '131026', deliveryEvents: ['REJECTED'] }),
+        change('5', { status: 'delivered', sentAt: '2026-11-20T08:00:02.000Z', deliveredAt: '2026-11-20T08:00:02.000Z', deliveryEvents: ['ACCEPTED', 'DELIVERED'] }),
+      ];
+
+      expect(await publishBatch({ Records: records }, lambdaContext('publish-webhook-events'))).toEqual({ batchItemFailures: [] });
+
+      expect(written()).toEqual([
+        [
+          event('ACCEPTED', '2026-11-20T08:00:01.000Z'),
+          event('DELIVERED', '2026-11-20T08:00:03.000Z'),
+          event('REJECTED', '2026-11-20T08:00:09.000Z', { failureCode: '131026' }),
+          event('ACCEPTED', '2026-11-20T08:00:02.000Z'),
+          event('DELIVERED', '2026-11-20T08:00:02.000Z'),
+        ],
+      ]);
+      expect(sqs.calls()).toHaveLength(0);
+    });
+
+    it('puts again what the table left unprocessed, and fails the records with events when the table refuses them, for the stream to hand over again', async () => {
+      ddb.on(QueryCommand).resolves({ Items: [] });
+      const unprocessed = { [process.env.TABLE_NAME!]: [{ PutRequest: { Item: event('ACCEPTED', '2026-11-20T08:00:01.000Z') } }] };
+      ddb.on(BatchWriteCommand).resolvesOnce({ UnprocessedItems: unprocessed }).resolves({});
+      expect(await publishBatch({ Records: [change('1', { deliveryEvents: ['ACCEPTED'] })] }, lambdaContext('publish-webhook-events'))).toEqual({ batchItemFailures: [] });
+      expect(written()).toEqual([[event('ACCEPTED', '2026-11-20T08:00:01.000Z')], [event('ACCEPTED', '2026-11-20T08:00:01.000Z')]]);
+
+      ddb.on(BatchWriteCommand).rejects(Object.assign(new Error('Throughput exceeds the current capacity of your table'), { name: 'ProvisionedThroughputExceededException' }));
+      const records = [change('1', { deliveryEvents: ['ACCEPTED'] }), change('2', {}), change('3', { status: 'delivered', deliveredAt: '2026-11-20T08:00:03.000Z', deliveryEvents: ['DELIVERED'] })];
+      expect(await publishBatch({ Records: records }, lambdaContext('publish-webhook-events'))).toEqual({ batchItemFailures: [{ itemIdentifier: '1' }, { itemIdentifier: '3' }] });
+    });
+
+    it('fails a change that names an event without its time, and no other record', async () => {
+      ddb.on(QueryCommand).resolves({ Items: [] });
+      const records = [change('1', { status: 'failed', failureCode: '131026', deliveryEvents: ['REJECTED'] }), change('2', { deliveryEvents: ['ACCEPTED'] })];
+      expect(await publishBatch({ Records: records }, lambdaContext('publish-webhook-events'))).toEqual({ batchItemFailures: [{ itemIdentifier: '1' }] });
+      expect(written()).toEqual([[event('ACCEPTED', '2026-11-20T08:00:01.000Z')]]);
+    });
   });
 
   it('fails every record of a request that failed, and a record it could not read, and no other', async () => {
