@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { claimDispatch } from '../../lambdas/domain/delivery/delivery-attempt';
 import { deliveryEventsForPhones } from '../../lambdas/domain/delivery/delivery-events';
@@ -6,6 +8,7 @@ import { applyPricing, applyReadReceipt, applyStatus } from '../../lambdas/domai
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
+import { runAdmin } from '../../lib/admin/cli';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
 import { useTableAndQueues } from '../support/sqs';
 import { runStreamConsumer } from '../support/stream-consumer';
@@ -144,6 +147,40 @@ describe('delivery-status against DynamoDB Local', () => {
       { dispatchId: delivered, status: 'DELIVERED', occurredAt: '2026-10-01T04:00:00.000Z' },
     ]);
   });
+
+  it('writes the events of a stream batch the consumer gave up on with the admin CLI’s `delivery-events redrive`, from the stream, as often as it is run', async () => {
+    const ws = await workspace();
+    const { dispatchId } = await sendTemplateMessage(
+      { workspaceId: ws, apiClient: { id: randomUUID(), name: 'k' }, to: '+6281234560077', templateId: TEMPLATE_ID, variables: { name: 'Budi', order: '3' }, tagIds: [], trackingTags: [], now: new Date('2026-10-01T00:00:00.000Z') },
+      { store: env.table, queue: env.queues },
+    );
+    await claimDispatch(dispatchId, new Date(), env.table);
+    expect(await applyStatus(dispatchId, { to: 'sent', occurredAt: '2026-10-01T06:00:00.000Z' }, env.table)).toBe(true);
+    expect(await applyStatus(dispatchId, { to: 'delivered', event: 'DELIVERED', occurredAt: '2026-10-01T06:00:05.000Z' }, env.table)).toBe(true);
+    // The batch as the webhook DLQ describes it: its shard and first and last sequence numbers.
+    const stream = await streamRecords();
+    const batch = stream.filter((record) => record.pk === `DSP#${dispatchId}` && record.eventName === 'MODIFY');
+    const range = ['--shard', batch[0]!.shardId, '--from', batch[0]!.sequenceNumber, '--to', batch.at(-1)!.sequenceNumber];
+    // The other items the moves wrote (the report rollups) have records in the batch too.
+    const inRange = stream.filter((record) => record.shardId === batch[0]!.shardId && BigInt(record.sequenceNumber) >= BigInt(batch[0]!.sequenceNumber) && BigInt(record.sequenceNumber) <= BigInt(batch.at(-1)!.sequenceNumber));
+    const eventsNow = async () => (await deliveryEventsForPhones(ws, ['+6281234560077'], { startDate: '2026-10-01', endDate: '2026-10-01' }, env.table))[0]!.events;
+    expect(await eventsNow()).toEqual([]);
+
+    for (let run = 0; run < 2; run++) {
+      const answer = await admin('delivery-events', 'redrive', ...range, '--json');
+      expect(answer).toMatchObject({ status: 0 });
+      expect(JSON.parse(answer.stdout)).toEqual({ records: inRange.length, dispatchChanges: batch.length, events: 2 });
+      expect(await eventsNow()).toEqual([
+        { dispatchId, status: 'ACCEPTED', occurredAt: '2026-10-01T06:00:00.000Z' },
+        { dispatchId, status: 'DELIVERED', occurredAt: '2026-10-01T06:00:05.000Z' },
+      ]);
+    }
+    expect(await admin('delivery-events', 'redrive', '--shard', batch[0]!.shardId, '--from', batch.at(-1)!.sequenceNumber, '--to', batch[0]!.sequenceNumber)).toMatchObject({ status: 1 });
+    expect(await admin('delivery-events', 'redrive', '--shard', batch[0]!.shardId, '--from', 'latest', '--to', batch[0]!.sequenceNumber)).toMatchObject({
+      status: 2,
+      stderr: expect.stringContaining('--from takes a stream sequence number'),
+    });
+  });
 });
 
 /** A delivery event as stored before decision 101: under its dispatch, indexed by number on gsi1. */
@@ -154,4 +191,36 @@ async function writtenBeforeNumberPartition(ws: string, dispatchId: string, stat
       Item: { pk: `DSP#${dispatchId}`, sk: `EVT#${status}`, gsi1pk: `WS#${ws}#P#${PHONE}`, gsi1sk: `${occurredAt}#${dispatchId}#${status}`, entity: 'deliveryEvent', dispatchId, workspaceId: ws, phone: PHONE, status, occurredAt },
     }),
   );
+}
+
+/** The records of the table's stream on DynamoDB Local, in order, with their shard and item. */
+async function streamRecords(): Promise<{ shardId: string; sequenceNumber: string; eventName: string; pk: string | undefined }[]> {
+  const endpoint = process.env.DYNAMODB_ENDPOINT!;
+  const region = process.env.AWS_REGION!;
+  const dynamodb = new DynamoDBClient({ endpoint, region });
+  const streams = new DynamoDBStreamsClient({ endpoint, region });
+  try {
+    const streamArn = (await dynamodb.send(new DescribeTableCommand({ TableName: env.table.tableName }))).Table!.LatestStreamArn!;
+    const found: { shardId: string; sequenceNumber: string; eventName: string; pk: string | undefined }[] = [];
+    for (const shard of (await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }))).StreamDescription?.Shards ?? []) {
+      let iterator = (await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId!, ShardIteratorType: 'TRIM_HORIZON' }))).ShardIterator;
+      while (iterator) {
+        const { Records = [], NextShardIterator } = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
+        found.push(...Records.map((record) => ({ shardId: shard.ShardId!, sequenceNumber: record.dynamodb!.SequenceNumber!, eventName: record.eventName!, pk: record.dynamodb!.Keys?.pk?.S })));
+        iterator = Records.length ? NextShardIterator : undefined;
+      }
+    }
+    return found;
+  } finally {
+    dynamodb.destroy();
+    streams.destroy();
+  }
+}
+
+/** One admin command line, run in-process against this file's table. */
+async function admin(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const status = await runAdmin(argv, { out: (text) => out.push(text), err: (text) => err.push(text), env: {}, target: async () => ({ ...env.table, description: 'test table' }) });
+  return { status, stdout: out.join('\n'), stderr: err.join('\n') };
 }
