@@ -7,6 +7,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { join } from 'node:path';
 import { publisherStreamFilters } from '../../lambdas/domain/webhooks/stream-filters';
+import { streamConsumerSettings } from '../../lambdas/shared/stream-consumer-settings';
 import { webhookQueueSettings } from '../../lambdas/shared/webhook-queue-settings';
 import { HANDLERS_DIR } from '../project-paths';
 import { AppFunction } from './app-function';
@@ -53,14 +54,13 @@ export class WebhookPipeline extends Construct {
     this.publishFunction.addEventSource(
       new DynamoEventSource(props.table, {
         startingPosition: StartingPosition.TRIM_HORIZON,
-        batchSize: 100,
-        maxBatchingWindow: Duration.seconds(1),
+        batchSize: streamConsumerSettings.batchSize,
+        maxBatchingWindow: Duration.seconds(streamConsumerSettings.maxBatchingWindowSeconds),
         filters: publisherStreamFilters.map((pattern) => FilterCriteria.filter(structuredClone(pattern))),
         reportBatchItemFailures: true,
         bisectBatchOnError: true,
-        retryAttempts: 10,
-        // An outbox item lives a day: a record older than that goes to the DLQ, a dispatch's change too.
-        maxRecordAge: Duration.days(1),
+        retryAttempts: streamConsumerSettings.retryAttempts,
+        maxRecordAge: Duration.seconds(streamConsumerSettings.maxRecordAgeSeconds),
         onFailure: new SqsDlq(this.events.deadLetterQueue),
       }),
     );

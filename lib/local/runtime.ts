@@ -193,31 +193,31 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       const deliver = (await import('../../lambdas/handlers/deliver')) as { handler: SqsHandler };
       poller = startQueuePoller({ sqs, queueUrl, queueArn, region, handler: (event, context) => invoke('deliver', () => deliver.handler(event, context), event), onError });
     }
-    if (options.consumer ?? true) {
-      // Webhook events go out as deployed: the outbox through the table's stream, then the webhook-events queue.
-      const publish = (await import('../../lambdas/handlers/publish-webhook-events')) as { handler: StreamHandler };
-      streams = new DynamoDBStreamsClient({ endpoint: dynamodbEndpoint, region, credentials: LOCAL_CREDENTIALS });
-      publisher = await startStreamPoller({
-        dynamodb,
-        streams,
-        region,
-        tableName,
-        handler: (event, context) => invoke('publish-webhook-events', () => publish.handler(event, context), event),
-        onError,
-      });
-      const { webhookQueueSettings } = await import('../../lambdas/shared/webhook-queue-settings');
-      const deliverEvents = (await import('../../lambdas/handlers/deliver-webhook-event')) as { handler: SqsHandler };
-      webhookPoller = startQueuePoller({
-        sqs,
-        queueUrl: webhookQueues.queueUrl,
-        queueArn: webhookQueues.queueArn,
-        region,
-        handler: (event, context) => invoke('deliver-webhook-event', () => deliverEvents.handler(event, context), event),
-        settings: webhookQueueSettings,
-        functionName: 'deliver-webhook-event',
-        onError,
-      });
-    }
+    // The table's stream consumer runs as deployed, whoever runs the deliver consumer: delivery
+    // events are written from the stream (decision 112), and webhook events go out through it,
+    // then the webhook-events queue.
+    const publish = (await import('../../lambdas/handlers/publish-webhook-events')) as { handler: StreamHandler };
+    streams = new DynamoDBStreamsClient({ endpoint: dynamodbEndpoint, region, credentials: LOCAL_CREDENTIALS });
+    publisher = await startStreamPoller({
+      dynamodb,
+      streams,
+      region,
+      tableName,
+      handler: (event, context) => invoke('publish-webhook-events', () => publish.handler(event, context), event),
+      onError,
+    });
+    const { webhookQueueSettings } = await import('../../lambdas/shared/webhook-queue-settings');
+    const deliverEvents = (await import('../../lambdas/handlers/deliver-webhook-event')) as { handler: SqsHandler };
+    webhookPoller = startQueuePoller({
+      sqs,
+      queueUrl: webhookQueues.queueUrl,
+      queueArn: webhookQueues.queueArn,
+      region,
+      handler: (event, context) => invoke('deliver-webhook-event', () => deliverEvents.handler(event, context), event),
+      settings: webhookQueueSettings,
+      functionName: 'deliver-webhook-event',
+      onError,
+    });
     dynamodb.destroy();
     const { reconcile } = await import('../../lambdas/domain/delivery/reconcile');
     reconciler = setInterval(() => void invoke('reconcile', () => reconcile(new Date())).catch(onError), RECONCILE_EVERY_MS);

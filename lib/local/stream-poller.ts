@@ -2,6 +2,7 @@ import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynam
 import { DescribeStreamCommand, ExpiredIteratorException, GetRecordsCommand, GetShardIteratorCommand, TrimmedDataAccessException, type DynamoDBStreamsClient, type _Record } from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { isPublishable } from '../../lambdas/domain/webhooks/stream-filters';
+import { streamConsumerSettings } from '../../lambdas/shared/stream-consumer-settings';
 import { lambdaContext } from './api-gateway-event';
 
 export type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
@@ -13,8 +14,10 @@ export interface StreamPoller {
 /** How often the shards are read, and how often the stream is asked for new ones. */
 const POLL_MS = 200;
 const DISCOVER_EVERY_MS = 2_000;
-/** A record the handler keeps failing is tried this often (the stack's event source retries alike), then reported. */
-const MAX_TRIES = 5;
+/** A record the handler keeps failing is tried as often as the stack's event source tries it, then reported. */
+const MAX_TRIES = 1 + streamConsumerSettings.retryAttempts;
+/** Lambda does not document its pause between a stream batch's tries; here 200 ms more each time, up to 2 s: about 11 s in all. */
+const retryPause = (tries: number) => Math.min(2_000, 200 * tries);
 
 /** Where reading a shard goes on. */
 interface ShardReader {
@@ -126,7 +129,7 @@ export async function startStreamPoller(options: {
       } catch (error) {
         options.onError(error);
       }
-      if (pending.length) await new Promise((resolve) => setTimeout(resolve, 200 * tries));
+      if (pending.length) await new Promise((resolve) => setTimeout(resolve, retryPause(tries)));
     }
     if (pending.length) options.onError(new Error(`Outbox publisher gave up on ${pending.length} stream record(s)`));
   };

@@ -342,7 +342,7 @@ export function requeueChange(dispatch: Dispatch, now: Date): DispatchChange {
  * dispatch does not have); left, it would be read on every run and, oldest first, crowd out the
  * dispatches the reconciler is for. The GET body does not change, so `sequence` does not count up:
  * the stream record repeats the dispatch's last event, id and all, which receivers de-duplicate
- * (docs/api.md, `webhook-id`).
+ * (docs/api.md, `webhook-id`), and names no delivery events (they were its last move's).
  */
 export function pendingEntryDrop(dispatchId: string): Write {
   const { partitionKey, sortKey } = tableDefinition.indexes.gsi4;
