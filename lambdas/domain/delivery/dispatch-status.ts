@@ -9,8 +9,6 @@ import { reportWrites } from '../reports/report-items';
 import { providerMessagePut } from './provider-message';
 import { canTransition, countsAsSent, isFirstReport, isTerminal } from './transitions';
 
-export type StatusChange = StatusMove;
-
 const ATTEMPTS = 3;
 
 /**
@@ -21,7 +19,7 @@ const ATTEMPTS = 3;
  * written from the write's stream record (decision 112). Returns false when the move is not
  * allowed: a duplicate, late or out-of-order report.
  */
-export async function applyStatus(dispatchId: string, change: StatusChange, store: Store = defaultStore(), known?: Dispatch): Promise<boolean> {
+export async function applyStatus(dispatchId: string, change: StatusMove, store: Store = defaultStore(), known?: Dispatch): Promise<boolean> {
   // Nothing moves out of a terminal status and none moves backwards, so a dispatch known to be in
   // one is in it still: no fresh read could allow the move (a `read` after its `delivered`).
   if (known && isTerminal(known.status)) return false;
@@ -136,7 +134,7 @@ async function commit(dispatchId: string, store: Store, writes: NamedWrites<stri
  * later status finds the dispatch by it. The conversation is not written: a message's status is
  * read live from its dispatch, and the conversation's own fields do not change with it (decision 99).
  */
-function transitionWrites(dispatch: Dispatch, requested: StatusChange, now: string): ChangeWrites {
+function transitionWrites(dispatch: Dispatch, requested: StatusMove, now: string): ChangeWrites {
   // Provider timestamps are whole seconds: a delivery report may predate our own record of the send.
   const change = requested.to === 'delivered' && dispatch.sentAt && requested.occurredAt < dispatch.sentAt ? { ...requested, occurredAt: dispatch.sentAt } : requested;
   const firstReport = isFirstReport(dispatch, change.to);
@@ -155,7 +153,7 @@ function transitionWrites(dispatch: Dispatch, requested: StatusChange, now: stri
 }
 
 /** Metrics of a move that committed; a dispatch counts as sent once, however it got there. */
-function recordTransition(dispatch: Dispatch, change: StatusChange): void {
+function recordTransition(dispatch: Dispatch, change: StatusMove): void {
   if (isFirstReport(dispatch, change.to)) messageMetrics.sent();
   if (change.to === 'delivered') messageMetrics.delivered();
   if (change.to === 'failed') messageMetrics.failed(change.failureCode ?? 'failed');

@@ -4,7 +4,7 @@ import { webhookMetrics } from '../../shared/metrics';
 import type { Store } from '../../shared/store';
 import { recordInboundMessage, recordReaction } from '../conversations/inbound-message';
 import type { Dispatch } from '../messages/dispatch';
-import { getDispatchById } from '../messages/dispatch-repository';
+import { getDispatchById, type StatusMove } from '../messages/dispatch-repository';
 import {
   readContact,
   readMessage,
@@ -20,14 +20,14 @@ import {
 import { optOutFromReply } from '../workspaces/marketing-opt-out';
 import { applyTemplateWebhook } from '../templates/template-webhook';
 import { workspaceOfNumber } from '../workspaces/workspace-number';
-import { applyPricing, applyReadReceipt, applyStatus, type StatusChange } from './dispatch-status';
+import { applyPricing, applyReadReceipt, applyStatus } from './dispatch-status';
 import { findProviderMessage } from './provider-message';
 import { noteReport } from './report-evidence';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A provider status as a dispatch move (docs/api.md#dispatch-statuses); `read` implies delivered. */
-export function statusChangeOf(status: ProviderStatus): StatusChange {
+export function statusChangeOf(status: ProviderStatus): StatusMove {
   const { occurredAt, providerMessageId } = status;
   switch (status.status) {
     case 'sent':

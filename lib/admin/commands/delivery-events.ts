@@ -51,7 +51,7 @@ export const deliveryEventCommands = [
     async run({ shard, from, to }, { store }) {
       if (BigInt(from) > BigInt(to)) throw new AdminError('invalid_range', `--from ${from} comes after --to ${to}`);
       const records = await shardRecords(store, shard, from, to);
-      const changes = records.filter((record) => isDispatchChange(record as Parameters<typeof isDispatchChange>[0]) && record.dynamodb?.NewImage);
+      const changes = records.filter((record) => isDispatchChange(record) && record.dynamodb?.NewImage);
       const events = changes.flatMap((record) => deliveryEventsOfChange(unmarshall(record.dynamodb!.NewImage! as Record<string, AttributeValue>)));
       await batchPut(store, events);
       const data = { records: records.length, dispatchChanges: changes.length, events: events.length };
