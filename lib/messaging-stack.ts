@@ -116,7 +116,7 @@ export class MessagingStack extends Stack {
       deliverFunction: this.delivery.deliverFunction,
       queue: this.dispatchQueue.queue,
       deadLetterQueue: this.dispatchQueue.deadLetterQueue,
-      webhooks: { deadLetterQueue: this.webhooks.events.deadLetterQueue, deliverFunction: this.webhooks.deliverFunction, queue: this.webhooks.events.queue },
+      webhooks: { deadLetterQueue: this.webhooks.events.deadLetterQueue, deliverFunction: this.webhooks.deliverFunction, publishFunction: this.webhooks.publishFunction, queue: this.webhooks.events.queue },
       table: this.table.table,
       alarmEmail: config.alarmEmail,
       encryptionKey,

@@ -82,6 +82,13 @@ export const thresholds = {
    */
   webhookEventsAbandoned: 0,
   webhookEndpointsDisabled: 0,
+  /**
+   * Age of the newest stream record the table's stream consumer was handed, in ms. A record is
+   * normally taken within its batching window (a second); five minutes, twice running, is a consumer
+   * failing or throttled while delivery-status misses the events it has not written (decision 112)
+   * and webhook events wait.
+   */
+  streamConsumerBehindMs: 300_000,
 } as const;
 
 export interface MonitoringProps {
@@ -91,8 +98,8 @@ export interface MonitoringProps {
   deliverFunction: IFunction;
   queue: IQueue;
   deadLetterQueue: IQueue;
-  /** The webhook pipeline's queue, DLQ and consumer (lib/constructs/webhook-pipeline.ts). */
-  webhooks: { queue: IQueue; deadLetterQueue: IQueue; deliverFunction: IFunction };
+  /** The webhook pipeline's queue, DLQ and consumer, and the table's stream consumer (lib/constructs/webhook-pipeline.ts). */
+  webhooks: { queue: IQueue; deadLetterQueue: IQueue; deliverFunction: IFunction; publishFunction: IFunction };
   table: ITableV2;
   alarmEmail?: string | undefined;
   /**
@@ -106,7 +113,7 @@ export interface MonitoringProps {
 
 /**
  * Alarms on what needs a person (DLQ, queue age, API 5xx rate, deliver errors, a refused WhatsApp
- * token, throttles, skipped webhook items), all
+ * token, throttles, skipped webhook items, the table's stream consumer behind), all
  * notifying one SNS topic, and a dashboard with the business metrics next to the queue, API and
  * Lambda ones. What each alarm means and what to do: docs/operations.md.
  */
@@ -241,6 +248,15 @@ export class Monitoring extends Construct {
       thresholds.webhookDeadLetterMessages,
       { evaluate: 1, breaching: 1 },
     );
+    const streamConsumerAge = props.webhooks.publishFunction.metric('IteratorAge', { statistic: Stats.MAXIMUM, period: fiveMinutes });
+    alarm(
+      'StreamConsumerBehind',
+      'stream-consumer-behind',
+      'The table’s stream consumer is minutes behind: delivery events and webhook events are not being written.',
+      streamConsumerAge,
+      thresholds.streamConsumerBehindMs,
+      { evaluate: 2, breaching: 2 },
+    );
     const hourly = (name: string) => new Metric({ namespace: metricsNamespace(this), metricName: name, dimensionsMap: { service: METRICS_SERVICE }, statistic: Stats.SUM, period: Duration.hours(1) });
     alarm(
       'WebhookEndpointsFailing',
@@ -316,6 +332,12 @@ export class Monitoring extends Construct {
           props.webhooks.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, label: 'DLQ messages' }),
         ],
         right: [props.webhooks.deliverFunction.metricErrors({ period: fiveMinutes, statistic: Stats.SUM })],
+      }),
+      new GraphWidget({
+        title: 'Table stream consumer (delivery and webhook events)',
+        width: wide,
+        left: [streamConsumerAge.with({ label: 'Iterator age (ms, max)' })],
+        right: [props.webhooks.publishFunction.metricErrors({ period: fiveMinutes, statistic: Stats.SUM })],
       }),
     );
     this.dashboard.addWidgets(

@@ -22,7 +22,7 @@ describe('business metrics', () => {
 });
 
 describe('alarms', () => {
-  it('are exactly the eleven the runbook explains, each notifying the alarm topic when it fires and when it clears', () => {
+  it('are exactly the twelve the runbook explains, each notifying the alarm topic when it fires and when it clears', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((alarm) => alarm.Properties);
     expect(alarms.map((alarm) => alarm.AlarmName).sort()).toEqual(
       [
@@ -31,6 +31,7 @@ describe('alarms', () => {
         'dispatch-queue-age',
         'dlq-not-empty',
         'lambda-throttles',
+        'stream-consumer-behind',
         'table-throttles',
         'webhook-dlq-not-empty',
         'webhook-endpoint-disabled',
@@ -101,6 +102,19 @@ describe('alarms', () => {
   it('fire on errors of the deliver consumer', () => {
     const deliver = logicalIdOf('AWS::Lambda::Function', /Delivers queued/);
     expect(alarmNamed('deliver-errors')).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: [{ Name: 'FunctionName', Value: { Ref: deliver } }], Threshold: 0 });
+  });
+
+  it('fire when the table’s stream consumer is five minutes behind, twice running', () => {
+    const publisher = logicalIdOf('AWS::Lambda::Function', /Writes the delivery events of dispatch changes/);
+    expect(alarmNamed('stream-consumer-behind')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'IteratorAge',
+      Statistic: 'Maximum',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: publisher } }],
+      Threshold: 300_000,
+      EvaluationPeriods: 2,
+      DatapointsToAlarm: 2,
+    });
   });
 
   it('fire on the first delivery held because WhatsApp refused the access token', () => {
