@@ -1,4 +1,4 @@
-import { call, SECOND, SECOND_SEED, startTestRuntime, type HttpResponse, waitForDeliveryEvents, waitForStatus } from '../support/local-runtime';
+import { call, type HttpResponse, SECOND, SECOND_SEED, startTestRuntime, waitForDeliveryEvents, waitForStatus } from '../support/local-runtime';
 import { inboundTextWebhook, postSignedWebhook } from '../support/webhooks';
 import { pathOf, routes } from '../../lambdas/routes';
 
