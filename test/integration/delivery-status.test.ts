@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { claimDispatch } from '../../lambdas/domain/delivery/delivery-attempt';
 import { deliveryEventsForPhones } from '../../lambdas/domain/delivery/delivery-events';
@@ -11,7 +9,7 @@ import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-reposit
 import { runAdmin } from '../../lib/admin/cli';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
 import { useTableAndQueues } from '../support/sqs';
-import { runStreamConsumer } from '../support/stream-consumer';
+import { runStreamConsumer, streamRecords } from '../support/stream-consumer';
 
 /**
  * Delivery-status on DynamoDB Local: a number's events live in its own partition by time (decision
@@ -158,7 +156,7 @@ describe('delivery-status against DynamoDB Local', () => {
     expect(await applyStatus(dispatchId, { to: 'sent', occurredAt: '2026-10-01T06:00:00.000Z' }, env.table)).toBe(true);
     expect(await applyStatus(dispatchId, { to: 'delivered', event: 'DELIVERED', occurredAt: '2026-10-01T06:00:05.000Z' }, env.table)).toBe(true);
     // The batch as the webhook DLQ describes it: its shard and first and last sequence numbers.
-    const stream = await streamRecords();
+    const stream = (await streamRecords(env.table)).map(({ shardId, record }) => ({ shardId, sequenceNumber: record.dynamodb!.SequenceNumber!, eventName: record.eventName!, pk: record.dynamodb!.Keys?.pk?.S }));
     const batch = stream.filter((record) => record.pk === `DSP#${dispatchId}` && record.eventName === 'MODIFY');
     const range = ['--shard', batch[0]!.shardId, '--from', batch[0]!.sequenceNumber, '--to', batch.at(-1)!.sequenceNumber];
     // The other items the moves wrote (the report rollups) have records in the batch too.
@@ -191,30 +189,6 @@ async function writtenBeforeNumberPartition(ws: string, dispatchId: string, stat
       Item: { pk: `DSP#${dispatchId}`, sk: `EVT#${status}`, gsi1pk: `WS#${ws}#P#${PHONE}`, gsi1sk: `${occurredAt}#${dispatchId}#${status}`, entity: 'deliveryEvent', dispatchId, workspaceId: ws, phone: PHONE, status, occurredAt },
     }),
   );
-}
-
-/** The records of the table's stream on DynamoDB Local, in order, with their shard and item. */
-async function streamRecords(): Promise<{ shardId: string; sequenceNumber: string; eventName: string; pk: string | undefined }[]> {
-  const endpoint = process.env.DYNAMODB_ENDPOINT!;
-  const region = process.env.AWS_REGION!;
-  const dynamodb = new DynamoDBClient({ endpoint, region });
-  const streams = new DynamoDBStreamsClient({ endpoint, region });
-  try {
-    const streamArn = (await dynamodb.send(new DescribeTableCommand({ TableName: env.table.tableName }))).Table!.LatestStreamArn!;
-    const found: { shardId: string; sequenceNumber: string; eventName: string; pk: string | undefined }[] = [];
-    for (const shard of (await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }))).StreamDescription?.Shards ?? []) {
-      let iterator = (await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId!, ShardIteratorType: 'TRIM_HORIZON' }))).ShardIterator;
-      while (iterator) {
-        const { Records = [], NextShardIterator } = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
-        found.push(...Records.map((record) => ({ shardId: shard.ShardId!, sequenceNumber: record.dynamodb!.SequenceNumber!, eventName: record.eventName!, pk: record.dynamodb!.Keys?.pk?.S })));
-        iterator = Records.length ? NextShardIterator : undefined;
-      }
-    }
-    return found;
-  } finally {
-    dynamodb.destroy();
-    streams.destroy();
-  }
 }
 
 /** One admin command line, run in-process against this file's table. */
