@@ -9,6 +9,7 @@ import { DispatchQueue } from './constructs/dispatch-queue';
 import { MessagingApi } from './constructs/messaging-api';
 import { MessagingTable } from './constructs/messaging-table';
 import { Monitoring } from './constructs/monitoring';
+import { ReportProjection } from './constructs/report-projection';
 import { WebhookPipeline } from './constructs/webhook-pipeline';
 import { TemplateSync } from './constructs/template-sync';
 import { defaultUsagePlanOf, type StackConfig } from './stack-config';
@@ -25,6 +26,7 @@ export class MessagingStack extends Stack {
   readonly api: MessagingApi;
   readonly delivery: Delivery;
   readonly webhooks: WebhookPipeline;
+  readonly reports: ReportProjection;
   readonly monitoring: Monitoring;
   readonly templateSync: TemplateSync;
   readonly customDomain: CustomDomain | undefined;
@@ -58,6 +60,7 @@ export class MessagingStack extends Stack {
         'Rotating the key would invalidate every cursor a client holds mid-listing; rotation needs verification against the current and previous key first. It signs opaque cursors only (integrity, nothing confidential).',
     });
     this.webhooks = new WebhookPipeline(this, 'Webhooks', { table: this.table.table, logRetention, systemLogLevel: config.systemLogLevel, encryptionKey, removalPolicy });
+    this.reports = new ReportProjection(this, 'Reports', { table: this.table.table, logRetention, systemLogLevel: config.systemLogLevel, encryptionKey, removalPolicy });
     this.api = new MessagingApi(this, 'Http', {
       stage: config.stage,
       table: this.table.table,
@@ -97,10 +100,10 @@ export class MessagingStack extends Stack {
       encryptionKey,
       removalPolicy,
     });
-    // A status move names its delivery events for the stream's consumer to write (decision 112):
-    // the functions that move dispatches are updated after that consumer, so no record naming
-    // events reaches a consumer from before it wrote them.
-    for (const mover of [this.delivery.deliverFunction, this.api.functions.whatsappWebhook]) mover?.node.addDependency(this.webhooks.publishFunction);
+    // A status move names its delivery events and reports change for the stream's readers to
+    // write (decisions 112, 113): the functions that move dispatches are updated after those
+    // readers, so no record naming them reaches a reader from before it wrote them.
+    for (const mover of [this.delivery.deliverFunction, this.delivery.reconcileFunction, this.api.functions.whatsappWebhook]) mover?.node.addDependency(this.webhooks.publishFunction, this.reports.projectFunction);
     this.templateSync = new TemplateSync(this, 'Templates', {
       table: this.table.table,
       whatsappSecret,
@@ -117,6 +120,7 @@ export class MessagingStack extends Stack {
       queue: this.dispatchQueue.queue,
       deadLetterQueue: this.dispatchQueue.deadLetterQueue,
       webhooks: { deadLetterQueue: this.webhooks.events.deadLetterQueue, deliverFunction: this.webhooks.deliverFunction, publishFunction: this.webhooks.publishFunction, queue: this.webhooks.events.queue },
+      reportsFunction: this.reports.projectFunction,
       table: this.table.table,
       alarmEmail: config.alarmEmail,
       encryptionKey,

@@ -12,3 +12,17 @@ export const streamConsumerSettings = {
   /** An outbox item lives a day: a record older than that goes to the DLQ, a dispatch's change too. */
   maxRecordAgeSeconds: 86_400,
 } as const;
+
+/**
+ * The event source of the report projection (lib/constructs/report-projection.ts, decision 113),
+ * shared with the local stream poller. Its records are summed over a tumbling window: the longer
+ * the window, the fewer rollup writes a message (each window writes each rollup once) and the
+ * longer the report rollups trail the sends. A failing batch is tried until it succeeds or its
+ * records leave the stream (24 hours): a batch given up would be counts lost, so it holds its
+ * shard back instead, and the `reports-behind` alarm says so.
+ */
+export const reportProjectionSettings = {
+  batchSize: 100,
+  maxBatchingWindowSeconds: 1,
+  tumblingWindowSeconds: 5,
+} as const;

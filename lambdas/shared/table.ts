@@ -97,6 +97,12 @@ export const keys = {
   dayRollup: (ws: string, day: string, shard = 0): ItemKey => ({ pk: partitions.daysOfWorkspace(ws).value, sk: rollupShard(day, shard) }),
   /** Tag discovery rollup: per WIB day and tag, in `ROLLUP_SHARDS` shards. */
   dayTagRollup: (ws: string, day: string, tag: string, shard = 0): ItemKey => ({ pk: partitions.tagsOfDay(ws, day).value, sk: rollupShard(tag, shard) }),
+  /**
+   * That the report projection wrote a part of a stream shard's window's sums (decision 113): the
+   * window's start, its first record (a window cut short by Lambda starts again with the same
+   * start) and the part (sums beyond one transaction are split in a fixed order).
+   */
+  reportWindow: (shardId: string, windowStart: string, firstSequenceNumber: string, part: number): ItemKey => ({ pk: `RPW#${shardId}`, sk: `${windowStart}#${firstSequenceNumber}#${part}` }),
   /** Which workspace owns a WhatsApp business phone number (for inbound messages). */
   whatsappNumber: (phoneNumberId: string): ItemKey => ({ pk: `WANUM#${phoneNumberId}`, sk: 'WANUM' }),
   /** How far the provider's reports on a sending number have come (lambdas/domain/delivery/report-evidence.ts). */
@@ -254,6 +260,11 @@ const pendingShardOf = (dispatchId: string) => parseInt(dispatchId.slice(-2), 16
  */
 export const ROLLUP_SHARDS = 8;
 export const rollupShardOf = (dispatchId: string) => parseInt(dispatchId.slice(-2), 16) % ROLLUP_SHARDS;
+/**
+ * The rollup shard a stream shard's window sums go to (decision 113): stream shards written at once
+ * spread over the shards as dispatches did, and one window writes each rollup once.
+ */
+export const rollupShardOfStreamShard = (shardId: string) => [...shardId].reduce((hash, char) => (hash * 31 + char.charCodeAt(0)) >>> 0, 7) % ROLLUP_SHARDS;
 const rollupShard = (sortKey: string, shard: number) => (shard === 0 ? sortKey : `${sortKey}#${shard} `);
 
 /** Index keys by entity. */

@@ -37,10 +37,11 @@ export const onlyConflicts = (refused: Record<string, string | undefined>): bool
  * DynamoDB refuses a write touching an item that another transaction is writing (a cancelled
  * transaction's `TransactionConflict`, or TransactionConflictException), and the SDK does not
  * retry either. Every write that can meet one pauses with `conflictPause` before trying again: a
- * random pause, 25 ms doubling to 1 s (full jitter, so contenders spread out). Status changes,
- * which contend for shared items (a workspace's report rollups, written by every first report of
- * its day), try up to CONFLICT_RETRIES times or for CONFLICT_WAIT_MS, which leaves the webhook
- * function (10 s) time to answer.
+ * random pause, 25 ms doubling to 1 s (full jitter, so contenders spread out). Status changes
+ * (a dispatch moved by its send and a callback at once) and the report projection's window sums
+ * (a workspace's rollups, written by each stream shard's windows) try up to CONFLICT_RETRIES
+ * times; status changes also for at most CONFLICT_WAIT_MS, which leaves the webhook function
+ * (10 s) time to answer.
  */
 export const CONFLICT_RETRIES = 20;
 export const CONFLICT_WAIT_MS = 8_000;

@@ -89,6 +89,12 @@ export const thresholds = {
    * and webhook events wait.
    */
   streamConsumerBehindMs: 300_000,
+  /**
+   * The same age for the report projection (decision 113), which tries a failing batch until it
+   * succeeds: five minutes, twice running, is its shard held back while the reports miss the
+   * dispatches it has not counted.
+   */
+  reportsBehindMs: 300_000,
 } as const;
 
 export interface MonitoringProps {
@@ -100,6 +106,8 @@ export interface MonitoringProps {
   deadLetterQueue: IQueue;
   /** The webhook pipeline's queue, DLQ and consumer, and the table's stream consumer (lib/constructs/webhook-pipeline.ts). */
   webhooks: { queue: IQueue; deadLetterQueue: IQueue; deliverFunction: IFunction; publishFunction: IFunction };
+  /** The report projection, the stream's second reader (lib/constructs/report-projection.ts). */
+  reportsFunction: IFunction;
   table: ITableV2;
   alarmEmail?: string | undefined;
   /**
@@ -257,6 +265,15 @@ export class Monitoring extends Construct {
       thresholds.streamConsumerBehindMs,
       { evaluate: 2, breaching: 2 },
     );
+    const reportsAge = props.reportsFunction.metric('IteratorAge', { statistic: Stats.MAXIMUM, period: fiveMinutes });
+    alarm(
+      'ReportsBehind',
+      'reports-behind',
+      'The report projection is minutes behind: tag links and report rollups are not being written, and the reports undercount.',
+      reportsAge,
+      thresholds.reportsBehindMs,
+      { evaluate: 2, breaching: 2 },
+    );
     const hourly = (name: string) => new Metric({ namespace: metricsNamespace(this), metricName: name, dimensionsMap: { service: METRICS_SERVICE }, statistic: Stats.SUM, period: Duration.hours(1) });
     alarm(
       'WebhookEndpointsFailing',
@@ -338,6 +355,12 @@ export class Monitoring extends Construct {
         width: wide,
         left: [streamConsumerAge.with({ label: 'Iterator age (ms, max)' })],
         right: [props.webhooks.publishFunction.metricErrors({ period: fiveMinutes, statistic: Stats.SUM })],
+      }),
+      new GraphWidget({
+        title: 'Report projection (tag links and rollups)',
+        width: wide,
+        left: [reportsAge.with({ label: 'Iterator age (ms, max)' })],
+        right: [props.reportsFunction.metricErrors({ period: fiveMinutes, statistic: Stats.SUM })],
       }),
     );
     this.dashboard.addWidgets(

@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { isReportsChange } from '../../lambdas/domain/reports/reports-stream-filter';
+import { isPublishable } from '../../lambdas/domain/webhooks/stream-filters';
 import { pathOf, routeEntries, routes } from '../../lambdas/routes';
+import { reportProjectionSettings } from '../../lambdas/shared/stream-consumer-settings';
 import { createStore } from '../../lambdas/shared/store';
 import { OPENAPI_DOCUMENT_PATH } from '../openapi/document-file';
 import { ensureTable } from './bootstrap';
@@ -16,7 +19,7 @@ import { readSeed } from './seed-file';
 import type { ApiHandler, LoadedRoute } from './http-server';
 import type { FunctionUrlHandler } from './function-url-server';
 import { createDispatchQueues, createWebhookQueues, startSqsEmulator, type SqsEmulator } from './sqs-emulator';
-import { startStreamPoller, type StreamHandler, type StreamPoller } from './stream-poller';
+import { startStreamPoller, type StreamHandler, type StreamPoller, type WindowHandler } from './stream-poller';
 import { isolateInvocations } from './invocation-store';
 
 const LOCAL_REGION = 'ap-southeast-3';
@@ -57,12 +60,17 @@ export interface LocalRuntimeOptions {
    * of their own on a second port, serving lambdas/handlers/whatsapp-callbacks.ts.
    */
   webhookFrontDoor?: 'restApi' | 'functionUrl';
+  /**
+   * The report projection's tumbling window (decision 113): the stack's by default; a test that
+   * reads the reports over HTTP may ask for a shorter one rather than wait out the stack's.
+   */
+  reportsWindowSeconds?: number;
   onError?: (error: unknown) => void;
 }
 
 /**
  * One function invocation, named by the function (route id, `deliver`, `reconcile`,
- * `publish-webhook-events`, `deliver-webhook-event`), with the event it was given.
+ * `publish-webhook-events`, `project-reports`, `deliver-webhook-event`), with the event it was given.
  */
 export type Invoke = <T>(functionName: string, invocation: () => Promise<T>, event?: unknown) => Promise<T>;
 
@@ -100,6 +108,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   let poller: QueuePoller | undefined;
   let webhookPoller: QueuePoller | undefined;
   let publisher: StreamPoller | undefined;
+  let reportProjection: StreamPoller | undefined;
   let streams: DynamoDBStreamsClient | undefined;
   let reconciler: NodeJS.Timeout | undefined;
   let sqs: SQSClient | undefined;
@@ -107,6 +116,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   const stop = async () => {
     clearInterval(reconciler);
     await publisher?.stop();
+    await reportProjection?.stop();
     streams?.destroy();
     await poller?.stop();
     await webhookPoller?.stop();
@@ -203,7 +213,24 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       streams,
       region,
       tableName,
-      handler: (event, context) => invoke('publish-webhook-events', () => publish.handler(event, context), event),
+      functionName: 'publish-webhook-events',
+      filter: isPublishable,
+      consumer: { handler: (event, context) => invoke('publish-webhook-events', () => publish.handler(event, context), event) },
+      onError,
+    });
+    // The stream's second reader, as deployed: tag links and report rollups (decision 113).
+    const projectReports = (await import('../../lambdas/handlers/project-reports')) as { handler: WindowHandler };
+    reportProjection = await startStreamPoller({
+      dynamodb,
+      streams,
+      region,
+      tableName,
+      functionName: 'project-reports',
+      filter: isReportsChange,
+      consumer: {
+        windowSeconds: options.reportsWindowSeconds ?? reportProjectionSettings.tumblingWindowSeconds,
+        windowHandler: (event, context) => invoke('project-reports', () => projectReports.handler(event, context), event),
+      },
       onError,
     });
     const { webhookQueueSettings } = await import('../../lambdas/shared/webhook-queue-settings');

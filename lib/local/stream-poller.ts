@@ -1,11 +1,15 @@
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeStreamCommand, ExpiredIteratorException, GetRecordsCommand, GetShardIteratorCommand, TrimmedDataAccessException, type DynamoDBStreamsClient, type _Record } from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { isPublishable } from '../../lambdas/domain/webhooks/stream-filters';
+import type { ReportsWindowEvent, ReportsWindowResponse } from '../../lambdas/handlers/project-reports';
 import { streamConsumerSettings } from '../../lambdas/shared/stream-consumer-settings';
 import { lambdaContext } from './api-gateway-event';
 
 export type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
+export type WindowHandler = (event: ReportsWindowEvent, context: Context) => Promise<ReportsWindowResponse>;
+
+/** What the poller hands records to: a handler that reports failed records, or one that sums over a tumbling window. */
+export type StreamConsumer = { handler: StreamHandler } | { windowSeconds: number; windowHandler: WindowHandler };
 
 export interface StreamPoller {
   stop(): Promise<void>;
@@ -19,6 +23,15 @@ const MAX_TRIES = 1 + streamConsumerSettings.retryAttempts;
 /** Lambda does not document its pause between a stream batch's tries; here 200 ms more each time, up to 2 s: about 11 s in all. */
 const retryPause = (tries: number) => Math.min(2_000, 200 * tries);
 
+/** A shard's tumbling window while it is open: its start (ms) and the state its invocations returned. */
+interface OpenWindow {
+  start: number;
+  state: ReportsWindowResponse['state'];
+}
+
+/** Lambda names a window's bounds to the second. */
+const windowInstant = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
 /** Where reading a shard goes on. */
 interface ShardReader {
   /** Absent once lost: the next read takes a new one. */
@@ -31,11 +44,17 @@ interface ShardReader {
 const isLostIterator = (error: unknown) => error instanceof ExpiredIteratorException || error instanceof TrimmedDataAccessException;
 
 /**
- * Plays Lambda's DynamoDB Streams event source with the stack's filters (decisions 78, 89): reads
- * the table's stream on DynamoDB Local, shard by shard and in order, hands the outbox inserts and
- * dispatch changes to the handler in the same event shape, and tries the records it reports as
- * failed again. Records written before it started are not its own: the runtime starts it before it
- * takes any request. The caller owns the streams client.
+ * Plays one of Lambda's DynamoDB Streams event sources with the stack's filter (`filter`, the
+ * test the stack's filter criteria make): reads the table's stream on DynamoDB Local, shard by
+ * shard and in order, and hands the records that pass to the consumer in the same event shape.
+ * A handler's failed records are tried again (the publisher, decisions 78, 89). A windowed
+ * consumer (the report projection, decision 113) is handed each shard's records with the state
+ * its window's invocations so far returned, a window lasting `windowSeconds` of the clock; the
+ * first read after a window ended makes its final invocation first, and so does stopping. A
+ * windowed invocation that fails is tried again with the same state until it succeeds (or the
+ * poller stops), holding its shard back as the stack's event source does, without a retry limit.
+ * Records written before it started are not its own: the runtime starts it before it takes any
+ * request. The caller owns the streams client.
  *
  * A shard iterator can be lost: it expires after 15 minutes (a laptop asleep), it points at records
  * the stream no longer holds (DynamoDB Local trims under load), and DynamoDB Local sometimes answers
@@ -51,9 +70,13 @@ export async function startStreamPoller(options: {
   streams: DynamoDBStreamsClient;
   region: string;
   tableName: string;
-  handler: StreamHandler;
+  /** The function's name, for its invocations' context. */
+  functionName: string;
+  filter: (record: DynamoDBRecord) => boolean;
+  consumer: StreamConsumer;
   onError: (error: unknown) => void;
 }): Promise<StreamPoller> {
+  const { consumer, functionName } = options;
   const { streams } = options;
   const { Table } = await options.dynamodb.send(new DescribeTableCommand({ TableName: options.tableName }));
   const streamArn = Table?.LatestStreamArn;
@@ -119,11 +142,11 @@ export async function startStreamPoller(options: {
     }
   };
 
-  const invoke = async (records: DynamoDBRecord[]) => {
+  const invoke = async (handler: StreamHandler, records: DynamoDBRecord[]) => {
     let pending = records;
     for (let tries = 1; pending.length && tries <= MAX_TRIES; tries++) {
       try {
-        const { batchItemFailures } = await options.handler({ Records: pending }, lambdaContext('publish-webhook-events', 60_000));
+        const { batchItemFailures } = await handler({ Records: pending }, lambdaContext(functionName, 60_000));
         const failed = new Set(batchItemFailures.map((failure) => failure.itemIdentifier));
         pending = pending.filter((record) => failed.has(record.dynamodb?.SequenceNumber ?? ''));
       } catch (error) {
@@ -131,7 +154,49 @@ export async function startStreamPoller(options: {
       }
       if (pending.length) await new Promise((resolve) => setTimeout(resolve, retryPause(tries)));
     }
-    if (pending.length) options.onError(new Error(`Outbox publisher gave up on ${pending.length} stream record(s)`));
+    if (pending.length) options.onError(new Error(`${functionName} gave up on ${pending.length} stream record(s)`));
+  };
+
+  const windows = new Map<string, OpenWindow>();
+  /** One windowed invocation, tried with the same state until it succeeds: its answer's state. */
+  const invokeWindow = async (windowed: Extract<StreamConsumer, { windowSeconds: number }>, shardId: string, open: OpenWindow, records: DynamoDBRecord[], final: boolean) => {
+    const event: ReportsWindowEvent = {
+      Records: records,
+      window: { start: windowInstant(open.start), end: windowInstant(open.start + windowed.windowSeconds * 1000) },
+      state: open.state,
+      shardId,
+      eventSourceARN: streamArn,
+      isFinalInvokeForWindow: final,
+      isWindowTerminatedEarly: false,
+    };
+    for (let tries = 1; ; tries++) {
+      try {
+        const answer = await windowed.windowHandler(structuredClone(event), lambdaContext(functionName, 60_000));
+        if (!answer || typeof answer.state !== 'object') throw new Error(`${functionName} answered without a state`);
+        return answer.state;
+      } catch (error) {
+        if (stopped && tries >= MAX_TRIES) throw error;
+        if (tries === MAX_TRIES) options.onError(error);
+        await new Promise((resolve) => setTimeout(resolve, retryPause(tries)));
+      }
+    }
+  };
+  /** Ends the shard's window if it is over (or `now` is undefined: stopping), then hands it the records. */
+  const handToWindow = async (windowed: Extract<StreamConsumer, { windowSeconds: number }>, shardId: string, records: DynamoDBRecord[], now: number | undefined) => {
+    const open = windows.get(shardId);
+    if (open && (now === undefined || now >= open.start + windowed.windowSeconds * 1000)) {
+      await invokeWindow(windowed, shardId, open, [], true);
+      windows.delete(shardId);
+    }
+    if (!records.length || now === undefined) return;
+    const windowMs = windowed.windowSeconds * 1000;
+    const current = windows.get(shardId) ?? { start: Math.floor(now / windowMs) * windowMs, state: {} };
+    windows.set(shardId, current);
+    current.state = await invokeWindow(windowed, shardId, current, records, false);
+  };
+  const handOver = async (shardId: string, records: DynamoDBRecord[]) => {
+    if ('windowHandler' in consumer) await handToWindow(consumer, shardId, records, Date.now());
+    else if (records.length) await invoke(consumer.handler, records);
   };
 
   let stopped = false;
@@ -153,8 +218,7 @@ export async function startStreamPoller(options: {
           reader.iterator = NextShardIterator;
           if (Records.length) reader.lastSequenceNumber = Records.at(-1)!.dynamodb!.SequenceNumber;
           if (!NextShardIterator) await endOfShard(shardId);
-          const records = Records.map((record) => toLambdaRecord(record, streamArn, options.region)).filter(isPublishable);
-          if (records.length) await invoke(records);
+          await handOver(shardId, Records.map((record) => toLambdaRecord(record, streamArn, options.region)).filter(options.filter));
         } catch (error) {
           if (!stopped) options.onError(error);
         }
@@ -167,6 +231,10 @@ export async function startStreamPoller(options: {
     async stop() {
       stopped = true;
       await loop;
+      // Lambda ends a window when its time is up, whatever happens to the poller: so does stopping.
+      if ('windowHandler' in consumer) {
+        for (const shardId of [...windows.keys()]) await handToWindow(consumer, shardId, [], undefined).catch(options.onError);
+      }
     },
   };
 }

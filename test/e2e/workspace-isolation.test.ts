@@ -1,4 +1,4 @@
-import { call, type HttpResponse, SECOND, SECOND_SEED, startTestRuntime, waitForDeliveryEvents, waitForStatus } from '../support/local-runtime';
+import { call, type HttpResponse, SECOND, SECOND_SEED, equalTo, startTestRuntime, waitForAnswer, waitForDeliveryEvents, waitForStatus } from '../support/local-runtime';
 import { inboundTextWebhook, postSignedWebhook } from '../support/webhooks';
 import { pathOf, routes } from '../../lambdas/routes';
 
@@ -40,6 +40,9 @@ beforeAll(async () => {
     await waitForStatus(runtime.url, OWNER, owned.dispatchId, ['delivered']);
     await waitForDeliveryEvents(runtime.url, OWNER, to, owned.dispatchId, ['ACCEPTED', 'DELIVERED']);
   }
+  // The tag's rollups are the report projection's, written as its window ends (decision 113).
+  const counted = { items: [{ trackingTag: TAG, dispatchCount: 2 }], pagination: { page: 1, limit: 50, totalItems: 1, totalPages: 1 } };
+  expect((await waitForAnswer(runtime.url, OWNER, `/v1/messages/tracking-tags?${period()}&prefix=${TAG}`, equalTo(counted))).body).toEqual(counted);
   const reply = inboundTextWebhook({ phoneNumberId: 'second-number', from: '6281234569876', name: 'Dewi', id: 'wamid.isolation.1', text: 'Terima kasih', at: new Date(Date.now() + 1_000) });
   expect((await postSignedWebhook(runtime.url, reply)).status).toBe(200);
 

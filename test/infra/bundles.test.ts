@@ -13,7 +13,7 @@ describe('function bundles, as cdk synth builds them', () => {
     app.synth();
     const assets = readdirSync(outdir).filter((name) => name.startsWith('asset.') && statSync(join(outdir, name)).isDirectory());
     // One per route, the deliver consumer, the reconciler, the template sync, the webhook publisher and its consumer.
-    expect(assets).toHaveLength(routeEntries.length + 5);
+    expect(assets).toHaveLength(routeEntries.length + 6);
     for (const asset of assets) {
       expect(readdirSync(join(outdir, asset)).sort()).toEqual(['index.mjs', 'index.mjs.map']);
       const code = readFileSync(join(outdir, asset, 'index.mjs'), 'utf8');

@@ -79,8 +79,8 @@ describe('dispatch queue', () => {
 });
 
 describe('functions', () => {
-  it('has one function per route, plus the deliver consumer, the reconciler, the template sync and the webhook publisher and consumer: Node 22, arm64, untraced (decision 59), JSON logs, source maps', () => {
-    expect(Object.keys(functions())).toHaveLength(routeEntries.length + 5);
+  it('has one function per route, plus the deliver consumer, the reconciler, the template sync, the webhook publisher and consumer and the report projection: Node 22, arm64, untraced (decision 59), JSON logs, source maps', () => {
+    expect(Object.keys(functions())).toHaveLength(routeEntries.length + 6);
     for (const [, fn] of Object.entries(functions())) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
@@ -119,7 +119,7 @@ describe('functions', () => {
   });
 
   it('keeps every function’s logs in a log group with the configured retention', () => {
-    template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 30 }, routeEntries.length + 5 + 1);
+    template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 30 }, routeEntries.length + 6 + 1);
   });
 });
 

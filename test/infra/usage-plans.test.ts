@@ -90,7 +90,7 @@ describe('with usagePlans', () => {
     expect(actions.filter((action) => /Put|Update|Delete|Write|sqs:|secretsmanager:/.test(action))).toEqual([]);
     // One function more than without plans: every route's, the consumer, the reconciler, the sync,
     // the webhook events' publisher and consumer, and this one.
-    template.resourceCountIs('AWS::Lambda::Function', routeEntries.length + 6);
+    template.resourceCountIs('AWS::Lambda::Function', routeEntries.length + 7);
   });
 
   it('outputs the plans’ ids by name and the default plan, for the admin CLI', () => {

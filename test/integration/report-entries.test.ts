@@ -12,6 +12,7 @@ import { accessPatterns, keys, tableDefinition } from '../../lambdas/shared/tabl
 import { TEMPLATE_ID } from '../support/send-fixtures';
 import { acceptingProvider, freshWorkspace } from '../support/report-fixtures';
 import { useTableAndQueues } from '../support/sqs';
+import { runReportProjection } from '../support/stream-consumer';
 
 /**
  * A dispatch's pending and sent-by-day entries are its report entry on gsi4, which carries only the
@@ -29,7 +30,11 @@ async function queued(ws: string, at: string): Promise<string> {
   return (await sendTemplateMessage(request, { store: env.table, queue: env.queues })).dispatchId;
 }
 
-const send = (ws: string, dispatchId: string) => deliverDispatch({ dispatchId, workspaceId: ws, receiveCount: 1, maxReceives: 5 }, { providerFor: () => acceptingProvider, store: env.table });
+/** Sends a queued dispatch; its rollups, which the list's totals read, are the report projection's (decision 113). */
+async function send(ws: string, dispatchId: string) {
+  await deliverDispatch({ dispatchId, workspaceId: ws, receiveCount: 1, maxReceives: 5 }, { providerFor: () => acceptingProvider, store: env.table });
+  await runReportProjection(env.table);
+}
 
 async function sentAt(ws: string, at: string): Promise<string> {
   const dispatchId = await queued(ws, at);

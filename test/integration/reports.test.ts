@@ -5,10 +5,11 @@ import { ProviderError, type Provider } from '../../lambdas/domain/providers/pro
 import { listReportDispatches, readAllRows, type DispatchSelector } from '../../lambdas/domain/reports/dispatch-list';
 import { discoverTrackingTags } from '../../lambdas/domain/reports/tag-discovery';
 import { summarizeTrackingTags } from '../../lambdas/domain/reports/tag-summary';
-import { rollupShardOf } from '../../lambdas/shared/table';
+import { rollupShardOfStreamShard } from '../../lambdas/shared/table';
 import { TEMPLATE_ID, wideTemplate, WIDE_TEMPLATE_ID } from '../support/send-fixtures';
 import { acceptingProvider, freshWorkspace } from '../support/report-fixtures';
 import { useTableAndQueues } from '../support/sqs';
+import { runReportProjection } from '../support/stream-consumer';
 
 const env = useTableAndQueues();
 
@@ -16,8 +17,11 @@ const refusing: Provider = { send: () => Promise.reject(new ProviderError('perma
 
 const workspace = () => freshWorkspace(env.table, [{ ...wideTemplate, displayName: 'Wide' }]);
 
-/** A dispatch created at `at` with `tags`, delivered (counted as sent) unless `provider` refuses. */
-async function sentAt(ws: string, at: string, tags: string[], options: { templateId?: string; provider?: Provider } = {}) {
+/**
+ * A dispatch created at `at` with `tags`, delivered (counted as sent) unless `provider` refuses;
+ * the report projection's stream records spread over `spreadOver` shards if named.
+ */
+async function sentAt(ws: string, at: string, tags: string[], options: { templateId?: string; provider?: Provider; spreadOver?: string[] } = {}) {
   const templateId = options.templateId ?? TEMPLATE_ID;
   const { dispatchId } = await sendTemplateMessage(
     {
@@ -33,6 +37,8 @@ async function sentAt(ws: string, at: string, tags: string[], options: { templat
     { store: env.table, queue: env.queues },
   );
   await deliverDispatch({ dispatchId, workspaceId: ws, receiveCount: 1, maxReceives: 5 }, { providerFor: () => options.provider ?? acceptingProvider, store: env.table });
+  // Its links and rollups are the report projection's (decision 113).
+  await runReportProjection(env.table, options.spreadOver ? { spreadOver: options.spreadOver } : {});
   return dispatchId;
 }
 
@@ -92,9 +98,12 @@ describe('tracking reports on the rollups', () => {
 
   it('sums each rollup over its shards, and keeps a prefix to the tags it names (a shard of "promo" is keyed "promo#<n> ")', async () => {
     const ws = await workspace();
-    const ids: string[] = [];
-    for (let hour = 0; hour < 8; hour++) ids.push(await sentAt(ws, `2026-08-01T0${hour}:00:00.000Z`, ['promo', 'promo#1']));
-    expect(new Set(ids.map(rollupShardOf)).size).toBeGreaterThan(1);
+    // Each stream shard's windows write to the rollup shard of that stream shard.
+    const streamShards = ['shardId-00000001', 'shardId-00000002'];
+    expect(new Set(streamShards.map(rollupShardOfStreamShard)).size).toBe(2);
+    for (let hour = 0; hour < 8; hour++) await sentAt(ws, `2026-08-01T0${hour}:00:00.000Z`, ['promo', 'promo#1'], { spreadOver: streamShards });
+    const dayRollups = (await env.table.scanAll()).filter((item) => item.pk === `WS#${ws}#RW`);
+    expect(dayRollups.length).toBe(2);
     const day = { startDate: '2026-08-01', endDate: '2026-08-01' };
 
     expect((await discoverTrackingTags(ws, { ...day, page: 1, limit: 50 }, env.table)).items).toEqual([

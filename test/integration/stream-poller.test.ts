@@ -4,6 +4,7 @@ import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import type { BuildMiddleware } from '@smithy/types';
 import { DISPATCH_ENTITY } from '../../lambdas/domain/messages/dispatch';
+import { isPublishable } from '../../lambdas/domain/webhooks/stream-filters';
 import { startStreamPoller, type StreamPoller } from '../../lib/local/stream-poller';
 import { createTestTable } from '../support/dynamodb';
 
@@ -70,9 +71,13 @@ const pollInto = (into: DynamoDBRecord[]) =>
     streams,
     region,
     tableName: process.env.TABLE_NAME!,
-    handler: async ({ Records }) => {
-      into.push(...Records);
-      return { batchItemFailures: [] };
+    functionName: 'publish-webhook-events',
+    filter: isPublishable,
+    consumer: {
+      handler: async ({ Records }) => {
+        into.push(...Records);
+        return { batchItemFailures: [] };
+      },
     },
     onError: (error) => errors.push(error),
   });

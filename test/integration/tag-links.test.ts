@@ -9,6 +9,7 @@ import { indexKeys, keys } from '../../lambdas/shared/table';
 import { TEMPLATE_ID } from '../support/send-fixtures';
 import { acceptingProvider, freshWorkspace } from '../support/report-fixtures';
 import { useTableAndQueues } from '../support/sqs';
+import { runReportProjection } from '../support/stream-consumer';
 
 /**
  * A dispatch's tag links live in their tag's partition by creation (decision 102); links written
@@ -27,6 +28,8 @@ async function sentAt(ws: string, at: string, tags: string[]): Promise<string> {
     { store: env.table, queue: env.queues },
   );
   await deliverDispatch({ dispatchId, workspaceId: ws, receiveCount: 1, maxReceives: 5 }, { providerFor: () => acceptingProvider, store: env.table });
+  // Its links are the report projection's (decision 113).
+  await runReportProjection(env.table);
   return dispatchId;
 }
 
@@ -96,6 +99,7 @@ describe('tag links', () => {
     await asWrittenBefore(ws, before, 'promo', '2026-05-06T01:00:00.000Z');
     const failed = (dispatchId: string) => ({ id: `wamid.${dispatchId}`, status: 'failed', timestamp: String(Math.floor(Date.now() / 1000)), biz_opaque_callback_data: dispatchId, errors: [{ code: 131047 }] });
     await applyProviderReports(statusWebhook(`sandbox:${ws}`, [failed(before), failed(after)]), env.table);
+    await runReportProjection(env.table);
 
     expect(await linksOf(before)).toEqual([]);
     expect(await linksOf(after)).toEqual([]);

@@ -20,6 +20,7 @@ import { streamEventOf } from '../../lambdas/domain/webhooks/stream-events';
 import { createWebhookEndpoint } from '../../lambdas/domain/webhooks/webhook-endpoint-repository';
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import { startStreamPoller, type StreamPoller } from '../../lib/local/stream-poller';
+import { isPublishable } from '../../lambdas/domain/webhooks/stream-filters';
 import { resetContainerCaches } from '../../lib/testing';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
 import { inboundTextWebhook } from '../support/webhooks';
@@ -44,11 +45,15 @@ beforeAll(async () => {
     streams: events.streams,
     region: process.env.AWS_REGION!,
     tableName: process.env.TABLE_NAME!,
-    handler: async ({ Records }) => {
-      const found = Records.flatMap((record) => streamEventOf(record, unmarshall(record.dynamodb!.NewImage as Record<string, AttributeValue>)) ?? []);
-      const published = await publishStreamEvents(found, env.table, events.queue);
-      for (const outcome of published) if (outcome.status === 'rejected') throw outcome.reason;
-      return { batchItemFailures: [] };
+    functionName: 'publish-webhook-events',
+    filter: isPublishable,
+    consumer: {
+      handler: async ({ Records }) => {
+        const found = Records.flatMap((record) => streamEventOf(record, unmarshall(record.dynamodb!.NewImage as Record<string, AttributeValue>)) ?? []);
+        const published = await publishStreamEvents(found, env.table, events.queue);
+        for (const outcome of published) if (outcome.status === 'rejected') throw outcome.reason;
+        return { batchItemFailures: [] };
+      },
     },
     onError: (error) => console.error(error),
   });

@@ -2,7 +2,7 @@ import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { isDeepStrictEqual, promisify } from 'node:util';
 import { PROJECT_ROOT } from '../../lib/local/paths';
 import { startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '../../lib/local/runtime';
 import { pathOf, routes } from '../../lambdas/routes';
@@ -21,8 +21,11 @@ export const SECOND: Readonly<Record<'fullKey' | 'readKey' | 'neighbourKey' | 't
 
 /**
  * The local runtime on a free port, sharing the run's DynamoDB Local and SQS emulator under
- * names of its own. The HTTP server, event translation and handlers are the real ones.
+ * names of its own. The HTTP server, event translation and handlers are the real ones. Its report
+ * projection sums over windows of `TEST_REPORTS_WINDOW_SECONDS`, not the stack's 5 s: tests read
+ * reports as soon as a window ends, and a shorter one ends sooner.
  */
+export const TEST_REPORTS_WINDOW_SECONDS = 1;
 export async function startTestRuntime(
   options: {
     seedPath?: string;
@@ -42,6 +45,7 @@ export async function startTestRuntime(
     sqsEndpoint: options.sqsEndpoint ?? process.env.TEST_SQS_ENDPOINT!,
     namePrefix: `e2e-${randomUUID().slice(0, 8)}`,
     isolateInvocations: true,
+    reportsWindowSeconds: TEST_REPORTS_WINDOW_SECONDS,
     ...(options.webhookFrontDoor ? { webhookFrontDoor: options.webhookFrontDoor } : {}),
     ...(options.invoke ? { invoke: options.invoke } : {}),
     onError:
@@ -116,6 +120,24 @@ export async function waitForStatus(base: string, apiKey: string, dispatchId: st
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
+
+/**
+ * Polls a GET until `done` holds of its body, and returns the last answer: the reports read tag
+ * links and rollups the report projection writes from the stream, the rollups a window after the
+ * move (decision 113). Gives up after 15 s, answering what it last read: the test's own assertion
+ * on the answer then tells how it differs.
+ */
+export async function waitForAnswer(base: string, apiKey: string, path: string, done: (body: Record<string, unknown>) => boolean): Promise<{ status: number; body: Record<string, unknown> }> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const answer = await call(base, 'GET', path, { apiKey });
+    if (done(answer.body) || Date.now() > deadline) return answer;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** `waitForAnswer`'s test for a body equal to `expected`. */
+export const equalTo = (expected: unknown) => (body: unknown) => isDeepStrictEqual(body, expected);
 
 /**
  * Polls delivery-status for `phone` until the dispatch's events include every one of `statuses`,

@@ -1,7 +1,9 @@
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type _Record } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
+import { isReportsChange } from '../../lambdas/domain/reports/reports-stream-filter';
 import { isPublishable } from '../../lambdas/domain/webhooks/stream-filters';
+import { projectReports } from '../../lambdas/handlers/project-reports';
 import { publishBatch } from '../../lambdas/handlers/publish-webhook-events';
 import { lambdaContext } from '../../lib/local/api-gateway-event';
 import { toLambdaRecord } from '../../lib/local/stream-poller';
@@ -34,18 +36,68 @@ export async function streamRecords(table: Store): Promise<{ streamArn: string; 
 }
 
 /**
- * The table's stream consumer (`publish-webhook-events`, the deployed handler) run over every
- * record the table's stream on DynamoDB Local holds so far, filtered as the stack's event source
- * filters them: what a test calls before reading what the consumer writes, such as a dispatch
- * change's delivery events (decision 112). Records handed over before are handed over again, as a
- * retried batch is; the consumer's writes repeat harmlessly. Throws if it reports a record failed.
+ * The table's stream readers as deployed, run over what the table's stream on DynamoDB Local holds
+ * so far, each record filtered as the stack's event sources filter it: what a test calls before
+ * reading what they write. The publisher (`publish-webhook-events`) writes a dispatch change's
+ * delivery events (decision 112): it is handed every record again on each call, as a retried batch
+ * is, and its writes repeat harmlessly. The report projection (`project-reports`, decision 113)
+ * sums counts, which a record handed over twice would count twice, as Lambda never does once a
+ * window is written: it is handed each shard's records since its last call, in one tumbling window
+ * ended at once. Throws if either reports a failure.
  */
 export async function runStreamConsumer(table: Store): Promise<void> {
   const region = process.env.AWS_REGION!;
-  const records: DynamoDBRecord[] = (await streamRecords(table)).map(({ streamArn, record }) => toLambdaRecord(record, streamArn, region)).filter(isPublishable);
+  const held = await streamRecords(table);
+  const records: DynamoDBRecord[] = held.map(({ streamArn, record }) => toLambdaRecord(record, streamArn, region)).filter(isPublishable);
   // Lambda hands a batch over at most 100 records at a time here (the stack's batchSize).
   for (let i = 0; i < records.length; i += 100) {
     const { batchItemFailures } = await publishBatch({ Records: records.slice(i, i + 100) }, lambdaContext('publish-webhook-events', 60_000));
     if (batchItemFailures.length) throw new Error(`The stream consumer failed ${batchItemFailures.length} record(s)`);
+  }
+  await projectHeld(table.tableName, held, region);
+}
+
+/**
+ * The report projection alone (see `runStreamConsumer`): for a test that reads only the reports.
+ * DynamoDB Local's stream has one shard; `spreadOver` names shards to hand the records to instead,
+ * each item's records to one of them, as DynamoDB spreads a busy table's stream.
+ */
+export async function runReportProjection(table: Store, options: { spreadOver?: string[] } = {}): Promise<void> {
+  const held = await streamRecords(table);
+  const { spreadOver } = options;
+  // Items take the shards in turn, by where their first record is in the stream: the same on every call.
+  const items = new Map<string, number>();
+  const spread = spreadOver
+    ? held.map((entry) => {
+        const pk = entry.record.dynamodb?.Keys?.pk?.S ?? '';
+        if (!items.has(pk)) items.set(pk, items.size);
+        return { ...entry, shardId: spreadOver[items.get(pk)! % spreadOver.length]! };
+      })
+    : held;
+  await projectHeld(table.tableName, spread, process.env.AWS_REGION!);
+}
+
+/** How far the report projection has read each table's shards, as Lambda's checkpoint of its event source. */
+const projected = new Map<string, string>();
+
+async function projectHeld(tableName: string, held: { streamArn: string; shardId: string; record: _Record }[], region: string): Promise<void> {
+  for (const shardId of new Set(held.map((entry) => entry.shardId))) {
+    const checkpoint = `${tableName}\u0000${shardId}`;
+    const ofShard = held.filter((entry) => entry.shardId === shardId);
+    const after = projected.get(checkpoint);
+    const fresh = after === undefined ? ofShard : ofShard.slice(ofShard.findIndex((entry) => entry.record.dynamodb?.SequenceNumber === after) + 1);
+    if (!fresh.length) continue;
+    projected.set(checkpoint, fresh.at(-1)!.record.dynamodb!.SequenceNumber!);
+    const records = fresh.map(({ streamArn, record }) => toLambdaRecord(record, streamArn, region)).filter(isReportsChange);
+    if (!records.length) continue;
+    const start = new Date();
+    const window = { start: start.toISOString(), end: new Date(start.getTime() + 1_000).toISOString() };
+    let state = {};
+    for (let i = 0; i <= records.length; i += 100) {
+      const last = i + 100 >= records.length;
+      const event = { Records: records.slice(i, i + 100), window, state, shardId, eventSourceARN: fresh[0]!.streamArn, isFinalInvokeForWindow: last, isWindowTerminatedEarly: false };
+      state = (await projectReports(event)).state;
+      if (last) break;
+    }
   }
 }

@@ -4,7 +4,7 @@ import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
 import { keys } from '../../shared/table';
-import { DELIVERY_EVENTS_MADE } from '../messages/dispatch-repository';
+import { DELIVERY_EVENTS_MADE } from '../messages/dispatch';
 import { deliveryEventStatuses, type DeliveryEventStatus } from './transitions';
 
 /**

@@ -5,19 +5,18 @@ import { conflictPause, CONFLICT_RETRIES, CONFLICT_WAIT_MS, isConditionFailed, i
 import type { Dispatch } from '../messages/dispatch';
 import { getDispatchById, pricingChange, readReceipt, statusMove, type DispatchChange, type StatusMove } from '../messages/dispatch-repository';
 import type { Pricing } from '../providers/whatsapp-webhook';
-import { reportWrites } from '../reports/report-items';
 import { providerMessagePut } from './provider-message';
-import { canTransition, countsAsSent, isFirstReport, isTerminal } from './transitions';
+import { canTransition, isFirstReport, isTerminal } from './transitions';
 
 const ATTEMPTS = 3;
 
 /**
  * Moves a dispatch to `change.to` if docs/api.md#dispatch-statuses allows it from its current
- * status, with everything that depends on the move in the same transaction: the first time it
- * counts as sent, its tag links and report rollups (so a redelivered message or a repeated
- * callback can neither skip nor double them). Its delivery events are named on the dispatch and
- * written from the write's stream record (decision 112). Returns false when the move is not
- * allowed: a duplicate, late or out-of-order report.
+ * status, once: a redelivered message or a repeated callback finds the move made and changes
+ * nothing. What follows from the move is named on the dispatch and written from the write's
+ * stream record: its delivery events (decision 112) and, the first time it counts as sent or when
+ * it stops counting, its tag links and report rollups (decision 113). Returns false when the move
+ * is not allowed: a duplicate, late or out-of-order report.
  */
 export async function applyStatus(dispatchId: string, change: StatusMove, store: Store = defaultStore(), known?: Dispatch): Promise<boolean> {
   // Nothing moves out of a terminal status and none moves backwards, so a dispatch known to be in
@@ -87,8 +86,8 @@ export async function changeDispatch(
 
 /**
  * Commits one change: true once committed, false when a condition refused it (the dispatch moved
- * first). Other transactions holding its items (a burst's first reports all write the same
- * rollups) are waited out; a change still refused for them after that throws, so the
+ * first). Other transactions holding its items (the deliver consumer's and a callback's on the
+ * same dispatch) are waited out; a change still refused for them after that throws, so the
  * caller's message or callback is retried rather than the change taken as not applying (a send
  * the provider accepted was left `processing` that way).
  */
@@ -128,8 +127,8 @@ async function commit(dispatchId: string, store: Store, writes: NamedWrites<stri
 }
 
 /**
- * What one move writes, by area: the dispatch (with the delivery events it makes, decision 112),
- * what its wamid names, its reports. The wamid is recorded with the move that first learns it (the
+ * What one move writes: the dispatch (naming the delivery events and the reports change it makes,
+ * decisions 112 and 113), and what its wamid names. The wamid is recorded with the move that first learns it (the
  * provider's answer, or a status that echoed the dispatch id when that answer was lost), so every
  * later status finds the dispatch by it. The conversation is not written: a message's status is
  * read live from its dispatch, and the conversation's own fields do not change with it (decision 99).
@@ -137,9 +136,6 @@ async function commit(dispatchId: string, store: Store, writes: NamedWrites<stri
 function transitionWrites(dispatch: Dispatch, requested: StatusMove, now: string): ChangeWrites {
   // Provider timestamps are whole seconds: a delivery report may predate our own record of the send.
   const change = requested.to === 'delivered' && dispatch.sentAt && requested.occurredAt < dispatch.sentAt ? { ...requested, occurredAt: dispatch.sentAt } : requested;
-  const firstReport = isFirstReport(dispatch, change.to);
-  // A late failure after sent takes the dispatch back out of reports, which count only SENT or DELIVERED.
-  const reports = firstReport ? reportWrites(dispatch, 1) : dispatch.sentAt && !countsAsSent(change.to) ? reportWrites(dispatch, -1) : undefined;
   return {
     dispatch: statusMove(dispatch, change, now),
     alongside: {
@@ -147,7 +143,6 @@ function transitionWrites(dispatch: Dispatch, requested: StatusMove, now: string
         change.providerMessageId && !dispatch.providerMessageId
           ? providerMessagePut(change.providerMessageId, { kind: 'dispatch', workspaceId: dispatch.workspaceId, dispatchId: dispatch.dispatchId })
           : undefined,
-      reports,
     },
   };
 }

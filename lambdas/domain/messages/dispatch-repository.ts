@@ -10,7 +10,7 @@ import type { Pricing } from '../providers/whatsapp-webhook';
 import { allowedFrom, countsAsSent, eventsOfMove, isFirstReport, type DeliveryEventStatus } from '../delivery/transitions';
 import { wibDay } from '../time/wib';
 import { templateParametersSchema } from '../templates/template-parameters';
-import { DISPATCH_ENTITY, dispatchStatuses, type Dispatch, type DispatchStatus } from './dispatch';
+import { DELIVERY_EVENTS_MADE, DISPATCH_ENTITY, dispatchStatuses, REPORTS_CHANGE_MADE, type Dispatch, type DispatchStatus } from './dispatch';
 
 /**
  * The dispatch item: its key and index entries, every write to it (create, status moves, the
@@ -113,8 +113,11 @@ export async function getDispatchById(dispatchId: string, store: Store = default
   return Item ? toDispatch(Item) : undefined;
 }
 
-/** The delivery events the item's last write made (`sequenceStep`): the stream consumer writes them. */
-export const DELIVERY_EVENTS_MADE = 'deliveryEvents';
+/** What a write makes beside the dispatch's own change, for the table's stream consumers to write. */
+export interface ChangeMade {
+  events?: readonly DeliveryEventStatus[];
+  reports?: 1 | -1;
+}
 
 /**
  * Every write that changes the GET body (docs/api.md#message-status) counts `sequence` up, so the
@@ -125,18 +128,32 @@ export const DELIVERY_EVENTS_MADE = 'deliveryEvents';
  * (Not a stamp on every write: 33 bytes on every write of an item near 1 KB can double its
  * units, as row 8 showed when it was tried.)
  *
- * `events` are the delivery events the write makes: they are kept on the item as
- * `DELIVERY_EVENTS_MADE` until the next write, which sets its own or removes them, so each stream
- * record names the events of exactly its change, and the stream consumer writes them (decision 112).
+ * `made` is what else the write makes: the delivery events (decision 112) and the change of the
+ * dispatch's standing in the reports (decision 113). Each is kept on the item
+ * (`DELIVERY_EVENTS_MADE`, `REPORTS_CHANGE_MADE`) until the next write, which sets its own or
+ * removes it, so each stream record names what exactly its change made, and the stream's
+ * consumers write it.
  */
-export function sequenceStep(changedAt?: string, events: readonly DeliveryEventStatus[] = []) {
-  const set = ['#sequence = if_not_exists(#sequence, :sequenceZero) + :sequenceStep', ...(changedAt ? ['changedAt = :changedAt'] : []), ...(events.length ? [`${DELIVERY_EVENTS_MADE} = :eventsMade`] : [])];
+export function sequenceStep(changedAt?: string, made: ChangeMade = {}) {
+  const events = made.events ?? [];
+  const set = [
+    '#sequence = if_not_exists(#sequence, :sequenceZero) + :sequenceStep',
+    ...(changedAt ? ['changedAt = :changedAt'] : []),
+    ...(events.length ? [`${DELIVERY_EVENTS_MADE} = :eventsMade`] : []),
+    ...(made.reports ? [`${REPORTS_CHANGE_MADE} = :reportsMade`] : []),
+  ];
   return {
     names: { '#sequence': 'sequence' },
-    values: { ':sequenceZero': 0, ':sequenceStep': 1, ...(changedAt ? { ':changedAt': changedAt } : {}), ...(events.length ? { ':eventsMade': [...events] } : {}) },
+    values: {
+      ':sequenceZero': 0,
+      ':sequenceStep': 1,
+      ...(changedAt ? { ':changedAt': changedAt } : {}),
+      ...(events.length ? { ':eventsMade': [...events] } : {}),
+      ...(made.reports ? { ':reportsMade': made.reports } : {}),
+    },
     /** The write's UpdateExpression: its own SET and REMOVE parts (and an ADD) with the step's. */
     expression(ownSet: readonly string[], ownRemove: readonly string[] = [], add?: string): string {
-      const remove = [...ownRemove, ...(events.length ? [] : [DELIVERY_EVENTS_MADE])];
+      const remove = [...ownRemove, ...(events.length ? [] : [DELIVERY_EVENTS_MADE]), ...(made.reports ? [] : [REPORTS_CHANGE_MADE])];
       return `SET ${[...ownSet, ...set].join(', ')}${add ? ` ADD ${add}` : ''}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`;
     },
   };
@@ -186,11 +203,14 @@ export interface StatusMove {
  * in reports sets `sentAt` (guarded, so it happens once) and moves its report entry from
  * pending to its sent day (out of gsi2 for a dispatch that entered it there, decision 104); a move
  * out of reporting drops the entry. The delivery events it makes are named on the item, each at
- * the time it keeps (`sentAt`, `deliveredAt`, `failedAt`), for the stream consumer to write (decision 112).
+ * the time it keeps (`sentAt`, `deliveredAt`, `failedAt`), for the stream consumer to write (decision 112),
+ * and so is its change of standing in the reports, for the report projection (decision 113).
  */
 export function statusMove(dispatch: Dispatch, move: StatusMove, now: string): DispatchChange {
   const firstReport = isFirstReport(dispatch, move.to);
-  const sequence = sequenceStep(undefined, eventsOfMove(dispatch, move));
+  // A late failure after sent takes the dispatch back out of the reports, which count only SENT or DELIVERED.
+  const reports = firstReport ? 1 : dispatch.sentAt && !countsAsSent(move.to) ? -1 : undefined;
+  const sequence = sequenceStep(undefined, { events: eventsOfMove(dispatch, move), ...(reports ? { reports } : {}) });
   const set = ['#status = :to', 'updatedAt = :now'];
   const remove: string[] = [];
   const values: Record<string, unknown> = { ':to': move.to, ':now': now, ...sequence.values };
@@ -342,14 +362,14 @@ export function requeueChange(dispatch: Dispatch, now: Date): DispatchChange {
  * dispatch does not have); left, it would be read on every run and, oldest first, crowd out the
  * dispatches the reconciler is for. The GET body does not change, so `sequence` does not count up:
  * the stream record repeats the dispatch's last event, id and all, which receivers de-duplicate
- * (docs/api.md, `webhook-id`), and names no delivery events (they were its last move's).
+ * (docs/api.md, `webhook-id`), and names no delivery events or reports change (they were its last move's).
  */
 export function pendingEntryDrop(dispatchId: string): Write {
   const { partitionKey, sortKey } = tableDefinition.indexes.gsi4;
   return {
     Update: {
       Key: keys.dispatch(dispatchId),
-      UpdateExpression: `REMOVE ${partitionKey}, ${sortKey}, ${DELIVERY_EVENTS_MADE}`,
+      UpdateExpression: `REMOVE ${partitionKey}, ${sortKey}, ${DELIVERY_EVENTS_MADE}, ${REPORTS_CHANGE_MADE}`,
       ConditionExpression: 'begins_with(#entry, :pending) AND NOT #status IN (:queued, :processing)',
       ExpressionAttributeNames: { '#entry': partitionKey, '#status': 'status' },
       ExpressionAttributeValues: { ':pending': 'PENDING#', ':queued': 'queued', ':processing': 'processing' },

@@ -11,6 +11,14 @@ import type { Workspace } from '../workspaces/workspace';
 /** Marks dispatch items in the table; the webhook publisher's stream filter matches on it (decision 89). */
 export const DISPATCH_ENTITY = 'dispatch';
 
+/**
+ * What a dispatch item's last write made beside its own change (`dispatch-repository.sequenceStep`),
+ * for the table's stream readers to write: the delivery events (decision 112), and whether it made
+ * the dispatch count as sent (1) or stop counting (−1) in the reports (decision 113).
+ */
+export const DELIVERY_EVENTS_MADE = 'deliveryEvents';
+export const REPORTS_CHANGE_MADE = 'reportsChange';
+
 /** Dispatch statuses and their transitions: docs/api.md#dispatch-statuses. */
 export const dispatchStatuses = ['queued', 'processing', 'sent', 'delivered', 'failed', 'canceled', 'unknown'] as const;
 export type DispatchStatus = (typeof dispatchStatuses)[number];

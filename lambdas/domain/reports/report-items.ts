@@ -3,71 +3,105 @@ import { mapPages, mergeNewestFirst } from '../../shared/merge-newest-first';
 import { queryAll, queryNewestFirst } from '../../shared/query-all';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
-import { accessPatterns, keys, rollupShardOf, tableDefinition } from '../../shared/table';
+import type { BatchWriteRequest } from '../../shared/batch-write';
+import { accessPatterns, keys, tableDefinition } from '../../shared/table';
 import type { Write } from '../../shared/writes';
 import type { Dispatch } from '../messages/dispatch';
 import { wibDay } from '../time/wib';
 
 /**
- * The report items a dispatch writes when it first counts as sent (and takes back if it stops
- * counting): its tag links, the per tag·day·template rollups, the per day·tag rollups and the
- * per-day workspace count. The report readers read them back through this module only, which
- * sums each rollup's shards (lambdas/shared/table.ts, `ROLLUP_SHARDS`) into one row.
+ * The report items of a dispatch that counts as sent: its tag links, the per tag·day·template
+ * rollups, the per day·tag rollups and the per-day workspace count. They are written from the
+ * stream record of the move that made it count, or stop counting (decision 113,
+ * report-projection.ts): each link as it comes, the rollups summed over a window of the stream. The
+ * report readers read them back through this module only, which sums each rollup's shards
+ * (lambdas/shared/table.ts, `ROLLUP_SHARDS`) into one row.
  */
 
+/** What a dispatch's report items are made of: the fields of the dispatch they count. */
+export type ReportedDispatch = Pick<Dispatch, 'dispatchId' | 'workspaceId' | 'createdAt' | 'trackingTags' | 'templateId' | 'templateName' | 'creditCost' | 'amountRupiah'>;
+
 /**
- * Tag links and rollups of a dispatch that now counts as sent (`sign` 1), or no longer does
- * (`sign` −1: its links deleted and every count taken back).
+ * A dispatch's tag links when it starts counting (`sign` 1), or the deletes that take them back
+ * (−1). A link lives in its tag's partition (decision 102); taking it back also deletes the link a
+ * dispatch counted before that decision kept under itself, since either may be the one it has.
  */
-export function reportWrites(dispatch: Dispatch, sign: 1 | -1): Write[] {
+export function tagLinkWrites(dispatch: ReportedDispatch, sign: 1 | -1): BatchWriteRequest[] {
+  return dispatch.trackingTags.flatMap((tag): BatchWriteRequest[] => {
+    const key = keys.tagLink(dispatch.workspaceId, tag, dispatch.createdAt, dispatch.dispatchId);
+    if (sign === -1) return [{ delete: key }, { delete: keys.tagLinkUnderDispatch(dispatch.dispatchId, tag) }];
+    return [{ put: { ...key, entity: 'tagLink', dispatchId: dispatch.dispatchId } }];
+  });
+}
+
+/** One rollup's share of a change: which rollup, and what it adds (negative: takes back). */
+export type RollupDelta =
+  | { kind: 'day'; workspaceId: string; day: string; dispatchCount: number }
+  | { kind: 'dayTag'; workspaceId: string; day: string; tag: string; dispatchCount: number }
+  | { kind: 'tag'; workspaceId: string; day: string; tag: string; templateId: string; templateName: string; dispatchCount: number; credits: number; amountRupiah: number };
+
+/** The rollups a dispatch adds to when it starts counting (`sign` 1), or takes back from (−1). */
+export function rollupDeltas(dispatch: ReportedDispatch, sign: 1 | -1): RollupDelta[] {
+  const { workspaceId } = dispatch;
   const day = wibDay(new Date(dispatch.createdAt));
-  // A dispatch keeps its shard, so a count taken back is taken from where it was added.
-  const shard = rollupShardOf(dispatch.dispatchId);
-  const dayCount: Write = {
-    Update: {
-      Key: keys.dayRollup(dispatch.workspaceId, day, shard),
-      UpdateExpression: 'SET entity = :entity ADD dispatchCount :one',
-      ExpressionAttributeValues: { ':entity': 'dayRollup', ':one': sign },
-    },
-  };
-  return [dayCount, ...dispatch.trackingTags.flatMap((tag) => [...tagLinkWrites(dispatch, tag, sign), tagRollupWrite(dispatch, tag, day, shard, sign), dayTagRollupWrite(dispatch, tag, day, shard, sign)])];
+  return [
+    { kind: 'day', workspaceId, day, dispatchCount: sign },
+    ...dispatch.trackingTags.flatMap((tag): RollupDelta[] => [
+      { kind: 'tag', workspaceId, day, tag, templateId: dispatch.templateId, templateName: dispatch.templateName, dispatchCount: sign, credits: sign * dispatch.creditCost, amountRupiah: sign * dispatch.amountRupiah },
+      { kind: 'dayTag', workspaceId, day, tag, dispatchCount: sign },
+    ]),
+  ];
 }
 
-/**
- * The link in its tag's partition (decision 102); taking it back also deletes the link a dispatch
- * counted before that decision kept under itself, since either may be the one it has.
- */
-function tagLinkWrites(dispatch: Dispatch, tag: string, sign: 1 | -1): Write[] {
-  const key = keys.tagLink(dispatch.workspaceId, tag, dispatch.createdAt, dispatch.dispatchId);
-  if (sign === -1) return [{ Delete: { Key: key } }, { Delete: { Key: keys.tagLinkUnderDispatch(dispatch.dispatchId, tag) } }];
-  return [{ Put: { Item: { ...key, entity: 'tagLink', dispatchId: dispatch.dispatchId } } }];
+/** The rollup a delta adds to, as a string: deltas of one rollup are summed under it. */
+export const rollupOfDelta = (delta: RollupDelta): string =>
+  JSON.stringify(delta.kind === 'day' ? [delta.kind, delta.workspaceId, delta.day] : delta.kind === 'dayTag' ? [delta.kind, delta.workspaceId, delta.day, delta.tag] : [delta.kind, delta.workspaceId, delta.day, delta.tag, delta.templateId]);
+
+/** Two deltas of the same rollup as one. */
+export function addDeltas(sum: RollupDelta, delta: RollupDelta): RollupDelta {
+  if (sum.kind === 'tag' && delta.kind === 'tag') return { ...sum, dispatchCount: sum.dispatchCount + delta.dispatchCount, credits: sum.credits + delta.credits, amountRupiah: sum.amountRupiah + delta.amountRupiah };
+  return { ...sum, dispatchCount: sum.dispatchCount + delta.dispatchCount };
 }
 
-const tagRollupWrite = (dispatch: Dispatch, tag: string, day: string, shard: number, sign: 1 | -1): Write => ({
-  Update: {
-    Key: keys.tagRollup(dispatch.workspaceId, tag, day, dispatch.templateId, shard),
-    UpdateExpression: 'SET entity = :entity, templateName = :name, trackingTag = :tag, #day = :day, templateId = :tpl ADD dispatchCount :one, credits :credits, amountRupiah :amount',
-    ExpressionAttributeNames: { '#day': 'day' },
-    ExpressionAttributeValues: {
-      ':entity': 'tagRollup',
-      ':name': dispatch.templateName,
-      ':tag': tag,
-      ':day': day,
-      ':tpl': dispatch.templateId,
-      ':one': sign,
-      ':credits': sign * dispatch.creditCost,
-      ':amount': sign * dispatch.amountRupiah,
-    },
-  },
-});
-
-const dayTagRollupWrite = (dispatch: Dispatch, tag: string, day: string, shard: number, sign: 1 | -1): Write => ({
-  Update: {
-    Key: keys.dayTagRollup(dispatch.workspaceId, day, tag, shard),
-    UpdateExpression: 'SET entity = :entity, trackingTag = :tag ADD dispatchCount :one',
-    ExpressionAttributeValues: { ':entity': 'dayTagRollup', ':tag': tag, ':one': sign },
-  },
-});
+/** A delta written to its rollup's `shard`: one `ADD` of the sums, so deltas from anywhere add up. */
+export function rollupWrite(delta: RollupDelta, shard: number): Write {
+  switch (delta.kind) {
+    case 'day':
+      return {
+        Update: {
+          Key: keys.dayRollup(delta.workspaceId, delta.day, shard),
+          UpdateExpression: 'SET entity = :entity ADD dispatchCount :count',
+          ExpressionAttributeValues: { ':entity': 'dayRollup', ':count': delta.dispatchCount },
+        },
+      };
+    case 'dayTag':
+      return {
+        Update: {
+          Key: keys.dayTagRollup(delta.workspaceId, delta.day, delta.tag, shard),
+          UpdateExpression: 'SET entity = :entity, trackingTag = :tag ADD dispatchCount :count',
+          ExpressionAttributeValues: { ':entity': 'dayTagRollup', ':tag': delta.tag, ':count': delta.dispatchCount },
+        },
+      };
+    case 'tag':
+      return {
+        Update: {
+          Key: keys.tagRollup(delta.workspaceId, delta.tag, delta.day, delta.templateId, shard),
+          UpdateExpression: 'SET entity = :entity, templateName = :name, trackingTag = :tag, #day = :day, templateId = :tpl ADD dispatchCount :count, credits :credits, amountRupiah :amount',
+          ExpressionAttributeNames: { '#day': 'day' },
+          ExpressionAttributeValues: {
+            ':entity': 'tagRollup',
+            ':name': delta.templateName,
+            ':tag': delta.tag,
+            ':day': delta.day,
+            ':tpl': delta.templateId,
+            ':count': delta.dispatchCount,
+            ':credits': delta.credits,
+            ':amount': delta.amountRupiah,
+          },
+        },
+      };
+  }
+}
 
 const tagRollupSchema = z.object({ templateId: z.string(), templateName: z.string(), day: z.string(), dispatchCount: z.number(), credits: z.number(), amountRupiah: z.number() });
 export type TagRollup = z.output<typeof tagRollupSchema>;
@@ -127,7 +161,7 @@ export interface TagLinkEntry {
  * Where each shape of link keeps its order: a link in its tag's partition in the table's sort key;
  * one written before decision 102 in its gsi2 sort key. Both read the same. A function, not a
  * constant: a module-level reference to `accessPatterns` would keep it in every bundle that writes
- * report items (the deliver consumer, the webhook) though only the report list reads links.
+ * report items (the report projection) though only the report list reads links.
  */
 const linkSources = () =>
   [
