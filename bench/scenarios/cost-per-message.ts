@@ -5,6 +5,7 @@ import { conversationIdFor } from '../../lambdas/domain/conversations/conversati
 import { pathOf, routes } from '../../lambdas/routes';
 import { dispatchQueueSettings } from '../../lambdas/shared/dispatch-queue-settings';
 import { webhookQueueSettings } from '../../lambdas/shared/webhook-queue-settings';
+import { reportProjectionSettings } from '../../lambdas/shared/stream-consumer-settings';
 import type { Store } from '../../lambdas/shared/store';
 import { keys } from '../../lambdas/shared/table';
 import { FUNCTION_MEMORY_MB } from '../../lib/constructs/app-function';
@@ -52,17 +53,18 @@ const BATCH = dispatchQueueSettings.batchSize;
 const CACHE_MINUTES = 5;
 const MONTH_MINUTES = 30 * 24 * 60;
 const SECRET_READING_FUNCTIONS = 2;
-/** The send, the deliver consumer, the webhook and the stream publisher (its endpoint-gate read). */
-const TABLE_FUNCTIONS = 4;
+/** The send, the deliver consumer, the webhook, the stream publisher (its endpoint-gate read) and the report projection. */
+const TABLE_FUNCTIONS = 5;
 
 const WRITE_COMMANDS = new Set(['PutCommand', 'UpdateCommand', 'DeleteCommand', 'TransactWriteCommand', 'BatchWriteCommand', 'PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'TransactWriteItemsCommand', 'BatchWriteItemCommand']);
 
 /**
  * The functions a delivered message passes through, and the API requests that invoke them. The
  * stream publisher is on every message's path: each update of its dispatch is a stream record it
- * takes, and drops when the workspace has no endpoint (decision 89).
+ * takes, and drops when the workspace has no endpoint (decision 89). So is the report projection:
+ * the move that makes it count as sent is a record it takes (decision 113).
  */
-const PATH = { send: 'sendMessage', deliver: 'deliver', webhook: 'whatsappWebhook', publish: 'publish-webhook-events' } as const;
+const PATH = { send: 'sendMessage', deliver: 'deliver', webhook: 'whatsappWebhook', publish: 'publish-webhook-events', project: 'project-reports' } as const;
 /** What a workspace with a webhook endpoint adds (decisions 77–79): the event consumer, and the publisher's fan-out (the difference of the two runs). */
 const EVENTS_PATH = { deliver: 'deliver-webhook-event' } as const;
 /**
@@ -72,6 +74,13 @@ const EVENTS_PATH = { deliver: 'deliver-webhook-event' } as const;
  * posts a batch's events at once, waiting on the receiver about RECEIVER_ROUND_TRIP_MS once.
  */
 const PUBLISH_MESSAGES_PER_BATCH = 10;
+/**
+ * The report projection's source (lib/constructs/report-projection.ts) batches as the publisher's,
+ * one record a message, and at 10 messages a second a window holds this many messages, which share
+ * its last invocation. Its writes are measured as the run made them: the run's windows hold about
+ * as many (200 messages in some 15 s).
+ */
+const REPORT_MESSAGES_PER_WINDOW = 10 * reportProjectionSettings.tumblingWindowSeconds;
 const RECEIVER_ROUND_TRIP_MS = 100;
 
 /**
@@ -90,7 +99,8 @@ const provisionedReadUnit = prices.dynamodbReadCapacityHour / (3600 * PROVISIONE
  * The fewest write units a delivered, read message with one tracking tag needs in this design
  * (docs/cost.md "The write floor"): every item and index entry the contract's reads need, each under
  * 1 KB, written once, in the transactions its guarantees need (a transactional write costs 2);
- * a delivery event is put by the stream consumer from its move's record (decision 112).
+ * a delivery event is put by the stream consumer from its move's record (decision 112), a tag link
+ * and the rollups by the report projection (decision 113).
  */
 export const WRITE_FLOOR = [
   { write: 'send: dispatch + its send-check and pending index entries (transaction)', units: 2 * 3 },
@@ -100,8 +110,11 @@ export const WRITE_FLOOR = [
   { write: 'sent: dispatch, its pending entry moved to the sent-by-day index (delete + put) (transaction)', units: 2 * 3 },
   { write: 'sent: the wamid item (transaction)', units: 2 },
   { write: 'sent: ACCEPTED event, in its number’s partition (put by the stream consumer, decision 112)', units: 1 },
-  { write: 'sent: day rollup, tag rollup, day-tag rollup (transaction)', units: 2 * 3 },
-  { write: 'sent: tag link, in its tag’s partition (transaction)', units: 2 },
+  { write: 'sent: tag link, in its tag’s partition (put by the report projection, decision 113)', units: 1 },
+  {
+    write: `sent: day, tag and day-tag rollups, summed over the report projection's window: one transaction of their three sums and its marker a window, of ${REPORT_MESSAGES_PER_WINDOW} messages at 10 a second (decision 113)`,
+    units: (2 * 4) / REPORT_MESSAGES_PER_WINDOW,
+  },
   { write: 'delivered: dispatch (alone: its event is not in the write, decision 112)', units: 1 },
   { write: 'delivered: DELIVERED event, in its number’s partition (put by the stream consumer)', units: 1 },
   { write: 'read: readAt on the dispatch (with the pricing Meta sent)', units: 1 },
@@ -322,8 +335,9 @@ async function measurePath(options: { runtime: LocalRuntime; apiKey: string; fun
   try {
     const dispatchIds = await sendAll(runtime.url, options.apiKey, count, firstNumber);
     await untilRead(dispatchIds, options.store);
-    // The read report's last write follows readAt; let the last webhooks finish.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // The read report's last write follows readAt; let the last webhooks finish, and the report
+    // projection's last window end and be written (decision 113).
+    await new Promise((resolve) => setTimeout(resolve, 1_000 + reportProjectionSettings.tumblingWindowSeconds * 1_000 + 500));
     if (receiver) await receiver.untilQuiet(dispatchIds);
     return { invocations: functions.stop(), dispatchIds };
   } catch (error) {
@@ -356,12 +370,13 @@ function pricePath(invocations: Invocation[], n: number, log: (line: string) => 
   const deliver = of(PATH.deliver);
   const webhook = of(PATH.webhook);
   const publish = of(PATH.publish);
+  const project = of(PATH.project);
   const known: string[] = [...Object.values(PATH), ...Object.values(EVENTS_PATH)];
   const elsewhere = [...new Set(invocations.map((i) => i.functionName).filter((fn) => !known.includes(fn)))];
   const records = deliver.reduce((total, i) => total + i.records, 0);
   if (records < n) throw new Error(`The consumer saw ${records} records for ${n} messages`);
 
-  const calls = [...send, ...deliver, ...webhook, ...publish].flatMap((i) => i.calls);
+  const calls = [...send, ...deliver, ...webhook, ...publish, ...project].flatMap((i) => i.calls);
   const dynamo = calls.filter((call) => call.service === 'dynamodb');
   const writeUnits = sum(dynamo.filter((call) => WRITE_COMMANDS.has(call.command)), (call) => call.capacity) / n;
   const readUnits = sum(dynamo.filter((call) => !WRITE_COMMANDS.has(call.command)), (call) => call.capacity) / n;
@@ -376,9 +391,11 @@ function pricePath(invocations: Invocation[], n: number, log: (line: string) => 
     [PATH.webhook]: { invocations: webhooksPerMessage, ms: billedMs(webhook) / n },
     // Its records as the deployed stream source batches them; its time per message, measured.
     [PATH.publish]: { invocations: 1 / PUBLISH_MESSAGES_PER_BATCH, ms: billedMs(publish) / n },
+    // Batches as the publisher's, and one last invocation a window; its time per message, measured.
+    [PATH.project]: { invocations: 1 / PUBLISH_MESSAGES_PER_BATCH + 1 / REPORT_MESSAGES_PER_WINDOW, ms: billedMs(project) / n },
   };
   const sqs = { send: calls.filter((call) => call.command === 'SendMessageCommand').length / n, receiveAndDelete: 2 / BATCH, other: calls.filter((call) => call.service === 'sqs' && call.command !== 'SendMessageCommand').length / n };
-  const pathInvocations = [...send, ...deliver, ...webhook, ...publish];
+  const pathInvocations = [...send, ...deliver, ...webhook, ...publish, ...project];
   const appLogBytes = sum(pathInvocations, (i) => i.logBytes) / n;
   const appLogLines = sum(pathInvocations, (i) => i.logLines) / n;
   // Lambda's own records per invocation (JSON log format), and API Gateway's access log line per request.
@@ -402,8 +419,8 @@ function pricePath(invocations: Invocation[], n: number, log: (line: string) => 
   ];
 
   if (process.env.BENCH_KEEP_LOGS) log([send[0], deliver[0], ...webhook.slice(0, 3)].flatMap((i) => i?.logText ?? []).join(''));
-  log(`  ${n} messages: ${send.length} sends, ${deliver.length} deliver batches (${records} records), ${webhook.length} webhooks, ${publish.length} publisher batches (${sum(publish, (i) => i.records)} records)${elsewhere.length ? `; not on the path: ${elsewhere.join(', ')}` : ''}`);
-  for (const [fn, list] of [[PATH.send, send], [PATH.deliver, deliver], [PATH.webhook, webhook], [PATH.publish, publish]] as const) log(`  ${fn} per message: ${dynamoLine(list, n)}`);
+  log(`  ${n} messages: ${send.length} sends, ${deliver.length} deliver batches (${records} records), ${webhook.length} webhooks, ${publish.length} publisher batches (${sum(publish, (i) => i.records)} records), ${project.length} report projection invocations (${sum(project, (i) => i.records)} records)${elsewhere.length ? `; not on the path: ${elsewhere.join(', ')}` : ''}`);
+  for (const [fn, list] of [[PATH.send, send], [PATH.deliver, deliver], [PATH.webhook, webhook], [PATH.publish, publish], [PATH.project, project]] as const) log(`  ${fn} per message: ${dynamoLine(list, n)}`);
   return {
     components,
     total: sum(components, (c) => c.dollars) * 1e6,
