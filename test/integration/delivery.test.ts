@@ -173,6 +173,20 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect(await rollupsOf(ws)).toHaveLength(20 * 2 + 1);
   });
 
+  it('takes a late failure decided on a stale read back out of the reports all the same: the write holds the decision to the `sentAt` it read', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    await claimDispatch(dispatchId, new Date(), env.table);
+    const readWhileProcessing = (await getDispatch(ws, dispatchId, env.table))!;
+    expect(readWhileProcessing).toMatchObject({ status: 'processing', sentAt: null });
+    // WhatsApp's `sent` lands first; a failure decided on the read from before it follows.
+    expect(await applyStatus(dispatchId, { to: 'sent', occurredAt: new Date().toISOString(), providerMessageId: `wamid.${dispatchId}` }, env.table)).toBe(true);
+    expect(await applyStatus(dispatchId, { to: 'failed', occurredAt: new Date().toISOString(), failureCode: '131047', event: 'REJECTED' }, env.table, readWhileProcessing)).toBe(true);
+
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'failed', sentAt: expect.any(String) });
+    expect(await countsOf(ws)).toEqual([0, 0, 0]);
+    expect((await itemsOf(dispatchId)).map(labelOf).sort()).toEqual(['DSP', 'EVT#ACCEPTED', 'EVT#REJECTED']);
+  });
+
   it('takes a dispatch that fails after being sent back out of the reports', async () => {
     const { ws, dispatchId } = await queuedDispatch(['promo']);
     await deliver(dispatchId, ws, scriptedProvider(accept).provider);

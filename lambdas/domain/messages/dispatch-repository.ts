@@ -199,6 +199,16 @@ export interface StatusMove {
 }
 
 /**
+ * The move's reports change (and its ACCEPTED event) is decided on the dispatch as read, so the
+ * write holds it to what it read of `sentAt`: a first report only where none is (decision 105), a
+ * later counting move only where one is; a move out of counting takes the dispatch back only
+ * where one is, and names nothing only where none is. A stale read (a `failed` decided on a
+ * dispatch read as `processing` that has since been sent) is refused and decided again, rather
+ * than leaving a failed dispatch counted.
+ */
+const sentAtCondition = (absent: boolean) => (absent ? ' AND attribute_not_exists(sentAt)' : ' AND attribute_exists(sentAt)');
+
+/**
  * Moves the dispatch from a status the transition table allows (docs/api.md#dispatch-statuses). The first move into a status that counts
  * in reports sets `sentAt` (guarded, so it happens once) and moves its report entry from
  * pending to its sent day (out of gsi2 for a dispatch that entered it there, decision 104); a move
@@ -269,7 +279,7 @@ export function statusMove(dispatch: Dispatch, move: StatusMove, now: string): D
       Update: {
         Key: keys.dispatch(dispatch.dispatchId),
         UpdateExpression: sequence.expression(set, remove),
-        ConditionExpression: `#status IN (${fromList.join(', ')})${firstReport ? ' AND attribute_not_exists(sentAt)' : ''}`,
+        ConditionExpression: `#status IN (${fromList.join(', ')})${sentAtCondition(countsAsSent(move.to) ? firstReport : reports !== -1)}`,
         ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
         ExpressionAttributeValues: values,
       },
