@@ -18,7 +18,10 @@ const OTHER_FUNCTIONS: { handler: string; access: RouteDefinition['access'] }[] 
   { handler: 'deliver', access: { table: 'readWrite', queue: 'send', secrets: 'whatsapp' } },
   // Re-enqueues stuck dispatches: the stack grants it the queue too (`sendsTo`).
   { handler: 'reconcile', access: { table: 'readWrite', queue: 'send' } },
-  { handler: 'publish-webhook-events', access: { table: 'read', webhookQueue: 'send' } },
+  // Writes the delivery events (decision 112).
+  { handler: 'publish-webhook-events', access: { table: 'readWrite', webhookQueue: 'send' } },
+  // Writes tag links and rollup sums (decision 113).
+  { handler: 'project-reports', access: { table: 'readWrite' } },
   { handler: 'deliver-webhook-event', access: { table: 'readWrite', webhookQueue: 'send' } },
   { handler: 'sync-templates', access: { table: 'readWrite', secrets: 'whatsapp' } },
   { handler: 'usage-plan-authorizer', access: { table: 'read' } },
