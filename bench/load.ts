@@ -79,22 +79,25 @@ async function main(): Promise<void> {
 
     // Exactly once: one provider call, one DELIVERED event, and one count in every report rollup.
     // Delivery events are written from the moves' stream records, a moment after them (decision
-    // 112): counted once every delivered dispatch has one, or after a minute.
+    // 112), and the rollups once the report projection's window ends (decision 113): counted once
+    // every delivered dispatch has its event and is in the rollups, or after a minute.
     const deliveredEvents = new Map<string, number>();
-    let items = await scanTable(store);
-    for (const countingFrom = Date.now(); ; items = await scanTable(store)) {
-      deliveredEvents.clear();
-      for (const item of items) {
-        if (item.entity === 'deliveryEvent' && item.status === 'DELIVERED') deliveredEvents.set(item.dispatchId as string, (deliveredEvents.get(item.dispatchId as string) ?? 0) + 1);
-      }
-      if ([...accepted].every((id) => dispatches.get(id)?.status !== 'delivered' || deliveredEvents.has(id)) || Date.now() - countingFrom > 60_000) break;
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
-    }
+    const countingAsSent = [...accepted].filter((id) => ['sent', 'delivered'].includes(dispatches.get(id)?.status ?? '')).length;
     let rollupCount = 0;
     let tagRollupCount = 0;
-    for (const item of items) {
-      if (item.entity === 'dayRollup') rollupCount += item.dispatchCount as number;
-      if (item.entity === 'tagRollup' && item.trackingTag === TAG) tagRollupCount += item.dispatchCount as number;
+    for (const countingFrom = Date.now(); ; ) {
+      const items = await scanTable(store);
+      deliveredEvents.clear();
+      rollupCount = 0;
+      tagRollupCount = 0;
+      for (const item of items) {
+        if (item.entity === 'deliveryEvent' && item.status === 'DELIVERED') deliveredEvents.set(item.dispatchId as string, (deliveredEvents.get(item.dispatchId as string) ?? 0) + 1);
+        if (item.entity === 'dayRollup') rollupCount += item.dispatchCount as number;
+        if (item.entity === 'tagRollup' && item.trackingTag === TAG) tagRollupCount += item.dispatchCount as number;
+      }
+      const eventsIn = [...accepted].every((id) => dispatches.get(id)?.status !== 'delivered' || deliveredEvents.has(id));
+      if ((eventsIn && rollupCount === countingAsSent && tagRollupCount === countingAsSent) || Date.now() - countingFrom > 60_000) break;
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
     }
     const results = summarise({ load, statuses, accepted, dispatches, deliveredEvents, rollupCount, tagRollupCount, drainSeconds, sandboxCallCount });
     console.log(JSON.stringify(results, null, 2));
