@@ -6,6 +6,7 @@ import middy from '@middy/core';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { publishStreamEvents, type Publication } from '../domain/webhooks/publish-events';
 import { deliveryEventsOfChange, recordDeliveryEvents } from '../domain/delivery/delivery-event-projection';
+import { providerMessageOfChange } from '../domain/delivery/provider-message';
 import { streamEventOf, type StreamEvent } from '../domain/webhooks/stream-events';
 import { isDispatchChange } from '../domain/webhooks/stream-filters';
 import { logger } from '../shared/logger';
@@ -13,14 +14,14 @@ import { flushMetrics } from '../shared/metrics';
 
 /**
  * What a stream record asks of the consumer: the webhook event it tells of (an outbox insert or a
- * dispatch's change; the stack's filters let little else through) and the delivery event items a
- * dispatch's change made (decision 112).
+ * dispatch's change; the stack's filters let little else through) and the items a dispatch's
+ * change made: its delivery events (decision 112) and its wamid's item (decision 114).
  */
 function changeOf(record: DynamoDBRecord): { event: StreamEvent | undefined; deliveryEvents: Record<string, unknown>[] } {
   if (!record.dynamodb?.NewImage) return { event: undefined, deliveryEvents: [] };
   // The stream's image is DynamoDB JSON; aws-lambda and the SDK each declare their own AttributeValue.
   const image = unmarshall(record.dynamodb.NewImage as Record<string, AttributeValue>);
-  return { event: streamEventOf(record, image), deliveryEvents: isDispatchChange(record) ? deliveryEventsOfChange(image) : [] };
+  return { event: streamEventOf(record, image), deliveryEvents: isDispatchChange(record) ? [...deliveryEventsOfChange(image), ...providerMessageOfChange(image)] : [] };
 }
 
 function settle<T>(read: () => T): PromiseSettledResult<T> {

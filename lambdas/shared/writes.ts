@@ -38,7 +38,7 @@ export const onlyConflicts = (refused: Record<string, string | undefined>): bool
  * transaction's `TransactionConflict`, or TransactionConflictException), and the SDK does not
  * retry either. Every write that can meet one pauses with `conflictPause` before trying again: a
  * random pause, 25 ms doubling to 1 s (full jitter, so contenders spread out). Status changes
- * (a dispatch moved by its send and a callback at once) and the report projection's window sums
+ * (one write of the dispatch, held by its send's or its release's transaction) and the report projection's window sums
  * (a workspace's rollups, written by each stream shard's windows) try up to CONFLICT_RETRIES
  * times; status changes also for at most CONFLICT_WAIT_MS, which leaves the webhook function
  * (10 s) time to answer.

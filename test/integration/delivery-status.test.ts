@@ -8,6 +8,7 @@ import { saveTemplate } from '../../lambdas/domain/templates/template-repository
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import { runAdmin } from '../../lib/admin/cli';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
+import { findProviderMessage } from '../../lambdas/domain/delivery/provider-message';
 import { useTableAndQueues } from '../support/sqs';
 import { runStreamConsumer, streamRecords } from '../support/stream-consumer';
 
@@ -146,28 +147,31 @@ describe('delivery-status against DynamoDB Local', () => {
     ]);
   });
 
-  it('writes the events of a stream batch the consumer gave up on with the admin CLI’s `delivery-events redrive`, from the stream, as often as it is run', async () => {
+  it('writes the events and the wamid item of a stream batch the consumer gave up on with the admin CLI’s `delivery-events redrive`, from the stream, as often as it is run', async () => {
     const ws = await workspace();
     const { dispatchId } = await sendTemplateMessage(
       { workspaceId: ws, apiClient: { id: randomUUID(), name: 'k' }, to: '+6281234560077', templateId: TEMPLATE_ID, variables: { name: 'Budi', order: '3' }, tagIds: [], trackingTags: [], now: new Date('2026-10-01T00:00:00.000Z') },
       { store: env.table, queue: env.queues },
     );
     await claimDispatch(dispatchId, new Date(), env.table);
-    expect(await applyStatus(dispatchId, { to: 'sent', occurredAt: '2026-10-01T06:00:00.000Z' }, env.table)).toBe(true);
+    const wamid = `wamid.redrive-${randomUUID()}`;
+    expect(await applyStatus(dispatchId, { to: 'sent', occurredAt: '2026-10-01T06:00:00.000Z', providerMessageId: wamid }, env.table)).toBe(true);
     expect(await applyStatus(dispatchId, { to: 'delivered', event: 'DELIVERED', occurredAt: '2026-10-01T06:00:05.000Z' }, env.table)).toBe(true);
     // The batch as the webhook DLQ describes it: its shard and first and last sequence numbers.
     const stream = (await streamRecords(env.table)).map(({ shardId, record }) => ({ shardId, sequenceNumber: record.dynamodb!.SequenceNumber!, eventName: record.eventName!, pk: record.dynamodb!.Keys?.pk?.S }));
     const batch = stream.filter((record) => record.pk === `DSP#${dispatchId}` && record.eventName === 'MODIFY');
     const range = ['--shard', batch[0]!.shardId, '--from', batch[0]!.sequenceNumber, '--to', batch.at(-1)!.sequenceNumber];
-    // The other items the moves wrote (the report rollups) have records in the batch too.
+    // Whatever else was written meanwhile has records in the range too.
     const inRange = stream.filter((record) => record.shardId === batch[0]!.shardId && BigInt(record.sequenceNumber) >= BigInt(batch[0]!.sequenceNumber) && BigInt(record.sequenceNumber) <= BigInt(batch.at(-1)!.sequenceNumber));
     const eventsNow = async () => (await deliveryEventsForPhones(ws, ['+6281234560077'], { startDate: '2026-10-01', endDate: '2026-10-01' }, env.table))[0]!.events;
     expect(await eventsNow()).toEqual([]);
+    expect(await findProviderMessage(wamid, env.table)).toBeUndefined();
 
     for (let run = 0; run < 2; run++) {
       const answer = await admin('delivery-events', 'redrive', ...range, '--json');
       expect(answer).toMatchObject({ status: 0 });
-      expect(JSON.parse(answer.stdout)).toEqual({ records: inRange.length, dispatchChanges: batch.length, events: 2 });
+      expect(JSON.parse(answer.stdout)).toEqual({ records: inRange.length, dispatchChanges: batch.length, events: 2, wamids: 1 });
+      expect(await findProviderMessage(wamid, env.table)).toEqual({ kind: 'dispatch', workspaceId: ws, dispatchId });
       expect(await eventsNow()).toEqual([
         { dispatchId, status: 'ACCEPTED', occurredAt: '2026-10-01T06:00:00.000Z' },
         { dispatchId, status: 'DELIVERED', occurredAt: '2026-10-01T06:00:05.000Z' },

@@ -5,6 +5,7 @@ import { deliverDispatch, deliverQueuedDispatch, STALE_ATTEMPT_MS, type Delivery
 import { claimDispatch } from '../../lambdas/domain/delivery/delivery-attempt';
 import { applyStatus } from '../../lambdas/domain/delivery/dispatch-status';
 import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
+import { findProviderMessage } from '../../lambdas/domain/delivery/provider-message';
 import { DEAD_ATTEMPT_UNKNOWN_MS, QUEUED_GRACE_MS, RELEASED_GRACE_MS, reconcile, REPORT_SILENCE_MS } from '../../lambdas/domain/delivery/reconcile';
 import { getDispatch } from '../../lambdas/domain/messages/dispatch-repository';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
@@ -22,7 +23,7 @@ import { startQueuePoller } from '../../lib/local/queue-poller';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
 import { useTableAndQueues } from '../support/sqs';
 import { runStreamConsumer } from '../support/stream-consumer';
-import { emulateCancelledTransactions, emulateTransactionConflicts } from '../support/transaction-conflicts';
+import { emulateRefusedWrites, emulateTransactionConflicts } from '../support/transaction-conflicts';
 import { CONFLICT_RETRIES } from '../../lambdas/shared/writes';
 
 const env = useTableAndQueues();
@@ -120,27 +121,32 @@ const countsOf = async (ws: string) => {
 };
 
 /**
- * A queued dispatch whose provider accepts it, with DynamoDB cancelling its status transactions
- * (those writing the dispatch) for `code` while `during` runs. Afterwards, whatever `during` did:
- * the provider was called once, and nothing was recorded (the dispatch still `processing`, no rollup).
+ * A queued dispatch whose provider accepts it, with DynamoDB refusing every write of the dispatch
+ * with `name` from the provider's call on, while `during` runs (the claim before it is taken).
+ * Afterwards, whatever `during` did: the provider was called once, and nothing was recorded (the
+ * dispatch still `processing`, no rollup).
  */
-async function whileStatusTransactionsCancelled<T>(
-  code: Parameters<typeof emulateCancelledTransactions>[1]['code'],
+async function whileStatusWritesRefused<T>(
+  name: Parameters<typeof emulateRefusedWrites>[1]['name'],
   during: (context: { ws: string; dispatchId: string; provider: ReturnType<typeof scriptedProvider>['provider'] }) => Promise<T>,
 ) {
   const { ws, dispatchId } = await queuedDispatch(['promo']);
-  const { provider, calls } = scriptedProvider(accept);
-  const cancelling = emulateCancelledTransactions(env.table.db, { on: (pk) => pk === `DSP#${dispatchId}`, code });
+  let called = false;
+  const { provider, calls } = scriptedProvider(() => {
+    called = true;
+    return accept();
+  });
+  const refusing = emulateRefusedWrites(env.table.db, { on: (pk) => pk === `DSP#${dispatchId}`, name, refusing: () => called });
   let result: T;
   try {
     result = await during({ ws, dispatchId, provider });
   } finally {
-    cancelling.remove();
+    refusing.remove();
   }
   expect(calls).toEqual([dispatchId]);
   expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'processing', sentAt: null });
   expect(await rollupsOf(ws)).toEqual([]);
-  return { ws, dispatchId, result, cancelled: cancelling.stats.cancelled };
+  return { ws, dispatchId, result, refused: refusing.stats.refused };
 }
 
 describe('the deliver consumer against DynamoDB Local', () => {
@@ -267,10 +273,31 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ readAt: '2026-01-01T00:02:00.000Z', pricing: { billable: true, category: 'marketing', pricingModel: 'PMP' } });
   });
 
+  it('writes a sent move as the dispatch alone, naming its wamid for the stream consumer, which puts the wamid’s item (decision 114)', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    const wamid = `wamid.${randomUUID()}`;
+    const commands: string[] = [];
+    const name = `commands-${randomUUID()}`;
+    env.table.db.middlewareStack.add(((next, context) => (args) => (commands.push(String(context.commandName)), next(args))) as BuildMiddleware<object, object> as never, { step: 'build', name });
+    try {
+      expect(await deliver(dispatchId, ws, scriptedProvider(() => Promise.resolve({ providerMessageId: wamid })).provider)).toBe('sent');
+    } finally {
+      env.table.db.middlewareStack.remove(name);
+    }
+    expect(commands.filter((command) => command !== 'GetItemCommand')).toEqual(['UpdateItemCommand', 'UpdateItemCommand']);
+    expect(await findProviderMessage(wamid, env.table)).toBeUndefined();
+    await runStreamConsumer(env.table);
+    expect(await findProviderMessage(wamid, env.table)).toEqual({ kind: 'dispatch', workspaceId: ws, dispatchId });
+    const item = (await env.table.db.send(new GetCommand({ TableName: env.table.tableName, Key: keys.dispatch(dispatchId) }))).Item;
+    expect(item).toMatchObject({ providerMessageId: wamid, wamidMade: true });
+  });
+
   it('finds a status’s dispatch by the dispatch id Meta echoes, with one read and none by wamid; a status without it, by its wamid; a read receipt with one read', async () => {
     const deliveredBy = async (wamid: string, echoed: boolean) => {
       const { ws, dispatchId } = await queuedDispatch(['promo']);
       await deliver(dispatchId, ws, scriptedProvider(() => Promise.resolve({ providerMessageId: wamid })).provider);
+      // The wamid's item is the stream consumer's, from the sent move (decision 114).
+      await runStreamConsumer(env.table);
       const status = { id: wamid, status: 'delivered', timestamp: String(Math.floor(Date.now() / 1000)), ...(echoed ? { biz_opaque_callback_data: dispatchId } : {}) };
       const { result, read } = await itemsRead(() => applyProviderReports(statusWebhook(`sandbox:${ws}`, [status]), env.table));
       expect(result).toMatchObject({ applied: 1 });
@@ -430,7 +457,7 @@ describe('the deliver consumer against DynamoDB Local', () => {
   });
 });
 
-describe('a burst in one workspace, with DynamoDB’s transaction conflicts', () => {
+describe('a burst in one workspace, and DynamoDB’s transaction conflicts', () => {
   // A burst's first reports no longer write shared items (the rollups are the report
   // projection's, decision 113): each status transaction writes its own dispatch and wamid, and
   // the projection counts each send once however many come at once.
@@ -455,18 +482,24 @@ describe('a burst in one workspace, with DynamoDB’s transaction conflicts', ()
   });
   it('does not take a send whose status write kept conflicting as recorded: nothing half-written, no second provider call, and the provider’s report records it', async () => {
     const { ws, dispatchId } = await queuedDispatch(['promo']);
-    const { provider, calls } = scriptedProvider(accept);
-    // No pauses between retries: the wamid's item stays held by a transaction that never ends.
+    let called = false;
+    const { provider, calls } = scriptedProvider(() => {
+      called = true;
+      return accept();
+    });
+    // No pauses between retries: from the provider's call on, the dispatch stays held by a transaction that never ends.
     jest.spyOn(Math, 'random').mockReturnValue(0);
-    const conflicts = emulateTransactionConflicts(env.table.db, { heldForever: (pk) => pk.startsWith('WAMID#') });
+    const conflicts = emulateTransactionConflicts(env.table.db, { heldForever: (pk) => called && pk === `DSP#${dispatchId}` });
     try {
       await expect(deliver(dispatchId, ws, provider)).rejects.toThrow(`Change of dispatch ${dispatchId} kept conflicting with other transactions`);
-      expect(await deliverQueuedDispatch(attempt(dispatchId, ws, 2), { providerFor: () => provider, store: env.table })).toEqual({ outcome: 'skipped' });
+      expect(conflicts.stats.refusedWrites).toBe(CONFLICT_RETRIES + 1);
+      jest.restoreAllMocks();
+      // The message's next receive finds its claim held the same way: it comes back again, and the provider is not called.
+      await expect(deliverQueuedDispatch(attempt(dispatchId, ws, 2), { providerFor: () => provider, store: env.table })).resolves.toMatchObject({ outcome: 'retry' });
     } finally {
       conflicts.remove();
       jest.restoreAllMocks();
     }
-    expect(conflicts.stats.cancelled).toBe(CONFLICT_RETRIES + 1);
     expect(calls).toEqual([dispatchId]);
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'processing', sentAt: null });
     expect(await rollupsOf(ws)).toEqual([]);
@@ -479,22 +512,25 @@ describe('a burst in one workspace, with DynamoDB’s transaction conflicts', ()
 });
 
 describe('the deliver consumer when DynamoDB throttles', () => {
-  // A throttled transaction wrote nothing and decided nothing. Taken as a refusal ("someone moved
-  // the dispatch first"), a send the provider accepted was settled `sent` with its dispatch still
+  // A throttled write wrote nothing and decided nothing. Taken as a refusal ("someone moved the
+  // dispatch first"), a send the provider accepted was settled `sent` with its dispatch still
   // `processing` and its queue message deleted; WhatsApp's reports, throttled the same way, were
   // answered as duplicates, and the reconciler could then take the silent attempt for one the
-  // provider never had (decision 63) and queue it again: a second send.
-  it.each(['ThrottlingError', 'ProvisionedThroughputExceeded'] as const)(
-    'does not take a send whose status transaction was cancelled for %s as recorded: the message and the report come back, one provider call',
-    async (code) => {
-      const { ws, dispatchId, cancelled, result: report } = await whileStatusTransactionsCancelled(code, async ({ ws, dispatchId, provider }) => {
+  // provider never had (decision 63) and queue it again: a second send. The status move is one
+  // UpdateItem since decision 114 (it was a transaction, refused the same way, decision 93).
+  it.each(['ThrottlingException', 'ProvisionedThroughputExceededException'] as const)(
+    'does not take a send whose status write was refused with %s as recorded: the message and the report come back, one provider call',
+    async (name) => {
+      const { ws, dispatchId, refused, result: report } = await whileStatusWritesRefused(name, async ({ ws, dispatchId, provider }) => {
         const report = statusWebhook(`sandbox:${ws}`, [{ id: `wamid.${randomUUID()}`, status: 'sent', timestamp: String(Math.floor(Date.now() / 1000)), biz_opaque_callback_data: dispatchId }]);
-        await expect(deliverQueuedDispatch(attempt(dispatchId, ws), { providerFor: () => provider, store: env.table })).resolves.toMatchObject({ outcome: 'retry', cause: { name: 'TransactionCanceledException' } });
-        await expect(applyProviderReports(report, env.table)).rejects.toMatchObject({ name: 'TransactionCanceledException' });
-        expect(await deliverQueuedDispatch(attempt(dispatchId, ws, 2), { providerFor: () => provider, store: env.table })).toEqual({ outcome: 'skipped' });
+        await expect(deliverQueuedDispatch(attempt(dispatchId, ws), { providerFor: () => provider, store: env.table })).resolves.toMatchObject({ outcome: 'retry', cause: { name } });
+        await expect(applyProviderReports(report, env.table)).rejects.toMatchObject({ name });
+        // The message's next receive finds its claim refused the same way: it comes back again, and the provider is not called.
+        await expect(deliverQueuedDispatch(attempt(dispatchId, ws, 2), { providerFor: () => provider, store: env.table })).resolves.toMatchObject({ outcome: 'retry', cause: { name } });
         return report;
       });
-      expect(cancelled).toBe(2);
+      // Each of the three was refused (and the first attempt's release of its claim too).
+      expect(refused).toBeGreaterThanOrEqual(3);
 
       // The table takes writes again: WhatsApp's retried report records the send, once.
       await applyProviderReports(report, env.table);
@@ -504,16 +540,16 @@ describe('the deliver consumer when DynamoDB throttles', () => {
   );
 });
 
-describe('the deliver consumer when DynamoDB cancels a status transaction for a reason it does not decide on', () => {
+describe('the deliver consumer when DynamoDB refuses a status write for a reason it does not decide on', () => {
   // Only a failed condition says the dispatch moved first, and only conflicts are waited out. Any
-  // other reason (an item past 400 KB: ValidationError) was read as "moved first" as well, and the
-  // send the provider accepted was settled `sent` with its dispatch `processing`.
+  // other reason (an item past 400 KB: ValidationException) was read as "moved first" as well, and
+  // the send the provider accepted was settled `sent` with its dispatch `processing`.
   it('throws it, so the message comes back instead of passing for recorded: one provider call, nothing written', async () => {
-    const { cancelled } = await whileStatusTransactionsCancelled('ValidationError', async ({ ws, dispatchId, provider }) => {
+    const { refused } = await whileStatusWritesRefused('ValidationException', async ({ ws, dispatchId, provider }) => {
       const verdict = await deliverQueuedDispatch(attempt(dispatchId, ws), { providerFor: () => provider, store: env.table });
-      expect(verdict).toMatchObject({ outcome: 'retry', cause: { message: expect.stringContaining('ValidationError') } });
+      expect(verdict).toMatchObject({ outcome: 'retry', cause: { name: 'ValidationException' } });
     });
-    expect(cancelled).toBe(1);
+    expect(refused).toBe(1);
   });
 });
 

@@ -104,3 +104,30 @@ export function emulateCancelledTransactions(
     remove: () => client.middlewareStack.remove('emulated-cancelled-transactions'),
   };
 }
+
+/**
+ * The same for a single write: DynamoDB refuses a PutItem, UpdateItem or DeleteItem it cannot take
+ * for now with ProvisionedThroughputExceededException or ThrottlingException (after the SDK's own
+ * retries), and one it cannot take at all with ValidationException (an item grown past 400 KB), and
+ * writes nothing (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateItem.html,
+ * Errors). This refuses the single writes to an item `on` names, so, while `refusing()` says to,
+ * before they reach DynamoDB Local (and before the SDK's retries, as if each had been refused).
+ */
+export function emulateRefusedWrites(
+  client: DynamoDBDocumentClient,
+  options: { on: (pk: string) => boolean; name: 'ThrottlingException' | 'ProvisionedThroughputExceededException' | 'ValidationException'; refusing: () => boolean },
+) {
+  const stats = { refused: 0 };
+  const middleware: BuildMiddleware<object, object> = (next, context) => async (args) => {
+    const input = args.input as KeyedItem;
+    if (!['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand'].includes(context.commandName ?? '') || !options.refusing() || !options.on(itemKey(input).split('|')[1]!)) return next(args);
+    stats.refused++;
+    const message = options.name === 'ValidationException' ? 'Item size has exceeded the maximum allowed size' : 'Throughput exceeds the current capacity of your table or index.';
+    throw Object.assign(new Error(message), { name: options.name, $metadata: { httpStatusCode: 400 } });
+  };
+  client.middlewareStack.add(middleware as never, { step: 'build', name: 'emulated-refused-writes' });
+  return {
+    stats,
+    remove: () => client.middlewareStack.remove('emulated-refused-writes'),
+  };
+}

@@ -1,11 +1,10 @@
 import { defaultStore } from '../../shared/default-store';
 import { messageMetrics } from '../../shared/metrics';
 import type { Store } from '../../shared/store';
-import { conflictPause, CONFLICT_RETRIES, CONFLICT_WAIT_MS, isConditionFailed, isTransactionConflict, onlyConflicts, transactWrite, writeOne, type NamedWrites, type Write } from '../../shared/writes';
+import { conflictPause, CONFLICT_RETRIES, CONFLICT_WAIT_MS, isConditionFailed, isTransactionConflict, writeOne, type Write } from '../../shared/writes';
 import type { Dispatch } from '../messages/dispatch';
 import { getDispatchById, pricingChange, readReceipt, statusMove, type DispatchChange, type StatusMove } from '../messages/dispatch-repository';
 import type { Pricing } from '../providers/whatsapp-webhook';
-import { providerMessagePut } from './provider-message';
 import { canTransition, isFirstReport, isTerminal } from './transitions';
 
 const ATTEMPTS = 3;
@@ -48,10 +47,9 @@ export async function applyPricing(dispatchId: string, pricing: Pricing, store: 
   return changed !== undefined;
 }
 
-/** What one change of the dispatch writes: the dispatch's own change, and what rides with it. */
+/** What one change of the dispatch writes: the dispatch alone (what follows from it is named on it, decisions 112–114). */
 interface ChangeWrites {
   dispatch: DispatchChange;
-  alongside?: NamedWrites<string>;
 }
 
 /**
@@ -75,8 +73,8 @@ export async function changeDispatch(
     const writes = build(current);
     if (!writes && fresh) return undefined;
     if (writes) {
-      const { dispatch: change, alongside } = writes;
-      if (await commitThroughConflicts(dispatchId, store, { dispatch: change.write, ...alongside })) return { before: current, after: change.after };
+      const { dispatch: change } = writes;
+      if (await commitThroughConflicts(dispatchId, store, change.write)) return { before: current, after: change.after };
     }
     // Someone moved it first, or what we knew was old: read it again and decide again.
     current = undefined;
@@ -85,66 +83,39 @@ export async function changeDispatch(
 }
 
 /**
- * Commits one change: true once committed, false when a condition refused it (the dispatch moved
- * first). Other transactions holding its items (the deliver consumer's and a callback's on the
- * same dispatch) are waited out; a change still refused for them after that throws, so the
- * caller's message or callback is retried rather than the change taken as not applying (a send
- * the provider accepted was left `processing` that way).
+ * Commits one change: true once committed, false when its condition refused it (the dispatch moved
+ * first). A transaction holding the dispatch (its send's, or a release's) is waited out; a change
+ * still refused for one after that throws, so the caller's message or callback is retried rather
+ * than the change taken as not applying (a send the provider accepted was left `processing` that
+ * way). Any other error throws too: only a failed condition is an answer to decide on.
  */
-async function commitThroughConflicts(dispatchId: string, store: Store, writes: NamedWrites<string>): Promise<boolean> {
+async function commitThroughConflicts(dispatchId: string, store: Store, write: Write): Promise<boolean> {
   const deadline = Date.now() + CONFLICT_WAIT_MS;
   for (let retry = 0; ; retry++) {
-    const outcome = await commit(dispatchId, store, writes);
-    if (outcome !== 'conflict') return outcome === 'committed';
+    try {
+      await writeOne(store, write);
+      return true;
+    } catch (error) {
+      if (isConditionFailed(error)) return false;
+      if (!isTransactionConflict(error)) throw error;
+    }
     if (retry >= CONFLICT_RETRIES || Date.now() >= deadline) throw new Error(`Change of dispatch ${dispatchId} kept conflicting with other transactions`);
     await conflictPause(retry);
   }
 }
 
 /**
- * A transaction; a change that is one write alone is sent as that write, at half the write units.
- * Only a failed condition says the dispatch moved first; any other reason for a cancellation (an
- * item past 400 KB: `ValidationError`) is not an answer to decide on, and throws, so the message
- * or callback is retried and, failing for good, reaches the DLQ rather than passing for "did not apply".
- */
-async function commit(dispatchId: string, store: Store, writes: NamedWrites<string>): Promise<'committed' | 'refused' | 'conflict'> {
-  const present = Object.values(writes).flatMap((value): readonly Write[] => (value === undefined ? [] : 'Put' in value || 'Update' in value || 'Delete' in value ? [value] : value));
-  if (present.length !== 1) {
-    const result = await transactWrite(store, writes);
-    if (result.committed) return 'committed';
-    if (onlyConflicts(result.refused)) return 'conflict';
-    if (Object.values(result.refused).every((code) => code === 'ConditionalCheckFailed' || code === 'TransactionConflict')) return 'refused';
-    throw new Error(`Change of dispatch ${dispatchId} cancelled: ${JSON.stringify(result.refused)}`);
-  }
-  try {
-    await writeOne(store, present[0]!);
-    return 'committed';
-  } catch (error) {
-    if (isConditionFailed(error)) return 'refused';
-    if (isTransactionConflict(error)) return 'conflict';
-    throw error;
-  }
-}
-
-/**
- * What one move writes: the dispatch (naming the delivery events and the reports change it makes,
- * decisions 112 and 113), and what its wamid names. The wamid is recorded with the move that first learns it (the
- * provider's answer, or a status that echoed the dispatch id when that answer was lost), so every
- * later status finds the dispatch by it. The conversation is not written: a message's status is
- * read live from its dispatch, and the conversation's own fields do not change with it (decision 99).
+ * What one move writes: the dispatch alone, naming what follows from it for the table's stream
+ * readers (decisions 112–114): its delivery events, its reports change, and, for the move that
+ * first learns the wamid (the provider's answer, or a status that echoed the dispatch id when that
+ * answer was lost), the wamid's item, by which a later status without the echo, or a reaction,
+ * finds the dispatch. The conversation is not written: a message's status is read live from its
+ * dispatch, and the conversation's own fields do not change with it (decision 99).
  */
 function transitionWrites(dispatch: Dispatch, requested: StatusMove, now: string): ChangeWrites {
   // Provider timestamps are whole seconds: a delivery report may predate our own record of the send.
   const change = requested.to === 'delivered' && dispatch.sentAt && requested.occurredAt < dispatch.sentAt ? { ...requested, occurredAt: dispatch.sentAt } : requested;
-  return {
-    dispatch: statusMove(dispatch, change, now),
-    alongside: {
-      providerMessage:
-        change.providerMessageId && !dispatch.providerMessageId
-          ? providerMessagePut(change.providerMessageId, { kind: 'dispatch', workspaceId: dispatch.workspaceId, dispatchId: dispatch.dispatchId })
-          : undefined,
-    },
-  };
+  return { dispatch: statusMove(dispatch, change, now) };
 }
 
 /** Metrics of a move that committed; a dispatch counts as sent once, however it got there. */

@@ -10,7 +10,7 @@ import type { Pricing } from '../providers/whatsapp-webhook';
 import { allowedFrom, countsAsSent, eventsOfMove, isFirstReport, type DeliveryEventStatus } from '../delivery/transitions';
 import { wibDay } from '../time/wib';
 import { templateParametersSchema } from '../templates/template-parameters';
-import { DELIVERY_EVENTS_MADE, DISPATCH_ENTITY, dispatchStatuses, REPORTS_CHANGE_MADE, type Dispatch, type DispatchStatus } from './dispatch';
+import { DELIVERY_EVENTS_MADE, DISPATCH_ENTITY, dispatchStatuses, REPORTS_CHANGE_MADE, WAMID_MADE, type Dispatch, type DispatchStatus } from './dispatch';
 
 /**
  * The dispatch item: its key and index entries, every write to it (create, status moves, the
@@ -117,6 +117,8 @@ export async function getDispatchById(dispatchId: string, store: Store = default
 export interface ChangeMade {
   events?: readonly DeliveryEventStatus[];
   reports?: 1 | -1;
+  /** The write records the dispatch's wamid for the first time. */
+  wamid?: boolean;
 }
 
 /**
@@ -128,11 +130,11 @@ export interface ChangeMade {
  * (Not a stamp on every write: 33 bytes on every write of an item near 1 KB can double its
  * units, as row 8 showed when it was tried.)
  *
- * `made` is what else the write makes: the delivery events (decision 112) and the change of the
- * dispatch's standing in the reports (decision 113). Each is kept on the item
- * (`DELIVERY_EVENTS_MADE`, `REPORTS_CHANGE_MADE`) until the next write, which sets its own or
- * removes it, so each stream record names what exactly its change made, and the stream's
- * consumers write it.
+ * `made` is what else the write makes: the delivery events (decision 112), the change of the
+ * dispatch's standing in the reports (decision 113) and the wamid's item (decision 114). Each is
+ * kept on the item (`DELIVERY_EVENTS_MADE`, `REPORTS_CHANGE_MADE`, `WAMID_MADE`) until the next
+ * write, which sets its own or removes it, so each stream record names what exactly its change
+ * made, and the stream's consumers write it.
  */
 export function sequenceStep(changedAt?: string, made: ChangeMade = {}) {
   const events = made.events ?? [];
@@ -141,6 +143,7 @@ export function sequenceStep(changedAt?: string, made: ChangeMade = {}) {
     ...(changedAt ? ['changedAt = :changedAt'] : []),
     ...(events.length ? [`${DELIVERY_EVENTS_MADE} = :eventsMade`] : []),
     ...(made.reports ? [`${REPORTS_CHANGE_MADE} = :reportsMade`] : []),
+    ...(made.wamid ? [`${WAMID_MADE} = :wamidMade`] : []),
   ];
   return {
     names: { '#sequence': 'sequence' },
@@ -150,10 +153,11 @@ export function sequenceStep(changedAt?: string, made: ChangeMade = {}) {
       ...(changedAt ? { ':changedAt': changedAt } : {}),
       ...(events.length ? { ':eventsMade': [...events] } : {}),
       ...(made.reports ? { ':reportsMade': made.reports } : {}),
+      ...(made.wamid ? { ':wamidMade': true } : {}),
     },
     /** The write's UpdateExpression: its own SET and REMOVE parts (and an ADD) with the step's. */
     expression(ownSet: readonly string[], ownRemove: readonly string[] = [], add?: string): string {
-      const remove = [...ownRemove, ...(events.length ? [] : [DELIVERY_EVENTS_MADE]), ...(made.reports ? [] : [REPORTS_CHANGE_MADE])];
+      const remove = [...ownRemove, ...(events.length ? [] : [DELIVERY_EVENTS_MADE]), ...(made.reports ? [] : [REPORTS_CHANGE_MADE]), ...(made.wamid ? [] : [WAMID_MADE])];
       return `SET ${[...ownSet, ...set].join(', ')}${add ? ` ADD ${add}` : ''}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`;
     },
   };
@@ -220,7 +224,9 @@ export function statusMove(dispatch: Dispatch, move: StatusMove, now: string): D
   const firstReport = isFirstReport(dispatch, move.to);
   // A late failure after sent takes the dispatch back out of the reports, which count only SENT or DELIVERED.
   const reports = firstReport ? 1 : dispatch.sentAt && !countsAsSent(move.to) ? -1 : undefined;
-  const sequence = sequenceStep(undefined, { events: eventsOfMove(dispatch, move), ...(reports ? { reports } : {}) });
+  // The move that first learns the wamid names it, for the stream consumer to put its item (decision 114).
+  const wamid = Boolean(move.providerMessageId && !dispatch.providerMessageId);
+  const sequence = sequenceStep(undefined, { events: eventsOfMove(dispatch, move), ...(reports ? { reports } : {}), wamid });
   const set = ['#status = :to', 'updatedAt = :now'];
   const remove: string[] = [];
   const values: Record<string, unknown> = { ':to': move.to, ':now': now, ...sequence.values };
@@ -372,14 +378,14 @@ export function requeueChange(dispatch: Dispatch, now: Date): DispatchChange {
  * dispatch does not have); left, it would be read on every run and, oldest first, crowd out the
  * dispatches the reconciler is for. The GET body does not change, so `sequence` does not count up:
  * the stream record repeats the dispatch's last event, id and all, which receivers de-duplicate
- * (docs/api.md, `webhook-id`), and names no delivery events or reports change (they were its last move's).
+ * (docs/api.md, `webhook-id`), and names nothing made (what it names was its last move's).
  */
 export function pendingEntryDrop(dispatchId: string): Write {
   const { partitionKey, sortKey } = tableDefinition.indexes.gsi4;
   return {
     Update: {
       Key: keys.dispatch(dispatchId),
-      UpdateExpression: `REMOVE ${partitionKey}, ${sortKey}, ${DELIVERY_EVENTS_MADE}, ${REPORTS_CHANGE_MADE}`,
+      UpdateExpression: `REMOVE ${partitionKey}, ${sortKey}, ${DELIVERY_EVENTS_MADE}, ${REPORTS_CHANGE_MADE}, ${WAMID_MADE}`,
       ConditionExpression: 'begins_with(#entry, :pending) AND NOT #status IN (:queued, :processing)',
       ExpressionAttributeNames: { '#entry': partitionKey, '#status': 'status' },
       ExpressionAttributeValues: { ':pending': 'PENDING#', ':queued': 'queued', ':processing': 'processing' },

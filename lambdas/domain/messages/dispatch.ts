@@ -13,11 +13,13 @@ export const DISPATCH_ENTITY = 'dispatch';
 
 /**
  * What a dispatch item's last write made beside its own change (`dispatch-repository.sequenceStep`),
- * for the table's stream readers to write: the delivery events (decision 112), and whether it made
- * the dispatch count as sent (1) or stop counting (−1) in the reports (decision 113).
+ * for the table's stream readers to write: the delivery events (decision 112), whether it made
+ * the dispatch count as sent (1) or stop counting (−1) in the reports (decision 113), and whether
+ * it first recorded the dispatch's wamid, whose item then names the dispatch (decision 114).
  */
 export const DELIVERY_EVENTS_MADE = 'deliveryEvents';
 export const REPORTS_CHANGE_MADE = 'reportsChange';
+export const WAMID_MADE = 'wamidMade';
 
 /** Dispatch statuses and their transitions: docs/api.md#dispatch-statuses. */
 export const dispatchStatuses = ['queued', 'processing', 'sent', 'delivered', 'failed', 'canceled', 'unknown'] as const;

@@ -3,6 +3,7 @@ import { DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, Trim
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as z from 'zod';
 import { deliveryEventsOfChange } from '../../../lambdas/domain/delivery/delivery-event-projection';
+import { providerMessageOfChange } from '../../../lambdas/domain/delivery/provider-message';
 import { isDispatchChange } from '../../../lambdas/domain/webhooks/stream-filters';
 import { batchPut } from '../../../lambdas/shared/batch-write';
 import type { Store } from '../../../lambdas/shared/store';
@@ -46,16 +47,19 @@ export const deliveryEventCommands = [
     name: 'delivery-events redrive',
     synopsis: '--shard SHARD_ID --from SEQUENCE_NUMBER --to SEQUENCE_NUMBER',
     summary:
-      'Writes the delivery events of a stream batch the stream consumer gave up on (a webhook DLQ message’s shardId, startSequenceNumber and endSequenceNumber), from the table’s stream, which keeps records 24 hours. Safe to repeat.',
+      'Writes the delivery events and wamid items of a stream batch the stream consumer gave up on (a webhook DLQ message’s shardId, startSequenceNumber and endSequenceNumber), from the table’s stream, which keeps records 24 hours. Safe to repeat.',
     options: z.object({ shard: z.string().trim().min(1, 'must not be empty'), from: sequenceNumber(), to: sequenceNumber() }),
     async run({ shard, from, to }, { store }) {
       if (BigInt(from) > BigInt(to)) throw new AdminError('invalid_range', `--from ${from} comes after --to ${to}`);
       const records = await shardRecords(store, shard, from, to);
       const changes = records.filter((record) => isDispatchChange(record) && record.dynamodb?.NewImage);
-      const events = changes.flatMap((record) => deliveryEventsOfChange(unmarshall(record.dynamodb!.NewImage! as Record<string, AttributeValue>)));
-      await batchPut(store, events);
-      const data = { records: records.length, dispatchChanges: changes.length, events: events.length };
-      return { data, lines: [`Read ${data.records} stream records (${data.dispatchChanges} dispatch changes) and wrote their ${data.events} delivery events.`] };
+      const images = changes.map((record) => unmarshall(record.dynamodb!.NewImage! as Record<string, AttributeValue>));
+      const events = images.flatMap(deliveryEventsOfChange);
+      // The wamid items the changes made ride with the events in the same batch (decision 114).
+      const wamids = images.flatMap(providerMessageOfChange);
+      await batchPut(store, [...events, ...wamids]);
+      const data = { records: records.length, dispatchChanges: changes.length, events: events.length, wamids: wamids.length };
+      return { data, lines: [`Read ${data.records} stream records (${data.dispatchChanges} dispatch changes) and wrote their ${data.events} delivery events and ${data.wamids} wamid items.`] };
     },
   }),
 ];

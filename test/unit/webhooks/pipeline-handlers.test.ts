@@ -208,6 +208,24 @@ describe('the outbox publisher (DynamoDB Streams)', () => {
       expect(sqs.calls()).toHaveLength(0);
     });
 
+    it('puts the wamid item of the change that first recorded the wamid, in the same request as the events (decision 114); later changes put none', async () => {
+      ddb.on(QueryCommand).resolves({ Items: [] });
+      const records = [
+        change('1', { providerMessageId: 'wamid.HBgM', wamidMade: true, deliveryEvents: ['ACCEPTED'] }),
+        change('2', { status: 'delivered', providerMessageId: 'wamid.HBgM', deliveredAt: '2026-11-20T08:00:03.000Z', deliveryEvents: ['DELIVERED'] }),
+      ];
+
+      expect(await publishBatch({ Records: records }, lambdaContext('publish-webhook-events'))).toEqual({ batchItemFailures: [] });
+
+      expect(written()).toEqual([
+        [
+          event('ACCEPTED', '2026-11-20T08:00:01.000Z'),
+          { ...keys.providerMessage('wamid.HBgM'), entity: 'providerMessage', wamid: 'wamid.HBgM', kind: 'dispatch', workspaceId: 'ws-b', dispatchId: DISPATCH_ID },
+          event('DELIVERED', '2026-11-20T08:00:03.000Z'),
+        ],
+      ]);
+    });
+
     it('puts again what the table left unprocessed, and fails the records with events when the table refuses them, for the stream to hand over again', async () => {
       ddb.on(QueryCommand).resolves({ Items: [] });
       const unprocessed = { [process.env.TABLE_NAME!]: [{ PutRequest: { Item: event('ACCEPTED', '2026-11-20T08:00:01.000Z') } }] };
