@@ -13,9 +13,10 @@ const ATTEMPTS = 3;
  * Moves a dispatch to `change.to` if docs/api.md#dispatch-statuses allows it from its current
  * status, once: a redelivered message or a repeated callback finds the move made and changes
  * nothing. What follows from the move is named on the dispatch and written from the write's
- * stream record: its delivery events (decision 112) and, the first time it counts as sent or when
- * it stops counting, its tag links and report rollups (decision 113). Returns false when the move
- * is not allowed: a duplicate, late or out-of-order report.
+ * stream record: its delivery events (decision 112), its wamid's item the first time it learns
+ * the wamid (decision 114) and, the first time it counts as sent or when it stops counting, its
+ * tag links and report rollups (decision 113). Returns false when the move is not allowed: a
+ * duplicate, late or out-of-order report.
  */
 export async function applyStatus(dispatchId: string, change: StatusMove, store: Store = defaultStore(), known?: Dispatch): Promise<boolean> {
   // Nothing moves out of a terminal status and none moves backwards, so a dispatch known to be in
