@@ -252,18 +252,15 @@ export const PENDING_SHARDS = 4;
 const pendingShardOf = (dispatchId: string) => parseInt(dispatchId.slice(-2), 16) % PENDING_SHARDS;
 
 /**
- * Every first report of a workspace's day adds to the same rollups in its transaction, so each
- * rollup is spread over shards, chosen by dispatch id, and a burst's transactions wait on one
- * another only within a shard (decision 85). Shard 0 keeps the unsharded key, so items written
- * before sharding read as shard 0. The other shards' keys end in a space: tracking tags are
- * trimmed, so no tag's key, sharded or not, can be another tag's shard.
+ * Each rollup is spread over shards, so writers at once wait on one another only within a shard
+ * (decision 85). Until decision 113 the shard was chosen by dispatch id, each first report adding
+ * to its rollups in its own transaction; now each stream shard's window sums go to the shard of
+ * that stream shard, one write per rollup a window. Readers sum every shard, whoever wrote it.
+ * Shard 0 keeps the unsharded key, so items written before sharding read as shard 0. The other
+ * shards' keys end in a space: tracking tags are trimmed, so no tag's key, sharded or not, can be
+ * another tag's shard.
  */
 export const ROLLUP_SHARDS = 8;
-export const rollupShardOf = (dispatchId: string) => parseInt(dispatchId.slice(-2), 16) % ROLLUP_SHARDS;
-/**
- * The rollup shard a stream shard's window sums go to (decision 113): stream shards written at once
- * spread over the shards as dispatches did, and one window writes each rollup once.
- */
 export const rollupShardOfStreamShard = (shardId: string) => [...shardId].reduce((hash, char) => (hash * 31 + char.charCodeAt(0)) >>> 0, 7) % ROLLUP_SHARDS;
 const rollupShard = (sortKey: string, shard: number) => (shard === 0 ? sortKey : `${sortKey}#${shard} `);
 

@@ -183,13 +183,13 @@ export async function startStreamPoller(options: {
   };
   /** Ends the shard's window if it is over (or `now` is undefined: stopping), then hands it the records. */
   const handToWindow = async (windowed: Extract<StreamConsumer, { windowSeconds: number }>, shardId: string, records: DynamoDBRecord[], now: number | undefined) => {
+    const windowMs = windowed.windowSeconds * 1000;
     const open = windows.get(shardId);
-    if (open && (now === undefined || now >= open.start + windowed.windowSeconds * 1000)) {
+    if (open && (now === undefined || now >= open.start + windowMs)) {
       await invokeWindow(windowed, shardId, open, [], true);
       windows.delete(shardId);
     }
     if (!records.length || now === undefined) return;
-    const windowMs = windowed.windowSeconds * 1000;
     const current = windows.get(shardId) ?? { start: Math.floor(now / windowMs) * windowMs, state: {} };
     windows.set(shardId, current);
     current.state = await invokeWindow(windowed, shardId, current, records, false);

@@ -65,7 +65,7 @@ function claimUpdate(dispatchId: string, attemptId: string, now: Date): { Update
 export async function releaseClaim(dispatch: Dispatch, now: Date, store: Store = defaultStore()): Promise<void> {
   // Already moved on (a callback settled it), or someone else's attempt: nothing to release.
   await changeDispatch(dispatch.dispatchId, store, dispatch, (current) =>
-    current.status === 'processing' && current.attemptStartedAt === dispatch.attemptStartedAt ? { dispatch: releaseChange(current, now) } : undefined,
+    current.status === 'processing' && current.attemptStartedAt === dispatch.attemptStartedAt ? releaseChange(current, now) : undefined,
   );
 }
 

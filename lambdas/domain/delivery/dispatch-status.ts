@@ -34,23 +34,15 @@ export async function applyStatus(dispatchId: string, change: StatusMove, store:
 /** WhatsApp's `read`: `readAt` on a delivered dispatch, once. False when it does not apply (not delivered, read already). */
 export async function applyReadReceipt(dispatchId: string, readAt: string, store: Store = defaultStore(), known?: Dispatch): Promise<boolean> {
   const changed = await changeDispatch(dispatchId, store, known, (current) =>
-    current.status === 'delivered' && current.readAt === null ? { dispatch: readReceipt(current, readAt, new Date().toISOString()) } : undefined,
+    current.status === 'delivered' && current.readAt === null ? readReceipt(current, readAt, new Date().toISOString()) : undefined,
   );
   return changed !== undefined;
 }
 
 /** Meta's pricing of the message, when it differs from the one kept. */
 export async function applyPricing(dispatchId: string, pricing: Pricing, store: Store = defaultStore(), known?: Dispatch): Promise<boolean> {
-  const changed = await changeDispatch(dispatchId, store, known, (current) => {
-    const change = pricingChange(current, pricing, new Date().toISOString());
-    return change && { dispatch: change };
-  });
+  const changed = await changeDispatch(dispatchId, store, known, (current) => pricingChange(current, pricing, new Date().toISOString()));
   return changed !== undefined;
-}
-
-/** What one change of the dispatch writes: the dispatch alone (what follows from it is named on it, decisions 112–114). */
-interface ChangeWrites {
-  dispatch: DispatchChange;
 }
 
 /**
@@ -64,19 +56,16 @@ export async function changeDispatch(
   dispatchId: string,
   store: Store,
   known: Dispatch | undefined,
-  build: (current: Dispatch) => ChangeWrites | undefined,
+  build: (current: Dispatch) => DispatchChange | undefined,
 ): Promise<{ before: Dispatch; after: Dispatch } | undefined> {
   let current = known;
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const fresh = !current;
     current ??= await getDispatchById(dispatchId, store, true);
     if (!current) return undefined;
-    const writes = build(current);
-    if (!writes && fresh) return undefined;
-    if (writes) {
-      const { dispatch: change } = writes;
-      if (await commitThroughConflicts(dispatchId, store, change.write)) return { before: current, after: change.after };
-    }
+    const change = build(current);
+    if (!change && fresh) return undefined;
+    if (change && (await commitThroughConflicts(dispatchId, store, change.write))) return { before: current, after: change.after };
     // Someone moved it first, or what we knew was old: read it again and decide again.
     current = undefined;
   }
@@ -113,10 +102,10 @@ async function commitThroughConflicts(dispatchId: string, store: Store, write: W
  * finds the dispatch. The conversation is not written: a message's status is read live from its
  * dispatch, and the conversation's own fields do not change with it (decision 99).
  */
-function transitionWrites(dispatch: Dispatch, requested: StatusMove, now: string): ChangeWrites {
+function transitionWrites(dispatch: Dispatch, requested: StatusMove, now: string): DispatchChange {
   // Provider timestamps are whole seconds: a delivery report may predate our own record of the send.
   const change = requested.to === 'delivered' && dispatch.sentAt && requested.occurredAt < dispatch.sentAt ? { ...requested, occurredAt: dispatch.sentAt } : requested;
-  return { dispatch: statusMove(dispatch, change, now) };
+  return statusMove(dispatch, change, now);
 }
 
 /** Metrics of a move that committed; a dispatch counts as sent once, however it got there. */

@@ -105,7 +105,7 @@ const dropPendingEntry = (dispatchId: string, store: Store): Promise<boolean> =>
 /** Moves the dispatch's pending entry forward first, so the next run does not queue it again. */
 async function requeue(dispatch: Dispatch, now: Date, store: Store, queue: QueueTarget): Promise<boolean> {
   const { dispatchId, workspaceId, status } = dispatch;
-  const moved = await changeDispatch(dispatchId, store, dispatch, (current) => (current.status === status ? { dispatch: requeueChange(current, now) } : undefined));
+  const moved = await changeDispatch(dispatchId, store, dispatch, (current) => (current.status === status ? requeueChange(current, now) : undefined));
   if (!moved) return false;
   await enqueueDispatch({ dispatchId, workspaceId }, queue);
   return true;
