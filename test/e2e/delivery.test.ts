@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { statusWebhook } from '../../lambdas/domain/providers/whatsapp-webhook';
 import { scanAll } from '../support/dynamodb';
-import { call, queueSettled, SECOND, SECOND_SEED, startTestRuntime, waitForDeliveryEvents, waitForStatus } from '../support/local-runtime';
+import { call, queueSettled, SECOND, SECOND_SEED, startTestRuntime, TEST_REPORTS_WINDOW_SECONDS, waitForDeliveryEvents, waitForStatus } from '../support/local-runtime';
 import { contractFetch } from '../support/openapi-contract';
 import { inboundTextWebhook, postSignedWebhook } from '../support/webhooks';
 import { pathOf, routes } from '../../lambdas/routes';
@@ -27,10 +27,11 @@ const statusOf = async (dispatchId: string) => (await call(runtime.url, 'GET', p
 
 const settled = (dispatchId: string, want: string) => waitForStatus(runtime.url, KEY, dispatchId, [want]);
 
-/** The runtime's table once two reads half a second apart find it the same. */
+/** The runtime's table once two reads a report window and half a second apart find it the same. */
 async function quietTable(): Promise<Record<string, unknown>[]> {
   for (let last = await scanAll(runtime.store); ; ) {
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Longer than a report window: the projection holds a window's sums until it ends (decision 113).
+    await new Promise((resolve) => setTimeout(resolve, TEST_REPORTS_WINDOW_SECONDS * 1_000 + 500));
     const now = await scanAll(runtime.store);
     if (isDeepStrictEqual(now, last)) return now;
     last = now;
