@@ -103,7 +103,7 @@ const provisionedReadUnit = prices.dynamodbReadCapacityHour / (3600 * PROVISIONE
  * (decisions 112, 114), a tag link and the rollups by the report projection (decision 113).
  */
 export const WRITE_FLOOR = [
-  { write: 'send: dispatch + its send-check and pending index entries (transaction)', units: 2 * 3 },
+  { write: 'send: dispatch + its pending index entry (transaction; send-check reads the conversation message, decision 115)', units: 2 * 2 },
   { write: 'send: conversation message (transaction)', units: 2 },
   { write: 'send: conversation + its activity index entry (transaction)', units: 2 * 2 },
   { write: 'claim: the dispatch, no index entry touched', units: 1 },

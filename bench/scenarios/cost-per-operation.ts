@@ -1,6 +1,7 @@
 import { handler as listTemplates } from '../../lambdas/handlers/list-templates';
 import { handler as getMessage } from '../../lambdas/handlers/get-message';
 import { handler as sendMessage } from '../../lambdas/handlers/send-message';
+import { handler as sendCheck } from '../../lambdas/handlers/send-check';
 import { clearApiKeyCache } from '../../lambdas/domain/api-keys/authenticate';
 import { lambdaContext } from '../../lib/local/api-gateway-event';
 import { routeEvent } from '../../test/support/events';
@@ -33,7 +34,10 @@ export async function costPerOperation(meter: Meter, apiKey: string): Promise<Ro
   const dispatchId = (JSON.parse(result.body) as { dispatchId: string }).dispatchId;
   const statusRead = await meter.measure(() => getMessage(routeEvent('getMessage', { apiKey, pathParameters: { dispatchId } }), lambdaContext('getMessage')));
 
-  const everything = [...listCold, ...listWarm, ...firstSend, ...steadySend, ...keyedSend, ...rejectedSend, ...statusRead];
+  // The number's conversation holds the sends above; the newest counts (decision 115).
+  const checked = await meter.measure(() => sendCheck(routeEvent('sendCheck', { apiKey, query: { phone: '081234567890', templateId: DEMO_TEMPLATE } }), lambdaContext('sendCheck')));
+
+  const everything = [...listCold, ...listWarm, ...firstSend, ...steadySend, ...keyedSend, ...rejectedSend, ...statusRead, ...checked];
   const row = (id: string, what: string, calls: typeof everything, target: string, expected: string[], note?: string): Row => ({
     id,
     what,
@@ -64,6 +68,7 @@ export async function costPerOperation(meter: Meter, apiKey: string): Promise<Ro
     ),
     row('5f', 'POST /v1/messages rejected (missing variable)', rejectedSend, 'no calls', []),
     row('5g', 'GET /v1/messages/{id}', statusRead, '1 GetItem', ['GetItemCommand']),
+    row('5k', 'GET /v1/messages/send-check, the newest send of the template counts', checked, '1 Query + 1 BatchGetItem', ['QueryCommand', 'BatchGetItemCommand']),
     {
       id: '5z',
       what: 'Scans on any request path above',

@@ -8,13 +8,14 @@
  *
  *   gsi1 (owner lookups)  api keys of a workspace · conversations by activity · WhatsApp
  *                         Business Accounts (the scheduled template sync) · what was written
- *                         before decisions 100 and 101: dispatches' send-check entries, delivery
- *                         events per phone
+ *                         before decision 101: delivery events per phone (and before decision
+ *                         100 dispatches' send-check entries, read by nothing since decision 115)
  *   gsi2 (time windows)   what was written before decision 104: pending dispatches, sent
  *                         dispatches per WIB day (each a whole copy of its dispatch); before
  *                         decision 102: tag links per tag
- *   gsi3 (numbers)        a workspace's dispatches to a number, by creation: keys only, on
- *                         values a dispatch never changes, so no status move writes it (decision 100)
+ *   gsi3 (numbers)        what was written before decision 115: a workspace's dispatches to a
+ *                         number, keys only (decision 100). Read by nothing now: send-check reads
+ *                         the conversation's messages; kept so a rollback finds it
  *   gsi4 (report entries) pending dispatches (reconciler) · sent dispatches per WIB day: only the
  *                         report row's fields, none of which a claim, a price or a read receipt
  *                         changes, so those writes leave the index alone (decision 104)
@@ -143,9 +144,6 @@ const partitions = {
   eventsOfPhone: (ws: string, phone: string): Partition => ({ on: 'table', value: `WS#${ws}#EVT#${phone}` }),
   /** Delivery events written before decision 101 (each kept under its dispatch, indexed here by number). */
   deliveryEventsOfPhone: (ws: string, phone: string): Partition<'gsi1'> => ({ on: 'gsi1', value: `WS#${ws}#P#${phone}` }),
-  /** Dispatches written before decision 100 (each kept its send-check entry here). */
-  sendsOfTemplateToPhone: (ws: string, phone: string, templateId: string): Partition<'gsi1'> => ({ on: 'gsi1', value: `WS#${ws}#P#${phone}#T#${templateId}` }),
-  dispatchesToPhone: (ws: string, phone: string): Partition<'gsi3'> => ({ on: 'gsi3', value: `WS#${ws}#P#${phone}` }),
   conversationsByActivity: (ws: string): Partition<'gsi1'> => ({ on: 'gsi1', value: `WS#${ws}#CONVS` }),
   /** Every workspace's account in one partition: one item per account, read once per sync run. */
   businessAccounts: (): Partition<'gsi1'> => ({ on: 'gsi1', value: 'WABAS' }),
@@ -198,8 +196,13 @@ function keyCondition(partition: Partition, sort?: SortKeyCondition): KeyConditi
  */
 export const accessPatterns = {
   templatesOfWorkspace: (ws: string) => keyCondition(partitions.templatesOfWorkspace(ws), { beginsWith: 'TPL#' }),
-  /** A conversation's messages, in time order (sort keys are `MSG#<createdAt>#<messageId>`). */
-  messagesOfConversation: (ws: string, conversationId: string) => keyCondition(partitions.messagesOfConversation(ws, conversationId), { beginsWith: 'MSG#' }),
+  /**
+   * A conversation's messages, in time order (sort keys are `MSG#<createdAt>#<messageId>`), those
+   * created in [start, end) when `range` is given: an exclusive `end` instant still sorts after
+   * every message before it.
+   */
+  messagesOfConversation: (ws: string, conversationId: string, range?: { start: string; end: string }) =>
+    keyCondition(partitions.messagesOfConversation(ws, conversationId), range ? { between: [`MSG#${range.start}`, `MSG#${range.end}`] } : { beginsWith: 'MSG#' }),
   /** A WIB day's tag rollups, optionally only the tags starting with `prefix` (and other tags' shards whose keys do: compare `trackingTag`). */
   tagsOfDay: (ws: string, day: string, prefix?: string) => keyCondition(partitions.tagsOfDay(ws, day), prefix ? { beginsWith: prefix } : undefined),
   /** A tag's rollups of WIB days `from`..`to`: sort keys are `<day>#<templateId>` and its shards', and "~" sorts after every id character. */
@@ -219,12 +222,6 @@ export const accessPatterns = {
   eventsOfPhone: (ws: string, phone: string, start: string, end: string) => keyCondition(partitions.eventsOfPhone(ws, phone), { between: [start, end] }),
   /** Events written before decision 101; the same sort keys. */
   deliveryEventsOfPhone: (ws: string, phone: string, start: string, end: string) => keyCondition(partitions.deliveryEventsOfPhone(ws, phone), { between: [start, end] }),
-  /** Dispatches written before decision 100: sort keys are their `createdAt`; `range` bounds them. */
-  sendsOfTemplateToPhone: (ws: string, phone: string, templateId: string, range?: { start: string; end: string }) =>
-    keyCondition(partitions.sendsOfTemplateToPhone(ws, phone, templateId), range ? { between: [range.start, range.end] } : undefined),
-  /** Sort keys are `<createdAt>#<templateId>`: an exclusive `end` instant still sorts after every dispatch before it. */
-  dispatchesToPhone: (ws: string, phone: string, range?: { start: string; end: string }) =>
-    keyCondition(partitions.dispatchesToPhone(ws, phone), range ? { between: [range.start, range.end] } : undefined),
   conversationsByActivity: (ws: string) => keyCondition(partitions.conversationsByActivity(ws)),
   /** Every WhatsApp Business Account a workspace names, by account id. */
   businessAccounts: () => keyCondition(partitions.businessAccounts()),
@@ -268,12 +265,6 @@ const rollupShard = (sortKey: string, shard: number) => (shard === 0 ? sortKey :
 export const indexKeys = {
   apiKey: (ws: string, keyId: string) => indexKey(partitions.apiKeysOfWorkspace(ws), `KEY#${keyId}`),
   /**
-   * A workspace's dispatches to one number, by creation, whatever the template (send-check reads
-   * them newest first). Keys only: the dispatch's own key comes with each entry, so the sort key
-   * leaves out its id, a dispatch near 1 KB being 1 unit a write below it and 2 above.
-   */
-  dispatchToPhone: (ws: string, phone: string, createdAt: string, templateId: string) => indexKey(partitions.dispatchesToPhone(ws, phone), `${createdAt}#${templateId}`),
-  /**
    * A dispatch not yet settled (queued or processing), for the reconciler. Sharded so no one
    * partition takes every send. Replaced by `sentDispatchByDay` once the dispatch counts as sent.
    * Both are the dispatch's report entry (gsi4); one written before decision 104 sits on gsi2 under
@@ -292,12 +283,6 @@ export const indexKeys = {
 
 /** The index attributes of a dispatch's report entry, in either index it may sit in: what a move out of one removes. */
 export const reportEntryAttributes = (): string[] => [tableDefinition.indexes.gsi4, tableDefinition.indexes.gsi2].flatMap((index) => [index.partitionKey, index.sortKey]);
-
-/** What a number index entry (keys only) says of its dispatch: the sort key's parts, and the dispatch's own key. */
-export function dispatchToPhoneEntry(entry: Record<string, unknown>): { createdAt: string; templateId: string; key: ItemKey } {
-  const [createdAt = '', templateId = ''] = String(entry[tableDefinition.indexes.gsi3.sortKey]).split('#');
-  return { createdAt, templateId, key: { pk: String(entry[tableDefinition.partitionKey]), sk: String(entry[tableDefinition.sortKey]) } };
-}
 
 /** Every stored item names its entity, so an item is self-describing in a raw table dump. */
 export type Entity =

@@ -2,18 +2,20 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { claimDispatch } from '../../lambdas/domain/delivery/delivery-attempt';
 import { applyStatus } from '../../lambdas/domain/delivery/dispatch-status';
+import { conversationMessageWrites } from '../../lambdas/domain/conversations/conversation-item';
 import { checkSend } from '../../lambdas/domain/delivery/send-check';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import { keys } from '../../lambdas/shared/table';
+import { transactWrite } from '../../lambdas/shared/writes';
 import { template, TEMPLATE_ID, WIDE_TEMPLATE_ID, wideTemplate } from '../support/send-fixtures';
 import { useTableAndQueues } from '../support/sqs';
 
 /**
- * Send-check on DynamoDB Local: the number index holds only keys (decision 100), so what the
+ * Send-check on DynamoDB Local: it reads the number's conversation (decision 115), so what the
  * answer depends on (the template, the day, the status, the workspace) is read as a user would
- * see it, and dispatches written before that index still answer.
+ * see it, and dispatches written with the index entries of earlier releases still answer.
  */
 const env = useTableAndQueues();
 
@@ -79,24 +81,42 @@ describe('send-check against DynamoDB Local', () => {
     expect(await checkSend(mine, { phone: '081234567890', templateId: TEMPLATE_ID }, env.table)).toEqual({ sent: false, dispatchId: null, submittedAt: null });
   });
 
-  it('still finds a dispatch written before the number index (its entry on gsi1), and answers the newer of old and new', async () => {
+  it('finds dispatches whatever index entries they were written with: before the number index (gsi1) and on it (gsi3)', async () => {
     const ws = await workspace();
-    const old = await send(ws, '081234567890', TEMPLATE_ID, '2026-09-01T01:00:00.000Z');
-    await writtenBeforeNumberIndex(ws, old, '+6281234567890', TEMPLATE_ID, '2026-09-01T01:00:00.000Z');
+    const beforeNumberIndex = await send(ws, '081234567890', TEMPLATE_ID, '2026-09-01T01:00:00.000Z');
+    await rewrittenWith(beforeNumberIndex, { gsi1pk: `WS#${ws}#P#+6281234567890#T#${TEMPLATE_ID}`, gsi1sk: '2026-09-01T01:00:00.000Z' });
+    expect(await checkSend(ws, { phone: '081234567890', templateId: TEMPLATE_ID }, env.table)).toEqual({ sent: true, dispatchId: beforeNumberIndex, submittedAt: '2026-09-01T01:00:00.000Z' });
 
-    expect(await checkSend(ws, { phone: '081234567890', templateId: TEMPLATE_ID }, env.table)).toEqual({ sent: true, dispatchId: old, submittedAt: '2026-09-01T01:00:00.000Z' });
-    expect(await checkSend(ws, { phone: '081234567890', templateId: TEMPLATE_ID, date: '2026-09-01' }, env.table)).toMatchObject({ dispatchId: old });
+    const onNumberIndex = await send(ws, '081234567890', TEMPLATE_ID, '2026-09-02T01:00:00.000Z');
+    await rewrittenWith(onNumberIndex, { gsi3pk: `WS#${ws}#P#+6281234567890`, gsi3sk: `2026-09-02T01:00:00.000Z#${TEMPLATE_ID}` });
+    expect(await checkSend(ws, { phone: '081234567890', templateId: TEMPLATE_ID }, env.table)).toEqual({ sent: true, dispatchId: onNumberIndex, submittedAt: '2026-09-02T01:00:00.000Z' });
+    expect(await checkSend(ws, { phone: '081234567890', templateId: TEMPLATE_ID, date: '2026-09-01' }, env.table)).toMatchObject({ dispatchId: beforeNumberIndex });
+  });
 
-    const newer = await send(ws, '081234567890', TEMPLATE_ID, '2026-09-02T01:00:00.000Z');
-    expect(await checkSend(ws, { phone: '081234567890', templateId: TEMPLATE_ID }, env.table)).toEqual({ sent: true, dispatchId: newer, submittedAt: '2026-09-02T01:00:00.000Z' });
+  it('passes over the customer’s messages in the conversation, more than a page of them after the send', async () => {
+    const ws = await workspace();
+    const sent = await send(ws, '081234567890', TEMPLATE_ID, '2026-10-01T01:00:00.000Z');
+    await customerWrote(ws, '+6281234567890', 101, '2026-10-01T02:00:00.000Z');
+
+    expect(await checkSend(ws, { phone: '081234567890', templateId: TEMPLATE_ID }, env.table)).toEqual({ sent: true, dispatchId: sent, submittedAt: '2026-10-01T01:00:00.000Z' });
+    expect(await checkSend(ws, { phone: '081234567890', templateId: WIDE_TEMPLATE_ID }, env.table)).toEqual({ sent: false, dispatchId: null, submittedAt: null });
   });
 });
 
-/** Rewrites a dispatch as it was stored before decision 100: its send-check entry on gsi1, none on the number index. */
-async function writtenBeforeNumberIndex(ws: string, dispatchId: string, phone: string, templateId: string, createdAt: string) {
+/** Sets index attributes on a dispatch as an earlier release wrote them (decisions 100, 115). */
+async function rewrittenWith(dispatchId: string, indexAttributes: Record<string, string>) {
   const { Item } = await env.table.db.send(new GetCommand({ TableName: env.table.tableName, Key: keys.dispatch(dispatchId) }));
-  const old: Record<string, unknown> = { ...Item, gsi1pk: `WS#${ws}#P#${phone}#T#${templateId}`, gsi1sk: createdAt };
-  delete old.gsi3pk;
-  delete old.gsi3sk;
-  await env.table.db.send(new PutCommand({ TableName: env.table.tableName, Item: old }));
+  await env.table.db.send(new PutCommand({ TableName: env.table.tableName, Item: { ...Item, ...indexAttributes } }));
+}
+
+/** `count` text messages from the customer into their conversation, a second apart from `from`. */
+async function customerWrote(ws: string, contactPhone: string, count: number, from: string) {
+  for (let i = 0; i < count; i++) {
+    const createdAt = new Date(Date.parse(from) + i * 1_000).toISOString();
+    const writes = conversationMessageWrites(
+      { workspaceId: ws, channel: 'whatsapp', contactPhone, contactName: null, messageId: `wamid.in-${i}`, direction: 'inbound', type: 'text', text: `reply ${i}`, createdAt },
+      'ifLatest',
+    );
+    expect(await transactWrite(env.table, writes)).toEqual({ committed: true });
+  }
 }

@@ -5,7 +5,8 @@ import { defaultStore } from '../../shared/default-store';
 import { ValidationError } from '../../shared/errors';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
-import { accessPatterns, dispatchToPhoneEntry } from '../../shared/table';
+import { accessPatterns, keys } from '../../shared/table';
+import { conversationIdFor } from '../conversations/conversation-id';
 import { toE164 } from '../phones/phone-number';
 import { instant } from '../time/instant';
 import { wibRange } from '../time/wib';
@@ -18,66 +19,47 @@ export const sendCheckSchema = z.object({
 });
 export type SendCheck = z.output<typeof sendCheckSchema>;
 
-const sentDispatchSchema = z.object({ dispatchId: z.string(), createdAt: z.string() });
+const sentMessageSchema = z.object({ dispatchId: z.string() });
 const checkedDispatchSchema = z.object({ dispatchId: z.string(), createdAt: z.string(), status: z.string() });
-type Sent = z.output<typeof sentDispatchSchema>;
 
 /** Statuses that mean the template did not go out. */
 const wentOut = (status: string) => status !== 'failed' && status !== 'canceled';
-/** Keys read per page of the number index: a number's dispatches of other templates are passed over by key. */
+/** Messages read per page of the conversation: the template's are picked by a filter, the rest passed over. */
 const PAGE_SIZE = 100;
 
 /**
  * Whether the workspace sent `templateId` to `phone` (docs/api.md#send-check): the newest dispatch that is
- * not failed or canceled, over the whole history or one WIB day. The number index holds only keys
- * (decision 100): a page of the number's dispatches is read newest first, those of the template are
- * picked by their sort key, and their statuses read from the table, newest first, until one counts.
- * Dispatches written before that index kept their send-check entry on gsi1, read alongside.
+ * not failed or canceled, over the whole history or one WIB day. Every send has written its message
+ * into the number's conversation, with its dispatch and template ids, in the send's own transaction
+ * since the first release, so the conversation answers for the whole history with no index of its
+ * own (decision 115): its messages are read newest first, the template's picked by a filter, and
+ * their dispatches' statuses read from the table, newest first, until one counts.
  */
 export async function checkSend(workspaceId: string, query: { phone: string; templateId: string; date?: string }, store: Store = defaultStore()): Promise<SendCheck> {
   const phone = toE164(query.phone);
   if (!phone) throw new ValidationError(`query.phone: "${query.phone}" is not a valid phone number`);
   const range = query.date ? wibRange(query.date, query.date) : undefined;
-  const found = await Promise.all([newestOnNumberIndex(workspaceId, phone, query.templateId, range, store), newestWrittenBefore(workspaceId, phone, query.templateId, range, store)]);
-  const newest = found.filter((sent): sent is Sent => sent !== undefined).sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0];
-  return newest ? { sent: true, dispatchId: newest.dispatchId, submittedAt: newest.createdAt } : { sent: false, dispatchId: null, submittedAt: null };
-}
-
-async function newestOnNumberIndex(workspaceId: string, phone: string, templateId: string, range: { start: string; end: string } | undefined, store: Store): Promise<Sent | undefined> {
-  const where = accessPatterns.dispatchesToPhone(workspaceId, phone, range);
-  const pages = paginateQuery({ client: store.db, pageSize: PAGE_SIZE }, { TableName: store.tableName, ...where, ScanIndexForward: false });
-  for await (const page of pages) {
-    const keysOfTemplate = (page.Items ?? [])
-      .map(dispatchToPhoneEntry)
-      .filter((entry) => entry.templateId === templateId)
-      .map((entry) => entry.key);
-    // Usually the newest of the template counts: read it alone, and the rest of the page only if it does not.
-    for (const batch of [keysOfTemplate.slice(0, 1), keysOfTemplate.slice(1)]) {
-      const dispatches = (await batchGet(store, batch)).map((item) => parseItem(checkedDispatchSchema, item, 'dispatch'));
-      const counted = dispatches.find((dispatch) => wentOut(dispatch.status));
-      if (counted) return { dispatchId: counted.dispatchId, createdAt: counted.createdAt };
-    }
-  }
-  return undefined;
-}
-
-async function newestWrittenBefore(workspaceId: string, phone: string, templateId: string, range: { start: string; end: string } | undefined, store: Store): Promise<Sent | undefined> {
-  const where = accessPatterns.sendsOfTemplateToPhone(workspaceId, phone, templateId, range);
+  const where = accessPatterns.messagesOfConversation(workspaceId, conversationIdFor(workspaceId, 'whatsapp', phone), range);
   const pages = paginateQuery(
-    { client: store.db, pageSize: 25 },
+    { client: store.db, pageSize: PAGE_SIZE },
     {
       TableName: store.tableName,
       ...where,
-      FilterExpression: 'NOT (#status IN (:failed, :canceled))',
-      ExpressionAttributeNames: { ...where.ExpressionAttributeNames, '#status': 'status' },
-      ExpressionAttributeValues: { ...where.ExpressionAttributeValues, ':failed': 'failed', ':canceled': 'canceled' },
-      ProjectionExpression: 'dispatchId, createdAt',
+      FilterExpression: '#templateId = :templateId',
+      ProjectionExpression: '#dispatchId',
+      ExpressionAttributeNames: { ...where.ExpressionAttributeNames, '#templateId': 'templateId', '#dispatchId': 'dispatchId' },
+      ExpressionAttributeValues: { ...where.ExpressionAttributeValues, ':templateId': query.templateId },
       ScanIndexForward: false,
     },
   );
   for await (const page of pages) {
-    const newest = page.Items?.[0];
-    if (newest) return parseItem(sentDispatchSchema, newest, 'dispatch');
+    const dispatchKeys = (page.Items ?? []).map((item) => keys.dispatch(parseItem(sentMessageSchema, item, 'conversation message').dispatchId));
+    // Usually the newest of the template counts: read it alone, and the rest of the page only if it does not.
+    for (const batch of [dispatchKeys.slice(0, 1), dispatchKeys.slice(1)]) {
+      const dispatches = (await batchGet(store, batch)).map((item) => parseItem(checkedDispatchSchema, item, 'dispatch'));
+      const counted = dispatches.find((dispatch) => wentOut(dispatch.status));
+      if (counted) return { sent: true, dispatchId: counted.dispatchId, submittedAt: counted.createdAt };
+    }
   }
-  return undefined;
+  return { sent: false, dispatchId: null, submittedAt: null };
 }

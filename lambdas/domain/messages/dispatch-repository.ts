@@ -82,16 +82,15 @@ type ReportEntryField = (typeof tableDefinition.indexes.gsi4.nonKeyAttributes)[n
 export type ReportEntry = Pick<Dispatch, ReportEntryField>;
 
 /**
- * The stored item: the dispatch's stored attributes, its key, its number and pending index
- * entries. Null fields are left out rather than stored as NULL, which `if_not_exists` would take
- * as set. Every byte counts: under 1 KB, each write of the item and of each index copy of it is
+ * The stored item: the dispatch's stored attributes, its key and its pending index entry. Null
+ * fields are left out rather than stored as NULL, which `if_not_exists` would take as set. Every
+ * byte counts: under 1 KB, each write of the item and of each index copy of it is
  * one unit rather than two (docs/cost.md).
  */
 export function dispatchItem(dispatch: Dispatch) {
   const present = Object.fromEntries(Object.entries(dispatch).filter(([name, value]) => value !== null && STORED_ATTRIBUTES.has(name)));
   return {
     ...keys.dispatch(dispatch.dispatchId),
-    ...indexKeys.dispatchToPhone(dispatch.workspaceId, dispatch.to, dispatch.createdAt, dispatch.templateId),
     ...indexKeys.pendingDispatch(dispatch.dispatchId, dispatch.createdAt),
     entity: DISPATCH_ENTITY,
     ...present,

@@ -52,8 +52,6 @@ describe('POST /v1/messages, accepted', () => {
       ConditionExpression: 'attribute_not_exists(pk)',
       Item: {
         ...keys.dispatch(dispatchId),
-        gsi3pk: `WS#${WORKSPACE}#P#+6281234567890`,
-        gsi3sk: `${NOW.toISOString()}#${TEMPLATE_ID}`,
         entity: 'dispatch',
         workspaceId: WORKSPACE,
         to: '+6281234567890',
@@ -67,6 +65,8 @@ describe('POST /v1/messages, accepted', () => {
         apiClient: { id: expect.any(String), name: 'test' },
       },
     });
+    // Its one index entry is the pending report entry: send-check reads the conversation message (decision 115).
+    expect(Object.keys(dispatchPut!.Put!.Item!).filter((name) => name.startsWith('gsi')).sort()).toEqual(['gsi4pk', 'gsi4sk']);
     // What only the send needs is written where it is read (decision 92): the text in the
     // conversation message, the contact's name on the conversation; the conversation id is derived.
     for (const name of ['renderedText', 'variables', 'contactName', 'templateVersionId', 'conversationId']) expect(dispatchPut!.Put!.Item).not.toHaveProperty(name);
