@@ -2,8 +2,9 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { deliverEvent } from '../domain/webhooks/deliver-event';
+import { deliverEvent, type EventDeliveryDependencies } from '../domain/webhooks/deliver-event';
 import { eventDeliveryMessageSchema } from '../domain/webhooks/event-queue';
+import { endpointReadsOfBatch } from '../domain/webhooks/webhook-endpoint-repository';
 import { logger } from '../shared/logger';
 import { flushMetrics } from '../shared/metrics';
 import { readQueueRecord } from '../shared/queue-record';
@@ -13,10 +14,10 @@ import { readQueueRecord } from '../shared/queue-record';
  * not a record failure (the retry is a new message); only our own (the table or the queue did not
  * answer) fails the record, for SQS to redeliver and, after five receives, to move to the DLQ.
  */
-export async function deliverEventRecord(record: SQSRecord): Promise<void> {
+export async function deliverEventRecord(record: SQSRecord, deps: EventDeliveryDependencies = {}): Promise<void> {
   const message = readQueueRecord(record, eventDeliveryMessageSchema, 'webhook event');
   if (!message) return;
-  const outcome = await deliverEvent(message);
+  const outcome = await deliverEvent(message, deps);
   const { workspaceId, endpointId, eventId, attempt } = message;
   // A delivered event is counted (WebhookEventsDelivered) and kept as a delivery record the workspace
   // reads; its line would be five of a message's log lines at one endpoint (docs/cost.md). What the
@@ -27,9 +28,12 @@ export async function deliverEventRecord(record: SQSRecord): Promise<void> {
 
 /**
  * The webhook-events consumer. The batch's records are posted at once, not one after another, so
- * a receiver that is slow (up to WEBHOOK_TIMEOUT_MS) holds up none of the others in its batch.
+ * a receiver that is slow (up to WEBHOOK_TIMEOUT_MS) holds up none of the others in its batch; and
+ * they read each endpoint once between them (a workspace's events mostly go to its one endpoint).
  */
-export const deliverEventBatch = (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
-  processPartialResponse(event, deliverEventRecord, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false });
+export const deliverEventBatch = (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+  const deps: EventDeliveryDependencies = { endpoints: endpointReadsOfBatch() };
+  return processPartialResponse(event, (record: SQSRecord) => deliverEventRecord(record, deps), new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false });
+};
 
 export const handler = middy(deliverEventBatch).use(injectLambdaContext(logger, { resetKeys: true })).use(flushMetrics());

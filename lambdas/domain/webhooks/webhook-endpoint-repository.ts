@@ -68,6 +68,24 @@ export async function getWebhookEndpoint(workspaceId: string, endpointId: string
   return Item ? toWebhookEndpoint(Item) : undefined;
 }
 
+export type EndpointReader = (workspaceId: string, endpointId: string) => Promise<WebhookEndpoint | undefined>;
+
+/**
+ * Endpoint reads for one batch of deliveries: each endpoint read once, however many of the batch's
+ * records name it. The batch's records are posted at once, so the one read, made as the first of
+ * them starts, is as fresh as one made by each; a read that fails fails every record waiting on it,
+ * none of which has posted yet, and the queue gives them all back.
+ */
+export function endpointReadsOfBatch(store: Store = defaultStore()): EndpointReader {
+  const reads = new Map<string, Promise<WebhookEndpoint | undefined>>();
+  return (workspaceId, endpointId) => {
+    const key = `${workspaceId}\u0000${endpointId}`;
+    let read = reads.get(key);
+    if (!read) reads.set(key, (read = getWebhookEndpoint(workspaceId, endpointId, store)));
+    return read;
+  };
+}
+
 /** Whether the endpoint is posted events of `type`: it is enabled and subscribed to it (a null `events` takes every type). */
 export const takesEvent = (endpoint: WebhookEndpoint, type: WebhookEventType): boolean => endpoint.status === 'enabled' && (endpoint.events === null || endpoint.events.includes(type));
 

@@ -86,4 +86,61 @@ describe('the webhook-events consumer', () => {
       await new Promise((resolve) => server.close(resolve));
     }
   });
+
+  it('reads each endpoint once a batch, however many of its records name it, and again in the next batch', async () => {
+    const { keys } = await import('../../../lambdas/shared/table');
+    const { newWebhookSecret } = await import('../../../lambdas/domain/webhooks/webhook-endpoint');
+    const { testEvent } = await import('../../../lambdas/domain/webhooks/webhook-event');
+    const { deliverEventBatch } = await import('../../../lambdas/handlers/deliver-webhook-event');
+    const { lambdaContext, sqsEvent } = await import('../../../lib/testing');
+    ddb.reset();
+    sqs.reset();
+
+    const received: string[] = [];
+    const server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        received.push(`${request.url} ${String(request.headers['webhook-id'])}`);
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const [first, second] = [`whe_${'7'.repeat(32)}`, `whe_${'8'.repeat(32)}`];
+    const endpoint = (id: string) => ({
+      ...keys.webhookEndpoint('ws-a', id),
+      id,
+      workspaceId: 'ws-a',
+      url: `http://127.0.0.1:${port}/${id}`,
+      events: null,
+      description: null,
+      status: 'enabled',
+      disabledReason: null,
+      createdAt: NOW.toISOString(),
+      updatedAt: NOW.toISOString(),
+      secrets: [{ secret: newWebhookSecret(), expiresAt: null }],
+    });
+    for (const id of [first, second]) ddb.on(GetCommand, { Key: keys.webhookEndpoint('ws-a', id) }).resolves({ Item: endpoint(id) });
+    ddb.on(UpdateCommand).resolves({});
+    const events = [0, 1, 2].map((i) => testEvent(first, new Date(NOW.getTime() + i * 1_000)));
+    const message = (endpointId: string, event: (typeof events)[number]) => ({ workspaceId: 'ws-a', endpointId, eventId: event.id, type: event.type, payload: JSON.stringify(event), attempt: 1 });
+    const batch = sqsEvent([...events.map((event) => ({ body: message(first, event) })), { body: message(second, events[0]!) }]);
+    const endpointReads = () => ddb.commandCalls(GetCommand).map((call) => ({ key: call.args[0].input.Key, consistent: call.args[0].input.ConsistentRead }));
+    try {
+      expect(await deliverEventBatch(batch, lambdaContext('deliver-webhook-event'))).toEqual({ batchItemFailures: [] });
+      // Four events posted, each to its endpoint, each recorded as delivered.
+      expect(received.sort()).toEqual([...events.map((event) => `/${first} ${event.id}`), `/${second} ${events[0]!.id}`].sort());
+      expect(ddb.commandCalls(UpdateCommand).filter((call) => String(call.args[0].input.Key?.sk).startsWith('DLV#'))).toHaveLength(4);
+      expect(endpointReads()).toEqual([
+        { key: keys.webhookEndpoint('ws-a', first), consistent: true },
+        { key: keys.webhookEndpoint('ws-a', second), consistent: true },
+      ]);
+
+      // The next batch reads afresh: a change to the endpoint since is seen.
+      await deliverEventBatch(sqsEvent([{ body: message(first, events[1]!) }]), lambdaContext('deliver-webhook-event'));
+      expect(endpointReads()).toHaveLength(3);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 });
