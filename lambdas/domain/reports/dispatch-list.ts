@@ -1,7 +1,7 @@
 import * as z from '../../shared/zod';
 import { batchGet } from '../../shared/batch-get';
 import { defaultStore } from '../../shared/default-store';
-import { queryNewestFirst } from '../../shared/query-all';
+import { queryAll, queryNewestFirst } from '../../shared/query-all';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
 import { mapPages, mergeNewestFirst } from '../../shared/merge-newest-first';
@@ -103,6 +103,15 @@ const rowsOf = (dispatches: Dispatch[]): DispatchRow[] => dispatches.flatMap((di
 /** A report entry as stored: the dispatch's own schema, of the attributes gsi4 projects. Here, not beside the dispatch's: only this module reads it. */
 const reportEntrySchema = storedDispatchFields(tableDefinition.indexes.gsi4.nonKeyAttributes);
 const toReportEntry = (item: Record<string, unknown>): ReportEntry => parseItem(reportEntrySchema, item, 'dispatch report entry');
+
+/**
+ * Every dispatch of a WIB day that counts as sent, as its report entry says (or its whole copy on
+ * gsi2, written before decision 104): what the day's report items must add up to (report-rebuild.ts).
+ */
+export async function countedDispatchesOfDay(workspaceId: string, day: string, store: Store): Promise<ReportEntry[]> {
+  const [entries, copies] = await Promise.all([queryAll(store, accessPatterns.sentOnDay(workspaceId, day)), queryAll(store, accessPatterns.indexedSentOnDay(workspaceId, day))]);
+  return [...entries.map(toReportEntry).filter((entry) => entry.failureCode === null), ...copies.map(toDispatch).filter((dispatch) => countsAsSent(dispatch.status))];
+}
 
 /** A day's dispatches as the WORKSPACE list reads them: one's report entry, or its whole copy on gsi2 from before decision 104. */
 type SentEntry = { order: string; row: DispatchRow | undefined };

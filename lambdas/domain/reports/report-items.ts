@@ -26,7 +26,7 @@ export type ReportedDispatch = Pick<Dispatch, 'dispatchId' | 'workspaceId' | 'cr
  * (−1). A link lives in its tag's partition (decision 102); taking it back also deletes the link a
  * dispatch counted before that decision kept under itself, since either may be the one it has.
  */
-export function tagLinkWrites(dispatch: ReportedDispatch, sign: 1 | -1): BatchWriteRequest[] {
+export function tagLinkWrites(dispatch: Pick<ReportedDispatch, 'dispatchId' | 'workspaceId' | 'createdAt' | 'trackingTags'>, sign: 1 | -1): BatchWriteRequest[] {
   return dispatch.trackingTags.flatMap((tag): BatchWriteRequest[] => {
     const key = keys.tagLink(dispatch.workspaceId, tag, dispatch.createdAt, dispatch.dispatchId);
     if (sign === -1) return [{ delete: key }, { delete: keys.tagLinkUnderDispatch(dispatch.dispatchId, tag) }];
