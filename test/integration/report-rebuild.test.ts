@@ -1,17 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { deliverDispatch } from '../../lambdas/domain/delivery/deliver-dispatch';
 import { getDispatch } from '../../lambdas/domain/messages/dispatch-repository';
-import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import { dayRollups, dayTagRollups, rollupWrite, tagLinks, tagRollups } from '../../lambdas/domain/reports/report-items';
 import { wibRange } from '../../lambdas/domain/time/wib';
 import { keys } from '../../lambdas/shared/table';
 import { writeOne } from '../../lambdas/shared/writes';
 import { runAdmin } from '../../lib/admin/cli';
 import { TEMPLATE_ID } from '../support/send-fixtures';
-import { acceptingProvider, freshWorkspace } from '../support/report-fixtures';
+import { freshWorkspace, sentDispatch } from '../support/report-fixtures';
 import { useTableAndQueues } from '../support/sqs';
-import { runReportProjection } from '../support/stream-consumer';
 
 /**
  * `reports check` and `reports rebuild` on DynamoDB Local: a day's rollups and tag links held
@@ -30,16 +27,7 @@ async function admin(...argv: string[]) {
   return { status, json: JSON.parse(out.join('\n')) as Record<string, unknown>, stderr: err.join('\n') };
 }
 
-/** A dispatch created at `at` with `tags`, sent, and counted by the report projection. */
-async function sent(ws: string, at: string, tags: string[]): Promise<string> {
-  const { dispatchId } = await sendTemplateMessage(
-    { workspaceId: ws, apiClient: { id: randomUUID(), name: 'k' }, to: '081234567890', templateId: TEMPLATE_ID, variables: { name: 'B', order: '1' }, tagIds: [], trackingTags: tags, now: new Date(at) },
-    { store: env.table, queue: env.queues },
-  );
-  await deliverDispatch({ dispatchId, workspaceId: ws, receiveCount: 1, maxReceives: 5 }, { providerFor: () => acceptingProvider, store: env.table });
-  await runReportProjection(env.table);
-  return dispatchId;
-}
+const sent = (ws: string, at: string, tags: string[]) => sentDispatch(env, ws, at, tags);
 
 /** What the report readers answer for DAY. */
 async function reports(ws: string) {

@@ -1,13 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { deliverDispatch } from '../../lambdas/domain/delivery/deliver-dispatch';
 import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
-import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import { statusWebhook } from '../../lambdas/domain/providers/whatsapp-webhook';
 import { listReportDispatches, readAllRows, type DispatchSelector } from '../../lambdas/domain/reports/dispatch-list';
 import { indexKeys, keys } from '../../lambdas/shared/table';
-import { TEMPLATE_ID } from '../support/send-fixtures';
-import { acceptingProvider, freshWorkspace } from '../support/report-fixtures';
+import { freshWorkspace, sentDispatch } from '../support/report-fixtures';
 import { useTableAndQueues } from '../support/sqs';
 import { runReportProjection } from '../support/stream-consumer';
 
@@ -21,17 +17,7 @@ const env = useTableAndQueues();
 
 const workspace = () => freshWorkspace(env.table);
 
-/** A dispatch created at `at` with `tags`, sent (so it counts for reports). */
-async function sentAt(ws: string, at: string, tags: string[]): Promise<string> {
-  const { dispatchId } = await sendTemplateMessage(
-    { workspaceId: ws, apiClient: { id: randomUUID(), name: 'k' }, to: '081234567890', templateId: TEMPLATE_ID, variables: { name: 'B', order: '1' }, tagIds: [], trackingTags: tags, now: new Date(at) },
-    { store: env.table, queue: env.queues },
-  );
-  await deliverDispatch({ dispatchId, workspaceId: ws, receiveCount: 1, maxReceives: 5 }, { providerFor: () => acceptingProvider, store: env.table });
-  // Its links are the report projection's (decision 113).
-  await runReportProjection(env.table);
-  return dispatchId;
-}
+const sentAt = (ws: string, at: string, tags: string[]) => sentDispatch(env, ws, at, tags);
 
 /** Turns a dispatch's link into the shape written before decision 102, exactly as that code wrote it. */
 async function asWrittenBefore(ws: string, dispatchId: string, tag: string, createdAt: string) {

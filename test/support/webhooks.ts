@@ -1,5 +1,7 @@
 import { signWebhookBody, type WebhookPayload } from '../../lambdas/domain/providers/whatsapp-webhook';
+import { newWebhookSecret } from '../../lambdas/domain/webhooks/webhook-endpoint';
 import { pathOf, routes } from '../../lambdas/routes';
+import { keys } from '../../lambdas/shared/table';
 import { contractFetch } from './openapi-contract';
 
 /** A customer's text message as WhatsApp delivers it to our webhook. */
@@ -28,3 +30,20 @@ export function postSignedWebhook(baseUrl: string, payload: WebhookPayload | str
   const body = typeof payload === 'string' ? payload : JSON.stringify(payload);
   return contractFetch(`${baseUrl}${pathOf(routes.whatsappWebhook)}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': signWebhookBody(body, appSecret) }, body });
 }
+
+/** A webhook endpoint as the table stores it: enabled, for every event type, one signing secret, created `at`. */
+export const storedWebhookEndpoint = (endpoint: { workspaceId: string; id: string; url: string; at: Date }, overrides: Record<string, unknown> = {}) => ({
+  ...keys.webhookEndpoint(endpoint.workspaceId, endpoint.id),
+  entity: 'webhookEndpoint',
+  id: endpoint.id,
+  workspaceId: endpoint.workspaceId,
+  url: endpoint.url,
+  events: null,
+  description: null,
+  status: 'enabled',
+  disabledReason: null,
+  createdAt: endpoint.at.toISOString(),
+  updatedAt: endpoint.at.toISOString(),
+  secrets: [{ secret: newWebhookSecret(), expiresAt: null }],
+  ...overrides,
+});

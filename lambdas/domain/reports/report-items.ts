@@ -54,13 +54,24 @@ export function rollupDeltas(dispatch: ReportedDispatch, sign: 1 | -1): RollupDe
 }
 
 /** The rollup a delta adds to, as a string: deltas of one rollup are summed under it. */
-export const rollupOfDelta = (delta: RollupDelta): string =>
+const rollupOfDelta = (delta: RollupDelta): string =>
   JSON.stringify(delta.kind === 'day' ? [delta.kind, delta.workspaceId, delta.day] : delta.kind === 'dayTag' ? [delta.kind, delta.workspaceId, delta.day, delta.tag] : [delta.kind, delta.workspaceId, delta.day, delta.tag, delta.templateId]);
 
 /** Two deltas of the same rollup as one. */
 export function addDeltas(sum: RollupDelta, delta: RollupDelta): RollupDelta {
   if (sum.kind === 'tag' && delta.kind === 'tag') return { ...sum, dispatchCount: sum.dispatchCount + delta.dispatchCount, credits: sum.credits + delta.credits, amountRupiah: sum.amountRupiah + delta.amountRupiah };
   return { ...sum, dispatchCount: sum.dispatchCount + delta.dispatchCount };
+}
+
+/** `deltas` added into `sums` (by `rollupOfDelta`), as a new record: `sums` is left as it was. */
+export function sumDeltas(deltas: readonly RollupDelta[], sums: Readonly<Record<string, RollupDelta>> = {}): Record<string, RollupDelta> {
+  const summed = { ...sums };
+  for (const delta of deltas) {
+    const rollup = rollupOfDelta(delta);
+    const sum = summed[rollup];
+    summed[rollup] = sum ? addDeltas(sum, delta) : delta;
+  }
+  return summed;
 }
 
 /** A delta written to its rollup's `shard`: one `ADD` of the sums, so deltas from anywhere add up. */

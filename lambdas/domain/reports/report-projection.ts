@@ -6,7 +6,7 @@ import { parseItem } from '../../shared/stored-item';
 import { keys, rollupShardOfStreamShard } from '../../shared/table';
 import { conflictPause, CONFLICT_RETRIES, transactWrite, type Write } from '../../shared/writes';
 import { REPORTS_CHANGE_MADE } from '../messages/dispatch';
-import { addDeltas, rollupDeltas, rollupOfDelta, rollupWrite, tagLinkWrites, type ReportedDispatch, type RollupDelta } from './report-items';
+import { rollupDeltas, rollupWrite, sumDeltas, tagLinkWrites, type ReportedDispatch, type RollupDelta } from './report-items';
 
 /**
  * The reports' write side (decision 113). The move that makes a dispatch count as sent, and the
@@ -64,14 +64,7 @@ export interface ReportsWindowState {
 
 /** The state with a batch's changes added; `first` is the batch's first record, kept if the window had one. */
 export function foldReportsChanges(state: ReportsWindowState, changes: readonly ReportsChange[], first: string | undefined): ReportsWindowState {
-  const sums = { ...state.sums };
-  for (const { dispatch, sign } of changes) {
-    for (const delta of rollupDeltas(dispatch, sign)) {
-      const rollup = rollupOfDelta(delta);
-      const sum = sums[rollup];
-      sums[rollup] = sum ? addDeltas(sum, delta) : delta;
-    }
-  }
+  const sums = sumDeltas(changes.flatMap(({ dispatch, sign }) => rollupDeltas(dispatch, sign)), state.sums);
   const firstRecord = state.first ?? first;
   return { ...(firstRecord ? { first: firstRecord } : {}), sums };
 }

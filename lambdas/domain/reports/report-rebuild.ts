@@ -3,7 +3,7 @@ import type { Store } from '../../shared/store';
 import { writeOne } from '../../shared/writes';
 import { wibRange } from '../time/wib';
 import { countedDispatchesOfDay } from './dispatch-list';
-import { addDeltas, dayRollups, dayTagRollups, rollupDeltas, rollupOfDelta, rollupWrite, tagLinks, tagLinkWrites, tagRollups, type RollupDelta } from './report-items';
+import { addDeltas, dayRollups, dayTagRollups, rollupDeltas, rollupWrite, sumDeltas, tagLinks, tagLinkWrites, tagRollups, type RollupDelta } from './report-items';
 
 /**
  * A WIB day's report items held against the dispatches they count, and put right: for when the
@@ -34,21 +34,26 @@ export interface DayReportCheck {
  */
 export async function checkDayReports(workspaceId: string, day: string, store: Store): Promise<DayReportCheck> {
   const counted = (await countedDispatchesOfDay(workspaceId, day, store)).map((entry) => ({ ...entry, workspaceId }));
-  const expected = sumByRollup(counted.flatMap((dispatch) => rollupDeltas(dispatch, 1)));
+  const expected = sumDeltas(counted.flatMap((dispatch) => rollupDeltas(dispatch, 1)));
 
   const [days, dayTags] = await Promise.all([dayRollups(workspaceId, day, day, store), dayTagRollups(workspaceId, day, undefined, store)]);
   // Every tag the day has, by its dispatches or by its rollups: each tag's own rollups and links are in its partition.
   const tags = [...new Set([...counted.flatMap((dispatch) => dispatch.trackingTags), ...dayTags.map((rollup) => rollup.trackingTag)])].sort();
   const { start, end } = wibRange(day, day);
-  const perTag = await Promise.all(tags.map(async (tag) => ({ tag, rollups: await tagRollups(workspaceId, tag, day, day, store), links: await tagLinks(workspaceId, tag, start, end, store) })));
-  const stored = sumByRollup([
+  const perTag = await Promise.all(
+    tags.map(async (tag) => {
+      const [rollups, links] = await Promise.all([tagRollups(workspaceId, tag, day, day, store), tagLinks(workspaceId, tag, start, end, store)]);
+      return { tag, rollups, links };
+    }),
+  );
+  const stored = sumDeltas([
     ...days.map((rollup): RollupDelta => ({ kind: 'day', workspaceId, day, dispatchCount: rollup.dispatchCount })),
     ...dayTags.map((rollup): RollupDelta => ({ kind: 'dayTag', workspaceId, day, tag: rollup.trackingTag, dispatchCount: rollup.dispatchCount })),
     ...perTag.flatMap(({ tag, rollups }) => rollups.map((rollup): RollupDelta => ({ kind: 'tag', workspaceId, tag, ...rollup }))),
   ]);
 
-  const corrections = [...new Set([...expected.keys(), ...stored.keys()])].flatMap((rollup) => {
-    const lacking = difference(expected.get(rollup), stored.get(rollup));
+  const corrections = [...new Set([...Object.keys(expected), ...Object.keys(stored)])].flatMap((rollup) => {
+    const lacking = difference(expected[rollup], stored[rollup]);
     return lacking ? [lacking] : [];
   });
 
@@ -69,17 +74,6 @@ export async function checkDayReports(workspaceId: string, day: string, store: S
 export async function rebuildDayReports(check: DayReportCheck, store: Store): Promise<void> {
   for (const correction of check.corrections) await writeOne(store, rollupWrite(correction, 0));
   await batchWrite(store, check.linkWrites);
-}
-
-/** Deltas summed per rollup. */
-function sumByRollup(deltas: RollupDelta[]): Map<string, RollupDelta> {
-  const sums = new Map<string, RollupDelta>();
-  for (const delta of deltas) {
-    const rollup = rollupOfDelta(delta);
-    const sum = sums.get(rollup);
-    sums.set(rollup, sum ? addDeltas(sum, delta) : delta);
-  }
-  return sums;
 }
 
 const negate = (delta: RollupDelta): RollupDelta =>

@@ -12,7 +12,7 @@ import { nextAttemptAt, queueDelaySeconds } from './retry-schedule';
 import { signedHeaders } from './signing';
 import { checkWebhookUrl, configuredUrlRules, type Resolver } from './url-rules';
 import { attemptRecordUpdate, type DeliveryState } from './webhook-delivery';
-import { disableWebhookEndpoint, getWebhookEndpoint, type EndpointReader } from './webhook-endpoint-repository';
+import { disableWebhookEndpoint, endpointReadsOfBatch, type EndpointReader } from './webhook-endpoint-repository';
 
 /** What became of one queue message. */
 export type EventDeliveryOutcome =
@@ -36,7 +36,7 @@ export interface EventDeliveryDependencies {
   /** How URLs are checked before each attempt: the configured rules unless a test replaces them. */
   urlRules?: { resolve?: Resolver; allowLocal: boolean };
   timeoutMs?: number;
-  /** How the endpoint is read: once per record unless the batch shares its reads (`endpointReadsOfBatch`). */
+  /** How the endpoint is read: the batch's shared reads (`endpointReadsOfBatch`), or a read of its own. */
   endpoints?: EndpointReader;
 }
 
@@ -59,7 +59,7 @@ export async function deliverEvent(message: EventDeliveryMessage, deps: EventDel
     await enqueueEventDeliveries([{ message, delaySeconds: queueDelaySeconds(dueAt, now) }], queue);
     return 'waiting';
   }
-  const endpoint = await (deps.endpoints ?? ((ws, id) => getWebhookEndpoint(ws, id, store)))(message.workspaceId, message.endpointId);
+  const endpoint = await (deps.endpoints ?? endpointReadsOfBatch(store))(message.workspaceId, message.endpointId);
   if (!endpoint || endpoint.status !== 'enabled') return 'skipped';
 
   const outcome = await attempt(endpoint.url, endpoint.secrets, message, now, deps);

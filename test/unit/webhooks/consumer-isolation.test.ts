@@ -16,7 +16,7 @@ const NOW = new Date('2026-11-20T08:00:00.000Z');
 describe('the webhook-events consumer', () => {
   it('posts a batch’s events at once: a receiver that hangs does not hold up another endpoint’s event; the failed attempt is logged for the runbook, the delivered one only counted', async () => {
     const { keys } = await import('../../../lambdas/shared/table');
-    const { newWebhookSecret } = await import('../../../lambdas/domain/webhooks/webhook-endpoint');
+    const { storedWebhookEndpoint } = await import('../../support/webhooks');
     const { testEvent } = await import('../../../lambdas/domain/webhooks/webhook-event');
     const { deliverEventBatch } = await import('../../../lambdas/handlers/deliver-webhook-event');
     const { lambdaContext, sqsEvent } = await import('../../../lib/testing');
@@ -36,19 +36,7 @@ describe('the webhook-events consumer', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
-    const endpoint = (id: string, path: string) => ({
-      ...keys.webhookEndpoint('ws-a', id),
-      id,
-      workspaceId: 'ws-a',
-      url: `http://127.0.0.1:${port}${path}`,
-      events: null,
-      description: null,
-      status: 'enabled',
-      disabledReason: null,
-      createdAt: NOW.toISOString(),
-      updatedAt: NOW.toISOString(),
-      secrets: [{ secret: newWebhookSecret(), expiresAt: null }],
-    });
+    const endpoint = (id: string, path: string) => storedWebhookEndpoint({ workspaceId: 'ws-a', id, url: `http://127.0.0.1:${port}${path}`, at: NOW });
     const slow = `whe_${'5'.repeat(32)}`;
     const fast = `whe_${'6'.repeat(32)}`;
     ddb.on(GetCommand, { Key: keys.webhookEndpoint('ws-a', slow) }).resolves({ Item: endpoint(slow, '/slow') });
@@ -89,7 +77,7 @@ describe('the webhook-events consumer', () => {
 
   it('reads each endpoint once a batch, however many of its records name it, and again in the next batch', async () => {
     const { keys } = await import('../../../lambdas/shared/table');
-    const { newWebhookSecret } = await import('../../../lambdas/domain/webhooks/webhook-endpoint');
+    const { storedWebhookEndpoint } = await import('../../support/webhooks');
     const { testEvent } = await import('../../../lambdas/domain/webhooks/webhook-event');
     const { deliverEventBatch } = await import('../../../lambdas/handlers/deliver-webhook-event');
     const { lambdaContext, sqsEvent } = await import('../../../lib/testing');
@@ -107,19 +95,7 @@ describe('the webhook-events consumer', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     const [first, second] = [`whe_${'7'.repeat(32)}`, `whe_${'8'.repeat(32)}`];
-    const endpoint = (id: string) => ({
-      ...keys.webhookEndpoint('ws-a', id),
-      id,
-      workspaceId: 'ws-a',
-      url: `http://127.0.0.1:${port}/${id}`,
-      events: null,
-      description: null,
-      status: 'enabled',
-      disabledReason: null,
-      createdAt: NOW.toISOString(),
-      updatedAt: NOW.toISOString(),
-      secrets: [{ secret: newWebhookSecret(), expiresAt: null }],
-    });
+    const endpoint = (id: string) => storedWebhookEndpoint({ workspaceId: 'ws-a', id, url: `http://127.0.0.1:${port}/${id}`, at: NOW });
     for (const id of [first, second]) ddb.on(GetCommand, { Key: keys.webhookEndpoint('ws-a', id) }).resolves({ Item: endpoint(id) });
     ddb.on(UpdateCommand).resolves({});
     const events = [0, 1, 2].map((i) => testEvent(first, new Date(NOW.getTime() + i * 1_000)));

@@ -6,12 +6,12 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { draftDispatch, toMessageStatusResource } from '../../../lambdas/domain/messages/dispatch';
 import { dispatchItem } from '../../../lambdas/domain/messages/dispatch-repository';
 import { outboxPut } from '../../../lambdas/domain/webhooks/outbox-item';
-import { newWebhookSecret } from '../../../lambdas/domain/webhooks/webhook-endpoint';
 import type { SubscribableEvent } from '../../../lambdas/domain/webhooks/webhook-event';
 import { publishBatch } from '../../../lambdas/handlers/publish-webhook-events';
 import { accessPatterns, keys } from '../../../lambdas/shared/table';
 import { lambdaContext, resetContainerCaches } from '../../../lib/testing';
 import { template } from '../../support/send-fixtures';
+import { storedWebhookEndpoint } from '../../support/webhooks';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const sqs = mockClient(SQSClient);
@@ -24,21 +24,7 @@ beforeEach(() => {
   ddb.on(BatchWriteCommand).resolves({});
 });
 
-const endpoint = (workspaceId: string, id: string, url: string, overrides: Record<string, unknown> = {}) => ({
-  ...keys.webhookEndpoint(workspaceId, id),
-  entity: 'webhookEndpoint',
-  id,
-  workspaceId,
-  url,
-  events: null,
-  description: null,
-  status: 'enabled',
-  disabledReason: null,
-  createdAt: NOW.toISOString(),
-  updatedAt: NOW.toISOString(),
-  secrets: [{ secret: newWebhookSecret(), expiresAt: null }],
-  ...overrides,
-});
+const endpoint = (workspaceId: string, id: string, url: string, overrides: Record<string, unknown> = {}) => storedWebhookEndpoint({ workspaceId, id, url, at: NOW }, overrides);
 const streamRecord = (item: Record<string, unknown>, eventName: 'INSERT' | 'MODIFY' | 'REMOVE' = 'INSERT', sequence = '1'): DynamoDBRecord => ({
   eventName,
   eventSource: 'aws:dynamodb',
