@@ -273,7 +273,9 @@ How the rows are measured:
   against the same recording, requests alternating; mean process CPU per request, elapsed p50/p99 beside it. The
   run is CPU-profiled and each request's start and end kept, so a miss says where the route's extra CPU went: each
   side's samples per request by area (SDK, our code, zod, Middy, …), route minus baseline. Event and context are built
-  before the clock starts. 3: autocannon over HTTP against the same transaction and message sent directly with the
+  before the clock starts. 2d–2f: the same in a second child whose module resolution sends \`@middy/core\` and
+  Powertools Logger to bench/prototypes/thin-middy.ts and small-logger.ts (bench/prototypes/thin-stack.mjs), held
+  against that child's own SDK-only baselines; the row fails if either library ran. 3: autocannon over HTTP against the same transaction and message sent directly with the
   SDK, rounds alternating. 4d: dispatches written by the send path onto queues of the bench's own, taken through the
   runtime's queue poller (4 batches of 10 in flight) in a child process whose sandbox reports nothing, by the deployed
   deliver handler and, rounds alternating, by a handler that replays the DynamoDB calls one warm delivery made, with

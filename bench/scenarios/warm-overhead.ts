@@ -18,18 +18,38 @@ interface Side {
 }
 
 /**
+ * Row 2's prototype (rows 2d–2f): the same routes with `@middy/core` and Powertools Logger resolved
+ * to bench/prototypes/thin-middy.ts and small-logger.ts, everything else the stack's. What the two
+ * libraries cost a warm request, and whether the routes would meet ×1.3 without them.
+ */
+const THIN_STACK = join(import.meta.dirname, '..', 'prototypes', 'thin-stack.mjs');
+
+/**
  * Row 2: the CPU of a warm request for send, status read and summary, invoked in process with
  * DynamoDB and SQS answering from a recording (no I/O), against an SDK-only handler that makes
  * the same calls on the same clients against the same recording, requests alternating. Runs in a
  * child process with the local runtime's environment, so neither the handlers' import-time config
- * nor the swapped network touches the runtime in this process.
+ * nor the swapped network touches the runtime in this process. Then again in a second child with
+ * the thin-stack prototype, held against its own baseline measured in that child.
  */
 export async function warmOverhead(options: { env: NodeJS.ProcessEnv; apiKey: string; dispatchId: string }): Promise<Row[]> {
+  return [
+    ...(await measure(options, { ids: 'abc', imports: [], what: 'warm' })),
+    ...(await measure(options, {
+      ids: 'def',
+      imports: ['--import', THIN_STACK],
+      replaced: /node_modules\/(@middy\/core|@aws-lambda-powertools\/logger)\//,
+      what: 'PROTOTYPE, not the stack: row 2 with Middy’s core and Powertools Logger replaced by bench/prototypes/thin-middy.ts and small-logger.ts; warm',
+    })),
+  ];
+}
+
+async function measure(options: { env: NodeJS.ProcessEnv; apiKey: string; dispatchId: string }, variant: { ids: string; imports: string[]; what: string; replaced?: RegExp }): Promise<Row[]> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-warm-'));
   try {
     const outFile = join(dir, 'result.json');
     // Profiled, so a miss can say where the time goes.
-    await run(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--import', 'tsx', join(import.meta.dirname, '..', 'warm-overhead-child.ts'), outFile, options.apiKey, options.dispatchId], {
+    await run(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--import', 'tsx', ...variant.imports, join(import.meta.dirname, '..', 'warm-overhead-child.ts'), outFile, options.apiKey, options.dispatchId], {
       env: { ...options.env, POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
       maxBuffer: 64 << 20,
     });
@@ -41,6 +61,7 @@ export async function warmOverhead(options: { env: NodeJS.ProcessEnv; apiKey: st
       Middy: /node_modules\/@middy\//,
       zod: /node_modules\/zod\//,
       'Powertools logger': /node_modules\/@aws-lambda-powertools\//,
+      'the prototypes (bench/prototypes/)': /\/bench\/prototypes\//,
       'other libraries': /node_modules\//,
       'garbage collection': /^\(garbage collector\)/,
       'Node.js internals': /node:|^\(program\)|^\(root\)/,
@@ -50,6 +71,13 @@ export async function warmOverhead(options: { env: NodeJS.ProcessEnv; apiKey: st
     // Each side's samples, told apart by when its requests ran: what a route spends beyond its
     // baseline, and on what, per request.
     const profiles = readProfiles(dir);
+    if (variant.replaced) {
+      // A prototype row stands only if the libraries it replaces never ran and the prototypes did.
+      const files = profiles.flatMap((profile) => profile.nodes.map((node) => node.callFrame.url));
+      if (files.some((file) => variant.replaced!.test(file)) || !files.some((file) => file.includes('/bench/prototypes/'))) {
+        throw new Error(`Row 2${variant.ids}: the prototype did not replace what it names`);
+      }
+    }
     const beyond = (name: string) => {
       const perRequest = (side: Side) => Object.entries(cpuByArea(profiles, areas, side.windows)).map(([area, us]) => [area, us / side.samples.length / 1000] as const);
       const baseline = new Map(perRequest(result.baseline[name]!));
@@ -66,8 +94,8 @@ export async function warmOverhead(options: { env: NodeJS.ProcessEnv; apiKey: st
       const elapsed = (side: Side) => `p50 ${percentile(side.samples, 50).toFixed(2)}, p99 ${percentile(side.samples, 99).toFixed(2)} ms`;
       const notes = [...(ratio > TARGET_RATIO ? [beyond(name)] : []), ...(odd.length || result.misses ? [`statuses ${result.statuses.join('/')}, ${result.misses} unrecorded calls`] : [])];
       return {
-        id: `2${'abc'[i]}`,
-        what: `warm ${name}: CPU per request in process, no I/O (AWS answered from a recording), ${own.samples.length} requests, vs an SDK-only handler making its calls (${calls})`,
+        id: `2${variant.ids[i]}`,
+        what: `${variant.what} ${name}: CPU per request in process, no I/O (AWS answered from a recording), ${own.samples.length} requests, vs an SDK-only handler making its calls (${calls})`,
         figure: `${own.meanCpuMs.toFixed(2)} ms vs ${baseline.meanCpuMs.toFixed(2)} ms (×${ratio.toFixed(2)}); elapsed ${elapsed(own)} vs ${elapsed(baseline)}`,
         target: `≤ ×${TARGET_RATIO}`,
         verdict: ratio <= TARGET_RATIO ? 'met' : 'missed',
