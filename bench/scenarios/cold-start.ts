@@ -37,6 +37,9 @@ const INIT_TARGET = 1.25;
 /** A function with no AWS client has an empty baseline, so it is held to a size instead of a ratio. */
 const CLIENTLESS_SIZE_TARGET_KIB = 40;
 
+/** lambdas/shared/store.ts `withoutCallLog`, as the baselines' clients are built as the functions' are. */
+const WITHOUT_CALL_LOG = "const withoutCallLog = (client) => { client.middlewareStack.remove('loggerMiddleware'); return client; };";
+
 /** The esbuild options `cdk synth` derives from the stack's bundling options. */
 export function esbuildOptionsForStack(): BuildOptions {
   return {
@@ -64,16 +67,16 @@ const grantsQueue = (access: RouteDefinition['access']) => Boolean(access.queue 
  * with one call to each.
  */
 export function baselineSource(access: RouteDefinition['access']): string {
-  const lines = ['const region = process.env.AWS_REGION;'];
+  const lines = ['const region = process.env.AWS_REGION;', WITHOUT_CALL_LOG];
   const calls: string[] = [];
   if (access.table) {
     lines.unshift("import { DynamoDBClient } from '@aws-sdk/client-dynamodb';", "import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';");
-    lines.push('const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({ region, endpoint: process.env.DYNAMODB_ENDPOINT }));');
+    lines.push('const dynamo = DynamoDBDocumentClient.from(withoutCallLog(new DynamoDBClient({ region, endpoint: process.env.DYNAMODB_ENDPOINT })));');
     calls.push("await dynamo.send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: { pk: 'BENCH#BASELINE', sk: 'BENCH#BASELINE' } }));");
   }
   if (grantsQueue(access)) {
     lines.unshift("import { SQSClient, SendMessageCommand } from '@aws-sdk/client-sqs';");
-    lines.push('const sqs = new SQSClient({ region, endpoint: process.env.SQS_ENDPOINT });');
+    lines.push('const sqs = withoutCallLog(new SQSClient({ region, endpoint: process.env.SQS_ENDPOINT }));');
     calls.push("await sqs.send(new SendMessageCommand({ QueueUrl: process.env.QUEUE_URL, MessageBody: '{}' }));");
   }
   if (access.secrets) {
@@ -94,14 +97,14 @@ export function sameCallsSource(access: RouteDefinition['access'], calls: AwsReq
   const commandsOf = (prefix: string) => [...new Set(calls.flat().flatMap(({ operation }) => (operation.startsWith(prefix) ? [`${operation.slice(prefix.length)}Command`] : [])))];
   const dynamoCommands = commandsOf('DynamoDB_20120810.');
   const sqsCommands = commandsOf('AmazonSQS.');
-  const lines = ['const region = process.env.AWS_REGION;'];
+  const lines = ['const region = process.env.AWS_REGION;', WITHOUT_CALL_LOG];
   if (access.table) {
     lines.unshift(`import { DynamoDBClient, ${dynamoCommands.join(', ')} } from '@aws-sdk/client-dynamodb';`, "import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';");
-    lines.push('export const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({ region, endpoint: process.env.DYNAMODB_ENDPOINT }));');
+    lines.push('export const dynamo = DynamoDBDocumentClient.from(withoutCallLog(new DynamoDBClient({ region, endpoint: process.env.DYNAMODB_ENDPOINT })));');
   }
   if (grantsQueue(access)) {
     lines.unshift(`import { SQSClient, ${sqsCommands.join(', ')} } from '@aws-sdk/client-sqs';`);
-    lines.push('export const sqs = new SQSClient({ region, endpoint: process.env.SQS_ENDPOINT });');
+    lines.push('export const sqs = withoutCallLog(new SQSClient({ region, endpoint: process.env.SQS_ENDPOINT }));');
   }
   if (access.secrets) {
     lines.unshift("import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';");

@@ -2,7 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { config } from './config';
-import { documentClientOptions } from './store';
+import { documentClientOptions, withoutCallLog } from './store';
 
 /** A client's settings; a function so the clients below stay free of side effects for the bundler. */
 function clientConfig(endpoint: 'DYNAMODB_ENDPOINT' | 'SQS_ENDPOINT') {
@@ -14,6 +14,6 @@ function clientConfig(endpoint: 'DYNAMODB_ENDPOINT' | 'SQS_ENDPOINT') {
  * as defaults, so tests can pass their own or mock these with aws-sdk-client-mock. Marked pure
  * so a bundle leaves out a client its function never uses, and the SDK package behind it.
  */
-export const dynamo = /* @__PURE__ */ DynamoDBDocumentClient.from(/* @__PURE__ */ new DynamoDBClient(/* @__PURE__ */ clientConfig('DYNAMODB_ENDPOINT')), documentClientOptions);
+export const dynamo = /* @__PURE__ */ DynamoDBDocumentClient.from(/* @__PURE__ */ withoutCallLog(/* @__PURE__ */ new DynamoDBClient(/* @__PURE__ */ clientConfig('DYNAMODB_ENDPOINT'))), documentClientOptions);
 
-export const sqs = /* @__PURE__ */ new SQSClient(/* @__PURE__ */ clientConfig('SQS_ENDPOINT'));
+export const sqs = /* @__PURE__ */ withoutCallLog(/* @__PURE__ */ new SQSClient(/* @__PURE__ */ clientConfig('SQS_ENDPOINT')));
