@@ -279,7 +279,9 @@ How the rows are measured:
   SDK, rounds alternating. 4d: dispatches written by the send path onto queues of the bench's own, taken through the
   runtime's queue poller (4 batches of 10 in flight) in a child process whose sandbox reports nothing, by the deployed
   deliver handler and, rounds alternating, by a handler that replays the DynamoDB calls one warm delivery made, with
-  each record's dispatch id, number and conversation put in. 7a: RSS sampled every 50 ms in the bench process, which
+  each record's dispatch id, number and conversation put in. 6e: one day's report entries at 10^5 queried through the
+  functions' document client and through one built as the SDK builds it by default, reads alternating; medians of
+  the bench process's CPU (DynamoDB Local runs in another). 7a: RSS sampled every 50 ms in the bench process, which
   hosts the runtime and autocannon.
 - 8: 200 sandbox sends reported sent, delivered and read, each function invocation metered (duration, AWS calls and
   capacity, log bytes) and priced at AWS list prices; what is assumed, and the write floor: docs/cost.md.
