@@ -1,8 +1,9 @@
 /**
  * A prototype, not the product: the middleware runner that row 2's prototype rows (2d–2f) put in
  * place of `@middy/core`, to measure what issue 17's ×1.3 warm-CPU target would take (decision 119).
- * It runs what lambdas/http/http-stack.ts gives Middy the way Middy runs it: `before`s in order, the first to return a value answering early; the handler; `after`s in
- * reverse; on a throw, `onError`s in reverse until one sets a response, else the error is thrown.
+ * It runs what lambdas/http/http-stack.ts gives Middy the way Middy runs it: `before`s in order,
+ * the first to return a value answering early; the handler; `after`s in reverse; on a throw,
+ * `onError`s in reverse until one sets a response, else the error is thrown.
  *
  * What it leaves out, and the stack would give up with it: the early-timeout answer (Middy answers
  * a contract error body 5 ms before Lambda's timeout, with a timer and an AbortController each
