@@ -13,13 +13,20 @@ const ddb = mockClient(DynamoDBDocumentClient);
 const sqs = mockClient(SQSClient);
 const NOW = new Date('2026-11-20T08:00:00.000Z');
 
+/** The consumer and what its tests build events with, imported after the environment above. */
+async function consumerModules() {
+  return {
+    ...(await import('../../../lambdas/shared/table')),
+    ...(await import('../../support/webhooks')),
+    ...(await import('../../../lambdas/domain/webhooks/webhook-event')),
+    ...(await import('../../../lambdas/handlers/deliver-webhook-event')),
+    ...(await import('../../../lib/testing')),
+  };
+}
+
 describe('the webhook-events consumer', () => {
   it('posts a batch’s events at once: a receiver that hangs does not hold up another endpoint’s event; the failed attempt is logged for the runbook, the delivered one only counted', async () => {
-    const { keys } = await import('../../../lambdas/shared/table');
-    const { storedWebhookEndpoint } = await import('../../support/webhooks');
-    const { testEvent } = await import('../../../lambdas/domain/webhooks/webhook-event');
-    const { deliverEventBatch } = await import('../../../lambdas/handlers/deliver-webhook-event');
-    const { lambdaContext, sqsEvent } = await import('../../../lib/testing');
+    const { keys, storedWebhookEndpoint, testEvent, deliverEventBatch, lambdaContext, sqsEvent } = await consumerModules();
 
     const held: ServerResponse[] = [];
     let fastGotIt!: () => void;
@@ -76,11 +83,7 @@ describe('the webhook-events consumer', () => {
   });
 
   it('reads each endpoint once a batch, however many of its records name it, and again in the next batch', async () => {
-    const { keys } = await import('../../../lambdas/shared/table');
-    const { storedWebhookEndpoint } = await import('../../support/webhooks');
-    const { testEvent } = await import('../../../lambdas/domain/webhooks/webhook-event');
-    const { deliverEventBatch } = await import('../../../lambdas/handlers/deliver-webhook-event');
-    const { lambdaContext, sqsEvent } = await import('../../../lib/testing');
+    const { keys, storedWebhookEndpoint, testEvent, deliverEventBatch, lambdaContext, sqsEvent } = await consumerModules();
     ddb.reset();
     sqs.reset();
 
