@@ -43,6 +43,10 @@ export class TtlCache<V> {
     return loaded;
   }
 
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
   clear(): void {
     this.entries.clear();
     this.loading.clear();

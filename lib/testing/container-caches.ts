@@ -6,6 +6,7 @@ import { clearSandboxCalls } from '../../lambdas/domain/providers/sandbox';
 import { clearTemplateCache } from '../../lambdas/domain/templates/template-lookup';
 import { clearEndpointHealthCache } from '../../lambdas/domain/webhooks/endpoint-health';
 import { clearEventGateCache } from '../../lambdas/domain/webhooks/event-gate';
+import { clearNumberOwnerCache } from '../../lambdas/domain/workspaces/number-owner-lookup';
 import { clearWorkspaceCache } from '../../lambdas/domain/workspaces/workspace-lookup';
 
 /**
@@ -21,6 +22,8 @@ export const containerCaches = {
   templates: clearTemplateCache,
   /** Workspaces and their settings (1 s): lambdas/domain/workspaces/workspace-lookup.ts. */
   workspaces: clearWorkspaceCache,
+  /** Which workspace owns a WhatsApp number, for statuses (1 min): lambdas/domain/workspaces/number-owner-lookup.ts. */
+  numberOwners: clearNumberOwnerCache,
   /** Leased blocks of a workspace's `sendsPerMinute`: lambdas/domain/messages/send-rate.ts. */
   sendRateLeases: clearSendAllowanceLeases,
   /** Secrets read through Powertools Parameters (the WhatsApp credentials, the cursor key; 5 min). */

@@ -7,6 +7,7 @@ import { applyStatus } from '../../lambdas/domain/delivery/dispatch-status';
 import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
 import { findProviderMessage } from '../../lambdas/domain/delivery/provider-message';
 import { DEAD_ATTEMPT_UNKNOWN_MS, QUEUED_GRACE_MS, RELEASED_GRACE_MS, reconcile, REPORT_SILENCE_MS } from '../../lambdas/domain/delivery/reconcile';
+import { listConversations } from '../../lambdas/domain/conversations/read-conversations';
 import { getDispatch } from '../../lambdas/domain/messages/dispatch-repository';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import { ProviderError, type Provider } from '../../lambdas/domain/providers/provider';
@@ -22,6 +23,7 @@ import type { BuildMiddleware } from '@smithy/types';
 import { startQueuePoller } from '../../lib/local/queue-poller';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
 import { useTableAndQueues } from '../support/sqs';
+import { inboundTextWebhook } from '../support/webhooks';
 import { runStreamConsumer } from '../support/stream-consumer';
 import { emulateRefusedWrites, emulateTransactionConflicts } from '../support/transaction-conflicts';
 import { CONFLICT_RETRIES } from '../../lambdas/shared/writes';
@@ -93,18 +95,20 @@ const itemsOf = async (dispatchId: string) => {
 /** An item of `itemsOf` by what it is: `DSP`, `TAG#<tag>` or `EVT#<status>`. */
 const labelOf = (item: Record<string, unknown>) =>
   item.entity === 'deliveryEvent' ? `EVT#${String(item.status)}` : item.entity === 'tagLink' ? `TAG#${String(item.pk).split('#TAG#')[1]}` : String(item.sk);
-/** What `work` returned, and the partition key of each GetItem it made through the table's client, in order. */
-async function itemsRead<T>(work: () => Promise<T>): Promise<{ result: T; read: string[] }> {
+/** What `work` returned, the partition key of each GetItem it made through the table's client, in order, and each other call's command and key. */
+async function itemsRead<T>(work: () => Promise<T>): Promise<{ result: T; read: string[]; written: string[] }> {
   const read: string[] = [];
+  const written: string[] = [];
   const name = `items-read-${randomUUID()}`;
   // At the build step the document client has marshalled the key: `{ S: '…' }`.
-  const recordGets: BuildMiddleware<object, object> = (next, context) => (args) => {
+  const recordCalls: BuildMiddleware<object, object> = (next, context) => (args) => {
     if (context.commandName === 'GetItemCommand') read.push(String((args.input as { Key: { pk: { S: string } } }).Key.pk.S));
+    else written.push(`${context.commandName} ${String((args.input as { Key?: { pk: { S: string } } }).Key?.pk.S)}`);
     return next(args);
   };
-  env.table.db.middlewareStack.add(recordGets as never, { step: 'build', name });
+  env.table.db.middlewareStack.add(recordCalls as never, { step: 'build', name });
   try {
-    return { result: await work(), read };
+    return { result: await work(), read, written };
   } finally {
     env.table.db.middlewareStack.remove(name);
   }
@@ -256,16 +260,22 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect((await rollupsOf(ws)).every((item) => item.dispatchCount === 1)).toBe(true);
   });
 
-  it('keeps Meta’s pricing from the statuses that carry it, and a changed one replaces it', async () => {
+  it('keeps Meta’s pricing from the delivered and read statuses that carry it, not from a sent one that moves nothing, and a changed one replaces it', async () => {
     const { ws, dispatchId } = await queuedDispatch(['promo']);
     await deliver(dispatchId, ws, scriptedProvider(() => Promise.resolve({ providerMessageId: 'wamid.priced' })).provider);
     const utility = { billable: true, category: 'utility', pricing_model: 'PMP', type: 'regular' };
     const report = (status: 'sent' | 'delivered' | 'read', at: number, pricing = utility) =>
       applyProviderReports(statusWebhook(`sandbox:${ws}`, [{ id: 'wamid.priced', status, timestamp: String(at), biz_opaque_callback_data: dispatchId, pricing }]), env.table);
 
-    await report('sent', 1_767_225_600);
-    expect(await itemsOf(dispatchId)).toContainEqual(expect.objectContaining({ sk: 'DSP', status: 'sent', pricing: { billable: true, category: 'utility', pricingModel: 'PMP' } }));
+    // Meta's `sent`, after our own answer moved the dispatch: one read of it, nothing written, not even
+    // its pricing, which Meta repeats on the delivered or read report of a charged message (decision 121).
+    const sent = await itemsRead(() => report('sent', 1_767_225_600));
+    expect(sent.result).toMatchObject({ applied: 0, skipped: 0 });
+    expect(sent.read).toEqual([`WANUM#sandbox:${ws}`, `DSP#${dispatchId}`]);
+    expect(sent.written.filter((call) => call.includes(dispatchId))).toEqual([]);
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent', pricing: null });
     expect(await report('delivered', 1_767_225_660)).toMatchObject({ applied: 1 });
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'delivered', pricing: { billable: true, category: 'utility', pricingModel: 'PMP' } });
     expect(await report('read', 1_767_225_720)).toMatchObject({ applied: 1 });
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'delivered', readAt: '2026-01-01T00:02:00.000Z', pricing: { billable: true, category: 'utility', pricingModel: 'PMP' } });
 
@@ -312,13 +322,53 @@ describe('the deliver consumer against DynamoDB Local', () => {
     const bare = await deliveredBy(wamid, false);
     expect(bare.read).toEqual([`WANUM#sandbox:${bare.ws}`, `WAMID#${wamid}`, `DSP#${bare.dispatchId}`]);
 
-    // Its `read`: `readAt` on the delivered dispatch, read once (a terminal status needs no fresh read to refuse a move).
+    // Its `read`: `readAt` on the delivered dispatch, read once (a terminal status needs no fresh read to refuse a move),
+    // the number's owner as this container read it a moment ago (decision 122).
     const read = await itemsRead(() =>
       applyProviderReports(statusWebhook(`sandbox:${echoed.ws}`, [{ id: 'w', status: 'read', timestamp: String(Math.floor(Date.now() / 1000)), biz_opaque_callback_data: echoed.dispatchId }]), env.table),
     );
     expect(read.result).toMatchObject({ applied: 1 });
-    expect(read.read).toEqual([`WANUM#sandbox:${echoed.ws}`, `DSP#${echoed.dispatchId}`]);
+    expect(read.read).toEqual([`DSP#${echoed.dispatchId}`]);
     expect(await getDispatch(echoed.ws, echoed.dispatchId, env.table)).toMatchObject({ status: 'delivered', readAt: expect.any(String) });
+  });
+
+  it('reads a number’s owner once a minute for its statuses, again for a status of another workspace’s dispatch, and afresh for a customer’s message (decision 122)', async () => {
+    const number = `num-${randomUUID().slice(0, 8)}`;
+    const [a, b] = [`ws-${randomUUID().slice(0, 8)}`, `ws-${randomUUID().slice(0, 8)}`];
+    const bind = async (ws: string, whatsappPhoneNumberId: string) => saveWorkspace({ id: ws, name: ws, rupiahPerCredit: 150, settings: { whatsappPhoneNumberId } }, new Date(), env.table);
+    await bind(a, number);
+    await bind(b, `${number}-b`);
+    const sentFrom = async (ws: string) => {
+      await saveTemplate(ws, template, env.table);
+      const { dispatchId } = await sendTemplateMessage(
+        { workspaceId: ws, apiClient: { id: randomUUID(), name: 'k' }, to: '081234567890', templateId: TEMPLATE_ID, variables: { name: 'B', order: '1' }, tagIds: [], trackingTags: [], now: new Date() },
+        { store: env.table, queue: env.queues },
+      );
+      await deliver(dispatchId, ws, scriptedProvider(accept).provider);
+      return dispatchId;
+    };
+    const delivered = (dispatchId: string) =>
+      itemsRead(() => applyProviderReports(statusWebhook(number, [{ id: `wamid.${dispatchId}`, status: 'delivered', timestamp: String(Math.floor(Date.now() / 1000)), biz_opaque_callback_data: dispatchId }]), env.table));
+
+    const [first, second] = [await sentFrom(a), await sentFrom(a)];
+    expect(await delivered(first)).toMatchObject({ result: { applied: 1 }, read: [`WANUM#${number}`, `DSP#${first}`] });
+    expect(await delivered(second)).toMatchObject({ result: { applied: 1 }, read: [`DSP#${second}`] });
+
+    // The number changes hands: b's dispatch is not skipped as another workspace's on what the container kept.
+    await bind(a, `${number}-a`);
+    await bind(b, number);
+    const third = await sentFrom(b);
+    expect(await delivered(third)).toMatchObject({ result: { applied: 1, skipped: 0 }, read: [`DSP#${third}`, `WANUM#${number}`] });
+    expect(await getDispatch(b, third, env.table)).toMatchObject({ status: 'delivered' });
+
+    // And back: a customer's message goes to the owner the table has now, whatever the container kept.
+    await bind(b, `${number}-b`);
+    await bind(a, number);
+    const from = '6281234567001';
+    const inbound = await itemsRead(() => applyProviderReports(inboundTextWebhook({ phoneNumberId: number, from, name: 'Sari', id: `wamid.${randomUUID()}`, text: 'Halo' }), env.table));
+    expect(inbound).toMatchObject({ result: { inbound: 1 }, read: expect.arrayContaining([`WANUM#${number}`]) });
+    expect((await listConversations(a, { phone: from, limit: 10 }, env.table)).items).toHaveLength(1);
+    expect((await listConversations(b, { phone: from, limit: 10 }, env.table)).items).toEqual([]);
   });
 
   it('never calls the provider twice when the consumer is killed between the provider call and the status write: unknown, then settled by the sandbox’s report', async () => {

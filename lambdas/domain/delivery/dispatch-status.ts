@@ -5,7 +5,7 @@ import { conflictPause, CONFLICT_RETRIES, CONFLICT_WAIT_MS, isConditionFailed, i
 import type { Dispatch } from '../messages/dispatch';
 import { getDispatchById, pricingChange, readReceipt, statusMove, type DispatchChange, type StatusMove } from '../messages/dispatch-repository';
 import type { Pricing } from '../providers/whatsapp-webhook';
-import { canTransition, isFirstReport, isTerminal } from './transitions';
+import { canTransition, isFirstReport, mayStillMove } from './transitions';
 
 const ATTEMPTS = 3;
 
@@ -19,9 +19,9 @@ const ATTEMPTS = 3;
  * duplicate, late or out-of-order report.
  */
 export async function applyStatus(dispatchId: string, change: StatusMove, store: Store = defaultStore(), known?: Dispatch): Promise<boolean> {
-  // Nothing moves out of a terminal status and none moves backwards, so a dispatch known to be in
-  // one is in it still: no fresh read could allow the move (a `read` after its `delivered`).
-  if (known && isTerminal(known.status)) return false;
+  // No fresh read could allow a move that nothing the known status can come to allows: a `read`
+  // after its `delivered` (decision 110), Meta's `sent` on a dispatch our own answer moved (decision 121).
+  if (known && !mayStillMove(known.status, change.to)) return false;
   const now = new Date();
   const moved = await changeDispatch(dispatchId, store, known, (current) => {
     if (!canTransition(current.status, change.to)) return undefined;

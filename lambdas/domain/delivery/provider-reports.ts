@@ -19,7 +19,7 @@ import {
 } from '../providers/whatsapp-webhook';
 import { optOutFromReply } from '../workspaces/marketing-opt-out';
 import { applyTemplateWebhook } from '../templates/template-webhook';
-import { workspaceOfNumber } from '../workspaces/workspace-number';
+import { currentNumberOwner, lookUpNumberOwner } from '../workspaces/number-owner-lookup';
 import { applyPricing, applyReadReceipt, applyStatus } from './dispatch-status';
 import { findProviderMessage } from './provider-message';
 import { noteReport } from './report-evidence';
@@ -90,10 +90,16 @@ export async function applyProviderReports(envelope: WebhookEnvelope, store: Sto
 
 type Skip = (reason: SkipReason, context: Record<string, unknown>) => void;
 
-/** One `messages` change: for the workspace that owns the business number it came to, and no other. */
+/**
+ * One `messages` change: for the workspace that owns the business number it came to, and no other.
+ * A customer's message goes to the number's owner as the table has it now; statuses alone take the
+ * owner the container read lately, and a status of another workspace's dispatch reads it again
+ * before it is skipped (decision 122).
+ */
 async function applyMessagesChange(change: MessagesChange, summary: ReportSummary, skip: Skip, store: Store): Promise<void> {
   const { phoneNumberId } = change;
-  const workspaceId = await workspaceOfNumber(phoneNumberId, store);
+  const now = new Date();
+  const workspaceId = await (change.messages.length ? currentNumberOwner : lookUpNumberOwner)(phoneNumberId, now, store);
   if (!workspaceId) {
     for (let i = 0; i < change.statuses.length + change.messages.length; i++) skip('unowned_number', { phoneNumberId });
     return;
@@ -154,16 +160,24 @@ function senderOf(from: { phone: string | null; userId: string | null }, contact
 async function applyStatusReport(workspaceId: string, phoneNumberId: string, status: ProviderStatus, store: Store): Promise<'applied' | 'unchanged' | SkipReason> {
   const dispatch = await dispatchOf(status, store);
   if (!dispatch) return 'unknown_message_id';
-  if (dispatch.workspaceId !== workspaceId) return 'foreign_dispatch';
+  if (dispatch.workspaceId !== workspaceId && dispatch.workspaceId !== (await currentNumberOwner(phoneNumberId, new Date(), store))) return 'foreign_dispatch';
   // Reports are flowing for what the number sent up to then: the reconciler's evidence for dead claims.
   if (dispatch.sentAt) await noteReport(phoneNumberId, dispatch.sentAt, store);
   // Meta repeats a message's pricing on each of its statuses: it rides on the status move when there is one, and is written only when it changed.
   const pricing = status.pricing && !samePricing(status.pricing, dispatch.pricing) ? status.pricing : undefined;
   const moved = await applyStatus(dispatch.dispatchId, { ...statusChangeOf(status), ...(pricing ? { pricing } : {}) }, store, dispatch);
   const read = status.status === 'read' && (await applyReadReceipt(dispatch.dispatchId, status.occurredAt, store, dispatch));
-  if (pricing && !moved) await applyPricing(dispatch.dispatchId, pricing, store, dispatch);
+  if (pricing && !moved && pricedAlone(status)) await applyPricing(dispatch.dispatchId, pricing, store, dispatch);
   return moved || read ? 'applied' : 'unchanged';
 }
+
+/**
+ * Whether a status that moves nothing writes its pricing on its own. Not a `sent` one: Meta prices
+ * a charged message on its delivered or read report at least, and a delivered move takes the pricing
+ * with it for nothing, where a write of its own would cost a write unit and a `message.status.updated`
+ * event a message (decision 121).
+ */
+const pricedAlone = (status: ProviderStatus) => status.status !== 'sent';
 
 const samePricing = (a: Pricing, b: Pricing | null) => !!b && a.billable === b.billable && a.category === b.category && a.pricingModel === b.pricingModel;
 

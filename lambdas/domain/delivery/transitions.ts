@@ -19,6 +19,24 @@ export const canTransition = (from: DispatchStatus, to: DispatchStatus): boolean
 
 export const isTerminal = (status: DispatchStatus): boolean => status === 'delivered' || status === 'failed' || status === 'canceled';
 
+/** The statuses a dispatch in `from` may still come to, `from` included. */
+function reachableFrom(from: DispatchStatus): DispatchStatus[] {
+  const reached = [from];
+  for (let i = 0; i < reached.length; i++) {
+    for (const [to, sources] of Object.entries(allowedFrom) as [DispatchStatus, readonly DispatchStatus[]][]) {
+      if (sources.includes(reached[i]!) && !reached.includes(to)) reached.push(to);
+    }
+  }
+  return reached;
+}
+
+/**
+ * Whether a move to `to` could still be allowed on a dispatch last seen in `from`. A read may be
+ * stale but never ahead, and status never moves backwards, so the dispatch is now in a status
+ * `from` can come to: when none of those allows the move, no fresh read would (decision 121).
+ */
+export const mayStillMove = (from: DispatchStatus, to: DispatchStatus): boolean => reachableFrom(from).some((status) => canTransition(status, to));
+
 /** Statuses that count in reports (docs/api.md#reports). */
 export const countsAsSent = (status: DispatchStatus): boolean => status === 'sent' || status === 'delivered';
 

@@ -1,6 +1,6 @@
 import { statusChangeOf } from '../../../lambdas/domain/delivery/provider-reports';
-import { canTransition } from '../../../lambdas/domain/delivery/transitions';
-import { dispatchStatuses } from '../../../lambdas/domain/messages/dispatch';
+import { canTransition, mayStillMove } from '../../../lambdas/domain/delivery/transitions';
+import { dispatchStatuses, type DispatchStatus } from '../../../lambdas/domain/messages/dispatch';
 import { classifyWhatsAppError } from '../../../lambdas/domain/providers/whatsapp-errors';
 import { isValidWebhookSignature, readStatus, signWebhookBody } from '../../../lambdas/domain/providers/whatsapp-webhook';
 
@@ -29,6 +29,20 @@ describe('dispatch status transitions (docs/api.md#dispatch-statuses)', () => {
     for (const terminal of ['delivered', 'failed', 'canceled'] as const) {
       expect(dispatchStatuses.filter((to) => canTransition(terminal, to))).toEqual([]);
     }
+  });
+
+  it('knows, from a status last seen, which moves no later read could allow', () => {
+    const hopeless = (from: DispatchStatus) => dispatchStatuses.filter((to) => !mayStillMove(from, to));
+    // A terminal status refuses everything; WhatsApp's `sent` on a dispatch our own answer moved to sent is refused for good.
+    expect(hopeless('delivered')).toEqual([...dispatchStatuses]);
+    expect(hopeless('failed')).toEqual([...dispatchStatuses]);
+    expect(hopeless('canceled')).toEqual([...dispatchStatuses]);
+    expect(hopeless('sent')).toEqual(['queued', 'processing', 'sent', 'canceled', 'unknown']);
+    // A stale `queued` may be `processing` by now, from which sent and delivered are allowed.
+    expect(hopeless('queued')).toEqual(['queued']);
+    expect(hopeless('processing')).toEqual(['queued', 'processing', 'canceled']);
+    expect(hopeless('unknown')).toEqual(['queued', 'processing', 'canceled', 'unknown']);
+    for (const from of dispatchStatuses) for (const to of dispatchStatuses) if (canTransition(from, to)) expect(mayStillMove(from, to)).toBe(true);
   });
 });
 

@@ -22,6 +22,7 @@ const moduleState: Record<string, keyof typeof containerCaches | { notACache: st
   'lambdas/domain/api-keys/authenticate.ts cache': 'apiKeys',
   'lambdas/domain/templates/template-lookup.ts cache': 'templates',
   'lambdas/domain/workspaces/workspace-lookup.ts cache': 'workspaces',
+  'lambdas/domain/workspaces/number-owner-lookup.ts cache': 'numberOwners',
   'lambdas/domain/webhooks/event-gate.ts cache': 'webhookEventGate',
   'lambdas/domain/webhooks/endpoint-health.ts cleared': 'webhookEndpointHealth',
   'lambdas/domain/messages/send-rate.ts leases': 'sendRateLeases',
