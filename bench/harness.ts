@@ -43,6 +43,9 @@ export interface Invocation {
   /** Bytes and lines the function wrote to stdout (its log lines and EMF metrics): what CloudWatch Logs ingests. */
   logBytes: number;
   logLines: number;
+  /** Of those, the EMF metric lines: a function flushes its metrics once an invocation, however many records it took. */
+  metricBytes: number;
+  metricLines: number;
   /** SQS records in the event (the deliver consumer's batch), else 0. */
   records: number;
   /** What it logged, kept only when BENCH_KEEP_LOGS is set (to see what the bytes are). */
@@ -67,7 +70,12 @@ export function functionMeter() {
       if (!invocation) return write(chunk, ...rest);
       const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
       invocation.logBytes += Buffer.byteLength(text);
-      invocation.logLines += text.split('\n').filter(Boolean).length;
+      const lines = text.split('\n').filter(Boolean);
+      invocation.logLines += lines.length;
+      for (const line of lines.filter((candidate) => candidate.startsWith('{"_aws":'))) {
+        invocation.metricBytes += Buffer.byteLength(line) + 1;
+        invocation.metricLines += 1;
+      }
       invocation.logText?.push(text);
       (rest.find((arg) => typeof arg === 'function') as (() => void) | undefined)?.();
       return true;
@@ -78,7 +86,7 @@ export function functionMeter() {
     current,
     invoke: async <T>(functionName: string, work: () => Promise<T>, event?: unknown): Promise<T> => {
       const records = (event as { Records?: unknown[] } | undefined)?.Records?.length ?? 0;
-      const invocation: Invocation = { functionName, ms: 0, calls: [], logBytes: 0, logLines: 0, records, harnessMs: 0, ...(process.env.BENCH_KEEP_LOGS ? { logText: [] } : {}) };
+      const invocation: Invocation = { functionName, ms: 0, calls: [], logBytes: 0, logLines: 0, metricBytes: 0, metricLines: 0, records, harnessMs: 0, ...(process.env.BENCH_KEEP_LOGS ? { logText: [] } : {}) };
       const started = performance.now();
       try {
         return await current.run(invocation, work);

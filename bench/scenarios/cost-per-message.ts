@@ -395,9 +395,10 @@ function pricePath(invocations: Invocation[], n: number, log: (line: string) => 
     [PATH.project]: { invocations: 1 / PUBLISH_MESSAGES_PER_BATCH + 1 / REPORT_MESSAGES_PER_WINDOW, ms: billedMs(project) / n },
   };
   const sqs = { send: calls.filter((call) => call.command === 'SendMessageCommand').length / n, receiveAndDelete: 2 / BATCH, other: calls.filter((call) => call.service === 'sqs' && call.command !== 'SendMessageCommand').length / n };
-  const pathInvocations = [...send, ...deliver, ...webhook, ...publish, ...project];
-  const appLogBytes = sum(pathInvocations, (i) => i.logBytes) / n;
-  const appLogLines = sum(pathInvocations, (i) => i.logLines) / n;
+  const pathFunctions = [[PATH.send, send], [PATH.deliver, deliver], [PATH.webhook, webhook], [PATH.publish, publish], [PATH.project, project]] as const;
+  const logs = Object.fromEntries(pathFunctions.map(([fn, list]) => [fn, logsPerMessage(list, n, lambda[fn].invocations)]));
+  const appLogBytes = sum(Object.values(logs), (l) => l.bytes);
+  const appLogLines = sum(Object.values(logs), (l) => l.lines);
   // Lambda's own records per invocation (JSON log format), and API Gateway's access log line per request.
   const platformBytes = sum(Object.values(lambda), (l) => l.invocations) * platformLogBytes();
   const webhookAccessLogBytes = webhooksPerMessage * accessLogLineBytes('POST', routes.whatsappWebhook.path, 200);
@@ -420,7 +421,7 @@ function pricePath(invocations: Invocation[], n: number, log: (line: string) => 
 
   if (process.env.BENCH_KEEP_LOGS) log([send[0], deliver[0], ...webhook.slice(0, 3)].flatMap((i) => i?.logText ?? []).join(''));
   log(`  ${n} messages: ${send.length} sends, ${deliver.length} deliver batches (${records} records), ${webhook.length} webhooks, ${publish.length} publisher batches (${sum(publish, (i) => i.records)} records), ${project.length} report projection invocations (${sum(project, (i) => i.records)} records)${elsewhere.length ? `; not on the path: ${elsewhere.join(', ')}` : ''}`);
-  for (const [fn, list] of [[PATH.send, send], [PATH.deliver, deliver], [PATH.webhook, webhook], [PATH.publish, publish], [PATH.project, project]] as const) log(`  ${fn} per message: ${dynamoLine(list, n)}`);
+  for (const [fn, list] of pathFunctions) log(`  ${fn} per message: ${dynamoLine(list, n)}; logs ${Math.round(logs[fn]!.bytes)} B in ${logs[fn]!.lines.toFixed(2)} lines`);
   return {
     components,
     total: sum(components, (c) => c.dollars) * 1e6,
@@ -470,7 +471,7 @@ function priceEvents(invocations: Invocation[], n: number, eventsPerMessage: num
   };
   const sqsRequests = calls.filter((call) => call.service === 'sqs').length / n + (2 * eventsPerMessage) / webhookQueueSettings.batchSize;
   const platformBytes = lambda[EVENTS_PATH.deliver].invocations * platformLogBytes();
-  const logBytes = sum(deliver, (i) => i.logBytes) / n + platformBytes;
+  const logBytes = logsPerMessage(deliver, n, lambda[EVENTS_PATH.deliver].invocations).bytes + platformBytes;
   const dollars =
     sum(Object.entries(lambda), ([fn, l]) => lambdaComponent(fn, l).dollars) +
     writeUnits * prices.dynamodbWriteUnit +
@@ -527,6 +528,22 @@ const lambdaComponent = (fn: string, l: { invocations: number; ms: number }): Co
 
 /** A function's billed time: measured, less its waits on the local emulators, plus an in-region AWS call each, rounded up per invocation. */
 const billedMs = (list: Invocation[]) => sum(list, (i) => Math.ceil(Math.max(0, i.ms - sum(i.calls, (call) => call.ms)) + i.calls.length * AWS_CALL_MS));
+
+/**
+ * A function's log lines per message: as measured, except its metric line, which it writes once
+ * an invocation (lambdas/shared/metrics.ts). Locally the stream and queue functions run a record
+ * or two at a time; deployed, `invocationsPerMessage` (batches of 10), each flushing one line for
+ * its batch (its values as arrays, a few bytes more a record: left out). A count by a dimension
+ * (a failure code, a skip reason) is a line of its own each time; none is on this path.
+ */
+function logsPerMessage(list: Invocation[], n: number, invocationsPerMessage: number): { bytes: number; lines: number } {
+  if (!list.length) return { bytes: 0, lines: 0 };
+  const perInvocation = (of: (i: Invocation) => number) => (sum(list, of) / list.length) * invocationsPerMessage;
+  return {
+    bytes: sum(list, (i) => i.logBytes - i.metricBytes) / n + perInvocation((i) => i.metricBytes),
+    lines: sum(list, (i) => i.logLines - i.metricLines) / n + perInvocation((i) => i.metricLines),
+  };
+}
 
 const dynamoLine = (list: Invocation[], n: number) => {
   const own = list.flatMap((i) => i.calls).filter((call) => call.service === 'dynamodb');
