@@ -4,6 +4,7 @@ import { SQSClient, SendMessageCommand, type SendMessageCommandInput } from '@aw
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SerializeMiddleware } from '@smithy/types';
 import autocannon from 'autocannon';
+import { withoutCallLog } from '../../lambdas/shared/store';
 import type { LocalRuntime } from '../../lib/local/runtime';
 import { median, type Row } from '../harness';
 
@@ -34,9 +35,9 @@ export async function sendThroughput(options: {
   const headers = { 'content-type': 'application/json', 'x-api-key': options.apiKey };
   const captured = await captureOneSend(options, headers, body);
 
-  // The baseline's own clients, configured as the handlers' are.
-  const dynamodb = new DynamoDBClient({ region: options.runtime.region, endpoint: options.runtime.dynamodbEndpoint });
-  const sqs = new SQSClient({ region: options.runtime.region, endpoint: options.runtime.sqsEndpoint });
+  // The baseline's own clients, configured as the handlers' are (without the SDK's call logger, decision 120).
+  const dynamodb = withoutCallLog(new DynamoDBClient({ region: options.runtime.region, endpoint: options.runtime.dynamodbEndpoint }));
+  const sqs = withoutCallLog(new SQSClient({ region: options.runtime.region, endpoint: options.runtime.sqsEndpoint }));
   const template = JSON.stringify(captured.transaction);
   const messageTemplate = JSON.stringify(captured.message);
   const direct = async () => {
