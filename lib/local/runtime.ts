@@ -19,7 +19,7 @@ import { readSeed } from './seed-file';
 import type { ApiHandler, LoadedRoute } from './http-server';
 import type { FunctionUrlHandler } from './function-url-server';
 import { createDispatchQueues, createWebhookQueues, startSqsEmulator, type SqsEmulator } from './sqs-emulator';
-import { startStreamPoller, type StreamHandler, type StreamPoller, type WindowHandler } from './stream-poller';
+import { startStreamPoller, type StreamHandler, type WindowHandler } from './stream-poller';
 import { isolateInvocations } from './invocation-store';
 
 const LOCAL_REGION = 'ap-southeast-3';
@@ -41,6 +41,12 @@ export interface LocalRuntimeOptions {
   namePrefix?: string;
   /** Run the deliver consumer in this process (the default); false leaves it to another (bench/chaos-consumer.ts). */
   consumer?: boolean;
+  /**
+   * Run the table's stream readers (the webhook-events publisher, the report projection), as
+   * deployed: the default. A test that writes its data straight to the table and reads it back over
+   * HTTP may leave them out rather than have them read every record it writes.
+   */
+  streamReaders?: boolean;
   /**
    * Runs every function invocation (each route's, the deliver consumer's, the reconciler's), as
    * Lambda's runtime would: the benchmarks meter each one by function (bench/harness.ts).
@@ -107,17 +113,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   let functionUrlServer: Server | undefined;
   let poller: QueuePoller | undefined;
   let webhookPoller: QueuePoller | undefined;
-  let publisher: StreamPoller | undefined;
-  let reportProjection: StreamPoller | undefined;
-  let streams: DynamoDBStreamsClient | undefined;
+  let streamReaders: StreamReaders | undefined;
   let reconciler: NodeJS.Timeout | undefined;
   let sqs: SQSClient | undefined;
 
   const stop = async () => {
     clearInterval(reconciler);
-    await publisher?.stop();
-    await reportProjection?.stop();
-    streams?.destroy();
+    await streamReaders?.stop();
     await poller?.stop();
     await webhookPoller?.stop();
     // Reports the sandbox still owes land while the server still listens (it retries failed ones).
@@ -203,36 +205,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       const deliver = (await import('../../lambdas/handlers/deliver')) as { handler: SqsHandler };
       poller = startQueuePoller({ sqs, queueUrl, queueArn, region, handler: (event, context) => invoke('deliver', () => deliver.handler(event, context), event), onError });
     }
-    // The table's stream consumer runs as deployed, whoever runs the deliver consumer: delivery
+    // The table's stream readers run as deployed, whoever runs the deliver consumer: delivery
     // events are written from the stream (decision 112), and webhook events go out through it,
     // then the webhook-events queue.
-    const publish = (await import('../../lambdas/handlers/publish-webhook-events')) as { handler: StreamHandler };
-    streams = new DynamoDBStreamsClient({ endpoint: dynamodbEndpoint, region, credentials: LOCAL_CREDENTIALS });
-    publisher = await startStreamPoller({
-      dynamodb,
-      streams,
-      region,
-      tableName,
-      functionName: 'publish-webhook-events',
-      filter: isPublishable,
-      consumer: { handler: (event, context) => invoke('publish-webhook-events', () => publish.handler(event, context), event) },
-      onError,
-    });
-    // The stream's second reader, as deployed: tag links and report rollups (decision 113).
-    const projectReports = (await import('../../lambdas/handlers/project-reports')) as { handler: WindowHandler };
-    reportProjection = await startStreamPoller({
-      dynamodb,
-      streams,
-      region,
-      tableName,
-      functionName: 'project-reports',
-      filter: isReportsChange,
-      consumer: {
-        windowSeconds: options.reportsWindowSeconds ?? reportProjectionSettings.tumblingWindowSeconds,
-        windowHandler: (event, context) => invoke('project-reports', () => projectReports.handler(event, context), event),
-      },
-      onError,
-    });
+    if (options.streamReaders ?? true) {
+      streamReaders = await startStreamReaders({ dynamodb, dynamodbEndpoint, region, tableName, invoke, onError, reportsWindowSeconds: options.reportsWindowSeconds });
+    }
     const { webhookQueueSettings } = await import('../../lambdas/shared/webhook-queue-settings');
     const deliverEvents = (await import('../../lambdas/handlers/deliver-webhook-event')) as { handler: SqsHandler };
     webhookPoller = startQueuePoller({
@@ -288,4 +266,58 @@ function closeServer(server: Server): Promise<void> {
     server.close(() => done());
     server.closeAllConnections();
   });
+}
+
+interface StreamReaders {
+  stop(): Promise<void>;
+}
+
+/** The table's two stream readers, as deployed: the webhook-events publisher and the report projection (decision 113). */
+async function startStreamReaders(options: {
+  dynamodb: DynamoDBClient;
+  dynamodbEndpoint: string;
+  region: string;
+  tableName: string;
+  invoke: Invoke;
+  onError: (error: unknown) => void;
+  reportsWindowSeconds: number | undefined;
+}): Promise<StreamReaders> {
+  const { dynamodb, region, tableName, invoke, onError } = options;
+  const streams = new DynamoDBStreamsClient({ endpoint: options.dynamodbEndpoint, region, credentials: LOCAL_CREDENTIALS });
+  const publish = (await import('../../lambdas/handlers/publish-webhook-events')) as { handler: StreamHandler };
+  const publisher = await startStreamPoller({
+    dynamodb,
+    streams,
+    region,
+    tableName,
+    functionName: 'publish-webhook-events',
+    filter: isPublishable,
+    consumer: { handler: (event, context) => invoke('publish-webhook-events', () => publish.handler(event, context), event) },
+    onError,
+  });
+  const projectReports = (await import('../../lambdas/handlers/project-reports')) as { handler: WindowHandler };
+  const reportProjection = await startStreamPoller({
+    dynamodb,
+    streams,
+    region,
+    tableName,
+    functionName: 'project-reports',
+    filter: isReportsChange,
+    consumer: {
+      windowSeconds: options.reportsWindowSeconds ?? reportProjectionSettings.tumblingWindowSeconds,
+      windowHandler: (event, context) => invoke('project-reports', () => projectReports.handler(event, context), event),
+    },
+    onError,
+  }).catch(async (error: unknown) => {
+    await publisher.stop();
+    streams.destroy();
+    throw error;
+  });
+  return {
+    async stop() {
+      await publisher.stop();
+      await reportProjection.stop();
+      streams.destroy();
+    },
+  };
 }

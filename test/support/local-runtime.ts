@@ -36,6 +36,7 @@ export async function startTestRuntime(
     onError?: (error: unknown) => void;
     webhookFrontDoor?: LocalRuntimeOptions['webhookFrontDoor'];
     invoke?: LocalRuntimeOptions['invoke'];
+    streamReaders?: boolean;
   } = {},
 ): Promise<LocalRuntime & { store: Store }> {
   const runtime = await startLocalRuntime({
@@ -48,6 +49,7 @@ export async function startTestRuntime(
     reportsWindowSeconds: TEST_REPORTS_WINDOW_SECONDS,
     ...(options.webhookFrontDoor ? { webhookFrontDoor: options.webhookFrontDoor } : {}),
     ...(options.invoke ? { invoke: options.invoke } : {}),
+    ...(options.streamReaders === false ? { streamReaders: false } : {}),
     onError:
       options.onError ??
       ((error) => {
