@@ -17,8 +17,6 @@ export const allowedFrom: Record<DispatchStatus, readonly DispatchStatus[]> = {
 
 export const canTransition = (from: DispatchStatus, to: DispatchStatus): boolean => allowedFrom[to].includes(from);
 
-export const isTerminal = (status: DispatchStatus): boolean => status === 'delivered' || status === 'failed' || status === 'canceled';
-
 /** The statuses a dispatch in `from` may still come to, `from` included. */
 function reachableFrom(from: DispatchStatus): DispatchStatus[] {
   const reached = [from];
