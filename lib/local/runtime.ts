@@ -285,29 +285,23 @@ async function startStreamReaders(options: {
   const { dynamodb, region, tableName, invoke, onError } = options;
   const streams = new DynamoDBStreamsClient({ endpoint: options.dynamodbEndpoint, region, credentials: LOCAL_CREDENTIALS });
   const publish = (await import('../../lambdas/handlers/publish-webhook-events')) as { handler: StreamHandler };
+  // Both read the same table's stream with the same clients.
+  const source = { dynamodb, streams, region, tableName, onError };
   const publisher = await startStreamPoller({
-    dynamodb,
-    streams,
-    region,
-    tableName,
+    ...source,
     functionName: 'publish-webhook-events',
     filter: isPublishable,
     consumer: { handler: (event, context) => invoke('publish-webhook-events', () => publish.handler(event, context), event) },
-    onError,
   });
   const projectReports = (await import('../../lambdas/handlers/project-reports')) as { handler: WindowHandler };
   const reportProjection = await startStreamPoller({
-    dynamodb,
-    streams,
-    region,
-    tableName,
+    ...source,
     functionName: 'project-reports',
     filter: isReportsChange,
     consumer: {
       windowSeconds: options.reportsWindowSeconds ?? reportProjectionSettings.tumblingWindowSeconds,
       windowHandler: (event, context) => invoke('project-reports', () => projectReports.handler(event, context), event),
     },
-    onError,
   }).catch(async (error: unknown) => {
     await publisher.stop();
     streams.destroy();
