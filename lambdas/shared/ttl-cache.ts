@@ -18,8 +18,12 @@ export class TtlCache<V> {
     return entry.value;
   }
 
+  /** Keeps `value` for `ttlMs`; a TTL of 0 keeps nothing, and forgets what the key held. */
   set(key: string, value: V, ttlMs: number, nowMs: number): void {
-    if (ttlMs <= 0) return;
+    if (ttlMs <= 0) {
+      this.entries.delete(key);
+      return;
+    }
     if (this.entries.size >= this.maxEntries && !this.entries.has(key)) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(key, { value, until: nowMs + ttlMs });
   }
@@ -41,10 +45,6 @@ export class TtlCache<V> {
       .finally(() => this.loading.delete(key));
     this.loading.set(key, loaded);
     return loaded;
-  }
-
-  delete(key: string): void {
-    this.entries.delete(key);
   }
 
   clear(): void {

@@ -18,7 +18,6 @@ export const lookUpNumberOwner = (phoneNumberId: string, now: Date, store: Store
 /** The workspace that owns the number now, read from the table; what the container keeps follows it. */
 export async function currentNumberOwner(phoneNumberId: string, now: Date, store: Store): Promise<string | undefined> {
   const owner = await workspaceOfNumber(phoneNumberId, store);
-  cache.delete(phoneNumberId);
   cache.set(phoneNumberId, owner, ttl(owner), now.getTime());
   return owner;
 }
