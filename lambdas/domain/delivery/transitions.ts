@@ -28,12 +28,15 @@ function reachableFrom(from: DispatchStatus): DispatchStatus[] {
   return reached;
 }
 
+/** Worked out once: every status report asks. */
+const stillReachable = Object.fromEntries((Object.keys(allowedFrom) as DispatchStatus[]).map((status) => [status, reachableFrom(status)])) as Record<DispatchStatus, DispatchStatus[]>;
+
 /**
  * Whether a move to `to` could still be allowed on a dispatch last seen in `from`. A read may be
  * stale but never ahead, and status never moves backwards, so the dispatch is now in a status
  * `from` can come to: when none of those allows the move, no fresh read would (decision 121).
  */
-export const mayStillMove = (from: DispatchStatus, to: DispatchStatus): boolean => reachableFrom(from).some((status) => canTransition(status, to));
+export const mayStillMove = (from: DispatchStatus, to: DispatchStatus): boolean => stillReachable[from].some((status) => canTransition(status, to));
 
 /** Statuses that count in reports (docs/api.md#reports). */
 export const countsAsSent = (status: DispatchStatus): boolean => status === 'sent' || status === 'delivered';
