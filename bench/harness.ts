@@ -295,7 +295,8 @@ How the rows are measured:
   capacity, log bytes) and priced at AWS list prices; what is assumed, and the write floor: docs/cost.md.
 
 Rerun: \`npm run bench\` (needs Java 17+ for DynamoDB Local); \`npm run bench -- --only 1,3\` runs some rows and writes
-nothing. Machine-readable results: \`bench/results.json\` (rows with a \`numbers\` entry carry the measured value, its
+nothing; when row 8 is left out and row 3, 4 or 6 runs, 300 sends settle first to warm DynamoDB Local's JVM, as row
+8's sends do in a full run. Machine-readable results: \`bench/results.json\` (rows with a \`numbers\` entry carry the measured value, its
 baseline, the ratio and the target as numbers).
 ${history(root)}`,
   );

@@ -17,7 +17,7 @@ interface Settled {
  * waits until every dispatch settles, and returns each one's own timestamps: createdAt (just
  * before the 202), sentAt (the provider accepted), deliveredAt (the sandbox's report arrived).
  */
-async function sendAndSettle(baseUrl: string, apiKey: string, count: number, concurrency: number, perSecond: number, offset: number): Promise<Settled[]> {
+export async function sendAndSettle(baseUrl: string, apiKey: string, count: number, concurrency: number, perSecond: number, offset: number): Promise<Settled[]> {
   const ids: string[] = [];
   let next = 0;
   const started = Date.now();
