@@ -16,7 +16,7 @@ export interface ConsumerPlan {
   region: string;
   /** Two dispatches on a queue of the bench's own: the handler's warm-up, and the replay's template. */
   warmUpQueue: PlannedQueue;
-  /** Rounds, handler then replay in each: dispatches the deliver handler takes, and the SDK-only replay's, each on a queue of its own. */
+  /** Rounds, the sides taking turns to go first: dispatches the deliver handler takes, and the SDK-only replay's, each on a queue of its own. */
   rounds: { handlerQueue: PlannedQueue; directQueue: PlannedQueue }[];
   /** Per dispatch, what differs between one dispatch's calls and another's. */
   dispatches: Record<string, { to: string; conversationId: string }>;
@@ -76,12 +76,13 @@ async function main(): Promise<void> {
     return { batchItemFailures: [] };
   };
 
-  // Rounds alternate, so both sides see DynamoDB Local as warm as the other.
-  const handlerRuns = [];
-  const directRuns = [];
-  for (const round of plan.rounds) {
-    handlerRuns.push(await drain(sqs, sideOf(round.handlerQueue), round.handlerQueue.count, deliver, plan.concurrency));
-    directRuns.push(await drain(sqs, sideOf(round.directQueue), round.directQueue.count, direct, plan.concurrency));
+  // The sides take turns to go first (A B, B A, …), so both see DynamoDB Local as warm as the other.
+  const handlerRuns: Drained[] = [];
+  const directRuns: Drained[] = [];
+  for (const [i, round] of plan.rounds.entries()) {
+    const handlerSide = async () => handlerRuns.push(await drain(sqs, sideOf(round.handlerQueue), round.handlerQueue.count, deliver, plan.concurrency));
+    const directSide = async () => directRuns.push(await drain(sqs, sideOf(round.directQueue), round.directQueue.count, direct, plan.concurrency));
+    for (const side of i % 2 === 0 ? [handlerSide, directSide] : [directSide, handlerSide]) await side();
   }
   writeFileSync(
     outFile,
@@ -109,6 +110,8 @@ async function receiveOne(sqs: SQSClient, side: { queueUrl: string; queueArn: st
  * the runtime plays it: receive up to 10, invoke, delete) until `count` records were handled,
  * and times it from the first receive to the last record handled.
  */
+type Drained = Awaited<ReturnType<typeof drain>>;
+
 async function drain(sqs: SQSClient, side: { queueUrl: string; queueArn: string; region: string }, count: number, handler: SqsHandler, concurrency: number) {
   let handled = 0;
   let failed = 0;

@@ -82,18 +82,32 @@ export function functionMeter() {
     };
     stream.write = tap;
   }
+  let running = 0;
+  let lastEnded = performance.now();
   return {
     current,
     invoke: async <T>(functionName: string, work: () => Promise<T>, event?: unknown): Promise<T> => {
       const records = (event as { Records?: unknown[] } | undefined)?.Records?.length ?? 0;
       const invocation: Invocation = { functionName, ms: 0, calls: [], logBytes: 0, logLines: 0, metricBytes: 0, metricLines: 0, records, harnessMs: 0, ...(process.env.BENCH_KEEP_LOGS ? { logText: [] } : {}) };
       const started = performance.now();
+      running++;
       try {
         return await current.run(invocation, work);
       } finally {
         invocation.ms = performance.now() - started - invocation.harnessMs;
         recorded?.push(invocation);
+        running--;
+        lastEnded = performance.now();
       }
+    },
+    /**
+     * Resolves once no function has run for `quietMs` (or after `maxMs`): what a row queued (the
+     * sandbox's later reports, the stream readers' records) is done, and no longer competes with a
+     * row measured in a child process for the same 2 cores.
+     */
+    async quiet(quietMs = 2_000, maxMs = 60_000): Promise<void> {
+      const deadline = performance.now() + maxMs;
+      while ((running > 0 || performance.now() - lastEnded < quietMs) && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     },
     /** Whether invocations are being recorded (between `start()` and `stop()`). */
     recording: () => recorded !== undefined,

@@ -63,11 +63,13 @@ async function main(): Promise<void> {
 
     if (wanted('1') || wanted('7')) {
       log('Row 1: bundles and cold starts…');
+      await functions.quiet();
       const { coldStart } = await import('./scenarios/cold-start');
       rows.push(...(await coldStart({ env, apiKey: DEMO_KEY, dispatchId, log })));
     }
     if (wanted('2')) {
       log('Row 2: warm CPU per request…');
+      await functions.quiet();
       const { warmOverhead } = await import('./scenarios/warm-overhead');
       rows.push(...(await warmOverhead({ env, apiKey: DEMO_KEY, dispatchId })));
     }
@@ -75,6 +77,7 @@ async function main(): Promise<void> {
       log('Row 4: delivery latency…');
       const { deliveryLatency } = await import('./scenarios/delivery-latency');
       rows.push(...(await deliveryLatency(runtime.url, DEMO_KEY)));
+      await functions.quiet();
       const { consumerThroughput } = await import('./scenarios/consumer-throughput');
       rows.push(...(await consumerThroughput({ env: process.env, store: defaultStore(), sqs, workspaceId: workspace.id, log })));
     }
@@ -86,6 +89,7 @@ async function main(): Promise<void> {
     // Last: DynamoDB Local answers more slowly once it holds the thousands of dispatches its sends write.
     if (wanted('3') || wanted('7')) {
       log('Row 3: send throughput…');
+      await functions.quiet();
       const { sendThroughputAlone } = await import('./scenarios/send-throughput');
       const plan = { dynamodbEndpoint: runtime.dynamodbEndpoint, sqsEndpoint: runtime.sqsEndpoint, seed: throughputSeed, apiKey: THROUGHPUT_KEY };
       rows.push(...(await sendThroughputAlone({ env, plan, log })));

@@ -7,6 +7,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { getDispatch } from '../../lambdas/domain/messages/dispatch-repository';
 import { conversationOfDispatch } from '../../lambdas/domain/messages/dispatch';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
+import { mapWithConcurrency } from '../../lambdas/shared/concurrency';
 import type { Store } from '../../lambdas/shared/store';
 import { createDispatchQueues } from '../../lib/local/sqs-emulator';
 import type { ConsumerPlan, PlannedQueue } from '../consumer-throughput-child';
@@ -15,8 +16,12 @@ import type { Row } from '../harness';
 const run = promisify(execFile);
 /** The consumer may deliver no fewer than this share of the dispatches a second that its calls alone allow. */
 const TARGET_RATIO = 0.8;
-const ROUNDS = 3;
-const PER_SIDE_PER_ROUND = 100;
+// Rounds of a few seconds each and an even number of them, the sides taking turns to go first:
+// at 100 a side, a round lasted under a second and the ratio swung ×0.71–×0.92 between runs.
+const ROUNDS = 4;
+const PER_SIDE_PER_ROUND = 250;
+/** Sends writing the rounds' dispatches at once. */
+const WRITERS = 8;
 /** The local runtime's pollers (lib/local/queue-poller.ts): four batches in flight, as four consumer instances. */
 const CONCURRENCY = 4;
 const TEMPLATE_ID = '7b0c5c3e-0000-4000-8000-000000000001';
@@ -43,16 +48,17 @@ export async function consumerThroughput(options: { env: NodeJS.ProcessEnv; stor
     let sent = 0;
     const queueOf = async (name: string, count: number): Promise<PlannedQueue> => {
       const { queueUrl, queueArn } = await createDispatchQueues(sqs, `bench-consumer-${name}-${Date.now()}`);
-      for (let i = 0; i < count; i++) {
+      const numbers = Array.from({ length: count }, () => sent++);
+      await mapWithConcurrency(numbers, WRITERS, async (number) => {
         // Ends in 1: never one of the sandbox's special endings (0000, 0429, 0504, 0200).
-        const to = `08129${String(400_000 + sent++)}1`;
+        const to = `08129${String(400_000 + number)}1`;
         const { dispatchId } = await sendTemplateMessage(
           { workspaceId, apiClient: { id: 'bench', name: 'bench' }, to, templateId: TEMPLATE_ID, variables: { name: 'Bench', order: String(sent) }, tagIds: [], trackingTags: ['bench-consumer'], now: new Date() },
           { store, queue: { sqs, queueUrl } },
         );
         const dispatch = (await getDispatch(workspaceId, dispatchId, store))!;
         dispatches[dispatchId] = { to: dispatch.to, conversationId: conversationOfDispatch(dispatch) };
-      }
+      });
       return { url: queueUrl, arn: queueArn, count };
     };
     options.log(`  writing ${2 + ROUNDS * PER_SIDE_PER_ROUND * 2} dispatches through the send path…`);
@@ -70,6 +76,8 @@ export async function consumerThroughput(options: { env: NodeJS.ProcessEnv; stor
     await run(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'consumer-throughput-child.ts'), planFile, outFile], { env, maxBuffer: 256 << 20 });
     const result = JSON.parse(readFileSync(outFile, 'utf8')) as { handler: Drained[]; direct: Drained[]; directFailures: number; firstFailure?: string; calls: string[] };
     const rate = (runs: Drained[]) => runs.reduce((sum, r) => sum + r.dispatches, 0) / runs.reduce((sum, r) => sum + r.seconds, 0);
+    const perRound = (runs: Drained[]) => runs.map((r) => (r.dispatches / r.seconds).toFixed(0)).join('/');
+    options.log(`  rounds: handler ${perRound(result.handler)}/s, direct ${perRound(result.direct)}/s`);
     const handlerRate = rate(result.handler);
     const directRate = rate(result.direct);
     const ratio = handlerRate / directRate;
