@@ -37,8 +37,7 @@ async function main(): Promise<void> {
     // Rows 3 and 8 send from a workspace with an allowance no benchmark reaches, so no send is a 429.
     const [demo] = readSeed(DEMO_SEED_PATH).workspaces;
     const workspace = { ...demo!, id: 'ws-bench-throughput', settings: { ...demo!.settings, sendsPerMinute: 1_000_000 } };
-    const throughputSeed = { workspaces: [{ ...workspace, apiKeys: [{ ...demo!.apiKeys[0]!, key: THROUGHPUT_KEY }] }] };
-    await applySeed(throughputSeed, defaultStore());
+    await applySeed({ workspaces: [{ ...workspace, apiKeys: [{ ...demo!.apiKeys[0]!, key: THROUGHPUT_KEY }] }] }, defaultStore());
     // First: row 5 counts the calls of cold caches, and the runtime's handlers share this process.
     if (wanted('5')) {
       const { costPerOperation } = await import('./scenarios/cost-per-operation');
@@ -86,13 +85,11 @@ async function main(): Promise<void> {
       const { reportScaling } = await import('./scenarios/report-scaling');
       rows.push(...(await reportScaling(meter, defaultStore(), log)));
     }
-    // Last: DynamoDB Local answers more slowly once it holds the thousands of dispatches its sends write.
+    // Last: its thousands of sends keep the delivery consumer busy for a while after.
     if (wanted('3') || wanted('7')) {
       log('Row 3: send throughput…');
-      await functions.quiet();
-      const { sendThroughputAlone } = await import('./scenarios/send-throughput');
-      const plan = { dynamodbEndpoint: runtime.dynamodbEndpoint, sqsEndpoint: runtime.sqsEndpoint, seed: throughputSeed, apiKey: THROUGHPUT_KEY };
-      rows.push(...(await sendThroughputAlone({ env, plan, log })));
+      const { sendThroughput } = await import('./scenarios/send-throughput');
+      rows.push(...(await sendThroughput({ runtime, apiKey: THROUGHPUT_KEY, clients: { dynamodb: dynamo, sqs }, log })));
     }
 
     rows.sort((a, b) => a.id.localeCompare(b.id, 'en', { numeric: true }));
