@@ -105,13 +105,13 @@ async function receiveOne(sqs: SQSClient, side: { queueUrl: string; queueArn: st
   }
 }
 
+type Drained = Awaited<ReturnType<typeof drain>>;
+
 /**
  * Runs `handler` on the queue through the local runtime's own poller (Lambda's event source as
  * the runtime plays it: receive up to 10, invoke, delete) until `count` records were handled,
  * and times it from the first receive to the last record handled.
  */
-type Drained = Awaited<ReturnType<typeof drain>>;
-
 async function drain(sqs: SQSClient, side: { queueUrl: string; queueArn: string; region: string }, count: number, handler: SqsHandler, concurrency: number) {
   let handled = 0;
   let failed = 0;

@@ -53,7 +53,7 @@ export async function consumerThroughput(options: { env: NodeJS.ProcessEnv; stor
         // Ends in 1: never one of the sandbox's special endings (0000, 0429, 0504, 0200).
         const to = `08129${String(400_000 + number)}1`;
         const { dispatchId } = await sendTemplateMessage(
-          { workspaceId, apiClient: { id: 'bench', name: 'bench' }, to, templateId: TEMPLATE_ID, variables: { name: 'Bench', order: String(sent) }, tagIds: [], trackingTags: ['bench-consumer'], now: new Date() },
+          { workspaceId, apiClient: { id: 'bench', name: 'bench' }, to, templateId: TEMPLATE_ID, variables: { name: 'Bench', order: String(number) }, tagIds: [], trackingTags: ['bench-consumer'], now: new Date() },
           { store, queue: { sqs, queueUrl } },
         );
         const dispatch = (await getDispatch(workspaceId, dispatchId, store))!;
