@@ -561,6 +561,17 @@ describe('a burst in one workspace, and DynamoDB’s transaction conflicts', () 
   });
 });
 
+/**
+ * `Date.now()` moving on by `stepMs` at each reading, for code that asks again until a deadline:
+ * the deadline comes after a few tries instead of in real time.
+ */
+const fastClock = (stepMs: number) => {
+  const start = Date.now();
+  let readings = 0;
+  const now = jest.spyOn(Date, 'now').mockImplementation(() => start + ++readings * stepMs);
+  return { readings: () => readings, restore: () => now.mockRestore() };
+};
+
 describe('the deliver consumer when DynamoDB throttles', () => {
   // A throttled write wrote nothing and decided nothing. Taken as a refusal ("someone moved the
   // dispatch first"), a send the provider accepted was settled `sent` with its dispatch still
@@ -576,7 +587,15 @@ describe('the deliver consumer when DynamoDB throttles', () => {
         await expect(deliverQueuedDispatch(attempt(dispatchId, ws), { providerFor: () => provider, store: env.table })).resolves.toMatchObject({ outcome: 'retry', cause: { name } });
         await expect(applyProviderReports(report, env.table)).rejects.toMatchObject({ name });
         // The message's next receive finds its claim refused the same way: it comes back again, and the provider is not called.
-        await expect(deliverQueuedDispatch(attempt(dispatchId, ws, 2), { providerFor: () => provider, store: env.table })).resolves.toMatchObject({ outcome: 'retry', cause: { name } });
+        // The claim asks again until CLAIM_OUTCOME_DEADLINE_MS has passed (10 s waited out, twice a run, before this clock).
+        const clock = fastClock(3_000);
+        try {
+          await expect(deliverQueuedDispatch(attempt(dispatchId, ws, 2), { providerFor: () => provider, store: env.table })).resolves.toMatchObject({ outcome: 'retry', cause: { name } });
+        } finally {
+          clock.restore();
+        }
+        // It did ask again: each try reads the clock.
+        expect(clock.readings()).toBeGreaterThan(2);
         return report;
       });
       // Each of the three was refused (and the first attempt's release of its claim too).
