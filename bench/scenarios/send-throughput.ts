@@ -71,7 +71,10 @@ export async function sendThroughput(options: {
           // As autocannon does, a request still in flight at the deadline is not counted.
           await direct().then(
             () => (Date.now() < deadline ? done++ : undefined),
-            () => failed++,
+            (error: unknown) => {
+              // The first failure's reason, so a round that failed says why (the row counts them all).
+              if (!failed++) options.log(`  a direct send failed: ${(error as Error).name}: ${(error as Error).message}`);
+            },
           );
         }
       }),
