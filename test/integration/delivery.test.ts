@@ -165,6 +165,10 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect(calls).toEqual([dispatchId]);
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent', sentAt: expect.any(String) });
     expect((await itemsOf(dispatchId)).map(labelOf).sort()).toEqual(['DSP', 'EVT#ACCEPTED', 'TAG#launch', 'TAG#promo']);
+    // The stream's records handed to the publisher again, as a retried batch is: nothing more is written.
+    const before = await env.table.scanAll();
+    await runStreamConsumer(env.table, { again: true });
+    expect(await env.table.scanAll()).toEqual(before);
     const rollups = await rollupsOf(ws);
     expect(rollups.map((item) => [item.entity, item.trackingTag ?? null, item.dispatchCount, item.credits ?? null]).sort()).toEqual([
       ['dayRollup', null, 1, null],

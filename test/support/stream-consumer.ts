@@ -9,8 +9,13 @@ import { lambdaContext } from '../../lib/local/api-gateway-event';
 import { toLambdaRecord } from '../../lib/local/stream-poller';
 import type { Store } from '../../lambdas/shared/store';
 
+type HeldRecord = { streamArn: string; shardId: string; record: _Record };
+
+/** The records `streamRecords` has read of each shard (by stream ARN and shard id), in order. */
+const readSoFar = new Map<string, HeldRecord[]>();
+
 /** Every record the table's stream on DynamoDB Local holds so far, shard by shard in order, with its stream and shard. */
-export async function streamRecords(table: Store): Promise<{ streamArn: string; shardId: string; record: _Record }[]> {
+export async function streamRecords(table: Store): Promise<HeldRecord[]> {
   const endpoint = process.env.DYNAMODB_ENDPOINT!;
   const region = process.env.AWS_REGION!;
   const dynamodb = new DynamoDBClient({ endpoint, region });
@@ -18,15 +23,22 @@ export async function streamRecords(table: Store): Promise<{ streamArn: string; 
   try {
     const streamArn = (await dynamodb.send(new DescribeTableCommand({ TableName: table.tableName }))).Table?.LatestStreamArn;
     if (!streamArn) throw new Error(`Table ${table.tableName} has no stream`);
-    const found: { streamArn: string; shardId: string; record: _Record }[] = [];
+    const found: HeldRecord[] = [];
     for (const shard of (await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }))).StreamDescription?.Shards ?? []) {
       const shardId = shard.ShardId!;
-      let iterator = (await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: 'TRIM_HORIZON' }))).ShardIterator;
+      // Only what came since the last call is read: DynamoDB Local takes about a quarter of a second
+      // to read 500 records from the stream's start, and a file may ask fifty times.
+      const known = readSoFar.get(`${streamArn}\u0000${shardId}`) ?? [];
+      const last = known.at(-1)?.record.dynamodb?.SequenceNumber;
+      const position = last ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER' as const, SequenceNumber: last } : { ShardIteratorType: 'TRIM_HORIZON' as const };
+      let iterator = (await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ...position }))).ShardIterator;
       while (iterator) {
         const { Records = [], NextShardIterator } = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
-        found.push(...Records.map((record) => ({ streamArn, shardId, record })));
+        known.push(...Records.map((record) => ({ streamArn, shardId, record })));
         iterator = Records.length ? NextShardIterator : undefined;
       }
+      readSoFar.set(`${streamArn}\u0000${shardId}`, known);
+      found.push(...known);
     }
     return found;
   } finally {
@@ -38,21 +50,25 @@ export async function streamRecords(table: Store): Promise<{ streamArn: string; 
 /**
  * The table's stream readers as deployed, run over what the table's stream on DynamoDB Local holds
  * so far, each record filtered as the stack's event sources filter it: what a test calls before
- * reading what they write. The publisher (`publish-webhook-events`) writes a dispatch change's
- * delivery events (decision 112): it is handed every record again on each call, as a retried batch
- * is, and its writes repeat harmlessly. The report projection (`project-reports`, decision 113)
- * sums counts, which a record handed over twice would count twice, as Lambda never does once a
- * window is written: it is handed each shard's records since its last call, in one tumbling window
- * ended at once. Throws if either reports a failure.
+ * reading what they write. Each reader is handed each shard's records since its last call, as
+ * Lambda hands a record over once its batch succeeded (a failure here throws). The publisher
+ * (`publish-webhook-events`) writes a dispatch change's delivery events (decision 112);
+ * `{ again: true }` hands it every record the stream holds once more, as a retried batch is, to show
+ * that its writes repeat harmlessly. The report projection (`project-reports`,
+ * decision 113) sums counts, which a record handed over twice would count twice: it is handed each
+ * record once, in one tumbling window ended at once. Throws if either reports a failure.
  */
-export async function runStreamConsumer(table: Store): Promise<void> {
+export async function runStreamConsumer(table: Store, options: { again?: boolean } = {}): Promise<void> {
   const region = process.env.AWS_REGION!;
   const held = await streamRecords(table);
-  const records: DynamoDBRecord[] = held.map(({ streamArn, record }) => toLambdaRecord(record, streamArn, region)).filter(isPublishable);
-  // Lambda hands a batch over at most 100 records at a time here (the stack's batchSize).
-  for (let i = 0; i < records.length; i += 100) {
-    const { batchItemFailures } = await publishBatch({ Records: records.slice(i, i + 100) }, lambdaContext('publish-webhook-events', 60_000));
-    if (batchItemFailures.length) throw new Error(`The stream consumer failed ${batchItemFailures.length} record(s)`);
+  for (const { checkpoint, fresh, through } of unhanded(published, table.tableName, held, options.again)) {
+    const records: DynamoDBRecord[] = fresh.map(({ streamArn, record }) => toLambdaRecord(record, streamArn, region)).filter(isPublishable);
+    // Lambda hands a batch over at most 100 records at a time here (the stack's batchSize).
+    for (let i = 0; i < records.length; i += 100) {
+      const { batchItemFailures } = await publishBatch({ Records: records.slice(i, i + 100) }, lambdaContext('publish-webhook-events', 60_000));
+      if (batchItemFailures.length) throw new Error(`The stream consumer failed ${batchItemFailures.length} record(s)`);
+    }
+    published.set(checkpoint, through);
   }
   await projectHeld(table.tableName, held, region);
 }
@@ -77,21 +93,30 @@ export async function runReportProjection(table: Store, options: { spreadOver?: 
   await projectHeld(table.tableName, spread, process.env.AWS_REGION!);
 }
 
-/** How far the report projection has read each table's shards, as Lambda's checkpoint of its event source. */
+/** How far each reader has been handed each table's shards (table and shard → sequence number), as Lambda's checkpoints of its event sources. */
+const published = new Map<string, string>();
 const projected = new Map<string, string>();
 
-async function projectHeld(tableName: string, held: { streamArn: string; shardId: string; record: _Record }[], region: string): Promise<void> {
-  for (const shardId of new Set(held.map((entry) => entry.shardId))) {
+/**
+ * Each shard's records after the reader's checkpoint (or all of them, `fromStart`), with the
+ * checkpoint's key and the sequence number it moves to once they are taken.
+ */
+function unhanded(checkpoints: Map<string, string>, tableName: string, held: HeldRecord[], fromStart = false) {
+  return [...new Set(held.map((entry) => entry.shardId))].flatMap((shardId) => {
     const checkpoint = `${tableName}\u0000${shardId}`;
     const ofShard = held.filter((entry) => entry.shardId === shardId);
-    const after = projected.get(checkpoint);
+    const after = fromStart ? undefined : checkpoints.get(checkpoint);
     const from = after === undefined ? 0 : ofShard.findIndex((entry) => entry.record.dynamodb?.SequenceNumber === after) + 1;
     // Handing records over again would count them again: a checkpoint the stream no longer holds is a broken test.
     if (from === 0 && after !== undefined) throw new Error(`The stream no longer holds record ${after} of shard ${shardId}`);
     const fresh = ofShard.slice(from);
-    if (!fresh.length) continue;
+    return fresh.length ? [{ shardId, checkpoint, fresh, through: fresh.at(-1)!.record.dynamodb!.SequenceNumber! }] : [];
+  });
+}
+
+async function projectHeld(tableName: string, held: HeldRecord[], region: string): Promise<void> {
+  for (const { shardId, checkpoint, fresh, through } of unhanded(projected, tableName, held)) {
     const records = fresh.map(({ streamArn, record }) => toLambdaRecord(record, streamArn, region)).filter(isReportsChange);
-    const through = fresh.at(-1)!.record.dynamodb!.SequenceNumber!;
     if (!records.length) {
       projected.set(checkpoint, through);
       continue;
