@@ -591,7 +591,7 @@ describe('the deliver consumer when DynamoDB throttles', () => {
         await expect(deliverQueuedDispatch(attempt(dispatchId, ws), { providerFor: () => provider, store: env.table })).resolves.toMatchObject({ outcome: 'retry', cause: { name } });
         await expect(applyProviderReports(report, env.table)).rejects.toMatchObject({ name });
         // The message's next receive finds its claim refused the same way: it comes back again, and the provider is not called.
-        // The claim asks again until CLAIM_OUTCOME_DEADLINE_MS has passed (10 s waited out, twice a run, before this clock).
+        // The claim asks again until CLAIM_OUTCOME_DEADLINE_MS (10 s) has passed: a clock running ahead brings it after a few tries.
         const clock = fastClock(3_000);
         try {
           await expect(deliverQueuedDispatch(attempt(dispatchId, ws, 2), { providerFor: () => provider, store: env.table })).resolves.toMatchObject({ outcome: 'retry', cause: { name } });
