@@ -8,7 +8,7 @@ import { isReportsChange } from '../../lambdas/domain/reports/reports-stream-fil
 import { isPublishable } from '../../lambdas/domain/webhooks/stream-filters';
 import { pathOf, routeEntries, routes } from '../../lambdas/routes';
 import { reportProjectionSettings } from '../../lambdas/shared/stream-consumer-settings';
-import { createStore } from '../../lambdas/shared/store';
+import { createStore, withoutCallLog } from '../../lambdas/shared/store';
 import { OPENAPI_DOCUMENT_PATH } from '../openapi/document-file';
 import { ensureTable } from './bootstrap';
 import { freePort } from './free-port.cjs';
@@ -141,8 +141,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const region = process.env.AWS_REGION ?? LOCAL_REGION;
     const tableName = `${prefix}-table`;
 
-    const dynamodb = new DynamoDBClient({ endpoint: dynamodbEndpoint, region, credentials: LOCAL_CREDENTIALS });
-    sqs = new SQSClient({ endpoint: sqsEndpoint, region, credentials: LOCAL_CREDENTIALS });
+    // The pollers' clients, as Lambda's event sources: no SDK call log, as the functions' clients have none (decision 120).
+    const dynamodb = withoutCallLog(new DynamoDBClient({ endpoint: dynamodbEndpoint, region, credentials: LOCAL_CREDENTIALS }));
+    sqs = withoutCallLog(new SQSClient({ endpoint: sqsEndpoint, region, credentials: LOCAL_CREDENTIALS }));
     await ensureTable(dynamodb, tableName);
     const { queueUrl, queueArn, dlqUrl } = await createDispatchQueues(sqs, prefix);
     const webhookQueues = await createWebhookQueues(sqs, prefix);
@@ -283,7 +284,7 @@ async function startStreamReaders(options: {
   reportsWindowSeconds: number | undefined;
 }): Promise<StreamReaders> {
   const { dynamodb, region, tableName, invoke, onError } = options;
-  const streams = new DynamoDBStreamsClient({ endpoint: options.dynamodbEndpoint, region, credentials: LOCAL_CREDENTIALS });
+  const streams = withoutCallLog(new DynamoDBStreamsClient({ endpoint: options.dynamodbEndpoint, region, credentials: LOCAL_CREDENTIALS }));
   const publish = (await import('../../lambdas/handlers/publish-webhook-events')) as { handler: StreamHandler };
   // Both read the same table's stream with the same clients.
   const source = { dynamodb, streams, region, tableName, onError };
