@@ -11,6 +11,11 @@ export default async function setup() {
   state.users += 1;
   if (state.users > 1) return;
 
+  // Every DynamoDB Local of the run (this one, and those test files start of their own) takes the
+  // quick compiler only: a test run is short requests, not a server warmed for throughput
+  // (lib/local/dynamodb-loopback.cjs; decision 125). Workers inherit it; the `npm start` test runs
+  // as a newcomer does, with the JVM's default.
+  process.env.DYNAMODB_LOCAL_JVM_OPTIONS ??= '-XX:TieredStopAtLevel=1';
   const dynamodb = await startLoopbackDynamoDb().catch((error) => {
     throw new Error(`${error.message} (is Java 17+ installed?)`);
   });
