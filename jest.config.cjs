@@ -35,6 +35,8 @@ module.exports = {
   // workers there took the same suite from 490 s to 365 s.
   maxWorkers: '100%',
   reporters: ['default', '<rootDir>/test/support/summary-reporter.cjs'],
+  // Small files that are slow start first in a fresh clone, as CI runs (test/support/slow-first-sequencer.cjs).
+  testSequencer: '<rootDir>/test/support/slow-first-sequencer.cjs',
   projects: [
     { ...base, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     { ...base, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },

@@ -1,3 +1,6 @@
+/**
+ * @slow starts, kills and restarts a DynamoDB Local of its own (about 40 s).
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

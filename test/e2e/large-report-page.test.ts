@@ -1,3 +1,6 @@
+/**
+ * @slow starts a DynamoDB Local of its own and writes 11 000 dispatches (about 40 s).
+ */
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../lib/local/dynamodb-local';
 import { SECOND_SEED, startTestRuntime } from '../support/local-runtime';
 import { contractFetch } from '../support/openapi-contract';

@@ -1,3 +1,6 @@
+/**
+ * @slow runs `npm start` as a newcomer does: its own DynamoDB Local and runtime (about 20 s).
+ */
 import { spawn, execFileSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { PROJECT_ROOT } from '../../lib/project-paths';

@@ -1,3 +1,6 @@
+/**
+ * @slow CDK bundles every function, each through its own `npx esbuild` (about 30 s).
+ */
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

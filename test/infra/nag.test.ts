@@ -1,3 +1,6 @@
+/**
+ * @slow synthesizes the stack under cdk-nag, and once with CloudFormation validation (about 20 s).
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
