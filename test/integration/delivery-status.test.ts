@@ -10,7 +10,8 @@ import { runAdmin } from '../../lib/admin/cli';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
 import { findProviderMessage } from '../../lambdas/domain/delivery/provider-message';
 import { useTableAndQueues } from '../support/sqs';
-import { runStreamConsumer, streamRecords } from '../support/stream-consumer';
+import { runStreamConsumer } from '../support/stream-consumer';
+import { streamRecords } from '../support/table-stream';
 
 /**
  * Delivery-status on DynamoDB Local: a number's events live in its own partition by time (decision

@@ -10,7 +10,7 @@ import { invokeRoute, routeEvent, type EventInput, type RouteHandler } from '../
 import { SECOND, SECOND_SEED } from '../support/local-runtime';
 import { inboundTextWebhook } from '../support/webhooks';
 import { useTableAndQueues } from '../support/sqs';
-import { streamChangeReader } from '../support/stream-changes';
+import { streamRecords } from '../support/table-stream';
 
 /**
  * Property-based tests over every route's inputs (issue 7): random and boundary values, wrong
@@ -38,8 +38,8 @@ let endpointId: string;
 let doomedEndpointId: string;
 /** The webhook-events queue the resend and test routes send to, and one delivery they can resend. */
 let webhookQueue: QueueTarget;
-/** What the table's stream gets from the end of setup on: the writes each request made. */
-let tableChanges: Awaited<ReturnType<typeof streamChangeReader>>;
+/** How many of the table's stream records the last snapshot had seen: those after it are the next request's writes. */
+let streamRead = 0;
 const DELIVERED_EVENT_ID = 'evt_019aa0c4d2000123456789abcdef';
 
 beforeAll(async () => {
@@ -67,9 +67,7 @@ beforeAll(async () => {
     attemptRecordUpdate({ workspaceId: 'ws-second', endpointId, eventId: DELIVERED_EVENT_ID, type: 'message.status.updated', payload: '{}', attemptedAt: new Date(), statusCode: 500, error: null, state: 'failed', nextAttemptAt: null }),
   );
   await drain(env.queues);
-  tableChanges = await streamChangeReader(env.table);
 }, 60_000);
-afterAll(() => tableChanges.close());
 
 const invoke = (routeId: RouteId, input: EventInput) => invokeRoute(routeId, handlers[routeId]!, routeEvent(routeId, input));
 
@@ -376,8 +374,16 @@ function withRealIds(input: EventInput): EventInput {
 async function snapshot(routeId: RouteId): Promise<Snapshot> {
   const access = routes[routeId].access as { table?: string; queue?: string; webhookQueue?: string };
   const writesTable = access.table === 'readWrite' || access.queue !== undefined;
-  const written = writesTable ? (await tableChanges.changes()).map((record) => `${record.eventName} ${JSON.stringify(record.dynamodb?.Keys)}`) : [];
+  const written = writesTable ? (await tableChanges()).map((record) => `${record.eventName} ${JSON.stringify(record.dynamodb?.Keys)}`) : [];
   return { written, queued: writesTable ? await drain(env.queues) : [], webhookEvents: access.webhookQueue ? await drain(webhookQueue) : [] };
+}
+
+/** The table's stream records since the last call (test/support/table-stream.ts). */
+async function tableChanges() {
+  const held = await streamRecords(env.table);
+  const fresh = held.slice(streamRead).map((entry) => entry.record);
+  streamRead = held.length;
+  return fresh;
 }
 
 /** The table's items a request changed (how, and their keys), and what the queues carried since the last snapshot. */

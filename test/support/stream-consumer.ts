@@ -1,5 +1,3 @@
-import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type _Record } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { isReportsChange } from '../../lambdas/domain/reports/reports-stream-filter';
 import { isPublishable } from '../../lambdas/domain/webhooks/stream-filters';
@@ -8,44 +6,7 @@ import { publishBatch } from '../../lambdas/handlers/publish-webhook-events';
 import { lambdaContext } from '../../lib/local/api-gateway-event';
 import { toLambdaRecord } from '../../lib/local/stream-poller';
 import type { Store } from '../../lambdas/shared/store';
-
-type HeldRecord = { streamArn: string; shardId: string; record: _Record };
-
-/** The records `streamRecords` has read of each shard (by stream ARN and shard id), in order. */
-const readSoFar = new Map<string, HeldRecord[]>();
-
-/** Every record the table's stream on DynamoDB Local holds so far, shard by shard in order, with its stream and shard. */
-export async function streamRecords(table: Store): Promise<HeldRecord[]> {
-  const endpoint = process.env.DYNAMODB_ENDPOINT!;
-  const region = process.env.AWS_REGION!;
-  const dynamodb = new DynamoDBClient({ endpoint, region });
-  const streams = new DynamoDBStreamsClient({ endpoint, region });
-  try {
-    const streamArn = (await dynamodb.send(new DescribeTableCommand({ TableName: table.tableName }))).Table?.LatestStreamArn;
-    if (!streamArn) throw new Error(`Table ${table.tableName} has no stream`);
-    const found: HeldRecord[] = [];
-    for (const shard of (await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }))).StreamDescription?.Shards ?? []) {
-      const shardId = shard.ShardId!;
-      // Only what came since the last call is read: DynamoDB Local takes about a quarter of a second
-      // to read 500 records from the stream's start, and a file may ask fifty times.
-      const known = readSoFar.get(`${streamArn}\u0000${shardId}`) ?? [];
-      const last = known.at(-1)?.record.dynamodb?.SequenceNumber;
-      const position = last ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER' as const, SequenceNumber: last } : { ShardIteratorType: 'TRIM_HORIZON' as const };
-      let iterator = (await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ...position }))).ShardIterator;
-      while (iterator) {
-        const { Records = [], NextShardIterator } = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
-        known.push(...Records.map((record) => ({ streamArn, shardId, record })));
-        iterator = Records.length ? NextShardIterator : undefined;
-      }
-      readSoFar.set(`${streamArn}\u0000${shardId}`, known);
-      found.push(...known);
-    }
-    return found;
-  } finally {
-    dynamodb.destroy();
-    streams.destroy();
-  }
-}
+import { streamRecords, type HeldRecord } from './table-stream';
 
 /**
  * The table's stream readers as deployed, run over what the table's stream on DynamoDB Local holds
