@@ -298,7 +298,9 @@ How the rows are measured:
   before the clock starts. 2d–2f: the same in a second child whose module resolution sends \`@middy/core\` and
   Powertools Logger to bench/prototypes/thin-middy.ts and small-logger.ts (bench/prototypes/thin-stack.mjs), held
   against that child's own SDK-only baselines; the row fails if either library ran. 3: autocannon over HTTP against the same transaction and message sent directly with the
-  SDK, rounds alternating. 4d: dispatches written by the send path onto queues of the bench's own, taken through the
+  SDK, rounds alternating, in a child process whose local runtime serves the API alone (no deliver consumer or stream
+  readers: deployed, they are other functions; decision 127), both sides writing the bench runtime's table and sending
+  to a queue nothing reads. 4d: dispatches written by the send path onto queues of the bench's own, taken through the
   runtime's queue poller (4 batches of 10 in flight) in a child process whose sandbox reports nothing, by the deployed
   deliver handler and, rounds alternating, by a handler that replays the DynamoDB calls one warm delivery made, with
   each record's dispatch id, number and conversation put in. 6e: one day's report entries at 10^5 queried through the

@@ -1,4 +1,9 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { DynamoDBClient, TransactWriteItemsCommand, type TransactWriteItemsCommandInput } from '@aws-sdk/client-dynamodb';
 import { SQSClient, SendMessageCommand, type SendMessageCommandInput } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -7,6 +12,9 @@ import autocannon from 'autocannon';
 import { withoutCallLog } from '../../lambdas/shared/store';
 import type { LocalRuntime } from '../../lib/local/runtime';
 import { median, type Row } from '../harness';
+import type { SendThroughputPlan } from '../send-throughput-child';
+
+const run = promisify(execFile);
 
 const CONCURRENCY = 32;
 const ROUND_SECONDS = 8;
@@ -17,6 +25,27 @@ interface Captured {
   transaction: TransactWriteItemsCommandInput;
   message: SendMessageCommandInput;
   dispatchId: string;
+}
+
+/**
+ * Rows 3 and 7a as the bench runs them: in a process of their own (bench/send-throughput-child.ts)
+ * serving the API alone, on the bench's emulators.
+ */
+export async function sendThroughputAlone(options: { env: NodeJS.ProcessEnv; plan: SendThroughputPlan; log: (line: string) => void }): Promise<Row[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-sends-'));
+  try {
+    const planFile = join(dir, 'plan.json');
+    const outFile = join(dir, 'result.json');
+    writeFileSync(planFile, JSON.stringify(options.plan));
+    // Logs and metrics on, as deployed: writing them is part of a send's work.
+    const env: NodeJS.ProcessEnv = { ...options.env, POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_METRICS_DISABLED: 'false' };
+    await run(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'send-throughput-child.ts'), planFile, outFile], { env, maxBuffer: 256 << 20 });
+    const { rows, lines } = JSON.parse(readFileSync(outFile, 'utf8')) as { rows: Row[]; lines: string[] };
+    lines.forEach((line) => options.log(line));
+    return rows;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -49,7 +78,8 @@ export async function sendThroughput(options: {
 
   const rss = { peak: 0 };
   const sampleRss = () => {
-    rss.peak = Math.max(rss.peak, process.memoryUsage().rss);
+    // `rss()` alone: the full `memoryUsage()` walks V8's heap spaces, on the HTTP side's clock.
+    rss.peak = Math.max(rss.peak, process.memoryUsage.rss());
   };
   const overHttp = async () => {
     const timer = setInterval(sampleRss, 50);
@@ -121,7 +151,7 @@ export async function sendThroughput(options: {
     },
     {
       id: '7a',
-      what: 'peak RSS of the local runtime process during row 3 (includes the load generator)',
+      what: 'peak RSS of row 3\'s process: the local runtime serving the API, and the load generator',
       figure: `${(rss.peak / 2 ** 20).toFixed(0)} MiB`,
       target: 'reported',
       verdict: 'reported',

@@ -39,6 +39,11 @@ export interface LocalRuntimeOptions {
   sqsEndpoint?: string;
   /** Prefix of the table and queue names, so several runtimes can share one emulator. */
   namePrefix?: string;
+  /**
+   * Serve another runtime's table (on the same emulator) rather than `<namePrefix>-table`: the
+   * bench's send-throughput child writes where the bench's runtime reads (decision 127).
+   */
+  tableName?: string;
   /** Run the deliver consumer in this process (the default); false leaves it to another (bench/chaos-consumer.ts). */
   consumer?: boolean;
   /**
@@ -139,7 +144,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const dynamodbEndpoint = options.dynamodbEndpoint ?? (owned.dynamodb = await startDynamoDbLocal(options.dataDir ? { dataDir: options.dataDir } : {})).endpoint;
     const sqsEndpoint = options.sqsEndpoint ?? (owned.sqs = await startSqsEmulator()).endpoint;
     const region = process.env.AWS_REGION ?? LOCAL_REGION;
-    const tableName = `${prefix}-table`;
+    const tableName = options.tableName ?? `${prefix}-table`;
 
     // The pollers' clients, as Lambda's event sources: no SDK call log, as the functions' clients have none (decision 120).
     const dynamodb = withoutCallLog(new DynamoDBClient({ endpoint: dynamodbEndpoint, region, credentials: LOCAL_CREDENTIALS }));
