@@ -289,7 +289,9 @@ How the rows are measured:
 - 1b: a fresh \`node --enable-source-maps\` process per sample imports the bundle and answers one API Gateway event;
   DynamoDB and SQS answer from a recording on loopback (bench/aws-replay.ts), so the time is init plus our code and the
   SDK's. The baseline imports the clients the function's grants allow and sends the requests the function's first
-  answer sent, as recorded. Function and baseline samples alternate; medians. Node's own boot is not included.
+  answer sent, as recorded. Function and baseline samples alternate; medians. Node's own boot is not included. 1d: the
+  same routes bundled with 2d–2f's thin stack (Middy's core and Powertools Logger replaced by the prototypes), sampled
+  in turn with 1b's function and baseline.
 - 2: handlers invoked in a child process with the clients' network replaced by the recording, against an SDK-only
   handler that sends the commands one warm request of the route sent (concurrent ones together), on the same clients
   against the same recording, requests alternating; mean process CPU per request, elapsed p50/p99 beside it. The

@@ -30,7 +30,10 @@ const OTHER_FUNCTIONS: { handler: string; access: RouteDefinition['access'] }[] 
 ];
 /** Row 1c's prototype: Powertools Logger's two entry points, resolved to a logger of our own. */
 const SMALL_LOGGER = join(import.meta.dirname, '..', 'prototypes', 'small-logger.ts');
-const SMALL_LOGGER_ALIAS = { '@aws-lambda-powertools/logger/middleware': SMALL_LOGGER, '@aws-lambda-powertools/logger': SMALL_LOGGER };
+// Beside the stack's own aliases, which an `alias` option would otherwise replace.
+const SMALL_LOGGER_ALIAS = { ...BUNDLING_ALIASES, '@aws-lambda-powertools/logger/middleware': SMALL_LOGGER, '@aws-lambda-powertools/logger': SMALL_LOGGER };
+/** Row 1d's prototype: rows 2d–2f's thin stack (bench/prototypes/thin-stack-hooks.mjs) as bundle aliases. */
+const THIN_STACK_ALIAS = { ...SMALL_LOGGER_ALIAS, '@middy/core': join(import.meta.dirname, '..', 'prototypes', 'thin-middy.ts') };
 const SAMPLES = 9;
 const SIZE_TARGET = 1.2;
 const INIT_TARGET = 1.25;
@@ -250,6 +253,7 @@ export async function coldStart(options: { env: NodeJS.ProcessEnv; apiKey: strin
       return JSON.parse(stdout.trim().split('\n').at(-1)!) as Sample;
     };
     let peakRss = { kib: 0, handler: '' };
+    const thinRatios: ThinInit[] = [];
     for (const [routeId, event] of initRequests(options.apiKey, options.dispatchId)) {
       const handler = routes[routeId].handler;
       const bundle = bundles.get(handler)!;
@@ -263,11 +267,15 @@ export async function coldStart(options: { env: NodeJS.ProcessEnv; apiKey: strin
       stub.replay();
       const fn = functions.find((candidate) => candidate.handler === handler)!;
       const baseline = await bundleOf(`same-calls-${handler}`, { stdin: { contents: sameCallsSource(fn.access, calls), resolveDir: process.cwd(), sourcefile: `same-calls-${handler}.mjs`, loader: 'js' } });
+      const clientless = bundle.baseline === 'none';
+      const thin = clientless ? undefined : await bundleOf(`thin-${handler}`, { entryPoints: [join(process.cwd(), 'lambdas', 'handlers', `${handler}.ts`)], alias: THIN_STACK_ALIAS });
       const own: Sample[] = [];
       const base: Sample[] = [];
+      const thinSamples: Sample[] = [];
       for (let i = 0; i < SAMPLES; i++) {
         own.push(await sample(bundle.file, eventFile));
         base.push(await sample(baseline.file, eventFile));
+        if (thin) thinSamples.push(await sample(thin.file, eventFile));
       }
       const total = (s: Sample) => s.importMs + s.answerMs;
       const ownMs = median(own.map(total));
@@ -277,7 +285,6 @@ export async function coldStart(options: { env: NodeJS.ProcessEnv; apiKey: strin
       const rss = Math.max(...own.map((s) => s.maxRssKiB));
       if (rss > peakRss.kib) peakRss = { kib: rss, handler };
       options.log(`  ${handler}: ${ownMs.toFixed(0)} ms vs ${baseMs.toFixed(0)} ms (status ${statuses})`);
-      const clientless = bundle.baseline === 'none';
       const answered = statuses.split('/').every((status) => /^2/.test(status)) ? [] : [`answered ${statuses}`];
       rows.push({
         id: `1b ${handler}`,
@@ -294,13 +301,46 @@ export async function coldStart(options: { env: NodeJS.ProcessEnv; apiKey: strin
           : { note: [...answered, `import time follows the code beyond the baseline (row 1a ${handler}: ${(bundle.kib - baseline.kib).toFixed(0)} KB more to load)`].join('; ') }),
         numbers: { unit: 'ms', measured: ownMs, baseline: baseMs, ratio, target: clientless ? null : INIT_TARGET },
       });
+      if (thin) {
+        const thinMs = median(thinSamples.map(total));
+        const thinStatuses = [...new Set(thinSamples.map((s) => s.statusCode))].join('/');
+        thinRatios.push({ handler, ms: thinMs, baseMs, ratio: thinMs / baseMs, answered: thinStatuses.split('/').every((status) => /^2/.test(status)) ? undefined : thinStatuses });
+      }
     }
+    rows.push(thinStackInitRow(thinRatios));
     rows.push({ id: '7b', what: 'peak RSS of one handler process (import + one request)', figure: `${(peakRss.kib / 1024).toFixed(0)} MiB (${peakRss.handler})`, target: 'reported', verdict: 'reported' });
     return rows;
   } finally {
     await stub.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+interface ThinInit {
+  handler: string;
+  ms: number;
+  baseMs: number;
+  ratio: number;
+  /** The statuses it answered, when one was not a 2xx. */
+  answered?: string;
+}
+
+/**
+ * Row 1d: row 1b's routes bundled with rows 2d–2f's thin stack (Middy's core and Powertools Logger
+ * replaced by bench/prototypes/thin-middy.ts and small-logger.ts), sampled in turn with the
+ * function and its baseline: what that design would give the cold-start target.
+ */
+function thinStackInitRow(measured: ThinInit[]): Row {
+  const met = measured.filter((m) => m.ratio <= INIT_TARGET && !m.answered).length;
+  return {
+    id: '1d',
+    what: 'PROTOTYPE, not the stack: row 1b with Middy’s core and Powertools Logger replaced by bench/prototypes/thin-middy.ts and small-logger.ts (as rows 2d–2f), sampled in turn with row 1b',
+    figure: measured.map((m) => `${m.handler} ${m.ms.toFixed(0)} ms (×${m.ratio.toFixed(2)})`).join(', '),
+    target: `every route ≤ ×${INIT_TARGET}`,
+    verdict: met === measured.length ? 'met' : 'missed',
+    ...(measured.some((m) => m.answered) ? { note: measured.flatMap((m) => (m.answered ? [`${m.handler} answered ${m.answered}`] : [])).join('; ') } : {}),
+    numbers: { unit: 'routes', measured: met, baseline: null, ratio: null, target: measured.length },
+  };
 }
 
 /**
