@@ -121,6 +121,28 @@ describe('admin CLI: workspaces', () => {
     expect((await getWorkspace(a, table))?.settings).toEqual({ sendsPerMinute: 600, dedupe: 'none', provider: 'sandbox', creditCostByCategory: { MARKETING: 2, UTILITY: 1, AUTHENTICATION: 1 } });
   });
 
+  it('lists every workspace in the table, and only workspaces, as text and as JSON', async () => {
+    const [first, second] = [id(), id()].sort();
+    await admin('workspace', 'create', '--id', second!, '--name', 'Second', '--rupiah-per-credit', '150', '--provider', 'whatsapp');
+    await admin('workspace', 'create', '--id', first!, '--name', 'First', '--rupiah-per-credit', '100');
+    // Items of other kinds in the same table are not workspaces.
+    await admin('key', 'create', '--workspace', first!, '--name', 'backend', '--scopes', 'messages:send');
+    await admin('opt-outs', 'add', '--workspace', first!, '--phone', '081234567890');
+
+    const listed = await admin('workspace', 'list', '--json');
+    expect(listed.status).toBe(0);
+    const workspaces = JSON.parse(listed.stdout) as { id: string }[];
+    // The table is this file's: other tests' workspaces are in it too, and nothing but workspaces.
+    expect(workspaces.map((workspace) => workspace.id)).toEqual([...new Set(workspaces.map((workspace) => workspace.id))].sort());
+    for (const ws of [first!, second!]) expect(workspaces).toContainEqual((await admin('workspace', 'show', '--id', ws, '--json')).json());
+    for (const workspace of workspaces) expect((await admin('workspace', 'show', '--id', workspace.id)).status).toBe(0);
+    expect(listed.stderr.split('\n')).toEqual(['Target: test table', expect.stringMatching(new RegExp(`^${workspaces.length} workspaces; the scan read \\d+(\\.\\d)? read units\\.$`))]);
+
+    const text = await admin('workspace', 'list');
+    expect(text.stdout.split('\n')).toEqual(expect.arrayContaining([`${first}\tFirst\tsandbox\t\t${now.toISOString()}`, `${second}\tSecond\twhatsapp\t\t${now.toISOString()}`]));
+    expect(text.stdout.split('\n')).toHaveLength(workspaces.length);
+  });
+
   it('says what is wrong with the command line in one line, exit status 2, without reaching the table', async () => {
     const target = jest.fn();
     const run = (...argv: string[]) => runAdmin(argv, { out: () => {}, err: (text) => lines.push(text), env: {}, target });

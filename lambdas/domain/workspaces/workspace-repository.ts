@@ -30,7 +30,12 @@ export class WorkspaceWriteRefusedError extends Error {
 export async function getWorkspace(workspaceId: string, store: Store = defaultStore()): Promise<Workspace | undefined> {
   const { Item } = await store.db.send(new GetCommand({ TableName: store.tableName, Key: keys.workspace(workspaceId) }));
   if (!Item) return undefined;
-  return parseItem(storedWorkspaceSchema, Item, 'workspace');
+  return workspaceOfItem(Item);
+}
+
+/** A workspace item as read back, however it was found. */
+export function workspaceOfItem(item: Record<string, unknown>): Workspace {
+  return parseItem(storedWorkspaceSchema, item, 'workspace');
 }
 
 const workspacePut = (workspace: Workspace, condition?: string): Write => ({

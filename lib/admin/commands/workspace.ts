@@ -1,7 +1,9 @@
 import * as z from 'zod';
 import { usagePlanNameSchema, type Workspace } from '../../../lambdas/domain/workspaces/workspace';
-import { createWorkspace, getWorkspace, updateWorkspace, WorkspaceWriteRefusedError } from '../../../lambdas/domain/workspaces/workspace-repository';
+import { createWorkspace, getWorkspace, updateWorkspace, workspaceOfItem, WorkspaceWriteRefusedError } from '../../../lambdas/domain/workspaces/workspace-repository';
 import type { Store } from '../../../lambdas/shared/store';
+import type { Entity } from '../../../lambdas/shared/table';
+import { scanTable } from '../../local/scan-table';
 import { AdminError, defineCommand, option, type CommandContext, type CommandResult } from '../command';
 import { assignUsagePlan, checkUsagePlanTarget } from '../usage-plans';
 
@@ -92,7 +94,26 @@ export const workspaceCommands = [
       return shown(workspace, undefined, sharesFallback ? [`Workspace ${id} has no usage key of its own: it shares the fallback key in plan ${usagePlans.defaultPlan}; give it one with \`workspace update --id ${id} --usage-plan NAME\``] : []);
     },
   }),
+  defineCommand({
+    name: 'workspace list',
+    synopsis: '',
+    summary: 'Lists every workspace: id, name, provider, usage plan, created. It scans the whole table (no index lists workspaces), so it reads every item once and says how many read units that took.',
+    options: z.object({}),
+    async run(_options, { store }) {
+      const meter = { readUnits: 0 };
+      const entity: Entity = 'workspace';
+      const items = await scanTable(store, { expression: 'entity = :entity', values: { ':entity': entity } }, meter);
+      const workspaces = items.map(workspaceOfItem).sort((a, b) => a.id.localeCompare(b.id));
+      return {
+        data: workspaces,
+        lines: workspaces.map((workspace) => [workspace.id, workspace.name, workspace.settings.provider, workspace.settings.usagePlan ?? '', workspace.createdAt].join('\t')),
+        notes: [`${workspaces.length} workspace${workspaces.length === 1 ? '' : 's'}; the scan read ${formatUnits(meter.readUnits)} read units.`],
+      };
+    },
+  }),
 ];
+
+const formatUnits = (units: number) => (Number.isInteger(units) ? String(units) : units.toFixed(1));
 
 /**
  * Records the plan on the workspace: through API Gateway first on a deployed stack (its usage key,
