@@ -1,16 +1,16 @@
 import '../bin/node-check.cjs';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { DeleteMessageCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { lambdaContext } from '../lib/local/api-gateway-event';
 import { startQueuePoller, toRecord, type SqsHandler } from '../lib/local/queue-poller';
+import { childMain } from './child-process';
 import { callsOf, sendAnew, type Call, type Command } from './sdk-calls';
 
 /**
  * Row 4d, in its own process: the deliver handler reads its configuration at import, and here the
  * sandbox has no callback URL, so no report competes with the consumer for the CPU (on Lambda the
  * webhook is another function). Run by bench/scenarios/consumer-throughput.ts with the runtime's
- * environment; reads the plan from argv[2] and writes JSON to argv[3].
+ * environment (`runChild`).
  */
 export interface ConsumerPlan {
   region: string;
@@ -29,9 +29,16 @@ export interface PlannedQueue {
   count: number;
 }
 
-async function main(): Promise<void> {
-  const [planFile, outFile] = process.argv.slice(2) as [string, string];
-  const plan = JSON.parse(readFileSync(planFile, 'utf8')) as ConsumerPlan;
+export interface ConsumerResult {
+  handler: Drained[];
+  direct: Drained[];
+  directFailures: number;
+  firstFailure?: string;
+  /** The replay's calls per dispatch, by command name. */
+  calls: string[];
+}
+
+childMain(async (plan: ConsumerPlan): Promise<ConsumerResult> => {
   const { dynamo, sqs } = await import('../lambdas/shared/clients');
   const { handler } = await import('../lambdas/handlers/deliver');
   const deliver = handler as unknown as SqsHandler;
@@ -84,17 +91,14 @@ async function main(): Promise<void> {
     const directSide = async () => directRuns.push(await drain(sqs, sideOf(round.directQueue), round.directQueue.count, direct, plan.concurrency));
     for (const side of i % 2 === 0 ? [handlerSide, directSide] : [directSide, handlerSide]) await side();
   }
-  writeFileSync(
-    outFile,
-    JSON.stringify({
-      handler: handlerRuns,
-      direct: directRuns,
-      directFailures,
-      firstFailure,
-      calls: model.calls.map(({ command }) => command.constructor.name.replace(/Command$/, '')),
-    }),
-  );
-}
+  return {
+    handler: handlerRuns,
+    direct: directRuns,
+    directFailures,
+    ...(firstFailure ? { firstFailure } : {}),
+    calls: model.calls.map(({ command }) => command.constructor.name.replace(/Command$/, '')),
+  };
+});
 
 const dispatchIdOf = (body: string) => (JSON.parse(body) as { dispatchId: string }).dispatchId;
 
@@ -105,7 +109,7 @@ async function receiveOne(sqs: SQSClient, side: { queueUrl: string; queueArn: st
   }
 }
 
-type Drained = Awaited<ReturnType<typeof drain>>;
+export type Drained = Awaited<ReturnType<typeof drain>>;
 
 /**
  * Runs `handler` on the queue through the local runtime's own poller (Lambda's event source as
@@ -137,11 +141,3 @@ async function drain(sqs: SQSClient, side: { queueUrl: string; queueArn: string;
   await poller.stop();
   return { dispatches: handled, failed, seconds: (lastAt - started) / 1000 };
 }
-
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);

@@ -1,7 +1,8 @@
 import '../bin/node-check.cjs';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { startLocalRuntime } from '../lib/local/runtime';
 import type { Seed } from '../lib/local/seed-file';
+import { childMain } from './child-process';
+import type { Row } from './harness';
 
 /**
  * Row 3, in its own process: a local runtime serving the API alone, without the deliver consumer
@@ -10,7 +11,7 @@ import type { Seed } from '../lib/local/seed-file';
  * deliveries one round queues run on into the next round, whichever side it is. Both sides send to
  * this runtime's own queue, which nothing reads, and write the bench runtime's table: a table of
  * its own, new on a DynamoDB Local that earlier rows had loaded, took 4–8 transactions a second.
- * Run by bench/scenarios/send-throughput.ts; reads the plan from argv[2] and writes JSON to argv[3].
+ * Run by bench/scenarios/send-throughput.ts (`runChild`).
  */
 export interface SendThroughputPlan {
   dynamodbEndpoint: string;
@@ -22,9 +23,13 @@ export interface SendThroughputPlan {
   apiKey: string;
 }
 
-async function main(): Promise<void> {
-  const [planFile, outFile] = process.argv.slice(2) as [string, string];
-  const plan = JSON.parse(readFileSync(planFile, 'utf8')) as SendThroughputPlan;
+export interface SendThroughputResult {
+  rows: Row[];
+  /** What the row logged, for the bench's own output. */
+  lines: string[];
+}
+
+childMain(async (plan: SendThroughputPlan): Promise<SendThroughputResult> => {
   const runtime = await startLocalRuntime({
     port: 0,
     namePrefix: `bench-sends-${Date.now()}`,
@@ -43,16 +48,8 @@ async function main(): Promise<void> {
     await applySeed(plan.seed, defaultStore());
     const lines: string[] = [];
     const rows = await sendThroughput({ runtime, apiKey: plan.apiKey, clients: { dynamodb: dynamo, sqs }, log: (line) => lines.push(line) });
-    writeFileSync(outFile, JSON.stringify({ rows, lines }));
+    return { rows, lines };
   } finally {
     await runtime.stop();
   }
-}
-
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+});

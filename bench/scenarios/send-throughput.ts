@@ -1,9 +1,5 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { DynamoDBClient, TransactWriteItemsCommand, type TransactWriteItemsCommandInput } from '@aws-sdk/client-dynamodb';
 import { SQSClient, SendMessageCommand, type SendMessageCommandInput } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -12,9 +8,8 @@ import autocannon from 'autocannon';
 import { withoutCallLog } from '../../lambdas/shared/store';
 import type { LocalRuntime } from '../../lib/local/runtime';
 import { median, type Row } from '../harness';
-import type { SendThroughputPlan } from '../send-throughput-child';
-
-const run = promisify(execFile);
+import { runChild } from '../child-process';
+import type { SendThroughputPlan, SendThroughputResult } from '../send-throughput-child';
 
 const CONCURRENCY = 32;
 const ROUND_SECONDS = 8;
@@ -32,20 +27,11 @@ interface Captured {
  * serving the API alone, on the bench's emulators.
  */
 export async function sendThroughputAlone(options: { env: NodeJS.ProcessEnv; plan: SendThroughputPlan; log: (line: string) => void }): Promise<Row[]> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-sends-'));
-  try {
-    const planFile = join(dir, 'plan.json');
-    const outFile = join(dir, 'result.json');
-    writeFileSync(planFile, JSON.stringify(options.plan));
-    // Logs and metrics on, as deployed: writing them is part of a send's work.
-    const env: NodeJS.ProcessEnv = { ...options.env, POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_METRICS_DISABLED: 'false' };
-    await run(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'send-throughput-child.ts'), planFile, outFile], { env, maxBuffer: 256 << 20 });
-    const { rows, lines } = JSON.parse(readFileSync(outFile, 'utf8')) as { rows: Row[]; lines: string[] };
-    lines.forEach((line) => options.log(line));
-    return rows;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  // Logs and metrics on, as deployed: writing them is part of a send's work.
+  const env: NodeJS.ProcessEnv = { ...options.env, POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_METRICS_DISABLED: 'false' };
+  const { rows, lines } = await runChild<SendThroughputResult>(join(import.meta.dirname, '..', 'send-throughput-child.ts'), options.plan, env);
+  lines.forEach((line) => options.log(line));
+  return rows;
 }
 
 /**
