@@ -18,13 +18,18 @@ export interface Row {
   verdict: 'met' | 'missed' | 'reported';
   note?: string;
   /** The figure as numbers, for tools reading bench/results.json: what was measured against what. */
-  numbers?: RowNumbers;
+  numbers: RowNumbers;
 }
 
+/** Which side of its target a figure must stay on. */
+export type Bound = 'at most' | 'at least';
+
 /**
- * A row's figure in numbers. `baseline` and `ratio` are null where the target is absolute (the
- * health bundle's 40 KB); `target` is then in `unit`, else it is the largest ratio that passes,
- * and null on a row that only reports.
+ * A row's figure in numbers: the value measured, the baseline measured beside it in the same run
+ * and their ratio (null where there is none), the target and `passes`, which says what the target
+ * bounds (the ratio, or the measured value in `unit`) and from which side. `target` and `passes`
+ * are null on a row that only reports. A row's verdict may ask more than its numbers (row 3: no
+ * failed send on either side), never less.
  */
 export interface RowNumbers {
   unit: string;
@@ -32,7 +37,46 @@ export interface RowNumbers {
   baseline: number | null;
   ratio: number | null;
   target: number | null;
+  passes: `${'measured' | 'ratio'} ${'<=' | '>='} target` | null;
 }
+
+const comparison = (bound: Bound) => (bound === 'at most' ? '<=' : '>=');
+
+/** Numbers for a figure held to a ratio of a baseline measured in the same run (a null target: reported). */
+export function ratioNumbers(unit: string, measured: number, baseline: number, target: number | null, bound: Bound = 'at most'): RowNumbers {
+  return { unit, measured, baseline, ratio: measured / baseline, target, passes: target === null ? null : `ratio ${comparison(bound)} target` };
+}
+
+/**
+ * Numbers for a figure held to a value in its own unit (a null target: reported); a baseline, where
+ * the row compares with one, is shown beside it with the ratio.
+ */
+export function valueNumbers(unit: string, measured: number, target: number | null, options: { bound?: Bound; baseline?: number } = {}): RowNumbers {
+  const { bound = 'at most', baseline } = options;
+  return {
+    unit,
+    measured,
+    baseline: baseline ?? null,
+    ratio: baseline === undefined ? null : measured / baseline,
+    target,
+    passes: target === null ? null : `measured ${comparison(bound)} target`,
+  };
+}
+
+/** Whether the numbers meet their target: what every verdict of 'met' needs. Null on a row that only reports. */
+export function meetsTarget(numbers: RowNumbers): boolean | null {
+  if (numbers.passes === null || numbers.target === null) return null;
+  const [of, op] = numbers.passes.split(' ') as ['measured' | 'ratio', '<=' | '>='];
+  const value = numbers[of];
+  if (value === null) return false;
+  return op === '<=' ? value <= numbers.target : value >= numbers.target;
+}
+
+/** A verdict from numbers alone, for rows whose target is all their verdict asks. */
+export const verdictOf = (numbers: RowNumbers): Row['verdict'] => {
+  const met = meetsTarget(numbers);
+  return met === null ? 'reported' : met ? 'met' : 'missed';
+};
 
 /** One function invocation on the local runtime, as Lambda would bill and log it. */
 export interface Invocation {
@@ -314,8 +358,8 @@ How the rows are measured:
 
 Rerun: \`npm run bench\` (needs Java 17+ for DynamoDB Local); \`npm run bench -- --only 1,3\` runs some rows and writes
 nothing; when row 8 is left out and row 3, 4 or 6 runs, 300 sends settle first to warm DynamoDB Local's JVM, as row
-8's sends do in a full run. Machine-readable results: \`bench/results.json\` (rows with a \`numbers\` entry carry the measured value, its
-baseline, the ratio and the target as numbers).
+8's sends do in a full run. Machine-readable results: \`bench/results.json\` (each row's \`numbers\` carry the measured value, its baseline,
+the ratio and the target as numbers, and \`passes\`: which of them the target bounds, and from which side).
 ${history(root)}`,
   );
 }

@@ -9,7 +9,7 @@ import { lambdaContext } from '../../lib/local/api-gateway-event';
 import { routeEntries, routes, type RouteDefinition, type RouteId } from '../../lambdas/routes';
 import { routeEvent } from '../../test/support/events';
 import { startAwsStub, type AwsRequest } from '../aws-replay';
-import { median, type Row } from '../harness';
+import { median, ratioNumbers, valueNumbers, verdictOf, type Row } from '../harness';
 
 const run = promisify(execFile);
 
@@ -218,27 +218,29 @@ export async function coldStart(options: { env: NodeJS.ProcessEnv; apiKey: strin
     const rows: Row[] = [];
     for (const [handler, bundle] of bundles) {
       const baseline = baselines.get(bundle.baseline)!;
-      const ratio = bundle.kib / baseline.kib;
       if (bundle.baseline === 'none') {
+        const numbers = valueNumbers('KB', bundle.kib, CLIENTLESS_SIZE_TARGET_KIB);
         rows.push({
           id: `1a ${handler}`,
           what: `bundle size, ${handler} (no AWS client, so no SDK baseline)`,
           figure: `${bundle.kib.toFixed(0)} KB`,
           target: `≤ ${CLIENTLESS_SIZE_TARGET_KIB} KB`,
-          verdict: bundle.kib <= CLIENTLESS_SIZE_TARGET_KIB ? 'met' : 'missed',
+          verdict: verdictOf(numbers),
           ...(bundle.kib > CLIENTLESS_SIZE_TARGET_KIB ? { note: `largest parts: ${largestExtras(bundle.packages, new Map())}` } : {}),
-          numbers: { unit: 'KB', measured: bundle.kib, baseline: null, ratio: null, target: CLIENTLESS_SIZE_TARGET_KIB },
+          numbers,
         });
         continue;
       }
+      const numbers = ratioNumbers('KB', bundle.kib, baseline.kib, SIZE_TARGET);
+      const ratio = numbers.ratio!;
       rows.push({
         id: `1a ${handler}`,
         what: `bundle size, ${handler} (baseline: SDK clients for ${bundle.baseline})`,
         figure: `${bundle.kib.toFixed(0)} KB vs ${baseline.kib.toFixed(0)} KB (×${ratio.toFixed(2)})`,
         target: `≤ ×${SIZE_TARGET}`,
-        verdict: ratio <= SIZE_TARGET ? 'met' : 'missed',
+        verdict: verdictOf(numbers),
         ...(ratio > SIZE_TARGET ? { note: `beyond the baseline: ${largestExtras(bundle.packages, baseline.packages)}` } : {}),
-        numbers: { unit: 'KB', measured: bundle.kib, baseline: baseline.kib, ratio, target: SIZE_TARGET },
+        numbers,
       });
     }
 
@@ -280,7 +282,8 @@ export async function coldStart(options: { env: NodeJS.ProcessEnv; apiKey: strin
       const total = (s: Sample) => s.importMs + s.answerMs;
       const ownMs = median(own.map(total));
       const baseMs = median(base.map(total));
-      const ratio = ownMs / baseMs;
+      const numbers = ratioNumbers('ms', ownMs, baseMs, clientless ? null : INIT_TARGET);
+      const ratio = numbers.ratio!;
       const statuses = [...new Set([recorded, ...own].map((s) => s.statusCode))].join('/');
       const rss = Math.max(...own.map((s) => s.maxRssKiB));
       if (rss > peakRss.kib) peakRss = { kib: rss, handler };
@@ -293,13 +296,13 @@ export async function coldStart(options: { env: NodeJS.ProcessEnv; apiKey: strin
         // An empty handler's cold start is Node's own: no ratio to it means anything, so the
         // function is held to its bundle size (row 1a) and its time is reported.
         target: clientless ? 'reported' : `≤ ×${INIT_TARGET}`,
-        verdict: clientless ? 'reported' : ratio <= INIT_TARGET ? 'met' : 'missed',
+        verdict: verdictOf(numbers),
         ...(clientless || ratio <= INIT_TARGET
           ? answered.length
             ? { note: answered.join('; ') }
             : {}
           : { note: [...answered, `import time follows the code beyond the baseline (row 1a ${handler}: ${(bundle.kib - baseline.kib).toFixed(0)} KB more to load)`].join('; ') }),
-        numbers: { unit: 'ms', measured: ownMs, baseline: baseMs, ratio, target: clientless ? null : INIT_TARGET },
+        numbers,
       });
       if (thin) {
         const thinMs = median(thinSamples.map(total));
@@ -308,7 +311,14 @@ export async function coldStart(options: { env: NodeJS.ProcessEnv; apiKey: strin
       }
     }
     rows.push(thinStackInitRow(thinRatios));
-    rows.push({ id: '7b', what: 'peak RSS of one handler process (import + one request)', figure: `${(peakRss.kib / 1024).toFixed(0)} MiB (${peakRss.handler})`, target: 'reported', verdict: 'reported' });
+    rows.push({
+      id: '7b',
+      what: 'peak RSS of one handler process (import + one request)',
+      figure: `${(peakRss.kib / 1024).toFixed(0)} MiB (${peakRss.handler})`,
+      target: 'reported',
+      verdict: 'reported',
+      numbers: valueNumbers('MiB', peakRss.kib / 1024, null),
+    });
     return rows;
   } finally {
     await stub.close();
@@ -331,15 +341,15 @@ interface ThinInit {
  * function and its baseline: what that design would give the cold-start target.
  */
 function thinStackInitRow(measured: ThinInit[]): Row {
-  const met = measured.filter((m) => m.ratio <= INIT_TARGET && !m.answered).length;
+  const numbers = valueNumbers('routes meeting row 1b\'s target', measured.filter((m) => m.ratio <= INIT_TARGET && !m.answered).length, measured.length, { bound: 'at least' });
   return {
     id: '1d',
     what: 'PROTOTYPE, not the stack: row 1b with Middy’s core and Powertools Logger replaced by bench/prototypes/thin-middy.ts and small-logger.ts (as rows 2d–2f), sampled in turn with row 1b',
     figure: measured.map((m) => `${m.handler} ${m.ms.toFixed(0)} ms (×${m.ratio.toFixed(2)})`).join(', '),
     target: `every route ≤ ×${INIT_TARGET}`,
-    verdict: met === measured.length ? 'met' : 'missed',
+    verdict: verdictOf(numbers),
     ...(measured.some((m) => m.answered) ? { note: measured.flatMap((m) => (m.answered ? [`${m.handler} answered ${m.answered}`] : [])).join('; ') } : {}),
-    numbers: { unit: 'routes', measured: met, baseline: null, ratio: null, target: measured.length },
+    numbers,
   };
 }
 
@@ -360,18 +370,18 @@ async function smallLoggerRow(
     const ratio = small.kib / baseline.kib;
     measured.push({ handler, kib: small.kib, ratio, todayMet: bundle.kib / baseline.kib <= SIZE_TARGET, met: ratio <= SIZE_TARGET, extras: largestExtras(small.packages, baseline.packages, 3) });
   }
-  const met = measured.filter((m) => m.met).length;
+  const numbers = valueNumbers('functions meeting row 1a\'s target', measured.filter((m) => m.met).length, measured.length, { bound: 'at least' });
   const today = measured.filter((m) => m.todayMet).length;
   const saved = median([...bundles].flatMap(([handler, bundle]) => measured.filter((m) => m.handler === handler).map((m) => bundle.kib - m.kib)));
   const missed = measured.filter((m) => !m.met).sort((a, b) => b.ratio - a.ratio);
   return {
     id: '1c',
     what: 'PROTOTYPE, not the stack: row 1a with Powertools Logger replaced by a logger of our own (bench/prototypes/small-logger.ts), every function with an SDK baseline',
-    figure: `${met} of ${measured.length} functions ≤ ×${SIZE_TARGET} (row 1a: ${today}); ${saved.toFixed(0)} KB less each (median)`,
+    figure: `${numbers.measured} of ${measured.length} functions ≤ ×${SIZE_TARGET} (row 1a: ${today}); ${saved.toFixed(0)} KB less each (median)`,
     target: `every function ≤ ×${SIZE_TARGET}`,
-    verdict: missed.length === 0 ? 'met' : 'missed',
+    verdict: verdictOf(numbers),
     ...(missed.length ? { note: `still beyond: ${missed.map((m) => `${m.handler} ×${m.ratio.toFixed(2)} (${m.extras})`).join('; ')}` } : {}),
-    numbers: { unit: 'functions', measured: met, baseline: null, ratio: null, target: measured.length },
+    numbers,
   };
 }
 

@@ -13,7 +13,7 @@ import { freePort } from '../../lib/local/free-port.cjs';
 import { ACCESS_LOG_FORMAT } from '../../lib/constructs/messaging-api';
 import type { LocalRuntime } from '../../lib/local/runtime';
 import { PRICES_DATE, PRICES_REGION, prices } from '../aws-prices';
-import type { FunctionMeter, Invocation, Row } from '../harness';
+import { ratioNumbers, valueNumbers, verdictOf, type FunctionMeter, type Invocation, type Row } from '../harness';
 import { measureLeanWrites } from '../prototypes/lean-write-side';
 
 const MESSAGES = 200;
@@ -176,32 +176,30 @@ export async function costPerMessage(options: { runtime: LocalRuntime; apiKey: s
   const floor = sum(WRITE_FLOOR, (w) => w.units);
   const writeRatio = base.writeUnits / floor;
   const dollars = (value: number) => `$${value.toFixed(2)}`;
+  /** A row's price per million messages, held to the target; its baseline the row it starts from, if any. */
+  const priced = (row: { id: string; what: string; note?: string }, measured: number, startsFrom?: number): Row => {
+    const numbers = valueNumbers('USD per million messages', measured, TARGET_DOLLARS, startsFrom === undefined ? {} : { baseline: startsFrom });
+    return { ...row, figure: dollars(measured), target: `≤ $${TARGET_DOLLARS}`, verdict: verdictOf(numbers), numbers };
+  };
+  const writeNumbers = ratioNumbers('write request units per message', base.writeUnits, floor, TARGET_WRITE_RATIO);
   return [
-    {
-      id: '8a',
-      what: `cost of 1 million delivered and read messages, AWS list prices (${PRICES_REGION}, ${PRICES_DATE}), REST API for the reports (the stack's default), events pushed to one webhook endpoint`,
-      figure: dollars(total),
-      target: `≤ $${TARGET_DOLLARS}`,
-      verdict: total <= TARGET_DOLLARS ? 'met' : 'missed',
-      note: [...base.components, eventsComponent].map((c) => `${c.name} ${c.quantity} ${dollars(c.dollars * 1e6)}`).join('; '),
-      numbers: { unit: 'USD per million messages', measured: total, baseline: null, ratio: null, target: TARGET_DOLLARS },
-    },
-    {
-      id: '8b',
-      what: 'the same, WhatsApp reports through the HTTP API front door (webhookFrontDoor=httpApi)',
-      figure: dollars(withFrontDoor(prices.httpApiRequest)),
-      target: `≤ $${TARGET_DOLLARS}`,
-      verdict: withFrontDoor(prices.httpApiRequest) <= TARGET_DOLLARS ? 'met' : 'missed',
-      numbers: { unit: 'USD per million messages', measured: withFrontDoor(prices.httpApiRequest), baseline: total, ratio: withFrontDoor(prices.httpApiRequest) / total, target: TARGET_DOLLARS },
-    },
+    priced(
+      {
+        id: '8a',
+        what: `cost of 1 million delivered and read messages, AWS list prices (${PRICES_REGION}, ${PRICES_DATE}), REST API for the reports (the stack's default), events pushed to one webhook endpoint`,
+        note: [...base.components, eventsComponent].map((c) => `${c.name} ${c.quantity} ${dollars(c.dollars * 1e6)}`).join('; '),
+      },
+      total,
+    ),
+    priced({ id: '8b', what: 'the same, WhatsApp reports through the HTTP API front door (webhookFrontDoor=httpApi)' }, withFrontDoor(prices.httpApiRequest), total),
     {
       id: '8c',
       what: 'DynamoDB write units per delivered and read message (1 tracking tag, no webhook endpoint) vs the fewest the design needs (docs/cost.md)',
       figure: `${base.writeUnits.toFixed(1)} vs ${floor} (×${writeRatio.toFixed(2)})`,
       target: `≤ ×${TARGET_WRITE_RATIO}`,
-      verdict: writeRatio <= TARGET_WRITE_RATIO ? 'met' : 'missed',
+      verdict: verdictOf(writeNumbers),
       note: `per message: ${Object.entries(base.byCommand).map(([c, k]) => `${k.toFixed(2)} ${c}`).join(', ')}; with one webhook endpoint ${(base.writeUnits + eventsWriteUnits).toFixed(1)}`,
-      numbers: { unit: 'write request units per message', measured: base.writeUnits, baseline: floor, ratio: writeRatio, target: TARGET_WRITE_RATIO },
+      numbers: writeNumbers,
     },
     {
       id: '8d',
@@ -209,70 +207,55 @@ export async function costPerMessage(options: { runtime: LocalRuntime; apiKey: s
       figure: `${Math.round(base.logBytes)} B (${Math.round(base.appLogBytes)} B in ${base.appLogLines.toFixed(1)} lines + ${Math.round(base.platformBytes)} + ${Math.round(base.accessLogBytes)})`,
       target: 'reported',
       verdict: 'reported',
-      numbers: { unit: 'bytes per message', measured: base.logBytes, baseline: null, ratio: null, target: null },
+      numbers: valueNumbers('bytes per message', base.logBytes, null),
     },
-    {
-      id: '8e',
-      what: 'row 8a for a workspace with no webhook endpoint (its changes write no events, decision 77)',
-      figure: dollars(base.total),
-      target: `≤ $${TARGET_DOLLARS}`,
-      verdict: base.total <= TARGET_DOLLARS ? 'met' : 'missed',
-      numbers: { unit: 'USD per million messages', measured: base.total, baseline: total, ratio: base.total / total, target: TARGET_DOLLARS },
-    },
-    {
-      id: '8f',
-      what: `PROTOTYPE, not the stack: row 8e on the lean write side (docs/cost.md, "What would meet $15"): its write units measured on DynamoDB Local (${lean.writes.perMessage.toFixed(1)} WRU, dispatch item ${lean.writes.dispatchBytes} B), the send on an HTTP API, WhatsApp's reports on a function URL, everything else as measured in 8e`,
-      figure: dollars(lean.total),
-      target: `≤ $${TARGET_DOLLARS}`,
-      verdict: lean.total <= TARGET_DOLLARS ? 'met' : 'missed',
-      note: lean.note,
-      numbers: { unit: 'USD per million messages', measured: lean.total, baseline: base.total, ratio: lean.total / base.total, target: TARGET_DOLLARS },
-    },
-    {
-      id: '8g',
-      what: 'PROTOTYPE: row 8f with one endpoint’s events as the stack publishes them (from the table’s stream, decision 89): the publisher’s fan-out, the consumer, delivery records, SQS and logs as measured in 8a',
-      figure: dollars(lean.total + eventsDollars),
-      target: `≤ $${TARGET_DOLLARS}`,
-      verdict: lean.total + eventsDollars <= TARGET_DOLLARS ? 'met' : 'missed',
-      note: `events: publisher fan-out $${eventsOnPath.toFixed(2)}; ${events.summary} $${events.total.toFixed(2)}`,
-      numbers: { unit: 'USD per million messages', measured: lean.total + eventsDollars, baseline: total, ratio: (lean.total + eventsDollars) / total, target: TARGET_DOLLARS },
-    },
-    {
-      id: '8h',
-      what: `row 8a as deployed for steady traffic: tableCapacity (provisioned, auto scaled, used at ${PROVISIONED_UTILIZATION * 100} %) and systemLogLevel=WARN (docs/deploy.md, "Table capacity")`,
-      figure: dollars(total + steady.dollars),
-      target: `≤ $${TARGET_DOLLARS}`,
-      verdict: total + steady.dollars <= TARGET_DOLLARS ? 'met' : 'missed',
-      note: steady.note,
-      numbers: { unit: 'USD per million messages', measured: total + steady.dollars, baseline: total, ratio: (total + steady.dollars) / total, target: TARGET_DOLLARS },
-    },
-    {
-      id: '8i',
-      what: 'PROTOTYPE: row 8g (the lean write side, one endpoint’s events) with the same two settings',
-      figure: dollars(lean.total + eventsDollars + leanSteady.dollars),
-      target: `≤ $${TARGET_DOLLARS}`,
-      verdict: lean.total + eventsDollars + leanSteady.dollars <= TARGET_DOLLARS ? 'met' : 'missed',
-      note: leanSteady.note,
-      numbers: { unit: 'USD per million messages', measured: lean.total + eventsDollars + leanSteady.dollars, baseline: total, ratio: (lean.total + eventsDollars + leanSteady.dollars) / total, target: TARGET_DOLLARS },
-    },
-    {
-      id: '8j',
-      what: 'row 8a with WhatsApp reports on a Lambda function URL (webhookFrontDoor=functionUrl: no price per request, no access log line)',
-      figure: dollars(total + functionUrlSaving),
-      target: `≤ $${TARGET_DOLLARS}`,
-      verdict: total + functionUrlSaving <= TARGET_DOLLARS ? 'met' : 'missed',
-      note: `against the row it starts from: ${functionUrlChanges}`,
-      numbers: { unit: 'USD per million messages', measured: total + functionUrlSaving, baseline: total, ratio: (total + functionUrlSaving) / total, target: TARGET_DOLLARS },
-    },
-    {
-      id: '8k',
-      what: 'row 8h (tableCapacity, systemLogLevel=WARN) with webhookFrontDoor=functionUrl: the cheapest the stack deploys today',
-      figure: dollars(total + steady.dollars + functionUrlSaving),
-      target: `≤ $${TARGET_DOLLARS}`,
-      verdict: total + steady.dollars + functionUrlSaving <= TARGET_DOLLARS ? 'met' : 'missed',
-      note: `${steady.note}; ${functionUrlChanges}`,
-      numbers: { unit: 'USD per million messages', measured: total + steady.dollars + functionUrlSaving, baseline: total, ratio: (total + steady.dollars + functionUrlSaving) / total, target: TARGET_DOLLARS },
-    },
+    priced({ id: '8e', what: 'row 8a for a workspace with no webhook endpoint (its changes write no events, decision 77)' }, base.total, total),
+    priced(
+      {
+        id: '8f',
+        what: `PROTOTYPE, not the stack: row 8e on the lean write side (docs/cost.md, "What would meet $15"): its write units measured on DynamoDB Local (${lean.writes.perMessage.toFixed(1)} WRU, dispatch item ${lean.writes.dispatchBytes} B), the send on an HTTP API, WhatsApp's reports on a function URL, everything else as measured in 8e`,
+        note: lean.note,
+      },
+      lean.total,
+      base.total,
+    ),
+    priced(
+      {
+        id: '8g',
+        what: 'PROTOTYPE: row 8f with one endpoint’s events as the stack publishes them (from the table’s stream, decision 89): the publisher’s fan-out, the consumer, delivery records, SQS and logs as measured in 8a',
+        note: `events: publisher fan-out $${eventsOnPath.toFixed(2)}; ${events.summary} $${events.total.toFixed(2)}`,
+      },
+      lean.total + eventsDollars,
+      total,
+    ),
+    priced(
+      {
+        id: '8h',
+        what: `row 8a as deployed for steady traffic: tableCapacity (provisioned, auto scaled, used at ${PROVISIONED_UTILIZATION * 100} %) and systemLogLevel=WARN (docs/deploy.md, "Table capacity")`,
+        note: steady.note,
+      },
+      total + steady.dollars,
+      total,
+    ),
+    priced({ id: '8i', what: 'PROTOTYPE: row 8g (the lean write side, one endpoint’s events) with the same two settings', note: leanSteady.note }, lean.total + eventsDollars + leanSteady.dollars, total),
+    priced(
+      {
+        id: '8j',
+        what: 'row 8a with WhatsApp reports on a Lambda function URL (webhookFrontDoor=functionUrl: no price per request, no access log line)',
+        note: `against the row it starts from: ${functionUrlChanges}`,
+      },
+      total + functionUrlSaving,
+      total,
+    ),
+    priced(
+      {
+        id: '8k',
+        what: 'row 8h (tableCapacity, systemLogLevel=WARN) with webhookFrontDoor=functionUrl: the cheapest the stack deploys today',
+        note: `${steady.note}; ${functionUrlChanges}`,
+      },
+      total + steady.dollars + functionUrlSaving,
+      total,
+    ),
   ];
 }
 

@@ -7,7 +7,7 @@ import type { SerializeMiddleware } from '@smithy/types';
 import autocannon from 'autocannon';
 import { withoutCallLog } from '../../lambdas/shared/store';
 import type { LocalRuntime } from '../../lib/local/runtime';
-import { median, type Row } from '../harness';
+import { median, ratioNumbers, valueNumbers, verdictOf, type Row } from '../harness';
 import { runChild } from '../child-process';
 import type { SendThroughputPlan, SendThroughputResult } from '../send-throughput-child';
 
@@ -116,7 +116,8 @@ export async function sendThroughput(options: {
   }
   const ownRate = median(http.map((r) => r.perSecond));
   const floorRate = median(sdk.map((r) => r.perSecond));
-  const ratio = ownRate / floorRate;
+  const numbers = ratioNumbers('sends/s', ownRate, floorRate, TARGET, 'at least');
+  const ratio = numbers.ratio!;
   const rejected = http.reduce((sum, r) => sum + r.other, 0);
   const failedDirect = sdk.reduce((sum, r) => sum + r.other, 0);
   return [
@@ -126,7 +127,7 @@ export async function sendThroughput(options: {
       figure: `${ownRate.toFixed(0)}/s vs ${floorRate.toFixed(0)}/s (×${ratio.toFixed(2)}); non-202: ${rejected}, direct failures: ${failedDirect}`,
       target: `≥ ×${TARGET}`,
       // A failed send on either side voids the comparison: a side that barely ran can make any ratio.
-      verdict: ratio >= TARGET && rejected === 0 && failedDirect === 0 ? 'met' : 'missed',
+      verdict: verdictOf(numbers) === 'met' && rejected === 0 && failedDirect === 0 ? 'met' : 'missed',
       ...(firstFailure
         ? { note: `first direct failure: ${firstFailure}` }
         : ratio < TARGET
@@ -134,6 +135,7 @@ export async function sendThroughput(options: {
             note: `this process used ${median(http.map((r) => r.cpuMsPerSend)).toFixed(1)} ms CPU per send over HTTP vs ${median(sdk.map((r) => r.cpuMsPerSend)).toFixed(1)} ms direct (HTTP server, Middy, validation and the SDK calls, beside DynamoDB Local on the same 2 cores); row 2 shows where a warm send's CPU goes`,
           }
         : {}),
+      numbers,
     },
     {
       id: '7a',
@@ -141,6 +143,7 @@ export async function sendThroughput(options: {
       figure: `${(rss.peak / 2 ** 20).toFixed(0)} MiB`,
       target: 'reported',
       verdict: 'reported',
+      numbers: valueNumbers('MiB', rss.peak / 2 ** 20, null),
     },
   ];
 }

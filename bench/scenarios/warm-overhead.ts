@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { cpuByArea, readProfiles } from '../cpu-profile';
-import { percentile, type Row } from '../harness';
+import { percentile, ratioNumbers, verdictOf, type Row } from '../harness';
 
 const run = promisify(execFile);
 /** A warm route may spend this many times the CPU of an SDK-only handler making its calls. */
@@ -89,7 +89,8 @@ async function measure(options: { env: NodeJS.ProcessEnv; apiKey: string; dispat
     };
     return Object.entries(result.route).map(([name, own], i) => {
       const baseline = result.baseline[name]!;
-      const ratio = own.meanCpuMs / baseline.meanCpuMs;
+      const numbers = ratioNumbers('ms CPU per request', own.meanCpuMs, baseline.meanCpuMs, TARGET_RATIO);
+      const ratio = numbers.ratio!;
       const calls = result.calls[name]!.join(' + ') || 'no calls';
       const elapsed = (side: Side) => `p50 ${percentile(side.samples, 50).toFixed(2)}, p99 ${percentile(side.samples, 99).toFixed(2)} ms`;
       const notes = [...(ratio > TARGET_RATIO ? [beyond(name)] : []), ...(odd.length || result.misses ? [`statuses ${result.statuses.join('/')}, ${result.misses} unrecorded calls`] : [])];
@@ -98,9 +99,9 @@ async function measure(options: { env: NodeJS.ProcessEnv; apiKey: string; dispat
         what: `${variant.what} ${name}: CPU per request in process, no I/O (AWS answered from a recording), ${own.samples.length} requests, vs an SDK-only handler making its calls (${calls})`,
         figure: `${own.meanCpuMs.toFixed(2)} ms vs ${baseline.meanCpuMs.toFixed(2)} ms (×${ratio.toFixed(2)}); elapsed ${elapsed(own)} vs ${elapsed(baseline)}`,
         target: `≤ ×${TARGET_RATIO}`,
-        verdict: ratio <= TARGET_RATIO ? 'met' : 'missed',
+        verdict: verdictOf(numbers),
         ...(notes.length ? { note: notes.join('; ') } : {}),
-        numbers: { unit: 'ms CPU per request', measured: own.meanCpuMs, baseline: baseline.meanCpuMs, ratio, target: TARGET_RATIO },
+        numbers,
       } satisfies Row;
     });
   } finally {
