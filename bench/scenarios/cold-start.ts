@@ -34,7 +34,11 @@ const SMALL_LOGGER = join(import.meta.dirname, '..', 'prototypes', 'small-logger
 const SMALL_LOGGER_ALIAS = { ...BUNDLING_ALIASES, '@aws-lambda-powertools/logger/middleware': SMALL_LOGGER, '@aws-lambda-powertools/logger': SMALL_LOGGER };
 /** Row 1d's prototype: rows 2d–2f's thin stack (bench/prototypes/thin-stack-hooks.mjs) as bundle aliases. */
 const THIN_STACK_ALIAS = { ...SMALL_LOGGER_ALIAS, '@middy/core': join(import.meta.dirname, '..', 'prototypes', 'thin-middy.ts') };
-const SAMPLES = 9;
+/**
+ * Fresh processes per side and route. At 9 a route's ratio moved by up to 0.24 between runs of the
+ * same code, enough to flip its verdict; at 21 by 0.06 at most (bench/history.md, decision 130).
+ */
+const SAMPLES = 21;
 const SIZE_TARGET = 1.2;
 const INIT_TARGET = 1.25;
 /** A function with no AWS client has an empty baseline, so it is held to a size instead of a ratio. */
