@@ -9,7 +9,7 @@ import { DEFAULT_GRAPH_API_BASE_URL } from './graph-api';
  *
  * Each variable's schema is built, and the variable checked, the first time a module reads it: a
  * function reads a handful of the variables below, and building and checking all of them took
- * about 4 ms of every cold start (decision 131). A malformed variable fails its first read, naming
+ * 2–3 ms of every cold start (decision 131). A malformed variable fails its first read, naming
  * itself, as it failed the import before.
  */
 const variables = {
