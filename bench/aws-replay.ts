@@ -155,9 +155,15 @@ export function replayNetwork(client: { config: { requestHandler: unknown } }) {
   };
 }
 
-/** A request body as text: the SDK hands some clients' bodies over as bytes (SQS), others as a string. */
+const utf8 = new TextDecoder();
+
+/**
+ * A request body as text: the SDK hands some clients' bodies over as bytes (SQS), others as a
+ * string. Decoded, not `Buffer.from(body)`: that calls `valueOf()`, which the SDK's JSON bodies
+ * (a Uint8Array subclass) answer with a warning that string methods on them will one day throw.
+ */
 function bodyText(body: unknown): string {
   if (typeof body === 'string') return body;
-  if (body instanceof Uint8Array) return Buffer.from(body).toString('utf8');
+  if (body instanceof Uint8Array) return utf8.decode(body);
   return '';
 }
