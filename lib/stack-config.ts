@@ -189,11 +189,16 @@ export function defaultUsagePlanOf(config: Pick<StackConfig, 'usagePlans' | 'def
   return config.defaultUsagePlan ?? Object.keys(config.usagePlans ?? {})[0];
 }
 
+/** A context value the stack refuses: the operator's to mend, so its message is the whole story. */
+export class InvalidStackConfigError extends Error {
+  override name = 'InvalidStackConfigError';
+}
+
 export function readStackConfig(node: Node): StackConfig {
   const raw = Object.fromEntries(contextKeys.map((key) => [key, node.tryGetContext(key)]));
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
-    throw new Error(`Invalid CDK context: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    throw new InvalidStackConfigError(`Invalid CDK context: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   }
   return parsed.data;
 }

@@ -1,4 +1,9 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
+import cdkJson from '../../cdk.json';
 import { synthStack, unacknowledgedNagFindings } from '../support/synth';
 
 /**
@@ -305,5 +310,21 @@ describe('invalid settings', () => {
   ])('%j fails the synth naming the key', (context, message) => {
     expect(() => synthStack(context)).toThrow(/^Invalid CDK context: /);
     expect(() => synthStack(context)).toThrow(message);
+  });
+
+  it('is one line from the CDK app, as `cdk synth` and `cdk deploy` print it, and no stack trace', () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'cdk-app-'));
+    try {
+      // How the CDK CLI runs bin/app.ts: cdk.json's context with the `-c` values over it, in the environment.
+      const run = spawnSync(process.execPath, ['--import', 'tsx', 'bin/app.ts'], {
+        cwd: join(__dirname, '..', '..'),
+        encoding: 'utf8',
+        env: { ...process.env, CDK_OUTDIR: outdir, CDK_CONTEXT_JSON: JSON.stringify({ ...cdkJson.context, webhookFrontDoor: 'restapi', alarmEmail: 'ops' }) },
+      });
+      expect([run.status, run.stdout]).toEqual([1, '']);
+      expect(run.stderr.trimEnd().split('\n')).toEqual(['Invalid CDK context: alarmEmail: Invalid email address; webhookFrontDoor: Invalid option: expected one of "restApi"|"httpApi"|"functionUrl"']);
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
   });
 });
