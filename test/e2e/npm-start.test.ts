@@ -1,7 +1,8 @@
 /**
  * @slow runs `npm start` as a newcomer does: its own DynamoDB Local and runtime (about 20 s).
  */
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { PROJECT_ROOT } from '../../lib/project-paths';
 
@@ -49,4 +50,19 @@ describe('npm start, as its own process', () => {
     expect(left).toEqual([]);
     expect(output).toContain('SIGTERM: stopping…');
   }, 90_000);
+});
+
+describe('npm start, given a setting it cannot use', () => {
+  // bin/local.ts as `npm start` runs it, with only what a shell has and the one setting.
+  const start = (env: Record<string, string>) =>
+    spawnSync(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'bin', 'local.ts')], { cwd: PROJECT_ROOT, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, timeout: 30_000 });
+
+  it.each([
+    [{ PORT: 'abc' }, 'npm start: PORT="abc": Invalid input: expected number, received NaN'],
+    [{ PORT: '70000' }, 'npm start: PORT="70000": Too big: expected number to be <=65535'],
+    [{ MESSAGING_SEED: '/nonexistent/seed.json' }, "npm start: Cannot read the seed file /nonexistent/seed.json: ENOENT: no such file or directory, open '/nonexistent/seed.json'"],
+  ])('%j stops it before anything starts, with one line naming it', (env, line) => {
+    const run = start(env);
+    expect([run.status, run.stdout, run.stderr.trimEnd().split('\n')]).toEqual([1, '', [line]]);
+  });
 });
