@@ -1,24 +1,20 @@
 import './node-check.cjs';
-import { z } from 'zod';
+import * as z from 'zod';
+import { portSetting, readSettings } from '../lib/entry-settings';
 import { LocalRuntimeError } from '../lib/local/dynamodb-local';
 import { DEMO_SEED_PATH } from '../lib/local/paths';
 import { startLocalRuntime } from '../lib/local/runtime';
 import { readSeed } from '../lib/local/seed-file';
 
 /** `npm start`: the local runtime's interface (docs/decisions.md 42), read from the environment. */
-const settings = z
-  .object({
-    PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+const env = readSettings(
+  'npm start',
+  z.object({
+    PORT: portSetting(3000),
     MESSAGING_SEED: z.string().min(1).optional(),
     MESSAGING_DATA_DIR: z.string().min(1).optional(),
-  })
-  .safeParse(process.env);
-if (!settings.success) {
-  // A mistyped setting is one line naming it, as a bad seed file is, not a stack trace.
-  console.error(`npm start: ${settings.error.issues.map((issue) => `${issue.path.join('.')}=${JSON.stringify(process.env[String(issue.path[0])] ?? '')}: ${issue.message}`).join('; ')}`);
-  process.exit(1);
-}
-const env = settings.data;
+  }),
+);
 
 async function main(): Promise<void> {
   const seedPath = env.MESSAGING_SEED ?? DEMO_SEED_PATH;

@@ -1,5 +1,6 @@
 import './node-check.cjs';
-import { z } from 'zod';
+import * as z from 'zod';
+import { portSetting, readSettings } from '../lib/entry-settings';
 import { startWebhookReceiver } from '../lib/webhook-receiver';
 
 /**
@@ -7,12 +8,13 @@ import { startWebhookReceiver } from '../lib/webhook-receiver';
  * event, one JSON line each (README, "Receiving events"). WEBHOOK_SECRET is the endpoint's
  * `whsec_…` secret, from the answer that created it.
  */
-const env = z
-  .object({
-    WEBHOOK_SECRET: z.string().startsWith('whsec_', 'WEBHOOK_SECRET must be the endpoint’s whsec_… secret'),
-    PORT: z.coerce.number().int().min(0).max(65_535).default(4000),
-  })
-  .parse(process.env);
+const env = readSettings(
+  'npm run webhook-receiver',
+  z.object({
+    WEBHOOK_SECRET: z.string({ error: 'set it to the endpoint’s whsec_… secret' }).startsWith('whsec_', 'the endpoint’s whsec_… secret'),
+    PORT: portSetting(4000),
+  }),
+);
 
 void startWebhookReceiver({ secret: env.WEBHOOK_SECRET, port: env.PORT, onEvent: (event) => console.log(JSON.stringify(event)) }).then((server) => {
   console.log(`Receiving webhook events on ${server.url} (Ctrl-C stops)`);

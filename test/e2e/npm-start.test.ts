@@ -58,8 +58,8 @@ describe('npm start, given a setting it cannot use', () => {
     spawnSync(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'bin', 'local.ts')], { cwd: PROJECT_ROOT, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, timeout: 30_000 });
 
   it.each([
-    [{ PORT: 'abc' }, 'npm start: PORT="abc": Invalid input: expected number, received NaN'],
-    [{ PORT: '70000' }, 'npm start: PORT="70000": Too big: expected number to be <=65535'],
+    [{ PORT: 'abc' }, 'npm start: PORT: a port number from 0 to 65535'],
+    [{ PORT: '70000' }, 'npm start: PORT: a port number from 0 to 65535'],
     [{ MESSAGING_SEED: '/nonexistent/seed.json' }, "npm start: Cannot read the seed file /nonexistent/seed.json: ENOENT: no such file or directory, open '/nonexistent/seed.json'"],
   ])('%j stops it before anything starts, with one line naming it', (env, line) => {
     const run = start(env);

@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { newWebhookSecret } from '../../../lambdas/domain/webhooks/webhook-endpoint';
 import { signedHeaders } from '../../../lambdas/domain/webhooks/signing';
@@ -20,5 +22,19 @@ describe('the README’s webhook receiver (npm run webhook-receiver)', () => {
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+});
+
+describe('npm run webhook-receiver, given a setting it cannot use', () => {
+  const ROOT = join(__dirname, '..', '..', '..');
+  const receive = (env: Record<string, string>) =>
+    spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bin', 'webhook-receiver.ts')], { cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, timeout: 30_000 });
+
+  it.each([
+    [{}, 'npm run webhook-receiver: WEBHOOK_SECRET: set it to the endpoint’s whsec_… secret'],
+    [{ WEBHOOK_SECRET: 'msk_live_not_a_webhook_secret', PORT: '4000.5' }, 'npm run webhook-receiver: WEBHOOK_SECRET: the endpoint’s whsec_… secret; PORT: a port number from 0 to 65535'],
+  ])('%j stops it with one line naming each, the secret not echoed', (env, line) => {
+    const run = receive(env);
+    expect([run.status, run.stdout, run.stderr.trimEnd().split('\n')]).toEqual([1, '', [line]]);
   });
 });
