@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { issueLine } from '../lambdas/shared/zod-issues';
 
 /** A listening port from the environment: 0 takes any free one. */
 export const portSetting = (fallback: number) =>
@@ -17,6 +18,6 @@ export const portSetting = (fallback: number) =>
 export function readSettings<S extends z.ZodType>(command: string, schema: S, env: NodeJS.ProcessEnv = process.env): z.output<S> {
   const parsed = schema.safeParse(env);
   if (parsed.success) return parsed.data;
-  console.error(`${command}: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+  console.error(`${command}: ${issueLine(parsed.error)}`);
   process.exit(1);
 }

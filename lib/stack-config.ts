@@ -1,6 +1,7 @@
 import type { Node } from 'constructs';
 import { z } from 'zod';
 import { usagePlanNameSchema } from '../lambdas/domain/workspaces/workspace';
+import { issueLine } from '../lambdas/shared/zod-issues';
 
 /**
  * Deploy-time settings, from CDK context (`cdk.json`, or `-c key=value` on the command line).
@@ -198,7 +199,7 @@ export function readStackConfig(node: Node): StackConfig {
   const raw = Object.fromEntries(contextKeys.map((key) => [key, node.tryGetContext(key)]));
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
-    throw new InvalidStackConfigError(`Invalid CDK context: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    throw new InvalidStackConfigError(`Invalid CDK context: ${issueLine(parsed.error)}`);
   }
   return parsed.data;
 }

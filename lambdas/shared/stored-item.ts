@@ -1,4 +1,5 @@
 import type * as z from './zod';
+import { issueLine } from './zod-issues';
 
 /** A stored item that does not have the shape its module writes: a data fault, never a client error. */
 export class MalformedItemError extends Error {
@@ -13,5 +14,5 @@ export function parseItem<S extends z.ZodMiniType>(schema: S, item: Record<strin
   const parsed = schema.safeParse(item);
   if (parsed.success) return parsed.data;
   const where = typeof item.pk === 'string' ? ` ${item.pk}/${String(item.sk)}` : '';
-  throw new MalformedItemError(`Stored ${entity}${where} is malformed: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(item)'}: ${issue.message}`).join('; ')}`);
+  throw new MalformedItemError(`Stored ${entity}${where} is malformed: ${issueLine(parsed.error, '(item)')}`);
 }

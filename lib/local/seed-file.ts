@@ -8,6 +8,7 @@ import { templateInputSchema } from '../../lambdas/domain/templates/template';
 import { workspaceInputSchema } from '../../lambdas/domain/workspaces/workspace';
 import { scopes } from '../../lambdas/shared/scopes';
 import { LocalRuntimeError } from './dynamodb-local';
+import { issueLine } from '../../lambdas/shared/zod-issues';
 
 /** The seed file format of docs/decisions.md 42: keys in plain text here, stored only as SHA-256 hashes. */
 export const seedSchema = z.object({
@@ -33,7 +34,7 @@ export function readSeed(path: string): Seed {
   }
   const parsed = seedSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new LocalRuntimeError(`The seed file ${path} is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    throw new LocalRuntimeError(`The seed file ${path} is invalid: ${issueLine(parsed.error)}`);
   }
   return parsed.data;
 }

@@ -1,6 +1,7 @@
 import * as z from '../../shared/zod';
 import { ProviderError } from './provider';
 import { classifyWhatsAppError } from './whatsapp-errors';
+import { issueLine } from '../../shared/zod-issues';
 
 /**
  * A message template as the WhatsApp Business Management API returns it
@@ -79,7 +80,7 @@ export async function* readMessageTemplates(options: TemplateListOptions): Async
     if (!page.success) throw new ProviderError('transient', 'unreadable_page', 'WhatsApp answered a template page we cannot read');
     for (const item of page.data.data) {
       const parsed = graphTemplateSchema.safeParse(item);
-      yield parsed.success ? { template: parsed.data } : { unreadable: item, issue: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
+      yield parsed.success ? { template: parsed.data } : { unreadable: item, issue: issueLine(parsed.error) };
     }
     after = page.data.paging?.next ? page.data.paging.cursors?.after : undefined;
   } while (after);

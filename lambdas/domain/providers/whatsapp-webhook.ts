@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import * as z from '../../shared/zod';
 import type { WebhookSkipReason } from '../../shared/metric-names';
+import { issueLine } from '../../shared/zod-issues';
 
 /**
  * The WhatsApp Cloud API webhook, read the way Meta asks: the envelope is checked as a whole, and
@@ -36,7 +37,7 @@ export type Read<T> = { ok: true; value: T } | { ok: false; reason: SkipReason; 
 const skip = (reason: SkipReason, error: z.core.$ZodError | string): { ok: false; reason: SkipReason; detail: string } => ({
   ok: false,
   reason,
-  detail: typeof error === 'string' ? error : error.issues.map((issue) => `${issue.path.join('.') || '(item)'}: ${issue.message}`).join('; '),
+  detail: typeof error === 'string' ? error : issueLine(error, '(item)'),
 });
 
 /** Unix seconds as Meta sends them, as an instant; a value no date can hold is refused, not thrown on. */

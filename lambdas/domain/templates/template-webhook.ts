@@ -10,6 +10,7 @@ import { mergeSyncedTemplate } from './template-sync';
 import { getTemplate, saveTemplate } from './template-repository';
 import { outboxFor } from '../webhooks/event-gate';
 import { templateStatusEvent } from '../webhooks/webhook-event';
+import { issueTexts } from '../../shared/zod-issues';
 
 /** The WhatsApp Business Account webhook fields about templates (docs/api.md#templates-from-whatsapp). */
 export const templateWebhookFields = ['message_template_status_update', 'template_category_update'] as const;
@@ -45,7 +46,7 @@ export async function applyTemplateWebhook(
   const schema = change.field === 'message_template_status_update' ? statusUpdateSchema : categoryUpdateSchema;
   const parsed = schema.safeParse(change.value);
   if (!parsed.success) {
-    logger.warn('Template webhook unreadable; skipped', { workspaceId, field: change.field, issues: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) });
+    logger.warn('Template webhook unreadable; skipped', { workspaceId, field: change.field, issues: issueTexts(parsed.error) });
     return 'unreadable';
   }
   const { message_template_name: name, message_template_language: language } = parsed.data;

@@ -7,6 +7,7 @@ import { whatsAppCredentials } from '../../../lambdas/domain/providers/whatsapp-
 import { config } from '../../../lambdas/shared/config';
 import { defineCommand, option, UsageError } from '../command';
 import { requireWorkspace } from './workspace-exists';
+import { issueLine } from '../../../lambdas/shared/zod-issues';
 
 /** A template file: `{ "templates": [...] }` in the seed file's template format, or a bare array. */
 const templateFileSchema = z
@@ -28,7 +29,7 @@ export const templateCommands = [
         throw new UsageError(`Cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
       }
       const parsed = templateFileSchema.safeParse(raw);
-      if (!parsed.success) throw new UsageError(`${file} is not a template list: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      if (!parsed.success) throw new UsageError(`${file} is not a template list: ${issueLine(parsed.error)}`);
       for (const template of parsed.data) await saveTemplate(workspace, template, store);
       return {
         data: parsed.data.map(({ id, displayName, status, category, versions }) => ({ id, displayName, status, category: category ?? null, versions: versions.length })),
