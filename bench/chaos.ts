@@ -32,8 +32,14 @@ const TEMPLATE_ID = '7b0c5c3e-0000-4000-8000-000000000001';
 const TAG = 'chaos';
 /** docs/operations.md "How long a dispatch may stay unsettled": stranded work is moved within ~5 min; 10 min is a fault. */
 const SETTLE_LIMIT_MS = Number(process.env.CHAOS_SETTLE_SECONDS ?? 600) * 1000;
-/** How long the count of delivery events waits for the stream consumer to catch up with the moves. */
-const EVENTS_LIMIT_MS = 60_000;
+/**
+ * How long the count of delivery events and rollups waits for the table's stream readers to catch
+ * up with the moves, once every dispatch is final: the settling bound again. A minute was far too
+ * short for 20,000 sends here, and so were ten (docs/failure-and-load.md, the 20,000-send run).
+ */
+const STREAM_LIMIT_MS = SETTLE_LIMIT_MS;
+/** Between two full scans while waiting: each scan loads DynamoDB Local, which the readers need. */
+const SCAN_PAUSE_MS = 10_000;
 const SEND_RETRIES = 6;
 
 /** 5% each rejected, rate limited twice, timing out once; the rest ordinary. Every number differs. */
@@ -51,6 +57,8 @@ const note = (what: string) => {
 };
 
 async function main(): Promise<void> {
+  /** Stream records a reader handed to its function as often as the stack would, then gave up (lib/local/stream-poller.ts). */
+  let streamRecordsGivenUp = 0;
   const dataDir = mkdtempSync(join(tmpdir(), 'messaging-chaos-'));
   const dynamodbPort = await freePort();
   let dynamodb: DynamoDbLocal = await startDynamoDbLocal({ port: dynamodbPort, dataDir });
@@ -63,8 +71,12 @@ async function main(): Promise<void> {
     dynamodbEndpoint: dynamodb.endpoint,
     sqsEndpoint: queueProxy.endpoint,
     consumer: false,
-    // The reconciler meets the outages too; what matters is where the dispatches end.
-    onError: () => undefined,
+    // The reconciler and the stream readers meet the outages too; what matters is where the
+    // dispatches end, and whether a stream reader gave a batch up (late and lost differ there).
+    onError: (error) => {
+      const givenUp = /gave up on (\d+) stream record/.exec(error instanceof Error ? error.message : '');
+      if (givenUp) streamRecordsGivenUp += Number(givenUp[1]);
+    },
   });
   const webhookUrl = `${runtime.url}/webhooks/whatsapp`;
   const webhook = startDuplicatingWebhookProxy(webhookUrl);
@@ -162,44 +174,38 @@ async function main(): Promise<void> {
     // Reports still in flight through the duplicating proxy land before the events are counted.
     await webhook.drain();
 
-    // Delivery events are written from the moves' stream records, a moment after them (decision
-    // 112): counted once every delivered dispatch has its DELIVERED event, or after a bound.
-    const eventsStarted = Date.now();
-    let items = await scanTable(store);
+    // Delivery events are written from the moves' stream records (decision 112), and the rollups
+    // summed over the report projection's windows and written as each ends (decision 113): both
+    // counted once every delivered dispatch has its DELIVERED event and the rollups match the
+    // dispatches that count as sent, or after the bound.
+    const streamStarted = Date.now();
     const eventCounts = new Map<string, Record<string, number>>();
-    for (;;) {
-      dispatches = new Map(items.filter((item) => item.entity === 'dispatch').map((item) => dispatchRow.parse(item)).map((row) => [row.dispatchId, row]));
-      eventCounts.clear();
-      for (const item of items.filter((candidate) => candidate.entity === 'deliveryEvent')) {
-        const event = deliveryEventRow.parse(item);
-        const counts = eventCounts.get(event.dispatchId) ?? {};
-        counts[event.status] = (counts[event.status] ?? 0) + 1;
-        eventCounts.set(event.dispatchId, counts);
-      }
-      const behind = [...dispatches.values()].filter((dispatch) => dispatch.status === 'delivered' && !eventCounts.get(dispatch.dispatchId)?.DELIVERED).length;
-      if (!behind || Date.now() - eventsStarted > EVENTS_LIMIT_MS) break;
-      console.log(`  ${behind} delivered dispatches still without their DELIVERED event`);
-      await sleep(2_000);
-      items = await scanTable(store);
-    }
-    // The rollups are summed over the report projection's windows and written as each ends
-    // (decision 113): counted once they match the dispatches that count as sent, or after a bound.
-    const countingAsSent = [...dispatches.values()].filter((dispatch) => dispatch.status === 'sent' || dispatch.status === 'delivered').length;
-    const rollupsStarted = Date.now();
+    let countingAsSent = 0;
     let dayRollup = 0;
     let tagRollup = 0;
     for (;;) {
+      const items = await scanTable(store);
+      dispatches = new Map(items.filter((item) => item.entity === 'dispatch').map((item) => dispatchRow.parse(item)).map((row) => [row.dispatchId, row]));
+      eventCounts.clear();
       dayRollup = 0;
       tagRollup = 0;
       for (const item of items) {
+        if (item.entity === 'deliveryEvent') {
+          const event = deliveryEventRow.parse(item);
+          const counts = eventCounts.get(event.dispatchId) ?? {};
+          counts[event.status] = (counts[event.status] ?? 0) + 1;
+          eventCounts.set(event.dispatchId, counts);
+        }
         if (item.entity === 'dayRollup') dayRollup += rollupRow.parse(item).dispatchCount;
         if (item.entity === 'tagRollup' && item.trackingTag === TAG) tagRollup += rollupRow.parse(item).dispatchCount;
       }
-      if ((dayRollup === countingAsSent && tagRollup === countingAsSent) || Date.now() - rollupsStarted > EVENTS_LIMIT_MS) break;
-      console.log(`  rollups count ${dayRollup} / ${tagRollup} of ${countingAsSent} dispatches counting as sent`);
-      await sleep(2_000);
-      items = await scanTable(store);
+      countingAsSent = [...dispatches.values()].filter((dispatch) => dispatch.status === 'sent' || dispatch.status === 'delivered').length;
+      const behind = [...dispatches.values()].filter((dispatch) => dispatch.status === 'delivered' && !eventCounts.get(dispatch.dispatchId)?.DELIVERED).length;
+      if ((!behind && dayRollup === countingAsSent && tagRollup === countingAsSent) || Date.now() - streamStarted > STREAM_LIMIT_MS) break;
+      console.log(`  ${((Date.now() - streamStarted) / 1000).toFixed(0).padStart(4)} s after settling: ${behind} DELIVERED events to come; rollups ${dayRollup} / ${tagRollup} of ${countingAsSent}`);
+      await sleep(SCAN_PAUSE_MS);
     }
+    const streamSeconds = Math.round((Date.now() - streamStarted) / 1000);
 
     const problems: string[] = [];
     const outcomes: Record<string, number> = {};
@@ -237,11 +243,13 @@ async function main(): Promise<void> {
       accepted: accepted.size,
       outcomes,
       settleSeconds,
+      streamSeconds,
       unknownNeverSent: unknownNeverSent.length,
       providerCalls: { taken: [...provider.calls.values()].reduce((sum, c) => sum + c.taken, 0), rateLimited: [...provider.calls.values()].reduce((sum, c) => sum + c.rateLimited, 0) },
       webhookReports: { fromProvider: webhook.received, forwarded: webhook.forwarded, answersByStatus: webhook.answers },
       dispatchesTakenMoreThanOnce: [...accepted.keys()].filter((id) => (provider.calls.get(id)?.taken ?? 0) > 1).length,
       duplicateEvents: [...eventCounts.values()].filter((counts) => Object.values(counts).some((count) => count > 1)).length,
+      streamRecordsGivenUp,
       dayRollup,
       tagRollup,
       countingAsSent,
@@ -418,11 +426,13 @@ function writeDoc(r: Record<string, unknown> & { machine: ReturnType<typeof mach
     row('accepted (202)', r.accepted),
     row('outcomes of accepted dispatches', r.outcomes),
     row('seconds after the last send until every accepted dispatch was final (or the 600 s bound)', r.settleSeconds),
+    row('then seconds until every DELIVERED event and rollup was in (the stream readers; same bound)', r.streamSeconds ?? 'not recorded'),
     row('left `unknown` with no call to the provider (the consumer killed between claim and call)', r.unknownNeverSent),
     row('provider calls taken / rate-limited', r.providerCalls),
     row('reports from the provider / copies our webhook took', r.webhookReports),
     row('dispatches the provider took more than once', r.dispatchesTakenMoreThanOnce),
     row('dispatches with a duplicated delivery event', r.duplicateEvents),
+    row('stream records a reader gave up on (their events go to the webhook DLQ in a stack)', r.streamRecordsGivenUp ?? 'not recorded'),
     row('day / tag rollups / dispatches counting as sent', `${String(r.dayRollup)} / ${String(r.tagRollup)} / ${String(r.countingAsSent)}`),
     row('dispatches in the table (incl. enqueue_failed from the queue cut)', `${String(r.dispatchesInTable)} (${String(r.enqueueFailed)})`),
     row('what was killed when', r.killed.map((event) => `${event.at} s: ${event.what}`).join('; ')),
