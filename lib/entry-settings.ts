@@ -1,14 +1,10 @@
 import * as z from 'zod';
 import { issueLine } from '../lambdas/shared/zod-issues';
 
+const NOT_A_PORT = 'a port number from 0 to 65535';
+
 /** A listening port from the environment: 0 takes any free one. */
-export const portSetting = (fallback: number) =>
-  z.coerce
-    .number({ error: 'a port number from 0 to 65535' })
-    .int('a port number from 0 to 65535')
-    .min(0, 'a port number from 0 to 65535')
-    .max(65_535, 'a port number from 0 to 65535')
-    .default(fallback);
+export const portSetting = (fallback: number) => z.coerce.number({ error: NOT_A_PORT }).int(NOT_A_PORT).min(0, NOT_A_PORT).max(65_535, NOT_A_PORT).default(fallback);
 
 /**
  * A local entry point's settings (`npm start`, `npm run webhook-receiver`) from the environment,
