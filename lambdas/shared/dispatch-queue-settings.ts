@@ -8,7 +8,7 @@ const consumerTimeoutSeconds = 30;
 export const dispatchQueueSettings = {
   consumerTimeoutSeconds,
   visibilityTimeoutSeconds: consumerTimeoutSeconds * 6,
-  /** Receives before a message moves to the DLQ (and the dispatch is marked failed). */
+  /** Receives before a message moves to the DLQ; also the provider's "later" answers a dispatch gets before it fails (decision 132). */
   maxReceiveCount: 5,
   batchSize: 10,
   retentionDays: 4,

@@ -60,7 +60,7 @@ export type WebhookSkipReason = (typeof webhookSkipReasons)[number];
  */
 export const reportedFailureCodes = [
   'enqueue_failed', // our queue refused the message (send answered 502)
-  'retries_exhausted', // the provider kept answering "later" until the last receive
+  'retries_exhausted', // the provider answered "later" five times (decision 132)
   'no_phone_number_id', // workspace on WhatsApp without a sending number
   '131026', // undeliverable: not on WhatsApp, old app, or blocked
   '131047', // outside the 24-hour window

@@ -483,11 +483,14 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect(await deliver(dispatchId, ws, unready, 1)).toBe('retry');
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'queued' });
     expect((await itemsOf(dispatchId)).find((item) => item.sk === 'DSP')).not.toHaveProperty('attemptStartedAt');
-    expect(await deliver(dispatchId, ws, provider.provider, 2)).toBe('sent');
+    // Still not ready on the last receive: one "later" counted, the claim released for the reconciler.
+    expect(await deliver(dispatchId, ws, unready, 5)).toBe('held');
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'processing', laterAnswers: 1, failureCode: null });
+    expect(await deliver(dispatchId, ws, provider.provider, 1)).toBe('sent');
     expect(provider.calls).toEqual([dispatchId]);
   });
 
-  it('retries a transient refusal with a new attempt, and fails the dispatch on the last receive', async () => {
+  it('retries a transient refusal with a new attempt, and fails the dispatch on the provider’s fifth “later”', async () => {
     const retried = await queuedDispatch([]);
     const flaky = scriptedProvider(refuse('transient', '130429'), accept);
     expect(await deliver(retried.dispatchId, retried.ws, flaky.provider, 1)).toBe('retry');
@@ -497,8 +500,43 @@ describe('the deliver consumer against DynamoDB Local', () => {
 
     const exhausted = await queuedDispatch([]);
     const down = scriptedProvider(refuse('transient', '131000'));
+    for (const receive of [1, 2, 3, 4]) expect(await deliver(exhausted.dispatchId, exhausted.ws, down.provider, receive)).toBe('retry');
     expect(await deliver(exhausted.dispatchId, exhausted.ws, down.provider, 5)).toBe('failed');
+    expect(down.calls).toHaveLength(5);
     expect(await getDispatch(exhausted.ws, exhausted.dispatchId, env.table)).toMatchObject({ status: 'failed', failureCode: 'retries_exhausted:131000' });
+  });
+
+  // The 200-send chaos run of 2026-11-27: a number rate limited twice, its message's other receives
+  // spent on consumer kills and the table being away, was failed on its second "later".
+  it('fails no message for receives that never reached the provider: the last one leaves it, released, for the reconciler, which sends it once', async () => {
+    const { ws, dispatchId } = await queuedDispatch([]);
+    const message = { dispatchId, workspaceId: ws };
+    const limited = scriptedProvider(refuse('transient', '130429'), refuse('transient', '130429'), accept);
+    // Receives 1 to 3 ended before the claim: they left nothing on the dispatch.
+    expect(await deliver(dispatchId, ws, limited.provider, 4)).toBe('retry');
+    expect(await deliver(dispatchId, ws, limited.provider, 5)).toBe('held');
+    const released = (await getDispatch(ws, dispatchId, env.table))!;
+    expect(released).toMatchObject({ status: 'processing', failureCode: null });
+    expect(released.attemptStartedAt).toBeUndefined();
+
+    await env.queues.receiveAll(); // the consumer let its message go
+    await reconcile(new Date(Date.parse(released.updatedAt) + RELEASED_GRACE_MS + 1_000), env.table, env.queues);
+    expect(await env.queues.receiveAll()).toContainEqual(message);
+    expect(await deliver(dispatchId, ws, limited.provider, 1)).toBe('sent');
+    expect(limited.calls).toEqual([dispatchId, dispatchId, dispatchId]);
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent', failureCode: null });
+  });
+
+  it('counts the provider’s “later” answers across queue messages: the fifth fails the dispatch on any receive', async () => {
+    const { ws, dispatchId } = await queuedDispatch([]);
+    const down = scriptedProvider(refuse('transient', '131000'));
+    expect(await deliver(dispatchId, ws, down.provider, 4)).toBe('retry');
+    expect(await deliver(dispatchId, ws, down.provider, 5)).toBe('held');
+    // Queued again by the reconciler: a new message, its receives counted from 1.
+    for (const receive of [1, 2]) expect(await deliver(dispatchId, ws, down.provider, receive)).toBe('retry');
+    expect(await deliver(dispatchId, ws, down.provider, 3)).toBe('failed');
+    expect(down.calls).toHaveLength(5);
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'failed', failureCode: 'retries_exhausted:131000' });
   });
 
   it('fails a permanently refused dispatch with the provider’s code and a REJECTED event, and counts nothing for reports', async () => {

@@ -18,9 +18,10 @@ import { applyStatus } from './dispatch-status';
 export const STALE_ATTEMPT_MS = 60_000;
 
 /**
- * `held`: the provider refused our credentials on the message's last receive; the attempt is
- * released and its queue message let go, so it never reaches the DLQ, and the reconciler queues
- * it again after RELEASED_GRACE_MS, for as long as the token stays refused.
+ * `held`: the message's last receive ended with the provider refusing our credentials, or asking
+ * for "later" with its retry budget left; the attempt is released and its queue message let go, so
+ * it never reaches the DLQ, and the reconciler queues it again after RELEASED_GRACE_MS (for as
+ * long as the token stays refused; until the provider's answers spend the budget).
  */
 export type DeliveryOutcome = 'sent' | 'failed' | 'unknown' | 'retry' | 'held' | 'skipped';
 
@@ -68,7 +69,7 @@ export async function deliverDispatch(attempt: DeliveryAttempt, deps: DeliveryDe
     logger.error('Queue message named another workspace than its dispatch', { dispatchId: dispatch.dispatchId });
     sender = await readySender(dispatch.workspaceId, deps, now());
   }
-  // Still not ready on the message's last receive: settled as a refused attempt would be.
+  // Still not ready on the message's last receive: settled as the provider's own answer would be.
   if (sender instanceof ProviderError) return recordVerdict(dispatch, sender, attempt, now(), deps.store);
   let providerMessageId: string;
   try {
@@ -161,12 +162,16 @@ async function recordVerdict(dispatch: Dispatch, verdict: ProviderError, attempt
       await releaseClaim(dispatch, now, store);
       return attempt.receiveCount >= attempt.maxReceives ? 'held' : 'retry';
     case 'transient':
-      if (attempt.receiveCount >= attempt.maxReceives) {
+      // The budget is the provider's answers, as many as the queue gives receives: a receive spent
+      // before the provider was asked (a consumer killed, the table away) is not one of them.
+      if ((dispatch.laterAnswers ?? 0) + 1 >= attempt.maxReceives) {
         await applyStatus(dispatch.dispatchId, { to: 'failed', occurredAt, failureCode: `retries_exhausted:${verdict.code}` }, store, dispatch);
         return 'failed';
       }
-      await releaseClaim(dispatch, now, store);
-      return 'retry';
+      await releaseClaim(dispatch, now, store, true);
+      if (attempt.receiveCount < attempt.maxReceives) return 'retry';
+      logger.warn('Provider asked for later on the last receive; left to the reconciler', { dispatchId: dispatch.dispatchId, code: verdict.code });
+      return 'held';
   }
 }
 

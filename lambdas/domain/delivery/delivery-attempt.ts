@@ -61,26 +61,30 @@ function claimUpdate(dispatchId: string, attemptId: string, now: Date): { Update
   };
 }
 
-/** The provider certainly did not take the message (rate limited, 5xx): allow another attempt. */
-export async function releaseClaim(dispatch: Dispatch, now: Date, store: Store = defaultStore()): Promise<void> {
+/**
+ * The provider certainly did not take the message (rate limited, 5xx, a refused token), or a dead
+ * attempt never reached it: allow another attempt. `providerSaidLater` counts the answer on the
+ * dispatch (`laterAnswers`), in the same write.
+ */
+export async function releaseClaim(dispatch: Dispatch, now: Date, store: Store = defaultStore(), providerSaidLater = false): Promise<void> {
   // Already moved on (a callback settled it), or someone else's attempt: nothing to release.
   await changeDispatch(dispatch.dispatchId, store, dispatch, (current) =>
-    current.status === 'processing' && current.attemptStartedAt === dispatch.attemptStartedAt ? releaseChange(current, now) : undefined,
+    current.status === 'processing' && current.attemptStartedAt === dispatch.attemptStartedAt ? releaseChange(current, now, providerSaidLater) : undefined,
   );
 }
 
-function releaseChange(dispatch: Dispatch, now: Date): DispatchChange {
+function releaseChange(dispatch: Dispatch, now: Date, providerSaidLater: boolean): DispatchChange {
   const sequence = sequenceStep();
-  const after: Dispatch = { ...dispatch, updatedAt: now.toISOString(), sequence: dispatch.sequence + 1 };
+  const after: Dispatch = { ...dispatch, updatedAt: now.toISOString(), sequence: dispatch.sequence + 1, ...(providerSaidLater ? { laterAnswers: (dispatch.laterAnswers ?? 0) + 1 } : {}) };
   delete after.attemptStartedAt;
   return {
     write: {
       Update: {
         Key: keys.dispatch(dispatch.dispatchId),
-        UpdateExpression: sequence.expression(['updatedAt = :now'], ['attemptStartedAt', 'attemptId']),
+        UpdateExpression: sequence.expression(['updatedAt = :now'], ['attemptStartedAt', 'attemptId'], providerSaidLater ? 'laterAnswers :one' : undefined),
         ConditionExpression: '#status = :processing AND attemptStartedAt = :mine',
         ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
-        ExpressionAttributeValues: { ':processing': 'processing', ':mine': dispatch.attemptStartedAt, ':now': now.toISOString(), ...sequence.values },
+        ExpressionAttributeValues: { ':processing': 'processing', ':mine': dispatch.attemptStartedAt, ':now': now.toISOString(), ...(providerSaidLater ? { ':one': 1 } : {}), ...sequence.values },
       },
     },
     after,

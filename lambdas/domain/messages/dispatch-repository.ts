@@ -56,6 +56,7 @@ const storedDispatchSchema = z.object({
   // Dispatches stored before the field count from 0.
   sequence: z._default(z.int().check(z.gte(0)), 0),
   attempts: z.optional(z.number()),
+  laterAnswers: z.optional(z.number()),
   attemptStartedAt: z.optional(z.string()),
   providerMessageId: z.optional(z.string()),
   failedAt: z.optional(z.string()),

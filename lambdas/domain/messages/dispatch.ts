@@ -71,6 +71,11 @@ export interface Dispatch {
   sequence: number;
   /** Delivery bookkeeping; absent until first set (a stored null would satisfy attribute_exists). */
   attempts?: number;
+  /**
+   * How often the provider answered "later" (rate limited, a fault on its side): the retry budget
+   * counts these, not the queue's receives, which a killed consumer or an absent table also spends.
+   */
+  laterAnswers?: number;
   /** Set while a provider call may be under way: a dispatch with it is never sent again. */
   attemptStartedAt?: string;
   providerMessageId?: string;

@@ -1,9 +1,13 @@
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { deliverBatch } from '../../../lambdas/handlers/deliver';
+import { handler as send } from '../../../lambdas/handlers/send-message';
+import { dispatchQueueSettings } from '../../../lambdas/shared/dispatch-queue-settings';
+import { resetContainerCaches } from '../../../lib/testing';
 import { sqsEvent } from '../../../lib/testing/sqs-events';
-import { lambdaContext } from '../../support/events';
+import { lambdaContext, parseResult, routeEvent } from '../../support/events';
+import { SEND_KEY, stubHealthySend, validSend } from '../../support/send-fixtures';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const sqs = mockClient(SQSClient);
@@ -23,4 +27,33 @@ describe('deliver consumer, unreadable messages', () => {
       expect(sqs.calls()).toHaveLength(0);
     },
   );
+});
+
+describe('deliver consumer, the provider asks for later', () => {
+  /** A dispatch sent through the real handler to a sandbox number rate limited twice, and its queue message on receive `receiveCount`, claimed with `laterAnswers` already counted. */
+  async function rateLimited(receiveCount: number, laterAnswers: number) {
+    resetContainerCaches();
+    stubHealthySend(ddb, sqs);
+    expect(parseResult(await send(routeEvent('sendMessage', { apiKey: SEND_KEY, body: validSend({ to: '081234560429' }) }), lambdaContext('sendMessage'))).status).toBe(202);
+    const item = ddb.commandCalls(TransactWriteCommand).at(-1)!.args[0].input.TransactItems![0]!.Put!.Item!;
+    ddb.on(UpdateCommand).resolves({ Attributes: { ...item, status: 'processing', attemptStartedAt: new Date().toISOString(), laterAnswers } });
+    return sqsEvent([{ body: { dispatchId: item.dispatchId, workspaceId: item.workspaceId }, receiveCount }]);
+  }
+  const writes = () => ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input.UpdateExpression!);
+
+  it('lets the message go on its last receive while the provider’s answers leave budget, counting this one in the release', async () => {
+    const event = await rateLimited(dispatchQueueSettings.maxReceiveCount, 1);
+    expect(await deliverBatch(event, lambdaContext('deliver'))).toEqual({ batchItemFailures: [] });
+    expect(sqs.commandCalls(ChangeMessageVisibilityCommand)).toHaveLength(0);
+    const release = writes().filter((expression) => expression.includes('attemptStartedAt,'));
+    expect(release).toEqual([expect.stringContaining('ADD laterAnswers :one')]);
+    expect(writes().some((expression) => expression.includes('failureCode'))).toBe(false);
+  });
+
+  it('retries after a short back-off before the last receive, counting the answer the same way', async () => {
+    const event = await rateLimited(1, 0);
+    expect(await deliverBatch(event, lambdaContext('deliver'))).toEqual({ batchItemFailures: [{ itemIdentifier: event.Records[0]!.messageId }] });
+    expect(sqs.commandCalls(ChangeMessageVisibilityCommand).map((call) => call.args[0].input.VisibilityTimeout)).toEqual([2]);
+    expect(writes().filter((expression) => expression.includes('ADD laterAnswers :one'))).toHaveLength(1);
+  });
 });

@@ -96,13 +96,13 @@ describe('business metrics, as the functions write them (EMF)', () => {
     expect(capture.sum(metricNames.failed, { ...SERVICE, FailureCode: '131026' })).toBe(1);
   });
 
-  it('counts a rate-limited attempt as neither, and the last one as failed with retries_exhausted', async () => {
+  it('counts a rate-limited attempt as neither, and the provider’s last “later” as failed with retries_exhausted', async () => {
     const item = await sendTo('081234560429');
     expect(await deliverOnce(item)).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-1' }] });
     expect(capture.emitted().map((metric) => metric.name)).toEqual([metricNames.providerLatency]);
 
     capture.clear();
-    await deliverOnce(item, dispatchQueueSettings.maxReceiveCount);
+    await deliverOnce({ ...item, laterAnswers: dispatchQueueSettings.maxReceiveCount - 1 });
     expect(capture.sum(metricNames.failed, { ...SERVICE, FailureCode: 'retries_exhausted' })).toBe(1);
   });
 
