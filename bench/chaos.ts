@@ -34,11 +34,16 @@ const TAG = 'chaos';
 const SETTLE_LIMIT_MS = Number(process.env.CHAOS_SETTLE_SECONDS ?? 600) * 1000;
 /**
  * How long the count of delivery events and rollups waits for the table's stream readers to catch
- * up with the moves, once every dispatch is final: the settling bound again. A minute was far too
- * short for 20,000 sends here, and so were ten (docs/failure-and-load.md, the 20,000-send run).
+ * up with the moves, once every dispatch is final. Here they share DynamoDB Local, a few hundred
+ * writes a second on two cores, with everything else, and fall behind a 20,000-send burst by more
+ * than ten minutes (docs/failure-and-load.md): the run waits for them and records the lag
+ * (`streamSeconds`) rather than count late events as lost.
  */
-const STREAM_LIMIT_MS = SETTLE_LIMIT_MS;
-/** Between two full scans while waiting: each scan loads DynamoDB Local, which the readers need. */
+const STREAM_LIMIT_MS = Number(process.env.CHAOS_STREAM_SECONDS ?? 1800) * 1000;
+/**
+ * Between two full scans while waiting, at least this, and at least three times the last scan's
+ * own time: a scan of 20,000 dispatches' items loads DynamoDB Local, which the readers need.
+ */
 const SCAN_PAUSE_MS = 10_000;
 const SEND_RETRIES = 6;
 
@@ -184,7 +189,9 @@ async function main(): Promise<void> {
     let dayRollup = 0;
     let tagRollup = 0;
     for (;;) {
+      const scanStarted = Date.now();
       const items = await scanTable(store);
+      const scanMs = Date.now() - scanStarted;
       dispatches = new Map(items.filter((item) => item.entity === 'dispatch').map((item) => dispatchRow.parse(item)).map((row) => [row.dispatchId, row]));
       eventCounts.clear();
       dayRollup = 0;
@@ -202,8 +209,8 @@ async function main(): Promise<void> {
       countingAsSent = [...dispatches.values()].filter((dispatch) => dispatch.status === 'sent' || dispatch.status === 'delivered').length;
       const behind = [...dispatches.values()].filter((dispatch) => dispatch.status === 'delivered' && !eventCounts.get(dispatch.dispatchId)?.DELIVERED).length;
       if ((!behind && dayRollup === countingAsSent && tagRollup === countingAsSent) || Date.now() - streamStarted > STREAM_LIMIT_MS) break;
-      console.log(`  ${((Date.now() - streamStarted) / 1000).toFixed(0).padStart(4)} s after settling: ${behind} DELIVERED events to come; rollups ${dayRollup} / ${tagRollup} of ${countingAsSent}`);
-      await sleep(SCAN_PAUSE_MS);
+      console.log(`  ${((Date.now() - streamStarted) / 1000).toFixed(0).padStart(4)} s after settling: ${behind} DELIVERED events to come; rollups ${dayRollup} / ${tagRollup} of ${countingAsSent} (scan ${(scanMs / 1000).toFixed(1)} s)`);
+      await sleep(Math.max(SCAN_PAUSE_MS, 3 * scanMs));
     }
     const streamSeconds = Math.round((Date.now() - streamStarted) / 1000);
 
@@ -426,7 +433,7 @@ function writeDoc(r: Record<string, unknown> & { machine: ReturnType<typeof mach
     row('accepted (202)', r.accepted),
     row('outcomes of accepted dispatches', r.outcomes),
     row('seconds after the last send until every accepted dispatch was final (or the 600 s bound)', r.settleSeconds),
-    row('then seconds until every DELIVERED event and rollup was in (the stream readers; same bound)', r.streamSeconds ?? 'not recorded'),
+    row('then seconds until every DELIVERED event and rollup was in (the stream readers, within 30 min)', r.streamSeconds ?? 'not recorded'),
     row('left `unknown` with no call to the provider (the consumer killed between claim and call)', r.unknownNeverSent),
     row('provider calls taken / rate-limited', r.providerCalls),
     row('reports from the provider / copies our webhook took', r.webhookReports),
