@@ -20,12 +20,16 @@ class RetryLaterError extends Error {
   override name = 'RetryLaterError';
 }
 
+/** What the function keeps of its time for answering the batch once the last verdict is written. */
+const BATCH_ANSWER_MS = 2_000;
+
 /** One queue record: a dispatch to deliver (issue 4). */
-export async function deliverRecord(record: SQSRecord): Promise<void> {
+export async function deliverRecord(record: SQSRecord, context?: Context): Promise<void> {
   const message = readQueueRecord(record, messageSchema, 'dispatch');
   if (!message) return;
   const receiveCount = Number(record.attributes.ApproximateReceiveCount);
-  const verdict = await deliverQueuedDispatch({ ...message, receiveCount, maxReceives: dispatchQueueSettings.maxReceiveCount }, { providerFor });
+  const writeDeadline = context ? Date.now() + context.getRemainingTimeInMillis() - BATCH_ANSWER_MS : undefined;
+  const verdict = await deliverQueuedDispatch({ ...message, receiveCount, maxReceives: dispatchQueueSettings.maxReceiveCount, ...(writeDeadline ? { writeDeadline } : {}) }, { providerFor });
   if (verdict.outcome !== 'retry' || verdict.cause === undefined) logger.info('Delivery attempt', { ...message, outcome: verdict.outcome, receiveCount });
   if (verdict.outcome !== 'retry') return;
   // Either way the record fails and SQS hands it out again: after the pause, or after the queue's timeout.

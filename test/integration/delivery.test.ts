@@ -132,7 +132,7 @@ const countsOf = async (ws: string) => {
  */
 async function whileStatusWritesRefused<T>(
   name: Parameters<typeof emulateRefusedWrites>[1]['name'],
-  during: (context: { ws: string; dispatchId: string; provider: ReturnType<typeof scriptedProvider>['provider'] }) => Promise<T>,
+  during: (context: { ws: string; dispatchId: string; provider: ReturnType<typeof scriptedProvider>['provider']; refusedSoFar: () => number }) => Promise<T>,
 ) {
   const { ws, dispatchId } = await queuedDispatch(['promo']);
   let called = false;
@@ -143,7 +143,7 @@ async function whileStatusWritesRefused<T>(
   const refusing = emulateRefusedWrites(env.table.db, { on: (pk) => pk === `DSP#${dispatchId}`, name, refusing: () => called });
   let result: T;
   try {
-    result = await during({ ws, dispatchId, provider });
+    result = await during({ ws, dispatchId, provider, refusedSoFar: () => refusing.stats.refused });
   } finally {
     refusing.remove();
   }
@@ -539,6 +539,30 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'failed', failureCode: 'retries_exhausted:131000' });
   });
 
+  // The 20,000-send chaos run of 2026-11-27: DynamoDB Local was killed as WhatsApp refused a
+  // message; the refusal's write failed, the claim stayed, no report ever comes for a refused
+  // message, and the reconciler took the silent attempt for one the provider never had (decision
+  // 63) and asked the provider again.
+  it.each([
+    ['refused for good', refuse('permanent', '131026'), { status: 'failed', failureCode: '131026' }],
+    ['accepted', accept, { status: 'sent', failureCode: null }],
+    ['asked for later', refuse('transient', '130429'), { status: 'processing', laterAnswers: 1 }],
+  ] as const)('records the verdict of a provider that %s though the table missed its first writes: one provider call, nothing left for the reconciler', async (_, answer, recorded) => {
+    const { ws, dispatchId } = await queuedDispatch([]);
+    const provider = scriptedProvider(answer);
+    let unanswered = 2;
+    const away = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8000'), { code: 'ECONNREFUSED', $metadata: {} });
+    // The table goes away the moment the provider has answered, for two writes.
+    const flaky: Store = { tableName: env.table.tableName, db: { send: (command: never) => (provider.calls.length && unanswered-- > 0 ? Promise.reject(away()) : env.table.db.send(command)) } as unknown as Store['db'] };
+    await deliverDispatch(attempt(dispatchId, ws), { providerFor: () => provider.provider, store: flaky });
+    expect(unanswered).toBeLessThan(0);
+    const dispatch = (await getDispatch(ws, dispatchId, env.table))!;
+    expect(dispatch).toMatchObject(recorded);
+    // No claim left standing: nothing for the reconciler to take for a silent attempt.
+    expect(dispatch.attemptStartedAt).toBeUndefined();
+    expect(provider.calls).toEqual([dispatchId]);
+  });
+
   it('fails a permanently refused dispatch with the provider’s code and a REJECTED event, and counts nothing for reports', async () => {
     const { ws, dispatchId } = await queuedDispatch(['promo']);
     expect(await deliver(dispatchId, ws, scriptedProvider(refuse('permanent', '131026')).provider)).toBe('failed');
@@ -624,9 +648,12 @@ describe('the deliver consumer when DynamoDB throttles', () => {
   it.each(['ThrottlingException', 'ProvisionedThroughputExceededException'] as const)(
     'does not take a send whose status write was refused with %s as recorded: the message and the report come back, one provider call',
     async (name) => {
-      const { ws, dispatchId, refused, result: report } = await whileStatusWritesRefused(name, async ({ ws, dispatchId, provider }) => {
+      const { ws, dispatchId, refused, result: report } = await whileStatusWritesRefused(name, async ({ ws, dispatchId, provider, refusedSoFar }) => {
         const report = statusWebhook(`sandbox:${ws}`, [{ id: `wamid.${randomUUID()}`, status: 'sent', timestamp: String(Math.floor(Date.now() / 1000)), biz_opaque_callback_data: dispatchId }]);
-        await expect(deliverQueuedDispatch(attempt(dispatchId, ws), { providerFor: () => provider, store: env.table })).resolves.toMatchObject({ outcome: 'retry', cause: { name } });
+        // The verdict's write asks again until the attempt's deadline (a second here), then the message comes back.
+        const refusedBefore = refusedSoFar();
+        await expect(deliverQueuedDispatch({ ...attempt(dispatchId, ws), writeDeadline: Date.now() + 1_000 }, { providerFor: () => provider, store: env.table })).resolves.toMatchObject({ outcome: 'retry', cause: { name } });
+        expect(refusedSoFar() - refusedBefore).toBeGreaterThan(2);
         await expect(applyProviderReports(report, env.table)).rejects.toMatchObject({ name });
         // The message's next receive finds its claim refused the same way: it comes back again, and the provider is not called.
         // The claim asks again until CLAIM_OUTCOME_DEADLINE_MS (10 s) has passed: a clock running ahead brings it after a few tries.

@@ -7,6 +7,7 @@ import { ProviderError, type Provider, type ProviderMessage } from '../providers
 import { lookUpWorkspace } from '../workspaces/workspace-lookup';
 import { sendingNumberOf } from '../workspaces/workspace-number';
 import type { WorkspaceSettings } from '../workspaces/workspace';
+import { untilAnswered } from '../../shared/writes';
 import { claimDispatch, releaseClaim } from './delivery-attempt';
 import { applyStatus } from './dispatch-status';
 
@@ -16,6 +17,9 @@ import { applyStatus } from './dispatch-status';
  * reconciler judges it (lambdas/domain/delivery/reconcile.ts).
  */
 export const STALE_ATTEMPT_MS = 60_000;
+
+/** How long the verdict's write keeps asking a table that does not answer, when the attempt sets no deadline. */
+export const VERDICT_WRITE_DEADLINE_MS = 10_000;
 
 /**
  * `held`: the message's last receive ended with the provider refusing our credentials, or asking
@@ -33,6 +37,11 @@ export interface DeliveryAttempt {
   receiveCount: number;
   /** After this many receives the message goes to the DLQ: the last chance to settle it. */
   maxReceives: number;
+  /**
+   * Until when (epoch ms) the verdict's write may keep asking a table that does not answer: what
+   * the function has left, less its batch answer. Absent: VERDICT_WRITE_DEADLINE_MS from the verdict.
+   */
+  writeDeadline?: number;
 }
 
 export interface DeliveryDependencies {
@@ -70,7 +79,7 @@ export async function deliverDispatch(attempt: DeliveryAttempt, deps: DeliveryDe
     sender = await readySender(dispatch.workspaceId, deps, now());
   }
   // Still not ready on the message's last receive: settled as the provider's own answer would be.
-  if (sender instanceof ProviderError) return recordVerdict(dispatch, sender, attempt, now(), deps.store);
+  if (sender instanceof ProviderError) return untilRecorded(attempt, () => recordVerdict(dispatch, sender, attempt, now(), deps.store));
   let providerMessageId: string;
   try {
     ({ providerMessageId } = await callProvider(sender.provider, {
@@ -85,14 +94,23 @@ export async function deliverDispatch(attempt: DeliveryAttempt, deps: DeliveryDe
   } catch (error) {
     const verdict = error instanceof ProviderError ? error : new ProviderError('unknown', 'provider_fault', (error as Error).message, { cause: error });
     logger.info('Provider did not accept', { dispatchId: dispatch.dispatchId, kind: verdict.kind, code: verdict.code });
-    return recordVerdict(dispatch, verdict, attempt, now(), deps.store);
+    return untilRecorded(attempt, () => recordVerdict(dispatch, verdict, attempt, now(), deps.store));
   }
-  // The provider has it. A write that fails here is not the provider's verdict: it throws, the
-  // claim keeps a second call out, and the provider's own reports (which echo the dispatch id)
+  // The provider has it. A write that still fails here is not the provider's verdict: it throws,
+  // the claim keeps a second call out, and the provider's own reports (which echo the dispatch id)
   // record the send.
-  await applyStatus(dispatch.dispatchId, { to: 'sent', occurredAt: now().toISOString(), providerMessageId }, deps.store, dispatch);
+  await untilRecorded(attempt, () => applyStatus(dispatch.dispatchId, { to: 'sent', occurredAt: now().toISOString(), providerMessageId }, deps.store, dispatch));
   return 'sent';
 }
+
+/**
+ * Records the provider's verdict through a table that does not answer for a moment (decision 133).
+ * Lost, it would leave the claim standing: a refusal, of which no report ever comes, then reads as
+ * an attempt the provider never had, and the reconciler asks the provider again (decision 63). A
+ * retried write recognises its own earlier success: each is conditional on the claim it settles.
+ */
+const untilRecorded = <T>(attempt: DeliveryAttempt, write: () => Promise<T>): Promise<T> =>
+  untilAnswered(write, attempt.writeDeadline ?? Date.now() + VERDICT_WRITE_DEADLINE_MS);
 
 interface Sender {
   provider: Provider;

@@ -30,13 +30,15 @@ describe('deliver consumer, unreadable messages', () => {
 });
 
 describe('deliver consumer, the provider asks for later', () => {
+  let claimed: Record<string, unknown> = {};
   /** A dispatch sent through the real handler to a sandbox number rate limited twice, and its queue message on receive `receiveCount`, claimed with `laterAnswers` already counted. */
   async function rateLimited(receiveCount: number, laterAnswers: number) {
     resetContainerCaches();
     stubHealthySend(ddb, sqs);
     expect(parseResult(await send(routeEvent('sendMessage', { apiKey: SEND_KEY, body: validSend({ to: '081234560429' }) }), lambdaContext('sendMessage'))).status).toBe(202);
     const item = ddb.commandCalls(TransactWriteCommand).at(-1)!.args[0].input.TransactItems![0]!.Put!.Item!;
-    ddb.on(UpdateCommand).resolves({ Attributes: { ...item, status: 'processing', attemptStartedAt: new Date().toISOString(), laterAnswers } });
+    claimed = { ...item, status: 'processing', attemptStartedAt: new Date().toISOString(), laterAnswers };
+    ddb.on(UpdateCommand).resolves({ Attributes: claimed });
     return sqsEvent([{ body: { dispatchId: item.dispatchId, workspaceId: item.workspaceId }, receiveCount }]);
   }
   const writes = () => ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input.UpdateExpression!);
@@ -48,6 +50,20 @@ describe('deliver consumer, the provider asks for later', () => {
     const release = writes().filter((expression) => expression.includes('attemptStartedAt,'));
     expect(release).toEqual([expect.stringContaining('ADD laterAnswers :one')]);
     expect(writes().some((expression) => expression.includes('failureCode'))).toBe(false);
+  });
+
+  it('asks again, within the function’s time, a table that missed the verdict’s write: the message is done with, not retried', async () => {
+    const event = await rateLimited(1, dispatchQueueSettings.maxReceiveCount - 1);
+    const away = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', $metadata: {} });
+    // The claim answers; the verdict's first write (the fifth "later" fails the dispatch) does not.
+    let missed = 0;
+    ddb.on(UpdateCommand).callsFake((input: { UpdateExpression: string }) => {
+      if (!input.UpdateExpression.includes('failureCode')) return { Attributes: claimed };
+      if (missed++ === 0) throw away;
+      return {};
+    });
+    expect(await deliverBatch(event, lambdaContext('deliver'))).toEqual({ batchItemFailures: [] });
+    expect(writes().filter((expression) => expression.includes('failureCode'))).toHaveLength(2);
   });
 
   it('retries after a short back-off before the last receive, counting the answer the same way', async () => {
