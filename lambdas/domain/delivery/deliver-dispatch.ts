@@ -79,7 +79,7 @@ export async function deliverDispatch(attempt: DeliveryAttempt, deps: DeliveryDe
     sender = await readySender(dispatch.workspaceId, deps, now());
   }
   // Still not ready on the message's last receive: settled as the provider's own answer would be.
-  if (sender instanceof ProviderError) return untilRecorded(attempt, () => recordVerdict(dispatch, sender, attempt, now(), deps.store));
+  if (sender instanceof ProviderError) return recordVerdict(dispatch, sender, attempt, now(), deps.store);
   let providerMessageId: string;
   try {
     ({ providerMessageId } = await callProvider(sender.provider, {
@@ -94,7 +94,7 @@ export async function deliverDispatch(attempt: DeliveryAttempt, deps: DeliveryDe
   } catch (error) {
     const verdict = error instanceof ProviderError ? error : new ProviderError('unknown', 'provider_fault', (error as Error).message, { cause: error });
     logger.info('Provider did not accept', { dispatchId: dispatch.dispatchId, kind: verdict.kind, code: verdict.code });
-    return untilRecorded(attempt, () => recordVerdict(dispatch, verdict, attempt, now(), deps.store));
+    return recordVerdict(dispatch, verdict, attempt, now(), deps.store);
   }
   // The provider has it. A write that still fails here is not the provider's verdict: it throws,
   // the claim keeps a second call out, and the provider's own reports (which echo the dispatch id)
@@ -168,25 +168,25 @@ async function recordVerdict(dispatch: Dispatch, verdict: ProviderError, attempt
   const occurredAt = now.toISOString();
   switch (verdict.kind) {
     case 'permanent':
-      await applyStatus(dispatch.dispatchId, { to: 'failed', occurredAt, failureCode: verdict.code, event: 'REJECTED' }, store, dispatch);
+      await untilRecorded(attempt, () => applyStatus(dispatch.dispatchId, { to: 'failed', occurredAt, failureCode: verdict.code, event: 'REJECTED' }, store, dispatch));
       return 'failed';
     case 'unknown':
-      await applyStatus(dispatch.dispatchId, { to: 'unknown', occurredAt }, store, dispatch);
+      await untilRecorded(attempt, () => applyStatus(dispatch.dispatchId, { to: 'unknown', occurredAt }, store, dispatch));
       return 'unknown';
     case 'credentials':
       // Every queued message would fail alike until the token is fixed: hold them all, fail none.
       messageMetrics.deliveryHeld();
       logger.warn('WhatsApp refused the access token; delivery held', { dispatchId: dispatch.dispatchId, code: verdict.code });
-      await releaseClaim(dispatch, now, store);
+      await untilRecorded(attempt, () => releaseClaim(dispatch, now, store));
       return attempt.receiveCount >= attempt.maxReceives ? 'held' : 'retry';
     case 'transient':
       // The budget is the provider's answers, as many as the queue gives receives: a receive spent
       // before the provider was asked (a consumer killed, the table away) is not one of them.
       if ((dispatch.laterAnswers ?? 0) + 1 >= attempt.maxReceives) {
-        await applyStatus(dispatch.dispatchId, { to: 'failed', occurredAt, failureCode: `retries_exhausted:${verdict.code}` }, store, dispatch);
+        await untilRecorded(attempt, () => applyStatus(dispatch.dispatchId, { to: 'failed', occurredAt, failureCode: `retries_exhausted:${verdict.code}` }, store, dispatch));
         return 'failed';
       }
-      await releaseClaim(dispatch, now, store, true);
+      await untilRecorded(attempt, () => releaseClaim(dispatch, now, store, true));
       if (attempt.receiveCount < attempt.maxReceives) return 'retry';
       logger.warn('Provider asked for later on the last receive; left to the reconciler', { dispatchId: dispatch.dispatchId, code: verdict.code });
       return 'held';
