@@ -66,6 +66,20 @@ describe('deliver consumer, the provider asks for later', () => {
     expect(writes().filter((expression) => expression.includes('failureCode'))).toHaveLength(2);
   });
 
+  it('stops asking, within the function’s time, a table that stays away: the record fails and its message comes back', async () => {
+    const event = await rateLimited(1, dispatchQueueSettings.maxReceiveCount - 1);
+    const away = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', $metadata: {} });
+    ddb.on(UpdateCommand).callsFake((input: { UpdateExpression: string }) => {
+      if (input.UpdateExpression.includes('failureCode')) throw away;
+      return { Attributes: claimed };
+    });
+    // 3 s left, 2 s kept for the batch answer: the verdict is asked for about a second, well inside
+    // the test's own 5 s (the 10 s a caller without a deadline gets would time it out).
+    const answer = await deliverBatch(event, lambdaContext('deliver', 3_000));
+    expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: event.Records[0]!.messageId }] });
+    expect(writes().filter((expression) => expression.includes('failureCode')).length).toBeGreaterThan(1);
+  });
+
   it('retries after a short back-off before the last receive, counting the answer the same way', async () => {
     const event = await rateLimited(1, 0);
     expect(await deliverBatch(event, lambdaContext('deliver'))).toEqual({ batchItemFailures: [{ itemIdentifier: event.Records[0]!.messageId }] });
