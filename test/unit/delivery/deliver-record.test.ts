@@ -29,7 +29,7 @@ describe('deliver consumer, unreadable messages', () => {
   );
 });
 
-describe('deliver consumer, the provider asks for later', () => {
+describe('deliver consumer, a rate-limited message and the write of its verdict', () => {
   let claimed: Record<string, unknown> = {};
   /** A dispatch sent through the real handler to a sandbox number rate limited twice, and its queue message on receive `receiveCount`, claimed with `laterAnswers` already counted. */
   async function rateLimited(receiveCount: number, laterAnswers: number) {
