@@ -44,6 +44,9 @@ export interface DeliveryAttempt {
   writeDeadline?: number;
 }
 
+/** The message's last receive: what is not settled now goes to the DLQ, unless let go. */
+const isLastReceive = (attempt: DeliveryAttempt) => attempt.receiveCount >= attempt.maxReceives;
+
 export interface DeliveryDependencies {
   providerFor: (settings: Pick<WorkspaceSettings, 'provider'>) => Provider;
   store?: Store;
@@ -64,8 +67,7 @@ export interface DeliveryDependencies {
 export async function deliverDispatch(attempt: DeliveryAttempt, deps: DeliveryDependencies): Promise<DeliveryOutcome> {
   const now = deps.now ?? (() => new Date());
   let sender = await readySender(attempt.workspaceId, deps, now());
-  const lastChance = attempt.receiveCount >= attempt.maxReceives;
-  if (sender instanceof ProviderError && !lastChance) {
+  if (sender instanceof ProviderError && !isLastReceive(attempt)) {
     logger.warn('Provider not ready; dispatch left queued for its retry', { dispatchId: attempt.dispatchId, kind: sender.kind, code: sender.code });
     return 'retry';
   }
@@ -178,7 +180,7 @@ async function recordVerdict(dispatch: Dispatch, verdict: ProviderError, attempt
       messageMetrics.deliveryHeld();
       logger.warn('WhatsApp refused the access token; delivery held', { dispatchId: dispatch.dispatchId, code: verdict.code });
       await untilRecorded(attempt, () => releaseClaim(dispatch, now, store));
-      return attempt.receiveCount >= attempt.maxReceives ? 'held' : 'retry';
+      return isLastReceive(attempt) ? 'held' : 'retry';
     case 'transient':
       // The budget is the provider's answers, as many as the queue gives receives: a receive spent
       // before the provider was asked (a consumer killed, the table away) is not one of them.
@@ -187,7 +189,7 @@ async function recordVerdict(dispatch: Dispatch, verdict: ProviderError, attempt
         return 'failed';
       }
       await untilRecorded(attempt, () => releaseClaim(dispatch, now, store, true));
-      if (attempt.receiveCount < attempt.maxReceives) return 'retry';
+      if (!isLastReceive(attempt)) return 'retry';
       logger.warn('Provider asked for later on the last receive; left to the reconciler', { dispatchId: dispatch.dispatchId, code: verdict.code });
       return 'held';
   }
