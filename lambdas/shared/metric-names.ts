@@ -19,6 +19,11 @@ export const metricNames = {
   webhookRequestsRefused: 'WebhookRequestsRefused',
   /** A delivery attempt held because WhatsApp refused the access token (error 190 and its kin). */
   deliveryHeld: 'DeliveriesHeld',
+  /**
+   * The provider answered "later" (a rate limit, a fault of its own): the attempt is retried, and
+   * the dispatch's fifth such answer fails it (`retries_exhausted`, decision 132).
+   */
+  deliveryDeferred: 'DeliveriesDeferred',
   /** An event posted to an integration's endpoint and answered 2xx. */
   eventsDelivered: 'WebhookEventsDelivered',
   /** One POST to an endpoint that was not answered 2xx (it is retried on the schedule). */

@@ -74,6 +74,8 @@ export interface MessageMetrics {
   providerLatency(milliseconds: number): void;
   /** WhatsApp refused our access token: the attempt is held, not failed. */
   deliveryHeld(): void;
+  /** The provider answered "later": retried, or failed once the dispatch's budget is spent. */
+  deliveryDeferred(): void;
 }
 
 export const messageMetrics: MessageMetrics = {
@@ -86,6 +88,7 @@ export const messageMetrics: MessageMetrics = {
   },
   providerLatency: (milliseconds) => add(metricNames.providerLatency, 'Milliseconds', milliseconds),
   deliveryHeld: () => count(metricNames.deliveryHeld),
+  deliveryDeferred: () => count(metricNames.deliveryDeferred),
 };
 
 /** What reading a webhook records. */

@@ -304,7 +304,14 @@ export class Monitoring extends Construct {
       new GraphWidget({
         title: 'Messages',
         width: wide,
-        left: [business(metricNames.queued), business(metricNames.sent), business(metricNames.delivered), business(metricNames.failed), business(metricNames.deliveryHeld)],
+        left: [
+          business(metricNames.queued),
+          business(metricNames.sent),
+          business(metricNames.delivered),
+          business(metricNames.failed),
+          business(metricNames.deliveryHeld),
+          business(metricNames.deliveryDeferred),
+        ],
       }),
       new GraphWidget({ title: 'Failures by code', width: wide, left: [failuresByCode] }),
     );

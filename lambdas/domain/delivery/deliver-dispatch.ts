@@ -182,6 +182,7 @@ async function recordVerdict(dispatch: Dispatch, verdict: ProviderError, attempt
       await untilRecorded(attempt, () => releaseClaim(dispatch, now, store));
       return isLastReceive(attempt) ? 'held' : 'retry';
     case 'transient':
+      messageMetrics.deliveryDeferred();
       // The budget is the provider's answers, as many as the queue gives receives: a receive spent
       // before the provider was asked (a consumer killed, the table away) is not one of them.
       if ((dispatch.laterAnswers ?? 0) + 1 >= attempt.maxReceives) {

@@ -96,14 +96,24 @@ describe('business metrics, as the functions write them (EMF)', () => {
     expect(capture.sum(metricNames.failed, { ...SERVICE, FailureCode: '131026' })).toBe(1);
   });
 
-  it('counts a rate-limited attempt as neither, and the provider’s last “later” as failed with retries_exhausted', async () => {
+  it('counts a rate-limited attempt as deferred, neither sent nor failed, and the provider’s last “later” as failed with retries_exhausted', async () => {
     const item = await sendTo('081234560429');
     expect(await deliverOnce(item)).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-1' }] });
-    expect(capture.emitted().map((metric) => metric.name)).toEqual([metricNames.providerLatency]);
+    expect(capture.emitted().map((metric) => metric.name).sort()).toEqual([metricNames.deliveryDeferred, metricNames.providerLatency].sort());
+    expect(capture.sum(metricNames.deliveryDeferred, SERVICE)).toBe(1);
 
     capture.clear();
     await deliverOnce({ ...item, laterAnswers: dispatchQueueSettings.maxReceiveCount - 1 });
+    expect(capture.sum(metricNames.deliveryDeferred, SERVICE)).toBe(1);
     expect(capture.sum(metricNames.failed, { ...SERVICE, FailureCode: 'retries_exhausted' })).toBe(1);
+  });
+
+  it('counts a “later” on the message’s last receive as deferred, and not as held or failed', async () => {
+    const item = await sendTo('081234560429');
+    expect(await deliverOnce(item, dispatchQueueSettings.maxReceiveCount)).toEqual({ batchItemFailures: [] });
+    expect(capture.sum(metricNames.deliveryDeferred, SERVICE)).toBe(1);
+    expect(capture.sum(metricNames.deliveryHeld)).toBe(0);
+    expect(capture.sum(metricNames.failed)).toBe(0);
   });
 
   it('counts an unknown outcome as neither sent nor failed', async () => {
