@@ -354,7 +354,8 @@ How the rows are measured:
   the bench process's CPU (DynamoDB Local runs in another). 7a: RSS sampled every 50 ms in the bench process, which
   hosts the runtime and autocannon.
 - 8: 200 sandbox sends reported sent, delivered and read, each function invocation metered (duration, AWS calls and
-  capacity, log bytes) and priced at AWS list prices; what is assumed, and the write floor: docs/cost.md.
+  capacity, log bytes) and priced at AWS list prices; what is assumed, and the write floor: docs/cost.md. 8l, 8m: 100
+  more sends, each with an Idempotency-Key, the send function's difference priced on 8a and 8k.
 
 Rerun: \`npm run bench\` (needs Java 17+ for DynamoDB Local); \`npm run bench -- --only 1,3\` runs some rows and writes
 nothing; when row 8 is left out and row 3, 4 or 6 runs, 300 sends settle first to warm DynamoDB Local's JVM, as row

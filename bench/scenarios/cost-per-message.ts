@@ -19,6 +19,11 @@ import { measureLeanWrites } from '../prototypes/lean-write-side';
 const MESSAGES = 200;
 /** Sent after MESSAGES, with one webhook endpoint registered: what events to an integration add. */
 const EVENT_MESSAGES = 100;
+/**
+ * Sent after those, each with an Idempotency-Key of its own, as the README's example sends: what the
+ * key adds to a send (rows 8l, 8m).
+ */
+const KEYED_MESSAGES = 100;
 /** Numbers are 0812<n>0200, n from this on; every message of the row has its own. */
 const FIRST_NUMBER = 1000;
 /** One send at a time: each invocation's wall time is then its own, as on Lambda, not a share of a busy process. */
@@ -159,6 +164,11 @@ export async function costPerMessage(options: { runtime: LocalRuntime; apiKey: s
   };
   options.log(`  integration events per message: ${events.perMessage.toFixed(2)} (path ${signed(eventsOnPath, 2, '$')}/M, ${signed(withEvents.writeUnits - base.writeUnits, 1)} WRU; ${events.summary}: $${events.total.toFixed(2)}/M)`);
 
+  // The same sends again, each with an Idempotency-Key; nothing but the send function handles the key.
+  const keyedRun = await measurePath(options, KEYED_MESSAGES, FIRST_NUMBER + MESSAGES + EVENT_MESSAGES, undefined, true);
+  const keyed = priceKeyedSend(plain, keyedRun);
+  options.log(`  an Idempotency-Key on every send: ${keyed.note}`);
+
   // The prototype of the lean write side (bench/prototypes/lean-write-side.ts), its writes measured.
   options.log('  prototype: the lean write side…');
   const lean = await priceLeanWriteSide(options.store, plain.dispatchIds[0]!, base);
@@ -256,7 +266,53 @@ export async function costPerMessage(options: { runtime: LocalRuntime; apiKey: s
       total + steady.dollars + functionUrlSaving,
       total,
     ),
+    priced(
+      {
+        id: '8l',
+        what: 'row 8a with an Idempotency-Key on every send, as the README’s example sends (its record in the send’s transaction, read first and marked complete after the queue took the message: decisions 12, 47)',
+        note: `against the row it starts from: ${keyed.note}: ${signed(keyed.onDemand, 2, '$')}`,
+      },
+      total + keyed.onDemand,
+      total,
+    ),
+    priced(
+      {
+        id: '8m',
+        what: 'row 8k (the cheapest the stack deploys today) with an Idempotency-Key on every send',
+        note: `against the row it starts from: ${keyed.note}, provisioned: ${signed(keyed.provisioned, 2, '$')}`,
+      },
+      total + steady.dollars + functionUrlSaving + keyed.provisioned,
+      total + steady.dollars + functionUrlSaving,
+    ),
   ];
+}
+
+/**
+ * Rows 8l and 8m: what an Idempotency-Key adds, as the send function's difference between the
+ * plain run and one whose sends differ by the key alone (nothing else reads or writes its record).
+ * Per million messages, on demand and with provisioned capacity (rows 8h, 8k).
+ */
+function priceKeyedSend(plain: { invocations: Invocation[]; dispatchIds: string[] }, keyed: { invocations: Invocation[]; dispatchIds: string[] }) {
+  const sendOf = (run: { invocations: Invocation[]; dispatchIds: string[] }) => {
+    const n = run.dispatchIds.length;
+    const send = run.invocations.filter((invocation) => invocation.functionName === PATH.send);
+    const dynamo = send.flatMap((invocation) => invocation.calls).filter((call) => call.service === 'dynamodb');
+    return {
+      writeUnits: sum(dynamo.filter((call) => WRITE_COMMANDS.has(call.command)), (call) => call.capacity) / n,
+      readUnits: sum(dynamo.filter((call) => !WRITE_COMMANDS.has(call.command)), (call) => call.capacity) / n,
+      calls: dynamo.length / n,
+      ms: billedMs(send) / n,
+      logBytes: logsPerMessage(send, n, send.length / n).bytes,
+    };
+  };
+  const [before, after] = [sendOf(plain), sendOf(keyed)];
+  const delta = { writeUnits: after.writeUnits - before.writeUnits, readUnits: after.readUnits - before.readUnits, calls: after.calls - before.calls, ms: after.ms - before.ms, logBytes: after.logBytes - before.logBytes };
+  const others = (delta.ms / 1000) * (FUNCTION_MEMORY_MB / 1024) * prices.lambdaArmGbSecond + (delta.logBytes / 1e9) * prices.logsIngestedGb;
+  return {
+    onDemand: (delta.writeUnits * prices.dynamodbWriteUnit + delta.readUnits * prices.dynamodbReadUnit + others) * 1e6,
+    provisioned: (delta.writeUnits * provisionedWriteUnit + delta.readUnits * provisionedReadUnit + others) * 1e6,
+    note: `the send ${signed(delta.writeUnits, 1)} WRU, ${signed(delta.readUnits, 1)} RRU (${signed(delta.calls, 2)} DynamoDB calls), ${signed(delta.ms, 1)} ms, ${signed(delta.logBytes, 0)} B of logs a message`,
+  };
 }
 
 /** Rows 8h and 8i: what provisioned capacity and Lambda's platform records at WARN change, per million messages. */
@@ -312,11 +368,17 @@ async function priceLeanWriteSide(store: Store, sampleId: string, base: PathPric
  * moves that conversation's activity index entry (a delete and a put, 2 more units), which would
  * read as a difference between the runs.
  */
-async function measurePath(options: { runtime: LocalRuntime; apiKey: string; functions: FunctionMeter; store: Store }, count: number, firstNumber: number, receiver?: EventReceiver): Promise<{ invocations: Invocation[]; dispatchIds: string[] }> {
+async function measurePath(
+  options: { runtime: LocalRuntime; apiKey: string; functions: FunctionMeter; store: Store },
+  count: number,
+  firstNumber: number,
+  receiver?: EventReceiver,
+  keyed = false,
+): Promise<{ invocations: Invocation[]; dispatchIds: string[] }> {
   const { runtime, functions } = options;
   functions.start();
   try {
-    const dispatchIds = await sendAll(runtime.url, options.apiKey, count, firstNumber);
+    const dispatchIds = await sendAll(runtime.url, options.apiKey, count, firstNumber, keyed);
     await untilRead(dispatchIds, options.store);
     // The read report's last write follows readAt; let the last webhooks finish, and the report
     // projection's last window end and be written (decision 113).
@@ -538,7 +600,7 @@ const dynamoLine = (list: Invocation[], n: number) => {
     .join(', ');
 };
 
-async function sendAll(baseUrl: string, apiKey: string, count: number, firstNumber: number): Promise<string[]> {
+async function sendAll(baseUrl: string, apiKey: string, count: number, firstNumber: number, keyed: boolean): Promise<string[]> {
   const ids: string[] = [];
   let next = 0;
   const sender = async () => {
@@ -546,7 +608,7 @@ async function sendAll(baseUrl: string, apiKey: string, count: number, firstNumb
       const i = next++;
       const response = await fetch(`${baseUrl}${pathOf(routes.sendMessage)}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey, ...(keyed ? { 'idempotency-key': `cost-${randomUUID()}` } : {}) },
         body: JSON.stringify({
           channel: 'whatsapp',
           to: `0812${String(firstNumber + i)}${READ_ENDING}`,
