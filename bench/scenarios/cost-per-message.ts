@@ -298,8 +298,7 @@ function priceKeyedSend(plain: { invocations: Invocation[]; dispatchIds: string[
     const send = run.invocations.filter((invocation) => invocation.functionName === PATH.send);
     const dynamo = send.flatMap((invocation) => invocation.calls).filter((call) => call.service === 'dynamodb');
     return {
-      writeUnits: sum(dynamo.filter((call) => WRITE_COMMANDS.has(call.command)), (call) => call.capacity) / n,
-      readUnits: sum(dynamo.filter((call) => !WRITE_COMMANDS.has(call.command)), (call) => call.capacity) / n,
+      ...unitsPerMessage(dynamo, n),
       calls: dynamo.length / n,
       ms: billedMs(send) / n,
       logBytes: logsPerMessage(send, n, send.length / n).bytes,
@@ -423,8 +422,7 @@ function pricePath(invocations: Invocation[], n: number, log: (line: string) => 
 
   const calls = [...send, ...deliver, ...webhook, ...publish, ...project].flatMap((i) => i.calls);
   const dynamo = calls.filter((call) => call.service === 'dynamodb');
-  const writeUnits = sum(dynamo.filter((call) => WRITE_COMMANDS.has(call.command)), (call) => call.capacity) / n;
-  const readUnits = sum(dynamo.filter((call) => !WRITE_COMMANDS.has(call.command)), (call) => call.capacity) / n;
+  const { writeUnits, readUnits } = unitsPerMessage(dynamo, n);
   const byCommand = Object.fromEntries(Object.entries(countBy(dynamo.map((call) => call.command.replace(/Command$/, '')))).map(([command, count]) => [command, count / n]));
 
   // API requests: the send, and each of WhatsApp's report POSTs.
@@ -505,8 +503,7 @@ function priceEvents(invocations: Invocation[], n: number, eventsPerMessage: num
   if (!deliveredRecords) throw new Error('No events went out');
   const calls = deliver.flatMap((i) => i.calls);
   const dynamo = calls.filter((call) => call.service === 'dynamodb');
-  const writeUnits = sum(dynamo.filter((call) => WRITE_COMMANDS.has(call.command)), (call) => call.capacity) / n;
-  const readUnits = sum(dynamo.filter((call) => !WRITE_COMMANDS.has(call.command)), (call) => call.capacity) / n;
+  const { writeUnits, readUnits } = unitsPerMessage(dynamo, n);
   // Per event, from the local batches; invocations as the deployed batching would make them.
   const lambda = {
     [EVENTS_PATH.deliver]: {
@@ -569,6 +566,12 @@ const lambdaComponent = (fn: string, l: { invocations: number; ms: number }): Co
   name: `Lambda ${fn}`,
   quantity: `${l.invocations.toFixed(2)} inv, ${l.ms.toFixed(1)} ms × ${FUNCTION_MEMORY_MB} MB`,
   dollars: l.invocations * prices.lambdaRequest + (l.ms / 1000) * (FUNCTION_MEMORY_MB / 1024) * prices.lambdaArmGbSecond,
+});
+
+/** Write and read units per message of these DynamoDB calls. */
+const unitsPerMessage = (dynamo: Invocation['calls'], n: number) => ({
+  writeUnits: sum(dynamo.filter((call) => WRITE_COMMANDS.has(call.command)), (call) => call.capacity) / n,
+  readUnits: sum(dynamo.filter((call) => !WRITE_COMMANDS.has(call.command)), (call) => call.capacity) / n,
 });
 
 /** A function's billed time: measured, less its waits on the local emulators, plus an in-region AWS call each, rounded up per invocation. */
