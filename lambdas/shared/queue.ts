@@ -5,3 +5,15 @@ export interface QueueTarget {
   sqs: SQSClient;
   queueUrl: string;
 }
+
+/**
+ * The `MessageGroupId` of a message on our standard queues: the workspace it belongs to. On a
+ * standard queue the group names the message's tenant for SQS fair queues: when one workspace's
+ * messages take more than their share of the consumer (a campaign's backlog, an endpoint that
+ * answers slowly), SQS hands other workspaces' messages out first, and that workspace's wait
+ * instead of everyone's. Messages of one group are still taken in parallel and in no order, as on
+ * any standard queue (docs/deploy.md, "Delivery pace"; decision 135).
+ */
+export function tenantGroup(workspaceId: string): string {
+  return workspaceId;
+}

@@ -338,8 +338,17 @@ export class Monitoring extends Construct {
       new GraphWidget({
         title: 'Dispatch queue',
         width: wide,
-        left: [props.queue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes }), props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, label: 'DLQ messages' })],
-        right: [props.queue.metricApproximateAgeOfOldestMessage({ period: fiveMinutes })],
+        left: [
+          props.queue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes }),
+          props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, label: 'DLQ messages' }),
+          // Fair queues (the workspace is each message's group): workspaces whose backlog SQS now serves after the others'.
+          props.queue.metric('ApproximateNumberOfNoisyGroups', { statistic: Stats.MAXIMUM, period: fiveMinutes, label: 'Workspaces held back (noisy groups)' }),
+        ],
+        right: [
+          props.queue.metricApproximateAgeOfOldestMessage({ period: fiveMinutes }),
+          // What every other workspace waits while one campaign drains: the age that says whether delivery itself is behind.
+          props.queue.metric('ApproximateAgeOfOldestMessageInQuietGroups', { statistic: Stats.MAXIMUM, period: fiveMinutes, label: 'Oldest message, other workspaces' }),
+        ],
       }),
     );
     this.dashboard.addWidgets(

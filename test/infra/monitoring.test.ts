@@ -181,6 +181,8 @@ describe('dashboard', () => {
     expect(body).toContain('MessagingApi-dev');
     expect(body).toContain('FailureCode');
     for (const metric of ['ApproximateAgeOfOldestMessage', '5XXError', 'Latency', 'Throttles', 'Duration']) expect(body).toContain(metric);
+    // The dispatch queue is a fair queue by its messages' groups: how many workspaces it holds back, and what the others wait.
+    for (const metric of ['ApproximateNumberOfNoisyGroups', 'ApproximateAgeOfOldestMessageInQuietGroups']) expect(body).toContain(metric);
     expect(body).toContain('alarm');
   });
 

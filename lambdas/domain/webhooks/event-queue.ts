@@ -1,7 +1,7 @@
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import * as z from '../../shared/zod';
 import { mapWithConcurrency } from '../../shared/concurrency';
-import type { QueueTarget } from '../../shared/queue';
+import { tenantGroup, type QueueTarget } from '../../shared/queue';
 import { MAX_QUEUE_DELAY_SECONDS } from './retry-schedule';
 
 /**
@@ -54,6 +54,7 @@ export async function sendEventDeliveries(messages: readonly { message: EventDel
           Entries: batch.map(({ message, delaySeconds = 0 }, i) => ({
             Id: String(i),
             MessageBody: JSON.stringify(message),
+            MessageGroupId: tenantGroup(message.workspaceId),
             ...(delaySeconds ? { DelaySeconds: Math.min(MAX_QUEUE_DELAY_SECONDS, delaySeconds) } : {}),
           })),
         }),

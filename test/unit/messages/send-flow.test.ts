@@ -76,7 +76,10 @@ describe('POST /v1/messages, accepted', () => {
     expect(conversationUpdate!.Update!.Key).toEqual(keys.conversation(WORKSPACE, conversationId));
     expect(conversationUpdate!.Update!.ExpressionAttributeValues).toMatchObject({ ':name': 'Budi' });
 
-    expect(sqs.commandCalls(SendMessageCommand, { QueueUrl: QUEUE, MessageBody: JSON.stringify({ dispatchId, workspaceId: WORKSPACE }) })).toHaveLength(1);
+    // Its group is the workspace: the tenant SQS fair queues keep one campaign from holding up other workspaces' messages.
+    expect(sqs.commandCalls(SendMessageCommand).map((call) => call.args[0].input)).toStrictEqual([
+      { QueueUrl: QUEUE, MessageBody: JSON.stringify({ dispatchId, workspaceId: WORKSPACE }), MessageGroupId: WORKSPACE },
+    ]);
   });
 
   it('makes one transaction and one queue message per send once caches and the allowance lease are warm', async () => {

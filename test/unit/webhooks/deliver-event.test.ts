@@ -102,10 +102,14 @@ const deps = (overrides: Partial<EventDeliveryDependencies> = {}): EventDelivery
   timeoutMs: 2_000,
   ...overrides,
 });
-/** The messages the consumer put back on the queue, with their delays, in order. */
+/** The messages the consumer put back on the queue, with their delays and groups, in order. */
 const queued = () =>
   sqs.commandCalls(SendMessageBatchCommand).flatMap((call) =>
-    (call.args[0].input.Entries ?? []).map((entry) => ({ message: eventDeliveryMessageSchema.parse(JSON.parse(entry.MessageBody!)), delaySeconds: entry.DelaySeconds ?? 0 })),
+    (call.args[0].input.Entries ?? []).map((entry) => ({
+      message: eventDeliveryMessageSchema.parse(JSON.parse(entry.MessageBody!)),
+      delaySeconds: entry.DelaySeconds ?? 0,
+      group: entry.MessageGroupId,
+    })),
   );
 const recorded = () => ddb.commandCalls(UpdateCommand, { Key: keys.webhookDelivery(WS, ENDPOINT_ID, event.id) }).map((call) => call.args[0].input.ExpressionAttributeValues!);
 const endpointUpdates = () => ddb.commandCalls(UpdateCommand, { Key: keys.webhookEndpoint(WS, ENDPOINT_ID) }).map((call) => call.args[0].input.ExpressionAttributeValues!);
@@ -183,6 +187,8 @@ describe('delivering one webhook event', () => {
     for (let sent = queued().length; outcome !== 'abandoned'; sent = queued().length) {
       const [next] = queued().slice(sent - 1);
       expect(next!.delaySeconds).toBeLessThanOrEqual(MAX_QUEUE_DELAY_SECONDS);
+      // A retry is still its workspace's message, for the queue's fairness between workspaces.
+      expect(next!.group).toBe(WS);
       // SQS hands the message out once its delay is over.
       clock = new Date(clock.getTime() + next!.delaySeconds * 1000);
       message = next!.message;

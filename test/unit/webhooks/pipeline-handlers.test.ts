@@ -70,6 +70,23 @@ describe('the outbox publisher (DynamoDB Streams)', () => {
     expect(ddb.commandCalls(QueryCommand).map((call) => call.args[0].input.ExpressionAttributeValues)).toEqual([{ ':pk': 'WS#ws-a#WHE', ':prefix': 'WHE#' }]);
   });
 
+  it('puts each event in its own workspace’s group, the tenant SQS fair queues keep fair, when one batch carries several workspaces', async () => {
+    ddb.on(QueryCommand, { ...accessPatterns.webhookEndpointsOfWorkspace('ws-a') }).resolves({ Items: [endpoint('ws-a', `whe_${'1'.repeat(32)}`, 'https://a.example/all')] });
+    ddb.on(QueryCommand, { ...accessPatterns.webhookEndpointsOfWorkspace('ws-c') }).resolves({ Items: [endpoint('ws-c', `whe_${'2'.repeat(32)}`, 'https://c.example/all')] });
+    const records = [
+      streamRecord(outboxItem('ws-a', received), 'INSERT', '1'),
+      streamRecord(outboxItem('ws-c', { ...received, id: 'evt_0000000000010000000000000000' }), 'INSERT', '2'),
+    ];
+
+    expect(await publishBatch({ Records: records }, lambdaContext('publish-webhook-events'))).toEqual({ batchItemFailures: [] });
+
+    const entries = sqs.commandCalls(SendMessageBatchCommand).flatMap((call) => call.args[0].input.Entries ?? []);
+    expect(entries.map((entry) => [(JSON.parse(entry.MessageBody!) as { workspaceId: string }).workspaceId, entry.MessageGroupId])).toEqual([
+      ['ws-a', 'ws-a'],
+      ['ws-c', 'ws-c'],
+    ]);
+  });
+
   it('passes over every other stream record: other items, a dispatch created, modifications and expiries of outbox items', async () => {
     const answer = await publishBatch(
       {
