@@ -95,6 +95,7 @@ export class MessagingStack extends Stack {
       graphApiBaseUrl: config.graphApiBaseUrl,
       webhookUrl: this.api.webhookUrl,
       maxConcurrency: config.deliverMaxConcurrency,
+      whatsappMessagesPerSecond: config.whatsappMessagesPerSecond,
       logRetention,
       systemLogLevel: config.systemLogLevel,
       encryptionKey,

@@ -81,6 +81,12 @@ const schema = z.object({
    */
   deliverMaxConcurrency: z.coerce.number().int().min(2).max(1000),
   /**
+   * A WhatsApp sending number's throughput, messages a second (1-1000; Meta: 80 by default, 1,000
+   * once upgraded): the deliver consumer paces every number to it, but a workspace's own number
+   * whose `whatsappMessagesPerSecond` setting says otherwise (docs/deploy.md, "Delivery pace").
+   */
+  whatsappMessagesPerSecond: z.coerce.number().int().min(1).max(1000).default(80),
+  /**
    * API Gateway's CloudWatch role is one per account and region. `true` makes this stack set it
    * (exactly one stack per account and region should); `false` leaves the account's as it is.
    */

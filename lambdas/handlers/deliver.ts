@@ -5,13 +5,15 @@ import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from '../shared/zod';
 import { deliverQueuedDispatch } from '../domain/delivery/deliver-dispatch';
+import { paceDeliveries } from '../domain/delivery/number-pace';
+import { requeueDispatches, type DispatchMessage } from '../domain/messages/dispatch-queue';
 import { providerFor, settleProviders } from '../domain/providers/provider-for';
 import { config } from '../shared/config';
 import { defaultQueue } from '../shared/default-store';
 import { dispatchQueueSettings } from '../shared/dispatch-queue-settings';
 import { logger } from '../shared/logger';
-import { flushMetrics } from '../shared/metrics';
-import { readQueueRecord } from '../shared/queue-record';
+import { flushMetrics, messageMetrics } from '../shared/metrics';
+import { peekQueueRecord, readQueueRecord } from '../shared/queue-record';
 
 const messageSchema = z.object({ dispatchId: z.uuid(), workspaceId: z.string().check(z.minLength(1)) });
 
@@ -43,6 +45,29 @@ async function comeBackIn(record: SQSRecord, seconds: number): Promise<void> {
 }
 
 /**
+ * Holds back the records their sending numbers' pace has no room for this second (decision 136):
+ * each goes on the queue again as a new message, delayed until a second with room, so nothing of
+ * its retry budget or its receives is spent. Returns the records to deliver now, and those whose
+ * new message the queue did not take: they fail, and come back after the queue's timeout.
+ */
+async function holdBackForPace(records: SQSRecord[]): Promise<{ now: SQSRecord[]; notRequeued: SQSRecord[] }> {
+  // A body that cannot be read goes to deliverRecord, which logs and drops it.
+  const messages = records.map((record) => peekQueueRecord(record, messageSchema));
+  const readable = records.flatMap((record, i) => (messages[i] ? [{ record, message: messages[i] }] : []));
+  const waits = await paceDeliveries(readable.map(({ message }) => message), new Date());
+  const held: { record: SQSRecord; message: DispatchMessage; delaySeconds: number }[] = [];
+  readable.forEach(({ record, message }, i) => {
+    if (waits[i]! > 0) held.push({ record, message, delaySeconds: waits[i]! });
+  });
+  if (!held.length) return { now: records, notRequeued: [] };
+  const refused = new Set(await requeueDispatches(held, defaultQueue()));
+  if (held.length > refused.size) messageMetrics.deliveriesPaced(held.length - refused.size);
+  if (refused.size) logger.warn('Could not queue paced dispatches again; they come back after the queue’s timeout', { count: refused.size });
+  const heldRecords = new Set(held.map(({ record }) => record));
+  return { now: records.filter((record) => !heldRecords.has(record)), notRequeued: held.filter((_, i) => refused.has(i)).map(({ record }) => record) };
+}
+
+/**
  * The dispatch queue's consumer: partial batch failures, so one retry never redelivers the batch.
  * A processor per batch: it keeps the batch's failures, and one process may run several batches at
  * once (the local runtime's pollers, Lambda's multi-concurrency instances). A shared one answered a
@@ -50,7 +75,9 @@ async function comeBackIn(record: SQSRecord, seconds: number): Promise<void> {
  */
 export const deliverBatch = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
   try {
-    return await processPartialResponse(event, deliverRecord, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false });
+    const { now, notRequeued } = await holdBackForPace(event.Records);
+    const answer = now.length ? await processPartialResponse({ Records: now }, deliverRecord, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false }) : { batchItemFailures: [] };
+    return { batchItemFailures: [...answer.batchItemFailures, ...notRequeued.map((record) => ({ itemIdentifier: record.messageId }))] };
   } finally {
     if (config.AWAIT_PROVIDER_REPORTS === 'true') await settleProviders();
   }

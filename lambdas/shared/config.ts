@@ -45,6 +45,14 @@ const variables = {
   GRAPH_API_BASE_URL: () => z._default(z.url(), DEFAULT_GRAPH_API_BASE_URL),
   /** A provider call that takes longer has an unknown outcome. */
   PROVIDER_TIMEOUT_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(100), z.lte(20_000)), 8_000),
+  /**
+   * A WhatsApp sending number's throughput, messages a second (Meta: 80 by default, 1,000 once
+   * upgraded): the pace of the stack's default number and of every number whose workspace names
+   * none of its own (the stack's `whatsappMessagesPerSecond`; lambdas/domain/delivery/number-pace.ts).
+   */
+  WHATSAPP_MESSAGES_PER_SECOND: () => z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(1_000)), 80),
+  /** The deliver consumer's invocations at once, at most (the stack's `deliverMaxConcurrency`): what bounds a number's pace unasked. */
+  DELIVER_MAX_CONCURRENCY: () => z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(1_000)), 2),
   /** Where the sandbox provider posts its status callbacks (our own webhook). */
   SANDBOX_CALLBACK_URL: () => z.optional(z.url()),
   SANDBOX_REPORT_DELAY_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(10_000)), 300),

@@ -24,6 +24,11 @@ export const metricNames = {
    * the dispatch's fifth such answer fails it (`retries_exhausted`, decision 132).
    */
   deliveryDeferred: 'DeliveriesDeferred',
+  /**
+   * A dispatch held back by its sending number's pace (`whatsappMessagesPerSecond`) before any
+   * provider call: queued again for a later second, nothing spent of its retry budget.
+   */
+  deliveryPaced: 'DeliveriesPaced',
   /** An event posted to an integration's endpoint and answered 2xx. */
   eventsDelivered: 'WebhookEventsDelivered',
   /** One POST to an endpoint that was not answered 2xx (it is retried on the schedule). */

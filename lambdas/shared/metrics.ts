@@ -76,6 +76,8 @@ export interface MessageMetrics {
   deliveryHeld(): void;
   /** The provider answered "later": retried, or failed once the dispatch's budget is spent. */
   deliveryDeferred(): void;
+  /** Dispatches held back for their sending number's pace: queued again, not yet offered to the provider. */
+  deliveriesPaced(count: number): void;
 }
 
 export const messageMetrics: MessageMetrics = {
@@ -89,6 +91,7 @@ export const messageMetrics: MessageMetrics = {
   providerLatency: (milliseconds) => add(metricNames.providerLatency, 'Milliseconds', milliseconds),
   deliveryHeld: () => count(metricNames.deliveryHeld),
   deliveryDeferred: () => count(metricNames.deliveryDeferred),
+  deliveriesPaced: (paced) => add(metricNames.deliveryPaced, 'Count', paced),
 };
 
 /** What reading a webhook records. */

@@ -6,6 +6,9 @@ export interface QueueTarget {
   queueUrl: string;
 }
 
+/** SQS holds a message back at most this long (`DelaySeconds`); a longer wait is waited in hops of at most this. */
+export const MAX_QUEUE_DELAY_SECONDS = 900;
+
 /**
  * The `MessageGroupId` of a message on our standard queues: the workspace it belongs to. On a
  * standard queue the group names the message's tenant for SQS fair queues: when one workspace's

@@ -72,6 +72,8 @@ export const keys = {
   dispatch: (dispatchId: string): ItemKey => ({ pk: `DSP#${dispatchId}`, sk: 'DSP' }),
   idempotency: (ws: string, key: string): ItemKey => ({ pk: `IDEM#${ws}#${key}`, sk: 'IDEM' }),
   sendRate: (ws: string, minute: number): ItemKey => ({ pk: `RATE#${ws}#${minute}`, sk: 'RATE' }),
+  /** The sends a WhatsApp number was offered in one second (epoch seconds), for its pace (lambdas/domain/delivery/number-pace.ts). */
+  numberPace: (number: string, second: number): ItemKey => ({ pk: `PACE#${number}#${second}`, sk: 'PACE' }),
   /** One send of a template to a number per WIB day, for workspaces with `dedupe: wib-day`. */
   dailySend: (ws: string, day: string, phone: string, templateId: string): ItemKey => ({ pk: `DEDUPE#${ws}#${day}#${phone}#${templateId}`, sk: 'DEDUPE' }),
   conversation: (ws: string, conversationId: string): ItemKey => ({ pk: partitions.messagesOfConversation(ws, conversationId).value, sk: 'CONV' }),
@@ -293,6 +295,7 @@ export type Entity =
   | 'dispatch'
   | 'idempotencyRecord'
   | 'sendRate'
+  | 'numberPace'
   | 'dailySend'
   | 'conversation'
   | 'conversationMessage'

@@ -22,6 +22,8 @@ export interface DeliveryProps {
   webhookUrl: string;
   /** Deliver invocations at once, at most (the SQS event source's `maxConcurrency`). */
   maxConcurrency: number;
+  /** A WhatsApp number's throughput, messages a second, unless its workspace says otherwise (the deliver consumer's pace). */
+  whatsappMessagesPerSecond: number;
   logRetention: RetentionDays;
   /** Lambda's own log records for its functions (lib/stack-config.ts `systemLogLevel`). */
   systemLogLevel?: SystemLogLevelSetting | undefined;
@@ -48,9 +50,12 @@ export class Delivery extends Construct {
       removalPolicy: props.removalPolicy,
     })
       .writesTable(props.table)
-      .readsSecret(props.whatsappSecret, 'WHATSAPP_SECRET_NAME');
+      .readsSecret(props.whatsappSecret, 'WHATSAPP_SECRET_NAME')
+      // It queues again what its number's pace holds back (decision 136).
+      .sendsTo(props.queue);
     props.queue.grantConsumeMessages(this.deliverFunction);
-    this.deliverFunction.addEnvironment('QUEUE_URL', props.queue.queueUrl);
+    this.deliverFunction.addEnvironment('WHATSAPP_MESSAGES_PER_SECOND', String(props.whatsappMessagesPerSecond));
+    this.deliverFunction.addEnvironment('DELIVER_MAX_CONCURRENCY', String(props.maxConcurrency));
     this.deliverFunction.addEnvironment('GRAPH_API_BASE_URL', props.graphApiBaseUrl);
     this.deliverFunction.addEnvironment('SANDBOX_CALLBACK_URL', props.webhookUrl);
     this.deliverFunction.addEventSource(

@@ -311,6 +311,7 @@ export class Monitoring extends Construct {
           business(metricNames.failed),
           business(metricNames.deliveryHeld),
           business(metricNames.deliveryDeferred),
+          business(metricNames.deliveryPaced),
         ],
       }),
       new GraphWidget({ title: 'Failures by code', width: wide, left: [failuresByCode] }),

@@ -1,5 +1,6 @@
 import { clearCaches as clearSecretsAndParameters } from '@aws-lambda-powertools/parameters';
 import { clearApiKeyCache } from '../../lambdas/domain/api-keys/authenticate';
+import { clearNumberPaces } from '../../lambdas/domain/delivery/number-pace';
 import { clearReportEvidence } from '../../lambdas/domain/delivery/report-evidence';
 import { clearSendAllowanceLeases } from '../../lambdas/domain/messages/send-rate';
 import { clearSandboxCalls } from '../../lambdas/domain/providers/sandbox';
@@ -28,6 +29,8 @@ export const containerCaches = {
   sendRateLeases: clearSendAllowanceLeases,
   /** Secrets read through Powertools Parameters (the WhatsApp credentials, the cursor key; 5 min). */
   secrets: clearSecretsAndParameters,
+  /** What this container sent from each WhatsApp number in the current second: lambdas/domain/delivery/number-pace.ts. */
+  numberPaces: clearNumberPaces,
   /** The sandbox provider's calls per dispatch (its `0429` numbers refuse twice per dispatch). */
   sandboxCalls: clearSandboxCalls,
   /** How far this container last moved a number's report evidence: lambdas/domain/delivery/report-evidence.ts. */

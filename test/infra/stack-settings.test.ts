@@ -60,6 +60,18 @@ describe('deliver concurrency', () => {
     defaultTemplate().hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 2 } });
     synthStack({ deliverMaxConcurrency: 8 }).template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 8 } });
   });
+
+  it('paces every WhatsApp number at whatsappMessagesPerSecond (80 by default), knowing the cap, and lets the consumer queue again what it holds back', () => {
+    const deliverer = (variables: Record<string, string>) => ({ Description: Match.stringLikeRegexp('^Delivers'), Environment: { Variables: Match.objectLike(variables) } });
+    defaultTemplate().hasResourceProperties('AWS::Lambda::Function', deliverer({ WHATSAPP_MESSAGES_PER_SECOND: '80', DELIVER_MAX_CONCURRENCY: '2' }));
+    synthStack({ whatsappMessagesPerSecond: 1000, deliverMaxConcurrency: 20 }).template.hasResourceProperties('AWS::Lambda::Function', deliverer({ WHATSAPP_MESSAGES_PER_SECOND: '1000', DELIVER_MAX_CONCURRENCY: '20' }));
+    const { stack, template } = synthStack();
+    const role = stack.resolve((stack.delivery.deliverFunction.role!.node.defaultChild as unknown as { ref: string }).ref) as { Ref: string };
+    const statements = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((policy) => (policy.Properties.Roles as unknown[]).some((ref) => JSON.stringify(ref) === JSON.stringify(role)))
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement as { Action: string | string[] }[]);
+    expect(statements.flatMap((statement) => [statement.Action].flat())).toEqual(expect.arrayContaining(['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']));
+  });
 });
 
 describe('API Gateway’s CloudWatch role', () => {
@@ -287,6 +299,8 @@ describe('invalid settings', () => {
     [{ tags: '{"team":' }, /tags: /],
     [{ deliverMaxConcurrency: 1 }, /deliverMaxConcurrency: /],
     [{ deliverMaxConcurrency: 1001 }, /deliverMaxConcurrency: /],
+    [{ whatsappMessagesPerSecond: 0 }, /whatsappMessagesPerSecond: /],
+    [{ whatsappMessagesPerSecond: 1001 }, /whatsappMessagesPerSecond: /],
     [{ apiGatewayCloudWatchRole: 'yes' }, /apiGatewayCloudWatchRole: /],
     [{ webhookFrontDoor: 'loadBalancer' }, /webhookFrontDoor: /],
     [{ tableCapacity: { readUnits: { min: 50, max: 5 }, writeUnits: { min: 5, max: 50 } } }, /tableCapacity.readUnits.min: min must not exceed max/],

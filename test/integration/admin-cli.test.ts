@@ -77,6 +77,11 @@ describe('admin CLI: workspaces', () => {
       rupiahPerCredit: 120,
       settings: { sendsPerMinute: 30, dedupe: 'wib-day', provider: 'whatsapp', creditCostByCategory: { MARKETING: 2, UTILITY: 1, AUTHENTICATION: 1 } },
     });
+    // An upgraded number's throughput, which its deliveries are paced to (decision 136); Meta's highest is 1,000.
+    expect((await admin('workspace', 'update', '--id', ws, '--whatsapp-messages-per-second', '1000', '--json')).json().settings).toMatchObject({ whatsappMessagesPerSecond: 1000, sendsPerMinute: 30 });
+    const tooFast = await admin('workspace', 'update', '--id', ws, '--whatsapp-messages-per-second', '1001');
+    expect(tooFast.status).not.toBe(0);
+    expect((await getWorkspace(ws, table))!.settings.whatsappMessagesPerSecond).toBe(1000);
   });
 
   it('refuses an update of a missing workspace, or one that names nothing to change', async () => {

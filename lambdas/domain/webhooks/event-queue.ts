@@ -1,8 +1,7 @@
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import * as z from '../../shared/zod';
 import { mapWithConcurrency } from '../../shared/concurrency';
-import { tenantGroup, type QueueTarget } from '../../shared/queue';
-import { MAX_QUEUE_DELAY_SECONDS } from './retry-schedule';
+import { MAX_QUEUE_DELAY_SECONDS, tenantGroup, type QueueTarget } from '../../shared/queue';
 
 /**
  * A message of the webhook-events queue: one event for one endpoint, one attempt. Everything the

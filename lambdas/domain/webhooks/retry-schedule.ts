@@ -1,3 +1,5 @@
+import { MAX_QUEUE_DELAY_SECONDS } from '../../shared/queue';
+
 /**
  * When a failed delivery is tried again (docs/api.md#webhook-events, decision 79): after 5 s,
  * 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, 4 h, 8 h and 10 h, eleven attempts over 25 h 42 min, all
@@ -7,8 +9,6 @@
 export const RETRY_DELAYS_SECONDS = [5, 30, 120, 600, 1_800, 3_600, 7_200, 14_400, 28_800, 36_000] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
 
-/** SQS holds a message back at most this long; a longer wait is waited in hops of at most this. */
-export const MAX_QUEUE_DELAY_SECONDS = 900;
 
 /** When attempt `attempt` (1-based), failed at `failedAt`, is followed by the next; undefined when it was the last. */
 export function nextAttemptAt(attempt: number, failedAt: Date): Date | undefined {

@@ -86,6 +86,7 @@ const changesSchema = z.strictObject({
     provider: z.optional(workspaceSettingsSchema.shape.provider.def.innerType),
     whatsappPhoneNumberId: z.optional(z.nullable(workspaceSettingsSchema.shape.whatsappPhoneNumberId.def.innerType)),
     whatsappBusinessAccountId: z.optional(z.nullable(workspaceSettingsSchema.shape.whatsappBusinessAccountId.def.innerType)),
+    whatsappMessagesPerSecond: z.optional(workspaceSettingsSchema.shape.whatsappMessagesPerSecond.def.innerType),
     usagePlan: z.optional(workspaceSettingsSchema.shape.usagePlan.def.innerType),
   })),
 });

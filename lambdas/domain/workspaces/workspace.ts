@@ -23,6 +23,12 @@ export const workspaceSettingsSchema = z.object({
   /** The workspace's own WhatsApp business number (Cloud API phone number id), if it has one. */
   whatsappPhoneNumberId: z.optional(z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/))),
   /**
+   * The throughput of the workspace's own number, messages a second (Meta: 80 by default, 1,000
+   * once upgraded, 20 for a number shared with the WhatsApp Business app); its deliveries are paced
+   * to it. Absent: the stack's `whatsappMessagesPerSecond`.
+   */
+  whatsappMessagesPerSecond: z.optional(z.int().check(z.gte(1), z.lte(1_000))),
+  /**
    * The workspace's WhatsApp Business Account: where `templates sync` reads its templates, and
    * whose template webhooks (entry.id) apply to this workspace.
    */

@@ -14,11 +14,12 @@ const settingOptions = {
   provider: option.oneOf(['sandbox', 'whatsapp']).optional(),
   'whatsapp-phone-number-id': option.text().optional(),
   'whatsapp-business-account-id': option.text().optional(),
+  'whatsapp-messages-per-second': option.integer().optional(),
   /** Applied through API Gateway on a deployed stack, so not one of settingsFrom's plain settings. */
   'usage-plan': z.optional(usagePlanNameSchema),
 };
 const SETTINGS_SYNOPSIS =
-  '[--sends-per-minute N] [--dedupe none|wib-day] [--provider sandbox|whatsapp] [--whatsapp-phone-number-id ID] [--whatsapp-business-account-id ID] [--usage-plan NAME]';
+  '[--sends-per-minute N] [--dedupe none|wib-day] [--provider sandbox|whatsapp] [--whatsapp-phone-number-id ID] [--whatsapp-business-account-id ID] [--whatsapp-messages-per-second N] [--usage-plan NAME]';
 /** On `workspace update`, this value of a binding option unbinds the identifier. */
 const UNBIND = 'none';
 
@@ -31,6 +32,7 @@ function settingsFrom(options: SettingOptions, bindingValue: (value: string) => 
     provider: options.provider,
     whatsappPhoneNumberId: options['whatsapp-phone-number-id'] === undefined ? undefined : bindingValue(options['whatsapp-phone-number-id']),
     whatsappBusinessAccountId: options['whatsapp-business-account-id'] === undefined ? undefined : bindingValue(options['whatsapp-business-account-id']),
+    whatsappMessagesPerSecond: options['whatsapp-messages-per-second'],
   };
   return Object.fromEntries(Object.entries(named).filter(([, value]) => value !== undefined));
 }

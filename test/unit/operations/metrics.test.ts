@@ -1,6 +1,6 @@
 import { captureMetrics } from '../../support/metrics';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { SQSEvent } from 'aws-lambda';
 import { signWebhookBody, statusWebhook } from '../../../lambdas/domain/providers/whatsapp-webhook';
@@ -11,8 +11,9 @@ import { dispatchQueueSettings } from '../../../lambdas/shared/dispatch-queue-se
 import { metricNames } from '../../../lambdas/shared/metric-names';
 import { keys } from '../../../lambdas/shared/table';
 import { resetContainerCaches } from '../../../lib/testing';
+import { sqsEvent } from '../../../lib/testing/sqs-events';
 import { lambdaContext, parseResult, routeEvent } from '../../support/events';
-import { SEND_KEY, stubHealthySend, validSend } from '../../support/send-fixtures';
+import { SEND_KEY, stubHealthySend, validSend, workspace, WORKSPACE } from '../../support/send-fixtures';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const sqs = mockClient(SQSClient);
@@ -114,6 +115,21 @@ describe('business metrics, as the functions write them (EMF)', () => {
     expect(capture.sum(metricNames.deliveryDeferred, SERVICE)).toBe(1);
     expect(capture.sum(metricNames.deliveryHeld)).toBe(0);
     expect(capture.sum(metricNames.failed)).toBe(0);
+  });
+
+  it('counts dispatches held back for their number’s pace as paced, and nothing else', async () => {
+    ddb.on(GetCommand, { Key: keys.workspace(WORKSPACE) }).resolves({ Item: { ...workspace, settings: { ...workspace.settings, provider: 'whatsapp', whatsappPhoneNumberId: '106540352242922', whatsappMessagesPerSecond: 1 } } });
+    // The pace's counter answers as a fresh second; the one claim it lets through finds its dispatch settled.
+    ddb.on(UpdateCommand).callsFake((input: UpdateCommandInput) =>
+      String(input.Key!.pk).startsWith('PACE#') ? Promise.resolve({ Attributes: { offered: 3 } }) : Promise.reject(Object.assign(new Error('condition failed'), { name: 'ConditionalCheckFailedException' })),
+    );
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+    const dispatch = (i: number) => ({ dispatchId: `8f14e45f-ceea-467a-9575-00000000000${i}`, workspaceId: WORKSPACE });
+
+    await deliver(sqsEvent([dispatch(1), dispatch(2), dispatch(3)]), lambdaContext('deliver'));
+
+    expect(capture.emitted().map((metric) => metric.name)).toEqual([metricNames.deliveryPaced]);
+    expect(capture.sum(metricNames.deliveryPaced, SERVICE)).toBe(2);
   });
 
   it('counts an unknown outcome as neither sent nor failed', async () => {

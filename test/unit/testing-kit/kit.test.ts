@@ -27,6 +27,7 @@ const moduleState: Record<string, keyof typeof containerCaches | { notACache: st
   'lambdas/domain/webhooks/endpoint-health.ts cleared': 'webhookEndpointHealth',
   'lambdas/domain/messages/send-rate.ts leases': 'sendRateLeases',
   'lambdas/domain/messages/send-rate.ts reserving': 'sendRateLeases',
+  'lambdas/domain/delivery/number-pace.ts sentThisSecond': 'numberPaces',
   'lambdas/domain/delivery/report-evidence.ts written': 'reportEvidence',
   'lambdas/domain/providers/sandbox.ts callsByDispatch': 'sandboxCalls',
   'lambdas/domain/providers/sandbox.ts pendingReports': { notACache: 'reports in flight; settleProviders() awaits them' },

@@ -1,0 +1,113 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../../shared/config';
+import { defaultStore } from '../../shared/default-store';
+import { logger } from '../../shared/logger';
+import { MAX_QUEUE_DELAY_SECONDS } from '../../shared/queue';
+import type { Store } from '../../shared/store';
+import { keys } from '../../shared/table';
+import { lookUpWorkspace } from '../workspaces/workspace-lookup';
+import type { Workspace } from '../workspaces/workspace';
+
+/**
+ * Each WhatsApp sending number is offered at most its throughput a second (decision 136). Meta
+ * answers `130429` to a number sent faster than that, and those answers spend the dispatch's retry
+ * budget (five, decision 132): a campaign pushed through a consumer cap raised for several
+ * numbers would fail some of its own messages `retries_exhausted`. So the deliver consumer asks a
+ * number's pace before it claims anything, and queues what does not fit again for a later second.
+ *
+ * The pace is a counter per number and second in the table, taken once per number and batch with
+ * one `ADD` (so at most one write a batch, about 0.1 a message at full pace). A container asks only
+ * when it could reach the limit: while every consumer sending as fast as it does would stay under
+ * it (`DELIVER_MAX_CONCURRENCY` × what it sent from the number this second), it sends unasked and
+ * adds what it sent to the counter the next time it asks within the second. At the default cap (2)
+ * and 80 a second, a container sends up to 40 a second from a number without a write. The pace is
+ * approximate where containers that never asked meet ones that did within a second; what passes
+ * it meets Meta's `130429`, retried as before.
+ */
+
+/** Where deliveries from the stack's default number (a WhatsApp workspace without a number of its own) are counted. */
+const STACK_NUMBER = 'stack-default';
+
+/** What this container sent from each number in the current second, and how much of that the counter has not been told. */
+const sentThisSecond = new Map<string, { second: number; sent: number; untold: number }>();
+
+export interface NumberPace {
+  /** The number's throughput, messages a second. */
+  perSecond: number;
+  /** How many consumers may send at once (the event source's `maxConcurrency`). */
+  consumers: number;
+}
+
+/**
+ * Takes `wanted` sends of the current second from `number`'s pace. Returns, for each in order, 0
+ * (send now) or the seconds until a second with room for it: ones past the limit by up to a
+ * second's worth wait 1 s, by up to two seconds' worth 2 s, and so on.
+ */
+export async function takeNumberSlots(number: string, wanted: number, pace: NumberPace, now: Date, store: Store = defaultStore()): Promise<number[]> {
+  const second = Math.floor(now.getTime() / 1000);
+  let mine = sentThisSecond.get(number);
+  if (!mine || mine.second !== second) {
+    mine = { second, sent: 0, untold: 0 };
+    sentThisSecond.set(number, mine);
+  }
+  if (pace.consumers * (mine.sent + wanted) <= pace.perSecond) {
+    mine.sent += wanted;
+    mine.untold += wanted;
+    return new Array<number>(wanted).fill(0);
+  }
+  const { Attributes } = await store.db.send(
+    new UpdateCommand({
+      TableName: store.tableName,
+      Key: keys.numberPace(number, second),
+      UpdateExpression: 'ADD offered :offered SET entity = :entity, #ttl = :ttl',
+      ExpressionAttributeNames: { '#ttl': 'ttl' },
+      ExpressionAttributeValues: { ':offered': mine.untold + wanted, ':entity': 'numberPace', ':ttl': second + 3_600 },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  mine.untold = 0;
+  // Everything offered this second before this batch, this container's untold sends among it.
+  const before = Number(Attributes?.offered ?? wanted) - wanted;
+  const granted = Math.max(0, Math.min(wanted, pace.perSecond - before));
+  mine.sent += granted;
+  return Array.from({ length: wanted }, (_, i) => (i < granted ? 0 : Math.min(MAX_QUEUE_DELAY_SECONDS, Math.ceil((before + i + 1 - pace.perSecond) / pace.perSecond))));
+}
+
+/** The number a WhatsApp workspace sends from, and its pace; none for the sandbox, which has no throughput to keep to. */
+function paceOf(workspace: Workspace): { number: string; pace: NumberPace } | undefined {
+  if (workspace.settings.provider !== 'whatsapp') return undefined;
+  const own = workspace.settings.whatsappPhoneNumberId;
+  const perSecond = (own ? workspace.settings.whatsappMessagesPerSecond : undefined) ?? config.WHATSAPP_MESSAGES_PER_SECOND;
+  return { number: own ?? STACK_NUMBER, pace: { perSecond, consumers: config.DELIVER_MAX_CONCURRENCY } };
+}
+
+/**
+ * Paces a batch of deliveries by the numbers they send from: for each, in order, 0 (deliver now)
+ * or the seconds to hold it back. A delivery whose workspace cannot be read, or whose number's
+ * pace the table does not answer, goes now: its delivery meets the same fault and retries, or Meta
+ * paces it.
+ */
+export async function paceDeliveries(deliveries: readonly { workspaceId: string }[], now: Date, store?: Store): Promise<number[]> {
+  const waits = deliveries.map(() => 0);
+  const byNumber = new Map<string, { pace: NumberPace; positions: number[] }>();
+  // Read at once, as the deliveries would read them: the container's cache keeps them for the delivery.
+  const workspaces = await Promise.all(deliveries.map(({ workspaceId }) => lookUpWorkspace(workspaceId, now, store).catch(() => undefined)));
+  for (const [position, workspace] of workspaces.entries()) {
+    const sender = workspace && paceOf(workspace);
+    if (!sender) continue;
+    const group = byNumber.get(sender.number) ?? { pace: sender.pace, positions: [] };
+    group.positions.push(position);
+    byNumber.set(sender.number, group);
+  }
+  for (const [number, { pace, positions }] of byNumber) {
+    try {
+      const slots = await takeNumberSlots(number, positions.length, pace, now, store);
+      positions.forEach((position, i) => (waits[position] = slots[i]!));
+    } catch (error) {
+      logger.warn('Could not read a number’s pace; delivering unpaced', { number, error: error as Error });
+    }
+  }
+  return waits;
+}
+
+export const clearNumberPaces = () => sentThisSecond.clear();
