@@ -19,7 +19,8 @@ import type { Workspace } from '../workspaces/workspace';
  * one `ADD` (so at most one write a batch, about 0.1 a message at full pace). A container asks only
  * when it could reach the limit: while every consumer sending as fast as it does would stay under
  * it (`DELIVER_MAX_CONCURRENCY` × what it sent from the number this second), it sends unasked and
- * adds what it sent to the counter the next time it asks within the second. At the default cap (2)
+ * adds what it sent to the counter the next time it asks within the second; once it has asked, it
+ * asks for every batch until the second is over. At the default cap (2)
  * and 80 a second, a container sends up to 40 a second from a number without a write. The pace is
  * approximate where containers that never asked meet ones that did within a second; what passes
  * it meets Meta's `130429`, retried as before.
@@ -28,8 +29,12 @@ import type { Workspace } from '../workspaces/workspace';
 /** Where deliveries from the stack's default number (a WhatsApp workspace without a number of its own) are counted. */
 const STACK_NUMBER = 'stack-default';
 
-/** What this container sent from each number in the current second, and how much of that the counter has not been told. */
-const sentThisSecond = new Map<string, { second: number; sent: number; untold: number }>();
+/**
+ * What this container sent from each number in the current second, how much of that the counter
+ * has not been told, and whether it has asked the counter this second (then it asks for the rest
+ * of the second: the second is contested).
+ */
+const sentThisSecond = new Map<string, { second: number; sent: number; untold: number; asked: boolean }>();
 
 export interface NumberPace {
   /** The number's throughput, messages a second. */
@@ -47,10 +52,10 @@ export async function takeNumberSlots(number: string, wanted: number, pace: Numb
   const second = Math.floor(now.getTime() / 1000);
   let mine = sentThisSecond.get(number);
   if (!mine || mine.second !== second) {
-    mine = { second, sent: 0, untold: 0 };
+    mine = { second, sent: 0, untold: 0, asked: false };
     sentThisSecond.set(number, mine);
   }
-  if (pace.consumers * (mine.sent + wanted) <= pace.perSecond) {
+  if (!mine.asked && pace.consumers * (mine.sent + wanted) <= pace.perSecond) {
     mine.sent += wanted;
     mine.untold += wanted;
     return new Array<number>(wanted).fill(0);
@@ -66,6 +71,7 @@ export async function takeNumberSlots(number: string, wanted: number, pace: Numb
     }),
   );
   mine.untold = 0;
+  mine.asked = true;
   // Everything offered this second before this batch, this container's untold sends among it.
   const before = Number(Attributes?.offered ?? wanted) - wanted;
   const granted = Math.max(0, Math.min(wanted, pace.perSecond - before));

@@ -92,6 +92,20 @@ describe('the deliver consumer paces each WhatsApp number (decision 136)', () =>
     expect(requeued()).toEqual([]);
   });
 
+  it('asks for every batch of a second once it has asked in it: the second is contested', async () => {
+    ddb.on(GetCommand, { Key: keys.workspace(WORKSPACE) }).resolves({ Item: whatsAppWorkspace({ whatsappPhoneNumberId: NUMBER, whatsappMessagesPerSecond: 19 }) });
+    // Others took the whole second: this container's first batch asks (2 × 10 is over 19) and is held back.
+    offered = 19;
+    await deliverBatch(batch(10), lambdaContext('deliver'));
+    expect(claimed()).toEqual([]);
+
+    // A batch of one alone would stay under the bound (2 × 1); it asks all the same, and waits too.
+    await deliverBatch(batch(1, 10), lambdaContext('deliver'));
+    expect(paceWrites()).toHaveLength(2);
+    expect(claimed()).toEqual([]);
+    expect(requeued()).toHaveLength(11);
+  });
+
   it('paces a WhatsApp workspace without a number of its own on the stack’s default number, at the stack’s pace whatever its own setting', async () => {
     ddb.on(GetCommand, { Key: keys.workspace(WORKSPACE) }).resolves({ Item: whatsAppWorkspace({ whatsappMessagesPerSecond: 1 }) });
     offered = 39;
