@@ -20,10 +20,10 @@ import type { Workspace } from '../workspaces/workspace';
  * when it could reach the limit: while every consumer sending as fast as it does would stay under
  * it (`DELIVER_MAX_CONCURRENCY` × what it sent from the number this second), it sends unasked and
  * adds what it sent to the counter the next time it asks within the second; once it has asked, it
- * asks for every batch until the second is over. At the default cap (2)
- * and 80 a second, a container sends up to 40 a second from a number without a write. The pace is
- * approximate where containers that never asked meet ones that did within a second; what passes
- * it meets Meta's `130429`, retried as before.
+ * asks for every batch until the second is over. At the default cap (2) and 80 a second, a
+ * container sends up to 40 a second from a number without a write. The pace is approximate where
+ * containers that never asked meet ones that did within a second; what passes it meets Meta's
+ * `130429`, retried as before.
  */
 
 /** Where deliveries from the stack's default number (a WhatsApp workspace without a number of its own) are counted. */
