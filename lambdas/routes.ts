@@ -39,7 +39,7 @@ export interface RouteDefinition {
    */
   streaming?: boolean;
   /** What the function may touch: the stack grants exactly this, nothing more. */
-  access: { table?: 'read' | 'readWrite'; queue?: 'send'; webhookQueue?: 'send'; secrets?: 'whatsapp' | 'cursor' };
+  access: { table?: 'read' | 'readWrite'; queue?: 'send'; webhookQueue?: 'send'; secrets?: 'whatsapp' | 'cursor'; queueMetrics?: 'read' };
   summary: string;
 }
 

@@ -16,8 +16,9 @@ const run = promisify(execFile);
 /** Functions the stack deploys besides one per route, with the grants it gives them (lib/constructs/). */
 const OTHER_FUNCTIONS: { handler: string; access: RouteDefinition['access'] }[] = [
   { handler: 'deliver', access: { table: 'readWrite', queue: 'send', secrets: 'whatsapp' } },
-  // Re-enqueues stuck dispatches: the stack grants it the queue too (`sendsTo`).
-  { handler: 'reconcile', access: { table: 'readWrite', queue: 'send' } },
+  // Re-enqueues stuck dispatches: the stack grants it the queue too (`sendsTo`), and the queue's
+  // metrics in CloudWatch (`readsQueueMetrics`, decision 137).
+  { handler: 'reconcile', access: { table: 'readWrite', queue: 'send', queueMetrics: 'read' } },
   // Writes the delivery events (decision 112).
   { handler: 'publish-webhook-events', access: { table: 'readWrite', webhookQueue: 'send' } },
   // Writes tag links and rollup sums (decision 113).
@@ -90,6 +91,11 @@ export function baselineSource(access: RouteDefinition['access']): string {
     // Constructed, not called: the bench's functions read their secrets from the environment.
     lines.unshift("import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';");
     lines.push('export const secrets = new SecretsManagerClient({ region });');
+  }
+  if (access.queueMetrics) {
+    // Constructed, not called: the bench runs on emulated queues, which CloudWatch knows nothing of.
+    lines.unshift("import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';");
+    lines.push('export const cloudwatch = withoutCallLog(new CloudWatchClient({ region }));');
   }
   return [...lines, 'export const handler = async () => {', ...calls, "  return { statusCode: 200, body: '{}' };", '};'].join('\n');
 }
@@ -169,7 +175,7 @@ process.stdout.write(
 process.exit(0);
 `;
 
-const accessKey = (access: RouteDefinition['access']) => [access.table && 'table', grantsQueue(access) && 'queue', access.secrets && 'secrets'].filter(Boolean).join('+') || 'none';
+const accessKey = (access: RouteDefinition['access']) => [access.table && 'table', grantsQueue(access) && 'queue', access.secrets && 'secrets', access.queueMetrics && 'cloudwatch'].filter(Boolean).join('+') || 'none';
 
 interface Sample {
   importMs: number;

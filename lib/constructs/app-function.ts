@@ -3,6 +3,7 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Architecture, LoggingFormat, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -107,6 +108,19 @@ export class AppFunction extends NodejsFunction {
     queue.grantSendMessages(this);
     this.addEnvironment(variable, queue.queueUrl);
     if (queue.encryptionMasterKey) this.acknowledgeKeyGrant();
+    return this;
+  }
+
+  /**
+   * Reads SQS's own metrics of a queue from CloudWatch (the reconciler: how long the oldest message
+   * has waited, decision 137). `GetMetricStatistics` takes no resource: the grant is `*`, read-only.
+   */
+  readsQueueMetrics(): this {
+    this.addToRolePolicy(new PolicyStatement({ actions: ['cloudwatch:GetMetricStatistics'], resources: ['*'] }));
+    Validations.of(this.role!).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'cloudwatch:GetMetricStatistics supports no resource-level permission; the grant reads metrics only (the dispatch queue\'s ApproximateAgeOfOldestMessage).',
+    });
     return this;
   }
 

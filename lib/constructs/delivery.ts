@@ -79,7 +79,9 @@ export class Delivery extends Construct {
       removalPolicy: props.removalPolicy,
     })
       .writesTable(props.table)
-      .sendsTo(props.queue);
+      .sendsTo(props.queue)
+      // How long the queue's oldest message has waited: a queued dispatch younger than that may still be in it (decision 137).
+      .readsQueueMetrics();
     new Rule(this, 'ReconcileSchedule', { schedule: Schedule.rate(Duration.minutes(1)), targets: [new LambdaFunction(this.reconcileFunction)] });
   }
 }

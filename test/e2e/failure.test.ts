@@ -180,7 +180,7 @@ describe('DynamoDB cut off and DynamoDB Local killed in the middle of a stream o
       else expect(body.status).toBe('delivered');
     }
     const { reconcile } = await import('../../lambdas/domain/delivery/reconcile');
-    expect(await reconcile(new Date(Date.now() + 60 * 60_000))).toEqual({ requeued: ambiguous.length, resent: stranded.length, settledUnknown: 0, droppedEntries: 0 });
+    expect(await reconcile(new Date(Date.now() + 60 * 60_000))).toEqual({ requeued: ambiguous.length, resent: stranded.length, settledUnknown: 0, droppedEntries: 0, waiting: 0 });
     for (const dispatchId of [...accepted.map(([, answer]) => answer.body.dispatchId as string), ...retriedIds, ...ambiguous]) {
       expect(await waitForStatus(runtime.url, KEY, dispatchId, FINAL)).toMatchObject({ status: 'delivered' });
       expect(sandboxCallCount(dispatchId)).toBe(1);
@@ -215,7 +215,7 @@ describe('the dispatch queue unavailable, then back (docs/api.md#send-a-message)
 
     // The reconciler, however late it runs, leaves the failed dispatch alone: it is never sent.
     const { reconcile } = await import('../../lambdas/domain/delivery/reconcile');
-    expect(await reconcile(new Date(Date.now() + 60 * 60_000))).toEqual({ requeued: 0, resent: 0, settledUnknown: 0, droppedEntries: 0 });
+    expect(await reconcile(new Date(Date.now() + 60 * 60_000))).toEqual({ requeued: 0, resent: 0, settledUnknown: 0, droppedEntries: 0, waiting: 0 });
     expect((await call(runtime.url, 'GET', pathOf(routes.getMessage, { dispatchId: failedId }), { apiKey: KEY })).body).toMatchObject({ status: 'failed', failureCode: 'enqueue_failed' });
     expect([sandboxCallCount(failedId), sandboxCallCount(dispatchId)]).toEqual([0, 1]);
   }, 30_000);

@@ -66,13 +66,25 @@ describe('deliver concurrency', () => {
     defaultTemplate().hasResourceProperties('AWS::Lambda::Function', deliverer({ WHATSAPP_MESSAGES_PER_SECOND: '80', DELIVER_MAX_CONCURRENCY: '2' }));
     synthStack({ whatsappMessagesPerSecond: 1000, deliverMaxConcurrency: 20 }).template.hasResourceProperties('AWS::Lambda::Function', deliverer({ WHATSAPP_MESSAGES_PER_SECOND: '1000', DELIVER_MAX_CONCURRENCY: '20' }));
     const { stack, template } = synthStack();
-    const role = stack.resolve((stack.delivery.deliverFunction.role!.node.defaultChild as unknown as { ref: string }).ref) as { Ref: string };
-    const statements = Object.values(template.findResources('AWS::IAM::Policy'))
-      .filter((policy) => (policy.Properties.Roles as unknown[]).some((ref) => JSON.stringify(ref) === JSON.stringify(role)))
-      .flatMap((policy) => policy.Properties.PolicyDocument.Statement as { Action: string | string[] }[]);
-    expect(statements.flatMap((statement) => [statement.Action].flat())).toEqual(expect.arrayContaining(['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']));
+    expect(roleStatements(stack, template, stack.delivery.deliverFunction).flatMap((statement) => [statement.Action].flat())).toEqual(
+      expect.arrayContaining(['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']),
+    );
+  });
+
+  it('lets the reconciler read how long the dispatch queue has held its oldest message (decision 137), and nothing else of CloudWatch', () => {
+    const { stack, template } = synthStack();
+    const cloudwatch = roleStatements(stack, template, stack.delivery.reconcileFunction).filter((statement) => [statement.Action].flat().some((action) => action.startsWith('cloudwatch:')));
+    expect(cloudwatch).toEqual([{ Action: 'cloudwatch:GetMetricStatistics', Effect: 'Allow', Resource: '*' }]);
   });
 });
+
+/** The statements of the policies on a function's role, as synthesized. */
+function roleStatements(stack: ReturnType<typeof synthStack>['stack'], template: ReturnType<typeof synthStack>['template'], fn: { role?: { node: { defaultChild?: unknown } } }) {
+  const role = stack.resolve((fn.role!.node.defaultChild as { ref: string }).ref) as { Ref: string };
+  return Object.values(template.findResources('AWS::IAM::Policy'))
+    .filter((policy) => (policy.Properties.Roles as unknown[]).some((ref) => JSON.stringify(ref) === JSON.stringify(role)))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Effect: string; Resource: unknown }[]);
+}
 
 describe('API Gateway’s CloudWatch role', () => {
   it('is left to the account by default, and set by the one stack given apiGatewayCloudWatchRole=true', () => {

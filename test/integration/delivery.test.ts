@@ -747,6 +747,26 @@ describe('the queue around the consumer', () => {
     expect(Object.keys((await env.table.scanAll()).find((item) => item.pk === keys.dispatch(dead.dispatchId).pk && item.sk === 'DSP')!).filter((name) => name.startsWith('gsi'))).toEqual([]);
   });
 
+  it('leaves a queued dispatch whose message may still be waiting behind the queue’s backlog, and queues it again once it has waited longer than the queue’s oldest message (decision 137)', async () => {
+    const waiting = await queuedDispatch([], new Date(Date.now() - 10 * 60_000));
+    await env.queues.receiveAll(); // its message is the one the queue has held longest, or it was lost: the queue's age tells
+    const message = { dispatchId: waiting.dispatchId, workspaceId: waiting.ws };
+    const now = new Date();
+
+    // The queue's oldest message has waited ten minutes: this dispatch's may be that one.
+    const behindBacklog = await reconcile(now, env.table, env.queues, { queueAgeMs: 10 * 60_000 });
+    expect(behindBacklog).toMatchObject({ requeued: 0, waiting: expect.any(Number) });
+    expect(behindBacklog.waiting).toBeGreaterThanOrEqual(1);
+    expect(await env.queues.receiveAll()).not.toContainEqual(message);
+    const { Item: untouched } = await env.table.db.send(new GetCommand({ TableName: env.table.tableName, Key: keys.dispatch(waiting.dispatchId) }));
+    expect([untouched!.status, untouched!.requeues]).toEqual(['queued', undefined]);
+
+    // The oldest has waited a minute: a message ten minutes old is no longer in the queue.
+    const lost = await reconcile(now, env.table, env.queues, { queueAgeMs: 60_000 });
+    expect(lost.requeued).toBeGreaterThanOrEqual(1);
+    expect(await env.queues.receiveAll()).toContainEqual(message);
+  });
+
   it('re-enqueues a released attempt whose queue message was lost, minutes later and not before', async () => {
     const released = await queuedDispatch([], new Date(Date.now() - 10 * 60_000));
     expect(await deliver(released.dispatchId, released.ws, scriptedProvider(refuse('transient', '130429')).provider)).toBe('retry');

@@ -33,6 +33,8 @@ export const REPORT_SILENCE_MS = 5 * 60_000;
 export const DEAD_ATTEMPT_UNKNOWN_MS = 15 * 60_000;
 /** Work per run is bounded; what is left waits for the next run. */
 const MAX_PER_SHARD = 200;
+/** CloudWatch's figure for the queue's oldest message is a minute's maximum, a minute or two late: what a dispatch's wait must pass it by. */
+export const QUEUE_AGE_MARGIN_MS = 60_000;
 
 export interface ReconcileSummary {
   requeued: number;
@@ -41,6 +43,11 @@ export interface ReconcileSummary {
   settledUnknown: number;
   /** Settled dispatches whose pending entry a function from before decision 104 left behind. */
   droppedEntries: number;
+  /**
+   * Queued (or released) dispatches idle past their grace whose message may still be waiting in the
+   * queue: the queue's oldest message has waited as long (decision 137). Left for a later run.
+   */
+  waiting: number;
 }
 
 /**
@@ -50,9 +57,15 @@ export interface ReconcileSummary {
  * show the provider never took it, and settled `unknown` (never sent again) when nothing can show
  * it (decision 63). Reads only the sparse pending entries: a Query per shard (two while entries from before
  * decision 104 may remain), and a BatchGet of the dispatches they name.
+ *
+ * `queueAgeMs`, how long the queue has held its oldest message, tells a lost message from one still
+ * waiting behind a backlog (a campaign, a number's pace, a workspace the fair queue serves last): a
+ * dispatch idle no longer than that (and a margin) may still have its message in the queue, and
+ * is not queued twice (decision 137). Without it, every dispatch idle past its grace is queued again.
  */
-export async function reconcile(now: Date, store: Store = defaultStore(), queue: QueueTarget = defaultQueue()): Promise<ReconcileSummary> {
-  const summary: ReconcileSummary = { requeued: 0, resent: 0, settledUnknown: 0, droppedEntries: 0 };
+export async function reconcile(now: Date, store: Store = defaultStore(), queue: QueueTarget = defaultQueue(), options: { queueAgeMs?: number | undefined } = {}): Promise<ReconcileSummary> {
+  const summary: ReconcileSummary = { requeued: 0, resent: 0, settledUnknown: 0, droppedEntries: 0, waiting: 0 };
+  const mayStillBeQueued = (idleFor: number) => options.queueAgeMs !== undefined && idleFor <= options.queueAgeMs + QUEUE_AGE_MARGIN_MS;
   const cutoff = new Date(now.getTime() - QUEUED_GRACE_MS).toISOString();
   const evidence = reportEvidence(now, store);
   for (let shard = 0; shard < PENDING_SHARDS; shard++) {
@@ -63,13 +76,14 @@ export async function reconcile(now: Date, store: Store = defaultStore(), queue:
         if (verdict === 'resend' && (await resend(dispatch, now, store, queue))) summary.resent += 1;
         if (verdict === 'unknown' && (await applyStatus(dispatch.dispatchId, { to: 'unknown', occurredAt: now.toISOString() }, store, dispatch))) summary.settledUnknown += 1;
       } else if (dispatch.status === 'queued' || (dispatch.status === 'processing' && idleFor > RELEASED_GRACE_MS)) {
-        if (await requeue(dispatch, now, store, queue)) summary.requeued += 1;
+        if (mayStillBeQueued(idleFor)) summary.waiting += 1;
+        else if (await requeue(dispatch, now, store, queue)) summary.requeued += 1;
       } else if (dispatch.status !== 'processing' && (await dropPendingEntry(dispatch.dispatchId, store))) {
         summary.droppedEntries += 1;
       }
     }
   }
-  if (summary.requeued || summary.resent || summary.settledUnknown || summary.droppedEntries) logger.info('Reconciled stuck dispatches', { ...summary });
+  if (summary.requeued || summary.resent || summary.settledUnknown || summary.droppedEntries || summary.waiting) logger.info('Reconciled stuck dispatches', { ...summary, queueAgeMs: options.queueAgeMs });
   return summary;
 }
 
