@@ -1,7 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { config } from './config';
 import { documentClientOptions, withoutCallLog } from './store';
 
@@ -18,6 +17,3 @@ function clientConfig(endpoint: 'DYNAMODB_ENDPOINT' | 'SQS_ENDPOINT') {
 export const dynamo = /* @__PURE__ */ DynamoDBDocumentClient.from(/* @__PURE__ */ withoutCallLog(/* @__PURE__ */ new DynamoDBClient(/* @__PURE__ */ clientConfig('DYNAMODB_ENDPOINT'))), documentClientOptions);
 
 export const sqs = /* @__PURE__ */ withoutCallLog(/* @__PURE__ */ new SQSClient(/* @__PURE__ */ clientConfig('SQS_ENDPOINT')));
-
-/** CloudWatch, for the queue's own metrics (the reconciler reads how long the oldest message has waited). */
-export const cloudwatch = /* @__PURE__ */ withoutCallLog(/* @__PURE__ */ new CloudWatchClient({ region: config.AWS_REGION }));

@@ -1,5 +1,5 @@
 import { GetMetricStatisticsCommand, type CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import { cloudwatch as defaultCloudwatch } from '../../shared/clients';
+import { cloudwatch as defaultCloudwatch } from '../../shared/cloudwatch-client';
 import { config } from '../../shared/config';
 import { logger } from '../../shared/logger';
 import type { QueueTarget } from '../../shared/queue';
