@@ -17,6 +17,10 @@ describe('function bundles, as cdk synth builds them', () => {
     const assets = readdirSync(outdir).filter((name) => name.startsWith('asset.') && statSync(join(outdir, name)).isDirectory());
     // One per route, the deliver consumer, the reconciler, the template sync, the webhook publisher and its consumer.
     expect(assets).toHaveLength(routeEntries.length + 6);
+    // The CloudWatch client is the reconciler's alone (decision 137): its SDK package is not free of
+    // side effects, so imported where every function imports it, it went into every bundle.
+    const withCloudWatch = assets.filter((asset) => readFileSync(join(outdir, asset, 'index.mjs'), 'utf8').includes('"CloudWatch"'));
+    expect(withCloudWatch).toHaveLength(1);
     for (const asset of assets) {
       expect(readdirSync(join(outdir, asset)).sort()).toEqual(['index.mjs', 'index.mjs.map']);
       const code = readFileSync(join(outdir, asset, 'index.mjs'), 'utf8');
