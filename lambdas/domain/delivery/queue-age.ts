@@ -1,6 +1,5 @@
 import { GetMetricStatisticsCommand, type CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { cloudwatch as defaultCloudwatch } from '../../shared/cloudwatch-client';
-import { config } from '../../shared/config';
 import { logger } from '../../shared/logger';
 import type { QueueTarget } from '../../shared/queue';
 
@@ -33,14 +32,17 @@ export async function oldestMessageAge(queueName: string, now: Date, cloudwatch:
 /** A queue's name, the last part of its URL (`https://sqs.<region>.amazonaws.com/<account>/<name>`). */
 export const queueNameOf = (queueUrl: string): string => queueUrl.slice(queueUrl.lastIndexOf('/') + 1);
 
+/** Whether a queue is SQS's own (its URL on an `amazonaws.com` host), of which CloudWatch has metrics, and not an emulator's. */
+const isSqsQueue = (queueUrl: string): boolean => /\.amazonaws\.com(\.cn)?$/.test(URL.parse(queueUrl)?.hostname ?? '');
+
 /**
  * How long the function's dispatch queue has held its oldest message (ms), for the reconciler
- * (decision 137). Undefined when that cannot be known: an emulated queue (the local runtime and
- * tests, which CloudWatch knows nothing of), or CloudWatch not answering; the reconciler then
- * acts as it did before it asked.
+ * (decision 137). Undefined when that cannot be known: an emulated queue (the local runtime,
+ * whose queues CloudWatch knows nothing of), or CloudWatch not answering; the reconciler then acts
+ * as it did before it asked.
  */
 export async function dispatchQueueAge(queue: QueueTarget, now: Date, cloudwatch: CloudWatchClient = defaultCloudwatch): Promise<number | undefined> {
-  if (config.SQS_ENDPOINT) return undefined;
+  if (!isSqsQueue(queue.queueUrl)) return undefined;
   try {
     return await oldestMessageAge(queueNameOf(queue.queueUrl), now, cloudwatch);
   } catch (error) {

@@ -2,7 +2,7 @@ import { CloudWatchClient, GetMetricStatisticsCommand } from '@aws-sdk/client-cl
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { oldestMessageAge } from '../../../lambdas/domain/delivery/queue-age';
+import { dispatchQueueAge, oldestMessageAge } from '../../../lambdas/domain/delivery/queue-age';
 import { handler } from '../../../lambdas/handlers/reconcile';
 import { draftDispatch } from '../../../lambdas/domain/messages/dispatch';
 import { dispatchItem } from '../../../lambdas/domain/messages/dispatch-repository';
@@ -50,6 +50,16 @@ describe('the dispatch queue’s age, from SQS’s metric in CloudWatch (decisio
   it('is unknown for a queue CloudWatch has no recent figure of (an idle queue publishes none)', async () => {
     cloudwatch.on(GetMetricStatisticsCommand).resolves({ Datapoints: [] });
     expect(await oldestMessageAge('messaging-dispatch', NOW, new CloudWatchClient({}))).toBeUndefined();
+  });
+
+  it('is asked of CloudWatch for SQS’s own queues only: an emulator’s (the local runtime’s) has no metrics', async () => {
+    cloudwatch.on(GetMetricStatisticsCommand).resolves({ Datapoints: [{ Timestamp: new Date('2026-11-27T08:00:00.000Z'), Maximum: 60 }] });
+    const sqsClient = new SQSClient({});
+
+    expect(await dispatchQueueAge({ sqs: sqsClient, queueUrl: 'http://127.0.0.1:4566/000000000000/local-dispatch' }, NOW)).toBeUndefined();
+    expect(cloudwatch.calls()).toHaveLength(0);
+    expect(await dispatchQueueAge({ sqs: sqsClient, queueUrl: 'https://sqs.ap-southeast-3.amazonaws.com/123456789012/MessagingApi-prod-dispatch' }, NOW)).toBe(90_000);
+    expect(cloudwatch.commandCalls(GetMetricStatisticsCommand)[0]!.args[0].input.Dimensions).toEqual([{ Name: 'QueueName', Value: 'MessagingApi-prod-dispatch' }]);
   });
 });
 
