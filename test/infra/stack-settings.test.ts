@@ -16,9 +16,10 @@ const DOMAIN = { domainName: 'api.example.com', certificateArn: CERTIFICATE };
 const ZONE = { hostedZoneId: 'Z0123456789ABCDEFGHIJ', hostedZoneName: 'example.com' };
 const KMS_KEY = 'arn:aws:kms:ap-southeast-3:123456789012:key/0a1b2c3d-0000-4000-8000-000000000003';
 const templateText = (template: ReturnType<typeof synthStack>['template']) => JSON.stringify(template.toJSON());
-let withDefaults: ReturnType<typeof synthStack>['template'] | undefined;
-/** The template of cdk.json's context alone, synthesized once for the file: the tests only read it. */
-const defaultTemplate = () => (withDefaults ??= synthStack().template);
+let withDefaults: ReturnType<typeof synthStack> | undefined;
+/** The stack of cdk.json's context alone, synthesized once for the file: the tests only read it. */
+const defaultSynth = () => (withDefaults ??= synthStack());
+const defaultTemplate = () => defaultSynth().template;
 
 describe('account and region', () => {
   it('without them the template is environment-agnostic, whatever the CLI’s default region', () => {
@@ -65,14 +66,14 @@ describe('deliver concurrency', () => {
     const deliverer = (variables: Record<string, string>) => ({ Description: Match.stringLikeRegexp('^Delivers'), Environment: { Variables: Match.objectLike(variables) } });
     defaultTemplate().hasResourceProperties('AWS::Lambda::Function', deliverer({ WHATSAPP_MESSAGES_PER_SECOND: '80', DELIVER_MAX_CONCURRENCY: '2' }));
     synthStack({ whatsappMessagesPerSecond: 1000, deliverMaxConcurrency: 20 }).template.hasResourceProperties('AWS::Lambda::Function', deliverer({ WHATSAPP_MESSAGES_PER_SECOND: '1000', DELIVER_MAX_CONCURRENCY: '20' }));
-    const { stack, template } = synthStack();
+    const { stack, template } = defaultSynth();
     expect(roleStatements(stack, template, stack.delivery.deliverFunction).flatMap((statement) => [statement.Action].flat())).toEqual(
       expect.arrayContaining(['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']),
     );
   });
 
   it('lets the reconciler read how long the dispatch queue has held its oldest message (decision 137), and nothing else of CloudWatch', () => {
-    const { stack, template } = synthStack();
+    const { stack, template } = defaultSynth();
     const cloudwatch = roleStatements(stack, template, stack.delivery.reconcileFunction).filter((statement) => [statement.Action].flat().some((action) => action.startsWith('cloudwatch:')));
     expect(cloudwatch).toEqual([{ Action: 'cloudwatch:GetMetricStatistics', Effect: 'Allow', Resource: '*' }]);
   });
