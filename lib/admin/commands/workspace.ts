@@ -4,7 +4,7 @@ import { createWorkspace, getWorkspace, updateWorkspace, workspaceOfItem, Worksp
 import type { Store } from '../../../lambdas/shared/store';
 import type { Entity } from '../../../lambdas/shared/table';
 import { scanTable } from '../../local/scan-table';
-import { AdminError, defineCommand, option, type CommandContext, type CommandResult } from '../command';
+import { AdminError, defineCommand, option, UsageError, type CommandContext, type CommandResult } from '../command';
 import { assignUsagePlan, checkUsagePlanTarget } from '../usage-plans';
 
 /** Settings options shared by `workspace create` and `workspace update`. */
@@ -162,6 +162,11 @@ async function refusalsAsAdminErrors<T>(write: () => Promise<T>): Promise<T> {
     return await write();
   } catch (error) {
     if (error instanceof WorkspaceWriteRefusedError) throw new AdminError(`workspace_${error.reason}`, error.message);
+    // A value the workspace's own schema refuses (`--sends-per-minute 0`): named by its option, as the option checks name theirs.
+    if (error instanceof z.core.$ZodError) throw new UsageError(error.issues.map((issue) => `--${optionNameOf(issue.path)} ${issue.message}`).join('; '));
     throw error;
   }
 }
+
+/** The option that sets a workspace field: `settings.sendsPerMinute` → `sends-per-minute`. */
+const optionNameOf = (path: readonly PropertyKey[]): string => String(path.at(-1) ?? '').replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
