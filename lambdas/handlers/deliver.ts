@@ -13,7 +13,7 @@ import { defaultQueue } from '../shared/default-store';
 import { dispatchQueueSettings } from '../shared/dispatch-queue-settings';
 import { logger } from '../shared/logger';
 import { flushMetrics, messageMetrics } from '../shared/metrics';
-import { peekQueueRecord, readQueueRecord } from '../shared/queue-record';
+import { readQueueRecord } from '../shared/queue-record';
 
 const messageSchema = z.object({ dispatchId: z.uuid(), workspaceId: z.string().check(z.minLength(1)) });
 
@@ -25,13 +25,11 @@ class RetryLaterError extends Error {
 /** What the function keeps of its time for answering the batch once the last verdict is written. */
 const BATCH_ANSWER_MS = 2_000;
 
-/** One queue record: a dispatch to deliver (issue 4). */
-export async function deliverRecord(record: SQSRecord, context?: Context): Promise<void> {
-  const message = readQueueRecord(record, messageSchema, 'dispatch');
-  if (!message) return;
+/** One queue record's dispatch to deliver (issue 4). */
+async function deliverMessage(record: SQSRecord, message: DispatchMessage, context: Context): Promise<void> {
   const receiveCount = Number(record.attributes.ApproximateReceiveCount);
-  const writeDeadline = context ? Date.now() + context.getRemainingTimeInMillis() - BATCH_ANSWER_MS : undefined;
-  const verdict = await deliverQueuedDispatch({ ...message, receiveCount, maxReceives: dispatchQueueSettings.maxReceiveCount, ...(writeDeadline ? { writeDeadline } : {}) }, { providerFor });
+  const writeDeadline = Date.now() + context.getRemainingTimeInMillis() - BATCH_ANSWER_MS;
+  const verdict = await deliverQueuedDispatch({ ...message, receiveCount, maxReceives: dispatchQueueSettings.maxReceiveCount, writeDeadline }, { providerFor });
   if (verdict.outcome !== 'retry' || verdict.cause === undefined) logger.info('Delivery attempt', { ...message, outcome: verdict.outcome, receiveCount });
   if (verdict.outcome !== 'retry') return;
   // Either way the record fails and SQS hands it out again: after the pause, or after the queue's timeout.
@@ -44,27 +42,23 @@ async function comeBackIn(record: SQSRecord, seconds: number): Promise<void> {
   await queue.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queue.queueUrl, ReceiptHandle: record.receiptHandle, VisibilityTimeout: seconds }));
 }
 
+type Delivery = { record: SQSRecord; message: DispatchMessage };
+
 /**
- * Holds back the records their sending numbers' pace has no room for this second (decision 136):
- * each goes on the queue again as a new message, delayed until a second with room, so nothing of
- * its retry budget or its receives is spent. Returns the records to deliver now, and those whose
- * new message the queue did not take: they fail, and come back after the queue's timeout.
+ * Holds back the deliveries their sending numbers' pace has no room for this second (decision
+ * 136): each goes on the queue again as a new message, delayed until a second with room, so
+ * nothing of its retry budget or its receives is spent. Returns the deliveries to make now, and
+ * the records whose new message the queue did not take: they fail, and come back after the
+ * queue's timeout.
  */
-async function holdBackForPace(records: SQSRecord[]): Promise<{ now: SQSRecord[]; notRequeued: SQSRecord[] }> {
-  // A body that cannot be read goes to deliverRecord, which logs and drops it.
-  const messages = records.map((record) => peekQueueRecord(record, messageSchema));
-  const readable = records.flatMap((record, i) => (messages[i] ? [{ record, message: messages[i] }] : []));
-  const waits = await paceDeliveries(readable.map(({ message }) => message), new Date());
-  const held: { record: SQSRecord; message: DispatchMessage; delaySeconds: number }[] = [];
-  readable.forEach(({ record, message }, i) => {
-    if (waits[i]! > 0) held.push({ record, message, delaySeconds: waits[i]! });
-  });
-  if (!held.length) return { now: records, notRequeued: [] };
+async function holdBackForPace(deliveries: Delivery[]): Promise<{ now: Delivery[]; notRequeued: SQSRecord[] }> {
+  const waits = await paceDeliveries(deliveries.map(({ message }) => message), new Date());
+  const held = deliveries.flatMap((delivery, i) => (waits[i]! > 0 ? [{ ...delivery, delaySeconds: waits[i]! }] : []));
+  if (!held.length) return { now: deliveries, notRequeued: [] };
   const refused = new Set(await requeueDispatches(held, defaultQueue()));
   if (held.length > refused.size) messageMetrics.deliveriesPaced(held.length - refused.size);
   if (refused.size) logger.warn('Could not queue paced dispatches again; they come back after the queue’s timeout', { count: refused.size });
-  const heldRecords = new Set(held.map(({ record }) => record));
-  return { now: records.filter((record) => !heldRecords.has(record)), notRequeued: held.filter((_, i) => refused.has(i)).map(({ record }) => record) };
+  return { now: deliveries.filter((_, i) => !(waits[i]! > 0)), notRequeued: held.filter((_, i) => refused.has(i)).map(({ record }) => record) };
 }
 
 /**
@@ -75,8 +69,15 @@ async function holdBackForPace(records: SQSRecord[]): Promise<{ now: SQSRecord[]
  */
 export const deliverBatch = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
   try {
-    const { now, notRequeued } = await holdBackForPace(event.Records);
-    const answer = now.length ? await processPartialResponse({ Records: now }, deliverRecord, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false }) : { batchItemFailures: [] };
+    // Each body read once: one that cannot be read never will be, and is dropped (logged) here.
+    const readable = event.Records.flatMap((record) => {
+      const message = readQueueRecord(record, messageSchema, 'dispatch');
+      return message ? [{ record, message }] : [];
+    });
+    const { now, notRequeued } = await holdBackForPace(readable);
+    const messages = new Map(now.map(({ record, message }) => [record, message]));
+    const deliver = (record: SQSRecord) => deliverMessage(record, messages.get(record)!, context);
+    const answer = now.length ? await processPartialResponse({ Records: [...messages.keys()] }, deliver, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false }) : { batchItemFailures: [] };
     return { batchItemFailures: [...answer.batchItemFailures, ...notRequeued.map((record) => ({ itemIdentifier: record.messageId }))] };
   } finally {
     if (config.AWAIT_PROVIDER_REPORTS === 'true') await settleProviders();

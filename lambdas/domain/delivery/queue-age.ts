@@ -30,7 +30,7 @@ export async function oldestMessageAge(queueName: string, now: Date, cloudwatch:
 }
 
 /** A queue's name, the last part of its URL (`https://sqs.<region>.amazonaws.com/<account>/<name>`). */
-export const queueNameOf = (queueUrl: string): string => queueUrl.slice(queueUrl.lastIndexOf('/') + 1);
+const queueNameOf = (queueUrl: string): string => queueUrl.slice(queueUrl.lastIndexOf('/') + 1);
 
 /** Whether a queue is SQS's own (its URL on an `amazonaws.com` host), of which CloudWatch has metrics, and not an emulator's. */
 const isSqsQueue = (queueUrl: string): boolean => /\.amazonaws\.com(\.cn)?$/.test(URL.parse(queueUrl)?.hostname ?? '');
