@@ -45,8 +45,11 @@ describe('npm start, as its own process', () => {
       process.kill(-child.pid!, 'SIGTERM');
     }
     // npm itself ends by the signal; the runtime, DynamoDB Local and the emulator stop on their own.
+    // The pipes close once the last process holding them has ended and its last lines have been
+    // read: waiting for a process list to empty raced those lines.
+    if (child.stdout.readable || child.stderr.readable) await new Promise((resolve) => { child.on('close', resolve); setTimeout(resolve, 10_000).unref(); });
     let left = processesInGroup(child.pid!);
-    for (const deadline = Date.now() + 10_000; left.length && Date.now() < deadline; left = processesInGroup(child.pid!)) await new Promise((resolve) => setTimeout(resolve, 200));
+    for (const deadline = Date.now() + 5_000; left.length && Date.now() < deadline; left = processesInGroup(child.pid!)) await new Promise((resolve) => setTimeout(resolve, 200));
     expect(left).toEqual([]);
     expect(output).toContain('SIGTERM: stopping…');
   }, 90_000);
