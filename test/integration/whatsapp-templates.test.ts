@@ -267,6 +267,31 @@ describe('template webhooks, applied at once through the webhook router', () => 
   });
 });
 
+describe('WhatsApp’s pair rate limit (Graph error 131056)', () => {
+  it('retries the message at 4, 16, 64 and 180 s, not 2 to 16, and delivers it once the recipient’s borrowed time is over', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    const verification = await templateOf(ws, 'verification_code', 'id');
+    const { dispatchId } = await send(command(ws, verification.id, { '1': '123456', button_0: '123456' }));
+
+    let refusals = 4;
+    graph.answer = () => (refusals-- > 0 ? { status: 400, body: readWhatsAppTemplateFixture('error-131056.json') } : { status: 200, body: { messages: [{ id: 'wamid.pair' }] } });
+    const provider = whatsAppCloudProvider({ baseUrl: graph.baseUrl, timeoutMs: 2_000, credentials: () => Promise.resolve({ accessToken: 't', appSecret: 's', verifyToken: 'v' }) });
+    const deliver = (receiveCount: number) => deliverQueuedDispatch({ dispatchId, workspaceId: ws, receiveCount, maxReceives: 5 }, { providerFor: () => provider, store: env.table });
+
+    const verdicts = [];
+    for (const receive of [1, 2, 3, 4, 5]) verdicts.push(await deliver(receive));
+    expect(verdicts).toEqual([
+      { outcome: 'retry', afterSeconds: 4 },
+      { outcome: 'retry', afterSeconds: 16 },
+      { outcome: 'retry', afterSeconds: 64 },
+      { outcome: 'retry', afterSeconds: 180 },
+      { outcome: 'sent' },
+    ]);
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent', providerMessageId: 'wamid.pair', failureCode: null, laterAnswers: 4 });
+  });
+});
+
 describe('an expired access token (Graph error 190)', () => {
   it('holds delivery: released and retried with back-off, then left to the reconciler, never failed', async () => {
     const ws = await workspace();

@@ -65,15 +65,19 @@ export interface DeliveryDependencies {
  * request itself (issue 15: the chaos run's consumer kills).
  */
 export async function deliverDispatch(attempt: DeliveryAttempt, deps: DeliveryDependencies): Promise<DeliveryOutcome> {
+  return (await deliver(attempt, deps)).outcome;
+}
+
+async function deliver(attempt: DeliveryAttempt, deps: DeliveryDependencies): Promise<MessageVerdict> {
   const now = deps.now ?? (() => new Date());
   let sender = await readySender(attempt.workspaceId, deps, now());
   if (sender instanceof ProviderError && !isLastReceive(attempt)) {
     logger.warn('Provider not ready; dispatch left queued for its retry', { dispatchId: attempt.dispatchId, kind: sender.kind, code: sender.code });
-    return 'retry';
+    return retryAfterReceive(attempt);
   }
 
   const claim = await claimDispatch(attempt.dispatchId, now(), deps.store);
-  if (!claim.claimed) return settleUnclaimable(claim.current);
+  if (!claim.claimed) return { outcome: settleUnclaimable(claim.current) };
   const dispatch = claim.dispatch;
   // The queue message is ours, so this never differs; if it did, the dispatch's own workspace decides.
   if (dispatch.workspaceId !== attempt.workspaceId) {
@@ -102,7 +106,7 @@ export async function deliverDispatch(attempt: DeliveryAttempt, deps: DeliveryDe
   // the claim keeps a second call out, and the provider's own reports (which echo the dispatch id)
   // record the send.
   await untilRecorded(attempt, () => applyStatus(dispatch.dispatchId, { to: 'sent', occurredAt: now().toISOString(), providerMessageId }, deps.store, dispatch));
-  return 'sent';
+  return { outcome: 'sent' };
 }
 
 /**
@@ -142,6 +146,16 @@ export type MessageVerdict = { outcome: Exclude<DeliveryOutcome, 'retry'> } | { 
 export const retryDelaySeconds = (receiveCount: number) => Math.min(dispatchQueueSettings.visibilityTimeoutSeconds, 2 ** receiveCount);
 
 /**
+ * A refusal about the recipient alone (WhatsApp's pair rate limit) backs off by the provider's
+ * answers so far: 4, 16, 64, then the queue's timeout (180 s). The five answers a dispatch gets
+ * then span about four and a half minutes, where 2, 4, 8, 16 spanned half of one: a burst to one
+ * person borrows about 6 s a message from the time after it (decision 138).
+ */
+export const recipientRetryDelaySeconds = (laterAnswers: number) => Math.min(dispatchQueueSettings.visibilityTimeoutSeconds, 4 ** laterAnswers);
+
+const retryAfterReceive = (attempt: DeliveryAttempt) => ({ outcome: 'retry' as const, afterSeconds: retryDelaySeconds(attempt.receiveCount) });
+
+/**
  * The consumer's retry policy for one queue message: deliver it, and when the provider asked to
  * come back later, or the delivery failed on the way (the table did not answer, say), retry after
  * a short back-off rather than the queue's whole visibility timeout. The claim keeps a second
@@ -149,10 +163,9 @@ export const retryDelaySeconds = (receiveCount: number) => Math.min(dispatchQueu
  */
 export async function deliverQueuedDispatch(attempt: DeliveryAttempt, deps: DeliveryDependencies): Promise<MessageVerdict> {
   try {
-    const outcome = await deliverDispatch(attempt, deps);
-    return outcome === 'retry' ? { outcome, afterSeconds: retryDelaySeconds(attempt.receiveCount) } : { outcome };
+    return await deliver(attempt, deps);
   } catch (error) {
-    return { outcome: 'retry', afterSeconds: retryDelaySeconds(attempt.receiveCount), cause: error instanceof Error ? error : new Error('Delivery failed', { cause: error }) };
+    return { ...retryAfterReceive(attempt), cause: error instanceof Error ? error : new Error('Delivery failed', { cause: error }) };
   }
 }
 
@@ -166,33 +179,35 @@ async function callProvider(provider: Provider, message: ProviderMessage): Promi
   }
 }
 
-async function recordVerdict(dispatch: Dispatch, verdict: ProviderError, attempt: DeliveryAttempt, now: Date, store?: Store): Promise<DeliveryOutcome> {
+async function recordVerdict(dispatch: Dispatch, verdict: ProviderError, attempt: DeliveryAttempt, now: Date, store?: Store): Promise<MessageVerdict> {
   const occurredAt = now.toISOString();
   switch (verdict.kind) {
     case 'permanent':
       await untilRecorded(attempt, () => applyStatus(dispatch.dispatchId, { to: 'failed', occurredAt, failureCode: verdict.code, event: 'REJECTED' }, store, dispatch));
-      return 'failed';
+      return { outcome: 'failed' };
     case 'unknown':
       await untilRecorded(attempt, () => applyStatus(dispatch.dispatchId, { to: 'unknown', occurredAt }, store, dispatch));
-      return 'unknown';
+      return { outcome: 'unknown' };
     case 'credentials':
       // Every queued message would fail alike until the token is fixed: hold them all, fail none.
       messageMetrics.deliveryHeld();
       logger.warn('WhatsApp refused the access token; delivery held', { dispatchId: dispatch.dispatchId, code: verdict.code });
       await untilRecorded(attempt, () => releaseClaim(dispatch, now, store));
-      return isLastReceive(attempt) ? 'held' : 'retry';
-    case 'transient':
+      return isLastReceive(attempt) ? { outcome: 'held' } : retryAfterReceive(attempt);
+    case 'transient': {
       messageMetrics.deliveryDeferred();
       // The budget is the provider's answers, as many as the queue gives receives: a receive spent
       // before the provider was asked (a consumer killed, the table away) is not one of them.
-      if ((dispatch.laterAnswers ?? 0) + 1 >= attempt.maxReceives) {
+      const laterAnswers = (dispatch.laterAnswers ?? 0) + 1;
+      if (laterAnswers >= attempt.maxReceives) {
         await untilRecorded(attempt, () => applyStatus(dispatch.dispatchId, { to: 'failed', occurredAt, failureCode: `retries_exhausted:${verdict.code}` }, store, dispatch));
-        return 'failed';
+        return { outcome: 'failed' };
       }
       await untilRecorded(attempt, () => releaseClaim(dispatch, now, store, true));
-      if (!isLastReceive(attempt)) return 'retry';
+      if (!isLastReceive(attempt)) return verdict.recipientLimited ? { outcome: 'retry', afterSeconds: recipientRetryDelaySeconds(laterAnswers) } : retryAfterReceive(attempt);
       logger.warn('Provider asked for later on the last receive; left to the reconciler', { dispatchId: dispatch.dispatchId, code: verdict.code });
-      return 'held';
+      return { outcome: 'held' };
+    }
   }
 }
 
@@ -200,7 +215,7 @@ async function recordVerdict(dispatch: Dispatch, verdict: ProviderError, attempt
  * The claim was refused: already settled, or held by another attempt, live or dead. A dead one is
  * the reconciler's to judge (sent again or settled `unknown`, decision 63), never this message's.
  */
-function settleUnclaimable(current: Dispatch | undefined): DeliveryOutcome {
+function settleUnclaimable(current: Dispatch | undefined): 'skipped' {
   if (!current) logger.warn('Queue named a dispatch that does not exist');
   return 'skipped';
 }

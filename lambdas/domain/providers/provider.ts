@@ -22,14 +22,20 @@ export interface ProviderMessage extends TemplateParameters {
  */
 export class ProviderError extends Error {
   override name = 'ProviderError';
+  /**
+   * A `transient` refusal about this recipient alone (WhatsApp's pair rate limit): messages to
+   * anyone else go through, and this one's retries wait longer (decision 138).
+   */
+  readonly recipientLimited: boolean;
 
   constructor(
     readonly kind: 'permanent' | 'transient' | 'unknown' | 'credentials',
     readonly code: string,
     message: string,
-    options?: ErrorOptions,
+    options?: ErrorOptions & { recipientLimited?: boolean },
   ) {
     super(message, options);
+    this.recipientLimited = options?.recipientLimited ?? false;
   }
 }
 

@@ -1,6 +1,12 @@
 import { ProviderError } from './provider';
 
 /**
+ * Too many messages from the business number to one recipient: about one every 6 s, bursts
+ * borrowed from later. Messages to anyone else are unaffected.
+ */
+const PAIR_RATE_LIMIT = 131056;
+
+/**
  * WhatsApp Cloud API error codes that are worth retrying (throttling, temporary outages). Every
  * other error the API answers is permanent for that message: retrying would fail the same way.
  */
@@ -13,7 +19,7 @@ const TRANSIENT_CODES = new Set([
   131000, // something went wrong
   131016, // service unavailable
   131048, // spam rate limit
-  131056, // pair rate limit: too many messages to one number
+  PAIR_RATE_LIMIT,
   133004, // server temporarily unavailable
 ]);
 
@@ -39,7 +45,7 @@ export function classifyWhatsAppError(httpStatus: number, code: number | undefin
     return new ProviderError('credentials', label, message);
   }
   if ((code !== undefined && TRANSIENT_CODES.has(code)) || httpStatus === 429 || httpStatus >= 500) {
-    return new ProviderError('transient', label, message);
+    return new ProviderError('transient', label, message, { recipientLimited: code === PAIR_RATE_LIMIT });
   }
   return new ProviderError('permanent', label, message);
 }

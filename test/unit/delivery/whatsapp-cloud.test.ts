@@ -1,6 +1,6 @@
 import { type ProviderError } from '../../../lambdas/domain/providers/provider';
 import { whatsAppCloudProvider } from '../../../lambdas/domain/providers/whatsapp-cloud';
-import { startGraphStub, type GraphStub } from '../../support/graph-stub';
+import { readWhatsAppTemplateFixture, startGraphStub, type GraphStub } from '../../support/graph-stub';
 
 /** The local Graph API stand-in (test/support/graph-stub.ts): answers what each test scripts, records what it got. */
 let stub: GraphStub;
@@ -72,6 +72,15 @@ describe('WhatsApp Cloud API provider', () => {
   ])('maps HTTP %s code %s to %j', async (status, code, expected) => {
     answer = () => ({ status, body: code ? { error: { code, message: 'x' } } : {} });
     expect(await verdict(provider().send(message))).toEqual(expected);
+  });
+
+  it.each([400, 429])('calls the pair rate limit (131056, HTTP %s) a refusal about the recipient alone, and no other “later” so', async (status) => {
+    const refusal = (body: unknown) => {
+      answer = () => ({ status, body });
+      return provider().send(message).then(() => undefined, (error: ProviderError) => [error.kind, error.code, error.recipientLimited]);
+    };
+    expect(await refusal(readWhatsAppTemplateFixture('error-131056.json'))).toEqual(['transient', '131056', true]);
+    expect(await refusal({ error: { code: 130429, message: '(#130429) Rate limit hit', type: 'OAuthException' } })).toEqual(['transient', '130429', false]);
   });
 
   it('calls a slow answer unknown: WhatsApp may have taken the message', async () => {
