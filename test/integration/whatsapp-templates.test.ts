@@ -267,15 +267,18 @@ describe('template webhooks, applied at once through the webhook router', () => 
   });
 });
 
-describe('WhatsApp’s pair rate limit (Graph error 131056)', () => {
-  it('retries the message at 4, 16, 64 and 180 s, not 2 to 16, and delivers it once the recipient’s borrowed time is over', async () => {
+describe('refusals that last minutes: the pair rate limit (131056), a number in maintenance (131057)', () => {
+  it.each([
+    ['error-131056.json', 400],
+    ['error-131057.json', 500],
+  ])('retries the message refused with %s (HTTP %s) at 4, 16, 64 and 180 s, not 2 to 16, and delivers it once the refusals end', async (fixture, status) => {
     const ws = await workspace();
     await syncTemplates(ws, syncDeps());
     const verification = await templateOf(ws, 'verification_code', 'id');
     const { dispatchId } = await send(command(ws, verification.id, { '1': '123456', button_0: '123456' }));
 
     let refusals = 4;
-    graph.answer = () => (refusals-- > 0 ? { status: 400, body: readWhatsAppTemplateFixture('error-131056.json') } : { status: 200, body: { messages: [{ id: 'wamid.pair' }] } });
+    graph.answer = () => (refusals-- > 0 ? { status, body: readWhatsAppTemplateFixture(fixture) } : { status: 200, body: { messages: [{ id: 'wamid.pair' }] } });
     const provider = whatsAppCloudProvider({ baseUrl: graph.baseUrl, timeoutMs: 2_000, credentials: () => Promise.resolve({ accessToken: 't', appSecret: 's', verifyToken: 'v' }) });
     const deliver = (receiveCount: number) => deliverQueuedDispatch({ dispatchId, workspaceId: ws, receiveCount, maxReceives: 5 }, { providerFor: () => provider, store: env.table });
 

@@ -146,12 +146,12 @@ export type MessageVerdict = { outcome: Exclude<DeliveryOutcome, 'retry'> } | { 
 export const retryDelaySeconds = (receiveCount: number) => Math.min(dispatchQueueSettings.visibilityTimeoutSeconds, 2 ** receiveCount);
 
 /**
- * A refusal about the recipient alone (WhatsApp's pair rate limit) backs off by the provider's
- * answers so far: 4, 16, 64, then the queue's timeout (180 s). The five answers a dispatch gets
- * then span about four and a half minutes, where 2, 4, 8, 16 spanned half of one: a burst to one
- * person borrows about 6 s a message from the time after it (decision 138).
+ * A refusal that lasts minutes (WhatsApp's limit on messages to one person, a number in
+ * maintenance) backs off by the provider's answers so far: 4, 16, 64, then the queue's timeout
+ * (180 s). The five answers a dispatch gets then span about four and a half minutes, where 2, 4,
+ * 8, 16 spanned half of one (decision 138).
  */
-export const recipientRetryDelaySeconds = (laterAnswers: number) => Math.min(dispatchQueueSettings.visibilityTimeoutSeconds, 4 ** laterAnswers);
+export const longRetryDelaySeconds = (laterAnswers: number) => Math.min(dispatchQueueSettings.visibilityTimeoutSeconds, 4 ** laterAnswers);
 
 const retryAfterReceive = (attempt: DeliveryAttempt) => ({ outcome: 'retry' as const, afterSeconds: retryDelaySeconds(attempt.receiveCount) });
 
@@ -204,7 +204,7 @@ async function recordVerdict(dispatch: Dispatch, verdict: ProviderError, attempt
         return { outcome: 'failed' };
       }
       await untilRecorded(attempt, () => releaseClaim(dispatch, now, store, true));
-      if (!isLastReceive(attempt)) return verdict.recipientLimited ? { outcome: 'retry', afterSeconds: recipientRetryDelaySeconds(laterAnswers) } : retryAfterReceive(attempt);
+      if (!isLastReceive(attempt)) return verdict.backOff === 'long' ? { outcome: 'retry', afterSeconds: longRetryDelaySeconds(laterAnswers) } : retryAfterReceive(attempt);
       logger.warn('Provider asked for later on the last receive; left to the reconciler', { dispatchId: dispatch.dispatchId, code: verdict.code });
       return { outcome: 'held' };
     }

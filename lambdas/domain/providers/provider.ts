@@ -23,19 +23,20 @@ export interface ProviderMessage extends TemplateParameters {
 export class ProviderError extends Error {
   override name = 'ProviderError';
   /**
-   * A `transient` refusal about this recipient alone (WhatsApp's pair rate limit): messages to
-   * anyone else go through, and this one's retries wait longer (decision 138).
+   * How long a `transient` refusal takes to lift: `short`, seconds (a throughput limit, a fault on
+   * the provider's side); `long`, minutes (WhatsApp's limit on messages to one person, a number
+   * paused for its throughput upgrade), so its retries wait longer (decision 138).
    */
-  readonly recipientLimited: boolean;
+  readonly backOff: 'short' | 'long';
 
   constructor(
     readonly kind: 'permanent' | 'transient' | 'unknown' | 'credentials',
     readonly code: string,
     message: string,
-    options?: ErrorOptions & { recipientLimited?: boolean },
+    options?: ErrorOptions & { backOff?: 'short' | 'long' },
   ) {
     super(message, options);
-    this.recipientLimited = options?.recipientLimited ?? false;
+    this.backOff = options?.backOff ?? 'short';
   }
 }
 

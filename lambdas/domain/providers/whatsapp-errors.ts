@@ -1,10 +1,15 @@
 import { ProviderError } from './provider';
 
 /**
- * Too many messages from the business number to one recipient: about one every 6 s, bursts
- * borrowed from later. Messages to anyone else are unaffected.
+ * Refusals that last minutes, not seconds (decision 138): too many messages from the number to one
+ * recipient (about one every 6 s, a burst borrowed from the time after it; messages to anyone
+ * else go through), and a number in maintenance mode, as during its throughput upgrade (up to a
+ * minute).
  */
-const PAIR_RATE_LIMIT = 131056;
+const LONG_REFUSALS = new Set([
+  131056, // pair rate limit: too many messages to one number
+  131057, // account in maintenance mode
+]);
 
 /**
  * WhatsApp Cloud API error codes that are worth retrying (throttling, temporary outages). Every
@@ -19,7 +24,7 @@ const TRANSIENT_CODES = new Set([
   131000, // something went wrong
   131016, // service unavailable
   131048, // spam rate limit
-  PAIR_RATE_LIMIT,
+  ...LONG_REFUSALS,
   133004, // server temporarily unavailable
 ]);
 
@@ -45,7 +50,7 @@ export function classifyWhatsAppError(httpStatus: number, code: number | undefin
     return new ProviderError('credentials', label, message);
   }
   if ((code !== undefined && TRANSIENT_CODES.has(code)) || httpStatus === 429 || httpStatus >= 500) {
-    return new ProviderError('transient', label, message, { recipientLimited: code === PAIR_RATE_LIMIT });
+    return new ProviderError('transient', label, message, { backOff: code !== undefined && LONG_REFUSALS.has(code) ? 'long' : 'short' });
   }
   return new ProviderError('permanent', label, message);
 }

@@ -74,13 +74,15 @@ describe('WhatsApp Cloud API provider', () => {
     expect(await verdict(provider().send(message))).toEqual(expected);
   });
 
-  it.each([400, 429])('calls the pair rate limit (131056, HTTP %s) a refusal about the recipient alone, and no other “later” so', async (status) => {
+  // By the code, whatever the HTTP status: sources give 400 and 429 for 131056, 500 for 131057.
+  it.each([400, 429, 500])('calls the pair rate limit (131056) and maintenance mode (131057) refusals that last minutes, at HTTP %s, and no other “later” so', async (status) => {
     const refusal = (body: unknown) => {
       answer = () => ({ status, body });
-      return provider().send(message).then(() => undefined, (error: ProviderError) => [error.kind, error.code, error.recipientLimited]);
+      return provider().send(message).then(() => undefined, (error: ProviderError) => [error.kind, error.code, error.backOff]);
     };
-    expect(await refusal(readWhatsAppTemplateFixture('error-131056.json'))).toEqual(['transient', '131056', true]);
-    expect(await refusal({ error: { code: 130429, message: '(#130429) Rate limit hit', type: 'OAuthException' } })).toEqual(['transient', '130429', false]);
+    expect(await refusal(readWhatsAppTemplateFixture('error-131056.json'))).toEqual(['transient', '131056', 'long']);
+    expect(await refusal(readWhatsAppTemplateFixture('error-131057.json'))).toEqual(['transient', '131057', 'long']);
+    expect(await refusal({ error: { code: 130429, message: '(#130429) Rate limit hit', type: 'OAuthException' } })).toEqual(['transient', '130429', 'short']);
   });
 
   it('calls a slow answer unknown: WhatsApp may have taken the message', async () => {
