@@ -57,6 +57,8 @@ export const webhookSkipReasons = [
   'unknown_message_type',
   'malformed_message',
   'malformed_contact',
+  'unknown_preference',
+  'malformed_preference',
   'unowned_number',
   'foreign_dispatch',
   'unknown_message_id',

@@ -57,10 +57,31 @@ const stopPromotionsTap = (at: Date) => ({
   ],
 });
 
-const send = (templateId: string) =>
+/** A customer's marketing preference set in WhatsApp, as Meta's user_preferences webhook reference shows it. */
+const marketingPreference = (waId: string, value: 'stop' | 'resume', at: Date) => ({
+  object: 'whatsapp_business_account',
+  entry: [
+    {
+      id: '102290129340398',
+      changes: [
+        {
+          field: 'user_preferences',
+          value: {
+            messaging_product: 'whatsapp',
+            metadata: { display_phone_number: '15550783881', phone_number_id: 'second-number' },
+            contacts: [{ profile: { name: 'Budi' }, wa_id: waId }],
+            user_preferences: [{ wa_id: waId, detail: `User requested to ${value} marketing messages`, category: 'marketing_messages', value, timestamp: Math.floor(at.getTime() / 1000) }],
+          },
+        },
+      ],
+    },
+  ],
+});
+
+const send = (templateId: string, to = CUSTOMER) =>
   call(runtime.url, 'POST', '/v1/messages', {
     apiKey: SECOND.fullKey,
-    body: { channel: 'whatsapp', to: `+${CUSTOMER}`, content: { type: 'template', templateId, variables: { name: 'Sari' } } },
+    body: { channel: 'whatsapp', to: `+${to}`, content: { type: 'template', templateId, variables: { name: 'Sari' } } },
   });
 
 beforeAll(async () => {
@@ -90,5 +111,20 @@ describe('marketing opt-outs over HTTP', () => {
 
     await admin('opt-outs', 'remove', '--workspace', 'ws-second', '--phone', `+${CUSTOMER}`);
     expect((await send(MARKETING)).status).toBe(202);
+  }, 30_000);
+
+  it('a customer who stops marketing messages in WhatsApp is refused MARKETING sends until they resume them there', async () => {
+    const customer = '6281255550002';
+    const stopped = new Date();
+    expect((await postSignedWebhook(runtime.url, JSON.stringify(marketingPreference(customer, 'stop', stopped)))).status).toBe(200);
+
+    const refused = await send(MARKETING, customer);
+    expect([refused.status, refused.body.error]).toEqual([422, 'recipient_opted_out']);
+    expect((await send(UTILITY, customer)).status).toBe(202);
+    const listed = await admin('opt-outs', 'list', '--workspace', 'ws-second', '--json');
+    expect(JSON.parse(listed.stdout)).toEqual([{ workspaceId: 'ws-second', phone: `+${customer}`, optedOutAt: new Date(Math.floor(stopped.getTime() / 1000) * 1000).toISOString(), source: 'whatsapp' }]);
+
+    expect((await postSignedWebhook(runtime.url, JSON.stringify(marketingPreference(customer, 'resume', new Date(stopped.getTime() + 1_000))))).status).toBe(200);
+    expect((await send(MARKETING, customer)).status).toBe(202);
   }, 30_000);
 });

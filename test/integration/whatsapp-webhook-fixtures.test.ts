@@ -12,6 +12,7 @@ import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message'
 import { ProviderError } from '../../lambdas/domain/providers/provider';
 import { signWebhookBody } from '../../lambdas/domain/providers/whatsapp-webhook';
 import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
+import { listMarketingOptOuts, recordMarketingOptOut, type MarketingOptOut } from '../../lambdas/domain/workspaces/marketing-opt-out';
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import { metricNames } from '../../lambdas/shared/metric-names';
 import { pathOf, routes } from '../../lambdas/routes';
@@ -36,10 +37,12 @@ interface Fixture {
    * Dispatches sent before the posts, each with the wamid WhatsApp gives it (posts name it
    * `{{wamid:<ref>}}`), and whether the provider's answer carrying it was lost.
    */
-  given: { dispatches?: { ref: string; to: string; wamid: string; answerLost?: boolean }[] };
+  given: { dispatches?: { ref: string; to: string; wamid: string; answerLost?: boolean }[]; optOuts?: Omit<MarketingOptOut, 'workspaceId'>[] };
   posts: unknown[];
   expect: {
     dispatches?: Record<string, Record<string, unknown> & { counted?: boolean }>;
+    /** The workspace's marketing opt-outs afterwards, exactly. */
+    optOuts?: Omit<MarketingOptOut, 'workspaceId'>[];
     conversation?: Contact & { fields: Record<string, unknown> };
     history?: Contact & { count?: number; messages?: Record<string, unknown>[] };
     skipped?: Record<string, number>;
@@ -118,6 +121,7 @@ async function play(fixture: Fixture, post: Post) {
     values[`wamid:${ref}`] = `${wamid}.${own.number}`;
     values[`dispatch:${ref}`] = await sentDispatch(own.id, to, answerLost ? null : values[`wamid:${ref}`]!);
   }
+  for (const optOut of fixture.given.optOuts ?? []) await recordMarketingOptOut({ ...optOut, workspaceId: own.id }, env.table);
   // A dispatch's wamid item is put by the table's stream consumer from the move that learned it
   // (decision 114), about a second after it, as Meta's next POST would find it.
   await runStreamConsumer(env.table);
@@ -135,6 +139,10 @@ async function play(fixture: Fixture, post: Post) {
     const present = Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, value === 'present' ? expect.any(String) : value]));
     expect(dispatch).toMatchObject(present);
     if (counted !== undefined) expect(countsAsSent(dispatch!.status)).toBe(counted);
+  }
+  if (expected.optOuts) {
+    expect(await listMarketingOptOuts(own.id, env.table)).toEqual(expected.optOuts.map((optOut) => ({ ...optOut, workspaceId: own.id })));
+    expect(await listMarketingOptOuts(foreign.id, env.table)).toEqual([]);
   }
   const conversationOf = (contact: Contact) => conversationIdFor(own.id, 'whatsapp', contact.contact ?? `user:${contact.userId}`);
   if (expected.conversation) {

@@ -9,15 +9,18 @@ import {
   readContact,
   readMessage,
   readMessagesChange,
+  readPreference,
+  readPreferencesChange,
   readStatus,
   type MessagesChange,
+  type PreferencesChange,
   type Pricing,
   type ProviderStatus,
   type Sender,
   type SkipReason,
   type WebhookEnvelope,
 } from '../providers/whatsapp-webhook';
-import { optOutFromReply } from '../workspaces/marketing-opt-out';
+import { applyMarketingPreference, optOutFromFailure, optOutFromReply } from '../workspaces/marketing-opt-out';
 import { applyTemplateWebhook } from '../templates/template-webhook';
 import { currentNumberOwner, lookUpNumberOwner } from '../workspaces/number-owner-lookup';
 import { applyPricing, applyReadReceipt, applyStatus } from './dispatch-status';
@@ -45,6 +48,8 @@ export interface ReportSummary {
   applied: number;
   inbound: number;
   reactions: number;
+  /** Customers' marketing preferences that changed an opt-out. */
+  preferences: number;
   skipped: number;
 }
 
@@ -57,7 +62,7 @@ export interface ReportSummary {
  * 200. Only a failure of our own (the table unreachable) stops it, so that Meta retries it.
  */
 export async function applyProviderReports(envelope: WebhookEnvelope, store: Store = defaultStore()): Promise<ReportSummary> {
-  const summary: ReportSummary = { statuses: 0, applied: 0, inbound: 0, reactions: 0, skipped: 0 };
+  const summary: ReportSummary = { statuses: 0, applied: 0, inbound: 0, reactions: 0, preferences: 0, skipped: 0 };
   const skip = (reason: SkipReason, context: Record<string, unknown>) => {
     summary.skipped += 1;
     webhookMetrics.skipped(reason);
@@ -69,6 +74,12 @@ export async function applyProviderReports(envelope: WebhookEnvelope, store: Sto
         case 'messages': {
           const change = readMessagesChange(value);
           if (change.ok) await applyMessagesChange(change.value, summary, skip, store);
+          else skip(change.reason, { field, detail: change.detail });
+          break;
+        }
+        case 'user_preferences': {
+          const change = readPreferencesChange(value);
+          if (change.ok) await applyPreferencesChange(change.value, summary, skip, store);
           else skip(change.reason, { field, detail: change.detail });
           break;
         }
@@ -146,6 +157,18 @@ async function applyMessagesChange(change: MessagesChange, summary: ReportSummar
   }
 }
 
+/** One `user_preferences` change: customers stopping or resuming the marketing messages of the number's owner. */
+async function applyPreferencesChange(change: PreferencesChange, summary: ReportSummary, skip: Skip, store: Store): Promise<void> {
+  const { phoneNumberId } = change;
+  const workspaceId = await currentNumberOwner(phoneNumberId, new Date(), store);
+  for (const raw of change.preferences) {
+    const preference = readPreference(raw);
+    if (!workspaceId) skip('unowned_number', { phoneNumberId });
+    else if (!preference.ok) skip(preference.reason, { phoneNumberId, detail: preference.detail });
+    else if (await applyMarketingPreference({ workspaceId, ...preference.value }, store)) summary.preferences += 1;
+  }
+}
+
 /** The message's sender, completed from the change's contacts (its name, and the identifier the message left out). */
 function senderOf(from: { phone: string | null; userId: string | null }, contacts: Sender[]): Sender {
   const contact = contacts.find((candidate) => (from.phone && candidate.phone === from.phone) || (from.userId && candidate.userId === from.userId));
@@ -166,6 +189,8 @@ async function applyStatusReport(workspaceId: string, phoneNumberId: string, sta
   // Meta repeats a message's pricing on each of its statuses: it rides on the status move when there is one, and is written only when it changed.
   const pricing = status.pricing && !samePricing(status.pricing, dispatch.pricing) ? status.pricing : undefined;
   const moved = await applyStatus(dispatch.dispatchId, { ...statusChangeOf(status), ...(pricing ? { pricing } : {}) }, store, dispatch);
+  // Only as the failure is first recorded: a replayed one could undo a resume that came since.
+  if (moved && status.failureCode) await optOutFromFailure({ workspaceId: dispatch.workspaceId, phone: dispatch.to, failureCode: status.failureCode, occurredAt: status.occurredAt, providerMessageId: status.providerMessageId }, store);
   const read = status.status === 'read' && (await applyReadReceipt(dispatch.dispatchId, status.occurredAt, store, dispatch));
   if (pricing && !moved && pricedAlone(status)) await applyPricing(dispatch.dispatchId, pricing, store, dispatch);
   return moved || read ? 'applied' : 'unchanged';

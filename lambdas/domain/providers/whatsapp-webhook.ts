@@ -276,6 +276,54 @@ function contentOf(type: ReadType, data: Record<string, unknown>): InboundConten
   }
 }
 
+// ---- the `user_preferences` field: a customer stops or resumes marketing messages ------------------
+
+const preferencesChangeSchema = z.object({
+  metadata: z.object({ phone_number_id: metaId() }),
+  user_preferences: z.optional(z.array(z.unknown())),
+});
+
+/** A `user_preferences` change: the business number it concerns, and its preferences still unread. */
+export type PreferencesChange = { phoneNumberId: string; preferences: unknown[] };
+
+export function readPreferencesChange(value: Record<string, unknown>): Read<PreferencesChange> {
+  const parsed = preferencesChangeSchema.safeParse(value);
+  if (!parsed.success) return skip('malformed_change', parsed.error);
+  return { ok: true, value: { phoneNumberId: parsed.data.metadata.phone_number_id, preferences: parsed.data.user_preferences ?? [] } };
+}
+
+/** Meta's reference gives this timestamp as a number; its other webhooks as a string. */
+const epochSecondsOrNumber = z.pipe(z.union([z.string(), z.pipe(z.number(), z.transform(String))]), epochSeconds);
+
+const preferenceSchema = z.object({
+  wa_id: z.optional(metaId()),
+  user_id: z.optional(metaId()),
+  category: z.string(),
+  value: z.string(),
+  timestamp: epochSecondsOrNumber,
+});
+
+/** A customer's choice about the business's marketing messages, made in WhatsApp. */
+export interface MarketingPreference {
+  /** The customer's number (WhatsApp id, digits). */
+  phone: string;
+  preference: 'stop' | 'resume';
+  occurredAt: string;
+}
+
+/**
+ * One preference. Only `marketing_messages`, `stop` or `resume`, is read; opt-outs are kept by
+ * number, so one that names the customer by user id alone (a hidden number) cannot be applied.
+ */
+export function readPreference(raw: unknown): Read<MarketingPreference> {
+  const parsed = preferenceSchema.safeParse(raw);
+  if (!parsed.success) return skip('malformed_preference', parsed.error);
+  const { wa_id, category, value, timestamp } = parsed.data;
+  if (category !== 'marketing_messages' || (value !== 'stop' && value !== 'resume')) return skip('unknown_preference', `category "${category}", value "${value}"`);
+  if (!wa_id) return skip('unknown_preference', 'no wa_id: opt-outs are kept by number');
+  return { ok: true, value: { phone: wa_id, preference: value, occurredAt: timestamp } };
+}
+
 // ---- signing, and the sandbox's own reports ---------------------------------------------------------
 
 /** `X-Hub-Signature-256`: "sha256=" and the hex HMAC-SHA256 of the raw body with the app secret. */

@@ -11,16 +11,22 @@ import { fromWhatsAppNumber } from '../phones/whatsapp-number';
 /**
  * The marketing opt-out item: a number that asked to receive no more of a workspace's marketing
  * messages. While it exists, a send of a MARKETING template to the number is refused; UTILITY and
- * AUTHENTICATION templates still go. Operators list, add and remove it with the admin CLI.
+ * AUTHENTICATION templates still go. The customer's tap on "Stop promotions" and WhatsApp's own
+ * word (their preference, a marketing message refused for it) record it; a resume in WhatsApp
+ * lifts what those recorded (decision 139). Operators list, add and remove it with the admin CLI.
  */
 const marketingOptOutSchema = z.object({
   workspaceId: z.string(),
   /** E.164. */
   phone: z.string(),
   optedOutAt: z.string(),
-  /** `button`: the customer tapped "Stop promotions"; `admin`: an operator recorded it. */
-  source: z.enum(['button', 'admin']),
-  /** The inbound message that carried the tap. */
+  /**
+   * `button`: the customer tapped "Stop promotions"; `whatsapp`: WhatsApp said the customer stopped
+   * the business's marketing messages (their `user_preferences`, or a marketing message it refused
+   * for it, `131050`); `admin`: an operator recorded it.
+   */
+  source: z.enum(['button', 'whatsapp', 'admin']),
+  /** The WhatsApp message behind it: the inbound tap, or the marketing message WhatsApp refused. */
   providerMessageId: z.optional(z.string()),
 });
 
@@ -68,6 +74,56 @@ export async function optOutFromReply(reply: ButtonReply, store: Store = default
     store,
   );
   return true;
+}
+
+/** WhatsApp's failure code for a marketing message to a customer who stopped the business's marketing messages. */
+const MARKETING_STOPPED = '131050';
+
+export interface FailedMessage {
+  workspaceId: string;
+  /** E.164: the dispatch's number. */
+  phone: string;
+  failureCode: string;
+  occurredAt: string;
+  providerMessageId: string;
+}
+
+/**
+ * Records the opt-out a failure shows: WhatsApp refused a marketing message because the customer
+ * stopped the business's marketing messages, so every later one would fail alike (and cost a
+ * provider call, a queue message and a failed dispatch). Answers whether the failure was one.
+ */
+export async function optOutFromFailure(failure: FailedMessage, store: Store = defaultStore()): Promise<boolean> {
+  if (failure.failureCode !== MARKETING_STOPPED) return false;
+  await recordMarketingOptOut({ workspaceId: failure.workspaceId, phone: failure.phone, optedOutAt: failure.occurredAt, source: 'whatsapp', providerMessageId: failure.providerMessageId }, store);
+  return true;
+}
+
+export interface PreferenceChange {
+  workspaceId: string;
+  /** The customer's number as the webhook gives it (digits, no "+"). */
+  phone: string;
+  preference: 'stop' | 'resume';
+  occurredAt: string;
+}
+
+/**
+ * The customer's marketing preference, set in WhatsApp: `stop` records an opt-out (a number that
+ * has one keeps it); `resume` lifts the one a tap or WhatsApp recorded no later than the resume,
+ * not one recorded after it (the webhooks may come out of order) nor an operator's, whose reason we
+ * cannot see. Answers whether anything changed.
+ */
+export async function applyMarketingPreference(change: PreferenceChange, store: Store = defaultStore()): Promise<boolean> {
+  const phone = fromWhatsAppNumber(change.phone);
+  if (change.preference === 'stop') return recordMarketingOptOut({ workspaceId: change.workspaceId, phone, optedOutAt: change.occurredAt, source: 'whatsapp' }, store);
+  return writeIfAllowed(store, {
+    Delete: {
+      Key: keys.marketingOptOut(change.workspaceId, phone),
+      ConditionExpression: 'optedOutAt <= :resumedAt AND #source <> :admin',
+      ExpressionAttributeNames: { '#source': 'source' },
+      ExpressionAttributeValues: { ':resumedAt': change.occurredAt, ':admin': 'admin' },
+    },
+  });
 }
 
 /** Creates the opt-out unless the number has one already (then the first is kept). */
