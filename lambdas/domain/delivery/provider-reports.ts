@@ -161,10 +161,13 @@ async function applyMessagesChange(change: MessagesChange, summary: ReportSummar
 async function applyPreferencesChange(change: PreferencesChange, summary: ReportSummary, skip: Skip, store: Store): Promise<void> {
   const { phoneNumberId } = change;
   const workspaceId = await currentNumberOwner(phoneNumberId, new Date(), store);
+  if (!workspaceId) {
+    for (let i = 0; i < change.preferences.length; i++) skip('unowned_number', { phoneNumberId });
+    return;
+  }
   for (const raw of change.preferences) {
     const preference = readPreference(raw);
-    if (!workspaceId) skip('unowned_number', { phoneNumberId });
-    else if (!preference.ok) skip(preference.reason, { phoneNumberId, detail: preference.detail });
+    if (!preference.ok) skip(preference.reason, { phoneNumberId, detail: preference.detail });
     else if (await applyMarketingPreference({ workspaceId, ...preference.value }, store)) summary.preferences += 1;
   }
 }
