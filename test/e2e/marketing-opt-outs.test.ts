@@ -1,9 +1,13 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { contractErrorProblem } from '../support/contract-error';
 import { call, SECOND, SECOND_SEED, startTestRuntime, runAdmin } from '../support/local-runtime';
 import { postSignedWebhook } from '../support/webhooks';
+import { Webhook } from 'standardwebhooks';
+import { pathOf, routes } from '../../lambdas/routes';
 
 let runtime: Awaited<ReturnType<typeof startTestRuntime>>;
 const admin = (...args: string[]) => runAdmin(runtime, args);
@@ -84,11 +88,34 @@ const send = (templateId: string, to = CUSTOMER) =>
     body: { channel: 'whatsapp', to: `+${to}`, content: { type: 'template', templateId, variables: { name: 'Sari' } } },
   });
 
+/** The workspace's integration: an endpoint on this machine taking `marketing_opt_out.updated`, its events verified. */
+const received: { type: string; data: Record<string, unknown> }[] = [];
+let hooks: Server;
+let secret: string;
+
 beforeAll(async () => {
   runtime = await startTestRuntime({ seedPath: SECOND_SEED });
   await importCategorisedTemplates();
+  hooks = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      received.push(new Webhook(secret).verify(body, request.headers as Record<string, string>) as (typeof received)[number]);
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => hooks.listen(0, '127.0.0.1', resolve));
+  // Before any opt-out changes: a workspace's first endpoint makes events within 10 s (docs/api.md).
+  const made = await call(runtime.url, 'POST', pathOf(routes.createWebhookEndpoint), {
+    apiKey: SECOND.fullKey,
+    body: { url: `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hooks`, events: ['marketing_opt_out.updated'] },
+  });
+  secret = String(made.body.secret);
 }, 30_000);
-afterAll(() => runtime.stop());
+afterAll(async () => {
+  await runtime.stop();
+  await new Promise((resolve) => hooks.close(resolve));
+});
 
 describe('marketing opt-outs over HTTP', () => {
   it('a "Stop promotions" tap refuses MARKETING sends to the number until an operator lifts it', async () => {
@@ -124,7 +151,17 @@ describe('marketing opt-outs over HTTP', () => {
     const listed = await admin('opt-outs', 'list', '--workspace', 'ws-second', '--json');
     expect(JSON.parse(listed.stdout)).toEqual([{ workspaceId: 'ws-second', phone: `+${customer}`, optedOutAt: new Date(Math.floor(stopped.getTime() / 1000) * 1000).toISOString(), source: 'whatsapp' }]);
 
-    expect((await postSignedWebhook(runtime.url, JSON.stringify(marketingPreference(customer, 'resume', new Date(stopped.getTime() + 1_000))))).status).toBe(200);
+    const resumed = new Date(stopped.getTime() + 1_000);
+    expect((await postSignedWebhook(runtime.url, JSON.stringify(marketingPreference(customer, 'resume', resumed)))).status).toBe(200);
     expect((await send(MARKETING, customer)).status).toBe(202);
+
+    // The integration heard of both, signed, as marketing_opt_out.updated events.
+    const seconds = (at: Date) => new Date(Math.floor(at.getTime() / 1000) * 1000).toISOString();
+    const ofCustomer = () => received.filter((event) => event.data.phone === `+${customer}`);
+    for (const deadline = Date.now() + 15_000; ofCustomer().length < 2 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(ofCustomer().map(({ type, data }) => ({ type, data })).sort((a, b) => String(a.data.at).localeCompare(String(b.data.at)))).toEqual([
+      { type: 'marketing_opt_out.updated', data: { phone: `+${customer}`, optedOut: true, by: 'whatsapp', at: seconds(stopped) } },
+      { type: 'marketing_opt_out.updated', data: { phone: `+${customer}`, optedOut: false, by: 'whatsapp', at: seconds(resumed) } },
+    ]);
   }, 30_000);
 });

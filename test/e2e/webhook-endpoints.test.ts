@@ -116,7 +116,7 @@ describe('webhook endpoints over HTTP', () => {
     expect((await call(runtime.url, 'GET', one(id), { apiKey: OWNER })).body).toMatchObject({ url: 'https://hooks.example.test/a' });
 
     const unknownType = await call(runtime.url, 'PATCH', one(id), { apiKey: OWNER, body: { events: ['message.deleted'] } });
-    expect([unknownType.status, unknownType.body.error, unknownType.body.message]).toEqual([422, 'validation_failed', 'body.events.0: must be one of message.status.updated, message.received, template.status.updated']);
+    expect([unknownType.status, unknownType.body.error, unknownType.body.message]).toEqual([422, 'validation_failed', 'body.events.0: must be one of message.status.updated, message.received, template.status.updated, marketing_opt_out.updated']);
     await call(runtime.url, 'DELETE', one(id), { apiKey: OWNER });
   });
 });

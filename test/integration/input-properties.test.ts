@@ -135,7 +135,7 @@ const webhookUrl = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom('https://93.184.215.14/hooks', 'https://[2606:4700:4700::1111]/x?y=1', 'https://93.184.215.14:8443/') },
   { weight: 2, arbitrary: fc.constantFrom('http://93.184.215.14/', 'https://10.0.0.1/', 'https://169.254.169.254/latest', 'https://[::ffff:127.0.0.1]/', 'https://user:pw@93.184.215.14/', 'http://127.0.0.1:9/', `https://93.184.215.14/${'x'.repeat(2048)}`) },
 );
-const webhookEvents = fc.oneof(fc.constant(null), fc.array(fc.constantFrom('message.status.updated', 'message.received', 'template.status.updated', 'message.unknown'), { maxLength: 4 }));
+const webhookEvents = fc.oneof(fc.constant(null), fc.array(fc.constantFrom('message.status.updated', 'message.received', 'template.status.updated', 'marketing_opt_out.updated', 'message.unknown'), { maxLength: 4 }));
 const webhookEndpointBody = fc.record({ url: either(webhookUrl), events: either(webhookEvents), description: either(fc.oneof(fc.constant(null), fc.string({ maxLength: 210 }))) }, { requiredKeys: [] });
 const eventIdLike = fc.oneof(fc.constantFrom('evt_0000000000000000000000000000', 'EVT_0000000000000000000000000000', 'evt_'), fc.stringMatching(/^evt_[0-9a-f]{28}$/));
 const endpointIdLike = fc.oneof(fc.constantFrom('whe_00000000000000000000000000000000', 'WHE_00000000000000000000000000000000', 'whe_'), fc.stringMatching(/^whe_[0-9a-f]{32}$/));

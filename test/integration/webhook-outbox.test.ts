@@ -18,6 +18,8 @@ import { toOutboxEvent } from '../../lambdas/domain/webhooks/outbox-item';
 import { publishStreamEvents } from '../../lambdas/domain/webhooks/publish-events';
 import { streamEventOf } from '../../lambdas/domain/webhooks/stream-events';
 import { createWebhookEndpoint } from '../../lambdas/domain/webhooks/webhook-endpoint-repository';
+import { listMarketingOptOuts } from '../../lambdas/domain/workspaces/marketing-opt-out';
+import { applyMarketingPreference, optOutFromReply, recordMarketingOptOut, removeMarketingOptOut } from '../../lambdas/domain/workspaces/marketing-opt-out-changes';
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import { startStreamPoller, type StreamPoller } from '../../lib/local/stream-poller';
 import { isPublishable } from '../../lambdas/domain/webhooks/stream-filters';
@@ -81,7 +83,7 @@ async function publishedFor(ws: string, count: number): Promise<EventDeliveryMes
 
 const accepting: Provider = { send: () => Promise.resolve({ providerMessageId: `wamid.${randomUUID()}` }), settle: () => Promise.resolve() };
 
-async function workspace(options: { endpoint: boolean; events?: ('message.received' | 'template.status.updated')[] }) {
+async function workspace(options: { endpoint: boolean; events?: ('message.received' | 'template.status.updated' | 'marketing_opt_out.updated')[] }) {
   const ws = `ws-${randomUUID().slice(0, 8)}`;
   const businessAccountId = String(Date.now()) + String(Math.floor(Math.random() * 1000));
   await saveWorkspace({ id: ws, name: ws, rupiahPerCredit: 150, settings: { whatsappPhoneNumberId: `num-${ws}`, whatsappBusinessAccountId: businessAccountId } }, new Date(), env.table);
@@ -182,6 +184,33 @@ describe('webhook events against DynamoDB Local and its stream', () => {
       message: { id: 'wamid.in-1', direction: 'inbound', type: 'text', text: 'Sudah terima', payload: null, media: null, reaction: null, dispatchId: null, status: null, readAt: null, createdAt: expect.any(String) },
       contact: { phone: '+6281234567890', userId: null, name: 'Budi' },
     });
+  });
+
+  it('writes marketing_opt_out.updated with each change of an opt-out, and nothing for a change refused or for a workspace without an endpoint', async () => {
+    const ws = await workspace({ endpoint: true, events: ['marketing_opt_out.updated'] });
+    const tap = { workspaceId: ws, phone: '6281234567890', type: 'button', text: 'Stop promotions', payload: 'Stop promotions', occurredAt: '2026-11-02T03:00:00.000Z', providerMessageId: 'wamid.stop-1' };
+    expect(await optOutFromReply(tap, env.table)).toBe(true);
+    expect(await optOutFromReply({ ...tap, occurredAt: '2026-11-02T04:00:00.000Z' }, env.table)).toBe(true); // kept: no second event
+    // A resume older than the tap lifts nothing; a later one lifts it.
+    expect(await applyMarketingPreference({ workspaceId: ws, phone: '6281234567890', preference: 'resume', occurredAt: '2026-11-02T02:59:59.000Z' }, env.table)).toBe(false);
+    expect(await applyMarketingPreference({ workspaceId: ws, phone: '6281234567890', preference: 'resume', occurredAt: '2026-11-03T00:00:00.000Z' }, env.table)).toBe(true);
+    await recordMarketingOptOut({ workspaceId: ws, phone: '+6281200000001', optedOutAt: '2026-11-04T00:00:00.000Z', source: 'admin' }, env.table);
+    expect(await removeMarketingOptOut(ws, '+6281200000001', env.table, new Date('2026-11-05T00:00:00.000Z'))).toBe(true);
+    expect(await removeMarketingOptOut(ws, '+6281200000001', env.table)).toBe(false);
+
+    const events = await outboxOf(ws);
+    expect(events.map((event) => event.type)).toEqual(Array(4).fill('marketing_opt_out.updated'));
+    expect(events.map((event) => (JSON.parse(event.payload) as { data: unknown }).data)).toEqual([
+      { phone: '+6281234567890', optedOut: true, by: 'button', at: '2026-11-02T03:00:00.000Z' },
+      { phone: '+6281234567890', optedOut: false, by: 'whatsapp', at: '2026-11-03T00:00:00.000Z' },
+      { phone: '+6281200000001', optedOut: true, by: 'admin', at: '2026-11-04T00:00:00.000Z' },
+      { phone: '+6281200000001', optedOut: false, by: 'admin', at: '2026-11-05T00:00:00.000Z' },
+    ]);
+
+    const quiet = await workspace({ endpoint: false });
+    expect(await optOutFromReply({ ...tap, workspaceId: quiet }, env.table)).toBe(true);
+    expect(await outboxOf(quiet)).toEqual([]);
+    expect(await listMarketingOptOuts(quiet, env.table)).toHaveLength(1);
   });
 
   it('writes template.status.updated when a template’s status changes, and nothing when it does not', async () => {

@@ -12,7 +12,8 @@ import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message'
 import { ProviderError } from '../../lambdas/domain/providers/provider';
 import { signWebhookBody } from '../../lambdas/domain/providers/whatsapp-webhook';
 import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
-import { listMarketingOptOuts, recordMarketingOptOut, type MarketingOptOut } from '../../lambdas/domain/workspaces/marketing-opt-out';
+import { listMarketingOptOuts, type MarketingOptOut } from '../../lambdas/domain/workspaces/marketing-opt-out';
+import { recordMarketingOptOut } from '../../lambdas/domain/workspaces/marketing-opt-out-changes';
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import { metricNames } from '../../lambdas/shared/metric-names';
 import { pathOf, routes } from '../../lambdas/routes';

@@ -20,7 +20,7 @@ import {
   type SkipReason,
   type WebhookEnvelope,
 } from '../providers/whatsapp-webhook';
-import { applyMarketingPreference, optOutFromFailure, optOutFromReply } from '../workspaces/marketing-opt-out';
+import { applyMarketingPreference, optOutFromFailure, optOutFromReply } from '../workspaces/marketing-opt-out-changes';
 import { applyTemplateWebhook } from '../templates/template-webhook';
 import { currentNumberOwner, lookUpNumberOwner } from '../workspaces/number-owner-lookup';
 import { applyPricing, applyReadReceipt, applyStatus } from './dispatch-status';

@@ -3,8 +3,8 @@ import { isOutboxInsert, outboxStreamFilter } from './outbox-item';
 
 /**
  * What the publisher takes from the table's stream (decisions 78, 89): outbox inserts, written in
- * the transaction of the change they tell of (`message.received`, `template.status.updated`),
- * and every update of a dispatch. Each update of a dispatch is one change of its GET body
+ * the transaction of the change they tell of (`message.received`, `template.status.updated`,
+ * `marketing_opt_out.updated`), and every update of a dispatch. Each update of a dispatch is one change of its GET body
  * (`dispatch-repository.sequenceStep`), and its new image is the body after exactly that change,
  * so the record is the change's `message.status.updated` without an outbox item beside it.
  */

@@ -112,5 +112,19 @@ export function templateStatusEvent(template: Template, previousStatus: string, 
   );
 }
 
+/** What a `marketing_opt_out.updated` event says: the number, whether it is now opted out, who changed it, and when. */
+export interface MarketingOptOutChange {
+  /** E.164. */
+  phone: string;
+  optedOut: boolean;
+  /** `button` (the customer's tap), `whatsapp` (their preference in WhatsApp, or a marketing message refused for it) or `admin` (an operator). */
+  by: 'button' | 'whatsapp' | 'admin';
+  /** When the customer (or the operator) made the change. */
+  at: string;
+}
+
+/** `marketing_opt_out.updated`: a number's opt-out of the workspace's marketing messages recorded or lifted. */
+export const marketingOptOutEvent = (change: MarketingOptOutChange, now: Date): SubscribableEvent => event('marketing_opt_out.updated', { ...change }, now);
+
 /** The test route's event: nothing changed, the receiver sees what a delivery looks like. */
 export const testEvent = (endpointId: string, now: Date): WebhookEvent => event(TEST_EVENT_TYPE, { endpointId, message: 'A test event from the messaging API' }, now);

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { toE164 } from '../../../lambdas/domain/phones/phone-number';
-import { getMarketingOptOut, listMarketingOptOuts, recordMarketingOptOut, removeMarketingOptOut, type MarketingOptOut } from '../../../lambdas/domain/workspaces/marketing-opt-out';
+import { getMarketingOptOut, listMarketingOptOuts, type MarketingOptOut } from '../../../lambdas/domain/workspaces/marketing-opt-out';
+import { recordMarketingOptOut, removeMarketingOptOut } from '../../../lambdas/domain/workspaces/marketing-opt-out-changes';
 import { AdminError, defineCommand, option } from '../command';
 import { requireWorkspace } from './workspace-exists';
 
@@ -42,8 +43,8 @@ export const optOutCommands = [
     synopsis: '--workspace ID --phone PHONE',
     summary: 'Lifts an opt-out (the customer asked to receive promotions again): MARKETING sends reach the number again.',
     options: z.object({ workspace: option.text(), phone: phone() }),
-    async run({ workspace, phone }, { store }) {
-      if (!(await removeMarketingOptOut(workspace, phone, store))) throw new AdminError('not_found', `${phone} has no opt-out in workspace ${workspace}`);
+    async run({ workspace, phone }, { store, now }) {
+      if (!(await removeMarketingOptOut(workspace, phone, store, now))) throw new AdminError('not_found', `${phone} has no opt-out in workspace ${workspace}`);
       return { data: { workspaceId: workspace, phone, removed: true }, lines: [`Removed the opt-out of ${phone} in ${workspace}.`] };
     },
   }),

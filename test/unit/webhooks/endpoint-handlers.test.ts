@@ -102,7 +102,7 @@ describe('POST /v1/webhook-endpoints', () => {
     [{ url: 'https://169.254.169.254/latest/meta-data' }, 'body.url: must not point to a cloud metadata address (169.254.169.254)'],
     [{ url: 'http://93.184.215.14/hooks' }, 'body.url: must use https'],
     [{ url: 'http://127.0.0.1:4000/hooks' }, 'body.url: must use https'],
-    [{ url: 'https://93.184.215.14/', events: ['message.sent'] }, 'body.events.0: must be one of message.status.updated, message.received, template.status.updated'],
+    [{ url: 'https://93.184.215.14/', events: ['message.sent'] }, 'body.events.0: must be one of message.status.updated, message.received, template.status.updated, marketing_opt_out.updated'],
     [{ url: 'https://93.184.215.14/', events: [] }, 'body.events: must name at least one event type, or be null for every type'],
     [{ url: 'https://93.184.215.14/', description: 'x'.repeat(201) }, 'body.description: must be at most 200 characters'],
     [{ url: 'https://93.184.215.14/', secret: 'whsec_mine' }, 'body: Unrecognized key: "secret"'],

@@ -1,0 +1,112 @@
+import { defaultStore } from '../../shared/default-store';
+import type { Store } from '../../shared/store';
+import { keys } from '../../shared/table';
+import { transactWrite, writeIfAllowed, type Write } from '../../shared/writes';
+import { fromWhatsAppNumber } from '../phones/whatsapp-number';
+import { outboxFor } from '../webhooks/event-gate';
+import { marketingOptOutEvent, type MarketingOptOutChange } from '../webhooks/webhook-event';
+import { isStopPromotionsReply, marketingOptOutItem, type ButtonReply, type MarketingOptOut } from './marketing-opt-out';
+
+/**
+ * Every change of a workspace's marketing opt-outs (decision 139): recorded from a tap, from
+ * WhatsApp's word or by an operator, lifted by a resume in WhatsApp or by an operator. Each is
+ * written with its `marketing_opt_out.updated` event in one transaction when the workspace takes
+ * events, so an integration that keeps its own suppression list hears of every change, and of no
+ * change that did not happen.
+ */
+
+/** WhatsApp's failure code for a marketing message to a customer who stopped the business's marketing messages. */
+const MARKETING_STOPPED = '131050';
+
+/**
+ * Writes one change and its event; false when the change's condition refused it (then neither is
+ * written). A transaction refused for another reason (a conflict) throws: the caller's source
+ * (Meta's retried POST, the operator) tries again.
+ */
+async function writeChange(store: Store, workspaceId: string, write: Write, change: MarketingOptOutChange): Promise<boolean> {
+  const outbox = await outboxFor(workspaceId, () => marketingOptOutEvent(change, new Date()), store);
+  if (!outbox) return writeIfAllowed(store, write);
+  const result = await transactWrite(store, { change: write, outbox });
+  if (result.committed) return true;
+  if (result.refused.change === 'ConditionalCheckFailed') return false;
+  throw new Error(`Marketing opt-out change of ${change.phone} not written: ${JSON.stringify(result.refused)}`);
+}
+
+/** Stores the opt-out; false when the number had opted out already (the stored one stands, and no event is written). */
+export async function recordMarketingOptOut(optOut: MarketingOptOut, store: Store = defaultStore()): Promise<boolean> {
+  const put: Write = { Put: { Item: marketingOptOutItem(optOut), ConditionExpression: 'attribute_not_exists(pk)' } };
+  return writeChange(store, optOut.workspaceId, put, { phone: optOut.phone, optedOut: true, by: optOut.source, at: optOut.optedOutAt });
+}
+
+/** An operator lifts the opt-out, so marketing sends reach the number again; false when it had none. */
+export async function removeMarketingOptOut(workspaceId: string, phone: string, store: Store = defaultStore(), now = new Date()): Promise<boolean> {
+  const remove: Write = { Delete: { Key: keys.marketingOptOut(workspaceId, phone), ConditionExpression: 'attribute_exists(pk)' } };
+  return writeChange(store, workspaceId, remove, { phone, optedOut: false, by: 'admin', at: now.toISOString() });
+}
+
+/**
+ * Records the opt-out a "Stop promotions" tap asks for; any other reply changes nothing. Answers
+ * whether the reply was an opt-out. A repeated or later tap keeps the first record.
+ */
+export async function optOutFromReply(reply: ButtonReply, store: Store = defaultStore()): Promise<boolean> {
+  if (!isStopPromotionsReply(reply)) return false;
+  await recordMarketingOptOut(
+    {
+      workspaceId: reply.workspaceId,
+      phone: fromWhatsAppNumber(reply.phone),
+      optedOutAt: reply.occurredAt,
+      source: 'button',
+      ...(reply.providerMessageId ? { providerMessageId: reply.providerMessageId } : {}),
+    },
+    store,
+  );
+  return true;
+}
+
+export interface FailedMessage {
+  workspaceId: string;
+  /** E.164: the dispatch's number. */
+  phone: string;
+  failureCode: string;
+  occurredAt: string;
+  providerMessageId: string;
+}
+
+/**
+ * Records the opt-out a failure shows: WhatsApp refused a marketing message because the customer
+ * stopped the business's marketing messages, so every later one would fail alike (and cost a
+ * provider call, a queue message and a failed dispatch). Answers whether the failure was one.
+ */
+export async function optOutFromFailure(failure: FailedMessage, store: Store = defaultStore()): Promise<boolean> {
+  if (failure.failureCode !== MARKETING_STOPPED) return false;
+  await recordMarketingOptOut({ workspaceId: failure.workspaceId, phone: failure.phone, optedOutAt: failure.occurredAt, source: 'whatsapp', providerMessageId: failure.providerMessageId }, store);
+  return true;
+}
+
+export interface PreferenceChange {
+  workspaceId: string;
+  /** The customer's number as the webhook gives it (digits, no "+"). */
+  phone: string;
+  preference: 'stop' | 'resume';
+  occurredAt: string;
+}
+
+/**
+ * The customer's marketing preference, set in WhatsApp: `stop` records an opt-out (a number that
+ * has one keeps it); `resume` lifts the one a tap or WhatsApp recorded no later than the resume,
+ * not one recorded after it (the webhooks may come out of order) nor an operator's, whose reason we
+ * cannot see. Answers whether anything changed.
+ */
+export async function applyMarketingPreference(change: PreferenceChange, store: Store = defaultStore()): Promise<boolean> {
+  const phone = fromWhatsAppNumber(change.phone);
+  if (change.preference === 'stop') return recordMarketingOptOut({ workspaceId: change.workspaceId, phone, optedOutAt: change.occurredAt, source: 'whatsapp' }, store);
+  const lift: Write = {
+    Delete: {
+      Key: keys.marketingOptOut(change.workspaceId, phone),
+      ConditionExpression: 'optedOutAt <= :resumedAt AND #source <> :admin',
+      ExpressionAttributeNames: { '#source': 'source' },
+      ExpressionAttributeValues: { ':resumedAt': change.occurredAt, ':admin': 'admin' },
+    },
+  };
+  return writeChange(store, change.workspaceId, lift, { phone, optedOut: false, by: 'whatsapp', at: change.occurredAt });
+}
