@@ -40,11 +40,18 @@ export const thresholds = {
   /** A message in the DLQ is a dispatch that failed five receives: always worth a look. */
   deadLetterMessages: 0,
   /**
-   * Delivery takes seconds; a retried message waits at most 2+4+8+16 s of back-off, and one whose
-   * consumer died waits out the 180 s visibility timeout. Ten minutes means the consumer is not
-   * keeping up or keeps failing, long before the 4-day retention drops anything.
+   * Delivery takes seconds; a retried message waits at most 2+4+8+16 s of back-off (about 4.5
+   * minutes for refusals that last minutes, decision 138), and one whose consumer died waits out
+   * the 180 s visibility timeout. Ten minutes means the consumer is not keeping up or keeps
+   * failing, long before the 4-day retention drops anything.
    */
   oldestMessageAgeSeconds: 600,
+  /**
+   * How old a campaign's own backlog may grow while messages keep going out and every other
+   * workspace is served (decision 141): 40 minutes is about 190 000 messages at one number's 80 a
+   * second, beyond what a campaign should queue at once.
+   */
+  campaignBacklogAgeSeconds: 2_400,
   /**
    * 5xx as a percentage of requests, only once a period has this many requests: at low traffic
    * one fault in three requests is not an incident, and is still in the logs.
@@ -194,11 +201,24 @@ export class Monitoring extends Construct {
       thresholds.deadLetterMessages,
       { evaluate: 1, breaching: 1 },
     );
+    // A campaign's own backlog is not an outage (decision 141): while other workspaces' messages go
+    // out in time (the fair queue's quiet groups) and messages are being sent, its age counts only
+    // past campaignBacklogAgeSeconds. With nothing sent, or others waiting, the age counts as is.
+    const dispatchQueueAge = new MathExpression({
+      label: 'Oldest message, counted when delivery is stuck or behind for other workspaces',
+      expression: `IF(FILL(quietAge, 0) > ${thresholds.oldestMessageAgeSeconds}, age, IF(FILL(sent, 0) > 0, IF(age > ${thresholds.campaignBacklogAgeSeconds}, age, 0), age))`,
+      usingMetrics: {
+        age: props.queue.metricApproximateAgeOfOldestMessage({ statistic: Stats.MAXIMUM, period: fiveMinutes }),
+        quietAge: props.queue.metric('ApproximateAgeOfOldestMessageInQuietGroups', { statistic: Stats.MAXIMUM, period: fiveMinutes }),
+        sent: business(metricNames.sent),
+      },
+      period: fiveMinutes,
+    });
     alarm(
       'DispatchQueueAge',
       'dispatch-queue-age',
-      `The oldest dispatch message has waited over ${thresholds.oldestMessageAgeSeconds} s: delivery is behind or failing.`,
-      props.queue.metricApproximateAgeOfOldestMessage({ statistic: Stats.MAXIMUM, period: fiveMinutes }),
+      `The oldest dispatch message has waited over ${thresholds.oldestMessageAgeSeconds} s while nothing was sent or other workspaces waited too (over ${thresholds.campaignBacklogAgeSeconds} s for one campaign's own backlog): delivery is stuck or behind.`,
+      dispatchQueueAge,
       thresholds.oldestMessageAgeSeconds,
       { evaluate: 2, breaching: 2 },
     );

@@ -10,7 +10,7 @@ const topic = () => Object.keys(template.findResources('AWS::SNS::Topic'))[0]!;
 const alarmNamed = (name: string) => {
   const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter((alarm) => alarm.Properties.AlarmName === `MessagingApi-dev-${name}`);
   expect(alarms).toHaveLength(1);
-  return alarms[0]!.Properties as Record<string, unknown> & { Metrics?: { Expression?: string; MetricStat?: { Metric: { MetricName: string } } }[] };
+  return alarms[0]!.Properties as Record<string, unknown> & { Metrics?: { Id?: string; Expression?: string; ReturnData?: boolean; MetricStat?: { Metric: { MetricName: string } } }[] };
 };
 
 describe('business metrics', () => {
@@ -64,15 +64,18 @@ describe('alarms', () => {
     });
   });
 
-  it('fire when the dispatch queue’s oldest message has waited ten minutes, twice running', () => {
+  it('fire when the dispatch queue’s oldest message has waited ten minutes, twice running, unless it is one campaign’s backlog that keeps going out', () => {
     const queue = logicalIdOf('AWS::SQS::Queue', /RedrivePolicy/);
-    expect(alarmNamed('dispatch-queue-age')).toMatchObject({
-      MetricName: 'ApproximateAgeOfOldestMessage',
-      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queue, 'QueueName'] } }],
-      Threshold: 600,
-      EvaluationPeriods: 2,
-      DatapointsToAlarm: 2,
-    });
+    const alarm = alarmNamed('dispatch-queue-age');
+    expect(alarm).toMatchObject({ Threshold: 600, EvaluationPeriods: 2, DatapointsToAlarm: 2 });
+    const byId = Object.fromEntries(alarm.Metrics!.map((metric) => [metric.Id, metric]));
+    expect(alarm.Metrics!.find((metric) => metric.ReturnData !== false)!.Expression).toBe(
+      `IF(FILL(quietAge, 0) > 600, age, IF(FILL(sent, 0) > 0, IF(age > ${thresholds.campaignBacklogAgeSeconds}, age, 0), age))`,
+    );
+    const queueDimension = [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queue, 'QueueName'] } }];
+    expect(byId.age!.MetricStat).toMatchObject({ Metric: { Namespace: 'AWS/SQS', MetricName: 'ApproximateAgeOfOldestMessage', Dimensions: queueDimension }, Stat: 'Maximum' });
+    expect(byId.quietAge!.MetricStat).toMatchObject({ Metric: { Namespace: 'AWS/SQS', MetricName: 'ApproximateAgeOfOldestMessageInQuietGroups', Dimensions: queueDimension }, Stat: 'Maximum' });
+    expect(byId.sent!.MetricStat).toMatchObject({ Metric: { MetricName: 'MessagesSent', Dimensions: [{ Name: 'service', Value: 'messaging-api' }] }, Stat: 'Sum' });
   });
 
   it('fire on a 5xx rate over 5% of the stage’s requests, once there are enough requests to tell', () => {
