@@ -17,6 +17,8 @@ export const metricNames = {
   webhookItemsSkipped: 'WebhookItemsSkipped',
   /** A WhatsApp webhook POST refused whole: a signature that does not match, or a body that is not Meta's envelope. */
   webhookRequestsRefused: 'WebhookRequestsRefused',
+  /** WhatsApp's `account_update` restricting, disabling or finding a policy violation on a business account (decision 142). */
+  accountRestricted: 'WhatsAppAccountRestricted',
   /** A delivery attempt held because WhatsApp refused the access token (error 190 and its kin). */
   deliveryHeld: 'DeliveriesHeld',
   /**

@@ -98,6 +98,8 @@ export const messageMetrics: MessageMetrics = {
 export interface WebhookMetrics {
   skipped(reason: WebhookSkipReason): void;
   refused(): void;
+  /** WhatsApp restricted, disabled or found a violation on a business account. */
+  accountRestricted(): void;
 }
 
 export const webhookMetrics: WebhookMetrics = {
@@ -106,6 +108,7 @@ export const webhookMetrics: WebhookMetrics = {
     countBy(metricNames.webhookItemsSkipped, SKIP_REASON_DIMENSION, reason);
   },
   refused: () => count(metricNames.webhookRequestsRefused),
+  accountRestricted: () => count(metricNames.accountRestricted),
 };
 
 /** What delivering webhook events to integrations records. */

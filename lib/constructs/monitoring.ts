@@ -80,6 +80,8 @@ export const thresholds = {
    * someone replaces it: page at once.
    */
   deliveriesHeld: 0,
+  /** WhatsApp restricting, disabling or finding a violation on a business account stops or limits its sends: page at once. */
+  accountsRestricted: 0,
   /** A message in the webhook DLQ is an event we failed to deliver for reasons of our own: always worth a look. */
   webhookDeadLetterMessages: 0,
   /**
@@ -247,6 +249,14 @@ export class Monitoring extends Construct {
       { evaluate: 1, breaching: 1 },
     );
     alarm(
+      'WhatsAppAccountRestricted',
+      'whatsapp-account-restricted',
+      'WhatsApp restricted, disabled or found a policy violation on a business account (its account_update webhook): some or all of its sends will fail until it is resolved.',
+      business(metricNames.accountRestricted),
+      thresholds.accountsRestricted,
+      { evaluate: 1, breaching: 1 },
+    );
+    alarm(
       'LambdaThrottles',
       'lambda-throttles',
       'Lambda throttled invocations in this account and region: concurrency ran out.',
@@ -338,7 +348,7 @@ export class Monitoring extends Construct {
     );
     this.dashboard.addWidgets(
       new GraphWidget({
-        title: 'Webhook items skipped, by reason; requests refused',
+        title: 'Webhook items skipped, by reason; requests refused; accounts restricted',
         width: wide,
         left: [
           new MathExpression({
@@ -347,7 +357,7 @@ export class Monitoring extends Construct {
             period: fiveMinutes,
           }),
         ],
-        right: [business(metricNames.webhookRequestsRefused)],
+        right: [business(metricNames.webhookRequestsRefused), business(metricNames.accountRestricted)],
       }),
     );
     this.dashboard.addWidgets(

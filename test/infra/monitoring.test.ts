@@ -22,7 +22,7 @@ describe('business metrics', () => {
 });
 
 describe('alarms', () => {
-  it('are exactly the thirteen the runbook explains, each notifying the alarm topic when it fires and when it clears', () => {
+  it('are exactly the fourteen the runbook explains, each notifying the alarm topic when it fires and when it clears', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((alarm) => alarm.Properties);
     expect(alarms.map((alarm) => alarm.AlarmName).sort()).toEqual(
       [
@@ -38,6 +38,7 @@ describe('alarms', () => {
         'webhook-endpoint-disabled',
         'webhook-endpoints-failing',
         'webhook-items-skipped',
+        'whatsapp-account-restricted',
         'whatsapp-token-refused',
       ].map((name) => `MessagingApi-dev-${name}`),
     );
@@ -101,6 +102,17 @@ describe('alarms', () => {
     for (const [id, name] of [['webhookRequests', count], ['webhookErrors', errors]] as const) {
       expect(byId[id]!.MetricStat!.Metric).toMatchObject({ Namespace: namespace, MetricName: name, Dimensions: [expect.objectContaining({ Name: dimension })] });
     }
+  });
+
+  it('fire on the first business account WhatsApp restricts, disables or finds in violation', () => {
+    expect(alarmNamed('whatsapp-account-restricted')).toMatchObject({
+      Namespace: 'MessagingApi-dev',
+      MetricName: 'WhatsAppAccountRestricted',
+      Dimensions: [{ Name: 'service', Value: 'messaging-api' }],
+      Statistic: 'Sum',
+      Threshold: 0,
+      EvaluationPeriods: 1,
+    });
   });
 
   it('fire on errors of the deliver consumer', () => {

@@ -47,6 +47,8 @@ interface Fixture {
     conversation?: Contact & { fields: Record<string, unknown> };
     history?: Contact & { count?: number; messages?: Record<string, unknown>[] };
     skipped?: Record<string, number>;
+    /** Business metrics the posts emitted, by name (the service dimension alone). */
+    metrics?: Record<string, number>;
   };
 }
 type Contact = { contact?: string; userId?: string };
@@ -154,6 +156,7 @@ async function play(fixture: Fixture, post: Post) {
     if (expected.history.count !== undefined) expect(items).toHaveLength(expected.history.count);
     if (expected.history.messages) expect(items.slice(0, expected.history.messages.length)).toMatchObject(expected.history.messages);
   }
+  for (const [name, count] of Object.entries(expected.metrics ?? {})) expect([name, capture.sum(name, { service: 'messaging-api' })]).toEqual([name, count]);
   const skipped = Object.entries(expected.skipped ?? {});
   // The total (service dimension alone), then each reason on its own line.
   expect(capture.sum(metricNames.webhookItemsSkipped, { service: 'messaging-api' })).toBe(skipped.reduce((sum, [, count]) => sum + count, 0));

@@ -6,12 +6,14 @@ import { recordInboundMessage, recordReaction } from '../conversations/inbound-m
 import type { Dispatch } from '../messages/dispatch';
 import { getDispatchById, type StatusMove } from '../messages/dispatch-repository';
 import {
+  readAccountUpdate,
   readContact,
   readMessage,
   readMessagesChange,
   readPreference,
   readPreferencesChange,
   readStatus,
+  type AccountUpdate,
   type MessagesChange,
   type PreferencesChange,
   type Pricing,
@@ -23,6 +25,7 @@ import {
 import { applyMarketingPreference, optOutFromFailure, optOutFromReply } from '../workspaces/marketing-opt-out-changes';
 import { applyTemplateWebhook } from '../templates/template-webhook';
 import { currentNumberOwner, lookUpNumberOwner } from '../workspaces/number-owner-lookup';
+import { workspaceOfBusinessAccount } from '../workspaces/workspace-binding';
 import { applyPricing, applyReadReceipt, applyStatus } from './dispatch-status';
 import { findProviderMessage } from './provider-message';
 import { noteReport } from './report-evidence';
@@ -81,6 +84,12 @@ export async function applyProviderReports(envelope: WebhookEnvelope, store: Sto
           const change = readPreferencesChange(value);
           if (change.ok) await applyPreferencesChange(change.value, summary, skip, store);
           else skip(change.reason, { field, detail: change.detail });
+          break;
+        }
+        case 'account_update': {
+          const update = readAccountUpdate(value);
+          if (update.ok) await noteAccountUpdate(entry.id, update.value, store);
+          else skip(update.reason, { field, detail: update.detail });
           break;
         }
         // Template changes name the WhatsApp Business Account (entry.id), not a number.
@@ -169,6 +178,23 @@ async function applyPreferencesChange(change: PreferencesChange, summary: Report
     const preference = readPreference(raw);
     if (!preference.ok) skip(preference.reason, { phoneNumberId, detail: preference.detail });
     else if (await applyMarketingPreference({ workspaceId, ...preference.value }, store)) summary.preferences += 1;
+  }
+}
+
+/**
+ * WhatsApp's word on a business account, for the operators (decision 142): nothing here changes,
+ * but one that restricts, disables or finds a violation on the account is a WARN line and the
+ * `WhatsAppAccountRestricted` metric, which pages; any other is an INFO line. Each names the
+ * workspace bound to the account, when one is.
+ */
+async function noteAccountUpdate(businessAccountId: string | undefined, update: AccountUpdate, store: Store): Promise<void> {
+  const workspaceId = businessAccountId ? await workspaceOfBusinessAccount(businessAccountId, store) : undefined;
+  const line = { businessAccountId: businessAccountId ?? null, workspaceId: workspaceId ?? null, ...update };
+  if (update.restricting) {
+    webhookMetrics.accountRestricted();
+    logger.warn('WhatsApp restricted the business account', line);
+  } else {
+    logger.info('WhatsApp account update', line);
   }
 }
 

@@ -324,6 +324,48 @@ export function readPreference(raw: unknown): Read<MarketingPreference> {
   return { ok: true, value: { phone: wa_id, preference: value, occurredAt: timestamp } };
 }
 
+// ---- the `account_update` field: WhatsApp's word on the business account ---------------------------
+
+/**
+ * The updates that stop or limit what the account may send: a restriction (each with its type and
+ * end), a policy violation, a ban (or its lifting: `DISABLED_UPDATE` carries the ban's state).
+ */
+const RESTRICTING_EVENTS = new Set(['ACCOUNT_RESTRICTION', 'ACCOUNT_VIOLATION', 'DISABLED_UPDATE']);
+
+const accountUpdateSchema = z.object({
+  event: z.string().check(z.minLength(1)),
+  violation_info: z.optional(z.object({ violation_type: z.optional(z.string()) })),
+  ban_info: z.optional(z.object({ waba_ban_state: z.optional(z.string()), waba_ban_date: z.optional(z.string()) })),
+  restriction_info: z.optional(z.array(z.object({ restriction_type: z.string(), expiration: z.optional(z.string()) }))),
+});
+
+/** An `account_update` change, read for the operators: its event, whether it restricts the account, and what WhatsApp said of it. */
+export interface AccountUpdate {
+  event: string;
+  restricting: boolean;
+  violationType: string | null;
+  banState: string | null;
+  banDate: string | null;
+  restrictions: { type: string; expiration: string | null }[];
+}
+
+export function readAccountUpdate(value: Record<string, unknown>): Read<AccountUpdate> {
+  const parsed = accountUpdateSchema.safeParse(value);
+  if (!parsed.success) return skip('malformed_change', parsed.error);
+  const { event, violation_info, ban_info, restriction_info = [] } = parsed.data;
+  return {
+    ok: true,
+    value: {
+      event,
+      restricting: RESTRICTING_EVENTS.has(event),
+      violationType: violation_info?.violation_type ?? null,
+      banState: ban_info?.waba_ban_state ?? null,
+      banDate: ban_info?.waba_ban_date ?? null,
+      restrictions: restriction_info.map(({ restriction_type, expiration }) => ({ type: restriction_type, expiration: expiration ?? null })),
+    },
+  };
+}
+
 // ---- signing, and the sandbox's own reports ---------------------------------------------------------
 
 /** `X-Hub-Signature-256`: "sha256=" and the hex HMAC-SHA256 of the raw body with the app secret. */

@@ -1,0 +1,28 @@
+import { readAccountUpdate } from '../../../lambdas/domain/providers/whatsapp-webhook';
+
+/** `account_update` values as Meta's webhook reference describes them (decision 142). */
+describe('WhatsApp’s account_update, read for the operators', () => {
+  it('calls a restriction, a violation and a ban (or its lifting) restricting, with what WhatsApp said of each', () => {
+    expect(readAccountUpdate({ event: 'ACCOUNT_RESTRICTION', restriction_info: [{ restriction_type: 'RESTRICTED_ADD_PHONE_NUMBER_ACTION', expiration: '2026-01-08T00:00:00+0000' }, { restriction_type: 'RESTRICTED_BIZ_INITIATED_MESSAGING' }] })).toEqual({
+      ok: true,
+      value: {
+        event: 'ACCOUNT_RESTRICTION',
+        restricting: true,
+        violationType: null,
+        banState: null,
+        banDate: null,
+        restrictions: [
+          { type: 'RESTRICTED_ADD_PHONE_NUMBER_ACTION', expiration: '2026-01-08T00:00:00+0000' },
+          { type: 'RESTRICTED_BIZ_INITIATED_MESSAGING', expiration: null },
+        ],
+      },
+    });
+    expect(readAccountUpdate({ event: 'ACCOUNT_VIOLATION', violation_info: { violation_type: 'SCAM' } })).toMatchObject({ ok: true, value: { restricting: true, violationType: 'SCAM' } });
+    expect(readAccountUpdate({ event: 'DISABLED_UPDATE', ban_info: { waba_ban_state: 'DISABLE', waba_ban_date: '2026-01-01' } })).toMatchObject({ ok: true, value: { restricting: true, banState: 'DISABLE', banDate: '2026-01-01' } });
+  });
+
+  it('calls any other event an update to log, and a value without an event malformed', () => {
+    expect(readAccountUpdate({ event: 'BUSINESS_PRIMARY_LOCATION_COUNTRY_UPDATE', country: 'ID' })).toMatchObject({ ok: true, value: { event: 'BUSINESS_PRIMARY_LOCATION_COUNTRY_UPDATE', restricting: false } });
+    expect(readAccountUpdate({ restriction_info: [] })).toMatchObject({ ok: false, reason: 'malformed_change' });
+  });
+});
