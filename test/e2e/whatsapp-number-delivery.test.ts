@@ -1,5 +1,9 @@
+/**
+ * Delivery from a WhatsApp number over the local runtime, WhatsApp played by a Graph stub: the
+ * number's pace (decision 136) and a refusal that lasts minutes (decision 138).
+ */
 import { updateWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
-import { startGraphStub, type GraphStub } from '../support/graph-stub';
+import { readWhatsAppTemplateFixture, startGraphStub, type GraphStub } from '../support/graph-stub';
 import { call, SECOND, SECOND_SEED, startTestRuntime, waitForStatus } from '../support/local-runtime';
 
 const KEY = SECOND.fullKey;
@@ -7,13 +11,18 @@ let runtime: Awaited<ReturnType<typeof startTestRuntime>>;
 let graph: GraphStub;
 /** When each provider call reached the Graph stub (epoch ms). */
 const arrivals: number[] = [];
+/** A recipient whose first message WhatsApp refuses while the number is in maintenance (131057). */
+const IN_MAINTENANCE = '+6281234565057';
+/** When each call for that recipient reached the stub (epoch ms). */
+const maintenanceCalls: number[] = [];
 const graphBaseUrl = process.env.GRAPH_API_BASE_URL;
 
 beforeAll(async () => {
   // Meta's answer to an accepted template message (Cloud API, POST /{phone-number-id}/messages).
   graph = await startGraphStub((request) => {
-    arrivals.push(Date.now());
     const { to } = request.body as { to: string };
+    if (to.replace('+', '') === IN_MAINTENANCE.replace('+', '') && maintenanceCalls.push(Date.now()) === 1) return { status: 500, body: readWhatsAppTemplateFixture('error-131057.json') };
+    arrivals.push(Date.now());
     return { status: 200, body: { messaging_product: 'whatsapp', contacts: [{ input: to, wa_id: to.replace('+', '') }], messages: [{ id: `wamid.HBgLNjI4MTIzNDU2Nzg5MBUCABEYEj${arrivals.length}` }] } };
   });
   // Read when the runtime loads its handlers.
@@ -47,5 +56,19 @@ describe('a WhatsApp number’s pace, over HTTP (decision 136)', () => {
     expect(graph.received.map((request) => (request.body as { biz_opaque_callback_data: string }).biz_opaque_callback_data).sort()).toEqual([...ids].sort());
     // Six at two a second take three seconds at least; sent unpaced they take a fraction of one.
     expect(new Set(arrivals.map((at) => Math.floor(at / 1000))).size).toBeGreaterThanOrEqual(3);
+  }, 30_000);
+});
+
+describe('a refusal that lasts minutes, over HTTP (decision 138)', () => {
+  it('retries a message refused while the number is in maintenance (131057) after 4 s, not 2, and sends it once', async () => {
+    const { status, body } = await call(runtime.url, 'POST', '/v1/messages', {
+      apiKey: KEY,
+      body: { channel: 'whatsapp', to: IN_MAINTENANCE, content: { type: 'template', templateId: SECOND.templateId, variables: { name: 'Sari' } } },
+    });
+    expect(status).toBe(202);
+    expect(await waitForStatus(runtime.url, KEY, body.dispatchId as string, ['sent', 'failed', 'unknown'])).toMatchObject({ status: 'sent', failureCode: null });
+    // Refused once, then taken: two calls, the second after the long back-off's first 4 s (a short one waits 2).
+    expect(maintenanceCalls).toHaveLength(2);
+    expect(maintenanceCalls[1]! - maintenanceCalls[0]!).toBeGreaterThanOrEqual(4_000);
   }, 30_000);
 });
