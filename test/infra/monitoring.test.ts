@@ -104,17 +104,6 @@ describe('alarms', () => {
     }
   });
 
-  it('fire on the first business account WhatsApp restricts, disables or finds in violation', () => {
-    expect(alarmNamed('whatsapp-account-restricted')).toMatchObject({
-      Namespace: 'MessagingApi-dev',
-      MetricName: 'WhatsAppAccountRestricted',
-      Dimensions: [{ Name: 'service', Value: 'messaging-api' }],
-      Statistic: 'Sum',
-      Threshold: 0,
-      EvaluationPeriods: 1,
-    });
-  });
-
   it('fire on errors of the deliver consumer', () => {
     const deliver = logicalIdOf('AWS::Lambda::Function', /Delivers queued/);
     expect(alarmNamed('deliver-errors')).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: [{ Name: 'FunctionName', Value: { Ref: deliver } }], Threshold: 0 });
@@ -133,10 +122,13 @@ describe('alarms', () => {
     });
   });
 
-  it('fire on the first delivery held because WhatsApp refused the access token', () => {
-    expect(alarmNamed('whatsapp-token-refused')).toMatchObject({
+  it.each([
+    ['whatsapp-token-refused', 'DeliveriesHeld', 'a delivery held because WhatsApp refused the access token'],
+    ['whatsapp-account-restricted', 'WhatsAppAccountRestricted', 'a business account WhatsApp restricts, disables or finds in violation'],
+  ])('%s: fire on the first %s (%s)', (name, metricName) => {
+    expect(alarmNamed(name)).toMatchObject({
       Namespace: 'MessagingApi-dev',
-      MetricName: 'DeliveriesHeld',
+      MetricName: metricName,
       Dimensions: [{ Name: 'service', Value: 'messaging-api' }],
       Statistic: 'Sum',
       Threshold: 0,
