@@ -144,6 +144,42 @@ describe('the admin CLI against the local runtime', () => {
     }
   }, 60_000);
 
+  it('lists a synced carousel as UNSUPPORTED and answers its send 422; checks an offer’s values by their type (decision 143)', async () => {
+    const graph = await startGraphStub(templatePages('102290129340399', [readWhatsAppTemplateFixture('formats-page.json')]));
+    try {
+      await admin('workspace', 'create', '--id', 'ws-offers', '--name', 'Offers', '--rupiah-per-credit', '150', '--provider', 'whatsapp', '--whatsapp-business-account-id', '102290129340399');
+      const key = (await admin('key', 'create', '--workspace', 'ws-offers', '--name', 'ci', '--scopes', 'templates:read,messages:send')).stdout.trim();
+      await runAdmin(runtime, ['templates', 'sync', '--workspace', 'ws-offers'], { GRAPH_API_BASE_URL: graph.baseUrl, WHATSAPP_ACCESS_TOKEN: 'token-1' });
+
+      const { body: list } = await call(runtime.url, 'GET', '/v1/message-templates', { apiKey: key });
+      const templates = list.items as { id: string; displayName: string; versions: { status: string; variableDefinitions: { name: string }[] }[] }[];
+      expect(templates.map((t) => [t.displayName, t.versions.map((v) => v.status)]).sort()).toEqual([
+        ['intro_catalog_offer (en_US)', ['UNSUPPORTED']],
+        ['limited_time_offer_caribbean_pkg_2023 (en_US)', ['READY']],
+        ['sign_up_flow (en_US)', ['READY']],
+        ['summer_succulents_carousel (en_US)', ['UNSUPPORTED']],
+      ]);
+
+      const byName = (name: string) => templates.find((t) => t.displayName.startsWith(name))!;
+      const send = (templateId: string, variables: Record<string, string>) =>
+        call(runtime.url, 'POST', '/v1/messages', { apiKey: key, body: { channel: 'whatsapp', to: '081234567890', content: { type: 'template', templateId, variables } } });
+      const carousel = await send(byName('summer_succulents_carousel').id, { '1': 'Pablo', '2': '30%', '3': '30OFF' });
+      expect([carousel.status, carousel.body.error, carousel.body.message]).toEqual([
+        422,
+        'template_not_ready',
+        `content.templateId: template ${byName('summer_succulents_carousel').id} has parts this API cannot send (CAROUSEL), so WhatsApp would refuse every message`,
+      ]);
+      const offer = byName('limited_time_offer_caribbean_pkg_2023');
+      expect(offer.versions[0]!.variableDefinitions.map((v) => v.name)).toContain('offer_expiration_time_ms');
+      const variables = { '1': 'Pablo', '2': 'CARIBE25', header_image: 'https://example.com/c.png', offer_expiration_time_ms: '1893456000000', button_0: 'CARIBE25', button_1: 'n3mtql' };
+      const late = await send(offer.id, { ...variables, offer_expiration_time_ms: 'next week' });
+      // Refused before anything is written; an accepted offer would go to WhatsApp itself (the integration tests send one to a stub).
+      expect([late.status, late.body.error, late.body.message]).toEqual([422, 'validation_failed', 'content.variables: offer_expiration_time_ms: must be Unix time in milliseconds (digits)']);
+    } finally {
+      await graph.close();
+    }
+  }, 60_000);
+
   it('refuses a key for a workspace that does not exist, with a one-line message and exit code 2', async () => {
     await expect(admin('key', 'create', '--workspace', 'ws-none', '--name', 'x', '--scopes', 'messages:read')).rejects.toMatchObject({
       code: 2,

@@ -221,6 +221,98 @@ describe('sends of synced templates', () => {
   });
 });
 
+describe('templates with parts a send cannot fill, and limited-time offers (decision 143)', () => {
+  const formats = () => (graph.answer = templatePages(WABA, [readWhatsAppTemplateFixture('formats-page.json')]));
+  const offerVariables = { '1': 'Pablo', '2': 'CARIBE25', header_image: 'https://example.com/caribbean.png', offer_expiration_time_ms: '1893456000000', button_0: 'CARIBE25', button_1: 'n3mtql' };
+
+  it('marks a carousel’s and a catalog’s versions UNSUPPORTED, and reads an offer’s end and a Flow button as sendable', async () => {
+    const ws = await workspace();
+    formats();
+    expect(await syncTemplates(ws, syncDeps())).toEqual({ read: 4, created: 4, newVersions: 0, updated: 0, unchanged: 0, skipped: 0 });
+    const version = async (name: string) => (await templateOf(ws, name, 'en_US')).versions;
+    expect(await version('summer_succulents_carousel')).toEqual([expect.objectContaining({ version: 1, status: 'UNSUPPORTED', unsupportedParts: ['CAROUSEL'] })]);
+    expect(await version('intro_catalog_offer')).toEqual([expect.objectContaining({ version: 1, status: 'UNSUPPORTED', unsupportedParts: ['CATALOG button'] })]);
+    expect((await version('intro_catalog_offer'))[0]!.readyAt).toBeUndefined();
+    const [offer] = await version('limited_time_offer_caribbean_pkg_2023');
+    expect(offer).toMatchObject({ status: 'READY', readyAt: expect.any(String) });
+    expect(offer!.unsupportedParts).toBeUndefined();
+    expect(offer!.variableDefinitions.map(({ name, type, required }) => `${name}:${type}:${required}`)).toEqual([
+      '1:text:true',
+      '2:text:true',
+      'header_image:image:true',
+      'offer_expiration_time_ms:timestamp_ms:true',
+      'button_0:coupon_code:true',
+      'button_1:url_suffix:true',
+    ]);
+    expect(await version('sign_up_flow')).toEqual([expect.objectContaining({ status: 'READY', variableDefinitions: [{ name: '1', type: 'text', required: true }] })]);
+  });
+
+  it('keeps a carousel UNSUPPORTED when Meta’s approval comes by webhook after review', async () => {
+    const ws = await workspace();
+    const page = readWhatsAppTemplateFixture<{ data: { name: string; status: string }[] }>('formats-page.json');
+    page.data.find((t) => t.name === 'summer_succulents_carousel')!.status = 'PENDING';
+    graph.answer = templatePages(WABA, [page]);
+    await syncTemplates(ws, syncDeps());
+    expect((await templateOf(ws, 'summer_succulents_carousel', 'en_US')).versions.map((v) => v.status)).toEqual(['PENDING']);
+
+    const approval = readWhatsAppTemplateFixture<{ entry: { changes: { value: Record<string, unknown> }[] }[] }>('status-update-reinstated.json');
+    Object.assign(approval.entry[0]!.changes[0]!.value, { event: 'APPROVED', message_template_name: 'summer_succulents_carousel', message_template_language: 'en_US' });
+    await applyProviderReports(webhookEnvelopeSchema.parse(approval), env.table);
+    const approved = await templateOf(ws, 'summer_succulents_carousel', 'en_US');
+    expect([approved.status, approved.versions.map((v) => [v.status, v.readyAt])]).toEqual(['APPROVED', [['UNSUPPORTED', undefined]]]);
+  });
+
+  it('answers a send of a carousel 422 template_not_ready naming the part, and writes and queues nothing', async () => {
+    const ws = await workspace();
+    formats();
+    await syncTemplates(ws, syncDeps());
+    const carousel = await templateOf(ws, 'summer_succulents_carousel', 'en_US');
+    const refused = await rejection(send(command(ws, carousel.id, { '1': 'Pablo', '2': '30%', '3': '30OFF' })));
+    expect(refused).toMatchObject({ status: 422, code: 'template_not_ready', message: `content.templateId: template ${carousel.id} has parts this API cannot send (CAROUSEL), so WhatsApp would refuse every message` });
+    expect(await env.queues.receiveAll()).toEqual([]);
+  });
+
+  it('sends an offer’s end as WhatsApp’s limited_time_offer component, between the body and the buttons', async () => {
+    const ws = await workspace();
+    formats();
+    await syncTemplates(ws, syncDeps());
+    const offer = await templateOf(ws, 'limited_time_offer_caribbean_pkg_2023', 'en_US');
+    const { dispatchId } = await send(command(ws, offer.id, offerVariables));
+
+    graph.received.length = 0;
+    graph.answer = () => ({ status: 200, body: { messaging_product: 'whatsapp', messages: [{ id: 'wamid.offer' }] } });
+    const provider = whatsAppCloudProvider({ baseUrl: graph.baseUrl, timeoutMs: 2_000, credentials: () => Promise.resolve({ accessToken: 'token-1', appSecret: 's', verifyToken: 'v' }) });
+    expect(await deliverQueuedDispatch({ dispatchId, workspaceId: ws, receiveCount: 1, maxReceives: 5 }, { providerFor: () => provider, store: env.table })).toEqual({ outcome: 'sent' });
+    expect((graph.received[0]!.body as { template: unknown }).template).toEqual({
+      name: 'limited_time_offer_caribbean_pkg_2023',
+      language: { code: 'en_US' },
+      components: [
+        { type: 'header', parameters: [{ type: 'image', image: { link: 'https://example.com/caribbean.png' } }] },
+        { type: 'body', parameters: [{ type: 'text', text: 'Pablo' }, { type: 'text', text: 'CARIBE25' }] },
+        { type: 'limited_time_offer', parameters: [{ type: 'limited_time_offer', limited_time_offer: { expiration_time_ms: 1893456000000 } }] },
+        { type: 'button', sub_type: 'copy_code', index: 0, parameters: [{ type: 'coupon_code', coupon_code: 'CARIBE25' }] },
+        { type: 'button', sub_type: 'url', index: 1, parameters: [{ type: 'text', text: 'n3mtql' }] },
+      ],
+    });
+  });
+
+  it('refuses values WhatsApp would refuse for their type, 422 validation_failed naming each, before anything is written', async () => {
+    const ws = await workspace();
+    formats();
+    await syncTemplates(ws, syncDeps());
+    const offer = await templateOf(ws, 'limited_time_offer_caribbean_pkg_2023', 'en_US');
+    const refused = await rejection(send(command(ws, offer.id, { ...offerVariables, header_image: 'caribbean.png', offer_expiration_time_ms: '2030-01-01' })));
+    expect(refused).toMatchObject({
+      status: 422,
+      code: 'validation_failed',
+      message: 'content.variables: header_image: must be an http or https link to the image; offer_expiration_time_ms: must be Unix time in milliseconds (digits)',
+    });
+    expect(await env.queues.receiveAll()).toEqual([]);
+    const preview = rejection(previewTemplateVersion(ws, offer.versions[0]!.id, Object.entries({ ...offerVariables, header_image: 'ftp://example.com/c.png' }).map(([name, value]) => ({ name, value })), env.table));
+    expect(await preview).toMatchObject({ code: 'validation_failed', message: 'variables: header_image: must be an http or https link to the image' });
+  });
+});
+
 describe('template webhooks, applied at once through the webhook router', () => {
   it('pauses a template (sends answer template_not_ready) and reinstates it', async () => {
     const ws = await workspace();

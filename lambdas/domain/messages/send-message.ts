@@ -6,7 +6,7 @@ import type { QueueTarget } from '../../shared/queue';
 import type { Store } from '../../shared/store';
 import { toE164 } from '../phones/phone-number';
 import { isListable, isOnHold, type Template, type TemplateVersion } from '../templates/template';
-import { lookUpTemplate, sendableVersion } from '../templates/template-lookup';
+import { lookUpTemplate, sendableVersion, unsendableParts } from '../templates/template-lookup';
 import { checkVariables } from '../templates/render';
 import { getMarketingOptOut } from '../workspaces/marketing-opt-out';
 import { lookUpWorkspace } from '../workspaces/workspace-lookup';
@@ -108,11 +108,16 @@ async function templateToSend(command: SendTemplateMessage, store: Store): Promi
   if (!template || !isListable(template)) {
     throw new ValidationError(`content.templateId: template ${command.templateId} does not exist or is not approved in this workspace`, 'template_not_found');
   }
+  const unsendable = unsendableParts(template);
+  if (unsendable) {
+    throw new ValidationError(`content.templateId: template ${template.id} has parts this API cannot send (${unsendable.join(', ')}), so WhatsApp would refuse every message`, 'template_not_ready');
+  }
   const version = sendableVersion(template);
   if (!version) throw new ValidationError(`content.templateId: template ${template.id} has no READY version`, 'template_not_ready');
 
-  const { missing, unknown } = checkVariables(version, new Map(Object.entries(command.variables)));
+  const { missing, unknown, malformed } = checkVariables(version, new Map(Object.entries(command.variables)));
   if (missing.length) throw new ValidationError(`content.variables: missing required variables: ${missing.join(', ')}`, 'missing_variables');
   if (unknown.length) throw new ValidationError(`content.variables: not defined by template ${template.id}: ${unknown.join(', ')}`);
+  if (malformed.length) throw new ValidationError(`content.variables: ${malformed.join('; ')}`);
   return { template, version };
 }

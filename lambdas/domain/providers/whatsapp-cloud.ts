@@ -77,8 +77,8 @@ export function whatsAppCloudProvider(options: WhatsAppCloudOptions): Provider {
 }
 
 /**
- * The send request's `template.components`: header, body and button parameters, in WhatsApp's
- * shapes (named templates name each body and header parameter).
+ * The send request's `template.components`: header, body, limited-time offer and button
+ * parameters, in WhatsApp's shapes (named templates name each body and header parameter).
  */
 function templateComponents(message: ProviderMessage): Record<string, unknown>[] {
   const names = message.bodyParameterNames;
@@ -86,6 +86,9 @@ function templateComponents(message: ProviderMessage): Record<string, unknown>[]
   return [
     ...(message.header ? [{ type: 'header', parameters: [headerParameter(message.header)] }] : []),
     ...(body.length ? [{ type: 'body', parameters: body }] : []),
+    ...(message.offerExpirationTimeMs !== undefined
+      ? [{ type: 'limited_time_offer', parameters: [{ type: 'limited_time_offer', limited_time_offer: { expiration_time_ms: message.offerExpirationTimeMs } }] }]
+      : []),
     ...(message.buttons ?? []).map(({ index, subType, value }) => ({ type: 'button', sub_type: subType, index, parameters: [buttonParameter(subType, value)] })),
   ];
 }

@@ -19,6 +19,8 @@ const componentSchema = z.looseObject({
   format: z.optional(z.string()),
   text: z.optional(z.string()),
   buttons: z.optional(z.array(buttonSchema)),
+  /** LIMITED_TIME_OFFER: with an expiration, a send gives the offer's end. */
+  limited_time_offer: z.optional(z.looseObject({ has_expiration: z.optional(z.boolean()) })),
 });
 
 export const graphTemplateSchema = z.looseObject({

@@ -45,8 +45,9 @@ export async function previewTemplateVersion(
     if (values.has(name)) throw new ValidationError(`variables: "${name}" is given more than once`);
     values.set(name, value);
   }
-  const { missing, unknown } = checkVariables(found.version, values);
+  const { missing, unknown, malformed } = checkVariables(found.version, values);
   if (unknown.length) throw new ValidationError(`variables: not defined by this template version: ${unknown.join(', ')}`);
   if (missing.length) throw new ValidationError(`variables: missing required variables: ${missing.join(', ')}`, 'missing_variables');
+  if (malformed.length) throw new ValidationError(`variables: ${malformed.join('; ')}`);
   return { templateVersionId: versionId, preview: renderBody(found.version.body, values) };
 }

@@ -7,14 +7,40 @@ export const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g;
 export interface VariableCheck {
   missing: string[];
   unknown: string[];
+  /** `name: what it must be`, for each given value WhatsApp would refuse for its variable's type. */
+  malformed: string[];
 }
 
-/** Which required variables are missing and which given names the version does not define. */
-export function checkVariables(version: Pick<TemplateVersion, 'variableDefinitions'>, given: ReadonlyMap<string, string>): VariableCheck {
+const isWebLink = (value: string) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol);
+
+/**
+ * The shape WhatsApp takes for the variable types that have one: a header's media is fetched from
+ * its link, a location's coordinates are numbers, an offer's end is Unix time in milliseconds.
+ * A value of another shape fails the message at WhatsApp, after the send was accepted (decision 143).
+ */
+const VALUE_SHAPES: Readonly<Record<string, { fits: (value: string) => boolean; expected: string }>> = {
+  image: { fits: isWebLink, expected: 'an http or https link to the image' },
+  video: { fits: isWebLink, expected: 'an http or https link to the video' },
+  document: { fits: isWebLink, expected: 'an http or https link to the document' },
+  number: { fits: (value) => /^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(value), expected: 'a decimal number' },
+  timestamp_ms: { fits: (value) => /^[1-9]\d{0,14}$/.test(value), expected: 'Unix time in milliseconds (digits)' },
+};
+
+/**
+ * Which required variables are missing, which given names the version does not define, and which
+ * values do not fit their type. Only a synced version's types go into WhatsApp's components; an
+ * imported version's are descriptions, and its values all go into the body as text.
+ */
+export function checkVariables(version: Pick<TemplateVersion, 'variableDefinitions' | 'components'>, given: ReadonlyMap<string, string>): VariableCheck {
   const defined = new Set(version.variableDefinitions.map((definition) => definition.name));
   return {
     missing: version.variableDefinitions.filter((definition) => definition.required && !given.has(definition.name)).map((definition) => definition.name),
     unknown: [...given.keys()].filter((name) => !defined.has(name)),
+    malformed: version.variableDefinitions.flatMap(({ name, type }) => {
+      const value = given.get(name);
+      const shape = version.components && VALUE_SHAPES[type];
+      return value !== undefined && shape && !shape.fits(value) ? [`${name}: must be ${shape.expected}`] : [];
+    }),
   };
 }
 
@@ -41,9 +67,11 @@ export function templateParameters(version: Pick<TemplateVersion, 'body' | 'comp
     const value = values.get(variable);
     return value === undefined ? [] : [{ index, subType, value }];
   });
+  const offerEnd = components.limitedTimeOffer && values.get(components.limitedTimeOffer.variable);
   return {
     ...(components.parameterFormat === 'NAMED' ? { bodyParameterNames: [...version.body.matchAll(PLACEHOLDER)].map((match) => match[1]!) } : {}),
     ...(header ? { header } : {}),
+    ...(offerEnd ? { offerExpirationTimeMs: Number(offerEnd) } : {}),
     ...(buttons.length ? { buttons } : {}),
   };
 }

@@ -50,14 +50,27 @@ export function templateStatusOf(metaStatus: string): string | undefined {
   }
 }
 
-/** A version's status for the content Meta holds now: its review's outcome. */
-export const versionStatusOf = (templateStatus: string): string =>
-  templateStatus === 'PENDING' || templateStatus === 'REJECTED' ? templateStatus : 'READY';
+/**
+ * A version's status for the content Meta holds now: its review's outcome, and UNSUPPORTED for
+ * approved content with parts a send cannot fill (decision 143).
+ */
+export function versionStatusOf(templateStatus: string, content: Pick<TemplateVersion, 'unsupportedParts'>): string {
+  if (templateStatus === 'PENDING' || templateStatus === 'REJECTED') return templateStatus;
+  return content.unsupportedParts?.length ? 'UNSUPPORTED' : 'READY';
+}
+
+/** Whether two readings of the same Meta content give the same variables and parts (key order aside). */
+export const sameReading = (a: Omit<SyncedContent, 'contentDigest'>, b: Omit<SyncedContent, 'contentDigest'>): boolean =>
+  digest(readingOf(a)) === digest(readingOf(b));
+const readingOf = ({ variableDefinitions, components, unsupportedParts }: Omit<SyncedContent, 'contentDigest'>) => ({ variableDefinitions, components, unsupportedParts });
 
 export const isTemplateCategory = (value: string): value is TemplateCategory => (templateCategories as readonly string[]).includes(value);
 
 /** What a version is made of, from Meta's components. */
-export type SyncedContent = Pick<TemplateVersion, 'body' | 'variableDefinitions' | 'components'> & { contentDigest: string };
+export type SyncedContent = Pick<TemplateVersion, 'body' | 'variableDefinitions' | 'components' | 'unsupportedParts'> & { contentDigest: string };
+
+/** The variable a limited-time offer's expiry is sent in (Unix time in milliseconds). */
+export const OFFER_EXPIRATION_VARIABLE = 'offer_expiration_time_ms';
 
 /** Meta's template as version content; undefined for a template without a body (nothing to send). */
 export function syncedContent(template: Pick<GraphTemplate, 'parameter_format' | 'components'>): SyncedContent | undefined {
@@ -68,15 +81,51 @@ export function syncedContent(template: Pick<GraphTemplate, 'parameter_format' |
   const variables: TemplateVersion['variableDefinitions'] = placeholderNames(body).map((name) => ({ name, type: 'text', required: true }));
   const header = headerBinding(component('HEADER'));
   if (header) variables.push(...header.variables);
+  const offer = component('LIMITED_TIME_OFFER')?.limited_time_offer?.has_expiration === true;
+  if (offer) variables.push({ name: OFFER_EXPIRATION_VARIABLE, type: 'timestamp_ms', required: true });
   const buttons = buttonBindings(component('BUTTONS'));
   variables.push(...buttons.map(({ variable, type, required }) => ({ name: variable, type, required })));
 
   const components: TemplateComponents = {
     parameterFormat: template.parameter_format,
     ...(header ? { header: header.binding } : {}),
+    ...(offer ? { limitedTimeOffer: { variable: OFFER_EXPIRATION_VARIABLE } } : {}),
     buttons: buttons.map(({ index, subType, variable }) => ({ index, subType, variable })),
   };
-  return { body, variableDefinitions: variables, components, contentDigest: digest({ parameterFormat: template.parameter_format, components: template.components }) };
+  const unsupported = unsupportedParts(template.components);
+  return {
+    body,
+    variableDefinitions: variables,
+    components,
+    ...(unsupported.length ? { unsupportedParts: unsupported } : {}),
+    contentDigest: digest({ parameterFormat: template.parameter_format, components: template.components }),
+  };
+}
+
+/**
+ * What a send takes values for, or needs nothing for: every part of Meta's templates this API can
+ * send. Any other part (a carousel's cards, a product header, a catalog or multi-product button,
+ * or one Meta adds later) needs values a send cannot give, so WhatsApp would refuse every message
+ * (decision 143).
+ */
+const SENDABLE_COMPONENTS = new Set(['HEADER', 'BODY', 'FOOTER', 'BUTTONS', 'LIMITED_TIME_OFFER']);
+const SENDABLE_HEADER_FORMATS = new Set(['TEXT', 'IMAGE', 'VIDEO', 'DOCUMENT', 'LOCATION']);
+/** Buttons that take a value (URL, OTP, COPY_CODE, QUICK_REPLY) or need none: a phone call, a call on WhatsApp, a Flow (its token is optional). */
+const SENDABLE_BUTTONS = new Set(['URL', 'OTP', 'COPY_CODE', 'QUICK_REPLY', 'PHONE_NUMBER', 'VOICE_CALL', 'FLOW']);
+
+/** The parts of Meta's template a send cannot fill, named as Meta names them: `CAROUSEL`, `HEADER PRODUCT`, `CATALOG button`. */
+function unsupportedParts(components: GraphTemplateComponent[]): string[] {
+  return [
+    ...new Set(
+      components.flatMap((component) => {
+        const type = component.type.toUpperCase();
+        if (!SENDABLE_COMPONENTS.has(type)) return [type];
+        const format = component.format?.toUpperCase();
+        if (type === 'HEADER' && format && !SENDABLE_HEADER_FORMATS.has(format)) return [`HEADER ${format}`];
+        return (component.buttons ?? []).map((button) => button.type.toUpperCase()).filter((button) => !SENDABLE_BUTTONS.has(button)).map((button) => `${button} button`);
+      }),
+    ),
+  ];
 }
 
 const placeholderNames = (text: string) => [...new Set([...text.matchAll(PLACEHOLDER)].map((match) => match[1]!))];

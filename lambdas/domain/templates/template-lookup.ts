@@ -16,4 +16,13 @@ export function sendableVersion(template: Template): TemplateVersion | undefined
   return template.versions.filter((version) => version.status === 'READY').sort((a, b) => b.version - a.version)[0];
 }
 
+/**
+ * The parts a send cannot fill, when the template's newest version has any (UNSUPPORTED): Meta
+ * holds only that content now, so an older READY version would be refused too (decision 143).
+ */
+export function unsendableParts(template: Template): string[] | undefined {
+  const newest = template.versions.reduce((a, b) => (b.version > a.version ? b : a));
+  return newest.status === 'UNSUPPORTED' ? (newest.unsupportedParts ?? []) : undefined;
+}
+
 export const clearTemplateCache = () => cache.clear();

@@ -12,6 +12,8 @@ export const templateParametersSchema = z.object({
       z.object({ type: z.enum(['image', 'video', 'document']), link: z.string() }),
       z.object({ type: z.literal('location'), latitude: z.string(), longitude: z.string(), name: z.optional(z.string()), address: z.optional(z.string()) }),
     ])),
+  /** A limited-time offer's end, Unix time in milliseconds. */
+  offerExpirationTimeMs: z.optional(z.int()),
   buttons: z.optional(z.array(z.object({ index: z.int(), subType: z.enum(['url', 'quick_reply', 'copy_code']), value: z.string() }))),
 });
 export type TemplateParameters = z.infer<typeof templateParametersSchema>;

@@ -5,7 +5,7 @@ import { readMessageTemplates, type GraphTemplate, type TemplateListOptions } fr
 import type { TemplateCategory, WorkspaceSettings } from '../workspaces/workspace';
 import { workspacesWithBusinessAccounts } from '../workspaces/workspace-binding';
 import { getWorkspace } from '../workspaces/workspace-repository';
-import { isTemplateCategory, syncedContent, syncedTemplateId, syncedVersionId, templateStatusOf, versionStatusOf, type SyncedContent } from './synced-template';
+import { isTemplateCategory, sameReading, syncedContent, syncedTemplateId, syncedVersionId, templateStatusOf, versionStatusOf, type SyncedContent } from './synced-template';
 import type { Template, TemplateVersion } from './template';
 import { getTemplate, saveTemplate } from './template-repository';
 import { outboxFor } from '../webhooks/event-gate';
@@ -90,6 +90,8 @@ async function upsertSyncedTemplate(
   const statusMoved = existing !== undefined && existing.status !== merged.template.status;
   const outbox = statusMoved ? await outboxFor(workspaceId, () => templateStatusEvent(merged.template, existing.status, now), store) : undefined;
   await saveTemplate(workspaceId, merged.template, store, { outbox });
+  const unsupported = content.unsupportedParts;
+  if (unsupported && status === 'APPROVED') logger.info('WhatsApp template has parts a send cannot fill; its sends are refused', { workspaceId, name: graph.name, language: graph.language, parts: unsupported });
   return merged.change;
 }
 
@@ -111,11 +113,17 @@ export function mergeSyncedTemplate(existing: Template | undefined, state: Synce
   const at = now.toISOString();
   const versions = existing?.versions ?? [];
   const versionId = syncedVersionId(state.id, state.content.contentDigest, state.category);
-  const versionStatus = versionStatusOf(state.status);
+  const versionStatus = versionStatusOf(state.status, state.content);
   const current = versions.find((version) => version.id === versionId);
+  // The same content read again as this release reads it: a part it has learnt to fill gets its variables.
+  const reread = current !== undefined && !sameReading(current, state.content);
 
   const next: TemplateVersion = current
-    ? { ...current, status: versionStatus, ...(versionStatus === 'READY' && !current.readyAt ? { readyAt: at } : {}) }
+    ? {
+        ...(reread ? { ...withoutReading(current), ...withoutDigest(state.content) } : current),
+        status: versionStatus,
+        ...(versionStatus === 'READY' && !current.readyAt ? { readyAt: at } : {}),
+      }
     : {
         id: versionId,
         version: Math.max(0, ...versions.map((version) => version.version)) + 1,
@@ -136,9 +144,12 @@ export function mergeSyncedTemplate(existing: Template | undefined, state: Synce
     category: state.category,
     versions: current ? versions.map((version) => (version.id === versionId ? next : version)) : [...versions, next],
   };
-  const change: SyncChange = !existing ? 'created' : !current ? 'new_version' : existing.status !== state.status || current.status !== next.status ? 'updated' : 'unchanged';
+  const change: SyncChange = !existing ? 'created' : !current ? 'new_version' : existing.status !== state.status || current.status !== next.status || reread ? 'updated' : 'unchanged';
   return { template, change };
 }
+
+const withoutReading = ({ variableDefinitions: _v, components: _c, unsupportedParts: _u, ...version }: TemplateVersion) => version;
+const withoutDigest = ({ contentDigest: _d, ...reading }: SyncedContent) => reading;
 
 /**
  * The deployed stack's scheduled sync: every workspace that names a WhatsApp Business Account.

@@ -4,8 +4,8 @@ import { logger } from '../../shared/logger';
 import type { Store } from '../../shared/store';
 import { workspaceOfBusinessAccount } from '../workspaces/workspace-binding';
 import { getWorkspace } from '../workspaces/workspace-repository';
-import { isTemplateCategory, syncedTemplateId, templateStatusOf } from './synced-template';
-import type { Template } from './template';
+import { isTemplateCategory, syncedTemplateId, templateStatusOf, versionStatusOf } from './synced-template';
+import type { Template, TemplateVersion } from './template';
 import { mergeSyncedTemplate } from './template-sync';
 import { getTemplate, saveTemplate } from './template-repository';
 import { outboxFor } from '../webhooks/event-gate';
@@ -74,9 +74,15 @@ function withStatus(template: Template, event: string, now: Date): Template | un
     ...template,
     status,
     versions: template.versions.map((version) =>
-      status === 'APPROVED' && version.version === newest && version.status === 'PENDING' ? { ...version, status: 'READY', readyAt: version.readyAt ?? now.toISOString() } : version,
+      status === 'APPROVED' && version.version === newest && version.status === 'PENDING' ? approved(version, now) : version,
     ),
   };
+}
+
+/** A version under review, approved: READY, or UNSUPPORTED when a send cannot fill it (decision 143). */
+function approved(version: TemplateVersion, now: Date): TemplateVersion {
+  const status = versionStatusOf('APPROVED', version);
+  return { ...version, status, ...(status === 'READY' ? { readyAt: version.readyAt ?? now.toISOString() } : {}) };
 }
 
 async function withCategory(template: Template, update: z.infer<typeof categoryUpdateSchema>, workspaceId: string, store: Store, now: Date): Promise<Template | undefined> {
@@ -92,7 +98,7 @@ async function withCategory(template: Template, update: z.infer<typeof categoryU
       graph: { id: template.providerTemplateId ?? '', name: template.providerName, language: template.language },
       status: template.status,
       category: update.new_category,
-      content: { body: newest.body, variableDefinitions: newest.variableDefinitions, components: newest.components, contentDigest: newest.contentDigest },
+      content: { body: newest.body, variableDefinitions: newest.variableDefinitions, components: newest.components, unsupportedParts: newest.unsupportedParts, contentDigest: newest.contentDigest },
       creditCostPerSend: workspace.settings.creditCostByCategory[update.new_category],
     },
     now,

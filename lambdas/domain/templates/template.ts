@@ -16,6 +16,8 @@ export const templateComponentsSchema = z.object({
   parameterFormat: z.enum(['POSITIONAL', 'NAMED']),
   /** The header's variables: TEXT its one placeholder, media its link, LOCATION latitude, longitude, name, address. */
   header: z.optional(z.object({ format: z.enum(['TEXT', 'IMAGE', 'VIDEO', 'DOCUMENT', 'LOCATION']), variables: z.array(z.string()).check(z.minLength(1), z.maxLength(4)), parameterName: z.optional(z.string()) })),
+  /** A limited-time offer with an expiration: the variable its end is sent in. */
+  limitedTimeOffer: z.optional(z.object({ variable: z.string() })),
   /** Buttons that take a parameter, by their position in the template. */
   buttons: z._default(z.array(z.object({ index: z.int().check(z.gte(0), z.lte(9)), subType: z.enum(['url', 'quick_reply', 'copy_code']), variable: z.string() })), []),
 });
@@ -36,6 +38,8 @@ export const templateVersionInputSchema = z.object({
   components: z.optional(templateComponentsSchema),
   /** Synced versions: a digest of Meta's components; with the category, what makes a version new. */
   contentDigest: z.optional(z.string()),
+  /** Synced versions whose content has parts a send cannot fill (status UNSUPPORTED, decision 143). */
+  unsupportedParts: z.optional(z.array(z.string())),
   /** Synced versions: Meta's category when the version was made; it set creditCostPerSend. */
   category: z.optional(z.enum(templateCategories)),
 });

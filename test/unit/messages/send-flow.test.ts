@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
@@ -7,7 +8,8 @@ import { handler } from '../../../lambdas/handlers/send-message';
 import { keys } from '../../../lambdas/shared/table';
 import { resetContainerCaches } from '../../../lib/testing';
 import { lambdaContext, parseResult, routeEvent } from '../../support/events';
-import { SEND_KEY, stubHealthySend, TEMPLATE_ID, validSend, WORKSPACE, workspace } from '../../support/send-fixtures';
+import { SEND_KEY, stubHealthySend, template, TEMPLATE_ID, validSend, WORKSPACE, workspace } from '../../support/send-fixtures';
+import type { Template } from '../../../lambdas/domain/templates/template';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const sqs = mockClient(SQSClient);
@@ -156,7 +158,47 @@ describe('POST /v1/messages, refused', () => {
     expect((await send(validSend({ to: '12' }))).body).toMatchObject({ error: 'validation_failed', message: 'to: "12" is not a valid phone number' });
     const unknown = await send(validSend({ content: { type: 'template', templateId: '00000000-0000-4000-8000-000000000000', variables: {} } }));
     expect([unknown.status, unknown.body.error]).toEqual([422, 'template_not_found']);
+    storedTemplate({ ...template, versions: [{ ...template.versions[0]!, status: 'PENDING' }] });
+    expect((await send()).body).toMatchObject({ error: 'template_not_ready', message: `content.templateId: template ${TEMPLATE_ID} has no READY version` });
     expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
     expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(0);
   });
+
+  it('refuses a template whose newest version has parts it cannot send, though an older one is READY (decision 143)', async () => {
+    const carousel = { ...template.versions[0]!, id: randomUUID(), version: 2, status: 'UNSUPPORTED', unsupportedParts: ['CAROUSEL', 'HEADER PRODUCT'] };
+    storedTemplate({ ...template, versions: [template.versions[0]!, carousel] });
+    const { status, body } = await send();
+    expect(status).toBe(422);
+    expect(body).toStrictEqual({
+      success: false,
+      error: 'template_not_ready',
+      message: `content.templateId: template ${TEMPLATE_ID} has parts this API cannot send (CAROUSEL, HEADER PRODUCT), so WhatsApp would refuse every message`,
+      requestId: expect.any(String),
+    });
+    expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(0);
+    expect(sqs.commandCalls(SendMessageCommand)).toHaveLength(0);
+  });
+
+  it('checks a synced version’s media link and location by their type; an imported version’s types describe only', async () => {
+    const located = {
+      ...template.versions[0]!,
+      variableDefinitions: [...template.versions[0]!.variableDefinitions, { name: 'header_latitude', type: 'number', required: true }, { name: 'header_longitude', type: 'number', required: true }],
+    };
+    const variables = { name: 'Budi', order: 'A-1', header_latitude: '-6,2', header_longitude: '106.8' };
+    storedTemplate({ ...template, versions: [{ ...located, components: { parameterFormat: 'POSITIONAL', header: { format: 'LOCATION', variables: ['header_latitude', 'header_longitude'] }, buttons: [] } }] });
+    expect((await send(validSend({ content: { type: 'template', templateId: TEMPLATE_ID, variables } }))).body).toMatchObject({
+      error: 'validation_failed',
+      message: 'content.variables: header_latitude: must be a decimal number',
+    });
+    expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(0);
+
+    resetContainerCaches();
+    storedTemplate({ ...template, versions: [located] });
+    expect((await send(validSend({ content: { type: 'template', templateId: TEMPLATE_ID, variables } }))).status).toBe(202);
+  });
 });
+
+/** The send fixture's template, as the table holds it now. */
+function storedTemplate(stored: Template) {
+  ddb.on(GetCommand, { TableName: TABLE, Key: keys.template(WORKSPACE, TEMPLATE_ID) }).resolves({ Item: { ...keys.template(WORKSPACE, TEMPLATE_ID), ...stored } });
+}

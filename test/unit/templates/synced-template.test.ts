@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { syncedContent, syncedTemplateId, templateStatusOf, versionStatusOf } from '../../../lambdas/domain/templates/synced-template';
+import { OFFER_EXPIRATION_VARIABLE, syncedContent, syncedTemplateId, templateStatusOf, versionStatusOf } from '../../../lambdas/domain/templates/synced-template';
+import { mergeSyncedTemplate } from '../../../lambdas/domain/templates/template-sync';
 import { DEFAULT_GRAPH_API_BASE_URL } from '../../../lambdas/shared/graph-api';
 import { uuidV5 } from '../../../lambdas/shared/stable-id';
 
@@ -21,8 +22,44 @@ describe('templates synced from WhatsApp', () => {
     expect(templateStatusOf(meta)).toBe(ours);
   });
 
-  it('gives a version the status of its review: READY once approved, even while paused', () => {
-    expect(['APPROVED', 'PAUSED', 'DISABLED', 'PENDING', 'REJECTED'].map(versionStatusOf)).toEqual(['READY', 'READY', 'READY', 'PENDING', 'REJECTED']);
+  it('gives a version the status of its review: READY once approved, even while paused; UNSUPPORTED with parts a send cannot fill', () => {
+    expect(['APPROVED', 'PAUSED', 'DISABLED', 'PENDING', 'REJECTED'].map((status) => versionStatusOf(status, {}))).toEqual(['READY', 'READY', 'READY', 'PENDING', 'REJECTED']);
+    expect(['APPROVED', 'PAUSED', 'PENDING', 'REJECTED'].map((status) => versionStatusOf(status, { unsupportedParts: ['CAROUSEL'] }))).toEqual(['UNSUPPORTED', 'UNSUPPORTED', 'PENDING', 'REJECTED']);
+  });
+
+  it.each([
+    ['a carousel', [{ type: 'CAROUSEL', cards: [] }], ['CAROUSEL']],
+    ['a product header (single-product template)', [{ type: 'HEADER', format: 'PRODUCT' }], ['HEADER PRODUCT']],
+    ['catalog and multi-product buttons', [{ type: 'BUTTONS', buttons: [{ type: 'CATALOG', text: 'View catalog' }, { type: 'MPM', text: 'View items' }] }], ['CATALOG button', 'MPM button']],
+    ['a part Meta adds later', [{ type: 'SOMETHING_NEW' }], ['SOMETHING_NEW']],
+    ['a footer, an offer without an end, and buttons that take no value', [{ type: 'FOOTER', text: 'x' }, { type: 'LIMITED_TIME_OFFER', limited_time_offer: { text: 'Hurry', has_expiration: false } }, { type: 'BUTTONS', buttons: [{ type: 'PHONE_NUMBER', text: 'Call' }, { type: 'VOICE_CALL', text: 'Call on WhatsApp' }, { type: 'FLOW', text: 'Sign up' }, { type: 'URL', text: 'Shop', url: 'https://example.com/shop' }] }], undefined],
+  ])('names %s as parts a send cannot fill', (_, parts, unsupported) => {
+    const content = syncedContent({ parameter_format: 'POSITIONAL', components: [{ type: 'BODY', text: 'Hi {{1}}' }, ...parts] });
+    expect(content!.unsupportedParts).toEqual(unsupported);
+    expect(content!.variableDefinitions).toEqual([{ name: '1', type: 'text', required: true }]);
+  });
+
+  it('reads an offer with an end as one more required variable, sent in limitedTimeOffer', () => {
+    const content = syncedContent({ parameter_format: 'POSITIONAL', components: [{ type: 'LIMITED_TIME_OFFER', limited_time_offer: { text: 'Hurry', has_expiration: true } }, { type: 'BODY', text: 'Hi {{1}}' }] });
+    expect(content!.variableDefinitions).toEqual([
+      { name: '1', type: 'text', required: true },
+      { name: OFFER_EXPIRATION_VARIABLE, type: 'timestamp_ms', required: true },
+    ]);
+    expect(content!.components).toEqual({ parameterFormat: 'POSITIONAL', limitedTimeOffer: { variable: 'offer_expiration_time_ms' }, buttons: [] });
+  });
+
+  it('reads a version it stored before again as this release reads it: an offer’s end becomes a variable, and the sync saves it', () => {
+    const graph = { id: '1054283442389574', name: 'offer', language: 'en_US' };
+    const content = syncedContent({ parameter_format: 'POSITIONAL', components: [{ type: 'LIMITED_TIME_OFFER', limited_time_offer: { has_expiration: true } }, { type: 'BODY', text: 'Hi {{1}}' }] })!;
+    const state = { id: syncedTemplateId('ws-a', 'offer', 'en_US'), graph, status: 'APPROVED', category: 'MARKETING' as const, content, creditCostPerSend: 2 };
+    const { template: fresh } = mergeSyncedTemplate(undefined, state, new Date('2026-11-01T00:00:00Z'));
+    // As an earlier release stored it: the body's variable only, no offer binding.
+    const earlier = { ...fresh, versions: [{ ...fresh.versions[0]!, variableDefinitions: [{ name: '1', type: 'text', required: true }], components: { parameterFormat: 'POSITIONAL' as const, buttons: [] } }] };
+
+    const again = mergeSyncedTemplate(earlier, state, new Date('2026-11-02T00:00:00Z'));
+    expect(again.change).toBe('updated');
+    expect(again.template).toEqual(fresh);
+    expect(mergeSyncedTemplate(fresh, state, new Date('2026-11-02T00:00:00Z')).change).toBe('unchanged');
   });
 
   it('ids a template by workspace, name and language, the same every time (UUID v5)', () => {
