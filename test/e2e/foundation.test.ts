@@ -144,7 +144,7 @@ describe('the admin CLI against the local runtime', () => {
     }
   }, 60_000);
 
-  it('lists a synced carousel as UNSUPPORTED and answers its send 422; checks an offer’s values by their type (decision 143)', async () => {
+  it('lists a synced catalog template as UNSUPPORTED and answers its send 422; checks an offer’s values by their type (decisions 143, 145)', async () => {
     const graph = await startGraphStub(templatePages('102290129340399', [readWhatsAppTemplateFixture('formats-page.json')]));
     try {
       await admin('workspace', 'create', '--id', 'ws-offers', '--name', 'Offers', '--rupiah-per-credit', '150', '--provider', 'whatsapp', '--whatsapp-business-account-id', '102290129340399');
@@ -157,17 +157,17 @@ describe('the admin CLI against the local runtime', () => {
         ['intro_catalog_offer (en_US)', ['UNSUPPORTED']],
         ['limited_time_offer_caribbean_pkg_2023 (en_US)', ['READY']],
         ['sign_up_flow (en_US)', ['READY']],
-        ['summer_succulents_carousel (en_US)', ['UNSUPPORTED']],
+        ['summer_succulents_carousel (en_US)', ['READY']],
       ]);
 
       const byName = (name: string) => templates.find((t) => t.displayName.startsWith(name))!;
       const send = (templateId: string, variables: Record<string, string>) =>
         call(runtime.url, 'POST', '/v1/messages', { apiKey: key, body: { channel: 'whatsapp', to: '081234567890', content: { type: 'template', templateId, variables } } });
-      const carousel = await send(byName('summer_succulents_carousel').id, { '1': 'Pablo', '2': '30%', '3': '30OFF' });
-      expect([carousel.status, carousel.body.error, carousel.body.message]).toEqual([
+      const catalog = await send(byName('intro_catalog_offer').id, { '1': '100', '2': '400', '3': '3' });
+      expect([catalog.status, catalog.body.error, catalog.body.message]).toEqual([
         422,
         'template_not_ready',
-        `content.templateId: template ${byName('summer_succulents_carousel').id} has parts this API cannot send (CAROUSEL), so WhatsApp would refuse every message`,
+        `content.templateId: template ${byName('intro_catalog_offer').id} has parts this API cannot send (CATALOG button), so WhatsApp would refuse every message`,
       ]);
       const offer = byName('limited_time_offer_caribbean_pkg_2023');
       expect(offer.versions[0]!.variableDefinitions.map((v) => v.name)).toContain('offer_expiration_time_ms');

@@ -221,16 +221,30 @@ describe('sends of synced templates', () => {
   });
 });
 
-describe('templates with parts a send cannot fill, and limited-time offers (decision 143)', () => {
+describe('templates with parts a send cannot fill, limited-time offers and carousels (decisions 143, 145)', () => {
   const formats = () => (graph.answer = templatePages(WABA, [readWhatsAppTemplateFixture('formats-page.json')]));
   const offerVariables = { '1': 'Pablo', '2': 'CARIBE25', header_image: 'https://example.com/caribbean.png', offer_expiration_time_ms: '1893456000000', button_0: 'CARIBE25', button_1: 'n3mtql' };
 
-  it('marks a carousel’s and a catalog’s versions UNSUPPORTED, and reads an offer’s end and a Flow button as sendable', async () => {
+  it('marks a catalog’s version UNSUPPORTED, and reads an offer’s end, a carousel’s cards and a Flow button as sendable', async () => {
     const ws = await workspace();
     formats();
     expect(await syncTemplates(ws, syncDeps())).toEqual({ read: 4, created: 4, newVersions: 0, updated: 0, unchanged: 0, skipped: 0 });
     const version = async (name: string) => (await templateOf(ws, name, 'en_US')).versions;
-    expect(await version('summer_succulents_carousel')).toEqual([expect.objectContaining({ version: 1, status: 'UNSUPPORTED', unsupportedParts: ['CAROUSEL'] })]);
+    const [carousel] = await version('summer_succulents_carousel');
+    expect(carousel).toMatchObject({ status: 'READY' });
+    expect(carousel!.variableDefinitions.map(({ name, type, required }) => `${name}:${type}:${required}`)).toEqual([
+      '1:text:true',
+      '2:text:true',
+      '3:text:true',
+      'card_0_header_image:image:true',
+      'card_0_1:text:true',
+      'card_0_button_0:payload:true',
+      'card_0_button_1:url_suffix:true',
+      'card_1_header_image:image:true',
+      'card_1_1:text:true',
+      'card_1_button_0:payload:true',
+      'card_1_button_1:url_suffix:true',
+    ]);
     expect(await version('intro_catalog_offer')).toEqual([expect.objectContaining({ version: 1, status: 'UNSUPPORTED', unsupportedParts: ['CATALOG button'] })]);
     expect((await version('intro_catalog_offer'))[0]!.readyAt).toBeUndefined();
     const [offer] = await version('limited_time_offer_caribbean_pkg_2023');
@@ -247,28 +261,28 @@ describe('templates with parts a send cannot fill, and limited-time offers (deci
     expect(await version('sign_up_flow')).toEqual([expect.objectContaining({ status: 'READY', variableDefinitions: [{ name: '1', type: 'text', required: true }] })]);
   });
 
-  it('keeps a carousel UNSUPPORTED when Meta’s approval comes by webhook after review', async () => {
+  it('keeps a catalog template UNSUPPORTED when Meta’s approval comes by webhook after review', async () => {
     const ws = await workspace();
     const page = readWhatsAppTemplateFixture<{ data: { name: string; status: string }[] }>('formats-page.json');
-    page.data.find((t) => t.name === 'summer_succulents_carousel')!.status = 'PENDING';
+    page.data.find((t) => t.name === 'intro_catalog_offer')!.status = 'PENDING';
     graph.answer = templatePages(WABA, [page]);
     await syncTemplates(ws, syncDeps());
-    expect((await templateOf(ws, 'summer_succulents_carousel', 'en_US')).versions.map((v) => v.status)).toEqual(['PENDING']);
+    expect((await templateOf(ws, 'intro_catalog_offer', 'en_US')).versions.map((v) => v.status)).toEqual(['PENDING']);
 
     const approval = readWhatsAppTemplateFixture<{ entry: { changes: { value: Record<string, unknown> }[] }[] }>('status-update-reinstated.json');
-    Object.assign(approval.entry[0]!.changes[0]!.value, { event: 'APPROVED', message_template_name: 'summer_succulents_carousel', message_template_language: 'en_US' });
+    Object.assign(approval.entry[0]!.changes[0]!.value, { event: 'APPROVED', message_template_name: 'intro_catalog_offer', message_template_language: 'en_US' });
     await applyProviderReports(webhookEnvelopeSchema.parse(approval), env.table);
-    const approved = await templateOf(ws, 'summer_succulents_carousel', 'en_US');
+    const approved = await templateOf(ws, 'intro_catalog_offer', 'en_US');
     expect([approved.status, approved.versions.map((v) => [v.status, v.readyAt])]).toEqual(['APPROVED', [['UNSUPPORTED', undefined]]]);
   });
 
-  it('answers a send of a carousel 422 template_not_ready naming the part, and writes and queues nothing', async () => {
+  it('answers a send of a catalog template 422 template_not_ready naming the part, and writes and queues nothing', async () => {
     const ws = await workspace();
     formats();
     await syncTemplates(ws, syncDeps());
-    const carousel = await templateOf(ws, 'summer_succulents_carousel', 'en_US');
-    const refused = await rejection(send(command(ws, carousel.id, { '1': 'Pablo', '2': '30%', '3': '30OFF' })));
-    expect(refused).toMatchObject({ status: 422, code: 'template_not_ready', message: `content.templateId: template ${carousel.id} has parts this API cannot send (CAROUSEL), so WhatsApp would refuse every message` });
+    const catalog = await templateOf(ws, 'intro_catalog_offer', 'en_US');
+    const refused = await rejection(send(command(ws, catalog.id, { '1': '100', '2': '400', '3': '3' })));
+    expect(refused).toMatchObject({ status: 422, code: 'template_not_ready', message: `content.templateId: template ${catalog.id} has parts this API cannot send (CATALOG button), so WhatsApp would refuse every message` });
     expect(await env.queues.receiveAll()).toEqual([]);
   });
 
@@ -292,6 +306,59 @@ describe('templates with parts a send cannot fill, and limited-time offers (deci
         { type: 'limited_time_offer', parameters: [{ type: 'limited_time_offer', limited_time_offer: { expiration_time_ms: 1893456000000 } }] },
         { type: 'button', sub_type: 'copy_code', index: 0, parameters: [{ type: 'coupon_code', coupon_code: 'CARIBE25' }] },
         { type: 'button', sub_type: 'url', index: 1, parameters: [{ type: 'text', text: 'n3mtql' }] },
+      ],
+    });
+  });
+
+  it('sends a carousel’s cards as WhatsApp’s carousel component, each with its card_index, header, body and buttons', async () => {
+    const ws = await workspace();
+    formats();
+    await syncTemplates(ws, syncDeps());
+    const carousel = await templateOf(ws, 'summer_succulents_carousel', 'en_US');
+    const cards = {
+      card_0_header_image: 'https://example.com/aloe.png',
+      card_0_1: '30OFF',
+      card_0_button_0: 'more-aloe',
+      card_0_button_1: 'aloe_vera_30',
+      card_1_header_image: 'https://example.com/ghost.png',
+      card_1_1: '30OFF',
+      card_1_button_0: 'more-ghost',
+      card_1_button_1: 'ghost_plant_30',
+    };
+    const { dispatchId } = await send(command(ws, carousel.id, { '1': 'Pablo', '2': '30%', '3': '30OFF', ...cards }));
+
+    graph.received.length = 0;
+    graph.answer = () => ({ status: 200, body: { messaging_product: 'whatsapp', messages: [{ id: 'wamid.carousel' }] } });
+    const provider = whatsAppCloudProvider({ baseUrl: graph.baseUrl, timeoutMs: 2_000, credentials: () => Promise.resolve({ accessToken: 'token-1', appSecret: 's', verifyToken: 'v' }) });
+    expect(await deliverQueuedDispatch({ dispatchId, workspaceId: ws, receiveCount: 1, maxReceives: 5 }, { providerFor: () => provider, store: env.table })).toEqual({ outcome: 'sent' });
+    expect((graph.received[0]!.body as { template: unknown }).template).toEqual({
+      name: 'summer_succulents_carousel',
+      language: { code: 'en_US' },
+      components: [
+        { type: 'body', parameters: [{ type: 'text', text: 'Pablo' }, { type: 'text', text: '30%' }, { type: 'text', text: '30OFF' }] },
+        {
+          type: 'carousel',
+          cards: [
+            {
+              card_index: 0,
+              components: [
+                { type: 'header', parameters: [{ type: 'image', image: { link: 'https://example.com/aloe.png' } }] },
+                { type: 'body', parameters: [{ type: 'text', text: '30OFF' }] },
+                { type: 'button', sub_type: 'quick_reply', index: 0, parameters: [{ type: 'payload', payload: 'more-aloe' }] },
+                { type: 'button', sub_type: 'url', index: 1, parameters: [{ type: 'text', text: 'aloe_vera_30' }] },
+              ],
+            },
+            {
+              card_index: 1,
+              components: [
+                { type: 'header', parameters: [{ type: 'image', image: { link: 'https://example.com/ghost.png' } }] },
+                { type: 'body', parameters: [{ type: 'text', text: '30OFF' }] },
+                { type: 'button', sub_type: 'quick_reply', index: 0, parameters: [{ type: 'payload', payload: 'more-ghost' }] },
+                { type: 'button', sub_type: 'url', index: 1, parameters: [{ type: 'text', text: 'ghost_plant_30' }] },
+              ],
+            },
+          ],
+        },
       ],
     });
   });

@@ -77,8 +77,8 @@ export function whatsAppCloudProvider(options: WhatsAppCloudOptions): Provider {
 }
 
 /**
- * The send request's `template.components`: header, body, limited-time offer and button
- * parameters, in WhatsApp's shapes (named templates name each body and header parameter).
+ * The send request's `template.components`: header, body, limited-time offer, button and carousel
+ * card parameters, in WhatsApp's shapes (named templates name each body and header parameter).
  */
 function templateComponents(message: ProviderMessage): Record<string, unknown>[] {
   const names = message.bodyParameterNames;
@@ -89,9 +89,27 @@ function templateComponents(message: ProviderMessage): Record<string, unknown>[]
     ...(message.offerExpirationTimeMs !== undefined
       ? [{ type: 'limited_time_offer', parameters: [{ type: 'limited_time_offer', limited_time_offer: { expiration_time_ms: message.offerExpirationTimeMs } }] }]
       : []),
-    ...(message.buttons ?? []).map(({ index, subType, value }) => ({ type: 'button', sub_type: subType, index, parameters: [buttonParameter(subType, value)] })),
+    ...buttonComponents(message.buttons),
+    ...(message.cards
+      ? [
+          {
+            type: 'carousel',
+            cards: message.cards.map((card, index) => ({
+              card_index: index,
+              components: [
+                ...(card.header ? [{ type: 'header', parameters: [headerParameter(card.header)] }] : []),
+                ...(card.bodyParameters.length ? [{ type: 'body', parameters: card.bodyParameters.map((text) => ({ type: 'text', text })) }] : []),
+                ...buttonComponents(card.buttons),
+              ],
+            })),
+          },
+        ]
+      : []),
   ];
 }
+
+const buttonComponents = (buttons: ProviderMessage['buttons']) =>
+  (buttons ?? []).map(({ index, subType, value }) => ({ type: 'button', sub_type: subType, index, parameters: [buttonParameter(subType, value)] }));
 
 function headerParameter(header: HeaderParameter): Record<string, unknown> {
   switch (header.type) {

@@ -14,13 +14,19 @@ const buttonSchema = z.looseObject({
   url: z.optional(z.string()),
 });
 
-const componentSchema = z.looseObject({
+const componentFields = {
   type: z.string(),
   format: z.optional(z.string()),
   text: z.optional(z.string()),
   buttons: z.optional(z.array(buttonSchema)),
   /** LIMITED_TIME_OFFER: with an expiration, a send gives the offer's end. */
   limited_time_offer: z.optional(z.looseObject({ has_expiration: z.optional(z.boolean()) })),
+};
+
+const componentSchema = z.looseObject({
+  ...componentFields,
+  /** CAROUSEL: its cards, each with a header, a body and buttons of its own. */
+  cards: z.optional(z.array(z.looseObject({ components: z._default(z.array(z.looseObject(componentFields)), []) }))),
 });
 
 export const graphTemplateSchema = z.looseObject({

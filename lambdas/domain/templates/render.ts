@@ -63,18 +63,28 @@ export function templateParameters(version: Pick<TemplateVersion, 'body' | 'comp
   const components = version.components;
   if (!components) return {};
   const header = components.header && headerParameter(components.header, values);
-  const buttons = components.buttons.flatMap(({ index, subType, variable }) => {
-    const value = values.get(variable);
-    return value === undefined ? [] : [{ index, subType, value }];
-  });
+  const buttons = buttonParameters(components.buttons, values);
   const offerEnd = components.limitedTimeOffer && values.get(components.limitedTimeOffer.variable);
+  const cards = components.cards?.map((card) => {
+    const cardHeader = card.header && headerParameter(card.header, values);
+    const cardButtons = buttonParameters(card.buttons, values);
+    return { ...(cardHeader ? { header: cardHeader } : {}), bodyParameters: card.body.map((name) => values.get(name) ?? ''), ...(cardButtons.length ? { buttons: cardButtons } : {}) };
+  });
   return {
     ...(components.parameterFormat === 'NAMED' ? { bodyParameterNames: [...version.body.matchAll(PLACEHOLDER)].map((match) => match[1]!) } : {}),
     ...(header ? { header } : {}),
     ...(offerEnd ? { offerExpirationTimeMs: Number(offerEnd) } : {}),
     ...(buttons.length ? { buttons } : {}),
+    ...(cards ? { cards } : {}),
   };
 }
+
+/** Buttons whose variable was given; an optional one left out (a quick reply's payload) sends none. */
+const buttonParameters = (buttons: NonNullable<TemplateVersion['components']>['buttons'], values: ReadonlyMap<string, string>) =>
+  buttons.flatMap(({ index, subType, variable }) => {
+    const value = values.get(variable);
+    return value === undefined ? [] : [{ index, subType, value }];
+  });
 
 const MEDIA_TYPES = { IMAGE: 'image', VIDEO: 'video', DOCUMENT: 'document' } as const;
 

@@ -84,45 +84,85 @@ export function syncedContent(template: Pick<GraphTemplate, 'parameter_format' |
   const offer = component('LIMITED_TIME_OFFER')?.limited_time_offer?.has_expiration === true;
   if (offer) variables.push({ name: OFFER_EXPIRATION_VARIABLE, type: 'timestamp_ms', required: true });
   const buttons = buttonBindings(component('BUTTONS'));
-  variables.push(...buttons.map(({ variable, type, required }) => ({ name: variable, type, required })));
+  variables.push(...buttons.map(buttonVariable));
+  const cards = (component('CAROUSEL')?.cards ?? []).map((card, index) => cardBinding(card.components, `card_${index}_`));
+  for (const card of cards) variables.push(...card.variables);
 
   const components: TemplateComponents = {
     parameterFormat: template.parameter_format,
     ...(header ? { header: header.binding } : {}),
     ...(offer ? { limitedTimeOffer: { variable: OFFER_EXPIRATION_VARIABLE } } : {}),
-    buttons: buttons.map(({ index, subType, variable }) => ({ index, subType, variable })),
+    buttons: buttons.map(buttonTarget),
+    ...(cards.length ? { cards: cards.map((card) => card.binding) } : {}),
   };
-  const unsupported = unsupportedParts(template.components);
+  const unsupported = unsupportedParts(template.components, TEMPLATE_PARTS);
+  // A send gives at most 50 variables: more would make every send of it incomplete.
+  if (variables.length > MAX_VARIABLES) unsupported.push(`more than ${MAX_VARIABLES} variables (${variables.length})`);
   return {
     body,
-    variableDefinitions: variables,
+    variableDefinitions: variables.length > MAX_VARIABLES ? [] : variables,
     components,
     ...(unsupported.length ? { unsupportedParts: unsupported } : {}),
     contentDigest: digest({ parameterFormat: template.parameter_format, components: template.components }),
   };
 }
 
+const MAX_VARIABLES = 50;
+const buttonVariable = ({ variable, type, required }: ButtonBinding) => ({ name: variable, type, required });
+const buttonTarget = ({ index, subType, variable }: ButtonBinding) => ({ index, subType, variable });
+
+/**
+ * One card of a media card carousel (decision 145): its variables are named `card_<n>_` and then as
+ * the template's own (`card_0_header_image`, `card_0_1`, `card_0_button_1`); its body's values go
+ * in placeholder order, as WhatsApp takes a positional body's.
+ */
+function cardBinding(parts: GraphTemplateComponent[], prefix: string) {
+  const part = (type: string) => parts.find((c) => c.type.toUpperCase() === type);
+  const header = headerBinding(part('HEADER'), prefix);
+  const text = part('BODY')?.text ?? '';
+  // Meta's carousel send gives every card's quick reply its payload, so a card's is required.
+  const buttons = buttonBindings(part('BUTTONS'), prefix, true);
+  return {
+    variables: [...(header?.variables ?? []), ...placeholderNames(text).map((name) => ({ name: `${prefix}${name}`, type: 'text', required: true })), ...buttons.map(buttonVariable)],
+    binding: { ...(header ? { header: header.binding } : {}), body: [...text.matchAll(PLACEHOLDER)].map((match) => `${prefix}${match[1]!}`), buttons: buttons.map(buttonTarget) },
+  };
+}
+
 /**
  * What a send takes values for, or needs nothing for: every part of Meta's templates this API can
- * send. Any other part (a carousel's cards, a product header, a catalog or multi-product button,
- * or one Meta adds later) needs values a send cannot give, so WhatsApp would refuse every message
- * (decision 143).
+ * send, in a template and in a carousel's card. Any other part (a product header, a catalog or
+ * multi-product button, or one Meta adds later) needs values a send cannot give, so WhatsApp
+ * would refuse every message (decision 143).
  */
-const SENDABLE_COMPONENTS = new Set(['HEADER', 'BODY', 'FOOTER', 'BUTTONS', 'LIMITED_TIME_OFFER']);
-const SENDABLE_HEADER_FORMATS = new Set(['TEXT', 'IMAGE', 'VIDEO', 'DOCUMENT', 'LOCATION']);
-/** Buttons that take a value (URL, OTP, COPY_CODE, QUICK_REPLY) or need none: a phone call, a call on WhatsApp, a Flow (its token is optional). */
-const SENDABLE_BUTTONS = new Set(['URL', 'OTP', 'COPY_CODE', 'QUICK_REPLY', 'PHONE_NUMBER', 'VOICE_CALL', 'FLOW']);
+interface SendableParts {
+  components: ReadonlySet<string>;
+  headerFormats: ReadonlySet<string>;
+  /** Buttons that take a value (URL, OTP, COPY_CODE, QUICK_REPLY) or need none: a phone call, a call on WhatsApp, a Flow (its token is optional). */
+  buttons: ReadonlySet<string>;
+}
+const TEMPLATE_PARTS: SendableParts = {
+  components: new Set(['HEADER', 'BODY', 'FOOTER', 'BUTTONS', 'LIMITED_TIME_OFFER', 'CAROUSEL']),
+  headerFormats: new Set(['TEXT', 'IMAGE', 'VIDEO', 'DOCUMENT', 'LOCATION']),
+  buttons: new Set(['URL', 'OTP', 'COPY_CODE', 'QUICK_REPLY', 'PHONE_NUMBER', 'VOICE_CALL', 'FLOW']),
+};
+/** A media card: an image or video, a body, quick-reply, URL and phone-number buttons (a product card is not one). */
+const CARD_PARTS: SendableParts = {
+  components: new Set(['HEADER', 'BODY', 'BUTTONS']),
+  headerFormats: new Set(['IMAGE', 'VIDEO']),
+  buttons: new Set(['URL', 'QUICK_REPLY', 'PHONE_NUMBER']),
+};
 
-/** The parts of Meta's template a send cannot fill, named as Meta names them: `CAROUSEL`, `HEADER PRODUCT`, `CATALOG button`. */
-function unsupportedParts(components: GraphTemplateComponent[]): string[] {
+/** The parts of Meta's template a send cannot fill, named as Meta names them: `HEADER PRODUCT`, `CATALOG button`, `CAROUSEL SPM button`. */
+function unsupportedParts(components: GraphTemplateComponent[], sendable: SendableParts, prefix = ''): string[] {
   return [
     ...new Set(
-      components.flatMap((component) => {
+      components.flatMap((component): string[] => {
         const type = component.type.toUpperCase();
-        if (!SENDABLE_COMPONENTS.has(type)) return [type];
+        if (!sendable.components.has(type)) return [`${prefix}${type}`];
+        if (type === 'CAROUSEL') return (component.cards ?? []).flatMap((card) => unsupportedParts(card.components, CARD_PARTS, 'CAROUSEL '));
         const format = component.format?.toUpperCase();
-        if (type === 'HEADER' && format && !SENDABLE_HEADER_FORMATS.has(format)) return [`HEADER ${format}`];
-        return (component.buttons ?? []).map((button) => button.type.toUpperCase()).filter((button) => !SENDABLE_BUTTONS.has(button)).map((button) => `${button} button`);
+        if (type === 'HEADER' && format && !sendable.headerFormats.has(format)) return [`${prefix}HEADER ${format}`];
+        return (component.buttons ?? []).map((button) => button.type.toUpperCase()).filter((button) => !sendable.buttons.has(button)).map((button) => `${prefix}${button} button`);
       }),
     ),
   ];
@@ -130,26 +170,26 @@ function unsupportedParts(components: GraphTemplateComponent[]): string[] {
 
 const placeholderNames = (text: string) => [...new Set([...text.matchAll(PLACEHOLDER)].map((match) => match[1]!))];
 
-function headerBinding(header: GraphTemplateComponent | undefined): { binding: NonNullable<TemplateComponents['header']>; variables: TemplateVersion['variableDefinitions'] } | undefined {
+function headerBinding(header: GraphTemplateComponent | undefined, prefix = ''): { binding: NonNullable<TemplateComponents['header']>; variables: TemplateVersion['variableDefinitions'] } | undefined {
   const format = header?.format?.toUpperCase();
   switch (format) {
     case 'TEXT': {
       const [name] = placeholderNames(header?.text ?? '');
       if (!name) return undefined;
-      return { binding: { format, variables: [`header_${name}`], parameterName: name }, variables: [{ name: `header_${name}`, type: 'text', required: true }] };
+      return { binding: { format, variables: [`${prefix}header_${name}`], parameterName: name }, variables: [{ name: `${prefix}header_${name}`, type: 'text', required: true }] };
     }
     case 'IMAGE':
     case 'VIDEO':
     case 'DOCUMENT': {
       const type = format.toLowerCase();
-      return { binding: { format, variables: [`header_${type}`] }, variables: [{ name: `header_${type}`, type, required: true }] };
+      return { binding: { format, variables: [`${prefix}header_${type}`] }, variables: [{ name: `${prefix}header_${type}`, type, required: true }] };
     }
     case 'LOCATION': {
       const variables = [
-        { name: 'header_latitude', type: 'number', required: true },
-        { name: 'header_longitude', type: 'number', required: true },
-        { name: 'header_location_name', type: 'text', required: false },
-        { name: 'header_location_address', type: 'text', required: false },
+        { name: `${prefix}header_latitude`, type: 'number', required: true },
+        { name: `${prefix}header_longitude`, type: 'number', required: true },
+        { name: `${prefix}header_location_name`, type: 'text', required: false },
+        { name: `${prefix}header_location_address`, type: 'text', required: false },
       ];
       return { binding: { format, variables: variables.map((variable) => variable.name) }, variables };
     }
@@ -169,11 +209,11 @@ interface ButtonBinding {
 /**
  * Buttons that take a value when sent: a URL with a placeholder (its suffix), a one-time-password
  * button (the code, sent as a URL parameter as Meta asks), a copy-code button (the coupon code) and a
- * quick reply (its payload, optional). Phone-number and other buttons take none.
+ * quick reply (its payload: optional, but required in a carousel's card). Phone-number and other buttons take none.
  */
-function buttonBindings(buttons: GraphTemplateComponent | undefined): ButtonBinding[] {
+function buttonBindings(buttons: GraphTemplateComponent | undefined, prefix = '', inCard = false): ButtonBinding[] {
   return (buttons?.buttons ?? []).flatMap((button, index): ButtonBinding[] => {
-    const variable = `button_${index}`;
+    const variable = `${prefix}button_${index}`;
     switch (button.type.toUpperCase()) {
       case 'URL':
         return button.url && placeholderNames(button.url).length ? [{ index, subType: 'url', variable, type: 'url_suffix', required: true }] : [];
@@ -182,7 +222,7 @@ function buttonBindings(buttons: GraphTemplateComponent | undefined): ButtonBind
       case 'COPY_CODE':
         return [{ index, subType: 'copy_code', variable, type: 'coupon_code', required: true }];
       case 'QUICK_REPLY':
-        return [{ index, subType: 'quick_reply', variable, type: 'payload', required: false }];
+        return [{ index, subType: 'quick_reply', variable, type: 'payload', required: inCard }];
       default:
         return [];
     }

@@ -11,15 +11,20 @@ export const variableDefinitionSchema = z.object({
  * Where a synced version's variables go in WhatsApp's template components, beyond the body (whose
  * placeholders are the body variables). Imported templates have none: body only, positional.
  */
+/** The header's variables: TEXT its one placeholder, media its link, LOCATION latitude, longitude, name, address. */
+const headerBindingSchema = z.object({ format: z.enum(['TEXT', 'IMAGE', 'VIDEO', 'DOCUMENT', 'LOCATION']), variables: z.array(z.string()).check(z.minLength(1), z.maxLength(4)), parameterName: z.optional(z.string()) });
+/** Buttons that take a parameter, by their position in the template (or card). */
+const buttonBindingsSchema = z._default(z.array(z.object({ index: z.int().check(z.gte(0), z.lte(9)), subType: z.enum(['url', 'quick_reply', 'copy_code']), variable: z.string() })), []);
+
 export const templateComponentsSchema = z.object({
   /** NAMED: WhatsApp takes each body and header parameter with its `parameter_name`. */
   parameterFormat: z.enum(['POSITIONAL', 'NAMED']),
-  /** The header's variables: TEXT its one placeholder, media its link, LOCATION latitude, longitude, name, address. */
-  header: z.optional(z.object({ format: z.enum(['TEXT', 'IMAGE', 'VIDEO', 'DOCUMENT', 'LOCATION']), variables: z.array(z.string()).check(z.minLength(1), z.maxLength(4)), parameterName: z.optional(z.string()) })),
+  header: z.optional(headerBindingSchema),
   /** A limited-time offer with an expiration: the variable its end is sent in. */
   limitedTimeOffer: z.optional(z.object({ variable: z.string() })),
-  /** Buttons that take a parameter, by their position in the template. */
-  buttons: z._default(z.array(z.object({ index: z.int().check(z.gte(0), z.lte(9)), subType: z.enum(['url', 'quick_reply', 'copy_code']), variable: z.string() })), []),
+  buttons: buttonBindingsSchema,
+  /** A media card carousel's cards, in order: each card's header, its body's variables in placeholder order, its buttons. */
+  cards: z.optional(z.array(z.object({ header: z.optional(headerBindingSchema), body: z.array(z.string()), buttons: buttonBindingsSchema })).check(z.maxLength(10))),
 });
 export type TemplateComponents = z.infer<typeof templateComponentsSchema>;
 

@@ -28,7 +28,11 @@ describe('templates synced from WhatsApp', () => {
   });
 
   it.each([
-    ['a carousel', [{ type: 'CAROUSEL', cards: [] }], ['CAROUSEL']],
+    [
+      'a product card carousel',
+      [{ type: 'CAROUSEL', cards: [0, 1].map(() => ({ components: [{ type: 'HEADER', format: 'PRODUCT' }, { type: 'BUTTONS', buttons: [{ type: 'SPM', text: 'View' }] }] })) }],
+      ['CAROUSEL HEADER PRODUCT', 'CAROUSEL SPM button'],
+    ],
     ['a product header (single-product template)', [{ type: 'HEADER', format: 'PRODUCT' }], ['HEADER PRODUCT']],
     ['catalog and multi-product buttons', [{ type: 'BUTTONS', buttons: [{ type: 'CATALOG', text: 'View catalog' }, { type: 'MPM', text: 'View items' }] }], ['CATALOG button', 'MPM button']],
     ['a part Meta adds later', [{ type: 'SOMETHING_NEW' }], ['SOMETHING_NEW']],
@@ -37,6 +41,14 @@ describe('templates synced from WhatsApp', () => {
     const content = syncedContent({ parameter_format: 'POSITIONAL', components: [{ type: 'BODY', text: 'Hi {{1}}' }, ...parts] });
     expect(content!.unsupportedParts).toEqual(unsupported);
     expect(content!.variableDefinitions).toEqual([{ name: '1', type: 'text', required: true }]);
+  });
+
+  it('refuses a template that would need more than the 50 variables a send may give, keeping none', () => {
+    const card = { components: [{ type: 'HEADER', format: 'IMAGE' }, { type: 'BODY', text: '{{1}} {{2}} {{3}}' }, { type: 'BUTTONS', buttons: [{ type: 'QUICK_REPLY', text: 'More' }, { type: 'URL', text: 'Buy', url: 'https://example.com/{{1}}' }] }] };
+    const content = syncedContent({ parameter_format: 'POSITIONAL', components: [{ type: 'BODY', text: 'Hi {{1}}' }, { type: 'CAROUSEL', cards: Array.from({ length: 10 }, () => card) }] });
+    expect([content!.unsupportedParts, content!.variableDefinitions]).toEqual([['more than 50 variables (61)'], []]);
+    const fits = syncedContent({ parameter_format: 'POSITIONAL', components: [{ type: 'BODY', text: 'Hi {{1}}' }, { type: 'CAROUSEL', cards: Array.from({ length: 8 }, () => card) }] });
+    expect([fits!.unsupportedParts, fits!.variableDefinitions.length, fits!.components!.cards!.length]).toEqual([undefined, 49, 8]);
   });
 
   it('reads an offer with an end as one more required variable, sent in limitedTimeOffer', () => {

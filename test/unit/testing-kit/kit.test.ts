@@ -42,9 +42,6 @@ const moduleState: Record<string, keyof typeof containerCaches | { notACache: st
   'lambdas/domain/providers/whatsapp-errors.ts CREDENTIAL_CODES': { notACache: 'a constant' },
   'lambdas/domain/providers/whatsapp-errors.ts LONG_REFUSALS': { notACache: 'a constant' },
   'lambdas/domain/providers/whatsapp-webhook.ts RESTRICTING_EVENTS': { notACache: 'a constant' },
-  'lambdas/domain/templates/synced-template.ts SENDABLE_BUTTONS': { notACache: 'a constant' },
-  'lambdas/domain/templates/synced-template.ts SENDABLE_COMPONENTS': { notACache: 'a constant' },
-  'lambdas/domain/templates/synced-template.ts SENDABLE_HEADER_FORMATS': { notACache: 'a constant' },
   'lambdas/domain/messages/dispatch-repository.ts STORED_ATTRIBUTES': { notACache: 'a constant: the names the stored schema reads' },
 };
 
