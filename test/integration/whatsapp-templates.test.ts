@@ -71,6 +71,14 @@ const send = (cmd: SendTemplateMessage) => sendTemplateMessage(cmd, { store: env
 const rejection = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as AppError);
 const webhook = (name: string) => applyProviderReports(webhookEnvelopeSchema.parse(readWhatsAppTemplateFixture(name)), env.table);
 
+/** Delivers the dispatch through the real WhatsApp provider to the Graph stub, which accepts it; the stub keeps the request. */
+async function deliverToGraph(ws: string, dispatchId: string, wamid: string): Promise<void> {
+  graph.received.length = 0;
+  graph.answer = () => ({ status: 200, body: { messaging_product: 'whatsapp', messages: [{ id: wamid }] } });
+  const provider = whatsAppCloudProvider({ baseUrl: graph.baseUrl, timeoutMs: 2_000, credentials: () => Promise.resolve({ accessToken: 'token-1', appSecret: 's', verifyToken: 'v' }) });
+  expect(await deliverQueuedDispatch({ dispatchId, workspaceId: ws, receiveCount: 1, maxReceives: 5 }, { providerFor: () => provider, store: env.table })).toEqual({ outcome: 'sent' });
+}
+
 describe('templates sync from the WhatsApp Business Account', () => {
   it('reads every page, following paging.cursors.after while Meta gives paging.next, with the stack’s token', async () => {
     const ws = await workspace();
@@ -196,10 +204,7 @@ describe('sends of synced templates', () => {
     );
     expect((await getDispatch(ws, dispatchId, env.table))!.creditCost).toBe(1);
 
-    graph.received.length = 0;
-    graph.answer = () => ({ status: 200, body: { messaging_product: 'whatsapp', messages: [{ id: 'wamid.synced' }] } });
-    const provider = whatsAppCloudProvider({ baseUrl: graph.baseUrl, timeoutMs: 2_000, credentials: () => Promise.resolve({ accessToken: 'token-1', appSecret: 's', verifyToken: 'v' }) });
-    expect(await deliverQueuedDispatch({ dispatchId, workspaceId: ws, receiveCount: 1, maxReceives: 5 }, { providerFor: () => provider, store: env.table })).toEqual({ outcome: 'sent' });
+    await deliverToGraph(ws, dispatchId, 'wamid.synced');
     expect(graph.received[0]!.url).toBe(`/v26.0/pn-${ws}/messages`);
     expect((graph.received[0]!.body as { template: unknown }).template).toEqual({
       name: 'reservation_confirmation',
@@ -223,6 +228,13 @@ describe('sends of synced templates', () => {
 
 describe('templates with parts a send cannot fill, limited-time offers and carousels (decisions 143, 145)', () => {
   const formats = () => (graph.answer = templatePages(WABA, [readWhatsAppTemplateFixture('formats-page.json')]));
+  /** A workspace of the test's own, synced from the formats page, and one of its templates. */
+  const syncedFormat = async (name: string) => {
+    const ws = await workspace();
+    formats();
+    await syncTemplates(ws, syncDeps());
+    return { ws, template: await templateOf(ws, name, 'en_US') };
+  };
   const offerVariables = { '1': 'Pablo', '2': 'CARIBE25', header_image: 'https://example.com/caribbean.png', offer_expiration_time_ms: '1893456000000', button_0: 'CARIBE25', button_1: 'n3mtql' };
 
   it('marks a catalog’s version UNSUPPORTED, and reads an offer’s end, a carousel’s cards and a Flow button as sendable', async () => {
@@ -277,26 +289,17 @@ describe('templates with parts a send cannot fill, limited-time offers and carou
   });
 
   it('answers a send of a catalog template 422 template_not_ready naming the part, and writes and queues nothing', async () => {
-    const ws = await workspace();
-    formats();
-    await syncTemplates(ws, syncDeps());
-    const catalog = await templateOf(ws, 'intro_catalog_offer', 'en_US');
+    const { ws, template: catalog } = await syncedFormat('intro_catalog_offer');
     const refused = await rejection(send(command(ws, catalog.id, { '1': '100', '2': '400', '3': '3' })));
     expect(refused).toMatchObject({ status: 422, code: 'template_not_ready', message: `content.templateId: template ${catalog.id} has parts this API cannot send (CATALOG button), so WhatsApp would refuse every message` });
     expect(await env.queues.receiveAll()).toEqual([]);
   });
 
   it('sends an offer’s end as WhatsApp’s limited_time_offer component, between the body and the buttons', async () => {
-    const ws = await workspace();
-    formats();
-    await syncTemplates(ws, syncDeps());
-    const offer = await templateOf(ws, 'limited_time_offer_caribbean_pkg_2023', 'en_US');
+    const { ws, template: offer } = await syncedFormat('limited_time_offer_caribbean_pkg_2023');
     const { dispatchId } = await send(command(ws, offer.id, offerVariables));
 
-    graph.received.length = 0;
-    graph.answer = () => ({ status: 200, body: { messaging_product: 'whatsapp', messages: [{ id: 'wamid.offer' }] } });
-    const provider = whatsAppCloudProvider({ baseUrl: graph.baseUrl, timeoutMs: 2_000, credentials: () => Promise.resolve({ accessToken: 'token-1', appSecret: 's', verifyToken: 'v' }) });
-    expect(await deliverQueuedDispatch({ dispatchId, workspaceId: ws, receiveCount: 1, maxReceives: 5 }, { providerFor: () => provider, store: env.table })).toEqual({ outcome: 'sent' });
+    await deliverToGraph(ws, dispatchId, 'wamid.offer');
     expect((graph.received[0]!.body as { template: unknown }).template).toEqual({
       name: 'limited_time_offer_caribbean_pkg_2023',
       language: { code: 'en_US' },
@@ -311,10 +314,7 @@ describe('templates with parts a send cannot fill, limited-time offers and carou
   });
 
   it('sends a carousel’s cards as WhatsApp’s carousel component, each with its card_index, header, body and buttons', async () => {
-    const ws = await workspace();
-    formats();
-    await syncTemplates(ws, syncDeps());
-    const carousel = await templateOf(ws, 'summer_succulents_carousel', 'en_US');
+    const { ws, template: carousel } = await syncedFormat('summer_succulents_carousel');
     const cards = {
       card_0_header_image: 'https://example.com/aloe.png',
       card_0_1: '30OFF',
@@ -327,10 +327,7 @@ describe('templates with parts a send cannot fill, limited-time offers and carou
     };
     const { dispatchId } = await send(command(ws, carousel.id, { '1': 'Pablo', '2': '30%', '3': '30OFF', ...cards }));
 
-    graph.received.length = 0;
-    graph.answer = () => ({ status: 200, body: { messaging_product: 'whatsapp', messages: [{ id: 'wamid.carousel' }] } });
-    const provider = whatsAppCloudProvider({ baseUrl: graph.baseUrl, timeoutMs: 2_000, credentials: () => Promise.resolve({ accessToken: 'token-1', appSecret: 's', verifyToken: 'v' }) });
-    expect(await deliverQueuedDispatch({ dispatchId, workspaceId: ws, receiveCount: 1, maxReceives: 5 }, { providerFor: () => provider, store: env.table })).toEqual({ outcome: 'sent' });
+    await deliverToGraph(ws, dispatchId, 'wamid.carousel');
     expect((graph.received[0]!.body as { template: unknown }).template).toEqual({
       name: 'summer_succulents_carousel',
       language: { code: 'en_US' },
@@ -364,10 +361,7 @@ describe('templates with parts a send cannot fill, limited-time offers and carou
   });
 
   it('refuses values WhatsApp would refuse for their type, 422 validation_failed naming each, before anything is written', async () => {
-    const ws = await workspace();
-    formats();
-    await syncTemplates(ws, syncDeps());
-    const offer = await templateOf(ws, 'limited_time_offer_caribbean_pkg_2023', 'en_US');
+    const { ws, template: offer } = await syncedFormat('limited_time_offer_caribbean_pkg_2023');
     const refused = await rejection(send(command(ws, offer.id, { ...offerVariables, header_image: 'caribbean.png', offer_expiration_time_ms: '2030-01-01' })));
     expect(refused).toMatchObject({
       status: 422,
