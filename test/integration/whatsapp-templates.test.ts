@@ -144,7 +144,7 @@ describe('templates sync from the WhatsApp Business Account', () => {
     ]);
   });
 
-  it('makes an approved template’s changed content a new version; the earlier one stays readable', async () => {
+  it('makes an approved template’s changed content a new version; the earlier one stays readable, SUPERSEDED', async () => {
     const ws = await workspace();
     await syncTemplates(ws, syncDeps());
     const first = (await templateOf(ws, 'coupon_expiration_reminder', 'en')).versions[0]!;
@@ -153,9 +153,9 @@ describe('templates sync from the WhatsApp Business Account', () => {
     expect(await syncTemplates(ws, syncDeps())).toMatchObject({ read: 1, newVersions: 1 });
 
     const template = await templateOf(ws, 'coupon_expiration_reminder', 'en');
-    expect(template.versions.map((v) => [v.version, v.status, v.variableDefinitions.filter((d) => d.required).length])).toEqual([
-      [1, 'READY', 4],
-      [2, 'READY', 5],
+    expect(template.versions.map((v) => [v.version, v.status, v.variableDefinitions.filter((d) => d.required).length, v.disabledAt !== undefined])).toEqual([
+      [1, 'SUPERSEDED', 4, true],
+      [2, 'READY', 5, false],
     ]);
     expect(await getTemplateVersion(ws, first.id, env.table)).toMatchObject({ version: { version: 1, body: first.body } });
     expect(await previewTemplateVersion(ws, first.id, [{ name: '1', value: 'SUMMER20' }, { name: '2', value: '10' }, { name: 'header_1', value: 'Budi' }, { name: 'button_0', value: 'SUMMER20' }], env.table)).toMatchObject({
@@ -404,10 +404,31 @@ describe('template webhooks, applied at once through the webhook router', () => 
     const after = await templateOf(ws, 'reservation_confirmation', 'en_US');
     expect(after.category).toBe('MARKETING');
     expect(after.versions.map((v) => [v.version, v.category, v.creditCostPerSend, v.status])).toEqual([
-      [1, 'UTILITY', 1, 'READY'],
+      [1, 'UTILITY', 1, 'SUPERSEDED'],
       [2, 'MARKETING', 5, 'READY'],
     ]);
     expect(after.versions[1]!.body).toBe(before.versions[0]!.body);
+  });
+
+  it('sends the version Meta holds again when a category change is undone: UTILITY credits, not the newer MARKETING version’s (decision 146)', async () => {
+    const ws = await workspace({ MARKETING: 5, UTILITY: 1, AUTHENTICATION: 1 });
+    await syncTemplates(ws, syncDeps());
+    await webhook('category-update-completed.json');
+    // Meta moves it back (an appeal upheld): the same content in UTILITY, version 1's.
+    const undone = readWhatsAppTemplateFixture<{ entry: { changes: { value: Record<string, unknown> }[] }[] }>('category-update-completed.json');
+    Object.assign(undone.entry[0]!.changes[0]!.value, { previous_category: 'MARKETING', new_category: 'UTILITY' });
+    await applyProviderReports(webhookEnvelopeSchema.parse(undone), env.table);
+
+    const template = await templateOf(ws, 'reservation_confirmation', 'en_US');
+    expect(template.versions.map((v) => [v.version, v.category, v.status, v.disabledAt !== undefined])).toEqual([
+      [1, 'UTILITY', 'READY', false],
+      [2, 'MARKETING', 'SUPERSEDED', true],
+    ]);
+    clearTemplateCache();
+    const { dispatchId } = await send(
+      command(ws, template.id, { number_of_guests: '4', day: 'Saturday', date: 'August 30th', time: '7:30 pm', header_image: 'https://example.com/t.jpg', button_0: 'R-1042' }),
+    );
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ creditCost: 1 });
   });
 
   it('applies nothing for an account no workspace owns', async () => {

@@ -1,6 +1,6 @@
 import { TtlCache } from '../../shared/ttl-cache';
 import type { Store } from '../../shared/store';
-import type { Template, TemplateVersion } from './template';
+import { currentVersion, type Template, type TemplateVersion } from './template';
 import { getTemplate } from './template-repository';
 
 /** Templates change rarely; a container re-reads one at most once a minute. */
@@ -16,13 +16,10 @@ export function sendableVersion(template: Template): TemplateVersion | undefined
   return template.versions.filter((version) => version.status === 'READY').sort((a, b) => b.version - a.version)[0];
 }
 
-/**
- * The parts a send cannot fill, when the template's newest version has any (UNSUPPORTED): Meta
- * holds only that content now, so an older READY version would be refused too (decision 143).
- */
+/** The parts a send cannot fill, when the template's current version has any (UNSUPPORTED, decision 143). */
 export function unsendableParts(template: Template): string[] | undefined {
-  const newest = template.versions.reduce((a, b) => (b.version > a.version ? b : a));
-  return newest.status === 'UNSUPPORTED' ? (newest.unsupportedParts ?? []) : undefined;
+  const current = currentVersion(template);
+  return current.status === 'UNSUPPORTED' ? (current.unsupportedParts ?? []) : undefined;
 }
 
 export const clearTemplateCache = () => cache.clear();

@@ -6,7 +6,7 @@ import type { TemplateCategory, WorkspaceSettings } from '../workspaces/workspac
 import { workspacesWithBusinessAccounts } from '../workspaces/workspace-binding';
 import { getWorkspace } from '../workspaces/workspace-repository';
 import { isTemplateCategory, sameReading, syncedContent, syncedTemplateId, syncedVersionId, templateStatusOf, versionStatusOf, type SyncedContent } from './synced-template';
-import type { Template, TemplateVersion } from './template';
+import { SUPERSEDED, type Template, type TemplateVersion } from './template';
 import { getTemplate, saveTemplate } from './template-repository';
 import { outboxFor } from '../webhooks/event-gate';
 import { templateStatusEvent } from '../webhooks/webhook-event';
@@ -120,7 +120,7 @@ export function mergeSyncedTemplate(existing: Template | undefined, state: Synce
 
   const next: TemplateVersion = current
     ? {
-        ...(reread ? { ...withoutReading(current), ...withoutDigest(state.content) } : current),
+        ...withoutDisabledAt(reread ? { ...withoutReading(current), ...withoutDigest(state.content) } : current),
         status: versionStatus,
         ...(versionStatus === 'READY' && !current.readyAt ? { readyAt: at } : {}),
       }
@@ -142,12 +142,17 @@ export function mergeSyncedTemplate(existing: Template | undefined, state: Synce
     language: state.graph.language,
     providerTemplateId: state.graph.id,
     category: state.category,
-    versions: current ? versions.map((version) => (version.id === versionId ? next : version)) : [...versions, next],
+    // Meta holds one content in one category: every other version is superseded (decision 146).
+    versions: [...versions.map((version) => (version.id === versionId ? next : superseded(version, at))), ...(current ? [] : [next])],
   };
-  const change: SyncChange = !existing ? 'created' : !current ? 'new_version' : existing.status !== state.status || current.status !== next.status || reread ? 'updated' : 'unchanged';
+  const supersedes = versions.some((version) => version.id !== versionId && version.status !== SUPERSEDED);
+  const change: SyncChange =
+    !existing ? 'created' : !current ? 'new_version' : existing.status !== state.status || current.status !== next.status || reread || supersedes ? 'updated' : 'unchanged';
   return { template, change };
 }
 
+const superseded = (version: TemplateVersion, at: string): TemplateVersion => (version.status === SUPERSEDED ? version : { ...version, status: SUPERSEDED, disabledAt: at });
+const withoutDisabledAt = ({ disabledAt: _d, ...version }: TemplateVersion): TemplateVersion => version;
 const withoutReading = ({ variableDefinitions: _v, components: _c, unsupportedParts: _u, ...version }: TemplateVersion) => version;
 const withoutDigest = ({ contentDigest: _d, ...reading }: SyncedContent) => reading;
 

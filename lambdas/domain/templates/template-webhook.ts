@@ -5,7 +5,7 @@ import type { Store } from '../../shared/store';
 import { workspaceOfBusinessAccount } from '../workspaces/workspace-binding';
 import { getWorkspace } from '../workspaces/workspace-repository';
 import { isTemplateCategory, syncedTemplateId, templateStatusOf, versionStatusOf } from './synced-template';
-import type { Template, TemplateVersion } from './template';
+import { currentVersion, type Template, type TemplateVersion } from './template';
 import { mergeSyncedTemplate } from './template-sync';
 import { getTemplate, saveTemplate } from './template-repository';
 import { outboxFor } from '../webhooks/event-gate';
@@ -69,13 +69,11 @@ export async function applyTemplateWebhook(
 function withStatus(template: Template, event: string, now: Date): Template | undefined {
   const status = templateStatusOf(event);
   if (!status) return undefined;
-  const newest = Math.max(...template.versions.map((version) => version.version));
+  const current = currentVersion(template);
   return {
     ...template,
     status,
-    versions: template.versions.map((version) =>
-      status === 'APPROVED' && version.version === newest && version.status === 'PENDING' ? approved(version, now) : version,
-    ),
+    versions: template.versions.map((version) => (status === 'APPROVED' && version.id === current.id && version.status === 'PENDING' ? approved(version, now) : version)),
   };
 }
 
@@ -86,9 +84,9 @@ function approved(version: TemplateVersion, now: Date): TemplateVersion {
 }
 
 async function withCategory(template: Template, update: z.infer<typeof categoryUpdateSchema>, workspaceId: string, store: Store, now: Date): Promise<Template | undefined> {
-  const newest = template.versions.reduce((a, b) => (b.version > a.version ? b : a));
+  const current = currentVersion(template);
   // Only a completed change names its previous category; an announced one names the current one as "new".
-  if (!update.previous_category || !isTemplateCategory(update.new_category) || !newest.contentDigest) return undefined;
+  if (!update.previous_category || !isTemplateCategory(update.new_category) || !current.contentDigest) return undefined;
   const workspace = await getWorkspace(workspaceId, store);
   if (!workspace) return undefined;
   const { template: merged } = mergeSyncedTemplate(
@@ -98,7 +96,7 @@ async function withCategory(template: Template, update: z.infer<typeof categoryU
       graph: { id: template.providerTemplateId ?? '', name: template.providerName, language: template.language },
       status: template.status,
       category: update.new_category,
-      content: { body: newest.body, variableDefinitions: newest.variableDefinitions, components: newest.components, unsupportedParts: newest.unsupportedParts, contentDigest: newest.contentDigest },
+      content: { body: current.body, variableDefinitions: current.variableDefinitions, components: current.components, unsupportedParts: current.unsupportedParts, contentDigest: current.contentDigest },
       creditCostPerSend: workspace.settings.creditCostByCategory[update.new_category],
     },
     now,

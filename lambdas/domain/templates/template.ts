@@ -77,6 +77,16 @@ export const isListable = (template: Template): boolean => template.status === '
 /** Meta stopped the template for a while (paused) or for good (disabled): a send is 422 template_not_ready. */
 export const isOnHold = (template: Template): boolean => template.status === 'PAUSED' || template.status === 'DISABLED';
 
+/** A synced version whose content and category Meta no longer holds (decision 146): readable, never sent. */
+export const SUPERSEDED = 'SUPERSEDED';
+
+/**
+ * The version that stands for the template now: for a synced template the one Meta holds (every
+ * other is SUPERSEDED), for an imported one the newest.
+ */
+export const currentVersion = (template: Template): TemplateVersion =>
+  template.versions.filter((version) => version.status !== SUPERSEDED).reduce((a, b) => (b.version > a.version ? b : a), template.versions[0]!);
+
 const templateVersionResourceSchema = z.object({
   id: z.guid(),
   version: z.int().check(z.gte(1)),

@@ -177,6 +177,11 @@ describe('POST /v1/messages, refused', () => {
     });
     expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(0);
     expect(sqs.commandCalls(SendMessageCommand)).toHaveLength(0);
+
+    // Once Meta holds the older content again, the newer version is SUPERSEDED and the older one sends (decision 146).
+    resetContainerCaches();
+    storedTemplate({ ...template, versions: [template.versions[0]!, { ...carousel, status: 'SUPERSEDED', disabledAt: '2026-03-01T00:00:00Z' }] });
+    expect((await send()).status).toBe(202);
   });
 
   it('checks a synced version’s media link and location by their type; an imported version’s types describe only', async () => {
