@@ -39,7 +39,7 @@ export interface RouteDefinition {
    */
   streaming?: boolean;
   /** What the function may touch: the stack grants exactly this, nothing more. */
-  access: { table?: 'read' | 'readWrite'; queue?: 'send'; webhookQueue?: 'send'; secrets?: 'whatsapp' | 'cursor'; queueMetrics?: 'read' };
+  access: { table?: 'read' | 'readWrite'; queue?: 'send'; webhookQueue?: 'send'; secrets?: 'whatsapp' | 'cursor'; queueMetrics?: 'read'; graphApi?: 'read' };
   summary: string;
 }
 
@@ -161,7 +161,8 @@ export const whatsappWebhook = {
   scope: null,
   body: ['json'],
   signed: true,
-  access: { table: 'readWrite', secrets: 'whatsapp' },
+  // The Graph API: an edited template is read again (decision 147).
+  access: { table: 'readWrite', secrets: 'whatsapp', graphApi: 'read' },
   summary: 'WhatsApp status callbacks and inbound messages (signed)',
 } as const satisfies RouteDefinition;
 

@@ -68,6 +68,7 @@ export class MessagingStack extends Stack {
       webhookQueue: this.webhooks.events.queue,
       whatsappSecret,
       cursorSecret,
+      graphApiBaseUrl: config.graphApiBaseUrl,
       throttlingRateLimit: config.throttlingRateLimit,
       throttlingBurstLimit: config.throttlingBurstLimit,
       ownsCloudWatchRole: config.apiGatewayCloudWatchRole,

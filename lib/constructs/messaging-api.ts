@@ -27,6 +27,8 @@ export interface MessagingApiProps {
   webhookQueue: IQueue;
   whatsappSecret: ISecret;
   cursorSecret: ISecret;
+  /** The WhatsApp Graph API, for the routes that read it (`access.graphApi`). */
+  graphApiBaseUrl: string;
   throttlingRateLimit: number;
   throttlingBurstLimit: number;
   /** Whether this stack sets the account's API Gateway CloudWatch role (one per account and region). */
@@ -90,6 +92,7 @@ function grantAccess(fn: AppFunction, access: RouteDefinition['access'], props: 
   if (access.webhookQueue === 'send') fn.sendsTo(props.webhookQueue, 'WEBHOOK_QUEUE_URL');
   if (access.secrets === 'whatsapp') fn.readsSecret(props.whatsappSecret, 'WHATSAPP_SECRET_NAME');
   if (access.secrets === 'cursor') fn.readsSecret(props.cursorSecret, 'CURSOR_SECRET_NAME');
+  if (access.graphApi === 'read') fn.addEnvironment('GRAPH_API_BASE_URL', props.graphApiBaseUrl);
 }
 
 /** The routes WhatsApp calls: its one callback URL serves the verification GET and the signed POSTs. */

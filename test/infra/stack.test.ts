@@ -187,6 +187,13 @@ describe('delivery', () => {
     const expected = [functionFor('whatsappWebhook').logicalId, functionFor('whatsappWebhookVerify').logicalId, deliver()[0], templateSync];
     expect(readers.sort()).toEqual(expected.sort());
   });
+
+  it('gives the Graph API URL to the functions that call it: the webhook (an edited template is read again), the deliver function and the template sync', () => {
+    const callers = Object.entries(functions()).filter(([, fn]) => 'GRAPH_API_BASE_URL' in ((fn.Properties.Environment?.Variables ?? {}) as Record<string, unknown>));
+    const templateSync = Object.entries(functions()).find(([, fn]) => (fn.Properties.Description as string).startsWith('Syncs every workspace'))![0];
+    expect(callers.map(([logicalId]) => logicalId).sort()).toEqual([functionFor('whatsappWebhook').logicalId, deliver()[0], templateSync].sort());
+    expect(new Set(callers.map(([, fn]) => (fn.Properties.Environment.Variables as Record<string, unknown>).GRAPH_API_BASE_URL))).toEqual(new Set(['https://graph.facebook.com/v26.0']));
+  });
 });
 
 describe('REST API', () => {

@@ -8,6 +8,8 @@ import { whatsAppCloudProvider } from '../../lambdas/domain/providers/whatsapp-c
 import { webhookEnvelopeSchema } from '../../lambdas/domain/providers/whatsapp-webhook';
 import { previewTemplateVersion } from '../../lambdas/domain/templates/read-templates';
 import { syncedTemplateId } from '../../lambdas/domain/templates/synced-template';
+import { applyTemplateWebhook } from '../../lambdas/domain/templates/template-webhook';
+import { readMessageTemplate } from '../../lambdas/domain/providers/whatsapp-templates';
 import { clearTemplateCache } from '../../lambdas/domain/templates/template-lookup';
 import { getTemplate, getTemplateVersion, listTemplates } from '../../lambdas/domain/templates/template-repository';
 import { syncEveryWorkspace, syncTemplates } from '../../lambdas/domain/templates/template-sync';
@@ -429,6 +431,32 @@ describe('template webhooks, applied at once through the webhook router', () => 
       command(ws, template.id, { number_of_guests: '4', day: 'Saturday', date: 'August 30th', time: '7:30 pm', header_image: 'https://example.com/t.jpg', button_0: 'R-1042' }),
     );
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ creditCost: 1 });
+  });
+
+  it('reads an edited template again from the Graph API at once: a new version, the earlier one SUPERSEDED (decision 147)', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    const [edited] = readWhatsAppTemplateFixture<{ data: unknown[] }>('edited-page.json').data;
+    const pagesAnswer = graph.answer;
+    graph.answer = (request) => (new URL(request.url, 'http://graph.local').pathname === '/v26.0/1304694804498707' ? { status: 200, body: edited } : pagesAnswer(request));
+    graph.received.length = 0;
+
+    const templateId = syncedTemplateId(ws, 'coupon_expiration_reminder', 'en');
+    const readTemplate = (id: string) => readMessageTemplate({ baseUrl: graph.baseUrl, timeoutMs: 2_000, accessToken: 'token-1' }, id);
+    expect(await applyTemplateWebhook(WABA, readWhatsAppTemplateFixture<{ entry: { changes: { field: 'message_template_components_update'; value: unknown }[] }[] }>('components-update.json').entry[0]!.changes[0]!, env.table, new Date(), readTemplate)).toBe('applied');
+    expect(graph.received.map((request) => [request.method, request.url, request.authorization])).toEqual([
+      ['GET', '/v26.0/1304694804498707?fields=id%2Cname%2Clanguage%2Cstatus%2Ccategory%2Cparameter_format%2Ccomponents', 'Bearer token-1'],
+    ]);
+    const template = (await getTemplate(ws, templateId, env.table))!;
+    expect(template.versions.map((v) => [v.version, v.status, v.variableDefinitions.filter((d) => d.required).map((d) => d.name)])).toEqual([
+      [1, 'SUPERSEDED', ['1', '2', 'header_1', 'button_0']],
+      [2, 'READY', ['1', '2', '3', 'header_1', 'button_0']],
+    ]);
+
+    // The Graph API unreachable: nothing changes, the hourly sync reads the edit.
+    graph.answer = () => ({ status: 500, body: { error: { code: 2, message: 'Service temporarily unavailable' } } });
+    expect(await applyTemplateWebhook(WABA, { field: 'message_template_components_update', value: { message_template_id: 1304694804498707, message_template_name: 'coupon_expiration_reminder', message_template_language: 'en' } }, env.table, new Date(), readTemplate)).toBe('not_read');
+    expect(await getTemplate(ws, templateId, env.table)).toEqual(template);
   });
 
   it('applies nothing for an account no workspace owns', async () => {

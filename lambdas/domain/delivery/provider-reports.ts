@@ -94,7 +94,8 @@ export async function applyProviderReports(envelope: WebhookEnvelope, store: Sto
         }
         // Template changes name the WhatsApp Business Account (entry.id), not a number.
         case 'message_template_status_update':
-        case 'template_category_update': {
+        case 'template_category_update':
+        case 'message_template_components_update': {
           if (entry.id) await applyTemplateWebhook(entry.id, { field, value }, store);
           else skip('unknown_field', { field, detail: 'no business account id (entry.id)' });
           break;

@@ -66,24 +66,13 @@ const PAGE_SIZE = 100;
  * Errors are the provider's (ProviderError; `credentials` when the token is refused).
  */
 export async function* readMessageTemplates(options: TemplateListOptions): AsyncGenerator<{ template: GraphTemplate } | { unreadable: unknown; issue: string }> {
-  const request = options.fetch ?? fetch;
   let after: string | undefined;
   do {
     const url = new URL(`${options.baseUrl}/${options.businessAccountId}/message_templates`);
     url.searchParams.set('fields', FIELDS);
     url.searchParams.set('limit', String(PAGE_SIZE));
     if (after) url.searchParams.set('after', after);
-    let response: Response;
-    try {
-      response = await request(url, { headers: { authorization: `Bearer ${options.accessToken}` }, signal: AbortSignal.timeout(options.timeoutMs) });
-    } catch (error) {
-      throw new ProviderError('transient', 'network', `WhatsApp could not be reached: ${(error as Error).message}`, { cause: error });
-    }
-    const answer: unknown = await response.json().catch(() => undefined);
-    if (!response.ok) {
-      const error = z.object({ error: z.object({ code: z.optional(z.number()), message: z.optional(z.string()) }) }).safeParse(answer);
-      throw classifyWhatsAppError(response.status, error.data?.error.code, error.data?.error.message ?? `HTTP ${response.status}`);
-    }
+    const answer = await graphGet(url, options);
     const page = pageSchema.safeParse(answer);
     if (!page.success) throw new ProviderError('transient', 'unreadable_page', 'WhatsApp answered a template page we cannot read');
     for (const item of page.data.data) {
@@ -92,4 +81,32 @@ export async function* readMessageTemplates(options: TemplateListOptions): Async
     }
     after = page.data.paging?.next ? page.data.paging.cursors?.after : undefined;
   } while (after);
+}
+
+/**
+ * One template by Meta's id (`GET /{message-template-id}`), with the fields a sync reads: what a
+ * template webhook reads again when Meta says its components changed.
+ */
+export async function readMessageTemplate(options: Omit<TemplateListOptions, 'businessAccountId'>, templateId: string): Promise<GraphTemplate> {
+  const url = new URL(`${options.baseUrl}/${encodeURIComponent(templateId)}`);
+  url.searchParams.set('fields', FIELDS);
+  const template = graphTemplateSchema.safeParse(await graphGet(url, options));
+  if (!template.success) throw new ProviderError('permanent', 'unreadable_template', `WhatsApp answered a template we cannot read: ${issueLine(template.error)}`);
+  return template.data;
+}
+
+/** A Graph API GET with the token; its answer, or the provider's error (ProviderError; `credentials` when the token is refused). */
+async function graphGet(url: URL, options: Pick<TemplateListOptions, 'accessToken' | 'timeoutMs' | 'fetch'>): Promise<unknown> {
+  let response: Response;
+  try {
+    response = await (options.fetch ?? fetch)(url, { headers: { authorization: `Bearer ${options.accessToken}` }, signal: AbortSignal.timeout(options.timeoutMs) });
+  } catch (error) {
+    throw new ProviderError('transient', 'network', `WhatsApp could not be reached: ${(error as Error).message}`, { cause: error });
+  }
+  const answer: unknown = await response.json().catch(() => undefined);
+  if (!response.ok) {
+    const error = z.object({ error: z.object({ code: z.optional(z.number()), message: z.optional(z.string()) }) }).safeParse(answer);
+    throw classifyWhatsAppError(response.status, error.data?.error.code, error.data?.error.message ?? `HTTP ${response.status}`);
+  }
+  return answer;
 }

@@ -70,7 +70,8 @@ export async function syncTemplates(workspaceId: string, deps: TemplateSyncDepen
   return summary;
 }
 
-async function upsertSyncedTemplate(
+/** Meta's template merged into the stored one and saved (an outbox event when its status moved): the sync's step, and an edit's. */
+export async function upsertSyncedTemplate(
   workspaceId: string,
   graph: GraphTemplate,
   costs: WorkspaceSettings['creditCostByCategory'],

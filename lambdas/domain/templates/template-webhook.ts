@@ -6,14 +6,17 @@ import { workspaceOfBusinessAccount } from '../workspaces/workspace-binding';
 import { getWorkspace } from '../workspaces/workspace-repository';
 import { isTemplateCategory, syncedTemplateId, templateStatusOf, versionStatusOf } from './synced-template';
 import { currentVersion, type Template, type TemplateVersion } from './template';
-import { mergeSyncedTemplate } from './template-sync';
+import { mergeSyncedTemplate, upsertSyncedTemplate } from './template-sync';
+import { config } from '../../shared/config';
+import { readMessageTemplate, type GraphTemplate } from '../providers/whatsapp-templates';
+import { whatsAppCredentials } from '../providers/whatsapp-credentials';
 import { getTemplate, saveTemplate } from './template-repository';
 import { outboxFor } from '../webhooks/event-gate';
 import { templateStatusEvent } from '../webhooks/webhook-event';
 import { issueTexts } from '../../shared/zod-issues';
 
 /** The WhatsApp Business Account webhook fields about templates (docs/api.md#templates-from-whatsapp). */
-export const templateWebhookFields = ['message_template_status_update', 'template_category_update'] as const;
+export const templateWebhookFields = ['message_template_status_update', 'template_category_update', 'message_template_components_update'] as const;
 export type TemplateWebhookField = (typeof templateWebhookFields)[number];
 export const isTemplateWebhookField = (field: string): field is TemplateWebhookField => (templateWebhookFields as readonly string[]).includes(field);
 
@@ -23,34 +26,44 @@ const templateRef = {
 };
 const statusUpdateSchema = z.object({ ...templateRef, event: z.string(), reason: z.nullish(z.string()) });
 const categoryUpdateSchema = z.object({ ...templateRef, new_category: z.string(), previous_category: z.optional(z.string()) });
+/** An edit: Meta names the template and quotes some of its new text; its whole content is read from the Graph API. */
+const componentsUpdateSchema = z.object({ ...templateRef, message_template_id: z.union([z.string().check(z.minLength(1)), z.int()]) });
+const schemaOf = { message_template_status_update: statusUpdateSchema, template_category_update: categoryUpdateSchema, message_template_components_update: componentsUpdateSchema };
 
-export type TemplateWebhookOutcome = 'applied' | 'unchanged' | 'ignored' | 'unknown_account' | 'unknown_template' | 'unreadable';
+/** One template as the Graph API has it now, by Meta's id. */
+export type TemplateReader = (templateId: string) => Promise<GraphTemplate>;
+const readFromGraph: TemplateReader = async (templateId) =>
+  readMessageTemplate({ baseUrl: config.GRAPH_API_BASE_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS, accessToken: (await whatsAppCredentials()).accessToken }, templateId);
+
+export type TemplateWebhookOutcome = 'applied' | 'unchanged' | 'ignored' | 'unknown_account' | 'unknown_template' | 'unreadable' | 'not_read';
 
 /**
  * Applies one template change of a WhatsApp Business Account webhook at once: a status event
  * moves the template's status (APPROVED, PAUSED, DISABLED, …); a completed category change adds a
- * version charging the new category's cost. A template no sync has seen yet waits for the next
- * sync, which reads its content; an announced (not yet made) category change changes nothing.
+ * version charging the new category's cost; an edit reads the template from the Graph API as a
+ * sync would (decision 147). A template no sync has seen yet waits for the next sync, which reads
+ * its content; an announced (not yet made) category change changes nothing.
  */
 export async function applyTemplateWebhook(
   businessAccountId: string,
   change: { field: TemplateWebhookField; value: unknown },
   store: Store = defaultStore(),
   now: Date = new Date(),
+  readTemplate: TemplateReader = readFromGraph,
 ): Promise<TemplateWebhookOutcome> {
   const workspaceId = await workspaceOfBusinessAccount(businessAccountId, store);
   if (!workspaceId) {
     logger.warn('Template webhook for an account no workspace owns', { businessAccountId, field: change.field });
     return 'unknown_account';
   }
-  const schema = change.field === 'message_template_status_update' ? statusUpdateSchema : categoryUpdateSchema;
-  const parsed = schema.safeParse(change.value);
+  const parsed = schemaOf[change.field].safeParse(change.value);
   if (!parsed.success) {
     logger.warn('Template webhook unreadable; skipped', { workspaceId, field: change.field, issues: issueTexts(parsed.error) });
     return 'unreadable';
   }
   const { message_template_name: name, message_template_language: language } = parsed.data;
   const template = await getTemplate(workspaceId, syncedTemplateId(workspaceId, name, language), store);
+  if ('message_template_id' in parsed.data) return readEditedTemplate(workspaceId, template?.providerTemplateId ?? String(parsed.data.message_template_id), readTemplate, store, now);
   if (!template) {
     logger.info('Template webhook for a template not synced yet; the next sync reads it', { workspaceId, name, language, field: change.field });
     return 'unknown_template';
@@ -63,6 +76,27 @@ export async function applyTemplateWebhook(
   await saveTemplate(workspaceId, updated, store, { outbox });
   logger.info('Template webhook applied', { workspaceId, templateId: template.id, field: change.field, status: updated.status, category: updated.category });
   return 'applied';
+}
+
+/**
+ * An edited template, read again from the Graph API and merged as a sync merges it (a new version
+ * for new content, the others superseded). Until then sends would give WhatsApp the old content's
+ * values; if the Graph API cannot be read, the hourly sync reads the edit, and the webhook is
+ * still answered 200.
+ */
+async function readEditedTemplate(workspaceId: string, templateId: string, readTemplate: TemplateReader, store: Store, now: Date): Promise<TemplateWebhookOutcome> {
+  let graph: GraphTemplate;
+  try {
+    graph = await readTemplate(templateId);
+  } catch (error) {
+    logger.warn('Edited template could not be read from WhatsApp; the next sync reads it', { workspaceId, providerTemplateId: templateId, error: error as Error });
+    return 'not_read';
+  }
+  const workspace = await getWorkspace(workspaceId, store);
+  if (!workspace) return 'unknown_account';
+  const change = await upsertSyncedTemplate(workspaceId, graph, workspace.settings.creditCostByCategory, now, store);
+  logger.info('Edited template read from WhatsApp', { workspaceId, providerTemplateId: templateId, name: graph.name, language: graph.language, change });
+  return change === 'unchanged' || change === 'skipped' ? 'unchanged' : 'applied';
 }
 
 /** The template under Meta's status event; an approval also approves the version under review. */
