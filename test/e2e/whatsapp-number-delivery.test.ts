@@ -1,9 +1,12 @@
 /**
  * Delivery from a WhatsApp number over the local runtime, WhatsApp played by a Graph stub: the
- * number's pace (decision 136) and a refusal that lasts minutes (decision 138).
+ * number's pace (decision 136), a refusal that lasts minutes (decision 138), and an edited
+ * template read again by the webhook (decision 147).
  */
 import { updateWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
-import { readWhatsAppTemplateFixture, startGraphStub, type GraphStub } from '../support/graph-stub';
+import { syncTemplates } from '../../lambdas/domain/templates/template-sync';
+import { readWhatsAppTemplateFixture, startGraphStub, templatePages, type GraphStub } from '../support/graph-stub';
+import { postSignedWebhook } from '../support/webhooks';
 import { call, SECOND, SECOND_SEED, startTestRuntime, waitForStatus } from '../support/local-runtime';
 
 const KEY = SECOND.fullKey;
@@ -16,10 +19,16 @@ const IN_MAINTENANCE = '+6281234565057';
 /** When each call for that recipient reached the stub (epoch ms). */
 const maintenanceCalls: number[] = [];
 const graphBaseUrl = process.env.GRAPH_API_BASE_URL;
+const WABA = '102290129340398';
+const TEMPLATE_PAGES = ['page-1.json', 'page-2.json', 'page-3.json'].map((name) => readWhatsAppTemplateFixture<Parameters<typeof templatePages>[1][number]>(name));
+/** `coupon_expiration_reminder` as Meta holds it after an edit of its body. */
+const EDITED = readWhatsAppTemplateFixture<{ data: { id: string }[] }>('edited-page.json').data[0]!;
 
 beforeAll(async () => {
   // Meta's answer to an accepted template message (Cloud API, POST /{phone-number-id}/messages).
   graph = await startGraphStub((request) => {
+    // The Graph API's template reads: the account's pages for a sync, one template for an edit.
+    if (request.method === 'GET') return new URL(request.url, 'http://graph.local').pathname === `/v26.0/${EDITED.id}` ? { status: 200, body: EDITED } : templatePages(WABA, TEMPLATE_PAGES)(request);
     const { to } = request.body as { to: string };
     if (to.replace('+', '') === IN_MAINTENANCE.replace('+', '') && maintenanceCalls.push(Date.now()) === 1) return { status: 500, body: readWhatsAppTemplateFixture('error-131057.json') };
     arrivals.push(Date.now());
@@ -70,5 +79,22 @@ describe('a refusal that lasts minutes, over HTTP (decision 138)', () => {
     // Refused once, then taken: two calls, the second after the long back-off's first 4 s (a short one waits 2).
     expect(maintenanceCalls).toHaveLength(2);
     expect(maintenanceCalls[1]! - maintenanceCalls[0]!).toBeGreaterThanOrEqual(4_000);
+  }, 30_000);
+});
+
+describe('an edited template, over HTTP (decision 147)', () => {
+  it('reads the template again from the Graph API when Meta’s signed message_template_components_update arrives, and lists its new version', async () => {
+    await updateWorkspace('ws-second', { settings: { whatsappBusinessAccountId: WABA } }, new Date(), runtime.store);
+    await syncTemplates('ws-second', { graph: { baseUrl: graph.baseUrl, timeoutMs: 2_000 }, accessToken: () => Promise.resolve('token-1'), store: runtime.store });
+    const listed = async () => ((await call(runtime.url, 'GET', '/v1/message-templates', { apiKey: KEY })).body.items as { displayName: string; versions: { version: number; status: string }[] }[]).find((t) => t.displayName === 'coupon_expiration_reminder (en)')!;
+    expect((await listed()).versions.map((v) => [v.version, v.status])).toEqual([[1, 'READY']]);
+
+    const answer = await postSignedWebhook(runtime.url, JSON.stringify(readWhatsAppTemplateFixture('components-update.json')));
+    expect([answer.status, await answer.json()]).toEqual([200, { success: true }]);
+    expect(graph.received.filter((request) => request.url.startsWith(`/v26.0/${EDITED.id}?`)).map((request) => request.method)).toEqual(['GET']);
+    expect((await listed()).versions.map((v) => [v.version, v.status])).toEqual([
+      [1, 'SUPERSEDED'],
+      [2, 'READY'],
+    ]);
   }, 30_000);
 });
