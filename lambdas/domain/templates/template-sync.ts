@@ -5,7 +5,8 @@ import { readMessageTemplates, type GraphTemplate, type TemplateListOptions } fr
 import type { TemplateCategory, WorkspaceSettings } from '../workspaces/workspace';
 import { workspacesWithBusinessAccounts } from '../workspaces/workspace-binding';
 import { getWorkspace } from '../workspaces/workspace-repository';
-import { isTemplateCategory, sameReading, syncedContent, syncedTemplateId, syncedVersionId, templateStatusOf, versionStatusOf, type SyncedContent } from './synced-template';
+import { syncedContent, type SyncedContent } from './component-reading';
+import { isTemplateCategory, sameReading, syncedTemplateId, syncedVersionId, templateStatusOf, versionStatusOf } from './synced-template';
 import { SUPERSEDED, type Template, type TemplateVersion } from './template';
 import { getTemplate, saveTemplate } from './template-repository';
 import { outboxFor } from '../webhooks/event-gate';

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { OFFER_EXPIRATION_VARIABLE, syncedContent, syncedTemplateId, templateStatusOf, versionStatusOf } from '../../../lambdas/domain/templates/synced-template';
+import { OFFER_EXPIRATION_VARIABLE, syncedContent } from '../../../lambdas/domain/templates/component-reading';
+import { syncedTemplateId, templateStatusOf, versionStatusOf } from '../../../lambdas/domain/templates/synced-template';
 import { mergeSyncedTemplate } from '../../../lambdas/domain/templates/template-sync';
 import { DEFAULT_GRAPH_API_BASE_URL } from '../../../lambdas/shared/graph-api';
 import { uuidV5 } from '../../../lambdas/shared/stable-id';
