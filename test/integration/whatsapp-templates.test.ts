@@ -9,7 +9,7 @@ import { webhookEnvelopeSchema } from '../../lambdas/domain/providers/whatsapp-w
 import { previewTemplateVersion } from '../../lambdas/domain/templates/read-templates';
 import { syncedTemplateId } from '../../lambdas/domain/templates/synced-template';
 import { applyTemplateWebhook } from '../../lambdas/domain/templates/template-webhook';
-import { readMessageTemplate } from '../../lambdas/domain/providers/whatsapp-templates';
+import { graphTemplateSchema, readMessageTemplate } from '../../lambdas/domain/providers/whatsapp-templates';
 import { clearTemplateCache } from '../../lambdas/domain/templates/template-lookup';
 import { getTemplate, getTemplateVersion, listTemplates } from '../../lambdas/domain/templates/template-repository';
 import { syncEveryWorkspace, syncTemplates } from '../../lambdas/domain/templates/template-sync';
@@ -457,6 +457,22 @@ describe('template webhooks, applied at once through the webhook router', () => 
     graph.answer = () => ({ status: 500, body: { error: { code: 2, message: 'Service temporarily unavailable' } } });
     expect(await applyTemplateWebhook(WABA, { field: 'message_template_components_update', value: { message_template_id: 1304694804498707, message_template_name: 'coupon_expiration_reminder', message_template_language: 'en' } }, env.table, new Date(), readTemplate)).toBe('not_read');
     expect(await getTemplate(ws, templateId, env.table)).toEqual(template);
+  });
+
+  it('reads a template approved before any sync saw it from the Graph API at once, so it is sendable now, not at the next sync (decision 147)', async () => {
+    const ws = await workspace();
+    const [reservation] = pages[0]!.data as { id: string }[];
+    const reads: string[] = [];
+    const readTemplate = (id: string) => (reads.push(id), Promise.resolve(graphTemplateSchema.parse(reservation)));
+    const approval = { message_template_id: 1387372356726668, message_template_name: 'reservation_confirmation', message_template_language: 'en_US', event: 'APPROVED', reason: 'NONE' };
+    expect(await applyTemplateWebhook(WABA, { field: 'message_template_status_update', value: approval }, env.table, new Date(), readTemplate)).toBe('applied');
+    expect(reads).toEqual(['1387372356726668']);
+    expect(await templateOf(ws, 'reservation_confirmation', 'en_US')).toMatchObject({ status: 'APPROVED', versions: [{ version: 1, status: 'READY' }] });
+
+    // Another event for a template no sync has seen still waits for the sync.
+    const paused = { ...approval, message_template_name: 'address_update', message_template_language: 'id', event: 'PAUSED' };
+    expect(await applyTemplateWebhook(WABA, { field: 'message_template_status_update', value: paused }, env.table, new Date(), readTemplate)).toBe('unknown_template');
+    expect(reads).toHaveLength(1);
   });
 
   it('applies nothing for an account no workspace owns', async () => {

@@ -20,14 +20,16 @@ export const templateWebhookFields = ['message_template_status_update', 'templat
 export type TemplateWebhookField = (typeof templateWebhookFields)[number];
 export const isTemplateWebhookField = (field: string): field is TemplateWebhookField => (templateWebhookFields as readonly string[]).includes(field);
 
+/** Meta's template id, a number in its webhooks. */
+const metaTemplateId = z.union([z.string().check(z.minLength(1)), z.int()]);
 const templateRef = {
   message_template_name: z.string().check(z.minLength(1)),
   message_template_language: z.string().check(z.minLength(1)),
 };
-const statusUpdateSchema = z.object({ ...templateRef, event: z.string(), reason: z.nullish(z.string()) });
+const statusUpdateSchema = z.object({ ...templateRef, message_template_id: z.optional(metaTemplateId), event: z.string(), reason: z.nullish(z.string()) });
 const categoryUpdateSchema = z.object({ ...templateRef, new_category: z.string(), previous_category: z.optional(z.string()) });
 /** An edit: Meta names the template and quotes some of its new text; its whole content is read from the Graph API. */
-const componentsUpdateSchema = z.object({ ...templateRef, message_template_id: z.union([z.string().check(z.minLength(1)), z.int()]) });
+const componentsUpdateSchema = z.object({ ...templateRef, message_template_id: metaTemplateId });
 const schemaOf = { message_template_status_update: statusUpdateSchema, template_category_update: categoryUpdateSchema, message_template_components_update: componentsUpdateSchema };
 
 /** One template as the Graph API has it now, by Meta's id. */
@@ -63,13 +65,18 @@ export async function applyTemplateWebhook(
   }
   const { message_template_name: name, message_template_language: language } = parsed.data;
   const template = await getTemplate(workspaceId, syncedTemplateId(workspaceId, name, language), store);
-  if ('message_template_id' in parsed.data) return readEditedTemplate(workspaceId, template?.providerTemplateId ?? String(parsed.data.message_template_id), readTemplate, store, now);
+  // An edit is read whole; so is a template approved before any sync saw it, which would
+  // otherwise wait up to an hour to be sendable (decision 147).
+  const edited = change.field === 'message_template_components_update';
+  const newlyApproved = !template && 'event' in parsed.data && templateStatusOf(parsed.data.event) === 'APPROVED';
+  const metaId = template?.providerTemplateId ?? ('message_template_id' in parsed.data && parsed.data.message_template_id !== undefined ? String(parsed.data.message_template_id) : undefined);
+  if ((edited || newlyApproved) && metaId) return readTemplateFromGraph(workspaceId, metaId, readTemplate, store, now);
   if (!template) {
     logger.info('Template webhook for a template not synced yet; the next sync reads it', { workspaceId, name, language, field: change.field });
     return 'unknown_template';
   }
 
-  const updated = 'event' in parsed.data ? withStatus(template, parsed.data.event, now) : await withCategory(template, parsed.data, workspaceId, store, now);
+  const updated = 'event' in parsed.data ? withStatus(template, parsed.data.event, now) : 'new_category' in parsed.data ? await withCategory(template, parsed.data, workspaceId, store, now) : undefined;
   if (!updated) return 'ignored';
   if (JSON.stringify(updated) === JSON.stringify(template)) return 'unchanged';
   const outbox = updated.status !== template.status ? await outboxFor(workspaceId, () => templateStatusEvent(updated, template.status, now), store) : undefined;
@@ -79,23 +86,23 @@ export async function applyTemplateWebhook(
 }
 
 /**
- * An edited template, read again from the Graph API and merged as a sync merges it (a new version
- * for new content, the others superseded). Until then sends would give WhatsApp the old content's
- * values; if the Graph API cannot be read, the hourly sync reads the edit, and the webhook is
- * still answered 200.
+ * A template read from the Graph API and merged as a sync merges it: an edit (a new version for
+ * new content, the others superseded), or one approved before any sync saw it. Until then sends
+ * would give WhatsApp the old content's values, or find no template; if the Graph API cannot be
+ * read, the hourly sync reads it, and the webhook is still answered 200.
  */
-async function readEditedTemplate(workspaceId: string, templateId: string, readTemplate: TemplateReader, store: Store, now: Date): Promise<TemplateWebhookOutcome> {
+async function readTemplateFromGraph(workspaceId: string, templateId: string, readTemplate: TemplateReader, store: Store, now: Date): Promise<TemplateWebhookOutcome> {
   let graph: GraphTemplate;
   try {
     graph = await readTemplate(templateId);
   } catch (error) {
-    logger.warn('Edited template could not be read from WhatsApp; the next sync reads it', { workspaceId, providerTemplateId: templateId, error: error as Error });
+    logger.warn('Template could not be read from WhatsApp; the next sync reads it', { workspaceId, providerTemplateId: templateId, error: error as Error });
     return 'not_read';
   }
   const workspace = await getWorkspace(workspaceId, store);
   if (!workspace) return 'unknown_account';
   const change = await upsertSyncedTemplate(workspaceId, graph, workspace.settings.creditCostByCategory, now, store);
-  logger.info('Edited template read from WhatsApp', { workspaceId, providerTemplateId: templateId, name: graph.name, language: graph.language, change });
+  logger.info('Template read from WhatsApp after its webhook', { workspaceId, providerTemplateId: templateId, name: graph.name, language: graph.language, change });
   return change === 'unchanged' || change === 'skipped' ? 'unchanged' : 'applied';
 }
 
