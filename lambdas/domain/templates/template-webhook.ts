@@ -27,7 +27,7 @@ const templateRef = {
   message_template_language: z.string().check(z.minLength(1)),
 };
 const statusUpdateSchema = z.object({ ...templateRef, message_template_id: z.optional(metaTemplateId), event: z.string(), reason: z.nullish(z.string()) });
-const categoryUpdateSchema = z.object({ ...templateRef, new_category: z.string(), previous_category: z.optional(z.string()) });
+const categoryUpdateSchema = z.object({ ...templateRef, message_template_id: z.optional(metaTemplateId), new_category: z.string(), previous_category: z.optional(z.string()) });
 /** An edit: Meta names the template and quotes some of its new text; its whole content is read from the Graph API. */
 const componentsUpdateSchema = z.object({ ...templateRef, message_template_id: metaTemplateId });
 const schemaOf = { message_template_status_update: statusUpdateSchema, template_category_update: categoryUpdateSchema, message_template_components_update: componentsUpdateSchema };
@@ -69,7 +69,8 @@ export async function applyTemplateWebhook(
   // otherwise wait up to an hour to be sendable (decision 147).
   const edited = change.field === 'message_template_components_update';
   const newlyApproved = !template && 'event' in parsed.data && templateStatusOf(parsed.data.event) === 'APPROVED';
-  const metaId = template?.providerTemplateId ?? ('message_template_id' in parsed.data && parsed.data.message_template_id !== undefined ? String(parsed.data.message_template_id) : undefined);
+  const webhookId = parsed.data.message_template_id;
+  const metaId = template?.providerTemplateId ?? (webhookId === undefined ? undefined : String(webhookId));
   if ((edited || newlyApproved) && metaId) return readTemplateFromGraph(workspaceId, metaId, readTemplate, store, now);
   if (!template) {
     logger.info('Template webhook for a template not synced yet; the next sync reads it', { workspaceId, name, language, field: change.field });
