@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { contractErrorProblem } from '../support/contract-error';
 import { call, SECOND, SECOND_SEED, startTestRuntime, runAdmin } from '../support/local-runtime';
-import { postSignedWebhook } from '../support/webhooks';
+import { postSignedWebhook, whatsAppEnvelope } from '../support/webhooks';
 import { Webhook } from 'standardwebhooks';
 import { pathOf, routes } from '../../lambdas/routes';
 
@@ -32,55 +32,39 @@ function importCategorisedTemplates() {
 }
 
 /** A "Stop promotions" tap as Meta's button messages webhook reference shows it. */
-const stopPromotionsTap = (at: Date) => ({
-  object: 'whatsapp_business_account',
-  entry: [
+const stopPromotionsTap = (at: Date) =>
+  whatsAppEnvelope(
+    'messages',
     {
-      id: '102290129340398',
-      changes: [
+      messaging_product: 'whatsapp',
+      metadata: { display_phone_number: '15550783881', phone_number_id: 'second-number' },
+      contacts: [{ profile: { name: 'Sari' }, wa_id: CUSTOMER }],
+      messages: [
         {
-          field: 'messages',
-          value: {
-            messaging_product: 'whatsapp',
-            metadata: { display_phone_number: '15550783881', phone_number_id: 'second-number' },
-            contacts: [{ profile: { name: 'Sari' }, wa_id: CUSTOMER }],
-            messages: [
-              {
-                context: { from: '15550783881', id: 'wamid.HBgLMTQxMjU1NTA4MjkVAgASGBQzQUNCNjk5RDUwNUZGMUZEM0VBRAA=' },
-                from: CUSTOMER,
-                id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQUFERjg0NDEzNDdFODU3MUMxMAA=',
-                timestamp: String(Math.floor(at.getTime() / 1000)),
-                type: 'button',
-                button: { payload: 'Stop promotions', text: 'Stop promotions' },
-              },
-            ],
-          },
+          context: { from: '15550783881', id: 'wamid.HBgLMTQxMjU1NTA4MjkVAgASGBQzQUNCNjk5RDUwNUZGMUZEM0VBRAA=' },
+          from: CUSTOMER,
+          id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQUFERjg0NDEzNDdFODU3MUMxMAA=',
+          timestamp: String(Math.floor(at.getTime() / 1000)),
+          type: 'button',
+          button: { payload: 'Stop promotions', text: 'Stop promotions' },
         },
       ],
     },
-  ],
-});
+    '102290129340398',
+  );
 
 /** A customer's marketing preference set in WhatsApp, as Meta's user_preferences webhook reference shows it. */
-const marketingPreference = (waId: string, value: 'stop' | 'resume', at: Date) => ({
-  object: 'whatsapp_business_account',
-  entry: [
+const marketingPreference = (waId: string, value: 'stop' | 'resume', at: Date) =>
+  whatsAppEnvelope(
+    'user_preferences',
     {
-      id: '102290129340398',
-      changes: [
-        {
-          field: 'user_preferences',
-          value: {
-            messaging_product: 'whatsapp',
-            metadata: { display_phone_number: '15550783881', phone_number_id: 'second-number' },
-            contacts: [{ profile: { name: 'Budi' }, wa_id: waId }],
-            user_preferences: [{ wa_id: waId, detail: `User requested to ${value} marketing messages`, category: 'marketing_messages', value, timestamp: Math.floor(at.getTime() / 1000) }],
-          },
-        },
-      ],
+      messaging_product: 'whatsapp',
+      metadata: { display_phone_number: '15550783881', phone_number_id: 'second-number' },
+      contacts: [{ profile: { name: 'Budi' }, wa_id: waId }],
+      user_preferences: [{ wa_id: waId, detail: `User requested to ${value} marketing messages`, category: 'marketing_messages', value, timestamp: Math.floor(at.getTime() / 1000) }],
     },
-  ],
-});
+    '102290129340398',
+  );
 
 const send = (templateId: string, to = CUSTOMER) =>
   call(runtime.url, 'POST', '/v1/messages', {

@@ -315,6 +315,17 @@ describe('templates with parts a send cannot fill, limited-time offers and carou
     });
   });
 
+  /** One card as Meta's carousel send takes it: the image, the card body's code, the quick reply's payload and the URL's suffix. */
+  const expectedCard = (cardIndex: number, image: string, payload: string, suffix: string) => ({
+    card_index: cardIndex,
+    components: [
+      { type: 'header', parameters: [{ type: 'image', image: { link: image } }] },
+      { type: 'body', parameters: [{ type: 'text', text: '30OFF' }] },
+      { type: 'button', sub_type: 'quick_reply', index: 0, parameters: [{ type: 'payload', payload }] },
+      { type: 'button', sub_type: 'url', index: 1, parameters: [{ type: 'text', text: suffix }] },
+    ],
+  });
+
   it('sends a carousel’s cards as WhatsApp’s carousel component, each with its card_index, header, body and buttons', async () => {
     const { ws, template: carousel } = await syncedFormat('summer_succulents_carousel');
     const cards = {
@@ -337,26 +348,7 @@ describe('templates with parts a send cannot fill, limited-time offers and carou
         { type: 'body', parameters: [{ type: 'text', text: 'Pablo' }, { type: 'text', text: '30%' }, { type: 'text', text: '30OFF' }] },
         {
           type: 'carousel',
-          cards: [
-            {
-              card_index: 0,
-              components: [
-                { type: 'header', parameters: [{ type: 'image', image: { link: 'https://example.com/aloe.png' } }] },
-                { type: 'body', parameters: [{ type: 'text', text: '30OFF' }] },
-                { type: 'button', sub_type: 'quick_reply', index: 0, parameters: [{ type: 'payload', payload: 'more-aloe' }] },
-                { type: 'button', sub_type: 'url', index: 1, parameters: [{ type: 'text', text: 'aloe_vera_30' }] },
-              ],
-            },
-            {
-              card_index: 1,
-              components: [
-                { type: 'header', parameters: [{ type: 'image', image: { link: 'https://example.com/ghost.png' } }] },
-                { type: 'body', parameters: [{ type: 'text', text: '30OFF' }] },
-                { type: 'button', sub_type: 'quick_reply', index: 0, parameters: [{ type: 'payload', payload: 'more-ghost' }] },
-                { type: 'button', sub_type: 'url', index: 1, parameters: [{ type: 'text', text: 'ghost_plant_30' }] },
-              ],
-            },
-          ],
+          cards: [expectedCard(0, 'https://example.com/aloe.png', 'more-aloe', 'aloe_vera_30'), expectedCard(1, 'https://example.com/ghost.png', 'more-ghost', 'ghost_plant_30')],
         },
       ],
     });

@@ -4,25 +4,19 @@ import { pathOf, routes } from '../../lambdas/routes';
 import { keys } from '../../lambdas/shared/table';
 import { contractFetch } from './openapi-contract';
 
+/** Meta's webhook envelope around one change of one field, from the business account `accountId` when given. */
+export const whatsAppEnvelope = (field: string, value: Record<string, unknown>, accountId?: string): WebhookPayload => ({
+  object: 'whatsapp_business_account',
+  entry: [{ ...(accountId ? { id: accountId } : {}), changes: [{ field, value }] }],
+});
+
 /** A customer's text message as WhatsApp delivers it to our webhook. */
 export function inboundTextWebhook(message: { phoneNumberId: string; from: string; name: string; id: string; text: string; at?: Date }): WebhookPayload {
-  return {
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              metadata: { phone_number_id: message.phoneNumberId },
-              contacts: [{ wa_id: message.from, profile: { name: message.name } }],
-              messages: [{ from: message.from, id: message.id, timestamp: String(Math.floor((message.at ?? new Date()).getTime() / 1000)), type: 'text', text: { body: message.text } }],
-            },
-          },
-        ],
-      },
-    ],
-  };
+  return whatsAppEnvelope('messages', {
+    metadata: { phone_number_id: message.phoneNumberId },
+    contacts: [{ wa_id: message.from, profile: { name: message.name } }],
+    messages: [{ from: message.from, id: message.id, timestamp: String(Math.floor((message.at ?? new Date()).getTime() / 1000)), type: 'text', text: { body: message.text } }],
+  });
 }
 
 /** POSTs a webhook body to the runtime, signed with the test app secret unless told otherwise; the answer is checked against the document. */
