@@ -31,6 +31,11 @@ export const metricNames = {
    * provider call: queued again for a later second, nothing spent of its retry budget.
    */
   deliveryPaced: 'DeliveriesPaced',
+  /**
+   * WhatsApp took a template message but holds it (`held_for_quality_assessment`: template pacing,
+   * decision 148); it counts as sent, and is released within the hour or dropped with a 132015 failure.
+   */
+  heldForQualityAssessment: 'MessagesHeldForQualityAssessment',
   /** An event posted to an integration's endpoint and answered 2xx. */
   eventsDelivered: 'WebhookEventsDelivered',
   /** One POST to an endpoint that was not answered 2xx (it is retried on the schedule). */

@@ -78,6 +78,8 @@ export interface MessageMetrics {
   deliveryDeferred(): void;
   /** Dispatches held back for their sending number's pace: queued again, not yet offered to the provider. */
   deliveriesPaced(count: number): void;
+  /** WhatsApp took a message but holds it while it assesses the template's quality (template pacing). */
+  heldForQualityAssessment(): void;
 }
 
 export const messageMetrics: MessageMetrics = {
@@ -92,6 +94,7 @@ export const messageMetrics: MessageMetrics = {
   deliveryHeld: () => count(metricNames.deliveryHeld),
   deliveryDeferred: () => count(metricNames.deliveryDeferred),
   deliveriesPaced: (paced) => add(metricNames.deliveryPaced, 'Count', paced),
+  heldForQualityAssessment: () => count(metricNames.heldForQualityAssessment),
 };
 
 /** What reading a webhook records. */

@@ -110,6 +110,8 @@ export const keys = {
   whatsappNumber: (phoneNumberId: string): ItemKey => ({ pk: `WANUM#${phoneNumberId}`, sk: 'WANUM' }),
   /** How far the provider's reports on a sending number have come (lambdas/domain/delivery/report-evidence.ts). */
   numberReports: (phoneNumberId: string): ItemKey => ({ pk: `WANUM#${phoneNumberId}`, sk: 'REPORTED' }),
+  /** When WhatsApp last held a send of a template from a sending number (lambdas/domain/delivery/template-pacing.ts). */
+  templatePacing: (phoneNumberId: string, templateId: string): ItemKey => ({ pk: `WANUM#${phoneNumberId}`, sk: `PACED#${templateId}` }),
   /** Which workspace owns a WhatsApp Business Account (template sync, account-level webhooks). */
   whatsappBusinessAccount: (businessAccountId: string): ItemKey => ({ pk: `WABA#${businessAccountId}`, sk: 'WABA' }),
   /** A number that opted out of the workspace's marketing messages ("Stop promotions"). */
@@ -309,6 +311,7 @@ export type Entity =
   | 'dayRollup'
   | 'whatsappNumber'
   | 'numberReports'
+  | 'templatePacing'
   | 'whatsappBusinessAccount'
   | 'marketingOptOut'
   | 'providerMessage'

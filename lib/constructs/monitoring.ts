@@ -342,6 +342,7 @@ export class Monitoring extends Construct {
           business(metricNames.deliveryHeld),
           business(metricNames.deliveryDeferred),
           business(metricNames.deliveryPaced),
+          business(metricNames.heldForQualityAssessment),
         ],
       }),
       new GraphWidget({ title: 'Failures by code', width: wide, left: [failuresByCode] }),

@@ -2,6 +2,7 @@ import { clearCaches as clearSecretsAndParameters } from '@aws-lambda-powertools
 import { clearApiKeyCache } from '../../lambdas/domain/api-keys/authenticate';
 import { clearNumberPaces } from '../../lambdas/domain/delivery/number-pace';
 import { clearReportEvidence } from '../../lambdas/domain/delivery/report-evidence';
+import { clearTemplatePacing } from '../../lambdas/domain/delivery/template-pacing';
 import { clearSendAllowanceLeases } from '../../lambdas/domain/messages/send-rate';
 import { clearSandboxCalls } from '../../lambdas/domain/providers/sandbox';
 import { clearTemplateCache } from '../../lambdas/domain/templates/template-lookup';
@@ -35,6 +36,8 @@ export const containerCaches = {
   sandboxCalls: clearSandboxCalls,
   /** How far this container last moved a number's report evidence: lambdas/domain/delivery/report-evidence.ts. */
   reportEvidence: clearReportEvidence,
+  /** How far this container last moved a template's "held" mark on a number: lambdas/domain/delivery/template-pacing.ts. */
+  templatePacing: clearTemplatePacing,
   /** Whether a workspace takes webhook events (60 s yes, 10 s no): lambdas/domain/webhooks/event-gate.ts. */
   webhookEventGate: clearEventGateCache,
   /** Endpoints whose failing mark a success cleared lately (5 min): lambdas/domain/webhooks/endpoint-health.ts. */

@@ -6,7 +6,7 @@ import { claimDispatch } from '../../lambdas/domain/delivery/delivery-attempt';
 import { applyStatus } from '../../lambdas/domain/delivery/dispatch-status';
 import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
 import { findProviderMessage } from '../../lambdas/domain/delivery/provider-message';
-import { DEAD_ATTEMPT_UNKNOWN_MS, QUEUED_GRACE_MS, RELEASED_GRACE_MS, reconcile, REPORT_SILENCE_MS } from '../../lambdas/domain/delivery/reconcile';
+import { DEAD_ATTEMPT_UNKNOWN_MS, PACED_REPORT_SILENCE_MS, QUEUED_GRACE_MS, RELEASED_GRACE_MS, reconcile, REPORT_SILENCE_MS } from '../../lambdas/domain/delivery/reconcile';
 import { listConversations } from '../../lambdas/domain/conversations/read-conversations';
 import { getDispatch } from '../../lambdas/domain/messages/dispatch-repository';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
@@ -21,7 +21,7 @@ import { keys } from '../../lambdas/shared/table';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { BuildMiddleware } from '@smithy/types';
 import { startQueuePoller } from '../../lib/local/queue-poller';
-import { template, TEMPLATE_ID } from '../support/send-fixtures';
+import { template, TEMPLATE_ID, wideTemplate, WIDE_TEMPLATE_ID } from '../support/send-fixtures';
 import { useTableAndQueues } from '../support/sqs';
 import { inboundTextWebhook } from '../support/webhooks';
 import { runStreamConsumer } from '../support/stream-consumer';
@@ -34,7 +34,7 @@ const env = useTableAndQueues();
 afterEach(() => env.queues.receiveAll());
 
 /** A provider whose answers the test scripts, counting every call per dispatch. */
-function scriptedProvider(...answers: (() => Promise<{ providerMessageId: string }>)[]) {
+function scriptedProvider(...answers: (() => Promise<{ providerMessageId: string; held?: boolean }>)[]) {
   const calls: string[] = [];
   const provider: Provider = {
     send: (message) => {
@@ -47,6 +47,8 @@ function scriptedProvider(...answers: (() => Promise<{ providerMessageId: string
   return { provider, calls };
 }
 const accept = () => Promise.resolve({ providerMessageId: `wamid.${randomUUID()}` });
+/** WhatsApp took the message but holds it while it assesses the template's quality (template pacing). */
+const acceptHeld = () => Promise.resolve({ providerMessageId: `wamid.${randomUUID()}`, held: true });
 const refuse = (kind: ProviderError['kind'], code: string) => () => Promise.reject(new ProviderError(kind, code, code));
 
 async function queuedDispatch(trackingTags = ['promo', 'launch'], createdAt = new Date()) {
@@ -67,6 +69,18 @@ async function sendAfter(ws: string): Promise<string> {
   );
   return dispatchId;
 }
+/** A dispatch of the wide template (another template than `queuedDispatch`'s) in workspace `ws`, queued now. */
+async function sendOfAnotherTemplate(ws: string): Promise<string> {
+  await saveTemplate(ws, wideTemplate, env.table);
+  const { dispatchId } = await sendTemplateMessage(
+    { workspaceId: ws, apiClient: { id: randomUUID(), name: 'k' }, to: '081234567892', templateId: WIDE_TEMPLATE_ID, variables: {}, tagIds: [], trackingTags: [], now: new Date() },
+    { store: env.table, queue: env.queues },
+  );
+  return dispatchId;
+}
+/** The number's report on `dispatchId`, as WhatsApp sends it (the dispatch id as callback data). */
+const reportOn = (ws: string, dispatchId: string, status: 'sent' | 'delivered') =>
+  applyProviderReports(statusWebhook(`sandbox:${ws}`, [{ id: `wamid.${randomUUID()}`, status, timestamp: String(Math.floor(Date.now() / 1000)), biz_opaque_callback_data: dispatchId }]), env.table);
 /** Stands in for our webhook: keeps what the sandbox reports, for the test to deliver when it chooses. */
 async function reportCatcher() {
   const bodies: WebhookPayload[] = [];
@@ -474,6 +488,52 @@ describe('the deliver consumer against DynamoDB Local', () => {
     await reconcile(new Date(Date.now() + DEAD_ATTEMPT_UNKNOWN_MS + 1_000), env.table, env.queues);
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent' });
     expect(await env.queues.receiveAll()).not.toContainEqual(message);
+  });
+
+  it('does not send again a dead attempt of a template WhatsApp is holding (template pacing): the release’s report settles it, an hour late', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    await claimDispatch(dispatchId, new Date(Date.now() - 1_000), env.table);
+    // WhatsApp answers another send of the template “held for quality assessment”: no report comes for it yet.
+    const held = await sendAfter(ws);
+    const pacing = scriptedProvider(acceptHeld);
+    expect(await deliver(held, ws, pacing.provider)).toBe('sent');
+    // Another template's message on the number is reported: the number's reports are flowing.
+    const other = await sendOfAnotherTemplate(ws);
+    const provider = scriptedProvider(accept);
+    expect(await deliver(other, ws, provider.provider)).toBe('sent');
+    expect(await reportOn(ws, other, 'delivered')).toMatchObject({ applied: 1 });
+    const message = { dispatchId, workspaceId: ws };
+    await env.queues.receiveAll();
+
+    // Past the silence that shows an unpaced message was never taken, and past the wait for an `unknown`: left alone.
+    for (const after of [REPORT_SILENCE_MS, DEAD_ATTEMPT_UNKNOWN_MS, PACED_REPORT_SILENCE_MS - 60_000]) {
+      expect(await reconcile(new Date(Date.now() + after + 1_000), env.table, env.queues)).toMatchObject({ resent: 0, settledUnknown: 0 });
+      expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'processing' });
+    }
+    expect(await env.queues.receiveAll()).not.toContainEqual(message);
+    // WhatsApp releases the held messages; the dead attempt's report names its dispatch.
+    expect(await reportOn(ws, dispatchId, 'sent')).toMatchObject({ applied: 1 });
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent' });
+    await reconcile(new Date(Date.now() + PACED_REPORT_SILENCE_MS + 1_000), env.table, env.queues);
+    expect(await env.queues.receiveAll()).not.toContainEqual(message);
+    expect([pacing.calls, provider.calls]).toEqual([[held], [other]]);
+  });
+
+  it('sends again, once, a dead attempt of a paced template that no report names once WhatsApp’s holds are over', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    await claimDispatch(dispatchId, new Date(Date.now() - 1_000), env.table);
+    const held = await sendAfter(ws);
+    expect(await deliver(held, ws, scriptedProvider(acceptHeld).provider)).toBe('sent');
+    const other = await sendOfAnotherTemplate(ws);
+    const provider = scriptedProvider(accept);
+    expect(await deliver(other, ws, provider.provider)).toBe('sent');
+    expect(await reportOn(ws, other, 'delivered')).toMatchObject({ applied: 1 });
+    await env.queues.receiveAll();
+
+    expect(await reconcile(new Date(Date.now() + PACED_REPORT_SILENCE_MS + 1_000), env.table, env.queues)).toMatchObject({ resent: 1 });
+    expect(await env.queues.receiveAll()).toContainEqual({ dispatchId, workspaceId: ws });
+    expect(await deliver(dispatchId, ws, provider.provider, 2)).toBe('sent');
+    expect(provider.calls).toEqual([other, dispatchId]);
   });
 
   it('loads the provider’s credentials before it claims: credentials that cannot be read leave the dispatch unclaimed for the retry', async () => {

@@ -1,3 +1,4 @@
+import { captureMetrics } from '../support/metrics';
 import { randomUUID } from 'node:crypto';
 import { deliverQueuedDispatch } from '../../lambdas/domain/delivery/deliver-dispatch';
 import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
@@ -18,6 +19,10 @@ import { saveWorkspace, updateWorkspace } from '../../lambdas/domain/workspaces/
 import type { AppError } from '../../lambdas/shared/errors';
 import { readWhatsAppTemplateFixture, startGraphStub, templatePages, type GraphStub } from '../support/graph-stub';
 import { useTableAndQueues } from '../support/sqs';
+import { publishMetrics } from '../../lambdas/shared/metrics';
+import { metricNames } from '../../lambdas/shared/metric-names';
+import { keys } from '../../lambdas/shared/table';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 
 /**
  * Templates from the WhatsApp Business Account (issue 14): the sync against a Graph stub serving
@@ -25,6 +30,9 @@ import { useTableAndQueues } from '../support/sqs';
  * router, sends of synced templates, and an expired token holding delivery.
  */
 const env = useTableAndQueues();
+/** The delivery's business metrics, as CloudWatch would read them; every EMF line of the file is kept here, off the test output. */
+const capture = captureMetrics();
+afterAll(() => capture.restore());
 const WABA = '102290129340398';
 const pages = ['page-1.json', 'page-2.json', 'page-3.json'].map((name) => readWhatsAppTemplateFixture<Parameters<typeof templatePages>[1][number]>(name));
 
@@ -502,6 +510,27 @@ describe('refusals that last minutes: the pair rate limit (131056), a number in 
       { outcome: 'sent' },
     ]);
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent', providerMessageId: 'wamid.pair', failureCode: null, laterAnswers: 4 });
+  });
+});
+
+describe('template pacing: WhatsApp holds a template’s messages while it assesses its quality', () => {
+  it('records a held message as sent, counts it held, and notes the template as held on the sending number (decision 148)', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    const coupon = await templateOf(ws, 'coupon_expiration_reminder', 'en');
+    const { dispatchId } = await send(command(ws, coupon.id, { '1': 'SUMMER20', '2': '10', header_1: 'Budi', button_0: 'SUMMER20' }));
+    const answer = readWhatsAppTemplateFixture<{ messages: { id: string }[] }>('send-held-for-quality-assessment.json');
+    graph.answer = () => ({ status: 200, body: answer });
+    const provider = whatsAppCloudProvider({ baseUrl: graph.baseUrl, timeoutMs: 2_000, credentials: () => Promise.resolve({ accessToken: 't', appSecret: 's', verifyToken: 'v' }) });
+    publishMetrics(); // what earlier tests recorded, as the end of their invocations would
+    capture.clear();
+    expect(await deliverQueuedDispatch({ dispatchId, workspaceId: ws, receiveCount: 1, maxReceives: 5 }, { providerFor: () => provider, store: env.table })).toEqual({ outcome: 'sent' });
+    publishMetrics();
+    expect([capture.sum(metricNames.heldForQualityAssessment, { service: 'messaging-api' }), capture.sum(metricNames.sent, { service: 'messaging-api' })]).toEqual([1, 1]);
+    const dispatch = (await getDispatch(ws, dispatchId, env.table))!;
+    expect(dispatch).toMatchObject({ status: 'sent', providerMessageId: answer.messages[0]!.id });
+    const { Item } = await env.table.db.send(new GetCommand({ TableName: env.table.tableName, Key: keys.templatePacing(`pn-${ws}`, coupon.id) }));
+    expect(Item).toEqual({ ...keys.templatePacing(`pn-${ws}`, coupon.id), entity: 'templatePacing', heldThrough: dispatch.sentAt, ttl: Math.floor(Date.parse(dispatch.sentAt!) / 1000) + 86_400 });
   });
 });
 

@@ -36,9 +36,10 @@ interface Fixture {
   source: string;
   /**
    * Dispatches sent before the posts, each with the wamid WhatsApp gives it (posts name it
-   * `{{wamid:<ref>}}`), and whether the provider's answer carrying it was lost.
+   * `{{wamid:<ref>}}`), whether the provider's answer carrying it was lost, and whether it said
+   * the message is held (template pacing).
    */
-  given: { dispatches?: { ref: string; to: string; wamid: string; answerLost?: boolean }[]; optOuts?: Omit<MarketingOptOut, 'workspaceId'>[] };
+  given: { dispatches?: { ref: string; to: string; wamid: string; answerLost?: boolean; held?: boolean }[]; optOuts?: Omit<MarketingOptOut, 'workspaceId'>[] };
   posts: unknown[];
   expect: {
     dispatches?: Record<string, Record<string, unknown> & { counted?: boolean }>;
@@ -84,12 +85,12 @@ async function workspaces() {
 }
 
 /** Sends a dispatch and records the provider's answer (or loses it: the dispatch is then `unknown`). */
-async function sentDispatch(workspaceId: string, to: string, answer: string | null): Promise<string> {
+async function sentDispatch(workspaceId: string, to: string, answer: string | null, held = false): Promise<string> {
   const { dispatchId } = await sendTemplateMessage(
     { workspaceId, apiClient: { id: randomUUID(), name: 'k' }, to, templateId: TEMPLATE_ID, variables: { name: 'Sari', order: 'A-1' }, tagIds: [], trackingTags: ['promo'], now: new Date() },
     { store: env.table, queue: env.queues },
   );
-  const provider = { send: () => (answer ? Promise.resolve({ providerMessageId: answer }) : Promise.reject(new ProviderError('unknown', 'timeout', 'lost'))), settle: () => Promise.resolve() };
+  const provider = { send: () => (answer ? Promise.resolve({ providerMessageId: answer, ...(held ? { held } : {}) }) : Promise.reject(new ProviderError('unknown', 'timeout', 'lost'))), settle: () => Promise.resolve() };
   await deliverDispatch({ dispatchId, workspaceId, receiveCount: 1, maxReceives: 5 }, { providerFor: () => provider, store: env.table });
   return dispatchId;
 }
@@ -119,10 +120,10 @@ describe.each(fixtures.filter(([name]) => ['status-sent-delivered-read-in-one-ch
 async function play(fixture: Fixture, post: Post) {
   const { own, foreign } = await workspaces();
   const values: Record<string, string> = { number: own.number, foreignNumber: foreign.number };
-  for (const { ref, to, wamid, answerLost } of fixture.given.dispatches ?? []) {
+  for (const { ref, to, wamid, answerLost, held } of fixture.given.dispatches ?? []) {
     // A wamid is unique at WhatsApp; here each fixture's run gets its own.
     values[`wamid:${ref}`] = `${wamid}.${own.number}`;
-    values[`dispatch:${ref}`] = await sentDispatch(own.id, to, answerLost ? null : values[`wamid:${ref}`]!);
+    values[`dispatch:${ref}`] = await sentDispatch(own.id, to, answerLost ? null : values[`wamid:${ref}`]!, held);
   }
   for (const optOut of fixture.given.optOuts ?? []) await recordMarketingOptOut({ ...optOut, workspaceId: own.id }, env.table);
   // A dispatch's wamid item is put by the table's stream consumer from the move that learned it

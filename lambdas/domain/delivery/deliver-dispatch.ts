@@ -3,13 +3,14 @@ import { logger } from '../../shared/logger';
 import { messageMetrics } from '../../shared/metrics';
 import type { Store } from '../../shared/store';
 import type { Dispatch } from '../messages/dispatch';
-import { ProviderError, type Provider, type ProviderMessage } from '../providers/provider';
+import { ProviderError, type Provider, type ProviderAcceptance, type ProviderMessage } from '../providers/provider';
 import { lookUpWorkspace } from '../workspaces/workspace-lookup';
 import { sendingNumberOf } from '../workspaces/workspace-number';
 import type { WorkspaceSettings } from '../workspaces/workspace';
 import { untilAnswered } from '../../shared/writes';
 import { claimDispatch, releaseClaim } from './delivery-attempt';
 import { applyStatus } from './dispatch-status';
+import { noteHeldSend } from './template-pacing';
 
 /**
  * An attempt older than this without a verdict belongs to a consumer that died with its claim in
@@ -86,9 +87,9 @@ async function deliver(attempt: DeliveryAttempt, deps: DeliveryDependencies): Pr
   }
   // Still not ready on the message's last receive: settled as the provider's own answer would be.
   if (sender instanceof ProviderError) return recordVerdict(dispatch, sender, attempt, now(), deps.store);
-  let providerMessageId: string;
+  let acceptance: ProviderAcceptance;
   try {
-    ({ providerMessageId } = await callProvider(sender.provider, {
+    acceptance = await callProvider(sender.provider, {
       dispatchId: dispatch.dispatchId,
       to: dispatch.to,
       templateName: dispatch.providerTemplateName,
@@ -96,7 +97,7 @@ async function deliver(attempt: DeliveryAttempt, deps: DeliveryDependencies): Pr
       bodyParameters: dispatch.bodyParameters,
       ...dispatch.templateParameters,
       ...(sender.phoneNumberId ? { phoneNumberId: sender.phoneNumberId } : {}),
-    }));
+    });
   } catch (error) {
     const verdict = error instanceof ProviderError ? error : new ProviderError('unknown', 'provider_fault', (error as Error).message, { cause: error });
     logger.info('Provider did not accept', { dispatchId: dispatch.dispatchId, kind: verdict.kind, code: verdict.code });
@@ -105,8 +106,25 @@ async function deliver(attempt: DeliveryAttempt, deps: DeliveryDependencies): Pr
   // The provider has it. A write that still fails here is not the provider's verdict: it throws,
   // the claim keeps a second call out, and the provider's own reports (which echo the dispatch id)
   // record the send.
-  await untilRecorded(attempt, () => applyStatus(dispatch.dispatchId, { to: 'sent', occurredAt: now().toISOString(), providerMessageId }, deps.store, dispatch));
+  const sentAt = now().toISOString();
+  await untilRecorded(attempt, () => applyStatus(dispatch.dispatchId, { to: 'sent', occurredAt: sentAt, providerMessageId: acceptance.providerMessageId }, deps.store, dispatch));
+  if (acceptance.held) await noteHeld(sender.phoneNumberId, dispatch, sentAt, deps.store);
   return { outcome: 'sent' };
+}
+
+/**
+ * WhatsApp holds the template's messages for now (template pacing): the reconciler must not read
+ * the number's reports as proof that a dead attempt of it was never taken (decision 148). The mark
+ * is best kept, not required: the next held send of the template writes it again.
+ */
+async function noteHeld(phoneNumberId: string | undefined, dispatch: Dispatch, sentAt: string, store?: Store): Promise<void> {
+  messageMetrics.heldForQualityAssessment();
+  if (!phoneNumberId) return; // the stack's default number: no report evidence is kept for it either
+  try {
+    await noteHeldSend(phoneNumberId, dispatch.templateId, sentAt, store);
+  } catch (error) {
+    logger.warn('Could not note that WhatsApp held a message of the template', { dispatchId: dispatch.dispatchId, templateId: dispatch.templateId, error: error as Error });
+  }
 }
 
 /**
@@ -170,7 +188,7 @@ export async function deliverQueuedDispatch(attempt: DeliveryAttempt, deps: Deli
 }
 
 /** The provider call, timed whatever its verdict. */
-async function callProvider(provider: Provider, message: ProviderMessage): Promise<{ providerMessageId: string }> {
+async function callProvider(provider: Provider, message: ProviderMessage): Promise<ProviderAcceptance> {
   const startedAt = performance.now();
   try {
     return await provider.send(message);

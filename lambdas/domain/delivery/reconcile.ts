@@ -14,6 +14,7 @@ import { STALE_ATTEMPT_MS } from './deliver-dispatch';
 import { releaseClaim } from './delivery-attempt';
 import { applyStatus, changeDispatch } from './dispatch-status';
 import { EVIDENCE_GRAIN_MS, reportedThrough } from './report-evidence';
+import { mayBeHeld, PACING_HOLD_MS } from './template-pacing';
 
 /** A dispatch `queued` this long has likely lost its queue message (the gap between transaction and send). */
 export const QUEUED_GRACE_MS = 2 * 60_000;
@@ -31,6 +32,12 @@ export const RELEASED_GRACE_MS = (dispatchQueueSettings.visibilityTimeoutSeconds
 export const REPORT_SILENCE_MS = 5 * 60_000;
 /** Without that evidence (no reports flowing for the number), a dead attempt is settled `unknown` after this. */
 export const DEAD_ATTEMPT_UNKNOWN_MS = 15 * 60_000;
+/**
+ * The silence for a dead attempt of a template WhatsApp was holding (template pacing): its report
+ * may come when the hold ends, within the hour at Meta's 99th percentile; twice that, then the
+ * verdict (decision 148). Until then the dispatch stays `processing`.
+ */
+export const PACED_REPORT_SILENCE_MS = 2 * PACING_HOLD_MS;
 /** Work per run is bounded; what is left waits for the next run. */
 const MAX_PER_SHARD = 200;
 /** CloudWatch's figure for the queue's oldest message is a minute's maximum, a minute or two late: what a dispatch's wait must pass it by. */
@@ -55,7 +62,8 @@ export interface ReconcileSummary {
  * queue message never went out, and released attempts whose message was lost, are queued again. A
  * dead attempt (`processing`, its claim older than a minute) is sent again when the number's reports
  * show the provider never took it, and settled `unknown` (never sent again) when nothing can show
- * it (decision 63). Reads only the sparse pending entries: a Query per shard (two while entries from before
+ * it (decision 63); for a template WhatsApp was holding (template pacing), both after two hours
+ * (decision 148). Reads only the sparse pending entries: a Query per shard (two while entries from before
  * decision 104 may remain), and a BatchGet of the dispatches they name.
  *
  * `queueAgeMs`, how long the queue has held its oldest message, tells a lost message from one still
@@ -87,23 +95,41 @@ export async function reconcile(now: Date, store: Store = defaultStore(), queue:
   return summary;
 }
 
-/** How far the reports on a workspace's sending number have come, read once per number and run. */
-function reportEvidence(now: Date, store: Store) {
+/** What the provider's reports prove about dead attempts, each fact read once per run. */
+interface ReportEvidence {
+  /** How far the reports on the workspace's sending number have come; undefined without a number or a report. */
+  reportedThrough(workspaceId: string): Promise<string | undefined>;
+  /** Whether WhatsApp may be holding the attempt's message (template pacing): its report may be an hour late. */
+  mayBeHeld(dispatch: Dispatch, attemptStartedAt: string): Promise<boolean>;
+}
+
+function reportEvidence(now: Date, store: Store): ReportEvidence {
   const byNumber = new Map<string, Promise<string | undefined>>();
-  return async (workspaceId: string): Promise<string | undefined> => {
-    const number = sendingNumberOf(await lookUpWorkspace(workspaceId, now, store));
-    if (!number) return undefined;
-    if (!byNumber.has(number)) byNumber.set(number, reportedThrough(number, store));
-    return byNumber.get(number);
+  const numberOf = async (workspaceId: string) => sendingNumberOf(await lookUpWorkspace(workspaceId, now, store));
+  return {
+    async reportedThrough(workspaceId) {
+      const number = await numberOf(workspaceId);
+      if (!number) return undefined;
+      if (!byNumber.has(number)) byNumber.set(number, reportedThrough(number, store));
+      return byNumber.get(number);
+    },
+    async mayBeHeld(dispatch, attemptStartedAt) {
+      const number = await numberOf(dispatch.workspaceId);
+      return number ? mayBeHeld(number, dispatch.templateId, attemptStartedAt, store) : false;
+    },
   };
 }
 
-async function deadAttemptVerdict(dispatch: Dispatch, attemptStartedAt: string, now: Date, evidence: (workspaceId: string) => Promise<string | undefined>) {
+async function deadAttemptVerdict(dispatch: Dispatch, attemptStartedAt: string, now: Date, evidence: ReportEvidence) {
   const attemptAge = now.getTime() - Date.parse(attemptStartedAt);
   if (attemptAge <= STALE_ATTEMPT_MS) return 'alive';
-  const reportedThrough = attemptAge >= REPORT_SILENCE_MS ? await evidence(dispatch.workspaceId) : undefined;
+  if (attemptAge < REPORT_SILENCE_MS) return 'wait';
+  // Read only for the rare dead attempt that has waited out the usual silence.
+  const silence = (await evidence.mayBeHeld(dispatch, attemptStartedAt)) ? PACED_REPORT_SILENCE_MS : REPORT_SILENCE_MS;
+  if (attemptAge < silence) return 'wait';
+  const reportedThrough = await evidence.reportedThrough(dispatch.workspaceId);
   if (reportedThrough && Date.parse(reportedThrough) >= Date.parse(attemptStartedAt) - EVIDENCE_GRAIN_MS) return 'resend';
-  return attemptAge >= DEAD_ATTEMPT_UNKNOWN_MS ? 'unknown' : 'wait';
+  return attemptAge >= Math.max(DEAD_ATTEMPT_UNKNOWN_MS, silence) ? 'unknown' : 'wait';
 }
 
 /** Gives the dead claim back, then queues the dispatch for a new one. */

@@ -40,6 +40,16 @@ export class ProviderError extends Error {
   }
 }
 
+/** A provider's plain acceptance. */
+export interface ProviderAcceptance {
+  providerMessageId: string;
+  /**
+   * The provider took the message but holds it for now (WhatsApp's template pacing, decision 148):
+   * its first report may come up to an hour later, or a failure (132015) if the template is paused.
+   */
+  held?: boolean;
+}
+
 export interface Provider {
   /**
    * Loads what a send needs (credentials), so that once a dispatch is claimed nothing but the
@@ -48,7 +58,7 @@ export interface Provider {
    */
   ready?(): Promise<void>;
   /** Resolves with the provider's message id when accepted; throws ProviderError otherwise. */
-  send(message: ProviderMessage): Promise<{ providerMessageId: string }>;
+  send(message: ProviderMessage): Promise<ProviderAcceptance>;
   /** Waits for work the provider started in the background (the sandbox's reports). */
   settle(): Promise<void>;
 }

@@ -12,7 +12,8 @@ export interface WhatsAppCloudOptions {
 }
 
 interface GraphResponse {
-  messages?: { id: string }[];
+  /** `message_status` is WhatsApp's pacing verdict on a template message: `accepted`, `held_for_quality_assessment` (or `paused`). */
+  messages?: { id: string; message_status?: string }[];
   error?: { code?: number; message?: string };
 }
 
@@ -68,7 +69,9 @@ export function whatsAppCloudProvider(options: WhatsAppCloudOptions): Provider {
 
       const answer = (await response.json().catch(() => ({}))) as GraphResponse;
       const providerMessageId = answer.messages?.[0]?.id;
-      if (response.ok && providerMessageId) return { providerMessageId };
+      // Anything but `accepted` (or no verdict) is a message WhatsApp holds: its reports may come late.
+      const pacing = answer.messages?.[0]?.message_status;
+      if (response.ok && providerMessageId) return pacing && pacing !== 'accepted' ? { providerMessageId, held: true } : { providerMessageId };
       if (response.ok) throw new ProviderError('unknown', 'no_message_id', 'WhatsApp answered without a message id');
       throw classifyWhatsAppError(response.status, answer.error?.code, answer.error?.message ?? `HTTP ${response.status}`);
     },

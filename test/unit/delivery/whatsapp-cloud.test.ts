@@ -58,6 +58,15 @@ describe('WhatsApp Cloud API provider', () => {
     ]);
   });
 
+  it('tells a message WhatsApp holds for its template’s quality assessment (template pacing) from one it accepted', async () => {
+    answer = () => ({ status: 200, body: readWhatsAppTemplateFixture('send-held-for-quality-assessment.json') });
+    await expect(provider().send(message)).resolves.toEqual({ providerMessageId: 'wamid.HBgNNjI4MTIzNDU2Nzg5MBUCABEYEkhFTERGT1JRVUFMSVRZMDAxAA==', held: true });
+    for (const [status, expected] of [['accepted', { providerMessageId: 'wamid.5' }], ['paused', { providerMessageId: 'wamid.5', held: true }]] as const) {
+      answer = () => ({ status: 200, body: { messaging_product: 'whatsapp', messages: [{ id: 'wamid.5', message_status: status }] } });
+      await expect(provider().send(message)).resolves.toEqual(expected);
+    }
+  });
+
   it('uses the workspace’s own number when it has one', async () => {
     answer = () => ({ status: 200, body: { messages: [{ id: 'wamid.2' }] } });
     await provider().send({ ...message, phoneNumberId: '2222' });

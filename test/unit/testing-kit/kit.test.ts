@@ -29,6 +29,7 @@ const moduleState: Record<string, keyof typeof containerCaches | { notACache: st
   'lambdas/domain/messages/send-rate.ts reserving': 'sendRateLeases',
   'lambdas/domain/delivery/number-pace.ts sentThisSecond': 'numberPaces',
   'lambdas/domain/delivery/report-evidence.ts written': 'reportEvidence',
+  'lambdas/domain/delivery/template-pacing.ts written': 'templatePacing',
   'lambdas/domain/providers/sandbox.ts callsByDispatch': 'sandboxCalls',
   'lambdas/domain/providers/sandbox.ts pendingReports': { notACache: 'reports in flight; settleProviders() awaits them' },
   'lambdas/shared/default-store.ts fromConfig': { notACache: 'the table named by TABLE_NAME, which is fixed per container' },
