@@ -19,6 +19,11 @@ export const metricNames = {
   webhookRequestsRefused: 'WebhookRequestsRefused',
   /** WhatsApp's `account_update` restricting, disabling or finding a policy violation on a business account (decision 142). */
   accountRestricted: 'WhatsAppAccountRestricted',
+  /**
+   * An error WhatsApp reported on a number outside any message: a `messages` webhook's `errors`, a
+   * request it could not process for a system, app or account level problem (decision 149).
+   */
+  numberErrors: 'WhatsAppNumberErrors',
   /** A delivery attempt held because WhatsApp refused the access token (error 190 and its kin). */
   deliveryHeld: 'DeliveriesHeld',
   /**

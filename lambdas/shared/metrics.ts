@@ -103,6 +103,8 @@ export interface WebhookMetrics {
   refused(): void;
   /** WhatsApp restricted, disabled or found a violation on a business account. */
   accountRestricted(): void;
+  /** WhatsApp reported an error on a number outside any message (the `messages` webhook's `errors`). */
+  numberError(): void;
 }
 
 export const webhookMetrics: WebhookMetrics = {
@@ -112,6 +114,7 @@ export const webhookMetrics: WebhookMetrics = {
   },
   refused: () => count(metricNames.webhookRequestsRefused),
   accountRestricted: () => count(metricNames.accountRestricted),
+  numberError: () => count(metricNames.numberErrors),
 };
 
 /** What delivering webhook events to integrations records. */

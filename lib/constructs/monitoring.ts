@@ -349,7 +349,7 @@ export class Monitoring extends Construct {
     );
     this.dashboard.addWidgets(
       new GraphWidget({
-        title: 'Webhook items skipped, by reason; requests refused; accounts restricted',
+        title: 'Webhook items skipped, by reason; requests refused; accounts restricted; number errors',
         width: wide,
         left: [
           new MathExpression({
@@ -358,7 +358,7 @@ export class Monitoring extends Construct {
             period: fiveMinutes,
           }),
         ],
-        right: [business(metricNames.webhookRequestsRefused), business(metricNames.accountRestricted)],
+        right: [business(metricNames.webhookRequestsRefused), business(metricNames.accountRestricted), business(metricNames.numberErrors)],
       }),
     );
     this.dashboard.addWidgets(

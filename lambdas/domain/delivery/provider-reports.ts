@@ -10,11 +10,13 @@ import {
   readContact,
   readMessage,
   readMessagesChange,
+  readNumberError,
   readPreference,
   readPreferencesChange,
   readStatus,
   type AccountUpdate,
   type MessagesChange,
+  type NumberError,
   type PreferencesChange,
   type Pricing,
   type ProviderStatus,
@@ -121,6 +123,7 @@ async function applyMessagesChange(change: MessagesChange, summary: ReportSummar
   const { phoneNumberId } = change;
   const now = new Date();
   const workspaceId = await (change.messages.length ? currentNumberOwner : lookUpNumberOwner)(phoneNumberId, now, store);
+  for (const raw of change.errors) noteNumberError(phoneNumberId, workspaceId, readNumberError(raw));
   if (!workspaceId) {
     for (let i = 0; i < change.statuses.length + change.messages.length; i++) skip('unowned_number', { phoneNumberId });
     return;
@@ -197,6 +200,16 @@ async function noteAccountUpdate(businessAccountId: string | undefined, update: 
   } else {
     logger.info('WhatsApp account update', line);
   }
+}
+
+/**
+ * An error WhatsApp reports on a number outside any message (a rate limit hit, a problem with the
+ * app or the account): nothing of ours changes, and no dispatch names it, so it is a WARN line and
+ * the `WhatsAppNumberErrors` metric for the operators, owned number or not (decision 149).
+ */
+function noteNumberError(phoneNumberId: string, workspaceId: string | undefined, error: NumberError): void {
+  webhookMetrics.numberError();
+  logger.warn('WhatsApp reported an error on the number', { phoneNumberId, workspaceId: workspaceId ?? null, ...error });
 }
 
 /** The message's sender, completed from the change's contacts (its name, and the identifier the message left out). */

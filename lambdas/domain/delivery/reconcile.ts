@@ -95,7 +95,7 @@ export async function reconcile(now: Date, store: Store = defaultStore(), queue:
   return summary;
 }
 
-/** What the provider's reports prove about dead attempts, each fact read once per run. */
+/** What the provider's reports prove about dead attempts: a number's evidence read once per run, a template's hold per dead attempt (rare). */
 interface ReportEvidence {
   /** How far the reports on the workspace's sending number have come; undefined without a number or a report. */
   reportedThrough(workspaceId: string): Promise<string | undefined>;

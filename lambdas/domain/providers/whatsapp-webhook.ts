@@ -50,16 +50,44 @@ const changeValueSchema = z.object({
   statuses: z.optional(z.array(z.unknown())),
   messages: z.optional(z.array(z.unknown())),
   contacts: z.optional(z.array(z.unknown())),
+  errors: z.optional(z.array(z.unknown())),
 });
 
 /** A `messages` change: the business number it reached, and its items still unread. */
-export type MessagesChange = { phoneNumberId: string; statuses: unknown[]; messages: unknown[]; contacts: unknown[] };
+export type MessagesChange = { phoneNumberId: string; statuses: unknown[]; messages: unknown[]; contacts: unknown[]; errors: unknown[] };
 
 export function readMessagesChange(value: Record<string, unknown>): Read<MessagesChange> {
   const parsed = changeValueSchema.safeParse(value);
   if (!parsed.success) return skip('malformed_change', parsed.error);
-  const { metadata, statuses = [], messages = [], contacts = [] } = parsed.data;
-  return { ok: true, value: { phoneNumberId: metadata.phone_number_id, statuses, messages, contacts } };
+  const { metadata, statuses = [], messages = [], contacts = [], errors = [] } = parsed.data;
+  return { ok: true, value: { phoneNumberId: metadata.phone_number_id, statuses, messages, contacts, errors } };
+}
+
+// ---- errors: WhatsApp's word on the number, outside any message --------------------------------------
+
+const numberErrorSchema = z.object({
+  code: z.optional(z.union([z.number(), z.string()])),
+  title: z.optional(z.string()),
+  message: z.optional(z.string()),
+  error_data: z.optional(z.object({ details: z.optional(z.string()) })),
+});
+
+/**
+ * An error a `messages` change carries beside (or instead of) its statuses: a request WhatsApp could
+ * not process for a system, app or account level problem, about no message of ours (Meta's "errors"
+ * messages webhook). Read for the operators; whatever its shape, it is told, never dropped.
+ */
+export interface NumberError {
+  code: string;
+  title: string | null;
+  details: string | null;
+}
+
+export function readNumberError(raw: unknown): NumberError {
+  const parsed = numberErrorSchema.safeParse(raw);
+  if (!parsed.success) return { code: 'unreadable', title: null, details: JSON.stringify(raw).slice(0, 500) };
+  const { code, title, message, error_data } = parsed.data;
+  return { code: code === undefined ? 'none' : String(code), title: title ?? message ?? null, details: error_data?.details ?? null };
 }
 
 // ---- statuses -------------------------------------------------------------------------------------
