@@ -11,12 +11,14 @@ import {
   readMessage,
   readMessagesChange,
   readNumberError,
+  readNumberQualityUpdate,
   readPreference,
   readPreferencesChange,
   readStatus,
   type AccountUpdate,
   type MessagesChange,
   type NumberError,
+  type NumberQualityUpdate,
   type PreferencesChange,
   type Pricing,
   type ProviderStatus,
@@ -91,6 +93,12 @@ export async function applyProviderReports(envelope: WebhookEnvelope, store: Sto
         case 'account_update': {
           const update = readAccountUpdate(value);
           if (update.ok) await noteAccountUpdate(entry.id, update.value, store);
+          else skip(update.reason, { field, detail: update.detail });
+          break;
+        }
+        case 'phone_number_quality_update': {
+          const update = readNumberQualityUpdate(value);
+          if (update.ok) await noteNumberQualityUpdate(entry.id, update.value, store);
           else skip(update.reason, { field, detail: update.detail });
           break;
         }
@@ -200,6 +208,22 @@ async function noteAccountUpdate(businessAccountId: string | undefined, update: 
   } else {
     logger.info('WhatsApp account update', line);
   }
+}
+
+/**
+ * WhatsApp's word on a number's throughput and its portfolio's messaging limit, for the operators
+ * (decision 150): nothing here changes. A raised throughput is a WARN line that says to raise the
+ * number's pace (the consumer keeps it to `whatsappMessagesPerSecond` whatever WhatsApp allows); a
+ * lowered limit or a flagged number is a WARN line; any other update an INFO line. Each names the
+ * workspace bound to the business account, when one is.
+ */
+async function noteNumberQualityUpdate(businessAccountId: string | undefined, update: NumberQualityUpdate, store: Store): Promise<void> {
+  const workspaceId = businessAccountId ? await workspaceOfBusinessAccount(businessAccountId, store) : undefined;
+  const { action, ...said } = update;
+  const line = { businessAccountId: businessAccountId ?? null, workspaceId: workspaceId ?? null, ...said };
+  if (action === 'throughput_raised') logger.warn('WhatsApp raised the number’s throughput; raise its whatsappMessagesPerSecond to send faster', line);
+  else if (action === 'limit_lowered') logger.warn('WhatsApp lowered the number’s messaging limit or flagged its quality', line);
+  else logger.info('WhatsApp number quality update', line);
 }
 
 /**

@@ -394,6 +394,54 @@ export function readAccountUpdate(value: Record<string, unknown>): Read<AccountU
   };
 }
 
+// ---- the `phone_number_quality_update` field: a number's throughput and its portfolio's limit --------
+
+/**
+ * Events an operator acts on: WhatsApp raised the number's throughput (its pace,
+ * `whatsappMessagesPerSecond`, can be raised with it), or lowered its messaging limit or flagged its
+ * quality (the names older versions of the webhook send).
+ */
+const THROUGHPUT_RAISED = 'THROUGHPUT_UPGRADE';
+const LIMIT_LOWERED = new Set(['DOWNGRADE', 'FLAGGED']);
+
+const numberQualityUpdateSchema = z.object({
+  display_phone_number: z.string(),
+  event: z.string().check(z.minLength(1)),
+  old_limit: z.optional(z.string()),
+  current_limit: z.optional(z.string()),
+  max_daily_conversations_per_business: z.optional(z.string()),
+});
+
+/**
+ * A `phone_number_quality_update` change, read for the operators: the number as WhatsApp shows it
+ * (the change names no number id), the event, and the business portfolio's messaging limit
+ * (`max_daily_conversations_per_business`, or the `current_limit` Meta is retiring).
+ */
+export interface NumberQualityUpdate {
+  displayPhoneNumber: string;
+  event: string;
+  oldLimit: string | null;
+  messagingLimit: string | null;
+  /** What the operator may act on: `throughput_raised` (raise the number's pace), `limit_lowered`, or nothing. */
+  action: 'throughput_raised' | 'limit_lowered' | null;
+}
+
+export function readNumberQualityUpdate(value: Record<string, unknown>): Read<NumberQualityUpdate> {
+  const parsed = numberQualityUpdateSchema.safeParse(value);
+  if (!parsed.success) return skip('malformed_change', parsed.error);
+  const { display_phone_number, event, old_limit, current_limit, max_daily_conversations_per_business } = parsed.data;
+  return {
+    ok: true,
+    value: {
+      displayPhoneNumber: display_phone_number,
+      event,
+      oldLimit: old_limit ?? null,
+      messagingLimit: max_daily_conversations_per_business ?? current_limit ?? null,
+      action: event === THROUGHPUT_RAISED ? 'throughput_raised' : LIMIT_LOWERED.has(event) ? 'limit_lowered' : null,
+    },
+  };
+}
+
 // ---- signing, and the sandbox's own reports ---------------------------------------------------------
 
 /** `X-Hub-Signature-256`: "sha256=" and the hex HMAC-SHA256 of the raw body with the app secret. */
