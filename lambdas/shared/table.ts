@@ -116,6 +116,8 @@ export const keys = {
   whatsappBusinessAccount: (businessAccountId: string): ItemKey => ({ pk: `WABA#${businessAccountId}`, sk: 'WABA' }),
   /** A number that opted out of the workspace's marketing messages ("Stop promotions"). */
   marketingOptOut: (ws: string, phone: string): ItemKey => ({ pk: partitions.optOutsOfWorkspace(ws).value, sk: `OPTOUT#${phone}` }),
+  /** When the number last resumed the workspace's marketing messages in WhatsApp: an older stop arriving late changes nothing (decision 151). */
+  marketingResume: (ws: string, phone: string): ItemKey => ({ pk: partitions.optOutsOfWorkspace(ws).value, sk: `RESUMED#${phone}` }),
   /** An event waiting for the outbox publisher: written with the change it tells of, read from the table's stream. */
   webhookOutbox: (eventId: string): ItemKey => ({ pk: `OUTBOX#${eventId}`, sk: 'OUTBOX' }),
   /** One event's deliveries to one endpoint (attempts, last answer, next try); event ids sort by time. */
@@ -314,6 +316,7 @@ export type Entity =
   | 'templatePacing'
   | 'whatsappBusinessAccount'
   | 'marketingOptOut'
+  | 'marketingResume'
   | 'providerMessage'
   | 'webhookEndpoint'
   | 'webhookEndpointCount';

@@ -5,8 +5,15 @@ import type { Store } from './store';
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 type WithoutTable<T> = Omit<NonNullable<T>, 'TableName'>;
 
-/** A write as an item module builds it; the store adds its table when the write is sent. */
-export type Write = { Put: WithoutTable<TransactItem['Put']> } | { Update: WithoutTable<TransactItem['Update']> } | { Delete: WithoutTable<TransactItem['Delete']> };
+/**
+ * A write as an item module builds it; the store adds its table when the write is sent. A
+ * `ConditionCheck` writes nothing: it holds a transaction to a condition on another item.
+ */
+export type Write =
+  | { Put: WithoutTable<TransactItem['Put']> }
+  | { Update: WithoutTable<TransactItem['Update']> }
+  | { Delete: WithoutTable<TransactItem['Delete']> }
+  | { ConditionCheck: WithoutTable<TransactItem['ConditionCheck']> };
 
 /** A transaction's writes by name; a name may stand for several writes, or for none (left out). */
 export type NamedWrites<N extends string> = { [K in N]?: Write | readonly Write[] };
@@ -53,7 +60,8 @@ const errorName = (error: unknown) => (typeof error === 'object' && error !== nu
 function withTable(write: Write, tableName: string): TransactItem {
   if ('Put' in write) return { Put: { ...write.Put, TableName: tableName } };
   if ('Update' in write) return { Update: { ...write.Update, TableName: tableName } };
-  return { Delete: { ...write.Delete, TableName: tableName } };
+  if ('Delete' in write) return { Delete: { ...write.Delete, TableName: tableName } };
+  return { ConditionCheck: { ...write.ConditionCheck, TableName: tableName } };
 }
 
 /**
@@ -103,7 +111,8 @@ export async function untilAnswered<T>(write: () => Promise<T>, deadline: number
 export async function writeOne(store: Store, write: Write): Promise<void> {
   if ('Put' in write) await store.db.send(new PutCommand({ ...write.Put, TableName: store.tableName }));
   else if ('Update' in write) await store.db.send(new UpdateCommand({ ...write.Update, TableName: store.tableName }));
-  else await store.db.send(new DeleteCommand({ ...write.Delete, TableName: store.tableName }));
+  else if ('Delete' in write) await store.db.send(new DeleteCommand({ ...write.Delete, TableName: store.tableName }));
+  else throw new Error('A ConditionCheck writes nothing on its own: send it in a transaction');
 }
 
 /** Sends one conditional write on its own: false when its condition refused it, which the caller takes as an answer. */

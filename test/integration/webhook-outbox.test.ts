@@ -186,7 +186,7 @@ describe('webhook events against DynamoDB Local and its stream', () => {
     });
   });
 
-  it('writes marketing_opt_out.updated with each change of an opt-out, and nothing for a change refused or for a workspace without an endpoint', async () => {
+  it('writes marketing_opt_out.updated with each change of an opt-out, and nothing for a change refused (a stale stop included) or for a workspace without an endpoint', async () => {
     const ws = await workspace({ endpoint: true, events: ['marketing_opt_out.updated'] });
     const tap = { workspaceId: ws, phone: '6281234567890', type: 'button', text: 'Stop promotions', payload: 'Stop promotions', occurredAt: '2026-11-02T03:00:00.000Z', providerMessageId: 'wamid.stop-1' };
     expect(await optOutFromReply(tap, env.table)).toBe(true);
@@ -194,6 +194,9 @@ describe('webhook events against DynamoDB Local and its stream', () => {
     // A resume older than the tap lifts nothing; a later one lifts it.
     expect(await applyMarketingPreference({ workspaceId: ws, phone: '6281234567890', preference: 'resume', occurredAt: '2026-11-02T02:59:59.000Z' }, env.table)).toBe(false);
     expect(await applyMarketingPreference({ workspaceId: ws, phone: '6281234567890', preference: 'resume', occurredAt: '2026-11-03T00:00:00.000Z' }, env.table)).toBe(true);
+    // A stop older than that resume, arriving after it (decision 151): no opt-out, and no event.
+    expect(await applyMarketingPreference({ workspaceId: ws, phone: '6281234567890', preference: 'stop', occurredAt: '2026-11-02T05:00:00.000Z' }, env.table)).toBe(false);
+    expect(await listMarketingOptOuts(ws, env.table)).toEqual([]);
     await recordMarketingOptOut({ workspaceId: ws, phone: '+6281200000001', optedOutAt: '2026-11-04T00:00:00.000Z', source: 'admin' }, env.table);
     expect(await removeMarketingOptOut(ws, '+6281200000001', env.table, new Date('2026-11-05T00:00:00.000Z'))).toBe(true);
     expect(await removeMarketingOptOut(ws, '+6281200000001', env.table)).toBe(false);

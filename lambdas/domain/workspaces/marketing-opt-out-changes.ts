@@ -18,24 +18,41 @@ import { isStopPromotionsReply, marketingOptOutItem, type ButtonReply, type Mark
 /** WhatsApp's failure code for a marketing message to a customer who stopped the business's marketing messages. */
 const MARKETING_STOPPED = '131050';
 
+/** Meta retries a webhook POST for days: a resume is remembered longer than a stop older than it can come late. */
+const RESUME_TTL_SECONDS = 8 * 86_400;
+
 /**
- * Writes one change and its event; false when the change's condition refused it (then neither is
- * written). A transaction refused for another reason (a conflict) throws: the caller's source
- * (Meta's retried POST, the operator) tries again.
+ * Writes one change and its event; false when the change's condition (or its guard's) refused it
+ * (then neither is written). A transaction refused for another reason (a conflict) throws: the
+ * caller's source (Meta's retried POST, the operator) tries again.
  */
-async function writeChange(store: Store, workspaceId: string, write: Write, change: MarketingOptOutChange): Promise<boolean> {
+async function writeChange(store: Store, workspaceId: string, write: Write, change: MarketingOptOutChange, guard?: Write): Promise<boolean> {
   const outbox = await outboxFor(workspaceId, () => marketingOptOutEvent(change, new Date()), store);
-  if (!outbox) return writeIfAllowed(store, write);
-  const result = await transactWrite(store, { change: write, outbox });
+  if (!outbox && !guard) return writeIfAllowed(store, write);
+  const result = await transactWrite(store, { change: write, guard, outbox });
   if (result.committed) return true;
-  if (result.refused.change === 'ConditionalCheckFailed') return false;
+  if (result.refused.change === 'ConditionalCheckFailed' || result.refused.guard === 'ConditionalCheckFailed') return false;
   throw new Error(`Marketing opt-out change of ${change.phone} not written: ${JSON.stringify(result.refused)}`);
 }
 
-/** Stores the opt-out; false when the number had opted out already (the stored one stands, and no event is written). */
+/**
+ * Stores the opt-out; false when the number had opted out already (the stored one stands, and no
+ * event is written), or, for one the customer's word recorded (a tap, WhatsApp's), when they
+ * resumed marketing messages after it: that word came late (decision 151). An operator's stands.
+ */
 export async function recordMarketingOptOut(optOut: MarketingOptOut, store: Store = defaultStore()): Promise<boolean> {
   const put: Write = { Put: { Item: marketingOptOutItem(optOut), ConditionExpression: 'attribute_not_exists(pk)' } };
-  return writeChange(store, optOut.workspaceId, put, { phone: optOut.phone, optedOut: true, by: optOut.source, at: optOut.optedOutAt });
+  const notResumedSince: Write | undefined =
+    optOut.source === 'admin'
+      ? undefined
+      : {
+          ConditionCheck: {
+            Key: keys.marketingResume(optOut.workspaceId, optOut.phone),
+            ConditionExpression: 'attribute_not_exists(resumedAt) OR resumedAt < :optedOutAt',
+            ExpressionAttributeValues: { ':optedOutAt': optOut.optedOutAt },
+          },
+        };
+  return writeChange(store, optOut.workspaceId, put, { phone: optOut.phone, optedOut: true, by: optOut.source, at: optOut.optedOutAt }, notResumedSince);
 }
 
 /** An operator lifts the opt-out, so marketing sends reach the number again; false when it had none. */
@@ -93,13 +110,15 @@ export interface PreferenceChange {
 
 /**
  * The customer's marketing preference, set in WhatsApp: `stop` records an opt-out (a number that
- * has one keeps it); `resume` lifts the one a tap or WhatsApp recorded no later than the resume,
- * not one recorded after it (the webhooks may come out of order) nor an operator's, whose reason we
- * cannot see. Answers whether anything changed.
+ * has one keeps it; not one older than the number's last resume); `resume` is remembered, and lifts
+ * the one a tap or WhatsApp recorded no later than the resume, not one recorded after it (the
+ * webhooks may come out of order) nor an operator's, whose reason we cannot see. Answers whether
+ * the opt-outs changed.
  */
 export async function applyMarketingPreference(change: PreferenceChange, store: Store = defaultStore()): Promise<boolean> {
   const phone = fromWhatsAppNumber(change.phone);
   if (change.preference === 'stop') return recordMarketingOptOut({ workspaceId: change.workspaceId, phone, optedOutAt: change.occurredAt, source: 'whatsapp' }, store);
+  await rememberResume(change.workspaceId, phone, change.occurredAt, store);
   const lift: Write = {
     Delete: {
       Key: keys.marketingOptOut(change.workspaceId, phone),
@@ -110,3 +129,21 @@ export async function applyMarketingPreference(change: PreferenceChange, store: 
   };
   return writeChange(store, change.workspaceId, lift, { phone, optedOut: false, by: 'whatsapp', at: change.occurredAt });
 }
+
+/**
+ * Keeps the latest moment the number resumed, forward only, so that a stop or a tap older than it
+ * arriving later (Meta's webhooks may come out of order, and a POST is retried for days) records
+ * nothing. Kept apart from the opt-out, so the send's read and the opt-out list never see it.
+ */
+async function rememberResume(workspaceId: string, phone: string, resumedAt: string, store: Store): Promise<void> {
+  await writeIfAllowed(store, {
+    Update: {
+      Key: keys.marketingResume(workspaceId, phone),
+      UpdateExpression: 'SET entity = :entity, resumedAt = :resumedAt, #ttl = :ttl',
+      ConditionExpression: 'attribute_not_exists(resumedAt) OR resumedAt < :resumedAt',
+      ExpressionAttributeNames: { '#ttl': 'ttl' },
+      ExpressionAttributeValues: { ':entity': 'marketingResume', ':resumedAt': resumedAt, ':ttl': Math.floor(Date.parse(resumedAt) / 1000) + RESUME_TTL_SECONDS },
+    },
+  });
+}
+
