@@ -18,7 +18,7 @@ import { isStopPromotionsReply, marketingOptOutItem, type ButtonReply, type Mark
 /** WhatsApp's failure code for a marketing message to a customer who stopped the business's marketing messages. */
 const MARKETING_STOPPED = '131050';
 
-/** Meta retries a webhook POST for days: a resume is remembered longer than a stop older than it can come late. */
+/** Meta re-delivers a failed webhook for up to 7 days: a resume is remembered longer than a stop older than it can come late. */
 const RESUME_TTL_SECONDS = 8 * 86_400;
 
 /**

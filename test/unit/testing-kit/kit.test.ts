@@ -42,6 +42,7 @@ const moduleState: Record<string, keyof typeof containerCaches | { notACache: st
   'lambdas/domain/providers/whatsapp-errors.ts TRANSIENT_CODES': { notACache: 'a constant' },
   'lambdas/domain/providers/whatsapp-errors.ts CREDENTIAL_CODES': { notACache: 'a constant' },
   'lambdas/domain/providers/whatsapp-errors.ts LONG_REFUSALS': { notACache: 'a constant' },
+  'lambdas/domain/providers/whatsapp-webhook.ts LIMIT_LOWERED': { notACache: 'a constant' },
   'lambdas/domain/providers/whatsapp-webhook.ts RESTRICTING_EVENTS': { notACache: 'a constant' },
   'lambdas/domain/messages/dispatch-repository.ts STORED_ATTRIBUTES': { notACache: 'a constant: the names the stored schema reads' },
 };
