@@ -1,9 +1,9 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from '../../shared/zod';
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
 import { keys } from '../../shared/table';
-import { isConditionFailed } from '../../shared/writes';
+import { moveMarkForward, type ForwardMark } from '../../shared/forward-mark';
 
 /**
  * What the provider's reports prove about a sending number: the latest moment at which it took a
@@ -21,6 +21,7 @@ import { isConditionFailed } from '../../shared/writes';
  */
 export const EVIDENCE_GRAIN_MS = 10_000;
 const written = new Map<string, string>();
+const evidence: ForwardMark = { entity: 'numberReports', attribute: 'reportedThrough', grainMs: EVIDENCE_GRAIN_MS };
 
 /** Forget what this container wrote (a test's fresh container). */
 export const clearReportEvidence = (): void => written.clear();
@@ -28,26 +29,8 @@ export const clearReportEvidence = (): void => written.clear();
 const evidenceItem = z.object({ reportedThrough: z.string() });
 
 /** Notes that the provider reported on a message it took at `sentAt` from `phoneNumberId`; moves forward only. */
-export async function noteReport(phoneNumberId: string, sentAt: string, store: Store = defaultStore()): Promise<void> {
-  const last = written.get(phoneNumberId);
-  if (last && Date.parse(sentAt) - Date.parse(last) < EVIDENCE_GRAIN_MS) return;
-  try {
-    await store.db.send(
-      new UpdateCommand({
-        TableName: store.tableName,
-        Key: keys.numberReports(phoneNumberId),
-        UpdateExpression: 'SET entity = :entity, reportedThrough = :through',
-        ConditionExpression: 'attribute_not_exists(reportedThrough) OR reportedThrough < :through',
-        ExpressionAttributeValues: { ':entity': 'numberReports', ':through': sentAt },
-      }),
-    );
-  } catch (error) {
-    // Another container already moved it further: nothing to do.
-    if (!isConditionFailed(error)) throw error;
-  }
-  if (written.size >= 10_000 && !last) written.clear();
-  written.set(phoneNumberId, sentAt);
-}
+export const noteReport = (phoneNumberId: string, sentAt: string, store: Store = defaultStore()): Promise<void> =>
+  moveMarkForward(store, keys.numberReports(phoneNumberId), sentAt, evidence, written);
 
 /** The latest `sentAt` the provider has reported on for this number, if any. */
 export async function reportedThrough(phoneNumberId: string, store: Store = defaultStore()): Promise<string | undefined> {

@@ -1,9 +1,9 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from '../../shared/zod';
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
 import { keys } from '../../shared/table';
-import { isConditionFailed } from '../../shared/writes';
+import { moveMarkForward, type ForwardMark } from '../../shared/forward-mark';
 
 /**
  * WhatsApp's template pacing (decision 148): for a new, unpaused or not yet GREEN template, WhatsApp
@@ -25,6 +25,7 @@ export const PACING_GRAIN_MS = 10_000;
 const PACING_TTL_SECONDS = 86_400;
 
 const written = new Map<string, string>();
+const heldMark: ForwardMark = { entity: 'templatePacing', attribute: 'heldThrough', grainMs: PACING_GRAIN_MS, ttlSeconds: PACING_TTL_SECONDS };
 
 /** Forget what this container wrote (a test's fresh container). */
 export const clearTemplatePacing = (): void => written.clear();
@@ -32,28 +33,8 @@ export const clearTemplatePacing = (): void => written.clear();
 const pacingItem = z.object({ heldThrough: z.string() });
 
 /** Notes that WhatsApp held a message of `templateId` taken from `phoneNumberId` at `sentAt`; moves forward only. */
-export async function noteHeldSend(phoneNumberId: string, templateId: string, sentAt: string, store: Store = defaultStore()): Promise<void> {
-  const key = `${phoneNumberId} ${templateId}`;
-  const last = written.get(key);
-  if (last && Date.parse(sentAt) - Date.parse(last) < PACING_GRAIN_MS) return;
-  try {
-    await store.db.send(
-      new UpdateCommand({
-        TableName: store.tableName,
-        Key: keys.templatePacing(phoneNumberId, templateId),
-        UpdateExpression: 'SET entity = :entity, heldThrough = :through, #ttl = :ttl',
-        ConditionExpression: 'attribute_not_exists(heldThrough) OR heldThrough < :through',
-        ExpressionAttributeNames: { '#ttl': 'ttl' },
-        ExpressionAttributeValues: { ':entity': 'templatePacing', ':through': sentAt, ':ttl': Math.floor(Date.parse(sentAt) / 1000) + PACING_TTL_SECONDS },
-      }),
-    );
-  } catch (error) {
-    // Another container already moved it further: nothing to do.
-    if (!isConditionFailed(error)) throw error;
-  }
-  if (written.size >= 10_000 && !last) written.clear();
-  written.set(key, sentAt);
-}
+export const noteHeldSend = (phoneNumberId: string, templateId: string, sentAt: string, store: Store = defaultStore()): Promise<void> =>
+  moveMarkForward(store, keys.templatePacing(phoneNumberId, templateId), sentAt, heldMark, written);
 
 /**
  * Whether WhatsApp may be holding a message of `templateId` that the number's attempt started at

@@ -12,7 +12,7 @@ beforeEach(() => {
 });
 
 const at = (seconds: number) => new Date(Date.UTC(2026, 10, 23, 8, 0, seconds)).toISOString();
-const written = () => ddb.commandCalls(UpdateCommand).map((call) => [call.args[0].input.Key, call.args[0].input.ExpressionAttributeValues?.[':through']]);
+const written = () => ddb.commandCalls(UpdateCommand).map((call) => [call.args[0].input.Key, call.args[0].input.ExpressionAttributeValues?.[':at']]);
 
 describe('report evidence for a sending number', () => {
   it('moves forward only, with one write per container for every 10 s the evidence advances', async () => {
@@ -24,7 +24,12 @@ describe('report evidence for a sending number', () => {
       [keys.numberReports('pn-1'), at(10)],
       [keys.numberReports('pn-1'), at(25)],
     ]);
-    expect(ddb).toHaveReceivedCommandWith(UpdateCommand, { ConditionExpression: 'attribute_not_exists(reportedThrough) OR reportedThrough < :through' });
+    expect(ddb).toHaveReceivedCommandWith(UpdateCommand, {
+      UpdateExpression: 'SET entity = :entity, #at = :at',
+      ConditionExpression: 'attribute_not_exists(#at) OR #at < :at',
+      ExpressionAttributeNames: { '#at': 'reportedThrough' },
+      ExpressionAttributeValues: { ':entity': 'numberReports', ':at': at(0) },
+    });
   });
 
   it('keeps numbers apart, takes another container having gone further in its stride, and tries again after a failed write', async () => {

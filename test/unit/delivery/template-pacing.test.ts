@@ -13,7 +13,7 @@ beforeEach(() => {
 
 const TEMPLATE = '7b0c5c3e-0000-4000-8000-000000000001';
 const at = (seconds: number) => new Date(Date.UTC(2026, 10, 27, 8, 0, 0) + seconds * 1000).toISOString();
-const written = () => ddb.commandCalls(UpdateCommand).map((call) => [call.args[0].input.Key, call.args[0].input.ExpressionAttributeValues?.[':through']]);
+const written = () => ddb.commandCalls(UpdateCommand).map((call) => [call.args[0].input.Key, call.args[0].input.ExpressionAttributeValues?.[':at']]);
 
 describe('template pacing marks', () => {
   it('moves a number and template’s mark forward only, one write per container for every 10 s, expiring a day after', async () => {
@@ -29,8 +29,10 @@ describe('template pacing marks', () => {
     ]);
     expect(ddb).toHaveReceivedCommandWith(UpdateCommand, {
       Key: { pk: 'WANUM#pn-1', sk: `PACED#${TEMPLATE}` },
-      ConditionExpression: 'attribute_not_exists(heldThrough) OR heldThrough < :through',
-      ExpressionAttributeValues: { ':entity': 'templatePacing', ':through': at(0), ':ttl': Date.parse(at(0)) / 1000 + 86_400 },
+      UpdateExpression: 'SET entity = :entity, #at = :at, #ttl = :ttl',
+      ConditionExpression: 'attribute_not_exists(#at) OR #at < :at',
+      ExpressionAttributeNames: { '#at': 'heldThrough', '#ttl': 'ttl' },
+      ExpressionAttributeValues: { ':entity': 'templatePacing', ':at': at(0), ':ttl': Date.parse(at(0)) / 1000 + 86_400 },
     });
   });
 

@@ -1,0 +1,50 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Store } from './store';
+import type { ItemKey } from './table';
+import { isConditionFailed } from './writes';
+
+/**
+ * A moment kept on an item that only moves forward (an ISO instant in one attribute). What the
+ * provider's reports prove about a number (decision 63) and when WhatsApp last held a template's
+ * message (decision 148) are kept so.
+ */
+export interface ForwardMark {
+  entity: string;
+  attribute: string;
+  /**
+   * A container writes the mark only when it moves by this much since the container last wrote
+   * it, so a busy key costs a few writes a minute; the stored value is never further than this
+   * behind the latest moment noted.
+   */
+  grainMs: number;
+  /** The item expires this long after its moment (none: it stays). */
+  ttlSeconds?: number;
+}
+
+/**
+ * Moves `mark` on `key` to `at` unless it is there or further already. `written` is what this
+ * container last wrote per key: the caller's module-level map, cleared with the container's caches.
+ */
+export async function moveMarkForward(store: Store, key: ItemKey, at: string, mark: ForwardMark, written: Map<string, string>): Promise<void> {
+  const id = `${key.pk} ${key.sk}`;
+  const last = written.get(id);
+  if (last && Date.parse(at) - Date.parse(last) < mark.grainMs) return;
+  const ttl = mark.ttlSeconds === undefined ? undefined : Math.floor(Date.parse(at) / 1000) + mark.ttlSeconds;
+  try {
+    await store.db.send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: key,
+        UpdateExpression: `SET entity = :entity, #at = :at${ttl === undefined ? '' : ', #ttl = :ttl'}`,
+        ConditionExpression: 'attribute_not_exists(#at) OR #at < :at',
+        ExpressionAttributeNames: { '#at': mark.attribute, ...(ttl === undefined ? {} : { '#ttl': 'ttl' }) },
+        ExpressionAttributeValues: { ':entity': mark.entity, ':at': at, ...(ttl === undefined ? {} : { ':ttl': ttl }) },
+      }),
+    );
+  } catch (error) {
+    // Another container already moved it further: nothing to do.
+    if (!isConditionFailed(error)) throw error;
+  }
+  if (written.size >= 10_000 && !last) written.clear();
+  written.set(id, at);
+}
