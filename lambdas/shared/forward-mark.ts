@@ -5,8 +5,9 @@ import { isConditionFailed } from './writes';
 
 /**
  * A moment kept on an item that only moves forward (an ISO instant in one attribute). What the
- * provider's reports prove about a number (decision 63) and when WhatsApp last held a template's
- * message (decision 148) are kept so.
+ * provider's reports prove about a number (decision 63), when WhatsApp last held a template's
+ * message (decision 148) and when a customer last resumed marketing messages (decision 151) are
+ * kept so.
  */
 export interface ForwardMark {
   entity: string;
@@ -14,7 +15,7 @@ export interface ForwardMark {
   /**
    * A container writes the mark only when it moves by this much since the container last wrote
    * it, so a busy key costs a few writes a minute; the stored value is never further than this
-   * behind the latest moment noted.
+   * behind the latest moment noted. 0: every later moment is written.
    */
   grainMs: number;
   /** The item expires this long after its moment (none: it stays). */
@@ -22,12 +23,13 @@ export interface ForwardMark {
 }
 
 /**
- * Moves `mark` on `key` to `at` unless it is there or further already. `written` is what this
- * container last wrote per key: the caller's module-level map, cleared with the container's caches.
+ * Moves `mark` on `key` to `at` unless it is there or further already. `written`, when given, is
+ * what this container last wrote per key (the caller's module-level map, cleared with the
+ * container's caches), which spares the writes within the mark's grain; without it every call writes.
  */
-export async function moveMarkForward(store: Store, key: ItemKey, at: string, mark: ForwardMark, written: Map<string, string>): Promise<void> {
+export async function moveMarkForward(store: Store, key: ItemKey, at: string, mark: ForwardMark, written?: Map<string, string>): Promise<void> {
   const id = `${key.pk} ${key.sk}`;
-  const last = written.get(id);
+  const last = written?.get(id);
   if (last && Date.parse(at) - Date.parse(last) < mark.grainMs) return;
   const ttl = mark.ttlSeconds === undefined ? undefined : Math.floor(Date.parse(at) / 1000) + mark.ttlSeconds;
   try {
@@ -45,6 +47,7 @@ export async function moveMarkForward(store: Store, key: ItemKey, at: string, ma
     // Another container already moved it further: nothing to do.
     if (!isConditionFailed(error)) throw error;
   }
+  if (!written) return;
   if (written.size >= 10_000 && !last) written.clear();
   written.set(id, at);
 }

@@ -1,5 +1,6 @@
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
+import { moveMarkForward, type ForwardMark } from '../../shared/forward-mark';
 import { keys } from '../../shared/table';
 import { transactWrite, writeIfAllowed, type Write } from '../../shared/writes';
 import { fromWhatsAppNumber } from '../phones/whatsapp-number';
@@ -19,7 +20,7 @@ import { isStopPromotionsReply, marketingOptOutItem, type ButtonReply, type Mark
 const MARKETING_STOPPED = '131050';
 
 /** Meta re-delivers a failed webhook for up to 7 days: a resume is remembered longer than a stop older than it can come late. */
-const RESUME_TTL_SECONDS = 8 * 86_400;
+const resumeMark: ForwardMark = { entity: 'marketingResume', attribute: 'resumedAt', grainMs: 0, ttlSeconds: 8 * 86_400 };
 
 /**
  * Writes one change and its event; false when the change's condition (or its guard's) refused it
@@ -132,18 +133,8 @@ export async function applyMarketingPreference(change: PreferenceChange, store: 
 
 /**
  * Keeps the latest moment the number resumed, forward only, so that a stop or a tap older than it
- * arriving later (Meta's webhooks may come out of order, and a POST is retried for days) records
+ * arriving later (Meta's webhooks may come out of order, and a POST is re-delivered for days) records
  * nothing. Kept apart from the opt-out, so the send's read and the opt-out list never see it.
  */
-async function rememberResume(workspaceId: string, phone: string, resumedAt: string, store: Store): Promise<void> {
-  await writeIfAllowed(store, {
-    Update: {
-      Key: keys.marketingResume(workspaceId, phone),
-      UpdateExpression: 'SET entity = :entity, resumedAt = :resumedAt, #ttl = :ttl',
-      ConditionExpression: 'attribute_not_exists(resumedAt) OR resumedAt < :resumedAt',
-      ExpressionAttributeNames: { '#ttl': 'ttl' },
-      ExpressionAttributeValues: { ':entity': 'marketingResume', ':resumedAt': resumedAt, ':ttl': Math.floor(Date.parse(resumedAt) / 1000) + RESUME_TTL_SECONDS },
-    },
-  });
-}
-
+const rememberResume = (workspaceId: string, phone: string, resumedAt: string, store: Store): Promise<void> =>
+  moveMarkForward(store, keys.marketingResume(workspaceId, phone), resumedAt, resumeMark);
