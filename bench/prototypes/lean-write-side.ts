@@ -134,7 +134,7 @@ export async function measureLeanWrites(clients: { raw: DynamoDBClient; doc: Dyn
       await move(
         'delivered: status, deliveredAt (the DELIVERED event), pricing',
         '#status = :delivered, deliveredAt = :now, pricing = :pricing',
-        { ':delivered': 'delivered', ':sent': 'sent', ':pricing': { billable: true, category: 'utility', pricingModel: 'PMP' } },
+        { ':delivered': 'delivered', ':sent': 'sent', ':pricing': { billable: true, category: 'utility', pricingModel: 'PMP', type: 'regular' } },
         '#status = :sent',
       );
       await move('read: readAt', 'readAt = :now', { ':delivered': 'delivered' }, '#status = :delivered AND attribute_not_exists(readAt)');

@@ -20,7 +20,7 @@ export const operation: OperationDoc = {
       sentAt: '2026-11-03T02:14:00.412Z',
       deliveredAt: '2026-11-03T02:14:01.000Z',
       readAt: '2026-11-03T02:15:02.000Z',
-      pricing: { billable: true, category: 'marketing', pricingModel: 'PMP' },
+      pricing: { billable: true, category: 'marketing', pricingModel: 'PMP', type: 'regular' },
       failureCode: null,
       sequence: 5,
     },

@@ -282,7 +282,7 @@ describe('the deliver consumer against DynamoDB Local', () => {
     const { ws, dispatchId } = await queuedDispatch(['promo']);
     await deliver(dispatchId, ws, scriptedProvider(() => Promise.resolve({ providerMessageId: 'wamid.priced' })).provider);
     const utility = { billable: true, category: 'utility', pricing_model: 'PMP', type: 'regular' };
-    const report = (status: 'sent' | 'delivered' | 'read', at: number, pricing = utility) =>
+    const report = (status: 'sent' | 'delivered' | 'read', at: number, pricing: Record<string, unknown> = utility) =>
       applyProviderReports(statusWebhook(`sandbox:${ws}`, [{ id: 'wamid.priced', status, timestamp: String(at), biz_opaque_callback_data: dispatchId, pricing }]), env.table);
 
     // Meta's `sent`, after our own answer moved the dispatch: one read of it, nothing written, not even
@@ -293,12 +293,23 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect(sent.written.filter((call) => call.includes(dispatchId))).toEqual([]);
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent', pricing: null });
     expect(await report('delivered', 1_767_225_660)).toMatchObject({ applied: 1 });
-    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'delivered', pricing: { billable: true, category: 'utility', pricingModel: 'PMP' } });
+    expect((await getDispatch(ws, dispatchId, env.table))!.pricing).toEqual({ billable: true, category: 'utility', pricingModel: 'PMP', type: 'regular' });
     expect(await report('read', 1_767_225_720)).toMatchObject({ applied: 1 });
-    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'delivered', readAt: '2026-01-01T00:02:00.000Z', pricing: { billable: true, category: 'utility', pricingModel: 'PMP' } });
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'delivered', readAt: '2026-01-01T00:02:00.000Z', pricing: { billable: true, category: 'utility', pricingModel: 'PMP', type: 'regular' } });
 
     await report('read', 1_767_225_780, { ...utility, category: 'marketing' });
-    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ readAt: '2026-01-01T00:02:00.000Z', pricing: { billable: true, category: 'marketing', pricingModel: 'PMP' } });
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ readAt: '2026-01-01T00:02:00.000Z', pricing: { billable: true, category: 'marketing', pricingModel: 'PMP', type: 'regular' } });
+    // Whether Meta charges it, now that `billable` is deprecated: a new `type` alone replaces it, and a pricing without either keeps null for them (decision 152).
+    await report('read', 1_767_225_840, { category: 'utility', pricing_model: 'PMP', type: 'free_customer_service' });
+    expect((await getDispatch(ws, dispatchId, env.table))!.pricing).toEqual({ billable: null, category: 'utility', pricingModel: 'PMP', type: 'free_customer_service' });
+  });
+
+  it('reads a pricing stored before Meta’s `type` was kept with a null type', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    await env.table.db.send(
+      new UpdateCommand({ TableName: env.table.tableName, Key: keys.dispatch(dispatchId), UpdateExpression: 'SET pricing = :pricing', ExpressionAttributeValues: { ':pricing': { billable: true, category: 'marketing', pricingModel: 'PMP' } } }),
+    );
+    expect((await getDispatch(ws, dispatchId, env.table))!.pricing).toEqual({ billable: true, category: 'marketing', pricingModel: 'PMP', type: null });
   });
 
   it('writes a sent move as the dispatch alone, naming its wamid for the stream consumer, which puts the wamid’s item (decision 114)', async () => {

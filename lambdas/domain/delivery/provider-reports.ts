@@ -271,7 +271,7 @@ async function applyStatusReport(workspaceId: string, phoneNumberId: string, sta
  */
 const pricedAlone = (status: ProviderStatus) => status.status !== 'sent';
 
-const samePricing = (a: Pricing, b: Pricing | null) => !!b && a.billable === b.billable && a.category === b.category && a.pricingModel === b.pricingModel;
+const samePricing = (a: Pricing, b: Pricing | null) => !!b && a.billable === b.billable && a.category === b.category && a.pricingModel === b.pricingModel && a.type === b.type;
 
 /**
  * Meta echoes the dispatch id every send carries (decision 19), so a status finds its dispatch with

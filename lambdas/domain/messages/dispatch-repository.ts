@@ -51,7 +51,8 @@ const storedDispatchSchema = z.object({
   sentAt: nullable(z.string()),
   deliveredAt: nullable(z.string()),
   readAt: nullable(z.string()),
-  pricing: nullable(z.object({ billable: z.nullable(z.boolean()), category: z.nullable(z.string()), pricingModel: z.nullable(z.string()) })),
+  // Pricing stored before Meta's `type` was kept reads it as null.
+  pricing: nullable(z.object({ billable: z.nullable(z.boolean()), category: z.nullable(z.string()), pricingModel: z.nullable(z.string()), type: z._default(z.nullable(z.string()), null) })),
   failureCode: nullable(z.string()),
   // Dispatches stored before the field count from 0.
   sequence: z._default(z.int().check(z.gte(0)), 0),

@@ -164,6 +164,7 @@ export const messageStatusSchema = z.object({
     billable: z.nullable(z.boolean()),
     category: z.nullable(z.string()).register(z.globalRegistry, { description: 'e.g. marketing, utility, authentication, service' }),
     pricingModel: z.nullable(z.string()).register(z.globalRegistry, { description: 'e.g. PMP (per-message pricing)' }),
+    type: z.nullable(z.string()).register(z.globalRegistry, { description: 'Whether Meta charges the message: regular (charged), free_customer_service or free_entry_point; null when Meta did not say' }),
   })),
   failureCode: z.nullable(z.string()),
   /** One more with every change of this body; the `message.status.updated` event carrying it says the same (docs/api.md#webhook-events). */

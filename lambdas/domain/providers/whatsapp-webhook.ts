@@ -105,7 +105,7 @@ const statusSchema = z.object({
   biz_opaque_callback_data: z.optional(z.string()),
   errors: z.optional(z.array(z.object({ code: z.union([z.number(), z.string()]), title: z.optional(z.string()) }))),
   /** Meta's billing verdict (per-message pricing); carried on sent, delivered and read. */
-  pricing: z.optional(z.object({ billable: z.optional(z.boolean()), category: z.optional(z.string()), pricing_model: z.optional(z.string()) })),
+  pricing: z.optional(z.object({ billable: z.optional(z.boolean()), category: z.optional(z.string()), pricing_model: z.optional(z.string()), type: z.optional(z.string()) })),
 });
 
 /** A delivery status of one of our messages, read. */
@@ -120,9 +120,12 @@ export interface ProviderStatus {
 
 /** Meta's pricing of one message, kept on the dispatch to reconcile against its invoice. */
 export interface Pricing {
+  /** Deprecated by Meta with per-message pricing: `type` says whether the message is charged. */
   billable: boolean | null;
   category: string | null;
   pricingModel: string | null;
+  /** `regular` (charged), `free_customer_service` or `free_entry_point` (decision 152). */
+  type: string | null;
 }
 
 export function readStatus(raw: unknown): Read<ProviderStatus> {
@@ -144,6 +147,7 @@ export function readStatus(raw: unknown): Read<ProviderStatus> {
         billable: status.pricing.billable ?? null,
         category: status.pricing.category ?? null,
         pricingModel: status.pricing.pricing_model ?? null,
+        type: status.pricing.type ?? null,
       },
     },
   };
