@@ -20,6 +20,7 @@ import type { Store } from '../../lambdas/shared/store';
 import { keys } from '../../lambdas/shared/table';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { BuildMiddleware } from '@smithy/types';
+import { runAdmin } from '../../lib/admin/cli';
 import { startQueuePoller } from '../../lib/local/queue-poller';
 import { template, TEMPLATE_ID, wideTemplate, WIDE_TEMPLATE_ID } from '../support/send-fixtures';
 import { useTableAndQueues } from '../support/sqs';
@@ -545,6 +546,41 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect(await env.queues.receiveAll()).toContainEqual({ dispatchId, workspaceId: ws });
     expect(await deliver(dispatchId, ws, provider.provider, 2)).toBe('sent');
     expect(provider.calls).toEqual([other, dispatchId]);
+  });
+
+  it('shows an operator why a dead attempt waits, and until when (`npm run admin -- dispatch show`)', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    await claimDispatch(dispatchId, new Date(Date.now() - 1_000), env.table);
+    const show = async (at: Date, ...options: string[]) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const status = await runAdmin(['dispatch', 'show', ...options], { out: (text) => out.push(text), err: (text) => err.push(text), env: {}, target: async () => ({ ...env.table, description: 'test table' }), now: () => at });
+      return { status, stdout: out.join('\n'), stderr: err, next: () => (JSON.parse(out.join('\n')) as { next: unknown }).next };
+    };
+    const started = (await getDispatch(ws, dispatchId, env.table))!.attemptStartedAt!;
+    const after = (ms: number) => new Date(Date.parse(started) + ms).toISOString();
+    const dead = new Date(Date.now() + 2 * STALE_ATTEMPT_MS);
+
+    const live = await show(new Date(), '--id', dispatchId, '--json');
+    expect([live.status, JSON.parse(live.stdout)]).toEqual([0, expect.objectContaining({ dispatchId, workspaceId: ws, status: 'processing', attemptStartedAt: started, next: { kind: 'attempt', deadAfter: after(STALE_ATTEMPT_MS) } })]);
+    const unpaced = { kind: 'dead', paced: false, judgedAt: after(REPORT_SILENCE_MS), evidenceNeeded: after(-10_000), reportedThrough: null, unknownAt: after(DEAD_ATTEMPT_UNKNOWN_MS) };
+    expect((await show(dead, '--id', dispatchId, '--json')).next()).toEqual(unpaced);
+    // WhatsApp holds a send of the template on the number: the attempt's wait is two hours.
+    expect(await deliver(await sendAfter(ws), ws, scriptedProvider(acceptHeld).provider)).toBe('sent');
+    expect((await show(dead, '--id', dispatchId, '--json')).next()).toEqual({ ...unpaced, paced: true, judgedAt: after(PACED_REPORT_SILENCE_MS), unknownAt: after(PACED_REPORT_SILENCE_MS) });
+    const next = (await show(dead, '--id', dispatchId)).stdout.split('\n').at(-1)!;
+    expect(next).toMatch(/^next +a dead/);
+    expect(next.replace(/^next +/, '')).toBe(
+      `a dead attempt (its consumer died with the claim): a report for it may come until ${after(PACED_REPORT_SILENCE_MS)} (WhatsApp was holding its template on this number: template pacing); then sent again if the number's reports have reached ${after(-10_000)} (they reach nothing yet), else settled unknown at ${after(PACED_REPORT_SILENCE_MS)}`,
+    );
+
+    // WhatsApp releases it: the report settles it, and the reconciler has nothing left to do.
+    expect(await reportOn(ws, dispatchId, 'sent')).toMatchObject({ applied: 1 });
+    expect((await show(dead, '--id', dispatchId, '--json')).next()).toEqual({ kind: 'settled' });
+    expect((await show(dead, '--id', dispatchId)).stdout.split('\n').at(-1)).toMatch(/^next +nothing: sent is settled$/);
+
+    const missing = await show(new Date(), '--id', 'no-such-dispatch');
+    expect([missing.status, missing.stderr]).toEqual([1, ['Target: test table', 'admin: No dispatch no-such-dispatch']]);
   });
 
   it('loads the provider’s credentials before it claims: credentials that cannot be read leave the dispatch unclaimed for the retry', async () => {

@@ -120,16 +120,62 @@ function reportEvidence(now: Date, store: Store): ReportEvidence {
   };
 }
 
+/**
+ * A dead attempt's clock: until `judgedAt` a report for it may still come; from then it is sent
+ * again once the number's reports reach `evidenceNeeded`, and settled `unknown` at `unknownAt`
+ * without them. Two hours rather than five minutes for a template WhatsApp was holding (decision 148).
+ */
+async function deadAttemptClock(dispatch: Dispatch, attemptStartedAt: string, evidence: ReportEvidence) {
+  const started = Date.parse(attemptStartedAt);
+  const paced = await evidence.mayBeHeld(dispatch, attemptStartedAt);
+  const silence = paced ? PACED_REPORT_SILENCE_MS : REPORT_SILENCE_MS;
+  return { paced, judgedAt: started + silence, evidenceNeeded: started - EVIDENCE_GRAIN_MS, unknownAt: started + Math.max(DEAD_ATTEMPT_UNKNOWN_MS, silence) };
+}
+
 async function deadAttemptVerdict(dispatch: Dispatch, attemptStartedAt: string, now: Date, evidence: ReportEvidence) {
   const attemptAge = now.getTime() - Date.parse(attemptStartedAt);
   if (attemptAge <= STALE_ATTEMPT_MS) return 'alive';
+  // The clock reads the template's hold: only for the rare dead attempt that has waited out the usual silence.
   if (attemptAge < REPORT_SILENCE_MS) return 'wait';
-  // Read only for the rare dead attempt that has waited out the usual silence.
-  const silence = (await evidence.mayBeHeld(dispatch, attemptStartedAt)) ? PACED_REPORT_SILENCE_MS : REPORT_SILENCE_MS;
-  if (attemptAge < silence) return 'wait';
+  const clock = await deadAttemptClock(dispatch, attemptStartedAt, evidence);
+  if (now.getTime() < clock.judgedAt) return 'wait';
   const reportedThrough = await evidence.reportedThrough(dispatch.workspaceId);
-  if (reportedThrough && Date.parse(reportedThrough) >= Date.parse(attemptStartedAt) - EVIDENCE_GRAIN_MS) return 'resend';
-  return attemptAge >= Math.max(DEAD_ATTEMPT_UNKNOWN_MS, silence) ? 'unknown' : 'wait';
+  if (reportedThrough && Date.parse(reportedThrough) >= clock.evidenceNeeded) return 'resend';
+  return now.getTime() >= clock.unknownAt ? 'unknown' : 'wait';
+}
+
+/**
+ * What the reconciler does with a dispatch, and from when, for an operator asking why one waits
+ * (`npm run admin -- dispatch show`): by the rules `reconcile` applies, read without changing anything.
+ * `requeue`: queued, or a released attempt, queued again once idle past its grace (unless the
+ * queue's oldest message has waited as long); `attempt`: a provider call may be under way; `dead`:
+ * its consumer died with the claim, and it is judged at `judgedAt` (sent again if the number's
+ * reports have passed `evidenceNeeded`) or settled `unknown` at `unknownAt`.
+ */
+export type ReconcilerView =
+  | { kind: 'settled' }
+  | { kind: 'requeue'; after: string }
+  | { kind: 'attempt'; deadAfter: string }
+  | { kind: 'dead'; paced: boolean; judgedAt: string; evidenceNeeded: string; reportedThrough: string | null; unknownAt: string };
+
+export async function reconcilerView(dispatch: Dispatch, now: Date, store: Store = defaultStore()): Promise<ReconcilerView> {
+  const at = (from: string, ms: number) => new Date(Date.parse(from) + ms).toISOString();
+  if (dispatch.status === 'queued') return { kind: 'requeue', after: at(dispatch.updatedAt, QUEUED_GRACE_MS) };
+  if (dispatch.status !== 'processing') return { kind: 'settled' };
+  const started = dispatch.attemptStartedAt;
+  if (!started) return { kind: 'requeue', after: at(dispatch.updatedAt, RELEASED_GRACE_MS) };
+  if (now.getTime() - Date.parse(started) <= STALE_ATTEMPT_MS) return { kind: 'attempt', deadAfter: at(started, STALE_ATTEMPT_MS) };
+  const evidence = reportEvidence(now, store);
+  const clock = await deadAttemptClock(dispatch, started, evidence);
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return {
+    kind: 'dead',
+    paced: clock.paced,
+    judgedAt: iso(clock.judgedAt),
+    evidenceNeeded: iso(clock.evidenceNeeded),
+    reportedThrough: (await evidence.reportedThrough(dispatch.workspaceId)) ?? null,
+    unknownAt: iso(clock.unknownAt),
+  };
 }
 
 /** Gives the dead claim back, then queues the dispatch for a new one. */

@@ -1,5 +1,6 @@
 import type { AdminCommand } from '../command';
 import { deliveryEventCommands } from './delivery-events';
+import { dispatchCommands } from './dispatches';
 import { keyCommands } from './keys';
 import { optOutCommands } from './opt-outs';
 import { reportCommands } from './reports';
@@ -7,4 +8,4 @@ import { templateCommands } from './templates';
 import { workspaceCommands } from './workspace';
 
 /** Every admin command, in the order usage lists them. A new command is one `defineCommand` in its area's file. */
-export const commands: readonly AdminCommand[] = [...workspaceCommands, ...keyCommands, ...templateCommands, ...optOutCommands, ...deliveryEventCommands, ...reportCommands];
+export const commands: readonly AdminCommand[] = [...workspaceCommands, ...keyCommands, ...templateCommands, ...optOutCommands, ...dispatchCommands, ...deliveryEventCommands, ...reportCommands];

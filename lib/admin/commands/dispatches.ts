@@ -1,0 +1,60 @@
+import * as z from 'zod';
+import { reconcilerView, type ReconcilerView } from '../../../lambdas/domain/delivery/reconcile';
+import type { Dispatch } from '../../../lambdas/domain/messages/dispatch';
+import { getDispatchById } from '../../../lambdas/domain/messages/dispatch-repository';
+import { AdminError, defineCommand, option } from '../command';
+
+/** What happens next, as an operator reads it. */
+function nextStep(dispatch: Dispatch, view: ReconcilerView): string {
+  switch (view.kind) {
+    case 'settled':
+      return `nothing: ${dispatch.status} is settled${dispatch.status === 'unknown' ? ' (only a report from the provider moves it)' : ''}`;
+    case 'requeue':
+      return `queued again if still idle at ${view.after} (unless the queue's oldest message has waited as long)`;
+    case 'attempt':
+      return `a provider call may be under way; a dead attempt if still unsettled at ${view.deadAfter}`;
+    case 'dead':
+      return [
+        `a dead attempt (its consumer died with the claim): a report for it may come until ${view.judgedAt}`,
+        view.paced ? ' (WhatsApp was holding its template on this number: template pacing)' : '',
+        `; then sent again if the number's reports have reached ${view.evidenceNeeded} (they reach ${view.reportedThrough ?? 'nothing yet'}),`,
+        ` else settled unknown at ${view.unknownAt}`,
+      ].join('');
+  }
+}
+
+export const dispatchCommands = [
+  defineCommand({
+    name: 'dispatch show',
+    synopsis: '--id DISPATCH_ID',
+    summary: 'Shows a dispatch as stored (its attempt, the provider’s message id, its workspace) and what the reconciler does with it next, and when.',
+    options: z.object({ id: option.text() }),
+    async run({ id }, { store, now }) {
+      const dispatch = await getDispatchById(id, store, true);
+      if (!dispatch) throw new AdminError('not_found', `No dispatch ${id}`);
+      const view = await reconcilerView(dispatch, now, store);
+      const fields = {
+        dispatchId: dispatch.dispatchId,
+        workspaceId: dispatch.workspaceId,
+        status: dispatch.status,
+        to: dispatch.to,
+        templateId: dispatch.templateId,
+        templateName: dispatch.templateName,
+        createdAt: dispatch.createdAt,
+        updatedAt: dispatch.updatedAt,
+        attemptStartedAt: dispatch.attemptStartedAt ?? null,
+        laterAnswers: dispatch.laterAnswers ?? 0,
+        providerMessageId: dispatch.providerMessageId ?? null,
+        sentAt: dispatch.sentAt,
+        deliveredAt: dispatch.deliveredAt,
+        readAt: dispatch.readAt,
+        failureCode: dispatch.failureCode,
+      };
+      const width = Math.max(...Object.keys(fields).map((name) => name.length)) + 2;
+      return {
+        data: { ...fields, next: view },
+        lines: [...Object.entries(fields).map(([name, value]) => `${name.padEnd(width)}${value ?? '-'}`), `${'next'.padEnd(width)}${nextStep(dispatch, view)}`],
+      };
+    },
+  }),
+];
