@@ -1,12 +1,14 @@
 /**
  * Delivery from a WhatsApp number over the local runtime, WhatsApp played by a Graph stub: the
- * number's pace (decision 136), a refusal that lasts minutes (decision 138), and an edited
- * template read again by the webhook (decision 147).
+ * number's pace (decision 136), a refusal that lasts minutes (decision 138), an edited template
+ * read again by the webhook (decision 147), and a message held for template pacing (decision 148).
  */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../lambdas/shared/table';
 import { updateWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import { syncTemplates } from '../../lambdas/domain/templates/template-sync';
 import { readWhatsAppTemplateFixture, startGraphStub, templatePages, type GraphStub } from '../support/graph-stub';
-import { postSignedWebhook } from '../support/webhooks';
+import { postSignedWebhook, whatsAppEnvelope } from '../support/webhooks';
 import { call, SECOND, SECOND_SEED, startTestRuntime, waitForStatus } from '../support/local-runtime';
 
 const KEY = SECOND.fullKey;
@@ -18,6 +20,9 @@ const arrivals: number[] = [];
 const IN_MAINTENANCE = '+6281234565057';
 /** When each call for that recipient reached the stub (epoch ms). */
 const maintenanceCalls: number[] = [];
+/** A recipient whose message WhatsApp holds while it assesses the template's quality (template pacing). */
+const PACED = '+6281234561320';
+const HELD = readWhatsAppTemplateFixture<{ messages: { id: string }[] }>('send-held-for-quality-assessment.json');
 const graphBaseUrl = process.env.GRAPH_API_BASE_URL;
 const WABA = '102290129340398';
 const TEMPLATE_PAGES = ['page-1.json', 'page-2.json', 'page-3.json'].map((name) => readWhatsAppTemplateFixture<Parameters<typeof templatePages>[1][number]>(name));
@@ -31,6 +36,7 @@ beforeAll(async () => {
     if (request.method === 'GET') return new URL(request.url, 'http://graph.local').pathname === `/v26.0/${EDITED.id}` ? { status: 200, body: EDITED } : templatePages(WABA, TEMPLATE_PAGES)(request);
     const { to } = request.body as { to: string };
     if (to.replace('+', '') === IN_MAINTENANCE.replace('+', '') && maintenanceCalls.push(Date.now()) === 1) return { status: 500, body: readWhatsAppTemplateFixture('error-131057.json') };
+    if (to.replace('+', '') === PACED.replace('+', '')) return { status: 200, body: HELD };
     arrivals.push(Date.now());
     return { status: 200, body: { messaging_product: 'whatsapp', contacts: [{ input: to, wa_id: to.replace('+', '') }], messages: [{ id: `wamid.HBgLNjI4MTIzNDU2Nzg5MBUCABEYEj${arrivals.length}` }] } };
   });
@@ -98,3 +104,38 @@ describe('an edited template, over HTTP (decision 147)', () => {
     ]);
   }, 30_000);
 });
+
+describe('a message WhatsApp holds for template pacing, over HTTP (decision 148)', () => {
+  it('reads as sent while held, notes the template as held on the number, and fails with 132015 when WhatsApp drops it', async () => {
+    const { status, body } = await call(runtime.url, 'POST', '/v1/messages', {
+      apiKey: KEY,
+      body: { channel: 'whatsapp', to: PACED, content: { type: 'template', templateId: SECOND.templateId, variables: { name: 'Sari' } } },
+    });
+    expect(status).toBe(202);
+    const dispatchId = body.dispatchId as string;
+    const held = await waitForStatus(runtime.url, KEY, dispatchId, ['sent', 'failed', 'unknown']);
+    expect(held).toMatchObject({ status: 'sent', failureCode: null });
+    const { Item } = await runtime.store.db.send(new GetCommand({ TableName: runtime.store.tableName, Key: keys.templatePacing('second-number', SECOND.templateId) }));
+    expect(Item).toMatchObject({ entity: 'templatePacing', heldThrough: held.sentAt });
+
+    // Negative early feedback: WhatsApp pauses the template and drops what it held, each with a failed status.
+    const dropped = whatsAppEnvelope('messages', {
+      messaging_product: 'whatsapp',
+      metadata: { display_phone_number: '6281100002222', phone_number_id: 'second-number' },
+      statuses: [
+        {
+          id: HELD.messages[0]!.id,
+          status: 'failed',
+          timestamp: String(Math.floor(Date.now() / 1000)),
+          recipient_id: PACED.replace('+', ''),
+          biz_opaque_callback_data: dispatchId,
+          errors: [{ code: 132015, title: 'Template is Paused', message: 'Template is Paused', error_data: { details: 'Template is paused due to low quality so it cannot be sent in a template message.' } }],
+        },
+      ],
+    }, WABA);
+    const answer = await postSignedWebhook(runtime.url, dropped);
+    expect([answer.status, await answer.json()]).toEqual([200, { success: true }]);
+    expect(await waitForStatus(runtime.url, KEY, dispatchId, ['failed'])).toMatchObject({ status: 'failed', failureCode: '132015', sentAt: held.sentAt });
+  }, 30_000);
+});
+
