@@ -159,23 +159,16 @@ export type ReconcilerView =
   | { kind: 'dead'; paced: boolean; judgedAt: string; evidenceNeeded: string; reportedThrough: string | null; unknownAt: string };
 
 export async function reconcilerView(dispatch: Dispatch, now: Date, store: Store = defaultStore()): Promise<ReconcilerView> {
-  const at = (from: string, ms: number) => new Date(Date.parse(from) + ms).toISOString();
-  if (dispatch.status === 'queued') return { kind: 'requeue', after: at(dispatch.updatedAt, QUEUED_GRACE_MS) };
+  const iso = (ms: number) => new Date(ms).toISOString();
+  if (dispatch.status === 'queued') return { kind: 'requeue', after: iso(Date.parse(dispatch.updatedAt) + QUEUED_GRACE_MS) };
   if (dispatch.status !== 'processing') return { kind: 'settled' };
   const started = dispatch.attemptStartedAt;
-  if (!started) return { kind: 'requeue', after: at(dispatch.updatedAt, RELEASED_GRACE_MS) };
-  if (now.getTime() - Date.parse(started) <= STALE_ATTEMPT_MS) return { kind: 'attempt', deadAfter: at(started, STALE_ATTEMPT_MS) };
+  if (!started) return { kind: 'requeue', after: iso(Date.parse(dispatch.updatedAt) + RELEASED_GRACE_MS) };
+  if (now.getTime() - Date.parse(started) <= STALE_ATTEMPT_MS) return { kind: 'attempt', deadAfter: iso(Date.parse(started) + STALE_ATTEMPT_MS) };
   const evidence = reportEvidence(now, store);
-  const clock = await deadAttemptClock(dispatch, started, evidence);
-  const iso = (ms: number) => new Date(ms).toISOString();
-  return {
-    kind: 'dead',
-    paced: clock.paced,
-    judgedAt: iso(clock.judgedAt),
-    evidenceNeeded: iso(clock.evidenceNeeded),
-    reportedThrough: (await evidence.reportedThrough(dispatch.workspaceId)) ?? null,
-    unknownAt: iso(clock.unknownAt),
-  };
+  const { paced, judgedAt, evidenceNeeded, unknownAt } = await deadAttemptClock(dispatch, started, evidence);
+  const reportedThrough = (await evidence.reportedThrough(dispatch.workspaceId)) ?? null;
+  return { kind: 'dead', paced, judgedAt: iso(judgedAt), evidenceNeeded: iso(evidenceNeeded), reportedThrough, unknownAt: iso(unknownAt) };
 }
 
 /** Gives the dead claim back, then queues the dispatch for a new one. */

@@ -11,7 +11,8 @@ export interface VariableCheck {
   malformed: string[];
 }
 
-const isWebLink = (value: string) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol);
+/** An http(s) link, read with one parse: it runs on the send's path. */
+const isWebLink = (value: string) => /^https?:$/.test(URL.parse(value)?.protocol ?? '');
 
 /**
  * The shape WhatsApp takes for the variable types that have one: a header's media is fetched from

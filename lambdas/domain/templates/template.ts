@@ -7,15 +7,15 @@ export const variableDefinitionSchema = z.object({
   required: z._default(z.boolean(), true),
 });
 
-/**
- * Where a synced version's variables go in WhatsApp's template components, beyond the body (whose
- * placeholders are the body variables). Imported templates have none: body only, positional.
- */
 /** The header's variables: TEXT its one placeholder, media its link, LOCATION latitude, longitude, name, address. */
 const headerBindingSchema = z.object({ format: z.enum(['TEXT', 'IMAGE', 'VIDEO', 'DOCUMENT', 'LOCATION']), variables: z.array(z.string()).check(z.minLength(1), z.maxLength(4)), parameterName: z.optional(z.string()) });
 /** Buttons that take a parameter, by their position in the template (or card). */
 const buttonBindingsSchema = z._default(z.array(z.object({ index: z.int().check(z.gte(0), z.lte(9)), subType: z.enum(['url', 'quick_reply', 'copy_code']), variable: z.string() })), []);
 
+/**
+ * Where a synced version's variables go in WhatsApp's template components, beyond the body (whose
+ * placeholders are the body variables). Imported templates have none: body only, positional.
+ */
 export const templateComponentsSchema = z.object({
   /** NAMED: WhatsApp takes each body and header parameter with its `parameter_name`. */
   parameterFormat: z.enum(['POSITIONAL', 'NAMED']),
