@@ -97,7 +97,25 @@ export const reportedFailureCodes = [
   '131031', // business account locked
   '190', // access token expired or revoked
   '368', // temporarily blocked for policy violations
+  '131045', // the number's registration is broken (incorrect certificate)
+  '133010', // the number is not registered on the Cloud API
 ] as const;
+
+/**
+ * Failure codes by which WhatsApp refuses the sender (its business account or number), not the
+ * message: every send from it fails alike until someone fixes the payment method, the lock, the
+ * policy block or the number's registration. One pages (alarm `whatsapp-sender-refused`, decision
+ * 153); the dispatches still fail, for integrations to fall back or send again once it is fixed.
+ */
+export const senderRefusalCodes = [
+  '131042', // no valid payment method on the account (card expired, credit line spent)
+  '131031', // the business account is locked
+  '368', // the business account is blocked for policy violations
+  '131045',
+  '133010',
+] as const satisfies readonly (typeof reportedFailureCodes)[number][];
+
+export const isSenderRefusal = (failureCode: string): boolean => (senderRefusalCodes as readonly string[]).includes(failureCode);
 
 export type FailureCodeDimension = (typeof reportedFailureCodes)[number] | 'other';
 

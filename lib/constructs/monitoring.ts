@@ -21,7 +21,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
-import { FAILURE_CODE_DIMENSION, METRICS_SERVICE, metricNames, SKIP_REASON_DIMENSION } from '../../lambdas/shared/metric-names';
+import { FAILURE_CODE_DIMENSION, METRICS_SERVICE, metricNames, senderRefusalCodes, SKIP_REASON_DIMENSION } from '../../lambdas/shared/metric-names';
 import type { WebhookMetrics } from './messaging-api';
 
 /**
@@ -82,6 +82,11 @@ export const thresholds = {
   deliveriesHeld: 0,
   /** WhatsApp restricting, disabling or finding a violation on a business account stops or limits its sends: page at once. */
   accountsRestricted: 0,
+  /**
+   * One send WhatsApp refused for its sender (payment, lock, policy block, the number's
+   * registration) means every send from that account or number fails until it is fixed: page at once.
+   */
+  sendersRefused: 0,
   /** A message in the webhook DLQ is an event we failed to deliver for reasons of our own: always worth a look. */
   webhookDeadLetterMessages: 0,
   /**
@@ -129,8 +134,8 @@ export interface MonitoringProps {
 }
 
 /**
- * Alarms on what needs a person (DLQ, queue age, API 5xx rate, deliver errors, a refused WhatsApp
- * token, throttles, skipped webhook items, the table's stream consumer behind), all
+ * Alarms on what needs a person (DLQ, queue age, API 5xx rate, deliver errors, a WhatsApp token,
+ * account or number refused, throttles, skipped webhook items, the table's stream consumer behind), all
  * notifying one SNS topic, and a dashboard with the business metrics next to the queue, API and
  * Lambda ones. What each alarm means and what to do: docs/operations.md.
  */
@@ -254,6 +259,28 @@ export class Monitoring extends Construct {
       'WhatsApp restricted, disabled or found a policy violation on a business account (its account_update webhook): some or all of its sends will fail until it is resolved.',
       business(metricNames.accountRestricted),
       thresholds.accountsRestricted,
+      { evaluate: 1, breaching: 1 },
+    );
+    // Each code is its own FailureCode metric: the alarm adds those that say the sender is refused.
+    const senderRefusals = Object.fromEntries(
+      senderRefusalCodes.map((code) => [
+        `refused${code}`,
+        new Metric({ namespace: metricsNamespace(this), metricName: metricNames.failed, dimensionsMap: { service: METRICS_SERVICE, [FAILURE_CODE_DIMENSION]: code }, statistic: Stats.SUM, period: fiveMinutes }),
+      ]),
+    );
+    alarm(
+      'WhatsAppSenderRefused',
+      'whatsapp-sender-refused',
+      `WhatsApp refused a send for its sender, not the message (${senderRefusalCodes.join(', ')}: payment method, locked or blocked account, number not registered): every send from that account or number fails until it is fixed.`,
+      new MathExpression({
+        label: 'Sends failed because WhatsApp refuses the sender',
+        expression: Object.keys(senderRefusals)
+          .map((id) => `FILL(${id}, 0)`)
+          .join(' + '),
+        usingMetrics: senderRefusals,
+        period: fiveMinutes,
+      }),
+      thresholds.sendersRefused,
       { evaluate: 1, breaching: 1 },
     );
     alarm(

@@ -1,7 +1,8 @@
 /**
  * Delivery from a WhatsApp number over the local runtime, WhatsApp played by a Graph stub: the
- * number's pace (decision 136), a refusal that lasts minutes (decision 138), an edited template
- * read again by the webhook (decision 147), and a message held for template pacing (decision 148).
+ * number's pace (decision 136), a refusal that lasts minutes (decision 138), a refusal of the sender
+ * (decision 153), an edited template read again by the webhook (decision 147), and a message held
+ * for template pacing (decision 148).
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../lambdas/shared/table';
@@ -20,6 +21,8 @@ const arrivals: number[] = [];
 const IN_MAINTENANCE = '+6281234565057';
 /** When each call for that recipient reached the stub (epoch ms). */
 const maintenanceCalls: number[] = [];
+/** A recipient whose message WhatsApp refuses for the sender: the account's payment method (131042). */
+const PAYMENT_REFUSED = '+6281234561042';
 /** A recipient whose message WhatsApp holds while it assesses the template's quality (template pacing). */
 const PACED = '+6281234561320';
 const HELD = readWhatsAppTemplateFixture<{ messages: { id: string }[] }>('send-held-for-quality-assessment.json');
@@ -37,6 +40,7 @@ beforeAll(async () => {
     const { to } = request.body as { to: string };
     if (to.replace('+', '') === IN_MAINTENANCE.replace('+', '') && maintenanceCalls.push(Date.now()) === 1) return { status: 500, body: readWhatsAppTemplateFixture('error-131057.json') };
     if (to.replace('+', '') === PACED.replace('+', '')) return { status: 200, body: HELD };
+    if (to.replace('+', '') === PAYMENT_REFUSED.replace('+', '')) return { status: 400, body: readWhatsAppTemplateFixture('error-131042.json') };
     arrivals.push(Date.now());
     return { status: 200, body: { messaging_product: 'whatsapp', contacts: [{ input: to, wa_id: to.replace('+', '') }], messages: [{ id: `wamid.HBgLNjI4MTIzNDU2Nzg5MBUCABEYEj${arrivals.length}` }] } };
   });
@@ -85,6 +89,18 @@ describe('a refusal that lasts minutes, over HTTP (decision 138)', () => {
     // Refused once, then taken: two calls, the second after the long back-off's first 4 s (a short one waits 2).
     expect(maintenanceCalls).toHaveLength(2);
     expect(maintenanceCalls[1]! - maintenanceCalls[0]!).toBeGreaterThanOrEqual(4_000);
+  }, 30_000);
+});
+
+describe('a send WhatsApp refuses for its sender, over HTTP (decision 153)', () => {
+  it('fails the message with 131042 on WhatsApp’s first answer, without asking again', async () => {
+    const { status, body } = await call(runtime.url, 'POST', '/v1/messages', {
+      apiKey: KEY,
+      body: { channel: 'whatsapp', to: PAYMENT_REFUSED, content: { type: 'template', templateId: SECOND.templateId, variables: { name: 'Sari' } } },
+    });
+    expect(status).toBe(202);
+    expect(await waitForStatus(runtime.url, KEY, body.dispatchId as string, ['sent', 'failed', 'unknown'])).toMatchObject({ status: 'failed', failureCode: '131042' });
+    expect(graph.received.filter((request) => (request.body as { biz_opaque_callback_data?: string }).biz_opaque_callback_data === body.dispatchId)).toHaveLength(1);
   }, 30_000);
 });
 

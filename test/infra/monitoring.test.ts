@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { thresholds } from '../../lib/constructs/monitoring';
-import { metricNames } from '../../lambdas/shared/metric-names';
+import { metricNames, senderRefusalCodes } from '../../lambdas/shared/metric-names';
 import { synthStack } from '../support/synth';
 
 const { template } = synthStack();
@@ -22,7 +22,7 @@ describe('business metrics', () => {
 });
 
 describe('alarms', () => {
-  it('are exactly the fourteen the runbook explains, each notifying the alarm topic when it fires and when it clears', () => {
+  it('are exactly the fifteen the runbook explains, each notifying the alarm topic when it fires and when it clears', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((alarm) => alarm.Properties);
     expect(alarms.map((alarm) => alarm.AlarmName).sort()).toEqual(
       [
@@ -39,6 +39,7 @@ describe('alarms', () => {
         'webhook-endpoints-failing',
         'webhook-items-skipped',
         'whatsapp-account-restricted',
+        'whatsapp-sender-refused',
         'whatsapp-token-refused',
       ].map((name) => `MessagingApi-dev-${name}`),
     );
@@ -134,6 +135,27 @@ describe('alarms', () => {
       Threshold: 0,
       EvaluationPeriods: 1,
     });
+  });
+
+  it('whatsapp-sender-refused: fire on the first send failed with a code by which WhatsApp refuses the sender, and on no other code', () => {
+    const refused = alarmNamed('whatsapp-sender-refused');
+    expect(senderRefusalCodes).toEqual(['131042', '131031', '368', '131045', '133010']);
+    const ids = senderRefusalCodes.map((code) => `refused${code}`);
+    expect(refused.Metrics!.filter((metric) => metric.Expression)).toEqual([expect.objectContaining({ Expression: ids.map((id) => `FILL(${id}, 0)`).join(' + '), ReturnData: true })]);
+    expect(refused.Metrics!.filter((metric) => !metric.Expression)).toEqual(
+      senderRefusalCodes.map((code) =>
+        expect.objectContaining({
+          Id: `refused${code}`,
+          MetricStat: {
+            Metric: { Namespace: 'MessagingApi-dev', MetricName: metricNames.failed, Dimensions: [{ Name: 'FailureCode', Value: code }, { Name: 'service', Value: 'messaging-api' }] },
+            Period: 300,
+            Stat: 'Sum',
+          },
+          ReturnData: false,
+        }),
+      ),
+    );
+    expect(refused).toMatchObject({ Threshold: 0, EvaluationPeriods: 1, DatapointsToAlarm: 1 });
   });
 
   it('fire on Lambda throttles in the account and on table throttles', () => {

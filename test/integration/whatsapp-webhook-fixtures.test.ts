@@ -48,8 +48,13 @@ interface Fixture {
     conversation?: Contact & { fields: Record<string, unknown> };
     history?: Contact & { count?: number; messages?: Record<string, unknown>[] };
     skipped?: Record<string, number>;
-    /** Business metrics the posts emitted, by name (the service dimension alone). */
+    /**
+     * Business metrics the posts emitted: by name, on the service dimension alone, or
+     * `Name{Dimension=value}` on that dimension as well.
+     */
     metrics?: Record<string, number>;
+    /** The WARN lines the posts wrote, exactly, each by its message and the fields it names. */
+    warnings?: Record<string, unknown>[];
   };
 }
 type Contact = { contact?: string; userId?: string };
@@ -119,7 +124,7 @@ describe.each(fixtures.filter(([name]) => ['status-sent-delivered-read-in-one-ch
 /** Posts a fixture's payloads, each signed, and checks the state they leave. */
 async function play(fixture: Fixture, post: Post) {
   const { own, foreign } = await workspaces();
-  const values: Record<string, string> = { number: own.number, foreignNumber: foreign.number };
+  const values: Record<string, string> = { number: own.number, foreignNumber: foreign.number, workspace: own.id };
   for (const { ref, to, wamid, answerLost, held } of fixture.given.dispatches ?? []) {
     // A wamid is unique at WhatsApp; here each fixture's run gets its own.
     values[`wamid:${ref}`] = `${wamid}.${own.number}`;
@@ -131,10 +136,15 @@ async function play(fixture: Fixture, post: Post) {
   await runStreamConsumer(env.table);
   capture.clear();
 
-  for (const payload of fixture.posts) {
-    const answer = await post(JSON.stringify(resolved(payload, values)));
-    expect([answer.statusCode, answer.body]).toEqual([200, JSON.stringify({ success: true })]);
-    await runStreamConsumer(env.table);
+  const warnings = keepWarnings();
+  try {
+    for (const payload of fixture.posts) {
+      const answer = await post(JSON.stringify(resolved(payload, values)));
+      expect([answer.statusCode, answer.body]).toEqual([200, JSON.stringify({ success: true })]);
+      await runStreamConsumer(env.table);
+    }
+  } finally {
+    warnings.restore();
   }
 
   const expected = resolved(fixture.expect, values);
@@ -157,11 +167,27 @@ async function play(fixture: Fixture, post: Post) {
     if (expected.history.count !== undefined) expect(items).toHaveLength(expected.history.count);
     if (expected.history.messages) expect(items.slice(0, expected.history.messages.length)).toMatchObject(expected.history.messages);
   }
-  for (const [name, count] of Object.entries(expected.metrics ?? {})) expect([name, capture.sum(name, { service: 'messaging-api' })]).toEqual([name, count]);
+  for (const [key, count] of Object.entries(expected.metrics ?? {})) {
+    const [, name, dimension, value] = /^(\w+)(?:\{(\w+)=([^}]+)\})?$/.exec(key)!;
+    expect([key, capture.sum(name!, { service: 'messaging-api', ...(dimension ? { [dimension]: value! } : {}) })]).toEqual([key, count]);
+  }
+  if (expected.warnings) expect(warnings.lines).toEqual(expected.warnings.map((fields) => expect.objectContaining(fields)));
   const skipped = Object.entries(expected.skipped ?? {});
   // The total (service dimension alone), then each reason on its own line.
   expect(capture.sum(metricNames.webhookItemsSkipped, { service: 'messaging-api' })).toBe(skipped.reduce((sum, [, count]) => sum + count, 0));
   for (const [reason, count] of skipped) expect(capture.sum(metricNames.webhookItemsSkipped, { service: 'messaging-api', SkipReason: reason })).toBe(count);
   // The neighbour's number received nothing of this workspace's: it has no conversation with anyone here.
   expect(await conversationHistory(foreign.id, conversationOf({ contact: '+6281234560001' }), { limit: 1 }, env.table).catch(() => 'none')).toBe('none');
+}
+
+/** Keeps the functions' WARN lines (the logger writes them to stderr), letting all output through. */
+function keepWarnings() {
+  const lines: Record<string, unknown>[] = [];
+  const write = process.stderr.write.bind(process.stderr);
+  const spy = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    const text = String(chunk);
+    if (text.startsWith('{"level":"WARN"')) lines.push(JSON.parse(text) as Record<string, unknown>);
+    return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
+  });
+  return { lines, restore: () => spy.mockRestore() };
 }

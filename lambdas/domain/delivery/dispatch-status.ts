@@ -1,4 +1,6 @@
 import { defaultStore } from '../../shared/default-store';
+import { logger } from '../../shared/logger';
+import { isSenderRefusal } from '../../shared/metric-names';
 import { messageMetrics } from '../../shared/metrics';
 import type { Store } from '../../shared/store';
 import { conflictPause, CONFLICT_RETRIES, CONFLICT_WAIT_MS, isConditionFailed, isTransactionConflict, writeOne, type Write } from '../../shared/writes';
@@ -112,5 +114,11 @@ function transitionWrites(dispatch: Dispatch, requested: StatusMove, now: string
 function recordTransition(dispatch: Dispatch, change: StatusMove): void {
   if (isFirstReport(dispatch, change.to)) messageMetrics.sent();
   if (change.to === 'delivered') messageMetrics.delivered();
-  if (change.to === 'failed') messageMetrics.failed(change.failureCode ?? 'failed');
+  if (change.to !== 'failed') return;
+  const failureCode = change.failureCode ?? 'failed';
+  messageMetrics.failed(failureCode);
+  // Its metric pages; this line names the workspace whose owner must act (decision 153).
+  if (isSenderRefusal(failureCode)) {
+    logger.warn('WhatsApp refused the sender; its sends fail until it is fixed', { workspaceId: dispatch.workspaceId, dispatchId: dispatch.dispatchId, failureCode });
+  }
 }

@@ -94,6 +94,11 @@ describe('WhatsApp Cloud API provider', () => {
     expect(await refusal({ error: { code: 130429, message: '(#130429) Rate limit hit', type: 'OAuthException' } })).toEqual(['transient', '130429', 'short']);
   });
 
+  it('calls a send refused for its sender (131042: the account’s payment method) permanent: retrying fails alike until the owner fixes it', async () => {
+    answer = () => ({ status: 400, body: readWhatsAppTemplateFixture('error-131042.json') });
+    expect(await verdict(provider().send(message))).toEqual(['permanent', '131042']);
+  });
+
   it('calls a slow answer unknown: WhatsApp may have taken the message', async () => {
     answer = () => ({ status: 200, body: { messages: [{ id: 'late' }] }, delayMs: 300 });
     expect(await verdict(provider(100).send(message))).toEqual(['unknown', 'timeout']);
