@@ -1,6 +1,6 @@
 import { CfnOutput, RemovalPolicy, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
 import { Key } from 'aws-cdk-lib/aws-kms';
-import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { CustomDomain } from './constructs/custom-domain';
@@ -12,7 +12,7 @@ import { Monitoring } from './constructs/monitoring';
 import { ReportProjection } from './constructs/report-projection';
 import { WebhookPipeline } from './constructs/webhook-pipeline';
 import { TemplateSync } from './constructs/template-sync';
-import { defaultUsagePlanOf, type StackConfig } from './stack-config';
+import { defaultUsagePlanOf, SERVICE_TAG, STACK_TAG, type StackConfig } from './stack-config';
 
 export interface MessagingStackProps extends Omit<StackProps, 'env' | 'tags'> {
   /** Also gives the stack its account and region (or none: environment-agnostic) and its tags. */
@@ -37,10 +37,11 @@ export class MessagingStack extends Stack {
     // whose default region is us-east-1 must not name us-east-1 (docs/deploy.md).
     // No CDK metadata resource either: its condition lists every region by name, us-east-1 included.
     super(scope, id, { ...props, analyticsReporting: false, ...(config.account && config.region ? { env: { account: config.account, region: config.region } } : {}) });
-    for (const [key, value] of Object.entries(config.tags)) Tags.of(this).add(key, value);
+    for (const [key, value] of Object.entries({ ...SERVICE_TAG, ...config.tags, [STACK_TAG]: this.stackName })) Tags.of(this).add(key, value);
     const retain = config.removalPolicy === 'retain';
     const removalPolicy = retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
-    const logRetention = retentionDays(config.logRetentionDays);
+    // One of RetentionDays' values: the settings' schema refuses any other.
+    const logRetention = config.logRetentionDays as RetentionDays;
     // Imported by ARN, never looked up; without it each resource uses its AWS-managed encryption.
     const encryptionKey = config.kmsKeyArn ? Key.fromKeyArn(this, 'EncryptionKey', config.kmsKeyArn) : undefined;
 
@@ -147,9 +148,3 @@ export class MessagingStack extends Stack {
   }
 }
 
-function retentionDays(days: number): RetentionDays {
-  const allowed = Object.values(RetentionDays).filter((value): value is RetentionDays => typeof value === 'number');
-  const match = allowed.find((value) => Number(value) === days);
-  if (match === undefined) throw new Error(`logRetentionDays must be one of CloudWatch's values: ${allowed.join(', ')}`);
-  return match;
-}

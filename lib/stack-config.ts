@@ -1,6 +1,8 @@
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
 import { z } from 'zod';
 import { usagePlanNameSchema } from '../lambdas/domain/workspaces/workspace';
+import { METRICS_SERVICE } from '../lambdas/shared/metric-names';
 import { issueLine } from '../lambdas/shared/zod-issues';
 
 /**
@@ -9,6 +11,17 @@ import { issueLine } from '../lambdas/shared/zod-issues';
  */
 /** `-c key=true` arrives as a string, cdk.json's as a boolean. */
 const booleanFlag = z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]);
+
+/**
+ * Tags the stack puts on every taggable resource, under the `tags` setting's: `service` (which
+ * `tags` may replace) and `stack`, the stack's own name, by which a teardown finds exactly this
+ * stage's leftovers and no other stage's whose name starts the same (docs/deploy.md, "Teardown").
+ */
+export const SERVICE_TAG = { service: METRICS_SERVICE } as const;
+export const STACK_TAG = 'stack';
+
+/** The retention periods CloudWatch Logs offers, in days (CDK's enum, whose 9999 keeps logs forever). */
+const LOG_RETENTION_DAYS: number[] = Object.values(RetentionDays).filter((days): days is RetentionDays => typeof days === 'number');
 
 /** A context value that is an object in cdk.json, or its JSON text on the command line (`-c tags='{"team":"x"}'`). */
 function jsonObject<T extends z.ZodType>(inner: T) {
@@ -26,7 +39,9 @@ function checkTagKeys(tags: Record<string, string>, context: z.RefinementCtx): v
   for (const key of Object.keys(tags)) {
     const message = key.startsWith('aws:')
       ? 'tag keys starting with "aws:" are reserved'
-      : /^[\w .:/=+@-]{1,128}$/.test(key)
+      : key === STACK_TAG
+        ? `the "${STACK_TAG}" tag is the stack's name, set by the stack`
+        : /^[\w .:/=+@-]{1,128}$/.test(key)
         ? undefined
         : 'a tag key is 1-128 letters, digits, spaces or _.:/=+-@';
     if (message) context.addIssue({ code: 'custom', path: [key], message });
@@ -59,7 +74,10 @@ const schema = z.object({
   removalPolicy: z.enum(['retain', 'destroy']),
   throttlingRateLimit: z.coerce.number().positive(),
   throttlingBurstLimit: z.coerce.number().int().positive(),
-  logRetentionDays: z.coerce.number().int().positive(),
+  logRetentionDays: z.coerce
+    .number()
+    .int()
+    .refine((days) => LOG_RETENTION_DAYS.includes(days), `one of CloudWatch Logs' retention periods: ${LOG_RETENTION_DAYS.join(', ')} days`),
   /** Secrets Manager secret holding { accessToken, appSecret, verifyToken, phoneNumberId? }. */
   whatsappSecretName: z.string().min(1),
   /** WhatsApp Graph API base URL, with its version. */
@@ -73,7 +91,7 @@ const schema = z.object({
    */
   account: z.string().regex(/^\d{12}$/, 'an AWS account id: 12 digits').optional(),
   region: z.string().regex(/^[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-\d$/, 'an AWS region such as ap-southeast-3').optional(),
-  /** Tags on every resource of the stack that supports them (cost allocation, ownership). */
+  /** Tags on every resource of the stack that supports them (cost allocation, ownership), besides SERVICE_TAG and STACK_TAG. */
   tags: jsonObject(z.record(z.string(), z.string().max(256, 'tag values are at most 256 characters')).superRefine(checkTagKeys)).default({}),
   /**
    * At most this many deliver consumer invocations at once (the SQS event source's

@@ -45,14 +45,32 @@ describe('account and region', () => {
 });
 
 describe('tags', () => {
-  it('tags every taggable resource, from cdk.json or `-c tags=<json>`', () => {
+  it('tags every taggable resource with `-c tags=<json>`’s tags beside the service and the stack’s exact name, which a teardown filters on', () => {
     const { template } = synthStack({ tags: '{"team":"payments","cost-center":"cc-42"}' });
-    const expected = [{ Key: 'cost-center', Value: 'cc-42' }, { Key: 'team', Value: 'payments' }];
-    template.hasResourceProperties('AWS::Lambda::Function', { Tags: Match.arrayWith(expected) });
-    template.hasResourceProperties('AWS::SQS::Queue', { Tags: Match.arrayWith(expected) });
-    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', { Replicas: [Match.objectLike({ Tags: Match.arrayWith(expected) })] });
-    const defaults = defaultTemplate();
-    defaults.hasResourceProperties('AWS::SQS::Queue', { Tags: [{ Key: 'service', Value: 'messaging-api' }] });
+    const expected = [
+      { Key: 'cost-center', Value: 'cc-42' },
+      { Key: 'service', Value: 'messaging-api' },
+      { Key: 'stack', Value: 'MessagingApi-dev' },
+      { Key: 'team', Value: 'payments' },
+    ];
+    template.hasResourceProperties('AWS::Lambda::Function', { Tags: expected });
+    template.hasResourceProperties('AWS::SQS::Queue', { Tags: expected });
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', { Replicas: [Match.objectLike({ Tags: expected })] });
+    // What a teardown leaves behind carries the stack's name: log groups and keys too.
+    template.hasResourceProperties('AWS::Logs::LogGroup', { Tags: expected });
+    template.hasResourceProperties('AWS::KMS::Key', { Tags: expected });
+    defaultTemplate().hasResourceProperties('AWS::SQS::Queue', {
+      Tags: [
+        { Key: 'service', Value: 'messaging-api' },
+        { Key: 'stack', Value: 'MessagingApi-dev' },
+      ],
+    });
+    synthStack({ stage: 'prod-eu', tags: { service: 'payments-messaging' } }).template.hasResourceProperties('AWS::SQS::Queue', {
+      Tags: [
+        { Key: 'service', Value: 'payments-messaging' },
+        { Key: 'stack', Value: 'MessagingApi-prod-eu' },
+      ],
+    });
   });
 });
 
@@ -309,6 +327,7 @@ describe('invalid settings', () => {
     [{ region: 'ap-southeast-3' }, /region: give both account and region, or neither/],
     [{ account: '123456789012', region: 'Jakarta' }, /region: an AWS region such as ap-southeast-3/],
     [{ tags: { 'aws:owner': 'x' } }, /tags.aws:owner: tag keys starting with "aws:" are reserved/],
+    [{ tags: { stack: 'x' } }, /tags.stack: the "stack" tag is the stack's name, set by the stack/],
     [{ tags: '{"team":' }, /tags: /],
     [{ deliverMaxConcurrency: 1 }, /deliverMaxConcurrency: /],
     [{ deliverMaxConcurrency: 1001 }, /deliverMaxConcurrency: /],

@@ -260,6 +260,6 @@ describe('REST API', () => {
 describe('stack configuration', () => {
   it('rejects invalid context with a message naming the key', () => {
     expect(() => synthStack({ stage: 'Prod!' })).toThrow(/Invalid CDK context: stage:/);
-    expect(() => synthStack({ logRetentionDays: 31 })).toThrow(/logRetentionDays must be one of/);
+    expect(() => synthStack({ logRetentionDays: 31 })).toThrow(/^Invalid CDK context: logRetentionDays: one of CloudWatch Logs' retention periods: 1, 3, 5, 7, 14, 30, 60, 90,/);
   });
 });
