@@ -1,8 +1,13 @@
 import * as z from '../shared/zod';
 import { isCalendarDate } from '../domain/time/wib';
 
-/** A path or body id: any 8-4-4-4-12 hex UUID. Anything else is 422, never a lookup. */
-export const uuid = () => z.guid({ error: 'must be a UUID' });
+/**
+ * A path, query or body id: any 8-4-4-4-12 hex UUID, in either case, read as the lower case every id
+ * is written in. RFC 9562 reads UUIDs case-insensitively, and some clients print them upper case
+ * (Swift's `uuidString`): taken as given, such an id found nothing, and send-check answered "not
+ * sent" for a message that was. Anything else is 422, never a lookup.
+ */
+export const uuid = () => z.pipe(z.guid({ error: 'must be a UUID' }), z.transform((id: string) => id.toLowerCase()));
 
 /** A WIB calendar date, YYYY-MM-DD, that exists (2026-02-30 does not). */
 export const wibDate = () =>

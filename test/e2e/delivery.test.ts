@@ -117,6 +117,24 @@ describe('delivery through the sandbox, over HTTP (docs/api.md#sandbox)', () => 
   }, 30_000);
 });
 
+describe('ids written in upper case, over HTTP (RFC 9562 reads UUIDs case-insensitively)', () => {
+  it('finds the same template, message and send-check answer as the lower-case ids: no false “not sent”', async () => {
+    const upper = TEMPLATE_ID.toUpperCase();
+    const sent = await call(runtime.url, 'POST', '/v1/messages', {
+      apiKey: KEY,
+      body: { channel: 'whatsapp', to: '081234561981', content: { type: 'template', templateId: upper, variables: { name: 'Sari' } } },
+    });
+    expect(sent.status).toBe(202);
+    const id = sent.body.dispatchId as string;
+    expect(await statusOf(id.toUpperCase())).toMatchObject({ dispatchId: id, templateId: TEMPLATE_ID });
+
+    const check = await call(runtime.url, 'GET', `/v1/messages/send-check?phone=081234561981&templateId=${upper}`, { apiKey: KEY });
+    expect(check.body).toEqual({ sent: true, dispatchId: id, submittedAt: expect.any(String) });
+    const template = await call(runtime.url, 'GET', pathOf(routes.getTemplate, { templateId: upper }), { apiKey: KEY });
+    expect([template.status, template.body.id]).toEqual([200, TEMPLATE_ID]);
+  }, 15_000);
+});
+
 describe('the WhatsApp webhook over HTTP', () => {
   it('answers Meta’s verification handshake with the challenge as text, and a wrong token with 403', async () => {
     const verify = (token: string) => contractFetch(`${runtime.url}/webhooks/whatsapp?hub.mode=subscribe&hub.verify_token=${token}&hub.challenge=1158201444`);
