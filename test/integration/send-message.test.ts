@@ -66,6 +66,14 @@ describe('sending a template message against DynamoDB Local and the SQS emulator
     expect(await env.queues.receiveAll()).toEqual([{ dispatchId: result.dispatchId, workspaceId: ws }]);
   });
 
+  it('previews a conversation with its message’s first 120 characters, never half an emoji', async () => {
+    const ws = await workspace();
+    // "Halo " then emoji, each two UTF-16 units: a cut at 120 units would split the 58th in half.
+    await send(command(ws, { to: '081234567811', variables: { name: '😀'.repeat(200), order: 'A-1' } }));
+    const [conversation] = await itemsOf(ws, 'conversation');
+    expect(conversation!.lastMessagePreview).toBe(`Halo ${'😀'.repeat(115)}`);
+  });
+
   it('writes nothing for a rejected request', async () => {
     const ws = await workspace();
     await saveTemplate(ws, { ...template, id: '7b0c5c3e-0000-4000-8000-0000000000ff', versions: [{ ...template.versions[0]!, id: '7b0c5c3e-0000-4000-8000-0000000000fe', status: 'DRAFT' }] }, env.table);

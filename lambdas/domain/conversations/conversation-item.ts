@@ -70,7 +70,7 @@ export function conversationMessageWrites(message: ConversationMessage, placemen
   const conversationId = conversationOf(message);
   const inbound = message.direction === 'inbound';
   const activity = indexKeys.conversationActivity(workspaceId, createdAt, conversationId);
-  const preview = (message.text ?? `[${message.type}]`).slice(0, PREVIEW_LENGTH);
+  const preview = firstCharacters(message.text ?? `[${message.type}]`, PREVIEW_LENGTH);
   const moves = placement === 'latest' || placement === 'ifLatest';
   const set = ['entity = :entity', 'id = :id', 'workspaceId = :ws', 'channel = :channel', 'createdAt = if_not_exists(createdAt, :at)'];
   if (message.contactPhone) set.push('contactPhone = :phone');
@@ -211,4 +211,15 @@ export async function messagesOfConversation(
     }),
   );
   return { items: Items.map(toMessage), lastKey: LastEvaluatedKey };
+}
+
+/**
+ * The text's first `count` characters (code points). A cut by UTF-16 units could split an emoji's
+ * surrogate pair and leave half of it, which strict JSON and UTF-8 readers refuse.
+ */
+export function firstCharacters(text: string, count: number): string {
+  if (text.length <= count) return text;
+  let end = 0;
+  for (let taken = 0; taken < count && end < text.length; taken++) end += text.codePointAt(end)! > 0xffff ? 2 : 1;
+  return text.slice(0, end);
 }

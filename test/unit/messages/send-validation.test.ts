@@ -110,3 +110,16 @@ describe('POST /v1/messages limits that only JSON can express', () => {
     expect((await send(validSend({ trackingTags: 'promo' }))).body.message).toBe('body.trackingTags: Invalid input: expected array, received string');
   });
 });
+
+// Only JSON can carry a lone surrogate: a form's percent escapes decode as UTF-8, which has none.
+describe('POST /v1/messages text, JSON body', () => {
+  it('rejects a value or a field name that is not Unicode text (a lone surrogate, which JSON’s \\uD83D escape can carry), naming it in valid text', async () => {
+    // JSON.stringify writes a lone surrogate as its escape, as a client's serializer may.
+    const value = await send(validSend({ content: template({ variables: { name: 'Budi \ud83d', order: '1' } }) }), 'json');
+    expect([value.status, value.body.error, value.body.message]).toEqual([422, 'validation_failed', 'body.content.variables.name: is not valid Unicode text (a lone UTF-16 surrogate)']);
+    const key = await send(validSend({ content: template({ variables: { name: 'Budi', order: '1', ['x\udc00']: '1' } }) }), 'json');
+    expect([key.status, key.body.message]).toEqual([422, 'body.content.variables.x\ufffd: is not valid Unicode text (a lone UTF-16 surrogate)']);
+    // A whole pair is one character, and welcome.
+    expect((await send(validSend({ content: template({ variables: { name: 'Budi 😀', order: '1' } }) }), 'json')).status).toBe(202);
+  });
+});
