@@ -52,6 +52,9 @@ const accept = () => Promise.resolve({ providerMessageId: `wamid.${randomUUID()}
 const acceptHeld = () => Promise.resolve({ providerMessageId: `wamid.${randomUUID()}`, held: true });
 const refuse = (kind: ProviderError['kind'], code: string) => () => Promise.reject(new ProviderError(kind, code, code));
 
+/** A moment before the reports these tests replay (from 2026-01-01T00:00:00Z): none predates its dispatch. */
+const BEFORE_REPORTS = new Date('2025-12-31T23:59:00.000Z');
+
 async function queuedDispatch(trackingTags = ['promo', 'launch'], createdAt = new Date()) {
   const ws = `ws-${randomUUID().slice(0, 8)}`;
   await saveWorkspace({ id: ws, name: ws, rupiahPerCredit: 150 }, new Date(), env.table);
@@ -265,8 +268,25 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect((await rollupsOf(before.ws)).map((item) => item.dispatchCount)).toEqual([1, 1, 1]);
   });
 
+  it('never records a message sent before it was accepted, delivered before it was sent, or read before it was delivered, however WhatsApp’s whole seconds fall', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo'], new Date('2026-01-01T00:00:00.600Z'));
+    // The answer lost (unknown): the reports say when, in whole seconds, the earliest before the send's own record.
+    await deliver(dispatchId, ws, scriptedProvider(() => Promise.reject(new ProviderError('unknown', 'timeout', 'lost'))).provider, 1, new Date('2026-01-01T00:00:00.700Z'));
+    const report = (status: 'sent' | 'delivered' | 'read') =>
+      applyProviderReports(statusWebhook(`sandbox:${ws}`, [{ id: 'wamid.early', status, timestamp: '1767225600', biz_opaque_callback_data: dispatchId }]), env.table);
+    for (const status of ['sent', 'delivered', 'read'] as const) expect(await report(status)).toMatchObject({ applied: 1 });
+
+    const accepted = '2026-01-01T00:00:00.600Z';
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'delivered', createdAt: accepted, sentAt: accepted, deliveredAt: accepted, readAt: accepted });
+    const events = (await itemsOf(dispatchId)).filter((item) => item.entity === 'deliveryEvent');
+    expect(events.map((event) => [event.status, event.occurredAt]).sort()).toEqual([
+      ['ACCEPTED', accepted],
+      ['DELIVERED', accepted],
+    ]);
+  });
+
   it('settles out-of-order callbacks forward only: delivered then sent stays delivered', async () => {
-    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    const { ws, dispatchId } = await queuedDispatch(['promo'], BEFORE_REPORTS);
     await claimDispatch(dispatchId, new Date(), env.table);
     const report = (status: 'sent' | 'delivered', at: number) => applyProviderReports(statusWebhook(`sandbox:${ws}`, [{ id: 'wamid.1', status, timestamp: String(at), biz_opaque_callback_data: dispatchId }]), env.table);
 
@@ -280,8 +300,8 @@ describe('the deliver consumer against DynamoDB Local', () => {
   });
 
   it('keeps Meta’s pricing from the delivered and read statuses that carry it, not from a sent one that moves nothing, and a changed one replaces it', async () => {
-    const { ws, dispatchId } = await queuedDispatch(['promo']);
-    await deliver(dispatchId, ws, scriptedProvider(() => Promise.resolve({ providerMessageId: 'wamid.priced' })).provider);
+    const { ws, dispatchId } = await queuedDispatch(['promo'], BEFORE_REPORTS);
+    await deliver(dispatchId, ws, scriptedProvider(() => Promise.resolve({ providerMessageId: 'wamid.priced' })).provider, 1, BEFORE_REPORTS);
     const utility = { billable: true, category: 'utility', pricing_model: 'PMP', type: 'regular' };
     const report = (status: 'sent' | 'delivered' | 'read', at: number, pricing: Record<string, unknown> = utility) =>
       applyProviderReports(statusWebhook(`sandbox:${ws}`, [{ id: 'wamid.priced', status, timestamp: String(at), biz_opaque_callback_data: dispatchId, pricing }]), env.table);

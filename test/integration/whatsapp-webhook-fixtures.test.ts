@@ -89,14 +89,20 @@ async function workspaces() {
   return { own, foreign };
 }
 
+/**
+ * When the given dispatches are sent: a moment before the fixtures' reports (from
+ * 2026-01-01T00:00:00Z), as WhatsApp reports a message after it was sent.
+ */
+const SENT_AT = new Date('2025-12-31T23:59:00.000Z');
+
 /** Sends a dispatch and records the provider's answer (or loses it: the dispatch is then `unknown`). */
 async function sentDispatch(workspaceId: string, to: string, answer: string | null, held = false): Promise<string> {
   const { dispatchId } = await sendTemplateMessage(
-    { workspaceId, apiClient: { id: randomUUID(), name: 'k' }, to, templateId: TEMPLATE_ID, variables: { name: 'Sari', order: 'A-1' }, tagIds: [], trackingTags: ['promo'], now: new Date() },
+    { workspaceId, apiClient: { id: randomUUID(), name: 'k' }, to, templateId: TEMPLATE_ID, variables: { name: 'Sari', order: 'A-1' }, tagIds: [], trackingTags: ['promo'], now: SENT_AT },
     { store: env.table, queue: env.queues },
   );
   const provider = { send: () => (answer ? Promise.resolve({ providerMessageId: answer, ...(held ? { held } : {}) }) : Promise.reject(new ProviderError('unknown', 'timeout', 'lost'))), settle: () => Promise.resolve() };
-  await deliverDispatch({ dispatchId, workspaceId, receiveCount: 1, maxReceives: 5 }, { providerFor: () => provider, store: env.table });
+  await deliverDispatch({ dispatchId, workspaceId, receiveCount: 1, maxReceives: 5 }, { providerFor: () => provider, store: env.table, now: () => SENT_AT });
   return dispatchId;
 }
 

@@ -36,7 +36,8 @@ export async function applyStatus(dispatchId: string, change: StatusMove, store:
 /** WhatsApp's `read`: `readAt` on a delivered dispatch, once. False when it does not apply (not delivered, read already). */
 export async function applyReadReceipt(dispatchId: string, readAt: string, store: Store = defaultStore(), known?: Dispatch): Promise<boolean> {
   const changed = await changeDispatch(dispatchId, store, known, (current) =>
-    current.status === 'delivered' && current.readAt === null ? readReceipt(current, readAt, new Date().toISOString()) : undefined,
+    // Never read before it was delivered, however the provider's whole seconds fall.
+    current.status === 'delivered' && current.readAt === null ? readReceipt(current, current.deliveredAt && readAt < current.deliveredAt ? current.deliveredAt : readAt, new Date().toISOString()) : undefined,
   );
   return changed !== undefined;
 }
@@ -105,9 +106,11 @@ async function commitThroughConflicts(dispatchId: string, store: Store, write: W
  * dispatch, and the conversation's own fields do not change with it (decision 99).
  */
 function transitionWrites(dispatch: Dispatch, requested: StatusMove, now: string): DispatchChange {
-  // Provider timestamps are whole seconds: a delivery report may predate our own record of the send.
-  const change = requested.to === 'delivered' && dispatch.sentAt && requested.occurredAt < dispatch.sentAt ? { ...requested, occurredAt: dispatch.sentAt } : requested;
-  return statusMove(dispatch, change, now);
+  // Provider timestamps are whole seconds: a report may predate our own record of the dispatch, or
+  // of its send, by a fraction of one. A message is never sent before it was accepted, nor
+  // delivered before it was sent.
+  const earliest = (requested.to === 'delivered' && dispatch.sentAt) || dispatch.createdAt;
+  return statusMove(dispatch, requested.occurredAt < earliest ? { ...requested, occurredAt: earliest } : requested, now);
 }
 
 /** Metrics of a move that committed; a dispatch counts as sent once, however it got there. */
