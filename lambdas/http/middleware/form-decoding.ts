@@ -9,11 +9,39 @@ import { ValidationError } from '../../shared/errors';
  * so a hostile form cannot blow up the parse. Arrays may exceed the contract's limits here so that
  * the route's schema, not the parser, rejects them with a message naming the field.
  */
-const QS_OPTIONS: qs.IParseOptions = { depth: 4, strictDepth: true, arrayLimit: 1000, parameterLimit: 2000, throwOnLimitExceeded: true };
+const QS_OPTIONS: qs.IParseOptions = {
+  depth: 4,
+  strictDepth: true,
+  arrayLimit: 1000,
+  parameterLimit: 2000,
+  throwOnLimitExceeded: true,
+  // Objects without a prototype, so a field named `toString` or `constructor` is a field like any
+  // other, refused by the schema as a JSON body's is; qs drops those names from ordinary objects.
+  plainObjects: true,
+  decoder: decodeStrictly,
+};
+
+/** `__proto__` as a name, or one part of a bracketed name: qs would drop it silently. */
+const PROTO_PART = /(?:^|\[)__proto__(?:\]|\[|$)/;
+
+/**
+ * A form's `+` and percent escapes decoded as UTF-8, refusing an escape that is not UTF-8 (`%FF`):
+ * qs keeps such text as it came, so `%FF` would be sent to a customer as the three characters.
+ */
+function decodeStrictly(text: string, _default: qs.defaultDecoder, _charset: string, kind: 'key' | 'value'): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    throw new Error(`a field ${kind === 'key' ? 'name' : 'value'} holds a percent escape that is not UTF-8 (such as %FF)`);
+  }
+}
 const MULTIPART_LIMITS = { fields: 2000, fieldSize: 64 * 1024, files: 0, parts: 2000 };
 
 /** A url-encoded form as the nested values a JSON body would hold; a form past the limits is a 422. */
 export function expand(encoded: string): Record<string, unknown> {
+  for (const name of new URLSearchParams(encoded).keys()) {
+    if (PROTO_PART.test(name)) throw new ValidationError('The form body could not be read: "__proto__" is not a field name');
+  }
   try {
     return qs.parse(encoded, QS_OPTIONS);
   } catch (error) {

@@ -54,6 +54,21 @@ describe('the shared HTTP middleware stack', () => {
     expect(body.body).toEqual({ name: 'Budi', tags: ['a', 'b'], nested: { a: 'x' } });
   });
 
+  it.each([
+    ['__proto__=x&name=Budi', 'The form body could not be read: "__proto__" is not a field name'],
+    ['name=Budi&nested%5B__proto__%5D%5Ba%5D=x', 'The form body could not be read: "__proto__" is not a field name'],
+    ['name=Bu%FFdi', 'The form body could not be read: a field value holds a percent escape that is not UTF-8 (such as %FF)'],
+    ['na%E0me=Budi', 'The form body could not be read: a field name holds a percent escape that is not UTF-8 (such as %FF)'],
+  ])('refuses the urlencoded form %s with 422 rather than dropping a field or keeping an escape as text', async (form, message) => {
+    const { status, body } = await invoke({ body: form, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    expect([status, body.error, body.message]).toEqual([422, 'validation_failed', message]);
+  });
+
+  it('reads a form’s + as a space and its escapes as UTF-8', async () => {
+    const { status, body } = await invoke({ body: 'name=B+%C3%A9', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    expect([status, body.body]).toEqual([200, { name: 'B é' }]);
+  });
+
   it('rejects a multipart file upload with 422', async () => {
     const boundary = 'XyZ123';
     const multipart = `--${boundary}\r\nContent-Disposition: form-data; name="name"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nhello\r\n--${boundary}--\r\n`;

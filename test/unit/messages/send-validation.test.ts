@@ -65,6 +65,16 @@ describe.each(encodings)('POST /v1/messages limits, %s body', (encoding) => {
     expect([unknown.status, unknown.body.message]).toEqual([422, 'body: Unrecognized key: "tracking_tags"']);
   });
 
+  it('rejects fields named like an object’s own properties as unknown, at the top and nested, never dropping them', async () => {
+    const top = await send(validSend({ toString: '1' }), encoding);
+    expect([top.status, top.body.message]).toEqual([422, 'body: Unrecognized key: "toString"']);
+    const nested = await send(validSend({ content: template({ variables: { name: 'a', order: 'b' }, hasOwnProperty: '1' }) }), encoding);
+    expect([nested.status, nested.body.message]).toEqual([422, 'body.content: Unrecognized key: "hasOwnProperty"']);
+    // A variable the template does not name, whatever its name.
+    const variable = await send(validSend({ content: template({ variables: { name: 'a', order: 'b', constructor: 'c' } }) }), encoding);
+    expect([variable.status, variable.body.error, variable.body.message]).toEqual([422, 'validation_failed', `content.variables: not defined by template ${TEMPLATE_ID}: constructor`]);
+  });
+
   it('rejects a templateId or tagId that is not a UUID', async () => {
     expect((await send(validSend({ content: template({ templateId: 'abc', variables: { name: 'a', order: 'b' } }) }), encoding)).body.message).toBe(
       'body.content.templateId: must be a UUID',
