@@ -1,5 +1,5 @@
 import * as z from '../shared/zod';
-import { bothDates, orderedDates, orderedDatesMessage, wibDate } from '../http/schemas';
+import { bothDates, orderedDates, orderedDatesMessage, wholeNumberQuery, wibDate } from '../http/schemas';
 import { wibDayCount } from '../domain/time/wib';
 
 /**
@@ -8,8 +8,8 @@ import { wibDayCount } from '../domain/time/wib';
  */
 export const MAX_REPORT_DAYS = 366;
 
-const page = z._default(z.coerce.number({ error: 'must be a whole number ≥ 1' }).check(z.int('must be a whole number ≥ 1'), z.gte(1, 'must be a whole number ≥ 1')), 1);
-const limit = z._default(z.coerce.number({ error: 'must be a whole number from 1 to 100000' }).check(z.int('must be a whole number from 1 to 100000'), z.gte(1, 'must be a whole number from 1 to 100000'), z.lte(100_000, 'must be a whole number from 1 to 100000')), 50);
+const page = wholeNumberQuery('must be a whole number ≥ 1', { min: 1 }, 1);
+const limit = wholeNumberQuery('must be a whole number from 1 to 100000', { min: 1, max: 100_000 }, 50);
 /** Repeated `trackingTags=a&trackingTags=b`; given once it is one tag. */
 const trackingTags = z
   .pipe(
@@ -23,7 +23,7 @@ const withinMaxPeriod = (value: { startDate: string; endDate: string }) =>
   !bothDates(value) || value.startDate > value.endDate || wibDayCount(value.startDate, value.endDate) <= MAX_REPORT_DAYS;
 const maxPeriodMessage = { message: `the period may span at most ${MAX_REPORT_DAYS} days`, path: ['endDate'] };
 
-export const tagDiscoveryQuery = z.object({ ...period, page, limit, prefix: z.optional(z.string().check(z.minLength(1), z.maxLength(256))) }).check(z.refine(orderedDates, orderedDatesMessage), z.refine(withinMaxPeriod, maxPeriodMessage));
+export const tagDiscoveryQuery = z.object({ ...period, page, limit, prefix: z.optional(z.string().check(z.maxLength(256))) }).check(z.refine(orderedDates, orderedDatesMessage), z.refine(withinMaxPeriod, maxPeriodMessage));
 
 export const tagSummaryQuery = z.object({ ...period, page, limit, trackingTags }).check(z.refine(orderedDates, orderedDatesMessage), z.refine(withinMaxPeriod, maxPeriodMessage));
 

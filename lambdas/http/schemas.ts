@@ -20,3 +20,19 @@ export const bothDates = (value: { startDate?: unknown; endDate?: unknown }): va
 /** A start date not after its end date (both inclusive). */
 export const orderedDates = (value: { startDate: string; endDate: string }) => !bothDates(value) || value.startDate <= value.endDate;
 export const orderedDatesMessage = { message: 'startDate must not be after endDate', path: ['startDate'] };
+
+/**
+ * An optional query's whole number, written in decimal digits (`50`), between `min` and `max`,
+ * `fallback` when absent: a number written any other way (`0x10`, `1e3`, `1.0`, ` 1`) is 422 with
+ * `message`, where a plain coercion read it as some number the client never wrote.
+ */
+export const wholeNumberQuery = (message: string, bounds: { min: number; max?: number }, fallback: number) =>
+  // A prefault (the value an absent parameter is read as), which the document names as its default;
+  // zod leaves a default over a transform out of it.
+  z.prefault(
+    z.pipe(
+      z.transform((value: unknown) => (typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value)),
+      z.number({ error: message }).check(z.int(message), z.gte(bounds.min, message), ...(bounds.max === undefined ? [] : [z.lte(bounds.max, message)])),
+    ),
+    fallback,
+  );

@@ -48,6 +48,19 @@ describe('report query rules (docs/api.md#reports)', () => {
     expect(ddb.commandCalls(QueryCommand)).toHaveLength(0);
   });
 
+  // A number written other than in decimal digits is no whole number a client meant.
+  it.each(['0x10', '0b11', '1.0', '1e3', ' 1', '+1', ''])('GET tracking-tags with page=%j is 422, not read as a number', async (written) => {
+    const { status, body } = await tags({ ...period, page: written });
+    expect([status, body.message]).toEqual([422, 'query.page: must be a whole number ≥ 1']);
+  });
+
+  it('reads an empty prefix as none, as a client filling the URL from an empty filter sends it: every tag', async () => {
+    const { status, body } = await tags({ ...period, prefix: '' });
+    expect([status, body.pagination]).toEqual([200, { page: 1, limit: 50, totalItems: 0, totalPages: 0 }]);
+    const queries = ddb.commandCalls(QueryCommand).map((call) => String(call.args[0].input.KeyConditionExpression));
+    expect([queries.length, queries.filter((condition) => condition.includes('begins_with'))]).toEqual([31, []]);
+  });
+
   it('accepts the limits at their edges: page 1, limit 100000, a 366-day period, a 256-character prefix', async () => {
     const { status, body } = await tags({ startDate: '2024-01-01', endDate: '2024-12-31', page: '1', limit: '100000', prefix: 'x'.repeat(256) });
     expect(status).toBe(200);
