@@ -10,7 +10,6 @@ export const errorCodes = {
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
-  method_not_allowed: 405,
   idempotency_conflict: 409,
   duplicate_send: 409,
   webhook_endpoint_limit_reached: 409,

@@ -53,7 +53,7 @@ export function createApiServer(routes: LoadedRoute[], onError: (error: unknown)
     const document = request.method === 'GET' ? documents.get(url.pathname) : undefined;
     if (document !== undefined) {
       request.resume();
-      send(response, { statusCode: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: document });
+      send(response, { statusCode: 200, headers: { 'content-type': 'application/json; charset=utf-8', 'x-request-id': randomUUID() }, body: document });
       return;
     }
     const found = match(request.method ?? 'GET', url.pathname);
@@ -119,8 +119,10 @@ export function readBody(request: IncomingMessage, maxBytes: number): Promise<Bu
   });
 }
 
+/** An answer of the gateway's own, carrying its request id as the stack's gateway responses do. */
 function gatewayError(code: ErrorCode, message: string): APIGatewayProxyResult {
-  return { statusCode: errorCodes[code], headers: { 'content-type': 'application/json' }, body: JSON.stringify(errorBody(code, message, randomUUID())) };
+  const requestId = randomUUID();
+  return { statusCode: errorCodes[code], headers: { 'content-type': 'application/json', 'x-request-id': requestId }, body: JSON.stringify(errorBody(code, message, requestId)) };
 }
 
 /** The request's headers as sent: name/value pairs in arrival order, repeated names kept. */

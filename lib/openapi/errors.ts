@@ -9,7 +9,6 @@ export const errorMeanings: Record<ErrorCode, string> = {
   unauthorized: 'the API key is missing, malformed, unknown, revoked or expired',
   forbidden: 'the API key lacks the operation’s scope',
   not_found: 'an unknown id, or an id of another workspace (the two look the same)',
-  method_not_allowed: 'the path exists with another method',
   idempotency_conflict: 'the Idempotency-Key was used with another body, or its first request is still in flight',
   duplicate_send: 'the workspace allows one send of a template to a number per WIB day, and it was made',
   webhook_endpoint_limit_reached: `the workspace has as many webhook endpoints as it may (${WEBHOOK_ENDPOINTS_PER_WORKSPACE}); delete one first`,

@@ -69,18 +69,22 @@ describe('the local runtime over HTTP', () => {
     const response = await fetch(`${runtime.url}/openapi.json`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect(JSON.parse(await response.text())).toEqual(openApiDocument());
   });
 
   it('answers an unknown route with 404 in the contract error body', async () => {
-    const { status, body } = await call(runtime.url, 'GET', '/v1/nothing-here', { apiKey: 'msk_test_second_full_0001' });
+    const { status, headers, body } = await call(runtime.url, 'GET', '/v1/nothing-here', { apiKey: 'msk_test_second_full_0001' });
     expect(status).toBe(404);
     expect(body).toMatchObject({ success: false, error: 'not_found', message: 'No route matches GET /v1/nothing-here' });
+    // Every answer carries its request id, the gateway's own answers too (docs/api.md#conventions).
+    expect(headers.get('x-request-id')).toBe(body.requestId);
   });
 
   it('answers a path that is not valid percent-encoding with 400, not a server error', async () => {
-    const { status, body } = await call(runtime.url, 'GET', '/v1/messages/%E0%A4%A', { apiKey: 'msk_test_second_full_0001' });
+    const { status, headers, body } = await call(runtime.url, 'GET', '/v1/messages/%E0%A4%A', { apiKey: 'msk_test_second_full_0001' });
     expect([status, body.error, body.message]).toEqual([400, 'bad_request', 'The request path is not valid percent-encoded UTF-8']);
+    expect(headers.get('x-request-id')).toBe(body.requestId);
   });
 });
 
