@@ -122,7 +122,13 @@ export class MessagingStack extends Stack {
       deliverFunction: this.delivery.deliverFunction,
       queue: this.dispatchQueue.queue,
       deadLetterQueue: this.dispatchQueue.deadLetterQueue,
-      webhooks: { deadLetterQueue: this.webhooks.events.deadLetterQueue, deliverFunction: this.webhooks.deliverFunction, publishFunction: this.webhooks.publishFunction, queue: this.webhooks.events.queue },
+      webhooks: {
+        deadLetterQueue: this.webhooks.events.deadLetterQueue,
+        streamFailures: this.webhooks.streamFailures,
+        deliverFunction: this.webhooks.deliverFunction,
+        publishFunction: this.webhooks.publishFunction,
+        queue: this.webhooks.events.queue,
+      },
       reportsFunction: this.reports.projectFunction,
       table: this.table.table,
       alarmEmail: config.alarmEmail,
@@ -134,10 +140,16 @@ export class MessagingStack extends Stack {
     new CfnOutput(this, 'TableName', { key: 'TableName', value: this.table.table.tableName, description: 'DynamoDB table (admin CLI: TABLE_NAME)' });
     new CfnOutput(this, 'QueueUrl', { key: 'QueueUrl', value: this.dispatchQueue.queue.queueUrl, description: 'Dispatch queue' });
     new CfnOutput(this, 'DeadLetterQueueUrl', { key: 'DeadLetterQueueUrl', value: this.dispatchQueue.deadLetterQueue.queueUrl, description: 'Dispatches that failed delivery repeatedly' });
+    new CfnOutput(this, 'WebhookEventsQueueUrl', { key: 'WebhookEventsQueueUrl', value: this.webhooks.events.queue.queueUrl, description: 'Webhook events to integrations’ endpoints' });
     new CfnOutput(this, 'WebhookDeadLetterQueueUrl', {
       key: 'WebhookDeadLetterQueueUrl',
       value: this.webhooks.events.deadLetterQueue.queueUrl,
-      description: 'Webhook event deliveries and outbox stream batches that failed on our side',
+      description: 'Webhook event deliveries that failed on our side (move them back with start-message-move-task)',
+    });
+    new CfnOutput(this, 'StreamFailureQueueUrl', {
+      key: 'StreamFailureQueueUrl',
+      value: this.webhooks.streamFailures.queueUrl,
+      description: 'Stream batches the publisher gave up on: shard and sequence numbers for delivery-events redrive',
     });
     new CfnOutput(this, 'DashboardUrl', {
       key: 'DashboardUrl',

@@ -20,9 +20,7 @@ export class DispatchQueue extends Construct {
   ) {
     super(scope, id);
     const settings = props.settings ?? dispatchQueueSettings;
-    const encryption: Pick<QueueProps, 'encryption' | 'encryptionMasterKey'> = props.encryptionKey
-      ? { encryption: QueueEncryption.KMS, encryptionMasterKey: props.encryptionKey }
-      : { encryption: QueueEncryption.SQS_MANAGED };
+    const encryption = queueEncryption(props.encryptionKey);
     this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
       ...encryption,
       enforceSSL: true,
@@ -38,4 +36,9 @@ export class DispatchQueue extends Construct {
       removalPolicy: props.removalPolicy,
     });
   }
+}
+
+/** Every queue of the stack: SQS-managed encryption, or the stack's customer-managed key, whose grants then cover it. */
+export function queueEncryption(key: IKey | undefined): Pick<QueueProps, 'encryption' | 'encryptionMasterKey'> {
+  return key ? { encryption: QueueEncryption.KMS, encryptionMasterKey: key } : { encryption: QueueEncryption.SQS_MANAGED };
 }

@@ -89,6 +89,8 @@ export const thresholds = {
   sendersRefused: 0,
   /** A message in the webhook DLQ is an event we failed to deliver for reasons of our own: always worth a look. */
   webhookDeadLetterMessages: 0,
+  /** A stream batch the publisher gave up on holds delivery events and webhook events never written: always worth a look. */
+  streamBatchesFailed: 0,
   /**
    * Events given up on (a receiver that failed every attempt for a day, or answered 410) per hour.
    * The receivers are the integrations', but a steady stream of them, or an endpoint disabled, is
@@ -119,7 +121,7 @@ export interface MonitoringProps {
   queue: IQueue;
   deadLetterQueue: IQueue;
   /** The webhook pipeline's queue, DLQ and consumer, and the table's stream consumer (lib/constructs/webhook-pipeline.ts). */
-  webhooks: { queue: IQueue; deadLetterQueue: IQueue; deliverFunction: IFunction; publishFunction: IFunction };
+  webhooks: { queue: IQueue; deadLetterQueue: IQueue; streamFailures: IQueue; deliverFunction: IFunction; publishFunction: IFunction };
   /** The report projection, the stream's second reader (lib/constructs/report-projection.ts). */
   reportsFunction: IFunction;
   table: ITableV2;
@@ -308,9 +310,17 @@ export class Monitoring extends Construct {
     alarm(
       'WebhookDeadLetterQueueNotEmpty',
       'webhook-dlq-not-empty',
-      'Webhook event deliveries failed five receives on our side (table or queue unreachable), or the outbox publisher gave up on stream records.',
+      'Webhook event deliveries failed five receives on our side (table or queue unreachable).',
       props.webhooks.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: Stats.MAXIMUM, period: Duration.minutes(1) }),
       thresholds.webhookDeadLetterMessages,
+      { evaluate: 1, breaching: 1 },
+    );
+    alarm(
+      'StreamBatchesFailed',
+      'stream-batches-failed',
+      'The table’s stream publisher gave up on a batch of records (10 tries or a day): their delivery events and webhook events were not written.',
+      props.webhooks.streamFailures.metricApproximateNumberOfMessagesVisible({ statistic: Stats.MAXIMUM, period: Duration.minutes(1) }),
+      thresholds.streamBatchesFailed,
       { evaluate: 1, breaching: 1 },
     );
     const streamConsumerAge = props.webhooks.publishFunction.metric('IteratorAge', { statistic: Stats.MAXIMUM, period: fiveMinutes });
@@ -422,6 +432,7 @@ export class Monitoring extends Construct {
         left: [
           props.webhooks.queue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes }),
           props.webhooks.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, label: 'DLQ messages' }),
+          props.webhooks.streamFailures.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, label: 'Stream batches given up' }),
         ],
         right: [props.webhooks.deliverFunction.metricErrors({ period: fiveMinutes, statistic: Stats.SUM })],
       }),

@@ -1,9 +1,10 @@
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { join } from 'node:path';
 import { publisherStreamFilters } from '../../lambdas/domain/webhooks/stream-filters';
@@ -11,7 +12,7 @@ import { streamConsumerSettings } from '../../lambdas/shared/stream-consumer-set
 import { webhookQueueSettings } from '../../lambdas/shared/webhook-queue-settings';
 import { HANDLERS_DIR } from '../project-paths';
 import { AppFunction } from './app-function';
-import { DispatchQueue } from './dispatch-queue';
+import { DispatchQueue, queueEncryption } from './dispatch-queue';
 import type { SystemLogLevelSetting } from '../stack-config';
 
 export interface WebhookPipelineProps {
@@ -30,11 +31,14 @@ export interface WebhookPipelineProps {
  * write costs an invocation), fans each event out to the webhook-events queue, one message per
  * endpoint; the consumer posts them. The publisher is the stream's one consumer: it also writes
  * the delivery events each dispatch change made (decision 112). Each function may run `webhookQueueSettings.maxConcurrency`
- * times at once. The DLQ takes consumer messages that failed five receives and the publisher's
- * stream batches it gave up on (their description: docs/operations.md#webhook-dlq-not-empty).
+ * times at once. The DLQ takes consumer messages that failed five receives, which can be moved
+ * back to the queue; the stream batches the publisher gave up on go to a queue of their own, since
+ * SQS moves back only what another queue dead-lettered (docs/operations.md#stream-batches-failed).
  */
 export class WebhookPipeline extends Construct {
   readonly events: DispatchQueue;
+  /** Lambda's description of each stream batch the publisher gave up on: shard and sequence numbers, for `delivery-events redrive`. */
+  readonly streamFailures: Queue;
   readonly publishFunction: AppFunction;
   readonly deliverFunction: AppFunction;
 
@@ -42,6 +46,16 @@ export class WebhookPipeline extends Construct {
     super(scope, id);
     const functionDefaults = { logRetention: props.logRetention, systemLogLevel: props.systemLogLevel, logEncryptionKey: props.encryptionKey, removalPolicy: props.removalPolicy };
     this.events = new DispatchQueue(this, 'Events', { removalPolicy: props.removalPolicy, encryptionKey: props.encryptionKey, settings: webhookQueueSettings });
+    this.streamFailures = new Queue(this, 'StreamFailures', {
+      ...queueEncryption(props.encryptionKey),
+      enforceSSL: true,
+      retentionPeriod: Duration.days(webhookQueueSettings.dlqRetentionDays),
+      removalPolicy: props.removalPolicy,
+    });
+    Validations.of(this.streamFailures).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: 'It is a failure destination itself (the stream publisher’s onFailure): it keeps what failed for an operator, and nothing consumes it to fail again.',
+    });
 
     this.publishFunction = new AppFunction(this, 'PublishFunction', {
       entry: join(HANDLERS_DIR, 'publish-webhook-events.ts'),
@@ -61,7 +75,7 @@ export class WebhookPipeline extends Construct {
         bisectBatchOnError: true,
         retryAttempts: streamConsumerSettings.retryAttempts,
         maxRecordAge: Duration.seconds(streamConsumerSettings.maxRecordAgeSeconds),
-        onFailure: new SqsDlq(this.events.deadLetterQueue),
+        onFailure: new SqsDlq(this.streamFailures),
       }),
     );
 

@@ -22,7 +22,7 @@ describe('business metrics', () => {
 });
 
 describe('alarms', () => {
-  it('are exactly the fifteen the runbook explains, each notifying the alarm topic when it fires and when it clears', () => {
+  it('are exactly the sixteen the runbook explains, each notifying the alarm topic when it fires and when it clears', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((alarm) => alarm.Properties);
     expect(alarms.map((alarm) => alarm.AlarmName).sort()).toEqual(
       [
@@ -32,6 +32,7 @@ describe('alarms', () => {
         'dlq-not-empty',
         'lambda-throttles',
         'reports-behind',
+        'stream-batches-failed',
         'stream-consumer-behind',
         'table-throttles',
         'webhook-dlq-not-empty',

@@ -152,15 +152,15 @@ describe('custom domain', () => {
 });
 
 describe('customer-managed KMS key', () => {
-  it('encrypts the table, both queues, every log group and the alarm topic with the key given by ARN', () => {
+  it('encrypts the table, every queue, every log group and the alarm topic with the key given by ARN', () => {
     const { template } = synthStack({ kmsKeyArn: KMS_KEY, account: '123456789012', region: 'ap-southeast-3' });
     template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
       SSESpecification: { SSEEnabled: true, SSEType: 'KMS' },
       Replicas: [Match.objectLike({ SSESpecification: { KMSMasterKeyId: KMS_KEY } })],
     });
     const queues = Object.values(template.findResources('AWS::SQS::Queue'));
-    // The dispatch queue, the webhook-events queue and their DLQs.
-    expect(queues.map((queue) => queue.Properties.KmsMasterKeyId)).toEqual([KMS_KEY, KMS_KEY, KMS_KEY, KMS_KEY]);
+    // The dispatch queue, the webhook-events queue, their DLQs and the stream publisher's failures.
+    expect(queues.map((queue) => queue.Properties.KmsMasterKeyId)).toEqual([KMS_KEY, KMS_KEY, KMS_KEY, KMS_KEY, KMS_KEY]);
     const logGroups = Object.values(template.findResources('AWS::Logs::LogGroup'));
     expect(logGroups.length).toBeGreaterThan(1);
     expect(logGroups.every((group) => group.Properties.KmsKeyId === KMS_KEY)).toBe(true);
@@ -181,7 +181,7 @@ describe('customer-managed KMS key', () => {
   it('without it, keeps AWS-managed encryption and the alarm topic’s own key', () => {
     const template = defaultTemplate();
     const queues = Object.values(template.findResources('AWS::SQS::Queue'));
-    expect(queues.map((queue) => queue.Properties.SqsManagedSseEnabled)).toEqual([true, true, true, true]);
+    expect(queues.map((queue) => queue.Properties.SqsManagedSseEnabled)).toEqual([true, true, true, true, true]);
     template.resourceCountIs('AWS::KMS::Key', 1);
     expect(Object.values(template.findResources('AWS::Logs::LogGroup')).some((group) => group.Properties.KmsKeyId)).toBe(false);
   });

@@ -57,8 +57,8 @@ describe('DynamoDB table', () => {
 
 describe('dispatch queue', () => {
   it('is encrypted, redrives to a DLQ after the shared receive count, and outlives a consumer timeout six times over', () => {
-    // With the webhook-events queue and its DLQ (test/infra/webhook-pipeline.test.ts).
-    template.resourceCountIs('AWS::SQS::Queue', 4);
+    // With the webhook-events queue, its DLQ and the stream publisher's failures (test/infra/webhook-pipeline.test.ts).
+    template.resourceCountIs('AWS::SQS::Queue', 5);
     template.hasResourceProperties('AWS::SQS::Queue', {
       SqsManagedSseEnabled: true,
       VisibilityTimeout: dispatchQueueSettings.consumerTimeoutSeconds * 6,
@@ -69,7 +69,7 @@ describe('dispatch queue', () => {
 
   it('refuses non-TLS access on every queue', () => {
     const policies = template.findResources('AWS::SQS::QueuePolicy');
-    expect(Object.keys(policies)).toHaveLength(4);
+    expect(Object.keys(policies)).toHaveLength(5);
     for (const policy of Object.values(policies)) {
       expect(policy.Properties.PolicyDocument.Statement).toContainEqual(
         expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),

@@ -1,3 +1,4 @@
+import { Match } from 'aws-cdk-lib/assertions';
 import { DISPATCH_ENTITY } from '../../lambdas/domain/messages/dispatch';
 import { OUTBOX_ENTITY } from '../../lambdas/domain/webhooks/outbox-item';
 import { routeEntries, routes } from '../../lambdas/routes';
@@ -10,6 +11,7 @@ const publisher = idOf(stack.webhooks.publishFunction);
 const consumer = idOf(stack.webhooks.deliverFunction);
 const eventsQueue = idOf(stack.webhooks.events.queue);
 const eventsDlq = idOf(stack.webhooks.events.deadLetterQueue);
+const streamFailures = idOf(stack.webhooks.streamFailures);
 const mappingOf = (functionId: string) => {
   const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')).filter((mapping) => JSON.stringify(mapping.Properties.FunctionName).includes(functionId));
   expect(mappings).toHaveLength(1);
@@ -22,7 +24,7 @@ describe('the webhook pipeline', () => {
     template.hasResourceProperties('AWS::DynamoDB::GlobalTable', { StreamSpecification: { StreamViewType: 'NEW_IMAGE' } });
   });
 
-  it('invokes the publisher for outbox inserts and dispatch updates only, with partial batch failures, bisecting and a bounded retry into the DLQ', () => {
+  it('invokes the publisher for outbox inserts and dispatch updates only, with partial batch failures, bisecting and a bounded retry into a queue of its own', () => {
     const mapping = mappingOf(publisher);
     expect(mapping).toMatchObject({
       StartingPosition: 'TRIM_HORIZON',
@@ -30,7 +32,9 @@ describe('the webhook pipeline', () => {
       BisectBatchOnFunctionError: true,
       MaximumRetryAttempts: 10,
       MaximumRecordAgeInSeconds: 86_400,
-      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [eventsDlq, 'Arn'] } } },
+      // Not the consumer's DLQ: SQS moves back only what another queue dead-lettered, so a record of
+      // Lambda's there would stop the operator's move of the events (docs/operations.md).
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [streamFailures, 'Arn'] } } },
     });
     const patterns = (mapping.FilterCriteria as { Filters: { Pattern: string }[] }).Filters.map((filter) => JSON.parse(filter.Pattern) as unknown);
     expect(patterns).toEqual([
@@ -72,6 +76,17 @@ describe('the webhook pipeline', () => {
     expect(routes.listWebhookDeliveries.access).toEqual({ table: 'read', secrets: 'cursor' });
   });
 
+  it('keeps the batches the publisher gave up on for 14 days, encrypted, TLS only, retained with the stack’s data', () => {
+    expect(template.findResources('AWS::SQS::Queue')[streamFailures]).toMatchObject({
+      Properties: { MessageRetentionPeriod: 14 * 86_400, SqsManagedSseEnabled: true },
+      DeletionPolicy: 'Retain',
+    });
+    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: streamFailures }],
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+    });
+  });
+
   it('alarms on the first message in its DLQ and on endpoints given up on or disabled', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((alarm) => alarm.Properties);
     expect(alarms.find((alarm) => alarm.AlarmName === 'MessagingApi-dev-webhook-dlq-not-empty')).toMatchObject({
@@ -82,6 +97,14 @@ describe('the webhook pipeline', () => {
     });
     expect(alarms.find((alarm) => alarm.AlarmName === 'MessagingApi-dev-webhook-endpoints-failing')).toMatchObject({ MetricName: 'WebhookEventsAbandoned', Period: 3600, Threshold: 0 });
     expect(alarms.find((alarm) => alarm.AlarmName === 'MessagingApi-dev-webhook-endpoint-disabled')).toMatchObject({ MetricName: 'WebhookEndpointsDisabled', Period: 3600, Threshold: 0 });
+    expect(alarms.find((alarm) => alarm.AlarmName === 'MessagingApi-dev-stream-batches-failed')).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [streamFailures, 'QueueName'] } }],
+      Threshold: 0,
+      EvaluationPeriods: 1,
+    });
     template.hasOutput('WebhookDeadLetterQueueUrl', { Value: { Ref: eventsDlq } });
+    template.hasOutput('StreamFailureQueueUrl', { Value: { Ref: streamFailures } });
+    template.hasOutput('WebhookEventsQueueUrl', { Value: { Ref: eventsQueue } });
   });
 });
