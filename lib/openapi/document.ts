@@ -3,6 +3,7 @@ import * as z from '../../lambdas/shared/zod';
 import type { RequestSchemas } from '../../lambdas/http/http-handler';
 import type { OperationDoc } from '../../lambdas/http/operation-doc';
 import { MEDIA_TYPES, routeEntries, type RouteDefinition, type RouteId } from '../../lambdas/routes';
+import { webhookEventBodies } from '../../lambdas/domain/webhooks/event-schemas';
 import { errorBodySchema } from '../../lambdas/shared/error-body';
 import type { ErrorCode } from '../../lambdas/shared/errors';
 import { scopes } from '../../lambdas/shared/scopes';
@@ -19,6 +20,8 @@ export interface OpenApiDocument {
   tags: JsonObject[];
   security: JsonObject[];
   paths: Record<string, Record<string, JsonObject>>;
+  /** The events the API posts to integrations' webhook endpoints (docs/api.md#webhook-events). */
+  webhooks: Record<string, { post: JsonObject }>;
   components: {
     schemas: Record<string, JsonSchema>;
     responses: Record<string, JsonObject>;
@@ -35,6 +38,19 @@ const SIGNATURE_HEADER = 'X-Hub-Signature-256';
 
 
 const formatsWithoutPattern = new Set(['date-time', 'uuid', 'email', 'uri']);
+
+/** The Standard Webhooks headers of every event POST (docs/api.md#webhook-events). */
+const webhookHeaders: JsonObject[] = [
+  { name: 'webhook-id', in: 'header', required: true, description: 'The event id: the same on every retry and resend.', schema: { type: 'string' } },
+  { name: 'webhook-timestamp', in: 'header', required: true, description: 'Unix seconds of this attempt.', schema: { type: 'string', pattern: '^\\d+$' } },
+  {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    description: '`v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint’s secret; during a rotation’s overlap, one per secret, space-separated.',
+    schema: { type: 'string' },
+  },
+];
 
 /** Shared resources get their own components, named as the contract names them. */
 const resourceNames = (schemasOf: (id: RouteId) => RequestSchemas): [z.ZodMiniType, string][] => {
@@ -74,6 +90,8 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
   const responses = z.registry<{ id: string }>();
   const requests = z.registry<{ id: string }>();
   for (const [schema, id] of resourceNames((id) => files.get(id)!.schemas)) responses.add(schema, { id });
+  const events = Object.entries(webhookEventBodies).map(([type, body]) => ({ type, ...body, id: `${type.split(/[._]/).map(pascal).join('')}Event` }));
+  for (const { schema, id } of events) responses.add(schema, { id });
 
   const paths: OpenApiDocument['paths'] = {};
   const operationParts = routeEntries.map(([id, route]) => {
@@ -115,6 +133,27 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
   }
 
+  const webhooks: OpenApiDocument['webhooks'] = Object.fromEntries(
+    events.map(({ type, summary, description, id }) => [
+      type,
+      {
+        post: {
+          operationId: `${id[0]!.toLowerCase()}${id.slice(1)}`,
+          summary,
+          description: `${description} Posted to each enabled endpoint whose \`events\` names it (or is null), signed per Standard Webhooks: verify \`webhook-signature\` over \`{webhook-id}.{webhook-timestamp}.{body}\` with the endpoint’s secret.`,
+          tags: ['Webhook events'],
+          parameters: webhookHeaders,
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: `${COMPONENT}${id}` } } } },
+          responses: {
+            '2XX': { description: 'Taken: any 2xx; the body is not read.' },
+            '410': { description: 'Gone: the endpoint is disabled at once, with no retry.' },
+            default: { description: 'Anything else (or no answer within 5 s) is retried with the same webhook-id and body: 5 s, 30 s, 2 min, … over about 25 hours.' },
+          },
+        },
+      },
+    ]),
+  );
+
   return {
     openapi: '3.1.0',
     info: {
@@ -141,10 +180,12 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
       { name: 'Conversations', description: 'Conversations with contacts and their message history' },
       { name: 'Webhook endpoints', description: 'Where the workspace’s events are pushed, signed (scope `webhooks:manage`)' },
       { name: 'Webhooks', description: 'Called by the WhatsApp Cloud API, not by integrations' },
+      { name: 'Webhook events', description: 'Posted by the API to the workspace’s webhook endpoints' },
       { name: 'Health', description: 'Service availability' },
     ],
     security: [{ ApiKey: [] }],
     paths,
+    webhooks,
     components: {
       schemas: sortKeys(components),
       responses: sortKeys(errorResponses),

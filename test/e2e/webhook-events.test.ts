@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { pathOf, routes } from '../../lambdas/routes';
 import { call, SECOND, SECOND_SEED, startTestRuntime, waitForStatus } from '../support/local-runtime';
+import { assertDocumentedEvent } from '../support/openapi-contract';
 
 /**
  * Webhook events end to end over the local runtime (docs/api.md#webhook-events): a send's status
@@ -94,6 +95,8 @@ describe('webhook events over the local runtime', () => {
     expect(new Set(hooks.deliveries.filter((delivery) => delivery.headers['webhook-id'] === refused).map((delivery) => delivery.body)).size).toBe(1);
 
     const events = taken.map((delivery) => new Webhook(secret).verify(delivery.body, delivery.headers) as { id: string; type: string; data: Record<string, unknown> });
+    // Each body as docs/openapi.json's webhooks describe it, for a receiver generated from the document.
+    for (const delivery of taken) assertDocumentedEvent(delivery.body);
     expect(events.map((event) => event.type)).toEqual(['message.status.updated', 'message.status.updated', 'message.status.updated']);
     const bySequence = events.sort((a, b) => Number(a.data.sequence) - Number(b.data.sequence));
     expect(bySequence.map((event) => [event.data.sequence, event.data.status])).toEqual([
@@ -126,6 +129,7 @@ describe('webhook events over the local runtime', () => {
     expect(ping.status).toBe(202);
     const pinged = await until(() => hooks.deliveries.slice(before).find((delivery) => delivery.headers['webhook-id'] === ping.body.eventId));
     expect(JSON.parse(pinged.body)).toMatchObject({ id: ping.body.eventId, type: 'webhook.test', data: { endpointId } });
+    assertDocumentedEvent(pinged.body);
 
     const refused = hooks.refusedId()!;
     const again = await call(runtime.url, 'POST', pathOf(routes.resendWebhookEvent, { id: endpointId, eventId: refused }), { apiKey: OWNER });

@@ -24,6 +24,7 @@ import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-reposit
 import { startStreamPoller, type StreamPoller } from '../../lib/local/stream-poller';
 import { isPublishable } from '../../lambdas/domain/webhooks/stream-filters';
 import { resetContainerCaches } from '../../lib/testing';
+import { assertDocumentedEvent } from '../support/openapi-contract';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
 import { inboundTextWebhook } from '../support/webhooks';
 import { createTestQueues, useTableAndQueues } from '../support/sqs';
@@ -78,6 +79,8 @@ async function publishedFor(ws: string, count: number): Promise<EventDeliveryMes
   // Three more polls of the stream, for any event beyond those expected.
   await new Promise((resolve) => setTimeout(resolve, 700));
   events.published.push(...((await events.queue.receiveAll()) as EventDeliveryMessage[]));
+  // Each body exactly as an endpoint will get it, which the OpenAPI document's webhooks describe.
+  for (const message of mine()) assertDocumentedEvent(message.payload);
   return mine().sort((a, b) => a.eventId.localeCompare(b.eventId));
 }
 
@@ -107,12 +110,15 @@ const report = (ws: string, dispatchId: string, status: 'delivered' | 'read', pr
     statusWebhook(`num-${ws}`, [{ id: `wamid.${dispatchId}`, status, timestamp: String(Math.floor(Date.now() / 1000)), biz_opaque_callback_data: dispatchId, ...(pricing ? { pricing } : {}) }]),
     env.table,
   );
-/** The workspace's outbox, oldest event first. */
-const outboxOf = async (ws: string) =>
-  (await env.table.scanAll())
+/** The workspace's outbox, oldest event first, each body as the OpenAPI document's webhooks describe it. */
+async function outboxOf(ws: string) {
+  const events = (await env.table.scanAll())
     .filter((item) => item.entity === 'webhookOutbox' && item.workspaceId === ws)
     .map(toOutboxEvent)
     .sort((a, b) => a.eventId.localeCompare(b.eventId));
+  for (const event of events) assertDocumentedEvent(event.payload);
+  return events;
+}
 
 describe('webhook events against DynamoDB Local and its stream', () => {
   it('publishes one message.status.updated per change of GET /v1/messages/{id}, from the table’s stream, each carrying that body, its sequence one more each time', async () => {

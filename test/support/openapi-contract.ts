@@ -38,7 +38,7 @@ function load() {
   // The document is added whole, so its own `$ref`s resolve; its top-level members are not schema keywords.
   const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
   addFormats(ajv);
-  for (const keyword of ['openapi', 'info', 'servers', 'tags', 'security', 'paths', 'components']) ajv.addKeyword(keyword);
+  for (const keyword of ['openapi', 'info', 'servers', 'tags', 'security', 'paths', 'webhooks', 'components']) ajv.addKeyword(keyword);
   ajv.addSchema({ ...document, $id: DOCUMENT_ID });
   const operations: Operation[] = Object.entries(document.paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, operation]) => ({
@@ -127,6 +127,21 @@ function operationFor(method: string, pathname: string) {
   } catch {
     return undefined; // A malformed percent-escape: the router cannot decode its parameters.
   }
+}
+
+/**
+ * Throws, with a readable message, when the body of an event posted to an endpoint is not as the
+ * document's `webhooks` says for its `type` (or its type is not there at all).
+ */
+export function assertDocumentedEvent(body: string): void {
+  const event = JSON.parse(body) as { type?: unknown };
+  const webhooks = load().document.webhooks as Record<string, unknown> | undefined;
+  if (typeof event.type !== 'string' || !webhooks?.[event.type]) throw new Error(`Event breaks the OpenAPI contract: its type ${String(event.type)} is not among the document's webhooks`);
+  const pointer = `#/webhooks/${escapePointer(event.type)}/post/requestBody/content/application~1json/schema`;
+  const validate = schemaAt(pointer);
+  if (validate(event)) return;
+  const errors = (validate.errors ?? []).map((error) => `${error.instancePath || '(body)'} ${error.message ?? ''}`);
+  throw new Error(`Event breaks the OpenAPI contract (${pointer}):\n  ${[...new Set(errors)].slice(0, 10).join('\n  ')}\nbody: ${body.slice(0, 500)}`);
 }
 
 /** Throws, with a readable message, when a response is not as the document says. */

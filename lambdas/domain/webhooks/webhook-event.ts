@@ -5,6 +5,7 @@ import { conversationOf } from '../conversations/conversation-item';
 import { toMessageStatusResource, type Dispatch } from '../messages/dispatch';
 import type { Template } from '../templates/template';
 import { webhookEventTypes, type WebhookEventType } from './event-types';
+import type { marketingOptOutData, messageReceivedData, templateStatusData, testEventData } from './event-schemas';
 
 /**
  * Events as receivers get them (docs/api.md#webhook-events): the body of each POST, built here
@@ -15,8 +16,11 @@ import { webhookEventTypes, type WebhookEventType } from './event-types';
 /** Sent only by the test route (POST /v1/webhook-endpoints/{id}/test), whatever the endpoint subscribes to. */
 export const TEST_EVENT_TYPE = 'webhook.test';
 
+/** `evt_`, then 12 hex digits of the milliseconds it was made at and 16 more: ids sort by time. */
+export const EVENT_ID_PATTERN = /^evt_[0-9a-f]{28}$/;
+
 export const webhookEventSchema = z.object({
-  id: z.string().check(z.regex(/^evt_[0-9a-f]{28}$/)),
+  id: z.string().check(z.regex(EVENT_ID_PATTERN)),
   type: z.enum([...webhookEventTypes, TEST_EVENT_TYPE]),
   timestamp: z.iso.datetime(),
   data: z.record(z.string(), z.unknown()),
@@ -98,7 +102,7 @@ export function messageReceivedEvent(message: ConversationMessage, now: Date): S
         createdAt: message.createdAt,
       },
       contact: { phone: message.contactPhone, userId: message.contactUserId ?? null, name: message.contactName },
-    },
+    } satisfies z.output<typeof messageReceivedData>,
     now,
   );
 }
@@ -107,24 +111,20 @@ export function messageReceivedEvent(message: ConversationMessage, now: Date): S
 export function templateStatusEvent(template: Template, previousStatus: string, now: Date): SubscribableEvent {
   return event(
     'template.status.updated',
-    { templateId: template.id, displayName: template.displayName, language: template.language, category: template.category ?? null, status: template.status, previousStatus },
+    { templateId: template.id, displayName: template.displayName, language: template.language, category: template.category ?? null, status: template.status, previousStatus } satisfies z.output<typeof templateStatusData>,
     now,
   );
 }
 
-/** What a `marketing_opt_out.updated` event says: the number, whether it is now opted out, who changed it, and when. */
-export interface MarketingOptOutChange {
-  /** E.164. */
-  phone: string;
-  optedOut: boolean;
-  /** `button` (the customer's tap), `whatsapp` (their preference in WhatsApp, or a marketing message refused for it) or `admin` (an operator). */
-  by: 'button' | 'whatsapp' | 'admin';
-  /** When the customer (or the operator) made the change. */
-  at: string;
-}
+/**
+ * What a `marketing_opt_out.updated` event says: the number (E.164), whether it is now opted out,
+ * who changed it (`button`, the customer's tap; `whatsapp`, their preference in WhatsApp, or a
+ * marketing message refused for it; `admin`, an operator), and when they made the change.
+ */
+export type MarketingOptOutChange = z.output<typeof marketingOptOutData>;
 
 /** `marketing_opt_out.updated`: a number's opt-out of the workspace's marketing messages recorded or lifted. */
 export const marketingOptOutEvent = (change: MarketingOptOutChange, now: Date): SubscribableEvent => event('marketing_opt_out.updated', { ...change }, now);
 
 /** The test route's event: nothing changed, the receiver sees what a delivery looks like. */
-export const testEvent = (endpointId: string, now: Date): WebhookEvent => event(TEST_EVENT_TYPE, { endpointId, message: 'A test event from the messaging API' }, now);
+export const testEvent = (endpointId: string, now: Date): WebhookEvent => event(TEST_EVENT_TYPE, { endpointId, message: 'A test event from the messaging API' } satisfies z.output<typeof testEventData>, now);
