@@ -175,6 +175,8 @@ export class Monitoring extends Construct {
     };
 
     const fiveMinutes = Duration.minutes(5);
+    /** What a queue that should stay empty holds, minute by minute: its alarm fires on the first message. */
+    const messagesIn = (queue: IQueue) => queue.metricApproximateNumberOfMessagesVisible({ statistic: Stats.MAXIMUM, period: Duration.minutes(1) });
     const business = (name: string, statistic: string = Stats.SUM) =>
       new Metric({ namespace: metricsNamespace(this), metricName: name, dimensionsMap: { service: METRICS_SERVICE }, statistic, period: fiveMinutes });
     const sum = { statistic: Stats.SUM, period: fiveMinutes };
@@ -206,7 +208,7 @@ export class Monitoring extends Construct {
       'DeadLetterQueueNotEmpty',
       'dlq-not-empty',
       'Dispatch messages reached the DLQ: delivery failed five receives in a row.',
-      props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: Stats.MAXIMUM, period: Duration.minutes(1) }),
+      messagesIn(props.deadLetterQueue),
       thresholds.deadLetterMessages,
       { evaluate: 1, breaching: 1 },
     );
@@ -311,7 +313,7 @@ export class Monitoring extends Construct {
       'WebhookDeadLetterQueueNotEmpty',
       'webhook-dlq-not-empty',
       'Webhook event deliveries failed five receives on our side (table or queue unreachable).',
-      props.webhooks.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: Stats.MAXIMUM, period: Duration.minutes(1) }),
+      messagesIn(props.webhooks.deadLetterQueue),
       thresholds.webhookDeadLetterMessages,
       { evaluate: 1, breaching: 1 },
     );
@@ -319,7 +321,7 @@ export class Monitoring extends Construct {
       'StreamBatchesFailed',
       'stream-batches-failed',
       'The table’s stream publisher gave up on a batch of records (10 tries or a day): their delivery events and webhook events were not written.',
-      props.webhooks.streamFailures.metricApproximateNumberOfMessagesVisible({ statistic: Stats.MAXIMUM, period: Duration.minutes(1) }),
+      messagesIn(props.webhooks.streamFailures),
       thresholds.streamBatchesFailed,
       { evaluate: 1, breaching: 1 },
     );

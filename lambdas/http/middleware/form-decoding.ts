@@ -35,6 +35,7 @@ function decodeStrictly(text: string, _default: qs.defaultDecoder, _charset: str
     throw new Error(`a field ${kind === 'key' ? 'name' : 'value'} holds a percent escape that is not UTF-8 (such as %FF)`);
   }
 }
+
 const MULTIPART_LIMITS = { fields: 2000, fieldSize: 64 * 1024, files: 0, parts: 2000 };
 
 /** A url-encoded form as the nested values a JSON body would hold; a form past the limits is a 422. */
