@@ -33,7 +33,14 @@ export async function deliverEventRecord(record: SQSRecord, deps: EventDeliveryD
  */
 export const deliverEventBatch = (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
   const deps: EventDeliveryDependencies = { endpoints: endpointReadsOfBatch() };
-  return processPartialResponse(event, (record: SQSRecord) => deliverEventRecord(record, deps), new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false });
+  // A record that throws is a fault of ours (a receiver's answer is an outcome, not an error); the
+  // batch processor keeps its error to itself, so it is logged here.
+  const deliver = (record: SQSRecord) =>
+    deliverEventRecord(record, deps).catch((error: unknown) => {
+      logger.error('Webhook event not handled; the message comes back', { messageId: record.messageId, receiveCount: Number(record.attributes.ApproximateReceiveCount), error: error as Error });
+      throw error;
+    });
+  return processPartialResponse(event, deliver, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false });
 };
 
 export const handler = middy(deliverEventBatch).use(injectLambdaContext(logger, { resetKeys: true })).use(flushMetrics());

@@ -30,7 +30,11 @@ async function deliverMessage(record: SQSRecord, message: DispatchMessage, conte
   const receiveCount = Number(record.attributes.ApproximateReceiveCount);
   const writeDeadline = Date.now() + context.getRemainingTimeInMillis() - BATCH_ANSWER_MS;
   const verdict = await deliverQueuedDispatch({ ...message, receiveCount, maxReceives: dispatchQueueSettings.maxReceiveCount, writeDeadline }, { providerFor });
-  if (verdict.outcome !== 'retry' || verdict.cause === undefined) logger.info('Delivery attempt', { ...message, outcome: verdict.outcome, receiveCount });
+  if (verdict.outcome === 'retry' && verdict.cause) {
+    // Ours, not the provider's (the table or the queue did not answer, a stored item did not read):
+    // the batch processor keeps a record's error to itself, so this line is the operator's one sign.
+    logger.error('Delivery attempt failed on our side; the message comes back', { ...message, receiveCount, retryInSeconds: verdict.afterSeconds, error: verdict.cause });
+  } else logger.info('Delivery attempt', { ...message, outcome: verdict.outcome, receiveCount });
   if (verdict.outcome !== 'retry') return;
   // Either way the record fails and SQS hands it out again: after the pause, or after the queue's timeout.
   await comeBackIn(record, verdict.afterSeconds).catch((error: unknown) => logger.warn('Could not shorten the retry delay', { error: error as Error }));

@@ -59,7 +59,12 @@ export async function publishBatch(event: DynamoDBStreamEvent, context: Context)
 
   const finish = (record: DynamoDBRecord) => {
     const outcome = outcomes.get(record)!;
-    if (outcome.status === 'rejected') return Promise.reject(outcome.reason instanceof Error ? outcome.reason : new Error(String(outcome.reason)));
+    if (outcome.status === 'rejected') {
+      const error = outcome.reason instanceof Error ? outcome.reason : new Error(String(outcome.reason));
+      // The batch processor keeps a record's error to itself: this line is the operator's one sign.
+      logger.error('Stream record not published; the stream hands it over again', { eventId: record.eventID, sequenceNumber: record.dynamodb?.SequenceNumber, error });
+      return Promise.reject(error);
+    }
     if (outcome.value) logger.debug('Webhook event published', { eventId: outcome.value.event.eventId, type: outcome.value.event.type, endpoints: outcome.value.endpoints });
     return Promise.resolve();
   };

@@ -244,7 +244,7 @@ export class Monitoring extends Construct {
     alarm(
       'DeliverErrors',
       'deliver-errors',
-      'Deliver consumer invocations failed as a whole (crash, timeout, table or queue unreachable).',
+      'Deliver consumer invocations failed as a whole (crash, timeout, a bad deploy); a record failed on our side is a log line, not this.',
       props.deliverFunction.metricErrors({ statistic: Stats.SUM, period: fiveMinutes }),
       thresholds.deliverErrors,
       { evaluate: 3, breaching: 2 },
@@ -320,7 +320,7 @@ export class Monitoring extends Construct {
     alarm(
       'StreamBatchesFailed',
       'stream-batches-failed',
-      'The table’s stream publisher gave up on a batch of records (10 tries or a day): their delivery events and webhook events were not written.',
+      'The table’s stream publisher gave up on a batch of records (11 tries or a day): their delivery events and webhook events were not written.',
       messagesIn(props.webhooks.streamFailures),
       thresholds.streamBatchesFailed,
       { evaluate: 1, breaching: 1 },

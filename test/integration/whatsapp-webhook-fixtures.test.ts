@@ -21,6 +21,7 @@ import { invokeRoute, lambdaContext, routeEvent, type RouteHandler } from '../su
 import { functionUrlEvent } from '../../lib/local/function-url-event';
 import type { handler as callbacksHandler } from '../../lambdas/handlers/whatsapp-callbacks';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
+import { captureLogLines } from '../support/log-lines';
 import { useTableAndQueues } from '../support/sqs';
 import { runStreamConsumer } from '../support/stream-consumer';
 
@@ -142,7 +143,7 @@ async function play(fixture: Fixture, post: Post) {
   await runStreamConsumer(env.table);
   capture.clear();
 
-  const warnings = keepWarnings();
+  const logs = captureLogLines();
   try {
     for (const payload of fixture.posts) {
       const answer = await post(JSON.stringify(resolved(payload, values)));
@@ -150,7 +151,7 @@ async function play(fixture: Fixture, post: Post) {
       await runStreamConsumer(env.table);
     }
   } finally {
-    warnings.restore();
+    logs.restore();
   }
 
   const expected = resolved(fixture.expect, values);
@@ -177,23 +178,11 @@ async function play(fixture: Fixture, post: Post) {
     const [, name, dimension, value] = /^(\w+)(?:\{(\w+)=([^}]+)\})?$/.exec(key)!;
     expect([key, capture.sum(name!, { service: 'messaging-api', ...(dimension ? { [dimension]: value! } : {}) })]).toEqual([key, count]);
   }
-  if (expected.warnings) expect(warnings.lines).toEqual(expected.warnings.map((fields) => expect.objectContaining(fields)));
+  if (expected.warnings) expect(logs.at('WARN')).toEqual(expected.warnings.map((fields) => expect.objectContaining(fields)));
   const skipped = Object.entries(expected.skipped ?? {});
   // The total (service dimension alone), then each reason on its own line.
   expect(capture.sum(metricNames.webhookItemsSkipped, { service: 'messaging-api' })).toBe(skipped.reduce((sum, [, count]) => sum + count, 0));
   for (const [reason, count] of skipped) expect(capture.sum(metricNames.webhookItemsSkipped, { service: 'messaging-api', SkipReason: reason })).toBe(count);
   // The neighbour's number received nothing of this workspace's: it has no conversation with anyone here.
   expect(await conversationHistory(foreign.id, conversationOf({ contact: '+6281234560001' }), { limit: 1 }, env.table).catch(() => 'none')).toBe('none');
-}
-
-/** Keeps the functions' WARN lines (the logger writes them to stderr), letting all output through. */
-function keepWarnings() {
-  const lines: Record<string, unknown>[] = [];
-  const write = process.stderr.write.bind(process.stderr);
-  const spy = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    const text = String(chunk);
-    if (text.startsWith('{"level":"WARN"')) lines.push(JSON.parse(text) as Record<string, unknown>);
-    return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
-  });
-  return { lines, restore: () => spy.mockRestore() };
 }

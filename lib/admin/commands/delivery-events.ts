@@ -47,7 +47,7 @@ export const deliveryEventCommands = [
     name: 'delivery-events redrive',
     synopsis: '--shard SHARD_ID --from SEQUENCE_NUMBER --to SEQUENCE_NUMBER',
     summary:
-      'Writes the delivery events and wamid items of a stream batch the stream consumer gave up on (a webhook DLQ message’s shardId, startSequenceNumber and endSequenceNumber), from the table’s stream, which keeps records 24 hours. Safe to repeat.',
+      'Writes the delivery events and wamid items of a stream batch the stream consumer gave up on (a stream-failure queue message’s shardId, startSequenceNumber and endSequenceNumber), from the table’s stream, which keeps records 24 hours. Safe to repeat.',
     options: z.object({ shard: z.string().trim().min(1, 'must not be empty'), from: sequenceNumber(), to: sequenceNumber() }),
     async run({ shard, from, to }, { store }) {
       if (BigInt(from) > BigInt(to)) throw new AdminError('invalid_range', `--from ${from} comes after --to ${to}`);

@@ -7,6 +7,7 @@ import { dispatchQueueSettings } from '../../../lambdas/shared/dispatch-queue-se
 import { resetContainerCaches } from '../../../lib/testing';
 import { sqsEvent } from '../../../lib/testing/sqs-events';
 import { lambdaContext, parseResult, routeEvent } from '../../support/events';
+import { captureLogLines } from '../../support/log-lines';
 import { SEND_KEY, stubHealthySend, validSend } from '../../support/send-fixtures';
 
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -75,9 +76,20 @@ describe('deliver consumer, a rate-limited message and the write of its verdict'
     });
     // 3 s left, 2 s kept for the batch answer: the verdict is asked for about a second, well inside
     // the test's own 5 s (the 10 s a caller without a deadline gets would time it out).
-    const answer = await deliverBatch(event, lambdaContext('deliver', 3_000));
+    const logs = captureLogLines();
+    const answer = await deliverBatch(event, lambdaContext('deliver', 3_000)).finally(logs.restore);
     expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: event.Records[0]!.messageId }] });
     expect(writes().filter((expression) => expression.includes('failureCode')).length).toBeGreaterThan(1);
+    // A fault of ours, which the batch processor keeps to itself: the consumer's line names it.
+    expect(logs.at('ERROR')).toEqual([
+      expect.objectContaining({
+        message: 'Delivery attempt failed on our side; the message comes back',
+        dispatchId: claimed.dispatchId,
+        receiveCount: 1,
+        retryInSeconds: 2,
+        error: expect.objectContaining({ message: 'connect ECONNREFUSED' }),
+      }),
+    ]);
   });
 
   it('retries after a short back-off before the last receive, counting the answer the same way', async () => {

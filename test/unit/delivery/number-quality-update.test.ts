@@ -4,6 +4,7 @@ import { applyProviderReports } from '../../../lambdas/domain/delivery/provider-
 import { readNumberQualityUpdate, webhookEnvelopeSchema } from '../../../lambdas/domain/providers/whatsapp-webhook';
 import { keys } from '../../../lambdas/shared/table';
 import { resetContainerCaches } from '../../../lib/testing';
+import { captureLogLines } from '../../support/log-lines';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 beforeEach(() => {
@@ -28,14 +29,7 @@ describe('WhatsApp’s phone_number_quality_update, read for the operators', () 
 
   it('says to raise the number’s pace when WhatsApp raised its throughput, naming the workspace bound to the account, and changes nothing', async () => {
     ddb.on(GetCommand, { Key: keys.whatsappBusinessAccount('102290129340398') }).resolves({ Item: { ...keys.whatsappBusinessAccount('102290129340398'), entity: 'whatsappBusinessAccount', workspaceId: 'ws-acme' } });
-    // The logger writes INFO to stdout and WARN to stderr, as console does.
-    const lines: Record<string, unknown>[] = [];
-    const keep = (chunk: string | Uint8Array) => {
-      const text = String(chunk);
-      if (text.startsWith('{"level"')) lines.push(JSON.parse(text) as Record<string, unknown>);
-      return true;
-    };
-    const streams = [jest.spyOn(process.stdout, 'write').mockImplementation(keep), jest.spyOn(process.stderr, 'write').mockImplementation(keep)];
+    const logs = captureLogLines();
     try {
       const envelope = webhookEnvelopeSchema.parse({
         object: 'whatsapp_business_account',
@@ -43,9 +37,9 @@ describe('WhatsApp’s phone_number_quality_update, read for the operators', () 
       });
       expect(await applyProviderReports(envelope)).toMatchObject({ skipped: 0 });
     } finally {
-      for (const stream of streams) stream.mockRestore();
+      logs.restore();
     }
-    expect(lines).toEqual([
+    expect(logs.lines).toEqual([
       expect.objectContaining({
         level: 'WARN',
         message: 'WhatsApp raised the number’s throughput; raise its whatsappMessagesPerSecond to send faster',

@@ -13,7 +13,10 @@ import { newWebhookSecret } from '../../../lambdas/domain/webhooks/webhook-endpo
 import { messageStatusEvent } from '../../../lambdas/domain/webhooks/webhook-event';
 import type { Resolver } from '../../../lambdas/domain/webhooks/url-rules';
 import { keys } from '../../../lambdas/shared/table';
-import { resetContainerCaches } from '../../../lib/testing';
+import { deliverEventBatch } from '../../../lambdas/handlers/deliver-webhook-event';
+import { lambdaContext, resetContainerCaches } from '../../../lib/testing';
+import { sqsEvent } from '../../../lib/testing/sqs-events';
+import { captureLogLines } from '../../support/log-lines';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const sqs = mockClient(SQSClient);
@@ -286,5 +289,23 @@ describe('delivering one webhook event', () => {
     ddb.on(GetCommand, { Key: keys.webhookEndpoint(WS, ENDPOINT_ID) }).resolves({});
     expect(await deliverEvent(firstMessage, deps())).toBe('skipped');
     expect(target.received).toEqual([]);
+  });
+});
+
+describe('the webhook-events consumer (SQS), a fault of ours', () => {
+  it('fails the record for SQS to hand it over again, and says so in an ERROR line: the batch processor keeps its error to itself', async () => {
+    ddb.onAnyCommand().rejects(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', $metadata: {} }));
+    const batch = sqsEvent([{ body: firstMessage, receiveCount: 3 }]);
+    const logs = captureLogLines();
+    const answer = await deliverEventBatch(batch, lambdaContext('deliver-webhook-event')).finally(logs.restore);
+    expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: batch.Records[0]!.messageId }] });
+    expect(logs.at('ERROR')).toEqual([
+      expect.objectContaining({
+        message: 'Webhook event not handled; the message comes back',
+        messageId: batch.Records[0]!.messageId,
+        receiveCount: 3,
+        error: expect.objectContaining({ message: 'connect ECONNREFUSED' }),
+      }),
+    ]);
   });
 });

@@ -9,6 +9,7 @@ import { outboxPut } from '../../../lambdas/domain/webhooks/outbox-item';
 import type { SubscribableEvent } from '../../../lambdas/domain/webhooks/webhook-event';
 import { publishBatch } from '../../../lambdas/handlers/publish-webhook-events';
 import { accessPatterns, keys } from '../../../lambdas/shared/table';
+import { captureLogLines } from '../../support/log-lines';
 import { lambdaContext, resetContainerCaches } from '../../../lib/testing';
 import { template } from '../../support/send-fixtures';
 import { storedWebhookEndpoint } from '../../support/webhooks';
@@ -26,6 +27,7 @@ beforeEach(() => {
 
 const endpoint = (workspaceId: string, id: string, url: string, overrides: Record<string, unknown> = {}) => storedWebhookEndpoint({ workspaceId, id, url, at: NOW }, overrides);
 const streamRecord = (item: Record<string, unknown>, eventName: 'INSERT' | 'MODIFY' | 'REMOVE' = 'INSERT', sequence = '1'): DynamoDBRecord => ({
+  eventID: `c81e728d9d4c2f636f067f89cc1486${sequence.padStart(2, '0')}`,
   eventName,
   eventSource: 'aws:dynamodb',
   dynamodb: { SequenceNumber: sequence, NewImage: marshall(item) as never },
@@ -162,10 +164,15 @@ describe('the outbox publisher (DynamoDB Streams)', () => {
     sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [{ Id: '3', Code: 'ServiceUnavailable', SenderFault: false }] });
     const records = ['1', '2', '3'].map((sequence, i) => streamRecord(outboxItem('ws-a', { ...received, id: `evt_00000000000${i}0000000000000000` }), 'INSERT', sequence));
 
-    const answer = await publishBatch({ Records: records }, lambdaContext('publish-webhook-events'));
+    const logs = captureLogLines();
+    const answer = await publishBatch({ Records: records }, lambdaContext('publish-webhook-events')).finally(logs.restore);
 
     expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: '2' }] });
     expect(sqs.commandCalls(SendMessageBatchCommand)).toHaveLength(1);
+    // The batch processor says nothing of a failed record: the publisher's own line is the operator's sign.
+    expect(logs.at('ERROR')).toEqual([
+      expect.objectContaining({ message: 'Stream record not published; the stream hands it over again', eventId: 'c81e728d9d4c2f636f067f89cc148602', sequenceNumber: '2', error: expect.objectContaining({ message: expect.any(String) }) }),
+    ]);
   });
 
   describe('delivery events (decision 112)', () => {
