@@ -51,7 +51,7 @@ export const metricNames = {
   endpointsDisabled: 'WebhookEndpointsDisabled',
 } as const;
 
-/** The service dimension Powertools puts on every metric (POWERTOOLS_SERVICE_NAME). */
+/** The service's name: Powertools' `service` on every log line and metric dimension (POWERTOOLS_SERVICE_NAME), and the stack's `service` tag. */
 export const METRICS_SERVICE = 'messaging-api';
 export const FAILURE_CODE_DIMENSION = 'FailureCode';
 export const SKIP_REASON_DIMENSION = 'SkipReason';

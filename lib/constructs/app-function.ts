@@ -9,6 +9,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { type Construct } from 'constructs';
 import { metricsNamespace } from './monitoring';
+import { METRICS_SERVICE } from '../../lambdas/shared/metric-names';
 import { FUNCTION_BUNDLING, FUNCTION_NODE_OPTIONS } from './bundling';
 import { LAMBDA_RUNTIME } from '../node-runtime';
 import type { SystemLogLevelSetting } from '../stack-config';
@@ -57,7 +58,7 @@ export class AppFunction extends NodejsFunction {
       systemLogLevelV2: SystemLogLevel[props.systemLogLevel ?? 'INFO'],
       environment: {
         NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
-        POWERTOOLS_SERVICE_NAME: 'messaging-api',
+        POWERTOOLS_SERVICE_NAME: METRICS_SERVICE,
         POWERTOOLS_LOG_LEVEL: 'INFO',
         POWERTOOLS_METRICS_NAMESPACE: metricsNamespace(scope),
       },
