@@ -8,6 +8,8 @@ import { saveTemplate } from '../../lambdas/domain/templates/template-repository
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
 import { useTableAndQueues } from '../support/sqs';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../lambdas/shared/table';
 
 const env = useTableAndQueues();
 
@@ -36,6 +38,17 @@ describe('conversations against DynamoDB Local', () => {
     }
     const all = await listConversations(ws, { limit: 20 }, env.table);
     expect(all.items.map((conversation) => conversation.contactPhone)).toEqual(['+6281299998888', '+6281234567890']);
+  });
+
+  it('reads a preview written before previews were cut by characters, ending in half an emoji, as valid text', async () => {
+    const ws = await workspace();
+    await send(ws, '081234567812', '1');
+    const [conversation] = (await listConversations(ws, { limit: 1 }, env.table)).items;
+    // As a cut at 120 UTF-16 units left it: the emoji's first half alone.
+    await env.table.db.send(new UpdateCommand({ TableName: env.table.tableName, Key: keys.conversation(ws, conversation!.id), UpdateExpression: 'SET lastMessagePreview = :p', ExpressionAttributeValues: { ':p': `Halo ${'😀'.repeat(57)}\ud83d` } }));
+    for (const read of [await getConversation(ws, conversation!.id, env.table), (await listConversations(ws, { limit: 1 }, env.table)).items[0]!]) {
+      expect(read.lastMessagePreview).toBe(`Halo ${'😀'.repeat(57)}\ufffd`);
+    }
   });
 
   it('walks a history of more than three pages with no duplicates or gaps while new messages keep arriving', async () => {

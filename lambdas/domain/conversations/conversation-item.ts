@@ -148,7 +148,9 @@ const storedConversationSchema = z.object({
   contactUserId: z.pipe(z.nullish(z.string()), z.transform((value) => value ?? null)),
   contactName: z.pipe(z.nullish(z.string()), z.transform((value) => value ?? null)),
   lastMessageAt: z.string(),
-  lastMessagePreview: z.string(),
+  // A preview written before it was cut by characters may end in half an emoji (a lone surrogate,
+  // which strict JSON readers refuse): read as U+FFFD, the replacement character.
+  lastMessagePreview: z.pipe(z.string(), z.transform((preview) => preview.replace(/\p{Cs}/gu, '\uFFFD'))),
   lastMessageDirection: direction,
   messageCount: count,
   inboundCount: count,
