@@ -173,10 +173,12 @@ export class Monitoring extends Construct {
       this.alarms.push(created);
       return created;
     };
+    /** A queue that should stay empty, read minute by minute: its alarm fires past `threshold` messages at once. */
+    const queueHolds = (id: string, name: string, description: string, queue: IQueue, threshold: number) =>
+      alarm(id, name, description, queue.metricApproximateNumberOfMessagesVisible({ statistic: Stats.MAXIMUM, period: Duration.minutes(1) }), threshold, { evaluate: 1, breaching: 1 });
 
     const fiveMinutes = Duration.minutes(5);
-    /** What a queue that should stay empty holds, minute by minute: its alarm fires on the first message. */
-    const messagesIn = (queue: IQueue) => queue.metricApproximateNumberOfMessagesVisible({ statistic: Stats.MAXIMUM, period: Duration.minutes(1) });
+
     const business = (name: string, statistic: string = Stats.SUM) =>
       new Metric({ namespace: metricsNamespace(this), metricName: name, dimensionsMap: { service: METRICS_SERVICE }, statistic, period: fiveMinutes });
     const sum = { statistic: Stats.SUM, period: fiveMinutes };
@@ -204,14 +206,7 @@ export class Monitoring extends Construct {
       period: fiveMinutes,
     });
 
-    alarm(
-      'DeadLetterQueueNotEmpty',
-      'dlq-not-empty',
-      'Dispatch messages reached the DLQ: delivery failed five receives in a row.',
-      messagesIn(props.deadLetterQueue),
-      thresholds.deadLetterMessages,
-      { evaluate: 1, breaching: 1 },
-    );
+    queueHolds('DeadLetterQueueNotEmpty', 'dlq-not-empty', 'Dispatch messages reached the DLQ: delivery failed five receives in a row.', props.deadLetterQueue, thresholds.deadLetterMessages);
     // A campaign's own backlog is not an outage (decision 141): while other workspaces' messages go
     // out in time (the fair queue's quiet groups) and messages are being sent, its age counts only
     // past campaignBacklogAgeSeconds. With nothing sent, or others waiting, the age counts as is.
@@ -309,22 +304,8 @@ export class Monitoring extends Construct {
       thresholds.webhookItemsSkipped,
       { evaluate: 3, breaching: 2 },
     );
-    alarm(
-      'WebhookDeadLetterQueueNotEmpty',
-      'webhook-dlq-not-empty',
-      'Webhook event deliveries failed five receives on our side (table or queue unreachable).',
-      messagesIn(props.webhooks.deadLetterQueue),
-      thresholds.webhookDeadLetterMessages,
-      { evaluate: 1, breaching: 1 },
-    );
-    alarm(
-      'StreamBatchesFailed',
-      'stream-batches-failed',
-      'The table’s stream publisher gave up on a batch of records (11 tries or a day): their delivery events and webhook events were not written.',
-      messagesIn(props.webhooks.streamFailures),
-      thresholds.streamBatchesFailed,
-      { evaluate: 1, breaching: 1 },
-    );
+    queueHolds('WebhookDeadLetterQueueNotEmpty', 'webhook-dlq-not-empty', 'Webhook event deliveries failed five receives on our side (table or queue unreachable).', props.webhooks.deadLetterQueue, thresholds.webhookDeadLetterMessages);
+    queueHolds('StreamBatchesFailed', 'stream-batches-failed', 'The table’s stream publisher gave up on a batch of records (11 tries or a day): their delivery events and webhook events were not written.', props.webhooks.streamFailures, thresholds.streamBatchesFailed);
     const streamConsumerAge = props.webhooks.publishFunction.metric('IteratorAge', { statistic: Stats.MAXIMUM, period: fiveMinutes });
     alarm(
       'StreamConsumerBehind',
