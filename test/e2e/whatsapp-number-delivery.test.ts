@@ -57,14 +57,15 @@ afterAll(async () => {
   else process.env.GRAPH_API_BASE_URL = graphBaseUrl;
 });
 
+/** A send of the second seed's template to `to`, over HTTP. */
+const sendTo = (to: string) =>
+  call(runtime.url, 'POST', '/v1/messages', { apiKey: KEY, body: { channel: 'whatsapp', to, content: { type: 'template', templateId: SECOND.templateId, variables: { name: 'Sari' } } } });
+
 describe('a WhatsApp number’s pace, over HTTP (decision 136)', () => {
   it('spreads a burst over the seconds the number’s throughput needs, each message sent once', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) {
-      const { status, body } = await call(runtime.url, 'POST', '/v1/messages', {
-        apiKey: KEY,
-        body: { channel: 'whatsapp', to: `08123456${i}701`, content: { type: 'template', templateId: SECOND.templateId, variables: { name: 'Sari' } } },
-      });
+      const { status, body } = await sendTo(`08123456${i}701`);
       expect(status).toBe(202);
       ids.push(body.dispatchId as string);
     }
@@ -80,10 +81,7 @@ describe('a WhatsApp number’s pace, over HTTP (decision 136)', () => {
 
 describe('a refusal that lasts minutes, over HTTP (decision 138)', () => {
   it('retries a message refused while the number is in maintenance (131057) after 4 s, not 2, and sends it once', async () => {
-    const { status, body } = await call(runtime.url, 'POST', '/v1/messages', {
-      apiKey: KEY,
-      body: { channel: 'whatsapp', to: IN_MAINTENANCE, content: { type: 'template', templateId: SECOND.templateId, variables: { name: 'Sari' } } },
-    });
+    const { status, body } = await sendTo(IN_MAINTENANCE);
     expect(status).toBe(202);
     expect(await waitForStatus(runtime.url, KEY, body.dispatchId as string, ['sent', 'failed', 'unknown'])).toMatchObject({ status: 'sent', failureCode: null });
     // Refused once, then taken: two calls, the second after the long back-off's first 4 s (a short one waits 2).
@@ -94,10 +92,7 @@ describe('a refusal that lasts minutes, over HTTP (decision 138)', () => {
 
 describe('a send WhatsApp refuses for its sender, over HTTP (decision 153)', () => {
   it('fails the message with 131042 on WhatsApp’s first answer, without asking again', async () => {
-    const { status, body } = await call(runtime.url, 'POST', '/v1/messages', {
-      apiKey: KEY,
-      body: { channel: 'whatsapp', to: PAYMENT_REFUSED, content: { type: 'template', templateId: SECOND.templateId, variables: { name: 'Sari' } } },
-    });
+    const { status, body } = await sendTo(PAYMENT_REFUSED);
     expect(status).toBe(202);
     expect(await waitForStatus(runtime.url, KEY, body.dispatchId as string, ['sent', 'failed', 'unknown'])).toMatchObject({ status: 'failed', failureCode: '131042' });
     expect(graph.received.filter((request) => (request.body as { biz_opaque_callback_data?: string }).biz_opaque_callback_data === body.dispatchId)).toHaveLength(1);
@@ -123,10 +118,7 @@ describe('an edited template, over HTTP (decision 147)', () => {
 
 describe('a message WhatsApp holds for template pacing, over HTTP (decision 148)', () => {
   it('reads as sent while held, notes the template as held on the number, and fails with 132015 when WhatsApp drops it', async () => {
-    const { status, body } = await call(runtime.url, 'POST', '/v1/messages', {
-      apiKey: KEY,
-      body: { channel: 'whatsapp', to: PACED, content: { type: 'template', templateId: SECOND.templateId, variables: { name: 'Sari' } } },
-    });
+    const { status, body } = await sendTo(PACED);
     expect(status).toBe(202);
     const dispatchId = body.dispatchId as string;
     const held = await waitForStatus(runtime.url, KEY, dispatchId, ['sent', 'failed', 'unknown']);
