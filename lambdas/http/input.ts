@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type * as z from '../shared/zod';
 import { ValidationError } from '../shared/errors';
+import { hasLoneSurrogate, withoutLoneSurrogates } from '../shared/unicode-text';
 
 /** At most this many issues, and this many unknown fields, are named: an error stays small whatever was sent. */
 const MAX_ISSUES = 5;
@@ -26,19 +27,12 @@ export function describeIssues(where: string, error: z.core.$ZodError): string {
   return more > 0 ? `${sentences.join('; ')}; and ${more} more` : sentences.join('; ');
 }
 
-/** A UTF-16 surrogate without its pair: with the `u` flag a whole pair reads as one code point, never as `Cs`. */
-const LONE_SURROGATE = /\p{Cs}/u;
-
-/**
- * Where the value holds a string that is not Unicode text: a lone surrogate, which JSON's `\uD800`
- * escape can carry. Such a string cannot be written as UTF-8, so WhatsApp, our stored JSON and an
- * integration's strict parser would each refuse it or mangle it later.
- */
+/** Where the value holds a string that is not Unicode text: a lone surrogate, which JSON's `\uD800` escape can carry. */
 function illFormedStringAt(value: unknown, path: string[] = [], depth = 0): string[] | undefined {
-  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? path : undefined;
+  if (typeof value === 'string') return hasLoneSurrogate(value) ? path : undefined;
   if (typeof value !== 'object' || value === null || depth > 32) return undefined;
   for (const [key, inner] of Object.entries(value)) {
-    const found = LONE_SURROGATE.test(key) ? [...path, key] : illFormedStringAt(inner, [...path, key], depth + 1);
+    const found = hasLoneSurrogate(key) ? [...path, key] : illFormedStringAt(inner, [...path, key], depth + 1);
     if (found) return found;
   }
   return undefined;
@@ -47,7 +41,7 @@ function illFormedStringAt(value: unknown, path: string[] = [], depth = 0): stri
 export function parseWith<S extends z.ZodMiniType>(schema: S, value: unknown, where: string): z.infer<S> {
   const illFormed = illFormedStringAt(value);
   // The path is named with U+FFFD in place of any lone surrogate, so the error body is valid text itself.
-  if (illFormed) throw new ValidationError(`${[where, ...illFormed.map((name) => shortName(name).replace(/\p{Cs}/gu, '\uFFFD'))].join('.')}: is not valid Unicode text (a lone UTF-16 surrogate)`);
+  if (illFormed) throw new ValidationError(`${[where, ...illFormed.map((name) => withoutLoneSurrogates(shortName(name)))].join('.')}: is not valid Unicode text (a lone UTF-16 surrogate)`);
   const result = schema.safeParse(value);
   if (!result.success) throw new ValidationError(describeIssues(where, result.error));
   return result.data;

@@ -2,6 +2,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from '../../shared/zod';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
+import { firstCharacters, withoutLoneSurrogates } from '../../shared/unicode-text';
 import { accessPatterns, indexKeys, keys, type ItemKey } from '../../shared/table';
 import type { Write } from '../../shared/writes';
 import { conversationIdFor } from './conversation-id';
@@ -148,9 +149,8 @@ const storedConversationSchema = z.object({
   contactUserId: z.pipe(z.nullish(z.string()), z.transform((value) => value ?? null)),
   contactName: z.pipe(z.nullish(z.string()), z.transform((value) => value ?? null)),
   lastMessageAt: z.string(),
-  // A preview written before it was cut by characters may end in half an emoji (a lone surrogate,
-  // which strict JSON readers refuse): read as U+FFFD, the replacement character.
-  lastMessagePreview: z.pipe(z.string(), z.transform((preview) => preview.replace(/\p{Cs}/gu, '\uFFFD'))),
+  // A preview written before it was cut by characters may end in half an emoji: read as U+FFFD.
+  lastMessagePreview: z.pipe(z.string(), z.transform(withoutLoneSurrogates)),
   lastMessageDirection: direction,
   messageCount: count,
   inboundCount: count,
@@ -213,15 +213,4 @@ export async function messagesOfConversation(
     }),
   );
   return { items: Items.map(toMessage), lastKey: LastEvaluatedKey };
-}
-
-/**
- * The text's first `count` characters (code points). A cut by UTF-16 units could split an emoji's
- * surrogate pair and leave half of it, which strict JSON and UTF-8 readers refuse.
- */
-export function firstCharacters(text: string, count: number): string {
-  if (text.length <= count) return text;
-  let end = 0;
-  for (let taken = 0; taken < count && end < text.length; taken++) end += text.codePointAt(end)! > 0xffff ? 2 : 1;
-  return text.slice(0, end);
 }

@@ -1,0 +1,21 @@
+/**
+ * Text as Unicode: a UTF-16 surrogate without its pair (half an emoji) cannot be written as UTF-8,
+ * so WhatsApp, our stored JSON and an integration's strict JSON reader would each refuse it.
+ */
+
+/** With the `u` flag a whole pair reads as one code point, never as `Cs`: only a lone half matches. */
+const LONE_SURROGATE = /\p{Cs}/u;
+const LONE_SURROGATES = /\p{Cs}/gu;
+
+export const hasLoneSurrogate = (text: string): boolean => LONE_SURROGATE.test(text);
+
+/** The text with each lone surrogate replaced by U+FFFD, the replacement character. */
+export const withoutLoneSurrogates = (text: string): string => text.replace(LONE_SURROGATES, '\uFFFD');
+
+/** The text's first `count` characters (code points): a cut by UTF-16 units could leave half an emoji. */
+export function firstCharacters(text: string, count: number): string {
+  if (text.length <= count) return text;
+  let end = 0;
+  for (let taken = 0; taken < count && end < text.length; taken++) end += text.codePointAt(end)! > 0xffff ? 2 : 1;
+  return text.slice(0, end);
+}
