@@ -10,6 +10,8 @@ import type { QueueTarget } from '../../lambdas/shared/queue';
 import { keys } from '../../lambdas/shared/table';
 import { CONFLICT_RETRIES } from '../../lambdas/shared/writes';
 import { conversationIdFor } from '../../lambdas/domain/conversations/conversation-id';
+import { deliverDispatch } from '../../lambdas/domain/delivery/deliver-dispatch';
+import type { Provider } from '../../lambdas/domain/providers/provider';
 import { useTableAndQueues } from '../support/sqs';
 import { emulateTransactionConflicts } from '../support/transaction-conflicts';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
@@ -39,6 +41,7 @@ const command = (workspaceId: string, overrides: Partial<SendTemplateMessage> = 
 });
 const send = (cmd: SendTemplateMessage, queue: QueueTarget = env.queues) => sendTemplateMessage(cmd, { store: env.table, queue });
 const itemsOf = async (workspaceId: string, entity: string) => (await env.table.scanAll()).filter((item) => item.workspaceId === workspaceId && item.entity === entity);
+const acceptingProvider: Provider = { send: () => Promise.resolve({ providerMessageId: `wamid.${randomUUID()}` }), settle: () => Promise.resolve() };
 const rejection = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as AppError);
 
 afterEach(async () => {
@@ -160,6 +163,32 @@ describe('sending a template message against DynamoDB Local and the SQS emulator
     expect(retried.replayed).toBe(false);
     expect(retried.dispatchId).not.toBe(failed!.dispatchId);
     expect(await env.queues.receiveAll()).toEqual([{ dispatchId: retried.dispatchId, workspaceId: ws }]);
+  });
+
+  it('answers 202, not "nothing will be sent", when the queue took the message but its answer was lost and a consumer has claimed it', async () => {
+    const ws = await workspace({ dedupe: 'wib-day' });
+    const idempotency = { key: 'answer-lost', fingerprint: 'body' };
+    const claimed: string[] = [];
+    // SQS keeps the message; before the SDK's last try fails, a consumer claims and sends it.
+    const tookItAnswerLost: QueueTarget = {
+      queueUrl: env.queues.queueUrl,
+      sqs: {
+        send: async (sendMessage: Parameters<typeof env.queues.sqs.send>[0]) => {
+          await env.queues.sqs.send(sendMessage);
+          for (const message of (await env.queues.receiveAll()) as { dispatchId: string; workspaceId: string }[]) {
+            claimed.push(await deliverDispatch({ ...message, receiveCount: 1, maxReceives: 5 }, { providerFor: () => acceptingProvider, store: env.table }));
+          }
+          throw Object.assign(new Error('socket hang up'), { name: 'Error', code: 'ECONNRESET', $metadata: {} });
+        },
+      } as unknown as QueueTarget['sqs'],
+    };
+
+    const result = await send(command(ws, { idempotency }), tookItAnswerLost);
+    expect([result.status, result.replayed, claimed]).toEqual(['queued', false, ['sent']]);
+    expect(await getDispatch(ws, result.dispatchId, env.table)).toMatchObject({ status: 'sent' });
+    // The key holds the answer, so a retry is a replay, never a second message.
+    expect(await send(command(ws, { idempotency }))).toEqual({ dispatchId: result.dispatchId, status: 'queued', replayed: true });
+    expect(await itemsOf(ws, 'dispatch')).toHaveLength(1);
   });
 
   it('answers 429 with the seconds to the next minute once the workspace’s per-minute allowance is spent', async () => {

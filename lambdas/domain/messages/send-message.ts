@@ -83,10 +83,12 @@ export async function sendTemplateMessage(command: SendTemplateMessage, deps: Pa
   try {
     await enqueueDispatch({ dispatchId: dispatch.dispatchId, workspaceId }, queue);
   } catch (error) {
-    logger.error('Dispatch queue refused a message; marking the dispatch failed', { dispatchId: dispatch.dispatchId, error: error as Error });
-    await releaseSend(dispatch, claims, now, store);
-    messageMetrics.failed('enqueue_failed');
-    throw new UpstreamUnavailableError('The message queue is unavailable; the message was not queued. Retry the request.', { cause: error });
+    if ((await releaseSend(dispatch, claims, now, store)) === 'released') {
+      logger.error('Dispatch queue refused a message; the dispatch is failed', { dispatchId: dispatch.dispatchId, error: error as Error });
+      messageMetrics.failed('enqueue_failed');
+      throw new UpstreamUnavailableError('The message queue is unavailable; the message was not queued. Retry the request.', { cause: error });
+    }
+    logger.warn('Dispatch queue answered an error for a message it had taken; a consumer has it', { dispatchId: dispatch.dispatchId, error: error as Error });
   }
 
   if (command.idempotency) {

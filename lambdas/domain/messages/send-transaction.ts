@@ -71,15 +71,29 @@ export async function commitSend(dispatch: DraftedDispatch, claims: SendClaims, 
 }
 
 /**
- * The queue refused the message: the dispatch becomes `failed` and the claims are given back, so
- * a retry with the same Idempotency-Key, or on the same day, can succeed.
+ * The queue answered an error: the dispatch becomes `failed` and the claims are given back, so a
+ * retry with the same Idempotency-Key, or on the same day, can succeed (`released`). An error is
+ * not always a refusal: SQS may have kept an earlier try whose answer was lost, and a consumer may
+ * already have claimed the dispatch. Then the dispatch is no longer `queued`, nothing is released,
+ * and the message is on its way (`taken`): telling the caller "nothing will be sent" would have it
+ * send the message again.
  */
-export async function releaseSend(dispatch: Dispatch, claims: SendClaims, now: Date, store: Store): Promise<void> {
-  await transactWrite(store, {
+export async function releaseSend(dispatch: Dispatch, claims: SendClaims, now: Date, store: Store): Promise<'released' | 'taken'> {
+  const writes = {
     dispatch: enqueueFailed(dispatch, now).write,
     idempotency: claims.idempotency && idempotencyRelease(dispatch.workspaceId, claims.idempotency.key),
     dailySend: claims.dailySend && dailySendRelease(claims.dailySend),
-  });
+  };
+  for (let attempt = 1; ; attempt++) {
+    const result = await transactWrite(store, writes);
+    if (result.committed) return 'released';
+    if (result.refused.dispatch === 'ConditionalCheckFailed') return 'taken';
+    // Only the dispatch's claim can race this (the consumer taking it): ask again after it.
+    if (!Object.values(result.refused).includes('TransactionConflict') || attempt > CONFLICT_RETRIES) {
+      throw new Error(`Send release cancelled: ${JSON.stringify(result.refused)}`);
+    }
+    await conflictPause(attempt);
+  }
 }
 
 /** The transaction's writes by name, in the order they are sent. */
