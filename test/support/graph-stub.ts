@@ -17,8 +17,11 @@ export interface GraphRequest {
 }
 export interface GraphAnswer {
   status: number;
+  /** JSON, or a string sent as it is (a gateway's HTML page). */
   body: unknown;
   delayMs?: number;
+  /** Close the connection without an answer, once the whole request is read (WhatsApp has it). */
+  hangUp?: boolean;
 }
 export interface GraphStub {
   /** e.g. http://127.0.0.1:PORT/v26.0 */
@@ -44,8 +47,10 @@ export async function startGraphStub(answer: GraphStub['answer'] = () => ({ stat
     request.on('end', () => {
       const received = { method: request.method!, url: request.url!, authorization: request.headers.authorization, body: raw ? (JSON.parse(raw) as unknown) : undefined };
       stub.received.push(received);
-      const { status, body, delayMs = 0 } = stub.answer(received);
-      setTimeout(() => response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body)), delayMs);
+      const { status, body, delayMs = 0, hangUp } = stub.answer(received);
+      if (hangUp) return response.socket!.destroy();
+      const [contentType, text] = typeof body === 'string' ? ['text/html', body] : ['application/json', JSON.stringify(body)];
+      setTimeout(() => response.writeHead(status, { 'content-type': contentType }).end(text), delayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,7 +1,7 @@
 import type { HeaderParameter } from '../templates/template-parameters';
 import { ProviderError, type Provider, type ProviderMessage } from './provider';
 import type { WhatsAppCredentials } from './whatsapp-credentials';
-import { classifyWhatsAppError } from './whatsapp-errors';
+import { classifyUnansweredSend, classifyWhatsAppError, isGatewayLoss } from './whatsapp-errors';
 
 export interface WhatsAppCloudOptions {
   /** e.g. https://graph.facebook.com/v26.0 (a local stub in tests). */
@@ -60,11 +60,7 @@ export function whatsAppCloudProvider(options: WhatsAppCloudOptions): Provider {
           signal: AbortSignal.timeout(options.timeoutMs),
         });
       } catch (error) {
-        // A timeout may fall after WhatsApp took the message; a refused connection cannot.
-        if ((error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError') {
-          throw new ProviderError('unknown', 'timeout', `WhatsApp did not answer within ${options.timeoutMs} ms`, { cause: error });
-        }
-        throw new ProviderError('transient', 'network', `WhatsApp could not be reached: ${(error as Error).message}`, { cause: error });
+        throw classifyUnansweredSend(error, options.timeoutMs);
       }
 
       const answer = (await response.json().catch(() => ({}))) as GraphResponse;
@@ -73,6 +69,7 @@ export function whatsAppCloudProvider(options: WhatsAppCloudOptions): Provider {
       const pacing = answer.messages?.[0]?.message_status;
       if (response.ok && providerMessageId) return pacing && pacing !== 'accepted' ? { providerMessageId, held: true } : { providerMessageId };
       if (response.ok) throw new ProviderError('unknown', 'no_message_id', 'WhatsApp answered without a message id');
+      if (isGatewayLoss(response.status, answer.error?.code)) throw new ProviderError('unknown', `http_${response.status}`, `WhatsApp's gateway answered HTTP ${response.status}`);
       throw classifyWhatsAppError(response.status, answer.error?.code, answer.error?.message ?? `HTTP ${response.status}`);
     },
     settle: () => Promise.resolve(),

@@ -54,3 +54,29 @@ export function classifyWhatsAppError(httpStatus: number, code: number | undefin
   }
   return new ProviderError('permanent', label, message);
 }
+
+/**
+ * Connection failures that come before a request is written (refused, no such host, no route, a
+ * connect that timed out, a TLS handshake refused): WhatsApp cannot have the message, so sending it
+ * again is safe. Any other lost connection (reset, closed by the other side) may fall after
+ * WhatsApp read the whole request and sent the message, as may a timeout.
+ */
+const BEFORE_REQUEST = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'CERT_HAS_EXPIRED', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN']);
+const isBeforeRequest = (code: string | undefined) => code !== undefined && (BEFORE_REQUEST.has(code) || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_'));
+
+/** Classifies a send that got no answer: `fetch`'s error, its cause carrying the socket's code. */
+export function classifyUnansweredSend(error: unknown, timeoutMs: number): ProviderError {
+  const { name, message, cause } = error as Error & { cause?: { code?: string } };
+  if (name === 'TimeoutError' || name === 'AbortError') {
+    return new ProviderError('unknown', 'timeout', `WhatsApp did not answer within ${timeoutMs} ms`, { cause: error });
+  }
+  const detail = `${message}${cause?.code ? ` (${cause.code})` : ''}`;
+  if (isBeforeRequest(cause?.code)) return new ProviderError('transient', 'network', `WhatsApp could not be reached: ${detail}`, { cause: error });
+  return new ProviderError('unknown', 'connection_lost', `The connection to WhatsApp was lost before its answer: ${detail}`, { cause: error });
+}
+
+/**
+ * A gateway's own 502 or 504 (no Graph error in it) says the proxy in front of the Graph API lost
+ * its upstream, which may have taken the message: not the "later" a Graph error is.
+ */
+export const isGatewayLoss = (httpStatus: number, code: number | undefined) => code === undefined && (httpStatus === 502 || httpStatus === 504);

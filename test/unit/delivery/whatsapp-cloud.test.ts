@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { type ProviderError } from '../../../lambdas/domain/providers/provider';
 import { whatsAppCloudProvider } from '../../../lambdas/domain/providers/whatsapp-cloud';
 import { readWhatsAppTemplateFixture, startGraphStub, type GraphStub } from '../../support/graph-stub';
@@ -78,6 +80,7 @@ describe('WhatsApp Cloud API provider', () => {
     [429, 130429, ['transient', '130429']],
     [400, 131056, ['transient', '131056']],
     [500, undefined, ['transient', 'http_500']],
+    [503, undefined, ['transient', 'http_503']],
   ])('maps HTTP %s code %s to %j', async (status, code, expected) => {
     answer = () => ({ status, body: code ? { error: { code, message: 'x' } } : {} });
     expect(await verdict(provider().send(message))).toEqual(expected);
@@ -105,8 +108,26 @@ describe('WhatsApp Cloud API provider', () => {
   });
 
   it('calls a refused connection transient: nothing was sent', async () => {
-    const unreachable = whatsAppCloudProvider({ baseUrl: 'http://127.0.0.1:9/v26.0', timeoutMs: 1_000, credentials: () => Promise.resolve({ accessToken: 't', appSecret: 's', verifyToken: 'v', phoneNumberId: '1' }) });
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const unreachable = whatsAppCloudProvider({ baseUrl: `http://127.0.0.1:${port}/v26.0`, timeoutMs: 1_000, credentials: () => Promise.resolve({ accessToken: 't', appSecret: 's', verifyToken: 'v', phoneNumberId: '1' }) });
     expect(await verdict(unreachable.send(message))).toEqual(['transient', 'network']);
+  });
+
+  // Sending again on these would send twice whenever WhatsApp had taken the message (decision 161).
+  it('calls a connection lost after WhatsApp read the whole request unknown, not a “later”: it may have sent the message', async () => {
+    answer = () => ({ status: 0, body: undefined, hangUp: true });
+    expect(await verdict(provider().send(message))).toEqual(['unknown', 'connection_lost']);
+    expect(received).toHaveLength(1);
+  });
+
+  it.each([502, 504])('calls a gateway’s own HTTP %s (no Graph error in it) unknown; a Graph error at that status stays a “later”', async (status) => {
+    answer = () => ({ status, body: `<html><body>${status} Gateway</body></html>` });
+    expect(await verdict(provider().send(message))).toEqual(['unknown', `http_${status}`]);
+    answer = () => ({ status, body: { error: { code: 2, message: 'Service temporarily unavailable' } } });
+    expect(await verdict(provider().send(message))).toEqual(['transient', '2']);
   });
 });
 
