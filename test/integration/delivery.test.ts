@@ -551,6 +551,31 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect([pacing.calls, provider.calls]).toEqual([[held], [other]]);
   });
 
+  it('does not send again a message WhatsApp accepted as held whose `sent` write did not land: the pacing mark comes first', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    let called = false;
+    const held = scriptedProvider(() => ((called = true), acceptHeld()));
+    // The dispatch item refuses every write once WhatsApp has the message (an item the table cannot take).
+    const refusing = emulateRefusedWrites(env.table.db, { on: (pk) => pk === keys.dispatch(dispatchId).pk, name: 'ValidationException', refusing: () => called });
+    try {
+      expect(await deliverQueuedDispatch(attempt(dispatchId, ws), { providerFor: () => held.provider, store: env.table })).toMatchObject({ outcome: 'retry' });
+    } finally {
+      refusing.remove();
+    }
+    const other = await sendOfAnotherTemplate(ws);
+    expect(await deliver(other, ws, scriptedProvider(accept).provider)).toBe('sent');
+    expect(await reportOn(ws, other, 'delivered')).toMatchObject({ applied: 1 });
+    await env.queues.receiveAll();
+
+    // The number's reports passed the attempt, but WhatsApp may hold the message for an hour.
+    expect(await reconcile(new Date(Date.now() + REPORT_SILENCE_MS + 1_000), env.table, env.queues)).toMatchObject({ resent: 0 });
+    expect(await env.queues.receiveAll()).not.toContainEqual({ dispatchId, workspaceId: ws });
+    // WhatsApp releases it: its report records the send the write could not.
+    expect(await reportOn(ws, dispatchId, 'sent')).toMatchObject({ applied: 1 });
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent' });
+    expect(held.calls).toEqual([dispatchId]);
+  });
+
   it('sends again, once, a dead attempt of a paced template that no report names once WhatsApp’s holds are over', async () => {
     const { ws, dispatchId } = await queuedDispatch(['promo']);
     await claimDispatch(dispatchId, new Date(Date.now() - 1_000), env.table);

@@ -105,10 +105,11 @@ async function deliver(attempt: DeliveryAttempt, deps: DeliveryDependencies): Pr
   }
   // The provider has it. A write that still fails here is not the provider's verdict: it throws,
   // the claim keeps a second call out, and the provider's own reports (which echo the dispatch id)
-  // record the send.
+  // record the send. A held message's pacing mark goes first: should the `sent` write fail, the
+  // claim it leaves must wait for WhatsApp's hold, not be judged by the number's other reports.
   const sentAt = now().toISOString();
-  await untilRecorded(attempt, () => applyStatus(dispatch.dispatchId, { to: 'sent', occurredAt: sentAt, providerMessageId: acceptance.providerMessageId }, deps.store, dispatch));
   if (acceptance.held) await noteHeld(sender.phoneNumberId, dispatch, sentAt, deps.store);
+  await untilRecorded(attempt, () => applyStatus(dispatch.dispatchId, { to: 'sent', occurredAt: sentAt, providerMessageId: acceptance.providerMessageId }, deps.store, dispatch));
   return { outcome: 'sent' };
 }
 
