@@ -1,3 +1,5 @@
+import { createServer, type Socket } from 'node:net';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { dynamo, sqs } from '../../../lambdas/shared/clients';
 import { createStore } from '../../../lambdas/shared/store';
 
@@ -16,4 +18,20 @@ describe('the AWS clients the functions and the tools use', () => {
     expect(names).toContain('serializerMiddleware');
     expect(names).not.toContain('loggerMiddleware');
   });
+
+  it('the functions’ SQS client gives up on a queue that takes the connection and never answers, instead of holding a send until its function times out', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    try {
+      // The SQS client sends to the queue URL's host.
+      const send = sqs.send(new SendMessageCommand({ QueueUrl: `http://127.0.0.1:${port}/000000000000/dispatches`, MessageBody: '{}' }));
+      await expect(send).rejects.toMatchObject({ name: 'TimeoutError' });
+      expect(sockets.length).toBeGreaterThanOrEqual(1);
+    } finally {
+      sockets.forEach((socket) => socket.destroy());
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  }, 20_000);
 });
