@@ -121,6 +121,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   let streamReaders: StreamReaders | undefined;
   let reconciler: NodeJS.Timeout | undefined;
   let sqs: SQSClient | undefined;
+  /** Where the admin CLI's `--local` finds this runtime; named once written (a closed server has no port to name it by). */
+  let stateFile: string | undefined;
 
   const stop = async () => {
     clearInterval(reconciler);
@@ -137,7 +139,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     sqs?.destroy();
     await owned.sqs?.stop();
     await owned.dynamodb?.stop();
-    if (server) rmSync(stateFilePath(portOf(server)), { force: true });
+    if (stateFile) rmSync(stateFile, { force: true });
   };
 
   try {
@@ -246,7 +248,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     mkdirSync(join(PROJECT_ROOT, '.messaging'), { recursive: true });
     const webhookQueueUrl = webhookQueues.queueUrl;
     const webhookDlqUrl = webhookQueues.dlqUrl;
-    writeFileSync(stateFilePath(port), JSON.stringify({ url, tableName, region, dynamodbEndpoint, queueUrl, dlqUrl, webhookQueueUrl, webhookDlqUrl, sqsEndpoint, pid: process.pid }, null, 2));
+    stateFile = stateFilePath(port);
+    writeFileSync(stateFile, JSON.stringify({ url, tableName, region, dynamodbEndpoint, queueUrl, dlqUrl, webhookQueueUrl, webhookDlqUrl, sqsEndpoint, pid: process.pid }, null, 2));
 
     return { url, port, webhookUrl, tableName, queueUrl, queueArn, dlqUrl, webhookQueueUrl, webhookDlqUrl, dynamodbEndpoint, sqsEndpoint, region, stop };
   } catch (error) {

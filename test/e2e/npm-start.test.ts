@@ -5,6 +5,8 @@ import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { PROJECT_ROOT } from '../../lib/project-paths';
+import { stateFilePath } from '../../lib/local/paths';
+import { existsSync, readFileSync } from 'node:fs';
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -42,6 +44,8 @@ describe('npm start, as its own process', () => {
       const templates = await fetch(`http://127.0.0.1:${port}/v1/message-templates`, { headers: { 'X-API-Key': 'msk_local_demo_0001' } });
       expect(templates.status).toBe(200);
       expect(((await templates.json()) as { items: { id: string }[] }).items.map((item) => item.id)).toEqual(['7b0c5c3e-0000-4000-8000-000000000001']);
+      // The admin CLI's `--local --port` finds the runtime by this file.
+      expect(JSON.parse(readFileSync(stateFilePath(port), 'utf8'))).toMatchObject({ url: `http://127.0.0.1:${port}` });
     } finally {
       // The signal reaches the group while the runtime cannot run for a moment, as on a busy
       // machine: a parent that relays signals (tsx's CLI) killed it outright (SIGKILL) after 60 ms,
@@ -64,6 +68,7 @@ describe('npm start, as its own process', () => {
     for (const deadline = Date.now() + 5_000; left.length && Date.now() < deadline; left = processesInGroup(child.pid!)) await new Promise((resolve) => setTimeout(resolve, 200));
     expect(left).toEqual([]);
     expect(output).toContain('SIGTERM: stopping…');
+    expect(existsSync(stateFilePath(port))).toBe(false);
   }, 90_000);
 });
 
