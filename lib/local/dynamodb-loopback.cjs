@@ -51,7 +51,15 @@ async function startLoopbackDynamoDb(options = {}) {
     args.push('-inMemory');
   }
   const cwd = distributionDir();
-  const child = spawn('java', [...jvmOptions(), '-Djava.library.path=DynamoDBLocal_lib', '-cp', 'DynamoDBLocal.jar', LAUNCHER, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const java = ['java', ...jvmOptions(), '-Djava.library.path=DynamoDBLocal_lib', '-cp', 'DynamoDBLocal.jar', LAUNCHER, ...args];
+  // Ctrl+C in a terminal signals the whole process group. With `outlivesInterrupt`, Java starts with
+  // SIGINT ignored and keeps it so (HotSpot installs no handler for an ignored shutdown signal): the
+  // table outlives the local runtime's own stop, which ends it last. A table gone first had the
+  // stop's deliveries and the sandbox's reports fail, and the reconciler send them again after a
+  // restart. Tests leave it out, so an interrupted run leaves no Java behind.
+  const child = options.outlivesInterrupt
+    ? spawn('/bin/sh', ['-c', 'trap "" INT; exec "$@"', 'sh', ...java], { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(java[0], java.slice(1), { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (chunk) => (output = (output + chunk.toString()).slice(-OUTPUT_KEPT));
   child.stdout.on('data', keep);

@@ -9,4 +9,9 @@ export interface LoopbackDynamoDb {
 }
 
 /** Starts DynamoDB Local bound to 127.0.0.1, without telemetry; resolves once it answers. */
-export function startLoopbackDynamoDb(options?: { port?: number; dataDir?: string }): Promise<LoopbackDynamoDb>;
+export function startLoopbackDynamoDb(options?: {
+  port?: number;
+  dataDir?: string;
+  /** Ignore SIGINT (a terminal's Ctrl+C to the group), so its owner stops it last. */
+  outlivesInterrupt?: boolean;
+}): Promise<LoopbackDynamoDb>;

@@ -143,7 +143,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   };
 
   try {
-    const dynamodbEndpoint = options.dynamodbEndpoint ?? (owned.dynamodb = await startDynamoDbLocal(options.dataDir ? { dataDir: options.dataDir } : {})).endpoint;
+    const dynamodbEndpoint = options.dynamodbEndpoint ?? (owned.dynamodb = await startDynamoDbLocal({ outlivesInterrupt: true, ...(options.dataDir ? { dataDir: options.dataDir } : {}) })).endpoint;
     const sqsEndpoint = options.sqsEndpoint ?? (owned.sqs = await startSqsEmulator()).endpoint;
     const region = process.env.AWS_REGION ?? LOCAL_REGION;
     const tableName = options.tableName ?? `${prefix}-table`;

@@ -74,7 +74,7 @@ describe.each([
 describe('DynamoDB Local as `npm start` starts it', () => {
   let dynamodb: Awaited<ReturnType<typeof startDynamoDbLocal>> | undefined;
   beforeAll(async () => {
-    dynamodb = await startDynamoDbLocal();
+    dynamodb = await startDynamoDbLocal({ outlivesInterrupt: true });
   }, 60_000);
   afterAll(() => dynamodb?.stop());
 
@@ -85,5 +85,14 @@ describe('DynamoDB Local as `npm start` starts it', () => {
 
   itRefuses(refusalTitle, async () => {
     expect(await tryConnect(externalIPv4!, portOf(dynamodb!.endpoint))).toBe('ECONNREFUSED');
+  });
+
+  // Ctrl+C reaches the whole group: the table must still answer the runtime's own stop, which ends it.
+  it('outlives a Ctrl+C (SIGINT) and ends on its owner’s stop', async () => {
+    process.kill(dynamodb!.process.pid!, 'SIGINT');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await expect(answersDynamoDb(dynamodb!.endpoint)).resolves.toHaveProperty('$metadata.httpStatusCode', 200);
+    await dynamodb!.stop();
+    expect(dynamodb!.process.exitCode ?? dynamodb!.process.signalCode).not.toBeNull();
   });
 });
