@@ -1,0 +1,47 @@
+import { ProviderError } from '../../../lambdas/domain/providers/provider';
+import { whatsAppCloudProvider } from '../../../lambdas/domain/providers/whatsapp-cloud';
+import { graphTemplateSchema } from '../../../lambdas/domain/providers/whatsapp-templates';
+import { syncedContent } from '../../../lambdas/domain/templates/component-reading';
+import { templateParameters } from '../../../lambdas/domain/templates/render';
+import { readWhatsAppTemplateFixture, startGraphStub, type GraphStub } from '../../support/graph-stub';
+
+/**
+ * Sends and answers as Meta's reference documents them (send-message reference, template
+ * parameter formats, error codes), through the real sync → render → provider path.
+ */
+let stub: GraphStub;
+let answer: GraphStub['answer'];
+beforeAll(async () => (stub = await startGraphStub((request) => answer(request))));
+afterAll(() => stub.close());
+beforeEach(() => (stub.received.length = 0));
+
+const provider = () => whatsAppCloudProvider({ baseUrl: stub.baseUrl, timeoutMs: 1_000, credentials: () => Promise.resolve({ accessToken: 't', appSecret: 's', verifyToken: 'v', phoneNumberId: '1111' }) });
+const base = { dispatchId: '3f2b0c1e-5d6a-4b7c-8d9e-0f1a2b3c4d5e', to: '+6281234567890', language: 'en' };
+
+describe('Meta-documented template sends', () => {
+  it('a POSITIONAL template with a text header sends its header parameter without parameter_name (positional format)', async () => {
+    answer = () => ({ status: 200, body: { messaging_product: 'whatsapp', contacts: [{ input: '+6281234567890', wa_id: '6281234567890' }], messages: [{ id: 'wamid.1', message_status: 'accepted' }] } });
+    const page = readWhatsAppTemplateFixture('page-1.json') as { data: unknown[] };
+    const graph = graphTemplateSchema.parse(page.data.find((t) => (t as { name: string }).name === 'coupon_expiration_reminder'));
+    expect(graph.parameter_format).toBe('POSITIONAL');
+    const content = syncedContent(graph)!;
+    const values = new Map(content.variableDefinitions.map((v) => [v.name, `v:${v.name}`]));
+    await provider().send({ ...base, templateName: graph.name, bodyParameters: ['Pablo', '3'], ...templateParameters(content as never, values) });
+    const components = (stub.received[0]!.body as { template: { components: { type: string; parameters: Record<string, unknown>[] }[] } }).template.components;
+    const header = components.find((c) => c.type === 'header')!;
+    expect(header.parameters).toEqual([{ type: 'text', text: 'v:header_1' }]);
+  });
+});
+
+describe('Meta-documented error answers', () => {
+  it('keeps what Meta says of a refusal beyond its code: error_data.details, error_subcode and fbtrace_id', async () => {
+    answer = () => ({
+      status: 400,
+      body: { error: { message: '(#100) Invalid parameter', type: 'OAuthException', code: 100, error_data: { messaging_product: 'whatsapp', details: 'Parameter name is missing or empty' }, error_subcode: 2494010, fbtrace_id: 'AyUmjG0DS0cEXZZwn8esb2q' } },
+    });
+    const error = (await provider().send({ ...base, templateName: 'x', bodyParameters: [] }).catch((e: unknown) => e)) as ProviderError;
+    expect(error.kind).toBe('permanent');
+    expect(`${error.message}`).toContain('Parameter name is missing or empty');
+    expect(`${error.message}`).toContain('AyUmjG0DS0cEXZZwn8esb2q');
+  });
+});
