@@ -1,4 +1,4 @@
-import { ProviderError } from '../../../lambdas/domain/providers/provider';
+import type { ProviderError } from '../../../lambdas/domain/providers/provider';
 import { whatsAppCloudProvider } from '../../../lambdas/domain/providers/whatsapp-cloud';
 import { graphTemplateSchema } from '../../../lambdas/domain/providers/whatsapp-templates';
 import { syncedContent } from '../../../lambdas/domain/templates/component-reading';
@@ -21,12 +21,12 @@ const base = { dispatchId: '3f2b0c1e-5d6a-4b7c-8d9e-0f1a2b3c4d5e', to: '+6281234
 describe('Meta-documented template sends', () => {
   it('a POSITIONAL template with a text header sends its header parameter without parameter_name (positional format)', async () => {
     answer = () => ({ status: 200, body: { messaging_product: 'whatsapp', contacts: [{ input: '+6281234567890', wa_id: '6281234567890' }], messages: [{ id: 'wamid.1', message_status: 'accepted' }] } });
-    const page = readWhatsAppTemplateFixture('page-1.json') as { data: unknown[] };
+    const page = readWhatsAppTemplateFixture<{ data: unknown[] }>('page-1.json');
     const graph = graphTemplateSchema.parse(page.data.find((t) => (t as { name: string }).name === 'coupon_expiration_reminder'));
     expect(graph.parameter_format).toBe('POSITIONAL');
     const content = syncedContent(graph)!;
     const values = new Map(content.variableDefinitions.map((v) => [v.name, `v:${v.name}`]));
-    await provider().send({ ...base, templateName: graph.name, bodyParameters: ['Pablo', '3'], ...templateParameters(content as never, values) });
+    await provider().send({ ...base, templateName: graph.name, bodyParameters: ['Pablo', '3'], ...templateParameters(content, values) });
     const components = (stub.received[0]!.body as { template: { components: { type: string; parameters: Record<string, unknown>[] }[] } }).template.components;
     const header = components.find((c) => c.type === 'header')!;
     expect(header.parameters).toEqual([{ type: 'text', text: 'v:header_1' }]);
