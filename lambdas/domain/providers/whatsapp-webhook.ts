@@ -364,11 +364,26 @@ export function readPreference(raw: unknown): Read<MarketingPreference> {
  */
 const RESTRICTING_EVENTS = new Set(['ACCOUNT_RESTRICTION', 'ACCOUNT_VIOLATION', 'DISABLED_UPDATE']);
 
+/**
+ * When a restriction ends, as an instant: Meta's reference gives Unix seconds (an integer); a date
+ * string, as earlier payloads carried, is kept as it came. Any other shape is an unknown end.
+ */
+const restrictionEnd = z.catch(
+  z.nullable(z.union([z.pipe(z.int().check(z.gte(0), z.lt(1e11)), z.transform((seconds) => new Date(seconds * 1000).toISOString())), epochSeconds, z.string()])),
+  null,
+);
+
+/**
+ * Only `event` is required: the details are for the operators' line, and one of a shape we do not
+ * read is left out (null) rather than costing the event, since a restriction must page whatever
+ * Meta says of it.
+ */
+const detail = <T extends z.ZodMiniType>(schema: T) => z.catch(z.optional(schema), undefined);
 const accountUpdateSchema = z.object({
   event: z.string().check(z.minLength(1)),
-  violation_info: z.optional(z.object({ violation_type: z.optional(z.string()) })),
-  ban_info: z.optional(z.object({ waba_ban_state: z.optional(z.string()), waba_ban_date: z.optional(z.string()) })),
-  restriction_info: z.optional(z.array(z.object({ restriction_type: z.string(), expiration: z.optional(z.string()) }))),
+  violation_info: detail(z.object({ violation_type: detail(z.string()) })),
+  ban_info: detail(z.object({ waba_ban_state: detail(z.string()), waba_ban_date: detail(z.string()) })),
+  restriction_info: detail(z.array(z.object({ restriction_type: z.catch(z.string(), 'unknown'), expiration: restrictionEnd }))),
 });
 
 /** An `account_update` change, read for the operators: its event, whether it restricts the account, and what WhatsApp said of it. */
@@ -378,6 +393,7 @@ export interface AccountUpdate {
   violationType: string | null;
   banState: string | null;
   banDate: string | null;
+  /** Each restriction's type and end (an ISO instant, or the date string Meta gave). */
   restrictions: { type: string; expiration: string | null }[];
 }
 

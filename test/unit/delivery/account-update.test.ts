@@ -21,6 +21,22 @@ describe('WhatsApp’s account_update, read for the operators', () => {
     expect(readAccountUpdate({ event: 'DISABLED_UPDATE', ban_info: { waba_ban_state: 'DISABLE', waba_ban_date: '2026-01-01' } })).toMatchObject({ ok: true, value: { restricting: true, banState: 'DISABLE', banDate: '2026-01-01' } });
   });
 
+  it('reads a restriction’s end as Meta’s reference gives it (Unix seconds, an integer) as an instant, and a detail of another shape as unknown, never dropping the event', () => {
+    expect(readAccountUpdate({ event: 'ACCOUNT_RESTRICTION', restriction_info: [{ restriction_type: 'RESTRICTED_BIZ_INITIATED_MESSAGING', expiration: 1641330498 }, { restriction_type: 'RESTRICTED_ADD_PHONE_NUMBER_ACTION', expiration: '1641330498' }] })).toMatchObject({
+      ok: true,
+      value: {
+        restricting: true,
+        restrictions: [
+          { type: 'RESTRICTED_BIZ_INITIATED_MESSAGING', expiration: '2022-01-04T21:08:18.000Z' },
+          { type: 'RESTRICTED_ADD_PHONE_NUMBER_ACTION', expiration: '2022-01-04T21:08:18.000Z' },
+        ],
+      },
+    });
+    expect(readAccountUpdate({ event: 'ACCOUNT_RESTRICTION', restriction_info: [{ expiration: { at: 1 } }] })).toMatchObject({ ok: true, value: { restricting: true, restrictions: [{ type: 'unknown', expiration: null }] } });
+    expect(readAccountUpdate({ event: 'ACCOUNT_RESTRICTION', restriction_info: 'soon', ban_info: 3 })).toMatchObject({ ok: true, value: { restricting: true, restrictions: [], banState: null } });
+    expect(readAccountUpdate({ event: 'ACCOUNT_VIOLATION', violation_info: { violation_type: 7 } })).toMatchObject({ ok: true, value: { restricting: true, violationType: null } });
+  });
+
   it('calls any other event an update to log, and a value without an event malformed', () => {
     expect(readAccountUpdate({ event: 'BUSINESS_PRIMARY_LOCATION_COUNTRY_UPDATE', country: 'ID' })).toMatchObject({ ok: true, value: { event: 'BUSINESS_PRIMARY_LOCATION_COUNTRY_UPDATE', restricting: false } });
     expect(readAccountUpdate({ restriction_info: [] })).toMatchObject({ ok: false, reason: 'malformed_change' });
