@@ -63,16 +63,18 @@ export function bodyParameters(body: string, values: ReadonlyMap<string, string>
 export function templateParameters(version: Pick<TemplateVersion, 'body' | 'components'>, values: ReadonlyMap<string, string>): TemplateParameters {
   const components = version.components;
   if (!components) return {};
-  const header = components.header && headerParameter(components.header, values);
+  // Meta documents `parameter_name` for NAMED templates only: a positional one's header goes by position.
+  const named = components.parameterFormat === 'NAMED';
+  const header = components.header && headerParameter(components.header, values, named);
   const buttons = buttonParameters(components.buttons, values);
   const offerEnd = components.limitedTimeOffer && values.get(components.limitedTimeOffer.variable);
   const cards = components.cards?.map((card) => {
-    const cardHeader = card.header && headerParameter(card.header, values);
+    const cardHeader = card.header && headerParameter(card.header, values, named);
     const cardButtons = buttonParameters(card.buttons, values);
     return { ...(cardHeader ? { header: cardHeader } : {}), bodyParameters: card.body.map((name) => values.get(name) ?? ''), ...(cardButtons.length ? { buttons: cardButtons } : {}) };
   });
   return {
-    ...(components.parameterFormat === 'NAMED' ? { bodyParameterNames: [...version.body.matchAll(PLACEHOLDER)].map((match) => match[1]!) } : {}),
+    ...(named ? { bodyParameterNames: [...version.body.matchAll(PLACEHOLDER)].map((match) => match[1]!) } : {}),
     ...(header ? { header } : {}),
     ...(offerEnd ? { offerExpirationTimeMs: Number(offerEnd) } : {}),
     ...(buttons.length ? { buttons } : {}),
@@ -89,12 +91,12 @@ const buttonParameters = (buttons: NonNullable<TemplateVersion['components']>['b
 
 const MEDIA_TYPES = { IMAGE: 'image', VIDEO: 'video', DOCUMENT: 'document' } as const;
 
-function headerParameter(header: NonNullable<NonNullable<TemplateVersion['components']>['header']>, values: ReadonlyMap<string, string>): HeaderParameter | undefined {
+function headerParameter(header: NonNullable<NonNullable<TemplateVersion['components']>['header']>, values: ReadonlyMap<string, string>, named: boolean): HeaderParameter | undefined {
   const [first, second, third, fourth] = header.variables.map((name) => values.get(name));
   if (first === undefined) return undefined;
   switch (header.format) {
     case 'TEXT':
-      return { type: 'text', text: first, ...(header.parameterName ? { parameterName: header.parameterName } : {}) };
+      return { type: 'text', text: first, ...(named && header.parameterName ? { parameterName: header.parameterName } : {}) };
     case 'IMAGE':
     case 'VIDEO':
     case 'DOCUMENT':

@@ -7,7 +7,10 @@ export const variableDefinitionSchema = z.object({
   required: z._default(z.boolean(), true),
 });
 
-/** The header's variables: TEXT its one placeholder, media its link, LOCATION latitude, longitude, name, address. */
+/**
+ * The header's variables: TEXT its one placeholder, media its link, LOCATION latitude, longitude, name, address.
+ * `parameterName` is a TEXT header's placeholder as Meta wrote it; a send names it only for a NAMED template (render.ts).
+ */
 const headerBindingSchema = z.object({ format: z.enum(['TEXT', 'IMAGE', 'VIDEO', 'DOCUMENT', 'LOCATION']), variables: z.array(z.string()).check(z.minLength(1), z.maxLength(4)), parameterName: z.optional(z.string()) });
 /** Buttons that take a parameter, by their position in the template (or card). */
 const buttonBindingsSchema = z._default(z.array(z.object({ index: z.int().check(z.gte(0), z.lte(9)), subType: z.enum(['url', 'quick_reply', 'copy_code']), variable: z.string() })), []);

@@ -31,6 +31,30 @@ describe('Meta-documented template sends', () => {
     const header = components.find((c) => c.type === 'header')!;
     expect(header.parameters).toEqual([{ type: 'text', text: 'v:header_1' }]);
   });
+
+  it('a NAMED template names its header and body parameters (parameter_name), as Meta documents for named templates', async () => {
+    answer = () => ({ status: 200, body: { messaging_product: 'whatsapp', contacts: [{ input: '+6281234567890', wa_id: '6281234567890' }], messages: [{ id: 'wamid.2', message_status: 'accepted' }] } });
+    const graph = graphTemplateSchema.parse({
+      name: 'seasonal_promotion',
+      language: 'en_US',
+      status: 'APPROVED',
+      category: 'MARKETING',
+      id: '1',
+      parameter_format: 'NAMED',
+      components: [
+        { type: 'HEADER', format: 'TEXT', text: '{{sale_name}} is here!' },
+        { type: 'BODY', text: 'Save with code {{discount_code}} until {{end_date}}.' },
+      ],
+    });
+    const content = syncedContent(graph)!;
+    const values = new Map(content.variableDefinitions.map((v) => [v.name, `v:${v.name}`]));
+    await provider().send({ ...base, templateName: graph.name, bodyParameters: ['v:discount_code', 'v:end_date'], ...templateParameters(content, values) });
+    const components = (stub.received[0]!.body as { template: { components: { type: string; parameters: Record<string, unknown>[] }[] } }).template.components;
+    expect(components).toEqual([
+      { type: 'header', parameters: [{ type: 'text', parameter_name: 'sale_name', text: 'v:header_sale_name' }] },
+      { type: 'body', parameters: [{ type: 'text', parameter_name: 'discount_code', text: 'v:discount_code' }, { type: 'text', parameter_name: 'end_date', text: 'v:end_date' }] },
+    ]);
+  });
 });
 
 describe('Meta-documented error answers', () => {
