@@ -42,10 +42,13 @@ export const conversationMessageSchema = z.object({
   /**
    * The rendered template text (outbound) or what the customer wrote (inbound): their words, the
    * title of the button or list row they chose, a media caption, a location or contact card in
-   * words; null for media without a caption.
+   * words, a completed Flow's closing text; null for media without a caption.
    */
   text: z.nullable(z.string()),
-  /** Inbound button and list replies: the button's payload or the row's id. */
+  /**
+   * Inbound replies: the button's payload or the list row's id; a completed WhatsApp Flow's
+   * answers (its `response_json`, a JSON string as WhatsApp sent it).
+   */
   payload: z.nullable(z.string()),
   /** Inbound media: WhatsApp's media id (fetched with the workspace's token), type, checksum, file name. */
   media: z.nullable(z.object({ id: z.string(), mimeType: z.string(), sha256: z.nullable(z.string()), filename: z.nullable(z.string()) })),

@@ -191,6 +191,8 @@ const mediaTypes = ['image', 'video', 'audio', 'document', 'sticker'] as const;
 type MediaType = (typeof mediaTypes)[number];
 const reply = z.object({ id: z.string(), title: z.string() });
 const location = z.object({ latitude: z.number(), longitude: z.number(), name: z.optional(z.string()), address: z.optional(z.string()) });
+/** A customer's completed WhatsApp Flow (`nfm_reply`): `response_json` is their answers, a JSON string as Meta sends it. */
+const flowReply = z.object({ name: z.optional(z.string()), body: z.optional(z.string()), response_json: z.string() });
 const sharedContact = z.object({
   name: z.optional(z.object({ formatted_name: z.optional(z.string()), first_name: z.optional(z.string()) })),
   phones: z.optional(z.array(z.object({ phone: z.optional(z.string()), wa_id: z.optional(z.string()) }))),
@@ -205,6 +207,7 @@ const contentSchemas = {
     interactive: z.discriminatedUnion('type', [
       z.object({ type: z.literal('button_reply'), button_reply: reply }),
       z.object({ type: z.literal('list_reply'), list_reply: z.extend(reply, { description: z.optional(z.string()) }) }),
+      z.object({ type: z.literal('nfm_reply'), nfm_reply: flowReply }),
     ]),
   }),
   ...(Object.fromEntries(mediaTypes.map((type) => [type, z.object({ [type]: media })])) as Record<MediaType, z.ZodMiniObject<Record<string, typeof media>>>),
@@ -229,7 +232,9 @@ export interface InboundMedia {
 /**
  * What a customer's message means to an inbox:
  * `message` — a message of the conversation, with its text (the words, a reply's title, a
- *   caption, a readable location or contact card), the payload of a button or list reply, media;
+ *   caption, a readable location or contact card), its payload (what an integration acts
+ *   on: a button's payload, a list row's id, a Flow's `response_json`),
+ *   media;
  * `reaction` — an emoji on an earlier message (or its removal), never a message of its own;
  * `notice` — something WhatsApp says about the conversation (a number change), shown, never unread.
  */
@@ -278,6 +283,7 @@ function contentOf(type: ReadType, data: Record<string, unknown>): InboundConten
     }
     case 'interactive': {
       const { interactive } = contentSchemas.interactive.parse(data);
+      if (interactive.type === 'nfm_reply') return message(interactive.nfm_reply.body ?? null, { payload: interactive.nfm_reply.response_json });
       const chosen = interactive.type === 'button_reply' ? interactive.button_reply : interactive.list_reply;
       return message(chosen.title, { payload: chosen.id });
     }
