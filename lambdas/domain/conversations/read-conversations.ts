@@ -42,12 +42,14 @@ export const conversationMessageSchema = z.object({
   /**
    * The rendered template text (outbound) or what the customer wrote (inbound): their words, the
    * title of the button or list row they chose, a media caption, a location or contact card in
-   * words, a completed Flow's closing text; null for media without a caption.
+   * words, a completed Flow's closing text, an order's items in words; null for media without a
+   * caption.
    */
   text: z.nullable(z.string()),
   /**
    * Inbound replies: the button's payload or the list row's id; a completed WhatsApp Flow's
-   * answers (its `response_json`, a JSON string as WhatsApp sent it).
+   * answers (its `response_json`, a JSON string as WhatsApp sent it); an order's
+   * `{"catalog_id", "product_items"}` as a JSON string, in WhatsApp's field names.
    */
   payload: z.nullable(z.string()),
   /** Inbound media: WhatsApp's media id (fetched with the workspace's token), type, checksum, file name. */

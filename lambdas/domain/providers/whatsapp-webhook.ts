@@ -193,6 +193,11 @@ const reply = z.object({ id: z.string(), title: z.string() });
 const location = z.object({ latitude: z.number(), longitude: z.number(), name: z.optional(z.string()), address: z.optional(z.string()) });
 /** A customer's completed WhatsApp Flow (`nfm_reply`): `response_json` is their answers, a JSON string as Meta sends it. */
 const flowReply = z.object({ name: z.optional(z.string()), body: z.optional(z.string()), response_json: z.string() });
+const order = z.object({
+  catalog_id: z.string(),
+  text: z.optional(z.string()),
+  product_items: z.array(z.object({ product_retailer_id: z.string(), quantity: z.number(), item_price: z.number(), currency: z.string() })).check(z.minLength(1)),
+});
 const sharedContact = z.object({
   name: z.optional(z.object({ formatted_name: z.optional(z.string()), first_name: z.optional(z.string()) })),
   phones: z.optional(z.array(z.object({ phone: z.optional(z.string()), wa_id: z.optional(z.string()) }))),
@@ -210,6 +215,8 @@ const contentSchemas = {
       z.object({ type: z.literal('nfm_reply'), nfm_reply: flowReply }),
     ]),
   }),
+  /** A cart the customer sent from the business's catalog. */
+  order: z.object({ order }),
   ...(Object.fromEntries(mediaTypes.map((type) => [type, z.object({ [type]: media })])) as Record<MediaType, z.ZodMiniObject<Record<string, typeof media>>>),
   location: z.object({ location }),
   contacts: z.object({ contacts: z.array(sharedContact).check(z.minLength(1)) }),
@@ -232,8 +239,8 @@ export interface InboundMedia {
 /**
  * What a customer's message means to an inbox:
  * `message` — a message of the conversation, with its text (the words, a reply's title, a
- *   caption, a readable location or contact card), its payload (what an integration acts
- *   on: a button's payload, a list row's id, a Flow's `response_json`),
+ *   caption, a readable location, contact card or order), its payload (what an integration acts
+ *   on: a button's payload, a list row's id, a Flow's `response_json`, an order's items as JSON),
  *   media;
  * `reaction` — an emoji on an earlier message (or its removal), never a message of its own;
  * `notice` — something WhatsApp says about the conversation (a number change), shown, never unread.
@@ -286,6 +293,12 @@ function contentOf(type: ReadType, data: Record<string, unknown>): InboundConten
       if (interactive.type === 'nfm_reply') return message(interactive.nfm_reply.body ?? null, { payload: interactive.nfm_reply.response_json });
       const chosen = interactive.type === 'button_reply' ? interactive.button_reply : interactive.list_reply;
       return message(chosen.title, { payload: chosen.id });
+    }
+    case 'order': {
+      const { catalog_id, text, product_items } = contentSchemas.order.parse(data).order;
+      const items = product_items.map((item) => `${item.quantity} × ${item.product_retailer_id} (${item.item_price} ${item.currency})`).join(', ');
+      // The items in Meta's own field names, as a Flow's answer comes: an integration reads one JSON shape, Meta's.
+      return message(`Order: ${items}${text ? `. ${text}` : ''}`, { payload: JSON.stringify({ catalog_id, product_items }) });
     }
     case 'location': {
       const { latitude, longitude, name, address } = contentSchemas.location.parse(data).location;

@@ -37,7 +37,16 @@ describe('customers’ replies the integration acts on', () => {
     expect(received(message)).toMatchObject({ id: 'wamid.F1', type: 'interactive', text: 'Sent', payload: responseJson, media: null });
   });
 
-  it('an interactive type we do not read is still skipped', () => {
+  it('an order is a message of its own type: its items in words, and in Meta’s field names as JSON in the payload', () => {
+    const order = { catalog_id: '194836987003835', text: 'Love these!', product_items: [{ product_retailer_id: 'di9ozbzfi4', quantity: 2, item_price: 30, currency: 'USD' }] };
+    const message = read({ ...at, id: 'wamid.O1', type: 'order', order });
+    const told = received(message);
+    expect(told).toMatchObject({ type: 'order', text: 'Order: 2 × di9ozbzfi4 (30 USD). Love these!' });
+    expect(JSON.parse(told.payload!)).toEqual({ catalog_id: order.catalog_id, product_items: order.product_items });
+  });
+
+  it('an order without items, or an interactive type we do not read, is still skipped', () => {
+    expect(readMessage({ ...at, id: 'wamid.O2', type: 'order', order: { catalog_id: '1', product_items: [] } })).toMatchObject({ ok: false, reason: 'malformed_message' });
     expect(readMessage({ ...at, id: 'wamid.I2', type: 'interactive', interactive: { type: 'call_permission_reply', call_permission_reply: {} } })).toMatchObject({ ok: false, reason: 'unknown_message_type' });
   });
 });
