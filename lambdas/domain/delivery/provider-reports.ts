@@ -4,7 +4,7 @@ import { webhookMetrics } from '../../shared/metrics';
 import type { Store } from '../../shared/store';
 import { recordInboundMessage, recordReaction } from '../conversations/inbound-message';
 import type { Dispatch } from '../messages/dispatch';
-import { getDispatchById, type StatusMove } from '../messages/dispatch-repository';
+import { getDispatchById, samePricing, type StatusMove } from '../messages/dispatch-repository';
 import {
   readAccountUpdate,
   readContact,
@@ -20,7 +20,6 @@ import {
   type NumberError,
   type NumberQualityUpdate,
   type PreferencesChange,
-  type Pricing,
   type ProviderStatus,
   type Sender,
   type SkipReason,
@@ -270,8 +269,6 @@ async function applyStatusReport(workspaceId: string, phoneNumberId: string, sta
  * event a message (decision 121).
  */
 const pricedAlone = (status: ProviderStatus) => status.status !== 'sent';
-
-const samePricing = (a: Pricing, b: Pricing | null) => !!b && a.billable === b.billable && a.category === b.category && a.pricingModel === b.pricingModel && a.type === b.type;
 
 /**
  * Meta echoes the dispatch id every send carries (decision 19), so a status finds its dispatch with

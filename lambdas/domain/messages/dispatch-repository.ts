@@ -315,13 +315,16 @@ export function readReceipt(dispatch: Dispatch, readAt: string, now: string): Di
   };
 }
 
+/** Whether Meta's pricing says what the kept one says: every field, `type` too (a different one replaces it, decision 152). */
+export const samePricing = (a: Pricing, b: Pricing | null | undefined): boolean =>
+  !!b && a.billable === b.billable && a.category === b.category && a.pricingModel === b.pricingModel && a.type === b.type;
+
 /**
  * Meta's pricing of the message, as its latest status gave it. Meta repeats it on every status:
  * only a pricing that differs is written, so the body changes only when it does.
  */
 export function pricingChange(dispatch: Dispatch, pricing: Pricing, now: string): DispatchChange | undefined {
-  const known = dispatch.pricing;
-  if (known && known.billable === pricing.billable && known.category === pricing.category && known.pricingModel === pricing.pricingModel) return undefined;
+  if (samePricing(pricing, dispatch.pricing)) return undefined;
   const sequence = sequenceStep(now);
   return {
     write: {
