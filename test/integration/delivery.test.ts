@@ -23,6 +23,7 @@ import type { BuildMiddleware } from '@smithy/types';
 import { runAdmin } from '../../lib/admin/cli';
 import { startQueuePoller } from '../../lib/local/queue-poller';
 import { template, TEMPLATE_ID, wideTemplate, WIDE_TEMPLATE_ID } from '../support/send-fixtures';
+import { captureLogLines } from '../support/log-lines';
 import { useTableAndQueues } from '../support/sqs';
 import { inboundTextWebhook } from '../support/webhooks';
 import { runStreamConsumer } from '../support/stream-consumer';
@@ -713,6 +714,22 @@ describe('the deliver consumer against DynamoDB Local', () => {
     // No claim left standing: nothing for the reconciler to take for a silent attempt.
     expect(dispatch.attemptStartedAt).toBeUndefined();
     expect(provider.calls).toEqual([dispatchId]);
+  });
+
+  it('logs what the provider said of a refusal beyond its code (WhatsApp’s details, subcode and trace id for Meta’s support), and keeps it out of the dispatch', async () => {
+    const { ws, dispatchId } = await queuedDispatch([]);
+    const detail = { type: 'OAuthException', subcode: 2494010, details: 'Parameter name is missing or empty', fbtraceId: 'AyUmjG0DS0cEXZZwn8esb2q' };
+    const refusal = () => Promise.reject(new ProviderError('permanent', '100', '(#100) Invalid parameter: Parameter name is missing or empty', { detail }));
+    const logs = captureLogLines();
+    try {
+      expect(await deliver(dispatchId, ws, scriptedProvider(refusal).provider)).toBe('failed');
+    } finally {
+      logs.restore();
+    }
+    expect(logs.lines.filter((line) => line.message === 'Provider did not accept')).toEqual([
+      expect.objectContaining({ dispatchId, kind: 'permanent', code: '100', providerMessage: '(#100) Invalid parameter: Parameter name is missing or empty', ...detail }),
+    ]);
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'failed', failureCode: '100' });
   });
 
   it('fails a permanently refused dispatch with the provider’s code and a REJECTED event, and counts nothing for reports', async () => {

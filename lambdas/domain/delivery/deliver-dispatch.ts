@@ -100,7 +100,7 @@ async function deliver(attempt: DeliveryAttempt, deps: DeliveryDependencies): Pr
     });
   } catch (error) {
     const verdict = error instanceof ProviderError ? error : new ProviderError('unknown', 'provider_fault', (error as Error).message, { cause: error });
-    logger.info('Provider did not accept', { dispatchId: dispatch.dispatchId, kind: verdict.kind, code: verdict.code });
+    logger.info('Provider did not accept', { dispatchId: dispatch.dispatchId, kind: verdict.kind, code: verdict.code, providerMessage: verdict.message, ...verdict.detail });
     return recordVerdict(dispatch, verdict, attempt, now(), deps.store);
   }
   // The provider has it. A write that still fails here is not the provider's verdict: it throws,

@@ -255,6 +255,8 @@ async function applyStatusReport(workspaceId: string, phoneNumberId: string, sta
   // Meta repeats a message's pricing on each of its statuses: it rides on the status move when there is one, and is written only when it changed.
   const pricing = status.pricing && !samePricing(status.pricing, dispatch.pricing) ? status.pricing : undefined;
   const moved = await applyStatus(dispatch.dispatchId, { ...statusChangeOf(status), ...(pricing ? { pricing } : {}) }, store, dispatch);
+  // What WhatsApp said of a failure beyond its code is kept for the operators, not on the dispatch.
+  if (moved && status.failureCode) logger.info('WhatsApp reported the message failed', { dispatchId: dispatch.dispatchId, workspaceId: dispatch.workspaceId, code: status.failureCode, ...status.failureDetail });
   // Only as the failure is first recorded: a replayed one could undo a resume that came since.
   if (moved && status.failureCode) await optOutFromFailure({ workspaceId: dispatch.workspaceId, phone: dispatch.to, failureCode: status.failureCode, occurredAt: status.occurredAt, providerMessageId: status.providerMessageId }, store);
   const read = status.status === 'read' && (await applyReadReceipt(dispatch.dispatchId, status.occurredAt, store, dispatch));

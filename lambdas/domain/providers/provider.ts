@@ -28,15 +28,21 @@ export class ProviderError extends Error {
    * paused for its throughput upgrade), so its retries wait longer (decision 138).
    */
   readonly backOff: 'short' | 'long';
+  /**
+   * What the provider said of it beyond its code, for the operators' log lines only (WhatsApp's
+   * `error_subcode`, `error_data.details`, `fbtrace_id`, which Meta's support asks for).
+   */
+  readonly detail: Readonly<Record<string, string | number>>;
 
   constructor(
     readonly kind: 'permanent' | 'transient' | 'unknown' | 'credentials',
     readonly code: string,
     message: string,
-    options?: ErrorOptions & { backOff?: 'short' | 'long' },
+    options?: ErrorOptions & { backOff?: 'short' | 'long'; detail?: Record<string, string | number> },
   ) {
     super(message, options);
     this.backOff = options?.backOff ?? 'short';
+    this.detail = options?.detail ?? {};
   }
 }
 

@@ -1,7 +1,7 @@
 import type { HeaderParameter } from '../templates/template-parameters';
 import { ProviderError, type Provider, type ProviderMessage } from './provider';
 import type { WhatsAppCredentials } from './whatsapp-credentials';
-import { classifyUnansweredSend, classifyWhatsAppError, isGatewayLoss } from './whatsapp-errors';
+import { classifyUnansweredSend, classifyWhatsAppError, isGatewayLoss, type GraphError } from './whatsapp-errors';
 
 export interface WhatsAppCloudOptions {
   /** e.g. https://graph.facebook.com/v26.0 (a local stub in tests). */
@@ -14,7 +14,7 @@ export interface WhatsAppCloudOptions {
 interface GraphResponse {
   /** `message_status` is WhatsApp's pacing verdict on a template message: `accepted`, `held_for_quality_assessment` (or `paused`). */
   messages?: { id: string; message_status?: string }[];
-  error?: { code?: number; message?: string };
+  error?: GraphError;
 }
 
 /**
@@ -70,7 +70,7 @@ export function whatsAppCloudProvider(options: WhatsAppCloudOptions): Provider {
       if (response.ok && providerMessageId) return pacing && pacing !== 'accepted' ? { providerMessageId, held: true } : { providerMessageId };
       if (response.ok) throw new ProviderError('unknown', 'no_message_id', 'WhatsApp answered without a message id');
       if (isGatewayLoss(response.status, answer.error?.code)) throw new ProviderError('unknown', `http_${response.status}`, `WhatsApp's gateway answered HTTP ${response.status}`);
-      throw classifyWhatsAppError(response.status, answer.error?.code, answer.error?.message ?? `HTTP ${response.status}`);
+      throw classifyWhatsAppError(response.status, answer.error);
     },
     settle: () => Promise.resolve(),
   };

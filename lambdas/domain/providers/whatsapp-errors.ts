@@ -43,16 +43,39 @@ const CREDENTIAL_CODES = new Set([
 /** 200-299: API permission errors, one code per permission. */
 const isPermissionCode = (code: number) => code >= 200 && code <= 299;
 
-/** Classifies an error answer: the HTTP status and the API's `error.code`. */
-export function classifyWhatsAppError(httpStatus: number, code: number | undefined, message: string): ProviderError {
+/** The Graph API's error object, as Meta's error reference gives it. */
+export interface GraphError {
+  code?: number;
+  message?: string;
+  type?: string;
+  error_subcode?: number;
+  error_data?: { details?: string };
+  fbtrace_id?: string;
+}
+
+/**
+ * Classifies an error answer: the HTTP status and the API's `error.code`. The message is Meta's,
+ * with its `error_data.details` (which says what was wrong, where the message is generic); the
+ * subcode and trace id go with it as the error's detail, for the operators' log lines.
+ */
+export function classifyWhatsAppError(httpStatus: number, error: GraphError | undefined): ProviderError {
+  const code = error?.code;
   const label = String(code ?? `http_${httpStatus}`);
+  const details = error?.error_data?.details;
+  const message = [error?.message ?? `HTTP ${httpStatus}`, details].filter(Boolean).join(': ');
+  const detail = {
+    ...(error?.type ? { type: error.type } : {}),
+    ...(error?.error_subcode !== undefined ? { subcode: error.error_subcode } : {}),
+    ...(details ? { details } : {}),
+    ...(error?.fbtrace_id ? { fbtraceId: error.fbtrace_id } : {}),
+  };
   if ((code !== undefined && (CREDENTIAL_CODES.has(code) || isPermissionCode(code))) || (code === undefined && httpStatus === 401)) {
-    return new ProviderError('credentials', label, message);
+    return new ProviderError('credentials', label, message, { detail });
   }
   if ((code !== undefined && TRANSIENT_CODES.has(code)) || httpStatus === 429 || httpStatus >= 500) {
-    return new ProviderError('transient', label, message, { backOff: code !== undefined && LONG_REFUSALS.has(code) ? 'long' : 'short' });
+    return new ProviderError('transient', label, message, { detail, backOff: code !== undefined && LONG_REFUSALS.has(code) ? 'long' : 'short' });
   }
-  return new ProviderError('permanent', label, message);
+  return new ProviderError('permanent', label, message, { detail });
 }
 
 /**

@@ -105,8 +105,20 @@ async function graphGet(url: URL, options: Pick<TemplateListOptions, 'accessToke
   }
   const answer: unknown = await response.json().catch(() => undefined);
   if (!response.ok) {
-    const error = z.object({ error: z.object({ code: z.optional(z.number()), message: z.optional(z.string()) }) }).safeParse(answer);
-    throw classifyWhatsAppError(response.status, error.data?.error.code, error.data?.error.message ?? `HTTP ${response.status}`);
+    const error = z
+      .object({
+        error: z.object({
+          code: z.optional(z.number()),
+          message: z.optional(z.string()),
+          type: z.optional(z.string()),
+          error_subcode: z.optional(z.number()),
+          // Some Graph errors give error_data as a string: read as none, never costing the code.
+          error_data: z.catch(z.optional(z.object({ details: z.optional(z.string()) })), undefined),
+          fbtrace_id: z.optional(z.string()),
+        }),
+      })
+      .safeParse(answer);
+    throw classifyWhatsAppError(response.status, error.data?.error);
   }
   return answer;
 }

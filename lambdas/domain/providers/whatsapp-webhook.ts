@@ -103,7 +103,17 @@ const statusSchema = z.object({
   recipient_user_id: z.optional(z.string()),
   /** Echoed when the message was sent with it (we send the dispatch id); not promised on every status. */
   biz_opaque_callback_data: z.optional(z.string()),
-  errors: z.optional(z.array(z.object({ code: z.union([z.number(), z.string()]), title: z.optional(z.string()) }))),
+  errors: z.optional(
+    z.array(
+      z.object({
+        code: z.union([z.number(), z.string()]),
+        title: z.optional(z.string()),
+        message: z.optional(z.string()),
+        // What was wrong, for the operators: never a reason to skip the status.
+        error_data: z.catch(z.optional(z.object({ details: z.optional(z.string()) })), undefined),
+      }),
+    ),
+  ),
   /** Meta's billing verdict (per-message pricing); carried on sent, delivered and read. */
   pricing: z.optional(z.object({ billable: z.optional(z.boolean()), category: z.optional(z.string()), pricing_model: z.optional(z.string()), type: z.optional(z.string()) })),
 });
@@ -115,6 +125,8 @@ export interface ProviderStatus {
   occurredAt: string;
   callbackData: string | undefined;
   failureCode: string | undefined;
+  /** A failure's title and details as WhatsApp gave them, for the operators' log line only. */
+  failureDetail: { title: string | null; details: string | null } | undefined;
   pricing: Pricing | undefined;
 }
 
@@ -143,6 +155,10 @@ export function readStatus(raw: unknown): Read<ProviderStatus> {
       occurredAt: status.timestamp,
       callbackData: status.biz_opaque_callback_data,
       failureCode: status.status === 'failed' ? String(status.errors?.[0]?.code ?? 'failed') : undefined,
+      failureDetail:
+        status.status === 'failed' && status.errors?.[0]
+          ? { title: status.errors[0].title ?? status.errors[0].message ?? null, details: status.errors[0].error_data?.details ?? null }
+          : undefined,
       pricing: status.pricing && {
         billable: status.pricing.billable ?? null,
         category: status.pricing.category ?? null,

@@ -87,7 +87,7 @@ describe('WhatsApp error classification', () => {
     [401, undefined, 'credentials'],
     [400, 300, 'permanent'],
   ] as const)('HTTP %s, code %s is %s', (status, code, kind) => {
-    const error = classifyWhatsAppError(status, code, 'x');
+    const error = classifyWhatsAppError(status, code === undefined ? undefined : { code, message: 'x' });
     expect(error.kind).toBe(kind);
     expect(error.code).toBe(String(code ?? `http_${status}`));
   });

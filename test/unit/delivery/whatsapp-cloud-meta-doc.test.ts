@@ -1,5 +1,6 @@
 import type { ProviderError } from '../../../lambdas/domain/providers/provider';
 import { whatsAppCloudProvider } from '../../../lambdas/domain/providers/whatsapp-cloud';
+import { readStatus } from '../../../lambdas/domain/providers/whatsapp-webhook';
 import { graphTemplateSchema } from '../../../lambdas/domain/providers/whatsapp-templates';
 import { syncedContent } from '../../../lambdas/domain/templates/component-reading';
 import { templateParameters } from '../../../lambdas/domain/templates/render';
@@ -58,14 +59,25 @@ describe('Meta-documented template sends', () => {
 });
 
 describe('Meta-documented error answers', () => {
-  it('keeps what Meta says of a refusal beyond its code: error_data.details, error_subcode and fbtrace_id', async () => {
+  it('keeps what Meta says of a refusal beyond its code: error_data.details in the message; error_subcode and fbtrace_id as its detail, for the log line', async () => {
     answer = () => ({
       status: 400,
       body: { error: { message: '(#100) Invalid parameter', type: 'OAuthException', code: 100, error_data: { messaging_product: 'whatsapp', details: 'Parameter name is missing or empty' }, error_subcode: 2494010, fbtrace_id: 'AyUmjG0DS0cEXZZwn8esb2q' } },
     });
     const error = (await provider().send({ ...base, templateName: 'x', bodyParameters: [] }).catch((e: unknown) => e)) as ProviderError;
-    expect(error.kind).toBe('permanent');
-    expect(`${error.message}`).toContain('Parameter name is missing or empty');
-    expect(`${error.message}`).toContain('AyUmjG0DS0cEXZZwn8esb2q');
+    expect([error.kind, error.code]).toEqual(['permanent', '100']);
+    expect(error.message).toBe('(#100) Invalid parameter: Parameter name is missing or empty');
+    expect(error.detail).toEqual({ type: 'OAuthException', subcode: 2494010, details: 'Parameter name is missing or empty', fbtraceId: 'AyUmjG0DS0cEXZZwn8esb2q' });
+  });
+
+  it('reads a failed status’s title and error_data.details beside its code (Meta’s 131049 example)', () => {
+    const failed = readStatus({
+      id: 'wamid.F', status: 'failed', timestamp: '1767225600', recipient_id: '6281234567890',
+      errors: [{ code: 131049, title: 'This message was not delivered to maintain healthy ecosystem engagement.', error_data: { details: 'In order to maintain a healthy ecosystem engagement, the message failed to be delivered.' } }],
+    });
+    expect(failed).toMatchObject({
+      ok: true,
+      value: { failureCode: '131049', failureDetail: { title: 'This message was not delivered to maintain healthy ecosystem engagement.', details: 'In order to maintain a healthy ecosystem engagement, the message failed to be delivered.' } },
+    });
   });
 });
