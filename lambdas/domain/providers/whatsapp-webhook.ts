@@ -395,9 +395,11 @@ export function readPreference(raw: unknown): Read<MarketingPreference> {
 
 /**
  * The updates that stop or limit what the account may send: a restriction (each with its type and
- * end), a policy violation, a ban (or its lifting: `DISABLED_UPDATE` carries the ban's state).
+ * end), a policy violation, a ban. `DISABLED_UPDATE` also tells of a ban lifted (its state
+ * `REINSTATE`): good news, which pages no one (decision 158).
  */
 const RESTRICTING_EVENTS = new Set(['ACCOUNT_RESTRICTION', 'ACCOUNT_VIOLATION', 'DISABLED_UPDATE']);
+const REINSTATED = 'REINSTATE';
 
 /**
  * When a restriction ends, as an instant: Meta's reference gives Unix seconds (an integer); a date
@@ -440,7 +442,7 @@ export function readAccountUpdate(value: Record<string, unknown>): Read<AccountU
     ok: true,
     value: {
       event,
-      restricting: RESTRICTING_EVENTS.has(event),
+      restricting: RESTRICTING_EVENTS.has(event) && ban_info?.waba_ban_state !== REINSTATED,
       violationType: violation_info?.violation_type ?? null,
       banState: ban_info?.waba_ban_state ?? null,
       banDate: ban_info?.waba_ban_date ?? null,

@@ -2,7 +2,7 @@ import { readAccountUpdate } from '../../../lambdas/domain/providers/whatsapp-we
 
 /** `account_update` values as Meta's webhook reference describes them (decision 142). */
 describe('WhatsApp’s account_update, read for the operators', () => {
-  it('calls a restriction, a violation and a ban (or its lifting) restricting, with what WhatsApp said of each', () => {
+  it('calls a restriction, a violation and a ban restricting, with what WhatsApp said of each', () => {
     expect(readAccountUpdate({ event: 'ACCOUNT_RESTRICTION', restriction_info: [{ restriction_type: 'RESTRICTED_ADD_PHONE_NUMBER_ACTION', expiration: '2026-01-08T00:00:00+0000' }, { restriction_type: 'RESTRICTED_BIZ_INITIATED_MESSAGING' }] })).toEqual({
       ok: true,
       value: {
@@ -35,6 +35,11 @@ describe('WhatsApp’s account_update, read for the operators', () => {
     expect(readAccountUpdate({ event: 'ACCOUNT_RESTRICTION', restriction_info: [{ expiration: { at: 1 } }] })).toMatchObject({ ok: true, value: { restricting: true, restrictions: [{ type: 'unknown', expiration: null }] } });
     expect(readAccountUpdate({ event: 'ACCOUNT_RESTRICTION', restriction_info: 'soon', ban_info: 3 })).toMatchObject({ ok: true, value: { restricting: true, restrictions: [], banState: null } });
     expect(readAccountUpdate({ event: 'ACCOUNT_VIOLATION', violation_info: { violation_type: 7 } })).toMatchObject({ ok: true, value: { restricting: true, violationType: null } });
+  });
+
+  it('calls a lifted ban (DISABLED_UPDATE, REINSTATE) an update to log, not a restriction (decision 158)', () => {
+    expect(readAccountUpdate({ event: 'DISABLED_UPDATE', ban_info: { waba_ban_state: 'REINSTATE', waba_ban_date: 'October 9, 2023' } })).toMatchObject({ ok: true, value: { restricting: false, banState: 'REINSTATE' } });
+    expect(readAccountUpdate({ event: 'DISABLED_UPDATE', ban_info: { waba_ban_state: 'SCHEDULE_FOR_DISABLE' } })).toMatchObject({ ok: true, value: { restricting: true } });
   });
 
   it('calls any other event an update to log, and a value without an event malformed', () => {
