@@ -162,9 +162,9 @@ export const messageStatusSchema = z.object({
   /** Meta's pricing of the message as its status webhooks reported it, to reconcile with its invoice. */
   pricing: z.nullable(z.object({
     billable: z.nullable(z.boolean()),
-    category: z.nullable(z.string()).register(z.globalRegistry, { description: 'e.g. marketing, utility, authentication, service' }),
+    category: z.nullable(z.string()).register(z.globalRegistry, { description: 'As Meta sent it, e.g. marketing, utility, authentication, service; values Meta adds pass unchanged' }),
     pricingModel: z.nullable(z.string()).register(z.globalRegistry, { description: 'e.g. PMP (per-message pricing)' }),
-    type: z.nullable(z.string()).register(z.globalRegistry, { description: 'Whether Meta charges the message: regular (charged), free_customer_service or free_entry_point; null when Meta did not say' }),
+    type: z.nullable(z.string()).register(z.globalRegistry, { description: 'Whether Meta charges the message, as Meta sent it: regular is charged; free_customer_service and free_entry_point are not; values Meta adds pass unchanged, and which messages each covers is Meta’s pricing (https://developers.facebook.com/documentation/business-messaging/whatsapp/pricing); null when Meta did not say' }),
   })),
   failureCode: z.nullable(z.string()),
   /** One more with every change of this body; the `message.status.updated` event carrying it says the same (docs/api.md#webhook-events). */

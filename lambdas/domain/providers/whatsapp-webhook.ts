@@ -136,7 +136,10 @@ export interface Pricing {
   billable: boolean | null;
   category: string | null;
   pricingModel: string | null;
-  /** `regular` (charged), `free_customer_service` or `free_entry_point` (decision 152). */
+  /**
+   * `regular` (charged), `free_customer_service`, `free_entry_point` or a value Meta adds, kept as
+   * sent: which messages each covers is Meta's pricing to define, and it changes (decision 152).
+   */
   type: string | null;
 }
 
