@@ -8,6 +8,7 @@ import { keys } from '../../lambdas/shared/table';
 import type { Template } from '../../lambdas/domain/templates/template';
 import { hashApiKey } from '../../lambdas/domain/api-keys/api-key-secret';
 import { apiKeyItem } from './api-keys';
+import { templateItem, workspaceItem } from '../../lib/testing/send-items';
 
 export const WORKSPACE = 'ws-test';
 export const SEND_KEY = 'msk_test_sender_000000001';
@@ -72,9 +73,9 @@ export const validSend = (overrides: Record<string, unknown> = {}) => ({
 export function stubHealthySend(ddb: AwsStub<ServiceInputTypes, ServiceOutputTypes, DynamoDBClientResolvedConfig>, sqs: AwsStub<SQSInput, SQSOutput, SQSClientResolvedConfig>, table = process.env.TABLE_NAME!) {
   ddb.on(GetCommand).resolves({});
   ddb.on(GetCommand, { TableName: table, Key: keys.apiKey(hashApiKey(SEND_KEY)) }).resolves({ Item: apiKeyItem(SEND_KEY, { workspaceId: WORKSPACE }) });
-  ddb.on(GetCommand, { TableName: table, Key: keys.template(WORKSPACE, TEMPLATE_ID) }).resolves({ Item: { ...keys.template(WORKSPACE, TEMPLATE_ID), ...template } });
-  ddb.on(GetCommand, { TableName: table, Key: keys.template(WORKSPACE, WIDE_TEMPLATE_ID) }).resolves({ Item: { ...keys.template(WORKSPACE, WIDE_TEMPLATE_ID), ...wideTemplate } });
-  ddb.on(GetCommand, { TableName: table, Key: keys.workspace(WORKSPACE) }).resolves({ Item: workspace });
+  ddb.on(GetCommand, { TableName: table, Key: keys.template(WORKSPACE, TEMPLATE_ID) }).resolves({ Item: templateItem({ workspaceId: WORKSPACE, ...template }) });
+  ddb.on(GetCommand, { TableName: table, Key: keys.template(WORKSPACE, WIDE_TEMPLATE_ID) }).resolves({ Item: templateItem({ workspaceId: WORKSPACE, ...wideTemplate }) });
+  ddb.on(GetCommand, { TableName: table, Key: keys.workspace(WORKSPACE) }).resolves({ Item: workspaceItem({ id: WORKSPACE, name: workspace.name }) });
   ddb.on(QueryCommand).resolves({ Items: [] });
   ddb.on(UpdateCommand).resolves({});
   ddb.on(TransactWriteCommand).resolves({});

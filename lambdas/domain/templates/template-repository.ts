@@ -20,7 +20,7 @@ import { templateInputSchema, templateVersionInputSchema, type Template, type Te
 export async function saveTemplate(workspaceId: string, input: TemplateInput, store: Store = defaultStore(), alongside: { outbox?: Write } = {}): Promise<Template> {
   const template = templateInputSchema.parse(input);
   const result = await transactWrite(store, {
-    template: { Put: { Item: { ...keys.template(workspaceId, template.id), entity: 'template', workspaceId, ...template } } },
+    template: { Put: { Item: storedTemplateItem(workspaceId, template) } },
     versions: template.versions.map((version) => ({
       Put: { Item: { ...keys.templateVersion(workspaceId, version.id), entity: 'templateVersion', workspaceId, templateId: template.id, templateStatus: template.status, version } },
     })),
@@ -30,6 +30,9 @@ export async function saveTemplate(workspaceId: string, input: TemplateInput, st
   if (!result.committed) throw new Error(`Template save cancelled: ${JSON.stringify(result.refused)}`);
   return template;
 }
+
+/** The stored template item (also the testing kit's, lib/testing/send-items.ts). */
+export const storedTemplateItem = (workspaceId: string, template: Template) => ({ ...keys.template(workspaceId, template.id), entity: 'template', workspaceId, ...template });
 
 /** All templates of a workspace, whatever their status. */
 export async function listTemplates(workspaceId: string, store: Store = defaultStore()): Promise<Template[]> {

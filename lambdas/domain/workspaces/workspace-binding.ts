@@ -19,10 +19,18 @@ const bindingItems: Record<BindingSetting, { key: (id: string) => ItemKey; entit
   whatsappBusinessAccountId: { key: keys.whatsappBusinessAccount, entity: 'whatsappBusinessAccount', indexed: (id) => ({ ...indexKeys.businessAccount(id), businessAccountId: id }) },
 };
 
+/** The stored item that binds `id` to the workspace (also the testing kit's, lib/testing/send-items.ts). */
+export const bindingItem = (setting: BindingSetting, id: string, workspaceId: string) => ({
+  ...bindingItems[setting].key(id),
+  ...bindingItems[setting].indexed?.(id),
+  entity: bindingItems[setting].entity,
+  workspaceId,
+});
+
 /** Claims `id` for the workspace; refused (ConditionalCheckFailed) while another workspace holds it. */
 export const bindingClaim = (setting: BindingSetting, id: string, workspaceId: string): Write => ({
   Put: {
-    Item: { ...bindingItems[setting].key(id), ...bindingItems[setting].indexed?.(id), entity: bindingItems[setting].entity, workspaceId },
+    Item: bindingItem(setting, id, workspaceId),
     ConditionExpression: 'attribute_not_exists(pk) OR workspaceId = :ws',
     ExpressionAttributeValues: { ':ws': workspaceId },
   },

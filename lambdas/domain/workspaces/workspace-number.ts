@@ -1,8 +1,7 @@
 import type { Store } from '../../shared/store';
-import { keys } from '../../shared/table';
 import type { Write } from '../../shared/writes';
 import type { Workspace, WorkspaceSettings } from './workspace';
-import { workspaceBoundTo } from './workspace-binding';
+import { bindingItem, workspaceBoundTo } from './workspace-binding';
 
 /** The workspace that owns a WhatsApp business phone number (`phone_number_id`), if one does. */
 export const workspaceOfNumber = (phoneNumberId: string, store: Store): Promise<string | undefined> => workspaceBoundTo('whatsappPhoneNumberId', phoneNumberId, store);
@@ -26,5 +25,5 @@ export function sendingNumberOf(workspace: Pick<Workspace, 'id' | 'settings'>): 
  */
 export function sandboxNumberPut(workspaceId: string, settings: Partial<Pick<WorkspaceSettings, 'whatsappPhoneNumberId' | 'provider'>>): Write | undefined {
   if (settings.whatsappPhoneNumberId || settings.provider !== 'sandbox') return undefined;
-  return { Put: { Item: { ...keys.whatsappNumber(`sandbox:${workspaceId}`), entity: 'whatsappNumber', workspaceId } } };
+  return { Put: { Item: bindingItem('whatsappPhoneNumberId', `sandbox:${workspaceId}`, workspaceId) } };
 }

@@ -38,8 +38,11 @@ export function workspaceOfItem(item: Record<string, unknown>): Workspace {
   return parseItem(storedWorkspaceSchema, item, 'workspace');
 }
 
+/** The stored workspace item (also the testing kit's, lib/testing/send-items.ts). */
+export const storedWorkspaceItem = (workspace: Workspace) => ({ ...keys.workspace(workspace.id), entity: 'workspace', ...workspace });
+
 const workspacePut = (workspace: Workspace, condition?: string): Write => ({
-  Put: { Item: { ...keys.workspace(workspace.id), entity: 'workspace', ...workspace }, ...(condition ? { ConditionExpression: condition } : {}) },
+  Put: { Item: storedWorkspaceItem(workspace), ...(condition ? { ConditionExpression: condition } : {}) },
 });
 
 /**
