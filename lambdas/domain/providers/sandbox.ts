@@ -42,19 +42,22 @@ export const clearSandboxCalls = (): void => callsByDispatch.clear();
  */
 export function sandboxProvider(options: SandboxOptions): Provider {
   const report = (message: ProviderMessage, statuses: WebhookStatus['status'][], afterMs: number) => {
+    // Nowhere to post (a unit test): no timers either, or the deliver consumer, which awaits
+    // pending reports, waits 300 ms for nothing (forever under jest's fake timers).
+    if (!options.callbackUrl) return;
+    const { callbackUrl } = options;
     const { dispatchId } = message;
     const pending = (async () => {
       for (const [i, status] of statuses.entries()) {
         await new Promise((resolve) => setTimeout(resolve, afterMs * (i + 1)));
-        await postWithRetries(message, status);
+        await postWithRetries(callbackUrl, message, status);
       }
     })().catch((error: unknown) => logger.warn('Sandbox report failed', { dispatchId, error: error as Error }));
     pendingReports.add(pending);
     void pending.finally(() => pendingReports.delete(pending));
   };
 
-  const post = async ({ dispatchId, phoneNumberId, to }: ProviderMessage, status: WebhookStatus['status']) => {
-    if (!options.callbackUrl) return;
+  const post = async (callbackUrl: string, { dispatchId, phoneNumberId, to }: ProviderMessage, status: WebhookStatus['status']) => {
     // As WhatsApp does: the report names the number that sent the message.
     const body = JSON.stringify(
       statusWebhook(phoneNumberId ?? 'sandbox', [
@@ -67,7 +70,7 @@ export function sandboxProvider(options: SandboxOptions): Provider {
         },
       ]),
     );
-    const response = await fetch(options.callbackUrl, {
+    const response = await fetch(callbackUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-hub-signature-256': signWebhookBody(body, await options.appSecret()) },
       body,
@@ -75,10 +78,10 @@ export function sandboxProvider(options: SandboxOptions): Provider {
     if (!response.ok) throw new Error(`webhook answered ${response.status}`);
   };
 
-  const postWithRetries = async (message: ProviderMessage, status: WebhookStatus['status']) => {
+  const postWithRetries = async (callbackUrl: string, message: ProviderMessage, status: WebhookStatus['status']) => {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await post(message, status);
+        return await post(callbackUrl, message, status);
       } catch (error) {
         if (attempt >= REPORT_ATTEMPTS) throw error;
         await new Promise((resolve) => setTimeout(resolve, reportRetryDelayMs(attempt)));

@@ -1,6 +1,7 @@
 import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
+import { handler as deliver } from '../../../lambdas/handlers/deliver';
 import { handler as sendMessage } from '../../../lambdas/handlers/send-message';
 import { handler as whatsappWebhook } from '../../../lambdas/handlers/whatsapp-webhook';
 import { workspaceOfItem } from '../../../lambdas/domain/workspaces/workspace-repository';
@@ -10,10 +11,12 @@ import {
   dispatchMessage,
   invokeRoute,
   itemsByKey,
+  lambdaContext,
   numberOwnerItem,
   parseResult,
   resetContainerCaches,
   signWhatsAppBody,
+  sqsEvent,
   templateItem,
   whatsAppStatusBody,
   workspaceItem,
@@ -62,6 +65,19 @@ it('accepts a send with only the kit’s items and queues the message the delive
 
   const queued = JSON.parse(sqs.commandCalls(SendMessageCommand)[0]!.args[0].input.MessageBody!) as unknown;
   expect(queued).toEqual(dispatchMessage(dispatchId));
+});
+
+it('delivers through the sandbox under fake timers: with no callback URL there are no reports to wait for', async () => {
+  givenTable();
+  const { dispatchId, stored } = await send();
+  ddb.on(UpdateCommand).resolves({ Attributes: { ...stored, status: 'processing', attemptStartedAt: new Date().toISOString() } });
+  jest.useFakeTimers();
+  try {
+    expect(await deliver(sqsEvent([{ body: dispatchMessage(dispatchId) }]), lambdaContext('deliver'))).toEqual({ batchItemFailures: [] });
+  } finally {
+    jest.useRealTimers();
+  }
+  expect(jest.getTimerCount()).toBe(0);
 });
 
 it.each([
