@@ -47,8 +47,11 @@ export function parseResult(result: APIGatewayProxyResult) {
   return { status: result.statusCode, headers: result.headers ?? {}, body: JSON.parse(result.body) as Record<string, unknown> };
 }
 
-/** A route's Middy-wrapped `handler`, buffered or streamed (`lambdas/handlers/<handler>.ts`). */
-export type RouteHandler = (event: APIGatewayProxyEvent, ...rest: never[]) => Promise<unknown>;
+/**
+ * A route's Middy-wrapped `handler` (`lambdas/handlers/<handler>.ts`): buffered, `(event, context)`,
+ * or streamed, `(event, responseStream, context)` (lambdas/http/http-handler.ts, StreamedHandler).
+ */
+export type RouteHandler = (event: APIGatewayProxyEvent, ...rest: never[]) => unknown;
 
 /**
  * Invokes a route's handler as Lambda would: with a response stream for streaming routes
