@@ -10,7 +10,7 @@
  * (lambdas/shared/config.ts) once, as a cold start does: set the environment a test needs before
  * importing the kit or a handler.
  */
-export { invokeRoute, parseResult, routeEvent, type EventInput, type RouteHandler } from './route-events';
+export { invokeRoute, parseResult, routeEvent, type EventInput, type ParsedResult, type RouteHandler } from './route-events';
 export { authorizerEvent } from './authorizer-events';
 export { functionUrlEvent, type FunctionUrlRequest } from '../local/function-url-event';
 export { sqsEvent, type SqsRecordInput } from './sqs-events';

@@ -42,9 +42,29 @@ export function routeEvent(routeId: RouteId, input: EventInput = {}): APIGateway
   return event;
 }
 
-/** The response's JSON body, with its status and headers. */
-export function parseResult(result: APIGatewayProxyResult) {
-  return { status: result.statusCode, headers: result.headers ?? {}, body: JSON.parse(result.body) as Record<string, unknown> };
+/** A response read as a client reads it: header names lower-cased (HTTP's are case-insensitive). */
+export interface ParsedResult<Body> {
+  status: number;
+  headers: Record<string, string>;
+  body: Body;
+}
+
+/**
+ * The response's status, headers (names lower-cased: the handlers set some lower-case, some not,
+ * and API Gateway passes them as set) and body: parsed JSON by default; with `'text'`, the body as
+ * sent, for the answers that are not JSON (a 204's empty body, the verification handshake's
+ * `text/plain` challenge). Reading one of those as JSON throws, saying so.
+ */
+export function parseResult(result: APIGatewayProxyResult, as: 'text'): ParsedResult<string>;
+export function parseResult(result: APIGatewayProxyResult, as?: 'json'): ParsedResult<Record<string, unknown>>;
+export function parseResult(result: APIGatewayProxyResult, as: 'json' | 'text' = 'json'): ParsedResult<Record<string, unknown> | string> {
+  const headers = Object.fromEntries(Object.entries(result.headers ?? {}).map(([name, value]) => [name.toLowerCase(), String(value)]));
+  if (as === 'text') return { status: result.statusCode, headers, body: result.body };
+  const type = headers['content-type'];
+  if (!result.body || (type !== undefined && !/^application\/([\w.-]+\+)?json\b/i.test(type))) {
+    throw new Error(`parseResult: the ${result.statusCode} answer's body is ${result.body ? type : 'empty'}, not JSON; read it with parseResult(result, 'text')`);
+  }
+  return { status: result.statusCode, headers, body: JSON.parse(result.body) as Record<string, unknown> };
 }
 
 /**

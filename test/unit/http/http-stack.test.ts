@@ -107,7 +107,7 @@ describe('the shared HTTP middleware stack', () => {
     };
     const { status, headers, body } = await invoke({ body: { name: 'a' } });
     expect(status).toBe(429);
-    expect(headers['Retry-After']).toBe('7');
+    expect(headers['retry-after']).toBe('7');
     expect(Object.keys(body).sort()).toEqual(['error', 'message', 'requestId', 'success']);
     expect(body.error).toBe('rate_limited');
   });

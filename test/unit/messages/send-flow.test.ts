@@ -38,7 +38,7 @@ describe('POST /v1/messages, accepted', () => {
     expect(Object.keys(body).sort()).toEqual(['dispatchId', 'status', 'statusUrl']);
     expect(body.status).toBe('queued');
     expect(body.statusUrl).toBe(`https://abc123.execute-api.ap-southeast-3.amazonaws.com/prod/v1/messages/${body.dispatchId as string}`);
-    expect(headers.Location).toBe(body.statusUrl);
+    expect(headers.location).toBe(body.statusUrl);
   });
 
   it('writes dispatch, conversation message and conversation in one transaction, then one queue message', async () => {
@@ -100,7 +100,7 @@ describe('POST /v1/messages, refused', () => {
   it('answers 429 with Retry-After until the next minute when the workspace allowance is spent, writing nothing', async () => {
     ddb.on(UpdateCommand).rejects(Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' }));
     const { status, body, headers } = await send();
-    expect([status, body.error, headers['Retry-After']]).toEqual([429, 'rate_limited', '30']);
+    expect([status, body.error, headers['retry-after']]).toEqual([429, 'rate_limited', '30']);
     // A block of 30 did not fit, nor did a single send.
     expect(ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input.ExpressionAttributeValues?.[':block'])).toEqual([30, 1]);
     expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(0);
