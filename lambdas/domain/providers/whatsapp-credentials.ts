@@ -26,10 +26,21 @@ export async function whatsAppCredentials(secretName = config.WHATSAPP_SECRET_NA
     if (!parsed.success) throw new Error(`Secret ${secretName} is not { accessToken, appSecret, verifyToken, phoneNumberId? }`);
     return parsed.data;
   }
-  return credentialsSchema.parse({
+  const parsed = credentialsSchema.safeParse({
     accessToken: config.WHATSAPP_ACCESS_TOKEN ?? 'local-access-token',
     appSecret: config.WHATSAPP_APP_SECRET,
     verifyToken: config.WHATSAPP_VERIFY_TOKEN,
     phoneNumberId: config.WHATSAPP_PHONE_NUMBER_ID,
   });
+  if (parsed.success) return parsed.data;
+  const missing = [...new Set(parsed.error.issues.map((issue) => VARIABLE_OF[issue.path[0] as keyof WhatsAppCredentials]))];
+  throw new Error(`${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set: without WHATSAPP_SECRET_NAME, the WhatsApp credentials come from the environment`);
 }
+
+/** The variable each credential comes from when no secret is named. */
+const VARIABLE_OF: Record<keyof WhatsAppCredentials, string> = {
+  accessToken: 'WHATSAPP_ACCESS_TOKEN',
+  appSecret: 'WHATSAPP_APP_SECRET',
+  verifyToken: 'WHATSAPP_VERIFY_TOKEN',
+  phoneNumberId: 'WHATSAPP_PHONE_NUMBER_ID',
+};

@@ -19,3 +19,21 @@ describe('WhatsApp credentials from Secrets Manager', () => {
     expect(secrets.commandCalls(GetSecretValueCommand)).toHaveLength(1);
   });
 });
+
+describe('WhatsApp credentials from the environment', () => {
+  const saved = { ...process.env };
+  afterEach(() => {
+    process.env = { ...saved };
+  });
+
+  it('names the variables that are not set, not the credentials’ fields', async () => {
+    delete process.env.WHATSAPP_SECRET_NAME;
+    delete process.env.WHATSAPP_APP_SECRET;
+    delete process.env.WHATSAPP_VERIFY_TOKEN;
+    let whatsAppCredentials!: CredentialsModule['whatsAppCredentials'];
+    jest.isolateModules(() => ({ whatsAppCredentials } = jest.requireActual<CredentialsModule>('../../../lambdas/domain/providers/whatsapp-credentials')));
+    await expect(whatsAppCredentials()).rejects.toThrow(
+      'WHATSAPP_APP_SECRET and WHATSAPP_VERIFY_TOKEN are not set: without WHATSAPP_SECRET_NAME, the WhatsApp credentials come from the environment',
+    );
+  });
+});
