@@ -52,7 +52,6 @@ export interface SendDependencies {
  */
 export async function sendTemplateMessage(command: SendTemplateMessage, deps: Partial<SendDependencies> = {}): Promise<SendResult> {
   const store = deps.store ?? defaultStore();
-  const queue = deps.queue ?? defaultQueue();
   const { workspaceId, now } = command;
 
   // A replay answers what the first request got before anything is checked again: a template paused
@@ -67,6 +66,9 @@ export async function sendTemplateMessage(command: SendTemplateMessage, deps: Pa
     throw new ValidationError(`to: ${to} opted out of this workspace's marketing messages; template ${template.id} is MARKETING`, 'recipient_opted_out');
   }
   const workspace = await lookUpWorkspace(workspaceId, now, store);
+  // Once the request is known to be sendable, before anything is written: a function without its
+  // queue (a test that did not set QUEUE_URL) still answers a request that fails validation.
+  const queue = deps.queue ?? defaultQueue();
   await takeSendAllowance(workspaceId, workspace.settings.sendsPerMinute, now, store);
 
   const dispatch = draftDispatch({ ...command, to }, template, version, workspace);
