@@ -14,7 +14,7 @@ import { clearWorkspaceCache } from '../../lambdas/domain/workspaces/workspace-l
 /**
  * Every per-container cache, by what it clears. A Lambda container keeps these between
  * invocations; a test file keeps them between tests, so one test's mocked key or template would
- * answer the next. test/unit/testing-kit/container-caches.test.ts fails when a module-level cache
+ * answer the next. test/unit/testing-kit/kit.test.ts fails when a module-level cache
  * under lambdas/ is missing here.
  */
 export const containerCaches = {
