@@ -75,11 +75,13 @@ export type RouteHandler = (event: APIGatewayProxyEvent, ...rest: never[]) => un
 
 /**
  * Invokes a route's handler as Lambda would: with a response stream for streaming routes
- * (collected here into the same result shape), plainly otherwise. Takes an event, or what
- * `routeEvent` takes to build one.
+ * (collected here into the same result shape), plainly otherwise. Takes an event (invoked as a
+ * copy, so one event may be invoked more than once), or what `routeEvent` takes to build one.
  */
 export async function invokeRoute(routeId: RouteId, handler: RouteHandler, request: APIGatewayProxyEvent | EventInput = {}): Promise<APIGatewayProxyResult> {
-  const event = 'requestContext' in request ? request : routeEvent(routeId, request);
+  // Middy parses the body and lower-cases the headers of the event it is given, in place: a copy
+  // keeps the caller's event as built, so invoking it again answers as the first time did.
+  const event = structuredClone('requestContext' in request ? request : routeEvent(routeId, request));
   const context = lambdaContext(routeId);
   const invoke = handler as unknown as (...args: unknown[]) => Promise<unknown>;
   if (!(routes[routeId] as { streaming?: boolean }).streaming) return (await invoke(event, context)) as APIGatewayProxyResult;

@@ -15,6 +15,7 @@ import {
   numberOwnerItem,
   parseResult,
   resetContainerCaches,
+  routeEvent,
   signWhatsAppBody,
   sqsEvent,
   templateItem,
@@ -65,6 +66,16 @@ it('accepts a send with only the kit’s items and queues the message the delive
 
   const queued = JSON.parse(sqs.commandCalls(SendMessageCommand)[0]!.args[0].input.MessageBody!) as unknown;
   expect(queued).toEqual(dispatchMessage(dispatchId));
+});
+
+it('invokes a copy of the event it is given: one event invoked twice is two sends', async () => {
+  givenTable();
+  const event = routeEvent('sendMessage', { apiKey: KEY, body: request });
+
+  const answers = [await invokeRoute('sendMessage', sendMessage, event), await invokeRoute('sendMessage', sendMessage, event)];
+
+  expect(answers.map((answer) => answer.statusCode)).toEqual([202, 202]);
+  expect(typeof event.body).toBe('string');
 });
 
 it('delivers through the sandbox under fake timers: with no callback URL there are no reports to wait for', async () => {
