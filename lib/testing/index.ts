@@ -8,7 +8,9 @@
  *
  * Importing it imports the modules whose caches it resets, and they read the configuration
  * (lambdas/shared/config.ts) once, as a cold start does: set the environment a test needs before
- * importing the kit or a handler.
+ * importing the kit or a handler. The README section also says what a test needs besides the kit:
+ * the jest settings Middy needs, which AWS clients to mock, the variables by route, how to build
+ * mocked AWS errors.
  */
 export { invokeRoute, parseResult, routeEvent, type EventInput, type ParsedResult, type RouteHandler } from './route-events';
 export { authorizerEvent } from './authorizer-events';
