@@ -6,7 +6,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { conversationIdFor } from '../../../lambdas/domain/conversations/conversation-id';
 import { handler } from '../../../lambdas/handlers/send-message';
 import { keys } from '../../../lambdas/shared/table';
-import { resetContainerCaches } from '../../../lib/testing';
+import { resetContainerCaches, workspaceItem } from '../../../lib/testing';
 import { lambdaContext, parseResult, routeEvent } from '../../support/events';
 import { SEND_KEY, stubHealthySend, template, TEMPLATE_ID, validSend, WORKSPACE, workspace } from '../../support/send-fixtures';
 import type { Template } from '../../../lambdas/domain/templates/template';
@@ -127,7 +127,7 @@ describe('POST /v1/messages, refused', () => {
   });
 
   it('answers 409 duplicate_send when the daily-send marker exists', async () => {
-    ddb.on(GetCommand, { TableName: TABLE, Key: keys.workspace(WORKSPACE) }).resolves({ Item: { ...workspace, settings: { ...workspace.settings, dedupe: 'wib-day' } } });
+    ddb.on(GetCommand, { TableName: TABLE, Key: keys.workspace(WORKSPACE) }).resolves({ Item: workspaceItem({ settings: { dedupe: 'wib-day' } }) });
     ddb.on(TransactWriteCommand).rejects(
       new TransactionCanceledException({ message: 'cancelled', $metadata: {}, CancellationReasons: [{ Code: 'None' }, { Code: 'None' }, { Code: 'None' }, { Code: 'ConditionalCheckFailed' }] }),
     );

@@ -10,10 +10,10 @@ import { handler as receiveWebhook } from '../../../lambdas/handlers/whatsapp-we
 import { dispatchQueueSettings } from '../../../lambdas/shared/dispatch-queue-settings';
 import { metricNames } from '../../../lambdas/shared/metric-names';
 import { keys } from '../../../lambdas/shared/table';
-import { resetContainerCaches } from '../../../lib/testing';
+import { resetContainerCaches, workspaceItem } from '../../../lib/testing';
 import { sqsEvent } from '../../../lib/testing/sqs-events';
 import { lambdaContext, parseResult, routeEvent } from '../../support/events';
-import { SEND_KEY, stubHealthySend, validSend, workspace, WORKSPACE } from '../../support/send-fixtures';
+import { SEND_KEY, stubHealthySend, validSend, WORKSPACE } from '../../support/send-fixtures';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const sqs = mockClient(SQSClient);
@@ -118,7 +118,7 @@ describe('business metrics, as the functions write them (EMF)', () => {
   });
 
   it('counts dispatches held back for their number’s pace as paced, and nothing else', async () => {
-    ddb.on(GetCommand, { Key: keys.workspace(WORKSPACE) }).resolves({ Item: { ...workspace, settings: { ...workspace.settings, provider: 'whatsapp', whatsappPhoneNumberId: '106540352242922', whatsappMessagesPerSecond: 1 } } });
+    ddb.on(GetCommand, { Key: keys.workspace(WORKSPACE) }).resolves({ Item: workspaceItem({ settings: { provider: 'whatsapp', whatsappPhoneNumberId: '106540352242922', whatsappMessagesPerSecond: 1 } }) });
     // The pace's counter answers as a fresh second; the one claim it lets through finds its dispatch settled.
     ddb.on(UpdateCommand).callsFake((input: UpdateCommandInput) =>
       String(input.Key!.pk).startsWith('PACE#') ? Promise.resolve({ Attributes: { offered: 3 } }) : Promise.reject(Object.assign(new Error('condition failed'), { name: 'ConditionalCheckFailedException' })),

@@ -5,6 +5,7 @@ import { hashApiKey } from '../../../lambdas/domain/api-keys/api-key-secret';
 import { handler as getTemplate } from '../../../lambdas/handlers/get-template';
 import { handler as previewTemplate } from '../../../lambdas/handlers/preview-template';
 import { keys } from '../../../lambdas/shared/table';
+import { templateItem } from '../../../lib/testing/send-items';
 import { apiKeyItem } from '../../support/api-keys';
 import { lambdaContext, parseResult, routeEvent } from '../../support/events';
 import { template, TEMPLATE_ID, VERSION_ID } from '../../support/send-fixtures';
@@ -19,7 +20,7 @@ beforeEach(() => {
   clearApiKeyCache();
   ddb.on(GetCommand).resolves({});
   ddb.on(GetCommand, { TableName: TABLE, Key: keys.apiKey(hashApiKey(KEY)) }).resolves({ Item: apiKeyItem(KEY, { workspaceId: WS, scopes: ['templates:read'] }) });
-  ddb.on(GetCommand, { TableName: TABLE, Key: keys.template(WS, TEMPLATE_ID) }).resolves({ Item: { ...keys.template(WS, TEMPLATE_ID), entity: 'template', workspaceId: WS, ...template } });
+  ddb.on(GetCommand, { TableName: TABLE, Key: keys.template(WS, TEMPLATE_ID) }).resolves({ Item: templateItem({ workspaceId: WS, ...template }) });
   ddb.on(GetCommand, { TableName: TABLE, Key: keys.templateVersion(WS, VERSION_ID) }).resolves({
     Item: { ...keys.templateVersion(WS, VERSION_ID), templateId: TEMPLATE_ID, templateStatus: 'APPROVED', version: template.versions[0] },
   });
