@@ -20,7 +20,7 @@ export const dynamo = /* @__PURE__ */ DynamoDBDocumentClient.from(/* @__PURE__ *
  * The SDK waits on a connection that never answers for as long as the function lives; a send held
  * so answers 504 after its message may have been taken, and its caller sends again. SQS answers in
  * milliseconds: past these an attempt is an error the SDK retries, and then the send's release
- * decides between 502 and 202 (decision 161).
+ * decides between 502 and 202 (decision 160).
  */
 export const QUEUE_CALL_TIMEOUTS = { connectionTimeout: 1_000, requestTimeout: 1_500, throwOnRequestTimeout: true } as const;
 

@@ -116,7 +116,7 @@ describe('WhatsApp Cloud API provider', () => {
     expect(await verdict(unreachable.send(message))).toEqual(['transient', 'network']);
   });
 
-  // Sending again on these would send twice whenever WhatsApp had taken the message (decision 161).
+  // Sending again on these would send twice whenever WhatsApp had taken the message (decision 160).
   it('calls a connection lost after WhatsApp read the whole request unknown, not a “later”: it may have sent the message', async () => {
     answer = () => ({ status: 0, body: undefined, hangUp: true });
     expect(await verdict(provider().send(message))).toEqual(['unknown', 'connection_lost']);
