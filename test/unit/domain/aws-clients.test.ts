@@ -24,12 +24,18 @@ describe('the AWS clients the functions and the tools use', () => {
     const silent = createServer((socket) => void sockets.push(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const { port } = silent.address() as { port: number };
+    const endpoint = process.env.SQS_ENDPOINT;
     try {
-      // The SQS client sends to the queue URL's host.
-      const send = sqs.send(new SendMessageCommand({ QueueUrl: `http://127.0.0.1:${port}/000000000000/dispatches`, MessageBody: '{}' }));
+      // The functions' client as a container builds it, its endpoint the silent queue.
+      process.env.SQS_ENDPOINT = `http://127.0.0.1:${port}`;
+      let functionsClient: typeof sqs | undefined;
+      jest.isolateModules(() => ({ sqs: functionsClient } = jest.requireActual<typeof import('../../../lambdas/shared/clients')>('../../../lambdas/shared/clients')));
+      const send = functionsClient!.send(new SendMessageCommand({ QueueUrl: `http://127.0.0.1:${port}/000000000000/dispatches`, MessageBody: '{}' }));
       await expect(send).rejects.toMatchObject({ name: 'TimeoutError' });
       expect(sockets.length).toBeGreaterThanOrEqual(1);
     } finally {
+      if (endpoint === undefined) delete process.env.SQS_ENDPOINT;
+      else process.env.SQS_ENDPOINT = endpoint;
       sockets.forEach((socket) => socket.destroy());
       await new Promise((resolve) => silent.close(resolve));
     }

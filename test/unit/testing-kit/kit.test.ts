@@ -41,6 +41,7 @@ const moduleState: Record<string, keyof typeof containerCaches | { notACache: st
   'lambdas/shared/dependency-errors.ts THROTTLED_REASONS': { notACache: 'a constant' },
   'lambdas/domain/providers/whatsapp-errors.ts TRANSIENT_CODES': { notACache: 'a constant' },
   'lambdas/domain/providers/whatsapp-errors.ts CREDENTIAL_CODES': { notACache: 'a constant' },
+  'lambdas/domain/providers/whatsapp-errors.ts BEFORE_REQUEST': { notACache: 'a constant' },
   'lambdas/domain/providers/whatsapp-errors.ts LONG_REFUSALS': { notACache: 'a constant' },
   'lambdas/domain/providers/whatsapp-webhook.ts LIMIT_LOWERED': { notACache: 'a constant' },
   'lambdas/domain/providers/whatsapp-webhook.ts RESTRICTING_EVENTS': { notACache: 'a constant' },
