@@ -29,7 +29,7 @@ describe('the AWS clients the functions and the tools use', () => {
       // The functions' client as a container builds it, its endpoint the silent queue.
       process.env.SQS_ENDPOINT = `http://127.0.0.1:${port}`;
       let functionsClient: typeof sqs | undefined;
-      jest.isolateModules(() => ({ sqs: functionsClient } = jest.requireActual<typeof import('../../../lambdas/shared/clients')>('../../../lambdas/shared/clients')));
+      jest.isolateModules(() => ({ sqs: functionsClient } = jest.requireActual<{ sqs: typeof sqs }>('../../../lambdas/shared/clients')));
       const send = functionsClient!.send(new SendMessageCommand({ QueueUrl: `http://127.0.0.1:${port}/000000000000/dispatches`, MessageBody: '{}' }));
       await expect(send).rejects.toMatchObject({ name: 'TimeoutError' });
       expect(sockets.length).toBeGreaterThanOrEqual(1);
