@@ -27,37 +27,38 @@ export function workspaceItem(workspace: Partial<WorkspaceInput> & { createdAt?:
 }
 
 /**
- * The stored template item, as the template repository writes it: by default an approved template
- * with one READY version, `Halo {{name}}, pesanan {{order}} sudah dikirim.` (both variables
- * required, 2 credits a send), in the workspace `ws-test`. A send reads it by its `id`.
+ * The kit's template: approved, with one READY version, `Halo {{name}}, pesanan {{order}} sudah
+ * dikirim.` (both variables required, 2 credits a send), the local demo seed's template.
+ */
+export const sampleTemplate = {
+  id: '7b0c5c3e-0000-4000-8000-000000000001',
+  displayName: 'Order shipped',
+  status: 'APPROVED',
+  providerName: 'order_shipped',
+  language: 'id',
+  versions: [
+    {
+      id: '7b0c5c3e-0000-4000-8000-0000000000a1',
+      version: 1,
+      status: 'READY',
+      body: 'Halo {{name}}, pesanan {{order}} sudah dikirim.',
+      variableDefinitions: [
+        { name: 'name', type: 'text', required: true },
+        { name: 'order', type: 'text', required: true },
+      ],
+      creditCostPerSend: 2,
+      createdAt: '2026-01-05T03:00:00Z',
+    },
+  ],
+} as const satisfies TemplateInput;
+
+/**
+ * The stored template item, as the template repository writes it: by default `sampleTemplate` in
+ * the workspace `ws-test`. A send reads it by its `id`.
  */
 export function templateItem(template: Partial<TemplateInput> & { workspaceId?: string } = {}) {
   const { workspaceId = TEST_WORKSPACE_ID, ...input } = template;
-  return storedTemplateItem(
-    workspaceId,
-    templateInputSchema.parse({
-      id: '7b0c5c3e-0000-4000-8000-000000000001',
-      displayName: 'Order shipped',
-      status: 'APPROVED',
-      providerName: 'order_shipped',
-      language: 'id',
-      versions: [
-        {
-          id: '7b0c5c3e-0000-4000-8000-0000000000a1',
-          version: 1,
-          status: 'READY',
-          body: 'Halo {{name}}, pesanan {{order}} sudah dikirim.',
-          variableDefinitions: [
-            { name: 'name', type: 'text', required: true },
-            { name: 'order', type: 'text', required: true },
-          ],
-          creditCostPerSend: 2,
-          createdAt: '2026-01-05T03:00:00Z',
-        },
-      ],
-      ...input,
-    }),
-  );
+  return storedTemplateItem(workspaceId, templateInputSchema.parse({ ...sampleTemplate, ...input }));
 }
 
 /**

@@ -5,37 +5,18 @@ import type { DynamoDBClientResolvedConfig } from '@aws-sdk/client-dynamodb';
 import type { ServiceInputTypes, ServiceOutputTypes } from '@aws-sdk/lib-dynamodb';
 import type { ServiceInputTypes as SQSInput, ServiceOutputTypes as SQSOutput, SQSClientResolvedConfig } from '@aws-sdk/client-sqs';
 import { keys } from '../../lambdas/shared/table';
-import type { Template } from '../../lambdas/domain/templates/template';
+import { templateInputSchema, type Template } from '../../lambdas/domain/templates/template';
 import { hashApiKey } from '../../lambdas/domain/api-keys/api-key-secret';
 import { apiKeyItem } from './api-keys';
-import { templateItem, workspaceItem } from '../../lib/testing/send-items';
+import { sampleTemplate, templateItem, workspaceItem } from '../../lib/testing/send-items';
 
 export const WORKSPACE = 'ws-test';
 export const SEND_KEY = 'msk_test_sender_000000001';
-export const TEMPLATE_ID = '7b0c5c3e-0000-4000-8000-000000000001';
-export const VERSION_ID = '7b0c5c3e-0000-4000-8000-0000000000a1';
+export const TEMPLATE_ID: string = sampleTemplate.id;
+export const VERSION_ID: string = sampleTemplate.versions[0].id;
 
-export const template: Template = {
-  id: TEMPLATE_ID,
-  displayName: 'Order shipped',
-  status: 'APPROVED',
-  providerName: 'order_shipped',
-  language: 'id',
-  versions: [
-    {
-      id: VERSION_ID,
-      version: 1,
-      status: 'READY',
-      body: 'Halo {{name}}, pesanan {{order}} sudah dikirim.',
-      variableDefinitions: [
-        { name: 'name', type: 'text', required: true },
-        { name: 'order', type: 'text', required: true },
-      ],
-      creditCostPerSend: 2,
-      createdAt: '2026-01-05T03:00:00Z',
-    },
-  ],
-};
+/** The kit's template (lib/testing), as the domain reads it. */
+export const template: Template = templateInputSchema.parse(sampleTemplate);
 
 /** A template defining the contract's maximum of 50 variables, all optional. */
 export const WIDE_TEMPLATE_ID = '7b0c5c3e-0000-4000-8000-000000000050';
