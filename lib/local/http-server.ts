@@ -25,6 +25,12 @@ const MAX_BODY_BYTES = 10 * 1024 * 1024;
 export interface ApiServerOptions {
   /** JSON documents answered on GET at these paths, beside the routes (`/openapi.json`). */
   documents?: Record<string, string>;
+  /**
+   * True once the runtime is stopping: every route but the signed ones (WhatsApp's callbacks, which
+   * bring the sandbox's last reports) answers 503, so nothing new is accepted that the stop would
+   * strand, and `/health` no longer says ready.
+   */
+  stopping?: () => boolean;
 }
 
 /**
@@ -60,6 +66,11 @@ export function createApiServer(routes: LoadedRoute[], onError: (error: unknown)
     if (!found) {
       request.resume();
       send(response, gatewayError('not_found', `No route matches ${request.method} ${url.pathname}`));
+      return;
+    }
+    if (options.stopping?.() && !found.route.definition.signed) {
+      request.resume();
+      send(response, gatewayError('service_unavailable', 'The local runtime is stopping'));
       return;
     }
     const body = await readBody(request, MAX_BODY_BYTES);

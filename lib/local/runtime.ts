@@ -124,7 +124,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   /** Where the admin CLI's `--local` finds this runtime; named once written (a closed server has no port to name it by). */
   let stateFile: string | undefined;
 
+  let stopping = false;
   const stop = async () => {
+    stopping = true;
     clearInterval(reconciler);
     await streamReaders?.stop();
     await poller?.stop();
@@ -242,7 +244,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     // Listening last: the first request that gets an answer finds everything in place.
     const { createApiServer } = await import('./http-server');
     // The committed document, which a unit test holds equal to what the code generates.
-    server = createApiServer(loaded, onError, { documents: { '/openapi.json': readFileSync(OPENAPI_DOCUMENT_PATH, 'utf8') } });
+    server = createApiServer(loaded, onError, { documents: { '/openapi.json': readFileSync(OPENAPI_DOCUMENT_PATH, 'utf8') }, stopping: () => stopping });
     await listen(server, port, host);
 
     mkdirSync(join(PROJECT_ROOT, '.messaging'), { recursive: true });
