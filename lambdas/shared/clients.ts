@@ -4,9 +4,12 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { config } from './config';
 import { documentClientOptions, withoutCallLog } from './store';
 
-/** A client's settings; a function so the clients below stay free of side effects for the bundler. */
-function clientConfig(endpoint: 'DYNAMODB_ENDPOINT' | 'SQS_ENDPOINT') {
-  return { region: config.AWS_REGION, endpoint: config[endpoint] };
+/**
+ * A client's settings; a function so the clients below stay free of side effects for the bundler
+ * (an object spread in their arguments is not, and kept the SQS client in every bundle).
+ */
+function clientConfig(endpoint: 'DYNAMODB_ENDPOINT' | 'SQS_ENDPOINT', requestHandler?: typeof QUEUE_CALL_TIMEOUTS) {
+  return { region: config.AWS_REGION, endpoint: config[endpoint], ...(requestHandler ? { requestHandler } : {}) };
 }
 
 /**
@@ -24,4 +27,4 @@ export const dynamo = /* @__PURE__ */ DynamoDBDocumentClient.from(/* @__PURE__ *
  */
 export const QUEUE_CALL_TIMEOUTS = { connectionTimeout: 1_000, requestTimeout: 1_500, throwOnRequestTimeout: true } as const;
 
-export const sqs = /* @__PURE__ */ withoutCallLog(/* @__PURE__ */ new SQSClient({ ...clientConfig('SQS_ENDPOINT'), requestHandler: QUEUE_CALL_TIMEOUTS }));
+export const sqs = /* @__PURE__ */ withoutCallLog(/* @__PURE__ */ new SQSClient(/* @__PURE__ */ clientConfig('SQS_ENDPOINT', QUEUE_CALL_TIMEOUTS)));
