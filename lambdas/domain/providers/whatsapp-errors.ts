@@ -49,8 +49,18 @@ export interface GraphError {
   message?: string;
   type?: string;
   error_subcode?: number;
-  error_data?: { details?: string };
+  /** `{ details }` as documented; some Graph errors give a string, read as no details. */
+  error_data?: unknown;
   fbtrace_id?: string;
+}
+
+/**
+ * What an error's `error_data` says was wrong, when it says it as documented. Read by hand, not by
+ * a zod `catch`: that pulls zod's English error messages into every bundle that parses webhooks (8 KB).
+ */
+export function graphErrorDetails(errorData: unknown): string | undefined {
+  const details = typeof errorData === 'object' && errorData !== null ? (errorData as { details?: unknown }).details : undefined;
+  return typeof details === 'string' && details ? details : undefined;
 }
 
 /**
@@ -61,7 +71,7 @@ export interface GraphError {
 export function classifyWhatsAppError(httpStatus: number, error: GraphError | undefined): ProviderError {
   const code = error?.code;
   const label = String(code ?? `http_${httpStatus}`);
-  const details = error?.error_data?.details;
+  const details = graphErrorDetails(error?.error_data);
   const message = [error?.message ?? `HTTP ${httpStatus}`, details].filter(Boolean).join(': ');
   const detail = {
     ...(error?.type ? { type: error.type } : {}),

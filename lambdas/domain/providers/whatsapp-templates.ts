@@ -112,8 +112,8 @@ async function graphGet(url: URL, options: Pick<TemplateListOptions, 'accessToke
           message: z.optional(z.string()),
           type: z.optional(z.string()),
           error_subcode: z.optional(z.number()),
-          // Some Graph errors give error_data as a string: read as none, never costing the code.
-          error_data: z.catch(z.optional(z.object({ details: z.optional(z.string()) })), undefined),
+          // Some Graph errors give error_data as a string: it never costs the code (graphErrorDetails).
+          error_data: z.optional(z.unknown()),
           fbtrace_id: z.optional(z.string()),
         }),
       })

@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import * as z from '../../shared/zod';
 import type { WebhookSkipReason } from '../../shared/metric-names';
 import { issueLine } from '../../shared/zod-issues';
+import { graphErrorDetails } from './whatsapp-errors';
 
 /**
  * The WhatsApp Cloud API webhook, read the way Meta asks: the envelope is checked as a whole, and
@@ -109,8 +110,8 @@ const statusSchema = z.object({
         code: z.union([z.number(), z.string()]),
         title: z.optional(z.string()),
         message: z.optional(z.string()),
-        // What was wrong, for the operators: never a reason to skip the status.
-        error_data: z.catch(z.optional(z.object({ details: z.optional(z.string()) })), undefined),
+        // What was wrong, for the operators (graphErrorDetails): never a reason to skip the status.
+        error_data: z.optional(z.unknown()),
       }),
     ),
   ),
@@ -160,7 +161,7 @@ export function readStatus(raw: unknown): Read<ProviderStatus> {
       failureCode: status.status === 'failed' ? String(status.errors?.[0]?.code ?? 'failed') : undefined,
       failureDetail:
         status.status === 'failed' && status.errors?.[0]
-          ? { title: status.errors[0].title ?? status.errors[0].message ?? null, details: status.errors[0].error_data?.details ?? null }
+          ? { title: status.errors[0].title ?? status.errors[0].message ?? null, details: graphErrorDetails(status.errors[0].error_data) ?? null }
           : undefined,
       pricing: status.pricing && {
         billable: status.pricing.billable ?? null,
@@ -405,26 +406,26 @@ const RESTRICTING_EVENTS = new Set(['ACCOUNT_RESTRICTION', 'ACCOUNT_VIOLATION', 
 const REINSTATED = 'REINSTATE';
 
 /**
- * When a restriction ends, as an instant: Meta's reference gives Unix seconds (an integer); a date
- * string, as earlier payloads carried, is kept as it came. Any other shape is an unknown end.
+ * Only `event` is required. The details are for the operators' line and are read by hand below:
+ * one of a shape we do not read is left out (null) rather than costing the event, since a
+ * restriction must page whatever Meta says of it (a zod `catch` would do the same, and bring zod's
+ * English error messages into every bundle that parses webhooks).
  */
-const restrictionEnd = z.catch(
-  z.nullable(z.union([z.pipe(z.int().check(z.gte(0), z.lt(1e11)), z.transform((seconds) => new Date(seconds * 1000).toISOString())), epochSeconds, z.string()])),
-  null,
-);
+const accountUpdateSchema = z.object({ event: z.string().check(z.minLength(1)) });
+const objectOf = (value: unknown): Record<string, unknown> | undefined =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+const textOf = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 /**
- * Only `event` is required: the details are for the operators' line, and one of a shape we do not
- * read is left out (null) rather than costing the event, since a restriction must page whatever
- * Meta says of it.
+ * When a restriction ends, as an instant: Meta's reference gives Unix seconds (an integer, or its
+ * digits); a date string, as earlier payloads carried, is kept as it came. Any other shape is an
+ * unknown end.
  */
-const detail = <T extends z.ZodMiniType>(schema: T) => z.catch(z.optional(schema), undefined);
-const accountUpdateSchema = z.object({
-  event: z.string().check(z.minLength(1)),
-  violation_info: detail(z.object({ violation_type: detail(z.string()) })),
-  ban_info: detail(z.object({ waba_ban_state: detail(z.string()), waba_ban_date: detail(z.string()) })),
-  restriction_info: detail(z.array(z.object({ restriction_type: z.catch(z.string(), 'unknown'), expiration: restrictionEnd }))),
-});
+function restrictionEnd(value: unknown): string | null {
+  const seconds = typeof value === 'number' ? value : typeof value === 'string' && /^\d{1,11}$/.test(value) ? Number(value) : undefined;
+  if (seconds !== undefined) return Number.isInteger(seconds) && seconds >= 0 && seconds < 1e11 ? new Date(seconds * 1000).toISOString() : null;
+  return textOf(value);
+}
 
 /** An `account_update` change, read for the operators: its event, whether it restricts the account, and what WhatsApp said of it. */
 export interface AccountUpdate {
@@ -440,16 +441,19 @@ export interface AccountUpdate {
 export function readAccountUpdate(value: Record<string, unknown>): Read<AccountUpdate> {
   const parsed = accountUpdateSchema.safeParse(value);
   if (!parsed.success) return skip('malformed_change', parsed.error);
-  const { event, violation_info, ban_info, restriction_info = [] } = parsed.data;
+  const { event } = parsed.data;
+  const ban = objectOf(value.ban_info);
+  const banState = textOf(ban?.waba_ban_state);
+  const restrictions = Array.isArray(value.restriction_info) ? value.restriction_info.map(objectOf).filter((item) => item !== undefined) : [];
   return {
     ok: true,
     value: {
       event,
-      restricting: RESTRICTING_EVENTS.has(event) && ban_info?.waba_ban_state !== REINSTATED,
-      violationType: violation_info?.violation_type ?? null,
-      banState: ban_info?.waba_ban_state ?? null,
-      banDate: ban_info?.waba_ban_date ?? null,
-      restrictions: restriction_info.map(({ restriction_type, expiration }) => ({ type: restriction_type, expiration: expiration ?? null })),
+      restricting: RESTRICTING_EVENTS.has(event) && banState !== REINSTATED,
+      violationType: textOf(objectOf(value.violation_info)?.violation_type),
+      banState,
+      banDate: textOf(ban?.waba_ban_date),
+      restrictions: restrictions.map((item) => ({ type: textOf(item.restriction_type) ?? 'unknown', expiration: restrictionEnd(item.expiration) })),
     },
   };
 }

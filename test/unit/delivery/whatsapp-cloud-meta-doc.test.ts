@@ -80,4 +80,12 @@ describe('Meta-documented error answers', () => {
       value: { failureCode: '131049', failureDetail: { title: 'This message was not delivered to maintain healthy ecosystem engagement.', details: 'In order to maintain a healthy ecosystem engagement, the message failed to be delivered.' } },
     });
   });
+
+  it('keeps the code and the status when error_data is not the documented object (some Graph errors give a string)', async () => {
+    answer = () => ({ status: 400, body: { error: { message: '(#131026) Message undeliverable', code: 131026, error_data: 'unexpected', fbtrace_id: 'Ax1' } } });
+    const error = (await provider().send({ ...base, templateName: 'x', bodyParameters: [] }).catch((e: unknown) => e)) as ProviderError;
+    expect([error.kind, error.code, error.message, error.detail]).toEqual(['permanent', '131026', '(#131026) Message undeliverable', { fbtraceId: 'Ax1' }]);
+    const failed = readStatus({ id: 'wamid.G', status: 'failed', timestamp: '1767225600', recipient_id: '6281234567890', errors: [{ code: 131026, title: 'Message undeliverable', error_data: 42 }] });
+    expect(failed).toMatchObject({ ok: true, value: { failureCode: '131026', failureDetail: { title: 'Message undeliverable', details: null } } });
+  });
 });
