@@ -80,8 +80,10 @@ export type RouteHandler = (event: APIGatewayProxyEvent, ...rest: never[]) => un
  */
 export async function invokeRoute(routeId: RouteId, handler: RouteHandler, request: APIGatewayProxyEvent | EventInput = {}): Promise<APIGatewayProxyResult> {
   // Middy parses the body and lower-cases the headers of the event it is given, in place: a copy
-  // keeps the caller's event as built, so invoking it again answers as the first time did.
-  const event = structuredClone('requestContext' in request ? request : routeEvent(routeId, request));
+  // keeps the caller's event as built, so invoking it again answers as the first time did. Lambda
+  // hands a function its event as JSON, so a JSON copy is the faithful one (structuredClone refused
+  // generated events in the input properties test).
+  const event = JSON.parse(JSON.stringify('requestContext' in request ? request : routeEvent(routeId, request))) as APIGatewayProxyEvent;
   const context = lambdaContext(routeId);
   const invoke = handler as unknown as (...args: unknown[]) => Promise<unknown>;
   if (!(routes[routeId] as { streaming?: boolean }).streaming) return (await invoke(event, context)) as APIGatewayProxyResult;
