@@ -422,9 +422,9 @@ const textOf = (value: unknown): string | null => (typeof value === 'string' ? v
  * unknown end.
  */
 function restrictionEnd(value: unknown): string | null {
-  const seconds = typeof value === 'number' ? value : typeof value === 'string' && /^\d{1,11}$/.test(value) ? Number(value) : undefined;
-  if (seconds !== undefined) return Number.isInteger(seconds) && seconds >= 0 && seconds < 1e11 ? new Date(seconds * 1000).toISOString() : null;
-  return textOf(value);
+  if (typeof value !== 'number' && typeof value !== 'string') return null;
+  const instant = epochSeconds.safeParse(String(value));
+  return instant.success ? instant.data : textOf(value);
 }
 
 /** An `account_update` change, read for the operators: its event, whether it restricts the account, and what WhatsApp said of it. */
