@@ -15,7 +15,15 @@ import { logger } from '../shared/logger';
 import { flushMetrics, messageMetrics } from '../shared/metrics';
 import { readQueueRecord } from '../shared/queue-record';
 
-const messageSchema = z.object({ dispatchId: z.uuid(), workspaceId: z.string().check(z.minLength(1)) });
+/** A verdict an earlier receive could not write (decision 161): the moves a provider's answer makes. */
+const carriedVerdictSchema = z.object({
+  to: z.enum(['sent', 'failed', 'unknown']),
+  occurredAt: z.string(),
+  providerMessageId: z.optional(z.string()),
+  failureCode: z.optional(z.string()),
+  event: z.optional(z.literal('REJECTED')),
+});
+const messageSchema = z.object({ dispatchId: z.uuid(), workspaceId: z.string().check(z.minLength(1)), verdict: z.optional(carriedVerdictSchema) });
 
 /** Not a failure: the provider asked us to come back later. */
 class RetryLaterError extends Error {
@@ -78,11 +86,14 @@ export const deliverBatch = async (event: SQSEvent, context: Context): Promise<S
       const message = readQueueRecord(record, messageSchema, 'dispatch');
       return message ? [{ record, message }] : [];
     });
-    const { now, notRequeued } = await holdBackForPace(readable);
+    // A carried verdict asks nothing of the provider, so the pace has nothing to hold it for.
+    const verdicts = readable.filter(({ message }) => message.verdict);
+    const paced = await holdBackForPace(readable.filter(({ message }) => !message.verdict));
+    const now = [...verdicts, ...paced.now];
     const messages = new Map(now.map(({ record, message }) => [record, message]));
     const deliver = (record: SQSRecord) => deliverMessage(record, messages.get(record)!, context);
     const answer = now.length ? await processPartialResponse({ Records: [...messages.keys()] }, deliver, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false }) : { batchItemFailures: [] };
-    return { batchItemFailures: [...answer.batchItemFailures, ...notRequeued.map((record) => ({ itemIdentifier: record.messageId }))] };
+    return { batchItemFailures: [...answer.batchItemFailures, ...paced.notRequeued.map((record) => ({ itemIdentifier: record.messageId }))] };
   } finally {
     if (config.AWAIT_PROVIDER_REPORTS === 'true') await settleProviders();
   }

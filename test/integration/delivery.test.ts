@@ -9,6 +9,7 @@ import { findProviderMessage } from '../../lambdas/domain/delivery/provider-mess
 import { DEAD_ATTEMPT_UNKNOWN_MS, PACED_REPORT_SILENCE_MS, QUEUED_GRACE_MS, RELEASED_GRACE_MS, reconcile, REPORT_SILENCE_MS } from '../../lambdas/domain/delivery/reconcile';
 import { listConversations } from '../../lambdas/domain/conversations/read-conversations';
 import { getDispatch } from '../../lambdas/domain/messages/dispatch-repository';
+import type { DispatchMessage } from '../../lambdas/domain/messages/dispatch-queue';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import { ProviderError, type Provider } from '../../lambdas/domain/providers/provider';
 import { sandboxCallCount, sandboxProvider } from '../../lambdas/domain/providers/sandbox';
@@ -449,7 +450,7 @@ describe('the deliver consumer against DynamoDB Local', () => {
     // The reconciler finds the attempt stale and settles what it cannot know.
     // With no report on the number since, nothing shows the provider never had it: after the bound,
     // the reconciler settles what it cannot know, and never sends it again.
-    expect((await reconcile(new Date(Date.now() + REPORT_SILENCE_MS + 1_000), env.table, env.queues)).resent).toBe(0);
+    expect((await reconcile(new Date(Date.now() + REPORT_SILENCE_MS + 1_000), env.table, env.queues)).released).toBe(0);
     const { settledUnknown } = await reconcile(new Date(Date.now() + DEAD_ATTEMPT_UNKNOWN_MS + 1_000), env.table, env.queues);
     expect(settledUnknown).toBeGreaterThanOrEqual(1);
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'unknown', sentAt: null });
@@ -510,8 +511,14 @@ describe('the deliver consumer against DynamoDB Local', () => {
     await reconcile(new Date(Date.now() + 2 * STALE_ATTEMPT_MS), env.table, env.queues);
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'processing' });
     expect(await env.queues.receiveAll()).not.toContainEqual(message);
-    // After the silence: no report came for it, though one came for what was sent after it.
-    expect((await reconcile(new Date(Date.now() + REPORT_SILENCE_MS + 1_000), env.table, env.queues)).resent).toBeGreaterThanOrEqual(1);
+    // After the silence: no report came for it, though one came for what was sent after it. Its
+    // claim is given back, and it is queued again once nothing settled it for RELEASED_GRACE_MS:
+    // its verdict, carried on the queue through a table outage, may be on its way (decision 161).
+    const judgedAt = Date.now() + REPORT_SILENCE_MS + 1_000;
+    expect((await reconcile(new Date(judgedAt), env.table, env.queues)).released).toBeGreaterThanOrEqual(1);
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'processing' });
+    expect(await env.queues.receiveAll()).not.toContainEqual(message);
+    await reconcile(new Date(judgedAt + RELEASED_GRACE_MS + 1_000), env.table, env.queues);
     expect(await env.queues.receiveAll()).toContainEqual(message);
     expect(await deliver(dispatchId, ws, provider.provider, 2)).toBe('sent');
     expect(provider.calls).toEqual([later, dispatchId]);
@@ -540,7 +547,7 @@ describe('the deliver consumer against DynamoDB Local', () => {
 
     // Past the silence that shows an unpaced message was never taken, and past the wait for an `unknown`: left alone.
     for (const after of [REPORT_SILENCE_MS, DEAD_ATTEMPT_UNKNOWN_MS, PACED_REPORT_SILENCE_MS - 60_000]) {
-      expect(await reconcile(new Date(Date.now() + after + 1_000), env.table, env.queues)).toMatchObject({ resent: 0, settledUnknown: 0 });
+      expect(await reconcile(new Date(Date.now() + after + 1_000), env.table, env.queues)).toMatchObject({ released: 0, settledUnknown: 0 });
       expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'processing' });
     }
     expect(await env.queues.receiveAll()).not.toContainEqual(message);
@@ -569,7 +576,7 @@ describe('the deliver consumer against DynamoDB Local', () => {
     await env.queues.receiveAll();
 
     // The number's reports passed the attempt, but WhatsApp may hold the message for an hour.
-    expect(await reconcile(new Date(Date.now() + REPORT_SILENCE_MS + 1_000), env.table, env.queues)).toMatchObject({ resent: 0 });
+    expect(await reconcile(new Date(Date.now() + REPORT_SILENCE_MS + 1_000), env.table, env.queues)).toMatchObject({ released: 0 });
     expect(await env.queues.receiveAll()).not.toContainEqual({ dispatchId, workspaceId: ws });
     // WhatsApp releases it: its report records the send the write could not.
     expect(await reportOn(ws, dispatchId, 'sent')).toMatchObject({ applied: 1 });
@@ -588,7 +595,9 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect(await reportOn(ws, other, 'delivered')).toMatchObject({ applied: 1 });
     await env.queues.receiveAll();
 
-    expect(await reconcile(new Date(Date.now() + PACED_REPORT_SILENCE_MS + 1_000), env.table, env.queues)).toMatchObject({ resent: 1 });
+    const judgedAt = Date.now() + PACED_REPORT_SILENCE_MS + 1_000;
+    expect(await reconcile(new Date(judgedAt), env.table, env.queues)).toMatchObject({ released: 1 });
+    await reconcile(new Date(judgedAt + RELEASED_GRACE_MS + 1_000), env.table, env.queues);
     expect(await env.queues.receiveAll()).toContainEqual({ dispatchId, workspaceId: ws });
     expect(await deliver(dispatchId, ws, provider.provider, 2)).toBe('sent');
     expect(provider.calls).toEqual([other, dispatchId]);
@@ -617,7 +626,7 @@ describe('the deliver consumer against DynamoDB Local', () => {
     const next = (await show(dead, '--id', dispatchId)).stdout.split('\n').at(-1)!;
     expect(next).toMatch(/^next +a dead/);
     expect(next.replace(/^next +/, '')).toBe(
-      `a dead attempt (its consumer died with the claim): a report for it may come until ${after(PACED_REPORT_SILENCE_MS)} (WhatsApp was holding its template on this number: template pacing); then sent again if the number's reports have reached ${after(-10_000)} (they reach nothing yet), else settled unknown at ${after(PACED_REPORT_SILENCE_MS)}`,
+      `a dead attempt (its consumer died with the claim): a report for it may come until ${after(PACED_REPORT_SILENCE_MS)} (WhatsApp was holding its template on this number: template pacing); then released, and queued again if nothing settles it for 4 minutes, if the number's reports have reached ${after(-10_000)} (they reach nothing yet), else settled unknown at ${after(PACED_REPORT_SILENCE_MS)}`,
     );
 
     // WhatsApp releases it: the report settles it, and the reconciler has nothing left to do.
@@ -845,6 +854,92 @@ describe('the deliver consumer when DynamoDB throttles', () => {
       expect((await rollupsOf(ws)).map((item) => item.dispatchCount)).toEqual([1, 1, 1]);
     },
   );
+});
+
+describe('the table away while WhatsApp has the message, and back before WhatsApp retries its report (decision 161)', () => {
+  // An outage fails the verdict's write and WhatsApp's report of the same message together. Once
+  // the table is back, the reports of new sends arrive at once while Meta retries the held-back one
+  // on its own back-off; read as decision 63's evidence, they had the reconciler send again a
+  // message WhatsApp had (or may have had: a timeout's `unknown`).
+  const verdicts = [
+    ['accepted it', accept, { status: 'sent', sentAt: expect.any(String) }],
+    ['did not answer in time', refuse('unknown', 'timeout'), { status: 'unknown', sentAt: null }],
+    ['refused it', refuse('permanent', '131026'), { status: 'failed', failureCode: '131026', sentAt: null }],
+  ] as const;
+  it.each(verdicts)('records the verdict once the table is back when WhatsApp %s, and never asks WhatsApp again, even when the reconciler runs first', async (_, answer, recorded) => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    const later = await sendAfter(ws);
+    await env.queues.receiveAll(); // both sends' messages: this test hands them to the consumer itself
+    let called = false;
+    const whatsapp = scriptedProvider(() => ((called = true), answer()));
+    /** Every message of this workspace on the queue (the reconciler queues other tests' dispatches too), taken as the deliver consumer takes it. */
+    const consumeQueue = async () => {
+      for (const message of (await env.queues.receiveAll()) as DispatchMessage[]) {
+        if (message.workspaceId === ws) await deliverQueuedDispatch({ ...attempt(message.dispatchId, message.workspaceId), ...message, writeDeadline: Date.now() + 1_000 }, { providerFor: () => whatsapp.provider, store: env.table, queue: env.queues });
+      }
+    };
+
+    // The table stops answering writes as WhatsApp answers: the verdict's write asks until its deadline, in vain.
+    const outage = emulateRefusedWrites(env.table.db, { on: () => true, name: 'ThrottlingException', refusing: () => called });
+    let inFlight: DispatchMessage[];
+    try {
+      await deliverQueuedDispatch({ ...attempt(dispatchId, ws), writeDeadline: Date.now() + 1_000 }, { providerFor: () => whatsapp.provider, store: env.table, queue: env.queues });
+      // Another receive takes what the queue now holds, and asks the table until it answers.
+      inFlight = (await env.queues.receiveAll()) as DispatchMessage[];
+    } finally {
+      outage.remove();
+    }
+    // The table is back. The number's next message is sent and reported at once; WhatsApp's report
+    // of the first is still held back by Meta's retries.
+    expect(await deliver(later, ws, scriptedProvider(accept).provider)).toBe('sent');
+    expect(await reportOn(ws, later, 'delivered')).toMatchObject({ applied: 1 });
+
+    // The reconciler runs before that receive has written anything, and the consumer takes what the
+    // queue has. Then the receive in flight writes what it holds, and the reconciler and the
+    // consumer go on past every wait the reconciler has.
+    await reconcile(new Date(Date.now() + REPORT_SILENCE_MS + 1_000), env.table, env.queues);
+    await consumeQueue();
+    for (const message of inFlight) await deliverQueuedDispatch({ ...attempt(message.dispatchId, message.workspaceId), ...message }, { providerFor: () => whatsapp.provider, store: env.table, queue: env.queues });
+    for (const after of [REPORT_SILENCE_MS + RELEASED_GRACE_MS, DEAD_ATTEMPT_UNKNOWN_MS + RELEASED_GRACE_MS]) {
+      await reconcile(new Date(Date.now() + after + 1_000), env.table, env.queues);
+      await consumeQueue();
+    }
+    expect(whatsapp.calls).toEqual([dispatchId]);
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject(recorded);
+    // Day, tag and day-tag counts: the later send, and this one once if it was sent.
+    expect(await countsOf(ws)).toEqual(recorded.status === 'sent' ? [2, 1, 1] : [1, 0, 0]);
+  });
+
+  it('keeps the verdict on the queue for as long as the table stays away, and writes it once it answers', async () => {
+    const { ws, dispatchId } = await queuedDispatch([]);
+    await env.queues.receiveAll();
+    let called = false;
+    const whatsapp = scriptedProvider(() => ((called = true), accept()));
+    const deps = { providerFor: () => whatsapp.provider, store: env.table, queue: env.queues };
+    const outage = emulateRefusedWrites(env.table.db, { on: () => true, name: 'ThrottlingException', refusing: () => called });
+    const carried: unknown[] = [];
+    try {
+      expect(await deliverQueuedDispatch({ ...attempt(dispatchId, ws), writeDeadline: Date.now() + 500 }, deps)).toEqual({ outcome: 'carried' });
+      // Each receive of the verdict asks the table until its own deadline, then puts it on the queue again.
+      for (let receive = 1; receive <= 2; receive++) {
+        const [message, ...more] = (await env.queues.receiveAll()) as DispatchMessage[];
+        expect(more).toEqual([]);
+        carried.push(message);
+        expect(await deliverQueuedDispatch({ ...attempt(dispatchId, ws), ...message, writeDeadline: Date.now() + 500 }, deps)).toEqual({ outcome: 'carried' });
+      }
+    } finally {
+      outage.remove();
+    }
+    const verdict = { to: 'sent', occurredAt: expect.any(String), providerMessageId: expect.stringMatching(/^wamid\./) };
+    expect(carried).toEqual([{ dispatchId, workspaceId: ws, verdict }, { dispatchId, workspaceId: ws, verdict }]);
+    const [message] = (await env.queues.receiveAll()) as DispatchMessage[];
+    expect(await deliverQueuedDispatch({ ...attempt(dispatchId, ws), ...message }, deps)).toEqual({ outcome: 'sent' });
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent', sentAt: message!.verdict!.occurredAt, providerMessageId: message!.verdict!.providerMessageId });
+    // SQS may hand the same message out twice: the second finds the verdict written.
+    expect(await deliverQueuedDispatch({ ...attempt(dispatchId, ws), ...message }, deps)).toEqual({ outcome: 'skipped' });
+    expect(await env.queues.receiveAll()).toEqual([]);
+    expect(whatsapp.calls).toEqual([dispatchId]);
+  });
 });
 
 describe('the deliver consumer when DynamoDB refuses a status write for a reason it does not decide on', () => {

@@ -3,10 +3,14 @@ import { logger } from '../../shared/logger';
 import { messageMetrics } from '../../shared/metrics';
 import type { Store } from '../../shared/store';
 import type { Dispatch } from '../messages/dispatch';
+import { enqueueDispatch, type CarriedVerdict } from '../messages/dispatch-queue';
+import { defaultQueue } from '../../shared/default-store';
+import type { QueueTarget } from '../../shared/queue';
 import { ProviderError, type Provider, type ProviderAcceptance, type ProviderMessage } from '../providers/provider';
 import { lookUpWorkspace } from '../workspaces/workspace-lookup';
 import { sendingNumberOf } from '../workspaces/workspace-number';
 import type { WorkspaceSettings } from '../workspaces/workspace';
+import { isDependencyUnavailable } from '../../shared/dependency-errors';
 import { untilAnswered } from '../../shared/writes';
 import { claimDispatch, releaseClaim } from './delivery-attempt';
 import { applyStatus } from './dispatch-status';
@@ -23,12 +27,14 @@ export const STALE_ATTEMPT_MS = 60_000;
 export const VERDICT_WRITE_DEADLINE_MS = 10_000;
 
 /**
+ * `carried`: the table did not take the provider's verdict before the attempt's deadline; it is on
+ * the queue in a message of its own, which a later receive writes (decision 161).
  * `held`: the message's last receive ended with the provider refusing our credentials, or asking
  * for "later" with its retry budget left; the attempt is released and its queue message let go, so
  * it never reaches the DLQ, and the reconciler queues it again after RELEASED_GRACE_MS (for as
  * long as the token stays refused; until the provider's answers spend the budget).
  */
-export type DeliveryOutcome = 'sent' | 'failed' | 'unknown' | 'retry' | 'held' | 'skipped';
+export type DeliveryOutcome = 'sent' | 'failed' | 'unknown' | 'retry' | 'held' | 'carried' | 'skipped';
 
 export interface DeliveryAttempt {
   dispatchId: string;
@@ -43,6 +49,8 @@ export interface DeliveryAttempt {
    * the function has left, less its batch answer. Absent: VERDICT_WRITE_DEADLINE_MS from the verdict.
    */
   writeDeadline?: number;
+  /** The provider's verdict on an earlier attempt, carried by the message: written, nothing sent (decision 161). */
+  verdict?: CarriedVerdict;
 }
 
 /** The message's last receive: what is not settled now goes to the DLQ, unless let go. */
@@ -51,6 +59,8 @@ const isLastReceive = (attempt: DeliveryAttempt) => attempt.receiveCount >= atte
 export interface DeliveryDependencies {
   providerFor: (settings: Pick<WorkspaceSettings, 'provider'>) => Provider;
   store?: Store;
+  /** Where a verdict the table did not take goes (the dispatch queue). */
+  queue?: QueueTarget;
   now?: () => Date;
 }
 
@@ -70,6 +80,7 @@ export async function deliverDispatch(attempt: DeliveryAttempt, deps: DeliveryDe
 }
 
 async function deliver(attempt: DeliveryAttempt, deps: DeliveryDependencies): Promise<MessageVerdict> {
+  if (attempt.verdict) return recordCarriedVerdict(attempt, attempt.verdict, deps);
   const now = deps.now ?? (() => new Date());
   let sender = await readySender(attempt.workspaceId, deps, now());
   if (sender instanceof ProviderError && !isLastReceive(attempt)) {
@@ -86,7 +97,7 @@ async function deliver(attempt: DeliveryAttempt, deps: DeliveryDependencies): Pr
     sender = await readySender(dispatch.workspaceId, deps, now());
   }
   // Still not ready on the message's last receive: settled as the provider's own answer would be.
-  if (sender instanceof ProviderError) return recordVerdict(dispatch, sender, attempt, now(), deps.store);
+  if (sender instanceof ProviderError) return recordVerdict(dispatch, sender, attempt, now(), deps);
   let acceptance: ProviderAcceptance;
   try {
     acceptance = await callProvider(sender.provider, {
@@ -101,16 +112,52 @@ async function deliver(attempt: DeliveryAttempt, deps: DeliveryDependencies): Pr
   } catch (error) {
     const verdict = error instanceof ProviderError ? error : new ProviderError('unknown', 'provider_fault', (error as Error).message, { cause: error });
     logger.info('Provider did not accept', { dispatchId: dispatch.dispatchId, kind: verdict.kind, code: verdict.code, providerMessage: verdict.message, ...verdict.detail });
-    return recordVerdict(dispatch, verdict, attempt, now(), deps.store);
+    return recordVerdict(dispatch, verdict, attempt, now(), deps);
   }
-  // The provider has it. A write that still fails here is not the provider's verdict: it throws,
-  // the claim keeps a second call out, and the provider's own reports (which echo the dispatch id)
-  // record the send. A held message's pacing mark goes first: should the `sent` write fail, the
-  // claim it leaves must wait for WhatsApp's hold, not be judged by the number's other reports.
+  // The provider has it. A write that fails here for another reason than a table away is not the
+  // provider's verdict: it throws, the claim keeps a second call out, and the provider's own reports
+  // (which echo the dispatch id) record the send. A held message's pacing mark goes first: should
+  // the `sent` write fail, the claim it leaves must wait for WhatsApp's hold, not be judged by the
+  // number's other reports.
   const sentAt = now().toISOString();
   if (acceptance.held) await noteHeld(sender.phoneNumberId, dispatch, sentAt, deps.store);
-  await untilRecorded(attempt, () => applyStatus(dispatch.dispatchId, { to: 'sent', occurredAt: sentAt, providerMessageId: acceptance.providerMessageId }, deps.store, dispatch));
-  return { outcome: 'sent' };
+  return settledAs(await writeVerdict(attempt, { to: 'sent', occurredAt: sentAt, providerMessageId: acceptance.providerMessageId }, deps, dispatch), 'sent');
+}
+
+/**
+ * Writes the provider's verdict on the attempt, through a table that does not answer for a moment
+ * (decision 133). A table still away at the attempt's deadline does not lose it: the verdict goes
+ * on the queue in a message of its own, and a later receive writes it (decision 161). Lost, it
+ * would leave the claim standing, and once the table is back the number's new reports, arriving
+ * before WhatsApp's retry of this message's own, would read as proof that WhatsApp never had it
+ * (decision 63). Returns whether the move was made (false: it did not apply), or `carried`.
+ */
+async function writeVerdict(attempt: DeliveryAttempt, verdict: CarriedVerdict, deps: DeliveryDependencies, known?: Dispatch): Promise<boolean | 'carried'> {
+  try {
+    return await untilRecorded(attempt, () => applyStatus(attempt.dispatchId, verdict, deps.store, known));
+  } catch (error) {
+    if (!isDependencyUnavailable(error)) throw error;
+    const message = { dispatchId: attempt.dispatchId, workspaceId: known?.workspaceId ?? attempt.workspaceId, verdict };
+    try {
+      // No pause of its own: each receive of it asks the table until its own deadline.
+      await enqueueDispatch(message, deps.queue ?? defaultQueue());
+    } catch (queueError) {
+      // The claim stands, and the message comes back: the reconciler judges the attempt (decision 63).
+      logger.warn('Neither the table nor the queue took the provider’s verdict', { dispatchId: attempt.dispatchId, verdict: verdict.to, error: queueError as Error });
+      throw error;
+    }
+    logger.warn('The table did not take the provider’s verdict; it waits on the queue until it does', { dispatchId: attempt.dispatchId, verdict: verdict.to, error: error as Error });
+    return 'carried';
+  }
+}
+
+/** The queue message's outcome once the verdict was written or carried. */
+const settledAs = (written: boolean | 'carried', outcome: CarriedVerdict['to']): MessageVerdict => ({ outcome: written === 'carried' ? 'carried' : outcome });
+
+/** A verdict an earlier receive could not write: written now, or carried on again. The provider is not asked. */
+async function recordCarriedVerdict(attempt: DeliveryAttempt, verdict: CarriedVerdict, deps: DeliveryDependencies): Promise<MessageVerdict> {
+  const written = await writeVerdict(attempt, verdict, deps);
+  return written === false ? { outcome: 'skipped' } : settledAs(written, verdict.to);
 }
 
 /**
@@ -198,15 +245,14 @@ async function callProvider(provider: Provider, message: ProviderMessage): Promi
   }
 }
 
-async function recordVerdict(dispatch: Dispatch, verdict: ProviderError, attempt: DeliveryAttempt, now: Date, store?: Store): Promise<MessageVerdict> {
+async function recordVerdict(dispatch: Dispatch, verdict: ProviderError, attempt: DeliveryAttempt, now: Date, deps: DeliveryDependencies): Promise<MessageVerdict> {
   const occurredAt = now.toISOString();
+  const { store } = deps;
   switch (verdict.kind) {
     case 'permanent':
-      await untilRecorded(attempt, () => applyStatus(dispatch.dispatchId, { to: 'failed', occurredAt, failureCode: verdict.code, event: 'REJECTED' }, store, dispatch));
-      return { outcome: 'failed' };
+      return settledAs(await writeVerdict(attempt, { to: 'failed', occurredAt, failureCode: verdict.code, event: 'REJECTED' }, deps, dispatch), 'failed');
     case 'unknown':
-      await untilRecorded(attempt, () => applyStatus(dispatch.dispatchId, { to: 'unknown', occurredAt }, store, dispatch));
-      return { outcome: 'unknown' };
+      return settledAs(await writeVerdict(attempt, { to: 'unknown', occurredAt }, deps, dispatch), 'unknown');
     case 'credentials':
       // Every queued message would fail alike until the token is fixed: hold them all, fail none.
       messageMetrics.deliveryHeld();
@@ -219,8 +265,7 @@ async function recordVerdict(dispatch: Dispatch, verdict: ProviderError, attempt
       // before the provider was asked (a consumer killed, the table away) is not one of them.
       const laterAnswers = (dispatch.laterAnswers ?? 0) + 1;
       if (laterAnswers >= attempt.maxReceives) {
-        await untilRecorded(attempt, () => applyStatus(dispatch.dispatchId, { to: 'failed', occurredAt, failureCode: `retries_exhausted:${verdict.code}` }, store, dispatch));
-        return { outcome: 'failed' };
+        return settledAs(await writeVerdict(attempt, { to: 'failed', occurredAt, failureCode: `retries_exhausted:${verdict.code}` }, deps, dispatch), 'failed');
       }
       await untilRecorded(attempt, () => releaseClaim(dispatch, now, store, true));
       if (!isLastReceive(attempt)) return verdict.backOff === 'long' ? { outcome: 'retry', afterSeconds: longRetryDelaySeconds(laterAnswers) } : retryAfterReceive(attempt);

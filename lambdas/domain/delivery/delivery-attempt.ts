@@ -64,13 +64,14 @@ function claimUpdate(dispatchId: string, attemptId: string, now: Date): { Update
 /**
  * The provider certainly did not take the message (rate limited, 5xx, a refused token), or a dead
  * attempt never reached it: allow another attempt. `providerSaidLater` counts the answer on the
- * dispatch (`laterAnswers`), in the same write.
+ * dispatch (`laterAnswers`), in the same write. False when there was nothing to release.
  */
-export async function releaseClaim(dispatch: Dispatch, now: Date, store: Store = defaultStore(), providerSaidLater = false): Promise<void> {
-  // Already moved on (a callback settled it), or someone else's attempt: nothing to release.
-  await changeDispatch(dispatch.dispatchId, store, dispatch, (current) =>
+export async function releaseClaim(dispatch: Dispatch, now: Date, store: Store = defaultStore(), providerSaidLater = false): Promise<boolean> {
+  // Already moved on (a callback settled it), or someone else's attempt: nothing to release (false).
+  const released = await changeDispatch(dispatch.dispatchId, store, dispatch, (current) =>
     current.status === 'processing' && current.attemptStartedAt === dispatch.attemptStartedAt ? releaseChange(current, now, providerSaidLater) : undefined,
   );
+  return released !== undefined;
 }
 
 function releaseChange(dispatch: Dispatch, now: Date, providerSaidLater: boolean): DispatchChange {

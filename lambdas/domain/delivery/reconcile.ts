@@ -25,9 +25,11 @@ export const QUEUED_GRACE_MS = 2 * 60_000;
  */
 export const RELEASED_GRACE_MS = (dispatchQueueSettings.visibilityTimeoutSeconds + 60) * 1000;
 /**
- * A dead attempt (a consumer killed with its claim in flight) is sent again once the provider has
- * reported on what the number sent after it, and this long has passed without a report for it: had
- * the provider taken it, its `sent` report would have come (WhatsApp's come within seconds).
+ * A dead attempt (a consumer killed with its claim in flight) is released for another once the
+ * provider has reported on what the number sent after it, and this long has passed without a report
+ * for it: had the provider taken it, its `sent` report would have come (WhatsApp's come within
+ * seconds). Released, it is queued again RELEASED_GRACE_MS later, unless its verdict or report
+ * comes first (decision 161).
  */
 export const REPORT_SILENCE_MS = 5 * 60_000;
 /** Without that evidence (no reports flowing for the number), a dead attempt is settled `unknown` after this. */
@@ -45,8 +47,11 @@ export const QUEUE_AGE_MARGIN_MS = 60_000;
 
 export interface ReconcileSummary {
   requeued: number;
-  /** Dead attempts the provider never took, queued again. */
-  resent: number;
+  /**
+   * Dead attempts the provider's reports show it never took, their claims given back: each is
+   * queued again once idle RELEASED_GRACE_MS, unless its verdict or its report comes first.
+   */
+  released: number;
   settledUnknown: number;
   /** Settled dispatches whose pending entry a function from before decision 104 left behind. */
   droppedEntries: number;
@@ -60,8 +65,8 @@ export interface ReconcileSummary {
 /**
  * Finds dispatches that stopped moving (docs/architecture.md#the-delivery-path): `queued` ones whose
  * queue message never went out, and released attempts whose message was lost, are queued again. A
- * dead attempt (`processing`, its claim older than a minute) is sent again when the number's reports
- * show the provider never took it, and settled `unknown` (never sent again) when nothing can show
+ * dead attempt (`processing`, its claim older than a minute) is released, and so later queued again,
+ * when the number's reports show the provider never took it, and settled `unknown` (never sent again) when nothing can show
  * it (decision 63); for a template WhatsApp was holding (template pacing), both after two hours
  * (decision 148). Reads only the sparse pending entries: a Query per shard (two while entries from before
  * decision 104 may remain), and a BatchGet of the dispatches they name.
@@ -72,7 +77,7 @@ export interface ReconcileSummary {
  * is not queued twice (decision 137). Without it, every dispatch idle past its grace is queued again.
  */
 export async function reconcile(now: Date, store: Store = defaultStore(), queue: QueueTarget = defaultQueue(), options: { queueAgeMs?: number | undefined } = {}): Promise<ReconcileSummary> {
-  const summary: ReconcileSummary = { requeued: 0, resent: 0, settledUnknown: 0, droppedEntries: 0, waiting: 0 };
+  const summary: ReconcileSummary = { requeued: 0, released: 0, settledUnknown: 0, droppedEntries: 0, waiting: 0 };
   const mayStillBeQueued = (idleFor: number) => options.queueAgeMs !== undefined && idleFor <= options.queueAgeMs + QUEUE_AGE_MARGIN_MS;
   const cutoff = new Date(now.getTime() - QUEUED_GRACE_MS).toISOString();
   const evidence = reportEvidence(now, store);
@@ -81,7 +86,7 @@ export async function reconcile(now: Date, store: Store = defaultStore(), queue:
       const idleFor = now.getTime() - Date.parse(dispatch.updatedAt);
       if (dispatch.status === 'processing' && dispatch.attemptStartedAt) {
         const verdict = await deadAttemptVerdict(dispatch, dispatch.attemptStartedAt, now, evidence);
-        if (verdict === 'resend' && (await resend(dispatch, now, store, queue))) summary.resent += 1;
+        if (verdict === 'release' && (await releaseDeadAttempt(dispatch, now, store))) summary.released += 1;
         if (verdict === 'unknown' && (await applyStatus(dispatch.dispatchId, { to: 'unknown', occurredAt: now.toISOString() }, store, dispatch))) summary.settledUnknown += 1;
       } else if (dispatch.status === 'queued' || (dispatch.status === 'processing' && idleFor > RELEASED_GRACE_MS)) {
         if (mayStillBeQueued(idleFor)) summary.waiting += 1;
@@ -91,7 +96,7 @@ export async function reconcile(now: Date, store: Store = defaultStore(), queue:
       }
     }
   }
-  if (summary.requeued || summary.resent || summary.settledUnknown || summary.droppedEntries || summary.waiting) logger.info('Reconciled stuck dispatches', { ...summary, queueAgeMs: options.queueAgeMs });
+  if (summary.requeued || summary.released || summary.settledUnknown || summary.droppedEntries || summary.waiting) logger.info('Reconciled stuck dispatches', { ...summary, queueAgeMs: options.queueAgeMs });
   return summary;
 }
 
@@ -140,7 +145,7 @@ async function deadAttemptVerdict(dispatch: Dispatch, attemptStartedAt: string, 
   const clock = await deadAttemptClock(dispatch, attemptStartedAt, evidence);
   if (now.getTime() < clock.judgedAt) return 'wait';
   const reportedThrough = await evidence.reportedThrough(dispatch.workspaceId);
-  if (reportedThrough && Date.parse(reportedThrough) >= clock.evidenceNeeded) return 'resend';
+  if (reportedThrough && Date.parse(reportedThrough) >= clock.evidenceNeeded) return 'release';
   return now.getTime() >= clock.unknownAt ? 'unknown' : 'wait';
 }
 
@@ -149,7 +154,7 @@ async function deadAttemptVerdict(dispatch: Dispatch, attemptStartedAt: string, 
  * (`npm run admin -- dispatch show`): by the rules `reconcile` applies, read without changing anything.
  * `requeue`: queued, or a released attempt, queued again once idle past its grace (unless the
  * queue's oldest message has waited as long); `attempt`: a provider call may be under way; `dead`:
- * its consumer died with the claim, and it is judged at `judgedAt` (sent again if the number's
+ * its consumer died with the claim, and it is judged at `judgedAt` (released if the number's
  * reports have passed `evidenceNeeded`) or settled `unknown` at `unknownAt`.
  */
 export type ReconcilerView =
@@ -171,11 +176,16 @@ export async function reconcilerView(dispatch: Dispatch, now: Date, store: Store
   return { kind: 'dead', paced, judgedAt: iso(judgedAt), evidenceNeeded: iso(evidenceNeeded), reportedThrough, unknownAt: iso(unknownAt) };
 }
 
-/** Gives the dead claim back, then queues the dispatch for a new one. */
-async function resend(dispatch: Dispatch, now: Date, store: Store, queue: QueueTarget): Promise<boolean> {
-  await releaseClaim(dispatch, now, store);
-  logger.warn('Dead attempt never reached the provider; sending again', { dispatchId: dispatch.dispatchId, attemptStartedAt: dispatch.attemptStartedAt });
-  return requeue(dispatch, now, store, queue);
+/**
+ * Gives the dead claim back; the dispatch is queued again once idle RELEASED_GRACE_MS, as any
+ * released attempt. Not at once: the reports that prove it can arrive the moment a table outage
+ * ends, before the attempt's verdict, carried on the queue meanwhile, is written, and before
+ * WhatsApp's retried report of it (decision 161). Either, in that time, settles it.
+ */
+async function releaseDeadAttempt(dispatch: Dispatch, now: Date, store: Store): Promise<boolean> {
+  const released = await releaseClaim(dispatch, now, store);
+  if (released) logger.warn('Dead attempt never reached the provider; released, and queued again if nothing settles it first', { dispatchId: dispatch.dispatchId, attemptStartedAt: dispatch.attemptStartedAt, queuedAfter: new Date(now.getTime() + RELEASED_GRACE_MS).toISOString() });
+  return released;
 }
 
 /** False when the entry had already moved on: the index is read a moment behind the table. */

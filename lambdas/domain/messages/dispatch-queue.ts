@@ -1,11 +1,19 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { defaultQueue } from '../../shared/default-store';
 import { sendBatched, tenantGroup, type QueueTarget } from '../../shared/queue';
+import type { StatusMove } from './dispatch-repository';
+
+/**
+ * The provider's verdict on an attempt, when the table did not take it in time: the message then
+ * carries it, and its consumer writes it rather than delivering (decision 161).
+ */
+export type CarriedVerdict = Pick<StatusMove, 'occurredAt' | 'providerMessageId' | 'failureCode' | 'event'> & { to: 'sent' | 'failed' | 'unknown' };
 
 /** What the deliver consumer receives: the dispatch to deliver, nothing it could read stale. */
 export interface DispatchMessage {
   dispatchId: string;
   workspaceId: string;
+  verdict?: CarriedVerdict;
 }
 
 export async function enqueueDispatch(message: DispatchMessage, queue: QueueTarget = defaultQueue()): Promise<void> {

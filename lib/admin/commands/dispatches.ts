@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { reconcilerView, type ReconcilerView } from '../../../lambdas/domain/delivery/reconcile';
+import { reconcilerView, RELEASED_GRACE_MS, type ReconcilerView } from '../../../lambdas/domain/delivery/reconcile';
 import type { Dispatch } from '../../../lambdas/domain/messages/dispatch';
 import { getDispatchById } from '../../../lambdas/domain/messages/dispatch-repository';
 import { AdminError, defineCommand, option } from '../command';
@@ -17,7 +17,7 @@ function nextStep(dispatch: Dispatch, view: ReconcilerView): string {
       return [
         `a dead attempt (its consumer died with the claim): a report for it may come until ${view.judgedAt}`,
         view.paced ? ' (WhatsApp was holding its template on this number: template pacing)' : '',
-        `; then sent again if the number's reports have reached ${view.evidenceNeeded} (they reach ${view.reportedThrough ?? 'nothing yet'}),`,
+        `; then released, and queued again if nothing settles it for ${RELEASED_GRACE_MS / 60_000} minutes, if the number's reports have reached ${view.evidenceNeeded} (they reach ${view.reportedThrough ?? 'nothing yet'}),`,
         ` else settled unknown at ${view.unknownAt}`,
       ].join('');
   }

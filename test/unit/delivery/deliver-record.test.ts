@@ -1,9 +1,10 @@
-import { DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { deliverBatch } from '../../../lambdas/handlers/deliver';
 import { handler as send } from '../../../lambdas/handlers/send-message';
 import { dispatchQueueSettings } from '../../../lambdas/shared/dispatch-queue-settings';
+import { keys } from '../../../lambdas/shared/table';
 import { resetContainerCaches } from '../../../lib/testing';
 import { sqsEvent } from '../../../lib/testing/sqs-events';
 import { lambdaContext, parseResult, routeEvent } from '../../support/events';
@@ -19,7 +20,13 @@ beforeEach(() => {
 
 
 describe('deliver consumer, unreadable messages', () => {
-  it.each([['not json at all'], ['{"dispatchId":"not-a-uuid","workspaceId":"ws"}'], ['[]']])(
+  it.each([
+    ['not json at all'],
+    ['{"dispatchId":"not-a-uuid","workspaceId":"ws"}'],
+    ['[]'],
+    // Only a provider's answer is carried: a report's move never is (decision 161).
+    ['{"dispatchId":"0b4f8c2e-5a7d-4e1b-9c3a-2f6d8e1a4b7c","workspaceId":"ws","verdict":{"to":"delivered","occurredAt":"2026-11-28T03:00:00.000Z"}}'],
+  ])(
     'drops %s instead of retrying it into the DLQ, touching nothing',
     async (body) => {
       const event = sqsEvent([{ body }]);
@@ -67,19 +74,43 @@ describe('deliver consumer, a rate-limited message and the write of its verdict'
     expect(writes().filter((expression) => expression.includes('failureCode'))).toHaveLength(2);
   });
 
-  it('stops asking, within the function’s time, a table that stays away: the record fails and its message comes back', async () => {
-    const event = await rateLimited(1, dispatchQueueSettings.maxReceiveCount - 1);
+  /** The claim answers; every write of the verdict (the fifth "later" fails the dispatch) finds the table away. */
+  function tableAwayForTheVerdict() {
     const away = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', $metadata: {} });
     ddb.on(UpdateCommand).callsFake((input: { UpdateExpression: string }) => {
       if (input.UpdateExpression.includes('failureCode')) throw away;
       return { Attributes: claimed };
     });
+  }
+
+  it('stops asking, within the function’s time, a table that stays away, and puts the verdict on the queue in a message of its own: the record is done (decision 161)', async () => {
+    const event = await rateLimited(1, dispatchQueueSettings.maxReceiveCount - 1);
+    tableAwayForTheVerdict();
+    sqs.on(SendMessageCommand).resolves({ MessageId: 'carried-1' });
+    sqs.resetHistory(); // the send's own message
     // 3 s left, 2 s kept for the batch answer: the verdict is asked for about a second, well inside
     // the test's own 5 s (the 10 s a caller without a deadline gets would time it out).
     const logs = captureLogLines();
     const answer = await deliverBatch(event, lambdaContext('deliver', 3_000)).finally(logs.restore);
-    expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: event.Records[0]!.messageId }] });
+    expect(answer).toEqual({ batchItemFailures: [] });
     expect(writes().filter((expression) => expression.includes('failureCode')).length).toBeGreaterThan(1);
+    const carried = sqs.commandCalls(SendMessageCommand).map((call) => call.args[0].input);
+    expect(carried.map(({ QueueUrl, MessageGroupId }) => ({ QueueUrl, MessageGroupId }))).toEqual([{ QueueUrl: process.env.QUEUE_URL, MessageGroupId: claimed.workspaceId }]);
+    expect(JSON.parse(carried[0]!.MessageBody!)).toEqual({ dispatchId: claimed.dispatchId, workspaceId: claimed.workspaceId, verdict: { to: 'failed', occurredAt: expect.any(String), failureCode: 'retries_exhausted:130429' } });
+    expect(logs.at('WARN')).toEqual([
+      expect.objectContaining({ message: 'The table did not take the provider’s verdict; it waits on the queue until it does', dispatchId: claimed.dispatchId, verdict: 'failed', error: expect.objectContaining({ message: 'connect ECONNREFUSED' }) }),
+    ]);
+    expect(logs.at('ERROR')).toEqual([]);
+  });
+
+  it('lets the record fail, for its message to come back, when the queue does not take the verdict either', async () => {
+    const event = await rateLimited(1, dispatchQueueSettings.maxReceiveCount - 1);
+    tableAwayForTheVerdict();
+    sqs.on(SendMessageCommand).rejects(Object.assign(new Error('Service Unavailable'), { name: 'ServiceUnavailable', $metadata: { httpStatusCode: 503 } }));
+    const logs = captureLogLines();
+    const answer = await deliverBatch(event, lambdaContext('deliver', 3_000)).finally(logs.restore);
+    expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: event.Records[0]!.messageId }] });
+    expect(logs.at('WARN')).toEqual([expect.objectContaining({ message: 'Neither the table nor the queue took the provider’s verdict', dispatchId: claimed.dispatchId, error: expect.objectContaining({ message: 'Service Unavailable' }) })]);
     // A fault of ours, which the batch processor keeps to itself: the consumer's line names it.
     expect(logs.at('ERROR')).toEqual([
       expect.objectContaining({
@@ -97,5 +128,28 @@ describe('deliver consumer, a rate-limited message and the write of its verdict'
     expect(await deliverBatch(event, lambdaContext('deliver'))).toEqual({ batchItemFailures: [{ itemIdentifier: event.Records[0]!.messageId }] });
     expect(sqs.commandCalls(ChangeMessageVisibilityCommand).map((call) => call.args[0].input.VisibilityTimeout)).toEqual([2]);
     expect(writes().filter((expression) => expression.includes('ADD laterAnswers :one'))).toHaveLength(1);
+  });
+});
+
+describe('deliver consumer, a verdict carried on the queue (decision 161)', () => {
+  it('writes it without pacing or asking the provider: one read of the dispatch, one status move, nothing queued', async () => {
+    resetContainerCaches();
+    stubHealthySend(ddb, sqs);
+    expect(parseResult(await send(routeEvent('sendMessage', { apiKey: SEND_KEY, body: validSend() }), lambdaContext('sendMessage'))).status).toBe(202);
+    const item = ddb.commandCalls(TransactWriteCommand).at(-1)!.args[0].input.TransactItems![0]!.Put!.Item!;
+    ddb.reset();
+    sqs.reset();
+    ddb.on(GetCommand).resolves({ Item: { ...item, status: 'processing', attemptStartedAt: new Date().toISOString() } });
+    ddb.on(UpdateCommand).resolves({});
+    const verdict = { to: 'sent', occurredAt: new Date().toISOString(), providerMessageId: 'wamid.HBgLMTIzNDU2Nzg5MBUCABEYEjRFQkY0QjE2' };
+
+    const event = sqsEvent([{ body: { dispatchId: item.dispatchId, workspaceId: item.workspaceId, verdict } }]);
+    expect(await deliverBatch(event, lambdaContext('deliver'))).toEqual({ batchItemFailures: [] });
+    // No workspace read (the pace reads it), no claim: the dispatch, then its move.
+    expect(ddb.commandCalls(GetCommand).map((call) => call.args[0].input.Key)).toEqual([keys.dispatch(item.dispatchId as string)]);
+    const moves = ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input);
+    expect(moves).toHaveLength(1);
+    expect(Object.values(moves[0]!.ExpressionAttributeValues!)).toEqual(expect.arrayContaining(['sent', verdict.occurredAt, verdict.providerMessageId]));
+    expect(sqs.calls()).toHaveLength(0);
   });
 });
