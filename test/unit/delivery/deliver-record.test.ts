@@ -103,6 +103,20 @@ describe('deliver consumer, a rate-limited message and the write of its verdict'
     expect(logs.at('ERROR')).toEqual([]);
   });
 
+  it('does not wait past the function’s time on a verdict write the table never answers: the verdict goes on the queue', async () => {
+    const event = await rateLimited(1, dispatchQueueSettings.maxReceiveCount - 1);
+    // The claim answers; the verdict's write goes out on a connection that never answers.
+    ddb.on(UpdateCommand).callsFake((input: { UpdateExpression: string }) => (input.UpdateExpression.includes('failureCode') ? new Promise(() => undefined) : { Attributes: claimed }));
+    sqs.resetHistory(); // the send's own message
+    const logs = captureLogLines();
+    const answer = await deliverBatch(event, lambdaContext('deliver', 3_000)).finally(logs.restore);
+    expect(answer).toEqual({ batchItemFailures: [] });
+    expect(sqs.commandCalls(SendMessageCommand).map((call) => JSON.parse(call.args[0].input.MessageBody!) as unknown)).toEqual([
+      { dispatchId: claimed.dispatchId, workspaceId: claimed.workspaceId, verdict: { to: 'failed', occurredAt: expect.any(String), failureCode: 'retries_exhausted:130429' } },
+    ]);
+    expect(logs.at('WARN')).toEqual([expect.objectContaining({ message: 'The table did not take the provider’s verdict; it waits on the queue until it does', error: expect.objectContaining({ name: 'TimeoutError' }) })]);
+  });
+
   it('lets the record fail, for its message to come back, when the queue does not take the verdict either', async () => {
     const event = await rateLimited(1, dispatchQueueSettings.maxReceiveCount - 1);
     tableAwayForTheVerdict();

@@ -1,5 +1,6 @@
 import { createServer, type Socket } from 'node:net';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, sqs } from '../../../lambdas/shared/clients';
 import { createStore } from '../../../lambdas/shared/store';
 
@@ -19,25 +20,37 @@ describe('the AWS clients the functions and the tools use', () => {
     expect(names).not.toContain('loggerMiddleware');
   });
 
-  it('the functions’ SQS client gives up on a queue that takes the connection and never answers, instead of holding a send until its function times out', async () => {
+  /**
+   * The functions' client for `service`, built as a container builds it, its endpoint a server that
+   * takes connections and never answers; `call` is made through it, and must fail as timed out.
+   */
+  async function againstASilentServer(endpointVariable: 'SQS_ENDPOINT' | 'DYNAMODB_ENDPOINT', call: (clients: { dynamo: typeof dynamo; sqs: typeof sqs }, url: string) => Promise<unknown>) {
     const sockets: Socket[] = [];
     const silent = createServer((socket) => void sockets.push(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const { port } = silent.address() as { port: number };
-    const endpoint = process.env.SQS_ENDPOINT;
+    const url = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
+    const endpoint = process.env[endpointVariable];
     try {
-      // The functions' client as a container builds it, its endpoint the silent queue.
-      process.env.SQS_ENDPOINT = `http://127.0.0.1:${port}`;
-      let functionsClient: typeof sqs | undefined;
-      jest.isolateModules(() => ({ sqs: functionsClient } = jest.requireActual<{ sqs: typeof sqs }>('../../../lambdas/shared/clients')));
-      const send = functionsClient!.send(new SendMessageCommand({ QueueUrl: `http://127.0.0.1:${port}/000000000000/dispatches`, MessageBody: '{}' }));
-      await expect(send).rejects.toMatchObject({ name: 'TimeoutError' });
+      process.env[endpointVariable] = url;
+      let functionsClients: { dynamo: typeof dynamo; sqs: typeof sqs } | undefined;
+      jest.isolateModules(() => (functionsClients = jest.requireActual<{ dynamo: typeof dynamo; sqs: typeof sqs }>('../../../lambdas/shared/clients')));
+      await expect(call(functionsClients!, url)).rejects.toMatchObject({ name: 'TimeoutError' });
       expect(sockets.length).toBeGreaterThanOrEqual(1);
     } finally {
-      if (endpoint === undefined) delete process.env.SQS_ENDPOINT;
-      else process.env.SQS_ENDPOINT = endpoint;
+      if (endpoint === undefined) delete process.env[endpointVariable];
+      else process.env[endpointVariable] = endpoint;
       sockets.forEach((socket) => socket.destroy());
       await new Promise((resolve) => silent.close(resolve));
     }
+  }
+
+  it('the functions’ SQS client gives up on a queue that takes the connection and never answers, instead of holding a send until its function times out', async () => {
+    await againstASilentServer('SQS_ENDPOINT', (clients, url) => clients.sqs.send(new SendMessageCommand({ QueueUrl: `${url}/000000000000/dispatches`, MessageBody: '{}' })));
+  }, 20_000);
+
+  // A hung table call held a deliver batch until the function's timeout, and with it the verdicts
+  // the batch had not written yet, which then could not go on the queue (decisions 161, 162).
+  it('the functions’ DynamoDB client gives up on a table that takes the connection and never answers, instead of holding a function until it times out', async () => {
+    await againstASilentServer('DYNAMODB_ENDPOINT', (clients) => clients.dynamo.send(new UpdateCommand({ TableName: 't', Key: { pk: 'DSP#1', sk: 'DSP' }, UpdateExpression: 'SET #s = :s', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':s': 'sent' } })));
   }, 20_000);
 });
