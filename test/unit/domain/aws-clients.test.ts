@@ -1,3 +1,6 @@
+/**
+ * @slow waits out the functions' SQS and DynamoDB clients' timeouts against a server that never answers (about 17 s).
+ */
 import { createServer, type Socket } from 'node:net';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
