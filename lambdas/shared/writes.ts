@@ -89,28 +89,39 @@ export async function transactWrite<N extends string>(store: Store, writes: Name
   }
 }
 
+export interface UntilAnsweredOptions {
+  /** Told of each try the table did not answer, before the next. */
+  onUnanswered?: (error: unknown) => void;
+  /**
+   * Stop waiting at the deadline even for a try still in flight (the SDK's own tries of a hung call
+   * take up to 12 s): it ends as a `TimeoutError`, and may still be applied later. Only for a write
+   * whose later application anything that comes after recognises: a status move (conditional on the
+   * status), the send's transaction (refused on its own dispatch). Not for a claim, which only the
+   * call that made it recognises (decision 162).
+   */
+  abandonAtDeadline?: boolean;
+}
+
 /**
  * Calls `write` until the table answers. A write the table did not answer may have been applied
  * all the same, so it is tried again (pausing 100 ms, doubling to 1 s) until an answer comes or
- * `deadline` (epoch ms) would pass; then the error stands. A try still unanswered at the deadline
- * is not waited for (the SDK's own tries of a hung call take up to 12 s): it ends as a
- * `TimeoutError`, and may still be applied later, which its retry by the caller recognises as it
- * does any other. Only for writes whose retry recognises its own earlier success.
+ * `deadline` (epoch ms) would pass; then the error stands. Only for writes whose retry recognises
+ * its own earlier success.
  */
-export async function untilAnswered<T>(write: () => Promise<T>, deadline: number, onUnanswered?: (error: unknown) => void): Promise<T> {
+export async function untilAnswered<T>(write: () => Promise<T>, deadline: number, options: UntilAnsweredOptions = {}): Promise<T> {
   for (let pause = 100; ; pause = Math.min(pause * 2, 1_000)) {
     try {
-      return await answeredBy(write(), deadline);
+      return await (options.abandonAtDeadline ? answeredBy(write(), deadline) : write());
     } catch (error) {
       if (!isDependencyUnavailable(error) || Date.now() + pause > deadline) throw error;
-      onUnanswered?.(error);
+      options.onUnanswered?.(error);
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
 }
 
-/** `call`'s answer, or a `TimeoutError` once `deadline` (epoch ms) has passed without one. */
-async function answeredBy<T>(call: Promise<T>, deadline: number): Promise<T> {
+/** `call`'s answer, or a `TimeoutError` once `deadline` (epoch ms) has passed without one; `call` is not stopped. */
+export async function answeredBy<T>(call: Promise<T>, deadline: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(Object.assign(new Error('The table did not answer before the deadline'), { name: 'TimeoutError' })), Math.max(0, deadline - Date.now()));

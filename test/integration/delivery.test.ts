@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { ChangeMessageVisibilityCommand, CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { deliverDispatch, deliverQueuedDispatch, STALE_ATTEMPT_MS, type DeliveryAttempt } from '../../lambdas/domain/delivery/deliver-dispatch';
-import { claimDispatch } from '../../lambdas/domain/delivery/delivery-attempt';
+import { claimDispatch, CLAIM_OUTCOME_DEADLINE_MS } from '../../lambdas/domain/delivery/delivery-attempt';
 import { applyStatus } from '../../lambdas/domain/delivery/dispatch-status';
 import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
 import { findProviderMessage } from '../../lambdas/domain/delivery/provider-message';
@@ -584,6 +584,17 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect(held.calls).toEqual([dispatchId]);
   });
 
+  it('does not let the pacing mark take the verdict’s time: a mark the table never answers is given up halfway to the deadline, and the send is recorded', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    const held = scriptedProvider(acceptHeld);
+    const hungMarks: Store = {
+      tableName: env.table.tableName,
+      db: { send: (command: { input: { Key?: { sk?: string } } }) => (command.input.Key?.sk?.startsWith('PACED#') ? new Promise(() => undefined) : env.table.db.send(command as never)) } as unknown as Store['db'],
+    };
+    expect(await deliverQueuedDispatch({ ...attempt(dispatchId, ws), writeDeadline: Date.now() + 1_000 }, { providerFor: () => held.provider, store: hungMarks, queue: env.queues })).toEqual({ outcome: 'sent' });
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent' });
+  });
+
   it('sends again, once, a dead attempt of a paced template that no report names once WhatsApp’s holds are over', async () => {
     const { ws, dispatchId } = await queuedDispatch(['promo']);
     await claimDispatch(dispatchId, new Date(Date.now() - 1_000), env.table);
@@ -939,6 +950,36 @@ describe('the table away while WhatsApp has the message, and back before WhatsAp
     expect(await deliverQueuedDispatch({ ...attempt(dispatchId, ws), ...message }, deps)).toEqual({ outcome: 'skipped' });
     expect(await env.queues.receiveAll()).toEqual([]);
     expect(whatsapp.calls).toEqual([dispatchId]);
+  });
+});
+
+describe('a claim whose answer comes after its deadline (decision 162)', () => {
+  // A claim abandoned at its deadline and applied after was held by an attempt id no receive knew:
+  // the next receive was refused it and skipped the message, and the dispatch, never sent, waited
+  // for the reconciler (then `unknown`, with no reports on its number).
+  it('waits for the claim it sent: the claim it took is its own, and the message is sent once', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    await env.queues.receiveAll();
+    const whatsapp = scriptedProvider(accept);
+    // The claim reaches the table, and its answer comes once its deadline has passed (a clock running ahead stands in for the wait).
+    const slowClaims: Store = {
+      tableName: env.table.tableName,
+      db: {
+        send: async (command: { input: { UpdateExpression?: string } }) => {
+          if (!command.input.UpdateExpression?.includes('attemptId = :attempt')) return env.table.db.send(command as never);
+          const clock = fastClock(CLAIM_OUTCOME_DEADLINE_MS);
+          try {
+            await new Promise((resolve) => setTimeout(resolve, 200));
+            return await env.table.db.send(command as never);
+          } finally {
+            clock.restore();
+          }
+        },
+      } as unknown as Store['db'],
+    };
+    expect(await deliverQueuedDispatch(attempt(dispatchId, ws), { providerFor: () => whatsapp.provider, store: slowClaims, queue: env.queues })).toEqual({ outcome: 'sent' });
+    expect(whatsapp.calls).toEqual([dispatchId]);
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent' });
   });
 });
 

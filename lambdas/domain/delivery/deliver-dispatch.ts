@@ -11,7 +11,7 @@ import { lookUpWorkspace } from '../workspaces/workspace-lookup';
 import { sendingNumberOf } from '../workspaces/workspace-number';
 import type { WorkspaceSettings } from '../workspaces/workspace';
 import { isDependencyUnavailable } from '../../shared/dependency-errors';
-import { untilAnswered } from '../../shared/writes';
+import { answeredBy, untilAnswered } from '../../shared/writes';
 import { claimDispatch, releaseClaim } from './delivery-attempt';
 import { applyStatus } from './dispatch-status';
 import { noteHeldSend } from './template-pacing';
@@ -120,7 +120,7 @@ async function deliver(attempt: DeliveryAttempt, deps: DeliveryDependencies): Pr
   // the `sent` write fail, the claim it leaves must wait for WhatsApp's hold, not be judged by the
   // number's other reports.
   const sentAt = now().toISOString();
-  if (acceptance.held) await noteHeld(sender.phoneNumberId, dispatch, sentAt, deps.store);
+  if (acceptance.held) await noteHeld(sender.phoneNumberId, dispatch, sentAt, attempt, deps.store);
   return settledAs(await writeVerdict(attempt, { to: 'sent', occurredAt: sentAt, providerMessageId: acceptance.providerMessageId }, deps, dispatch), 'sent');
 }
 
@@ -163,13 +163,15 @@ async function recordCarriedVerdict(attempt: DeliveryAttempt, verdict: CarriedVe
 /**
  * WhatsApp holds the template's messages for now (template pacing): the reconciler must not read
  * the number's reports as proof that a dead attempt of it was never taken (decision 148). The mark
- * is best kept, not required: the next held send of the template writes it again.
+ * is best kept, not required: the next held send of the template writes it again. It is given up
+ * halfway to the verdict's deadline, so that the verdict keeps time to be written or carried.
  */
-async function noteHeld(phoneNumberId: string | undefined, dispatch: Dispatch, sentAt: string, store?: Store): Promise<void> {
+async function noteHeld(phoneNumberId: string | undefined, dispatch: Dispatch, sentAt: string, attempt: DeliveryAttempt, store?: Store): Promise<void> {
   messageMetrics.heldForQualityAssessment();
   if (!phoneNumberId) return; // the stack's default number: no report evidence is kept for it either
+  const deadline = attempt.writeDeadline ?? Date.now() + VERDICT_WRITE_DEADLINE_MS;
   try {
-    await noteHeldSend(phoneNumberId, dispatch.templateId, sentAt, store);
+    await answeredBy(noteHeldSend(phoneNumberId, dispatch.templateId, sentAt, store), Date.now() + (deadline - Date.now()) / 2);
   } catch (error) {
     logger.warn('Could not note that WhatsApp held a message of the template', { dispatchId: dispatch.dispatchId, templateId: dispatch.templateId, error: error as Error });
   }
@@ -182,7 +184,7 @@ async function noteHeld(phoneNumberId: string | undefined, dispatch: Dispatch, s
  * retried write recognises its own earlier success: each is conditional on the claim it settles.
  */
 const untilRecorded = <T>(attempt: DeliveryAttempt, write: () => Promise<T>): Promise<T> =>
-  untilAnswered(write, attempt.writeDeadline ?? Date.now() + VERDICT_WRITE_DEADLINE_MS);
+  untilAnswered(write, attempt.writeDeadline ?? Date.now() + VERDICT_WRITE_DEADLINE_MS, { abandonAtDeadline: true });
 
 interface Sender {
   provider: Provider;

@@ -27,7 +27,9 @@ export const CLAIM_OUTCOME_DEADLINE_MS = 10_000;
  *
  * A claim the table did not answer may have been taken all the same, and a taken claim is never
  * given back; so the claim is tried again until the table answers, and `attemptId` lets it
- * recognise itself when an earlier try did get through. Its `message.status.updated` event is
+ * recognise itself when an earlier try did get through; a try still in flight at the deadline is
+ * waited for, since no later receive could tell the claim it took from a stranger's (the SDK's
+ * timeouts bound it: decision 162). Its `message.status.updated` event is
  * the stream record of this one write (decision 89).
  */
 export async function claimDispatch(dispatchId: string, now: Date, store: Store = defaultStore()): Promise<ClaimResult> {

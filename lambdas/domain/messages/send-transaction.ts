@@ -44,9 +44,10 @@ export async function commitSend(dispatch: DraftedDispatch, claims: SendClaims, 
   const writes = sendWrites(dispatch, claims, now);
   const deadline = Date.now() + WRITE_OUTCOME_DEADLINE_MS;
   for (let attempt = 1; ; attempt++) {
-    const result = await untilAnswered(() => transactWrite(store, writes), deadline, (error) =>
-      logger.warn('Send transaction unanswered; trying it again', { error: error as Error }),
-    );
+    const result = await untilAnswered(() => transactWrite(store, writes), deadline, {
+      onUnanswered: (error) => logger.warn('Send transaction unanswered; trying it again', { error: error as Error }),
+      abandonAtDeadline: true,
+    });
     if (result.committed) return { outcome: 'committed' };
     const { refused } = result;
     // The dispatch id is new: only an earlier try of this transaction, whose answer was lost, wrote it.
