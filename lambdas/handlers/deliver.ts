@@ -23,7 +23,14 @@ const carriedVerdictSchema = z.object({
   failureCode: z.optional(z.string()),
   event: z.optional(z.literal('REJECTED')),
 });
-const messageSchema = z.object({ dispatchId: z.uuid(), workspaceId: z.string().check(z.minLength(1)), verdict: z.optional(carriedVerdictSchema) });
+/** A release an earlier receive could not write (decision 161): given back, then the dispatch delivered. */
+const carriedReleaseSchema = z.object({ attemptStartedAt: z.string(), providerSaidLater: z.boolean() });
+const messageSchema = z.object({
+  dispatchId: z.uuid(),
+  workspaceId: z.string().check(z.minLength(1)),
+  verdict: z.optional(carriedVerdictSchema),
+  release: z.optional(carriedReleaseSchema),
+});
 
 /** Not a failure: the provider asked us to come back later. */
 class RetryLaterError extends Error {

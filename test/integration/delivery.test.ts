@@ -9,7 +9,7 @@ import { findProviderMessage } from '../../lambdas/domain/delivery/provider-mess
 import { DEAD_ATTEMPT_UNKNOWN_MS, PACED_REPORT_SILENCE_MS, QUEUED_GRACE_MS, RELEASED_GRACE_MS, reconcile, REPORT_SILENCE_MS } from '../../lambdas/domain/delivery/reconcile';
 import { listConversations } from '../../lambdas/domain/conversations/read-conversations';
 import { getDispatch } from '../../lambdas/domain/messages/dispatch-repository';
-import type { DispatchMessage } from '../../lambdas/domain/messages/dispatch-queue';
+import { enqueueDispatch, type DispatchMessage } from '../../lambdas/domain/messages/dispatch-queue';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import { ProviderError, type Provider } from '../../lambdas/domain/providers/provider';
 import { sandboxCallCount, sandboxProvider } from '../../lambdas/domain/providers/sandbox';
@@ -919,6 +919,43 @@ describe('the table away while WhatsApp has the message, and back before WhatsAp
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject(recorded);
     // Day, tag and day-tag counts: the later send, and this one once if it was sent.
     expect(await countsOf(ws)).toEqual(recorded.status === 'sent' ? [2, 1, 1] : [1, 0, 0]);
+  });
+
+  // A release lost the same way left the claim standing; with no reports on the number (a refused
+  // token sends nothing) the reconciler settled `unknown` a message WhatsApp never had.
+  it.each([
+    ['asked for later', refuse('transient', '130429')],
+    ['refused the access token', refuse('credentials', '190')],
+  ] as const)('gives the claim back once the table is back when WhatsApp %s, and then sends the message, once', async (_, answer) => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    await env.queues.receiveAll();
+    let called = false;
+    const refusing = scriptedProvider(() => ((called = true), answer()));
+    const outage = emulateRefusedWrites(env.table.db, { on: () => true, name: 'ThrottlingException', refusing: () => called });
+    let first: Awaited<ReturnType<typeof deliverQueuedDispatch>>;
+    try {
+      first = await deliverQueuedDispatch({ ...attempt(dispatchId, ws), writeDeadline: Date.now() + 1_000 }, { providerFor: () => refusing.provider, store: env.table, queue: env.queues });
+    } finally {
+      outage.remove();
+    }
+    // A record that failed comes back, as SQS hands it out again.
+    if (first.outcome === 'retry') await enqueueDispatch({ dispatchId, workspaceId: ws }, env.queues);
+
+    // The table is back (and the token fixed): the consumer takes what the queue holds, and the reconciler runs past every wait it has.
+    const whatsapp = scriptedProvider(accept);
+    const consume = async () => {
+      for (const message of (await env.queues.receiveAll()) as DispatchMessage[]) {
+        if (message.workspaceId === ws) await deliverQueuedDispatch({ ...attempt(message.dispatchId, message.workspaceId, 2), ...message }, { providerFor: () => whatsapp.provider, store: env.table, queue: env.queues });
+      }
+    };
+    await consume();
+    for (const after of [REPORT_SILENCE_MS, DEAD_ATTEMPT_UNKNOWN_MS, DEAD_ATTEMPT_UNKNOWN_MS + RELEASED_GRACE_MS]) {
+      await reconcile(new Date(Date.now() + after + 1_000), env.table, env.queues);
+      await consume();
+    }
+    expect(whatsapp.calls).toEqual([dispatchId]);
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent' });
+    expect(refusing.calls).toEqual([dispatchId]);
   });
 
   it('keeps the verdict on the queue for as long as the table stays away, and writes it once it answers', async () => {

@@ -3,7 +3,7 @@ import { logger } from '../../shared/logger';
 import { messageMetrics } from '../../shared/metrics';
 import type { Store } from '../../shared/store';
 import type { Dispatch } from '../messages/dispatch';
-import { enqueueDispatch, type CarriedVerdict } from '../messages/dispatch-queue';
+import { enqueueDispatch, type CarriedRelease, type CarriedVerdict, type DispatchMessage } from '../messages/dispatch-queue';
 import { defaultQueue } from '../../shared/default-store';
 import type { QueueTarget } from '../../shared/queue';
 import { ProviderError, type Provider, type ProviderAcceptance, type ProviderMessage } from '../providers/provider';
@@ -12,7 +12,7 @@ import { sendingNumberOf } from '../workspaces/workspace-number';
 import type { WorkspaceSettings } from '../workspaces/workspace';
 import { isDependencyUnavailable } from '../../shared/dependency-errors';
 import { answeredBy, untilAnswered } from '../../shared/writes';
-import { claimDispatch, releaseClaim } from './delivery-attempt';
+import { claimDispatch, releaseAttempt } from './delivery-attempt';
 import { applyStatus } from './dispatch-status';
 import { noteHeldSend } from './template-pacing';
 
@@ -51,6 +51,8 @@ export interface DeliveryAttempt {
   writeDeadline?: number;
   /** The provider's verdict on an earlier attempt, carried by the message: written, nothing sent (decision 161). */
   verdict?: CarriedVerdict;
+  /** An earlier attempt's release, carried by the message: written, then the dispatch delivered (decision 161). */
+  release?: CarriedRelease;
 }
 
 /** The message's last receive: what is not settled now goes to the DLQ, unless let go. */
@@ -82,6 +84,7 @@ export async function deliverDispatch(attempt: DeliveryAttempt, deps: DeliveryDe
 async function deliver(attempt: DeliveryAttempt, deps: DeliveryDependencies): Promise<MessageVerdict> {
   if (attempt.verdict) return recordCarriedVerdict(attempt, attempt.verdict, deps);
   const now = deps.now ?? (() => new Date());
+  if (attempt.release && (await writeRelease(attempt, attempt.release, now(), deps)) === 'carried') return { outcome: 'carried' };
   let sender = await readySender(attempt.workspaceId, deps, now());
   if (sender instanceof ProviderError && !isLastReceive(attempt)) {
     logger.warn('Provider not ready; dispatch left queued for its retry', { dispatchId: attempt.dispatchId, kind: sender.kind, code: sender.code });
@@ -132,21 +135,43 @@ async function deliver(attempt: DeliveryAttempt, deps: DeliveryDependencies): Pr
  * before WhatsApp's retry of this message's own, would read as proof that WhatsApp never had it
  * (decision 63). Returns whether the move was made (false: it did not apply), or `carried`.
  */
-async function writeVerdict(attempt: DeliveryAttempt, verdict: CarriedVerdict, deps: DeliveryDependencies, known?: Dispatch): Promise<boolean | 'carried'> {
+function writeVerdict(attempt: DeliveryAttempt, verdict: CarriedVerdict, deps: DeliveryDependencies, known?: Dispatch): Promise<boolean | 'carried'> {
+  return writtenOrCarried(attempt, { verdict }, verdict.to, deps, known, () => applyStatus(attempt.dispatchId, verdict, deps.store, known));
+}
+
+/**
+ * Gives the attempt's claim back (the provider said "later", or refused our token), or carries the
+ * release on the queue as `writeVerdict` carries a verdict: lost, it would leave a claim that only
+ * the number's later reports could clear, and a refused token sends nothing to report on, so the
+ * message, never sent, would end `unknown`. A receive of the carried release writes it, then
+ * delivers the dispatch (decision 161).
+ */
+function writeRelease(attempt: DeliveryAttempt, release: CarriedRelease, now: Date, deps: DeliveryDependencies, known?: Dispatch): Promise<boolean | 'carried'> {
+  return writtenOrCarried(attempt, { release }, 'release', deps, known, () => releaseAttempt(attempt.dispatchId, release.attemptStartedAt, now, deps.store, release.providerSaidLater, known));
+}
+
+/** `write` through a table that does not answer for a moment, or, still away at the deadline, `carried` on the queue for a later receive. */
+async function writtenOrCarried(
+  attempt: DeliveryAttempt,
+  carried: Pick<DispatchMessage, 'verdict' | 'release'>,
+  what: string,
+  deps: DeliveryDependencies,
+  known: Dispatch | undefined,
+  write: () => Promise<boolean>,
+): Promise<boolean | 'carried'> {
   try {
-    return await untilRecorded(attempt, () => applyStatus(attempt.dispatchId, verdict, deps.store, known));
+    return await untilRecorded(attempt, write);
   } catch (error) {
     if (!isDependencyUnavailable(error)) throw error;
-    const message = { dispatchId: attempt.dispatchId, workspaceId: known?.workspaceId ?? attempt.workspaceId, verdict };
     try {
       // No pause of its own: each receive of it asks the table until its own deadline.
-      await enqueueDispatch(message, deps.queue ?? defaultQueue());
+      await enqueueDispatch({ dispatchId: attempt.dispatchId, workspaceId: known?.workspaceId ?? attempt.workspaceId, ...carried }, deps.queue ?? defaultQueue());
     } catch (queueError) {
       // The claim stands, and the message comes back: the reconciler judges the attempt (decision 63).
-      logger.warn('Neither the table nor the queue took the provider’s verdict', { dispatchId: attempt.dispatchId, verdict: verdict.to, error: queueError as Error });
+      logger.warn('Neither the table nor the queue took the provider’s verdict', { dispatchId: attempt.dispatchId, verdict: what, error: queueError as Error });
       throw error;
     }
-    logger.warn('The table did not take the provider’s verdict; it waits on the queue until it does', { dispatchId: attempt.dispatchId, verdict: verdict.to, error: error as Error });
+    logger.warn('The table did not take the provider’s verdict; it waits on the queue until it does', { dispatchId: attempt.dispatchId, verdict: what, error: error as Error });
     return 'carried';
   }
 }
@@ -247,9 +272,11 @@ async function callProvider(provider: Provider, message: ProviderMessage): Promi
   }
 }
 
+/** The release of the claim `dispatch` holds. */
+const releaseOf = (dispatch: Dispatch, providerSaidLater: boolean): CarriedRelease => ({ attemptStartedAt: dispatch.attemptStartedAt!, providerSaidLater });
+
 async function recordVerdict(dispatch: Dispatch, verdict: ProviderError, attempt: DeliveryAttempt, now: Date, deps: DeliveryDependencies): Promise<MessageVerdict> {
   const occurredAt = now.toISOString();
-  const { store } = deps;
   switch (verdict.kind) {
     case 'permanent':
       return settledAs(await writeVerdict(attempt, { to: 'failed', occurredAt, failureCode: verdict.code, event: 'REJECTED' }, deps, dispatch), 'failed');
@@ -259,7 +286,7 @@ async function recordVerdict(dispatch: Dispatch, verdict: ProviderError, attempt
       // Every queued message would fail alike until the token is fixed: hold them all, fail none.
       messageMetrics.deliveryHeld();
       logger.warn('WhatsApp refused the access token; delivery held', { dispatchId: dispatch.dispatchId, code: verdict.code });
-      await untilRecorded(attempt, () => releaseClaim(dispatch, now, store));
+      if ((await writeRelease(attempt, releaseOf(dispatch, false), now, deps, dispatch)) === 'carried') return { outcome: 'carried' };
       return isLastReceive(attempt) ? { outcome: 'held' } : retryAfterReceive(attempt);
     case 'transient': {
       messageMetrics.deliveryDeferred();
@@ -269,7 +296,7 @@ async function recordVerdict(dispatch: Dispatch, verdict: ProviderError, attempt
       if (laterAnswers >= attempt.maxReceives) {
         return settledAs(await writeVerdict(attempt, { to: 'failed', occurredAt, failureCode: `retries_exhausted:${verdict.code}` }, deps, dispatch), 'failed');
       }
-      await untilRecorded(attempt, () => releaseClaim(dispatch, now, store, true));
+      if ((await writeRelease(attempt, releaseOf(dispatch, true), now, deps, dispatch)) === 'carried') return { outcome: 'carried' };
       if (!isLastReceive(attempt)) return verdict.backOff === 'long' ? { outcome: 'retry', afterSeconds: longRetryDelaySeconds(laterAnswers) } : retryAfterReceive(attempt);
       logger.warn('Provider asked for later on the last receive; left to the reconciler', { dispatchId: dispatch.dispatchId, code: verdict.code });
       return { outcome: 'held' };

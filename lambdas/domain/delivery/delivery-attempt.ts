@@ -69,9 +69,14 @@ function claimUpdate(dispatchId: string, attemptId: string, now: Date): { Update
  * dispatch (`laterAnswers`), in the same write. False when there was nothing to release.
  */
 export async function releaseClaim(dispatch: Dispatch, now: Date, store: Store = defaultStore(), providerSaidLater = false): Promise<boolean> {
+  return releaseAttempt(dispatch.dispatchId, dispatch.attemptStartedAt, now, store, providerSaidLater, dispatch);
+}
+
+/** The same, for the attempt that started at `attemptStartedAt`, the dispatch read afresh (a release carried on the queue). */
+export async function releaseAttempt(dispatchId: string, attemptStartedAt: string | undefined, now: Date, store: Store = defaultStore(), providerSaidLater = false, known?: Dispatch): Promise<boolean> {
   // Already moved on (a callback settled it), or someone else's attempt: nothing to release (false).
-  const released = await changeDispatch(dispatch.dispatchId, store, dispatch, (current) =>
-    current.status === 'processing' && current.attemptStartedAt === dispatch.attemptStartedAt ? releaseChange(current, now, providerSaidLater) : undefined,
+  const released = await changeDispatch(dispatchId, store, known, (current) =>
+    current.status === 'processing' && current.attemptStartedAt === attemptStartedAt ? releaseChange(current, now, providerSaidLater) : undefined,
   );
   return released !== undefined;
 }

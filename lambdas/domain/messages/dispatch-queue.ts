@@ -9,11 +9,22 @@ import type { StatusMove } from './dispatch-repository';
  */
 export type CarriedVerdict = Pick<StatusMove, 'occurredAt' | 'providerMessageId' | 'failureCode' | 'event'> & { to: 'sent' | 'failed' | 'unknown' };
 
+/**
+ * A release of an attempt's claim (the provider said "later", or refused our token) that the table
+ * did not take in time: its consumer gives the claim back, then delivers (decision 161).
+ */
+export interface CarriedRelease {
+  attemptStartedAt: string;
+  /** The provider's "later": counted on the dispatch with the release (`laterAnswers`). */
+  providerSaidLater: boolean;
+}
+
 /** What the deliver consumer receives: the dispatch to deliver, nothing it could read stale. */
 export interface DispatchMessage {
   dispatchId: string;
   workspaceId: string;
   verdict?: CarriedVerdict;
+  release?: CarriedRelease;
 }
 
 export async function enqueueDispatch(message: DispatchMessage, queue: QueueTarget = defaultQueue()): Promise<void> {

@@ -166,4 +166,23 @@ describe('deliver consumer, a verdict carried on the queue (decision 161)', () =
     expect(Object.values(moves[0]!.ExpressionAttributeValues!)).toEqual(expect.arrayContaining(['sent', verdict.occurredAt, verdict.providerMessageId]));
     expect(sqs.calls()).toHaveLength(0);
   });
+
+  it('takes a carried release: gives the claim back, then claims and delivers the dispatch', async () => {
+    resetContainerCaches();
+    stubHealthySend(ddb, sqs);
+    expect(parseResult(await send(routeEvent('sendMessage', { apiKey: SEND_KEY, body: validSend() }), lambdaContext('sendMessage'))).status).toBe(202);
+    const item = ddb.commandCalls(TransactWriteCommand).at(-1)!.args[0].input.TransactItems![0]!.Put!.Item!;
+    const attemptStartedAt = new Date(Date.now() - 30_000).toISOString();
+    ddb.on(GetCommand, { Key: keys.dispatch(item.dispatchId as string) }).resolves({ Item: { ...item, status: 'processing', attemptStartedAt } });
+    ddb.on(UpdateCommand).resolves({ Attributes: { ...item, status: 'processing', attemptStartedAt: new Date().toISOString() } });
+    ddb.resetHistory();
+
+    const event = sqsEvent([{ body: { dispatchId: item.dispatchId, workspaceId: item.workspaceId, release: { attemptStartedAt, providerSaidLater: true } } }]);
+    expect(await deliverBatch(event, lambdaContext('deliver'))).toEqual({ batchItemFailures: [] });
+    const updates = ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input);
+    // The release (the earlier attempt's claim, its "later" counted), the new claim, the provider's `sent`.
+    expect(updates.map((update) => update.ExpressionAttributeValues![':mine'] ?? update.ExpressionAttributeValues![':attempt'] ?? 'move')).toEqual([attemptStartedAt, expect.any(String), 'move']);
+    expect(updates[0]!.UpdateExpression).toContain('ADD laterAnswers :one');
+    expect(Object.values(updates[2]!.ExpressionAttributeValues!)).toContain('sent');
+  });
 });
