@@ -27,8 +27,9 @@ export const STALE_ATTEMPT_MS = 60_000;
 export const VERDICT_WRITE_DEADLINE_MS = 10_000;
 
 /**
- * `carried`: the table did not take the provider's verdict before the attempt's deadline; it is on
- * the queue in a message of its own, which a later receive writes (decision 161).
+ * `carried`: the table did not take the provider's verdict (or the release of the claim) before the
+ * attempt's deadline; it is on the queue in a message of its own, which a later receive writes
+ * (decision 161).
  * `held`: the message's last receive ended with the provider refusing our credentials, or asking
  * for "later" with its retry budget left; the attempt is released and its queue message let go, so
  * it never reaches the DLQ, and the reconciler queues it again after RELEASED_GRACE_MS (for as

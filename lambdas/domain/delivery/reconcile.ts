@@ -65,10 +65,10 @@ export interface ReconcileSummary {
 /**
  * Finds dispatches that stopped moving (docs/architecture.md#the-delivery-path): `queued` ones whose
  * queue message never went out, and released attempts whose message was lost, are queued again. A
- * dead attempt (`processing`, its claim older than a minute) is released, and so later queued again,
- * when the number's reports show the provider never took it, and settled `unknown` (never sent again) when nothing can show
- * it (decision 63); for a template WhatsApp was holding (template pacing), both after two hours
- * (decision 148). Reads only the sparse pending entries: a Query per shard (two while entries from before
+ * dead attempt (`processing`, its claim older than a minute) is released, and so later queued
+ * again, when the number's reports show the provider never took it (decisions 63, 161), and settled
+ * `unknown` (never sent again) when nothing can show it; for a template WhatsApp was holding
+ * (template pacing), both after two hours (decision 148). Reads only the sparse pending entries: a Query per shard (two while entries from before
  * decision 104 may remain), and a BatchGet of the dispatches they name.
  *
  * `queueAgeMs`, how long the queue has held its oldest message, tells a lost message from one still
