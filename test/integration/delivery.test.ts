@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { ChangeMessageVisibilityCommand, CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { deliverDispatch, deliverQueuedDispatch, STALE_ATTEMPT_MS, type DeliveryAttempt } from '../../lambdas/domain/delivery/deliver-dispatch';
-import { claimDispatch, CLAIM_OUTCOME_DEADLINE_MS } from '../../lambdas/domain/delivery/delivery-attempt';
+import { claimDispatch, CLAIM_OUTCOME_DEADLINE_MS, releaseClaim } from '../../lambdas/domain/delivery/delivery-attempt';
 import { applyStatus } from '../../lambdas/domain/delivery/dispatch-status';
 import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
 import { findProviderMessage } from '../../lambdas/domain/delivery/provider-message';
@@ -1087,6 +1087,32 @@ describe('the queue around the consumer', () => {
     expect(await getDispatch(dead.ws, dead.dispatchId, env.table)).toMatchObject({ status: 'unknown' });
     // Settled: out of the pending entries, so no later run reads it.
     expect(Object.keys((await env.table.scanAll()).find((item) => item.pk === keys.dispatch(dead.dispatchId).pk && item.sk === 'DSP')!).filter((name) => name.startsWith('gsi'))).toEqual([]);
+  });
+
+  // Read as dead, then given back and claimed again before the reconciler's write (a carried
+  // release, decision 161): settled `unknown` on that live attempt, the message its provider was
+  // answering for was never recorded, and a "later" left it `unknown`, never sent.
+  it('settles `unknown` only the dead attempt it judged, not a new attempt taken since its read', async () => {
+    const { ws, dispatchId } = await queuedDispatch([], new Date(Date.now() - 30 * 60_000));
+    await claimDispatch(dispatchId, new Date(Date.now() - DEAD_ATTEMPT_UNKNOWN_MS - 60_000), env.table);
+    const dead = (await getDispatch(ws, dispatchId, env.table))!;
+    let retaken: string | undefined;
+    const racing: Store = {
+      tableName: env.table.tableName,
+      db: {
+        send: async (command: { input: { Key?: { pk?: string }; ExpressionAttributeValues?: Record<string, unknown> } }) => {
+          if (!retaken && command.input.Key?.pk === keys.dispatch(dispatchId).pk && command.input.ExpressionAttributeValues?.[':to'] === 'unknown') {
+            await releaseClaim(dead, new Date(), env.table, true);
+            const claim = await claimDispatch(dispatchId, new Date(), env.table);
+            retaken = claim.claimed ? claim.dispatch.attemptStartedAt : 'not claimed';
+          }
+          return env.table.db.send(command as never);
+        },
+      } as unknown as Store['db'],
+    };
+    await reconcile(new Date(), racing, env.queues);
+    expect(retaken).toEqual(expect.any(String));
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'processing', attemptStartedAt: retaken });
   });
 
   it('leaves a queued dispatch whose message may still be waiting behind the queue’s backlog, and queues it again once it has waited longer than the queue’s oldest message (decision 137)', async () => {

@@ -27,6 +27,7 @@ export async function applyStatus(dispatchId: string, change: StatusMove, store:
   const now = new Date();
   const moved = await changeDispatch(dispatchId, store, known, (current) => {
     if (!canTransition(current.status, change.to)) return undefined;
+    if (change.ofAttempt && current.attemptStartedAt !== change.ofAttempt) return undefined;
     return transitionWrites(current, change, now.toISOString());
   });
   if (moved) recordTransition(moved.before, change);

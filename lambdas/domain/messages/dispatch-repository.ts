@@ -201,6 +201,8 @@ export interface StatusMove {
   pricing?: Pricing;
   /** The provider's verdict the move tells of, for its delivery event (not our own bookkeeping). */
   event?: DeliveryEventStatus;
+  /** The move settles this attempt only (its `attemptStartedAt`): refused once the dispatch holds another, or none. */
+  ofAttempt?: string;
 }
 
 /**
@@ -212,6 +214,13 @@ export interface StatusMove {
  * than leaving a failed dispatch counted.
  */
 const sentAtCondition = (absent: boolean) => (absent ? ' AND attribute_not_exists(sentAt)' : ' AND attribute_exists(sentAt)');
+
+/** A move of one attempt's (`ofAttempt`) holds to that attempt, whatever was read. */
+function attemptCondition(move: StatusMove, values: Record<string, unknown>): string {
+  if (!move.ofAttempt) return '';
+  values[':attempt'] = move.ofAttempt;
+  return ' AND attemptStartedAt = :attempt';
+}
 
 /**
  * Moves the dispatch from a status the transition table allows (docs/api.md#dispatch-statuses). The first move into a status that counts
@@ -286,7 +295,7 @@ export function statusMove(dispatch: Dispatch, move: StatusMove, now: string): D
       Update: {
         Key: keys.dispatch(dispatch.dispatchId),
         UpdateExpression: sequence.expression(set, remove),
-        ConditionExpression: `#status IN (${fromList.join(', ')})${sentAtCondition(countsAsSent(move.to) ? firstReport : reports !== -1)}`,
+        ConditionExpression: `#status IN (${fromList.join(', ')})${sentAtCondition(countsAsSent(move.to) ? firstReport : reports !== -1)}${attemptCondition(move, values)}`,
         ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
         ExpressionAttributeValues: values,
       },
