@@ -12,11 +12,6 @@ function clientConfig(endpoint: 'DYNAMODB_ENDPOINT' | 'SQS_ENDPOINT', requestHan
   return { region: config.AWS_REGION, endpoint: config[endpoint], ...(requestHandler ? { requestHandler } : {}) };
 }
 
-/**
- * AWS clients, created once per container. Repositories take them as parameters with these
- * as defaults, so tests can pass their own or mock these with aws-sdk-client-mock. Marked pure
- * so a bundle leaves out a client its function never uses, and the SDK package behind it.
- */
 interface CallTimeouts {
   connectionTimeout: number;
   requestTimeout: number;
@@ -33,6 +28,11 @@ interface CallTimeouts {
  */
 export const TABLE_CALL_TIMEOUTS: CallTimeouts = { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true };
 
+/**
+ * AWS clients, created once per container. Repositories take them as parameters with these
+ * as defaults, so tests can pass their own or mock these with aws-sdk-client-mock. Marked pure
+ * so a bundle leaves out a client its function never uses, and the SDK package behind it.
+ */
 export const dynamo = /* @__PURE__ */ DynamoDBDocumentClient.from(/* @__PURE__ */ withoutCallLog(/* @__PURE__ */ new DynamoDBClient(/* @__PURE__ */ clientConfig('DYNAMODB_ENDPOINT', TABLE_CALL_TIMEOUTS))), documentClientOptions);
 
 /**

@@ -872,6 +872,15 @@ describe('the table away while WhatsApp has the message, and back before WhatsAp
   // the table is back, the reports of new sends arrive at once while Meta retries the held-back one
   // on its own back-off; read as decision 63's evidence, they had the reconciler send again a
   // message WhatsApp had (or may have had: a timeout's `unknown`).
+  /**
+   * Takes every message of workspace `ws` on the queue as the deliver consumer takes it, WhatsApp
+   * answering through `provider` (the reconciler queues other tests' dispatches too: left alone).
+   */
+  const consumeQueue = async (ws: string, provider: Provider) => {
+    for (const message of (await env.queues.receiveAll()) as DispatchMessage[]) {
+      if (message.workspaceId === ws) await deliverQueuedDispatch({ ...attempt(message.dispatchId, message.workspaceId), ...message, writeDeadline: Date.now() + 1_000 }, { providerFor: () => provider, store: env.table, queue: env.queues });
+    }
+  };
   const verdicts = [
     ['accepted it', accept, { status: 'sent', sentAt: expect.any(String) }],
     ['did not answer in time', refuse('unknown', 'timeout'), { status: 'unknown', sentAt: null }],
@@ -883,12 +892,6 @@ describe('the table away while WhatsApp has the message, and back before WhatsAp
     await env.queues.receiveAll(); // both sends' messages: this test hands them to the consumer itself
     let called = false;
     const whatsapp = scriptedProvider(() => ((called = true), answer()));
-    /** Every message of this workspace on the queue (the reconciler queues other tests' dispatches too), taken as the deliver consumer takes it. */
-    const consumeQueue = async () => {
-      for (const message of (await env.queues.receiveAll()) as DispatchMessage[]) {
-        if (message.workspaceId === ws) await deliverQueuedDispatch({ ...attempt(message.dispatchId, message.workspaceId), ...message, writeDeadline: Date.now() + 1_000 }, { providerFor: () => whatsapp.provider, store: env.table, queue: env.queues });
-      }
-    };
 
     // The table stops answering writes as WhatsApp answers: the verdict's write asks until its deadline, in vain.
     const outage = emulateRefusedWrites(env.table.db, { on: () => true, name: 'ThrottlingException', refusing: () => called });
@@ -909,11 +912,11 @@ describe('the table away while WhatsApp has the message, and back before WhatsAp
     // queue has. Then the receive in flight writes what it holds, and the reconciler and the
     // consumer go on past every wait the reconciler has.
     await reconcile(new Date(Date.now() + REPORT_SILENCE_MS + 1_000), env.table, env.queues);
-    await consumeQueue();
+    await consumeQueue(ws, whatsapp.provider);
     for (const message of inFlight) await deliverQueuedDispatch({ ...attempt(message.dispatchId, message.workspaceId), ...message }, { providerFor: () => whatsapp.provider, store: env.table, queue: env.queues });
     for (const after of [REPORT_SILENCE_MS + RELEASED_GRACE_MS, DEAD_ATTEMPT_UNKNOWN_MS + RELEASED_GRACE_MS]) {
       await reconcile(new Date(Date.now() + after + 1_000), env.table, env.queues);
-      await consumeQueue();
+      await consumeQueue(ws, whatsapp.provider);
     }
     expect(whatsapp.calls).toEqual([dispatchId]);
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject(recorded);
@@ -943,15 +946,10 @@ describe('the table away while WhatsApp has the message, and back before WhatsAp
 
     // The table is back (and the token fixed): the consumer takes what the queue holds, and the reconciler runs past every wait it has.
     const whatsapp = scriptedProvider(accept);
-    const consume = async () => {
-      for (const message of (await env.queues.receiveAll()) as DispatchMessage[]) {
-        if (message.workspaceId === ws) await deliverQueuedDispatch({ ...attempt(message.dispatchId, message.workspaceId, 2), ...message }, { providerFor: () => whatsapp.provider, store: env.table, queue: env.queues });
-      }
-    };
-    await consume();
+    await consumeQueue(ws, whatsapp.provider);
     for (const after of [REPORT_SILENCE_MS, DEAD_ATTEMPT_UNKNOWN_MS, DEAD_ATTEMPT_UNKNOWN_MS + RELEASED_GRACE_MS]) {
       await reconcile(new Date(Date.now() + after + 1_000), env.table, env.queues);
-      await consume();
+      await consumeQueue(ws, whatsapp.provider);
     }
     expect(whatsapp.calls).toEqual([dispatchId]);
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent' });

@@ -88,8 +88,7 @@ export async function reconcile(now: Date, store: Store = defaultStore(), queue:
         const verdict = await deadAttemptVerdict(dispatch, dispatch.attemptStartedAt, now, evidence);
         if (verdict === 'release' && (await releaseDeadAttempt(dispatch, now, store))) summary.released += 1;
         // Of the attempt it judged: since its read, the claim may have been given back and taken again (decision 161).
-        const unknownMove = { to: 'unknown', occurredAt: now.toISOString(), ofAttempt: dispatch.attemptStartedAt } as const;
-        if (verdict === 'unknown' && (await applyStatus(dispatch.dispatchId, unknownMove, store, dispatch))) summary.settledUnknown += 1;
+        if (verdict === 'unknown' && (await applyStatus(dispatch.dispatchId, { to: 'unknown', occurredAt: now.toISOString(), ofAttempt: dispatch.attemptStartedAt }, store, dispatch))) summary.settledUnknown += 1;
       } else if (dispatch.status === 'queued' || (dispatch.status === 'processing' && idleFor > RELEASED_GRACE_MS)) {
         if (mayStillBeQueued(idleFor)) summary.waiting += 1;
         else if (await requeue(dispatch, now, store, queue)) summary.requeued += 1;
