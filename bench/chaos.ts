@@ -32,7 +32,8 @@ const TEMPLATE_ID = '7b0c5c3e-0000-4000-8000-000000000001';
 const TAG = 'chaos';
 /**
  * docs/operations.md "How long a dispatch may stay unsettled": a dead attempt is released about 5
- * min after its claim and queued again 4 min later (decision 161); 15 min is a fault.
+ * min after its claim and queued again 4 min later (decision 161); 15 min is a fault here, where
+ * the sandbox reports on every send (a dead attempt settled `unknown` would take 20, decision 163).
  */
 const SETTLE_LIMIT_MS = Number(process.env.CHAOS_SETTLE_SECONDS ?? 900) * 1000;
 /**

@@ -94,6 +94,8 @@ export const keys = {
   tagLink: (ws: string, tag: string, createdAt: string, dispatchId: string): ItemKey => ({ pk: partitions.linksOfTag(ws, tag).value, sk: `${createdAt}#${dispatchId}` }),
   /** A tag link as written before decision 102: under its dispatch, indexed by tag on gsi2. Only ever deleted now. */
   tagLinkUnderDispatch: (dispatchId: string, tag: string): ItemKey => ({ pk: `DSP#${dispatchId}`, sk: `TAG#${tag}` }),
+  /** The reconciler's note that a dead attempt of the dispatch is due `unknown` (decision 163). */
+  deadAttemptNote: (dispatchId: string, attemptStartedAt: string): ItemKey => ({ pk: `DSP#${dispatchId}`, sk: `DEAD#${attemptStartedAt}` }),
   /** Summary rollup: per tag, WIB day and template, in `ROLLUP_SHARDS` shards. */
   tagRollup: (ws: string, tag: string, day: string, templateId: string, shard = 0): ItemKey => ({ pk: partitions.rollupsOfTag(ws, tag).value, sk: rollupShard(`${day}#${templateId}`, shard) }),
   /** Per-day count of a workspace's dispatches that counted as sent, tagged or not (WORKSPACE-scope totals), in `ROLLUP_SHARDS` shards. */
@@ -314,6 +316,7 @@ export type Entity =
   | 'whatsappNumber'
   | 'numberReports'
   | 'templatePacing'
+  | 'deadAttemptNote'
   | 'whatsappBusinessAccount'
   | 'marketingOptOut'
   | 'marketingResume'

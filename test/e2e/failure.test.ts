@@ -181,10 +181,10 @@ describe('DynamoDB cut off and DynamoDB Local killed in the middle of a stream o
     }
     const { reconcile, RELEASED_GRACE_MS } = await import('../../lambdas/domain/delivery/reconcile');
     const judgedAt = Date.now() + 60 * 60_000;
-    expect(await reconcile(new Date(judgedAt))).toEqual({ requeued: ambiguous.length, released: stranded.length, settledUnknown: 0, droppedEntries: 0, waiting: 0 });
+    expect(await reconcile(new Date(judgedAt))).toEqual({ requeued: ambiguous.length, released: stranded.length, noted: 0, settledUnknown: 0, droppedEntries: 0, waiting: 0 });
     for (const dispatchId of ambiguous) expect(await waitForStatus(runtime.url, KEY, dispatchId, FINAL)).toMatchObject({ status: 'delivered' });
     // The stranded claims, given back, are queued again once nothing has settled them for a while (decision 161).
-    expect(await reconcile(new Date(judgedAt + RELEASED_GRACE_MS + 1_000))).toEqual({ requeued: stranded.length, released: 0, settledUnknown: 0, droppedEntries: 0, waiting: 0 });
+    expect(await reconcile(new Date(judgedAt + RELEASED_GRACE_MS + 1_000))).toEqual({ requeued: stranded.length, released: 0, noted: 0, settledUnknown: 0, droppedEntries: 0, waiting: 0 });
     for (const dispatchId of [...accepted.map(([, answer]) => answer.body.dispatchId as string), ...retriedIds, ...ambiguous]) {
       expect(await waitForStatus(runtime.url, KEY, dispatchId, FINAL)).toMatchObject({ status: 'delivered' });
       expect(sandboxCallCount(dispatchId)).toBe(1);
@@ -219,7 +219,7 @@ describe('the dispatch queue unavailable, then back (docs/api.md#send-a-message)
 
     // The reconciler, however late it runs, leaves the failed dispatch alone: it is never sent.
     const { reconcile } = await import('../../lambdas/domain/delivery/reconcile');
-    expect(await reconcile(new Date(Date.now() + 60 * 60_000))).toEqual({ requeued: 0, released: 0, settledUnknown: 0, droppedEntries: 0, waiting: 0 });
+    expect(await reconcile(new Date(Date.now() + 60 * 60_000))).toEqual({ requeued: 0, released: 0, noted: 0, settledUnknown: 0, droppedEntries: 0, waiting: 0 });
     expect((await call(runtime.url, 'GET', pathOf(routes.getMessage, { dispatchId: failedId }), { apiKey: KEY })).body).toMatchObject({ status: 'failed', failureCode: 'enqueue_failed' });
     expect([sandboxCallCount(failedId), sandboxCallCount(dispatchId)]).toEqual([0, 1]);
   }, 30_000);

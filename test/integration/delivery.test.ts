@@ -6,7 +6,7 @@ import { claimDispatch, CLAIM_OUTCOME_DEADLINE_MS, releaseClaim } from '../../la
 import { applyStatus } from '../../lambdas/domain/delivery/dispatch-status';
 import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
 import { findProviderMessage } from '../../lambdas/domain/delivery/provider-message';
-import { DEAD_ATTEMPT_UNKNOWN_MS, PACED_REPORT_SILENCE_MS, QUEUED_GRACE_MS, RELEASED_GRACE_MS, reconcile, REPORT_SILENCE_MS } from '../../lambdas/domain/delivery/reconcile';
+import { DEAD_ATTEMPT_UNKNOWN_MS, PACED_REPORT_SILENCE_MS, QUEUED_GRACE_MS, RELEASED_GRACE_MS, reconcile, REPORT_SILENCE_MS, UNKNOWN_NOTICE_MS } from '../../lambdas/domain/delivery/reconcile';
 import { listConversations } from '../../lambdas/domain/conversations/read-conversations';
 import { getDispatch } from '../../lambdas/domain/messages/dispatch-repository';
 import { enqueueDispatch, type DispatchMessage } from '../../lambdas/domain/messages/dispatch-queue';
@@ -112,7 +112,7 @@ const itemsOf = async (dispatchId: string) => {
   await runStreamConsumer(env.table);
   return (await env.table.scanAll()).filter((item) => item.pk === `DSP#${dispatchId}` || ((item.entity === 'deliveryEvent' || item.entity === 'tagLink') && item.dispatchId === dispatchId));
 };
-/** An item of `itemsOf` by what it is: `DSP`, `TAG#<tag>` or `EVT#<status>`. */
+/** An item of `itemsOf` by what it is: `DSP`, `TAG#<tag>`, `EVT#<status>` or the reconciler's `DEAD#<attemptStartedAt>`. */
 const labelOf = (item: Record<string, unknown>) =>
   item.entity === 'deliveryEvent' ? `EVT#${String(item.status)}` : item.entity === 'tagLink' ? `TAG#${String(item.pk).split('#TAG#')[1]}` : String(item.sk);
 /** What `work` returned, the partition key of each GetItem it made through the table's client, in order, and each other call's command and key. */
@@ -447,11 +447,15 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect(second.receiveCount).toBe(2);
     expect(await deliverDispatch({ dispatchId, workspaceId: ws, receiveCount: second.receiveCount, maxReceives: 5 }, { providerFor: () => sandbox, store: env.table })).toBe('skipped');
 
-    // The reconciler finds the attempt stale and settles what it cannot know.
     // With no report on the number since, nothing shows the provider never had it: after the bound,
-    // the reconciler settles what it cannot know, and never sends it again.
+    // the reconciler notes it due `unknown`, and a notice later settles what it cannot know, and
+    // never sends it again.
     expect((await reconcile(new Date(Date.now() + REPORT_SILENCE_MS + 1_000), env.table, env.queues)).released).toBe(0);
-    const { settledUnknown } = await reconcile(new Date(Date.now() + DEAD_ATTEMPT_UNKNOWN_MS + 1_000), env.table, env.queues);
+    const dueAt = Date.now() + DEAD_ATTEMPT_UNKNOWN_MS + 1_000;
+    expect((await reconcile(new Date(dueAt), env.table, env.queues)).noted).toBeGreaterThanOrEqual(1);
+    const { status, attemptStartedAt } = (await getDispatch(ws, dispatchId, env.table))!;
+    expect(status).toBe('processing');
+    const { settledUnknown } = await reconcile(new Date(dueAt + UNKNOWN_NOTICE_MS), env.table, env.queues);
     expect(settledUnknown).toBeGreaterThanOrEqual(1);
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'unknown', sentAt: null });
 
@@ -461,7 +465,8 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect(await applyProviderReports(reports.bodies[0]!, env.table)).toMatchObject({ applied: 1 });
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'delivered', sentAt: expect.any(String), deliveredAt: expect.any(String) });
     expect(sandboxCallCount(dispatchId)).toBe(1);
-    expect((await itemsOf(dispatchId)).map(labelOf).sort()).toEqual(['DSP', 'EVT#ACCEPTED', 'EVT#DELIVERED', 'TAG#promo']);
+    // The reconciler's note of the attempt (decision 163) stays beside the dispatch until its TTL.
+    expect((await itemsOf(dispatchId)).map(labelOf).sort()).toEqual([`DEAD#${attemptStartedAt}`, 'DSP', 'EVT#ACCEPTED', 'EVT#DELIVERED', 'TAG#promo']);
     expect((await rollupsOf(ws)).map((item) => item.dispatchCount)).toEqual([1, 1, 1]);
     await reports.close();
   });
@@ -546,9 +551,10 @@ describe('the deliver consumer against DynamoDB Local', () => {
     await env.queues.receiveAll();
 
     // Past the silence that shows an unpaced message was never taken, and past the wait for an `unknown`: left alone.
-    for (const after of [REPORT_SILENCE_MS, DEAD_ATTEMPT_UNKNOWN_MS, PACED_REPORT_SILENCE_MS - 60_000]) {
-      expect(await reconcile(new Date(Date.now() + after + 1_000), env.table, env.queues)).toMatchObject({ released: 0, settledUnknown: 0 });
-      expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'processing' });
+    const { attemptStartedAt } = (await getDispatch(ws, dispatchId, env.table))!;
+    for (const after of [REPORT_SILENCE_MS, DEAD_ATTEMPT_UNKNOWN_MS, DEAD_ATTEMPT_UNKNOWN_MS + UNKNOWN_NOTICE_MS, PACED_REPORT_SILENCE_MS - 60_000]) {
+      await reconcile(new Date(Date.now() + after + 1_000), env.table, env.queues);
+      expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'processing', attemptStartedAt });
     }
     expect(await env.queues.receiveAll()).not.toContainEqual(message);
     // WhatsApp releases the held messages; the dead attempt's report names its dispatch.
@@ -607,7 +613,9 @@ describe('the deliver consumer against DynamoDB Local', () => {
     await env.queues.receiveAll();
 
     const judgedAt = Date.now() + PACED_REPORT_SILENCE_MS + 1_000;
-    expect(await reconcile(new Date(judgedAt), env.table, env.queues)).toMatchObject({ released: 1 });
+    await reconcile(new Date(judgedAt), env.table, env.queues);
+    const released = (await getDispatch(ws, dispatchId, env.table))!;
+    expect([released.status, released.attemptStartedAt]).toEqual(['processing', undefined]);
     await reconcile(new Date(judgedAt + RELEASED_GRACE_MS + 1_000), env.table, env.queues);
     expect(await env.queues.receiveAll()).toContainEqual({ dispatchId, workspaceId: ws });
     expect(await deliver(dispatchId, ws, provider.provider, 2)).toBe('sent');
@@ -629,16 +637,21 @@ describe('the deliver consumer against DynamoDB Local', () => {
 
     const live = await show(new Date(), '--id', dispatchId, '--json');
     expect([live.status, JSON.parse(live.stdout)]).toEqual([0, expect.objectContaining({ dispatchId, workspaceId: ws, status: 'processing', attemptStartedAt: started, next: { kind: 'attempt', deadAfter: after(STALE_ATTEMPT_MS) } })]);
-    const unpaced = { kind: 'dead', paced: false, judgedAt: after(REPORT_SILENCE_MS), evidenceNeeded: after(-10_000), reportedThrough: null, unknownAt: after(DEAD_ATTEMPT_UNKNOWN_MS) };
+    const unpaced = { kind: 'dead', paced: false, judgedAt: after(REPORT_SILENCE_MS), evidenceNeeded: after(-10_000), reportedThrough: null, unknownAt: after(DEAD_ATTEMPT_UNKNOWN_MS + UNKNOWN_NOTICE_MS) };
     expect((await show(dead, '--id', dispatchId, '--json')).next()).toEqual(unpaced);
     // WhatsApp holds a send of the template on the number: the attempt's wait is two hours.
     expect(await deliver(await sendAfter(ws), ws, scriptedProvider(acceptHeld).provider)).toBe('sent');
-    expect((await show(dead, '--id', dispatchId, '--json')).next()).toEqual({ ...unpaced, paced: true, judgedAt: after(PACED_REPORT_SILENCE_MS), unknownAt: after(PACED_REPORT_SILENCE_MS) });
+    const paced = { ...unpaced, paced: true, judgedAt: after(PACED_REPORT_SILENCE_MS), unknownAt: after(PACED_REPORT_SILENCE_MS + UNKNOWN_NOTICE_MS) };
+    expect((await show(dead, '--id', dispatchId, '--json')).next()).toEqual(paced);
     const next = (await show(dead, '--id', dispatchId)).stdout.split('\n').at(-1)!;
     expect(next).toMatch(/^next +a dead/);
     expect(next.replace(/^next +/, '')).toBe(
-      `a dead attempt (its consumer died with the claim): a report for it may come until ${after(PACED_REPORT_SILENCE_MS)} (WhatsApp was holding its template on this number: template pacing); then released, and queued again if nothing settles it for 4 minutes, if the number's reports have reached ${after(-10_000)} (they reach nothing yet), else settled unknown at ${after(PACED_REPORT_SILENCE_MS)}`,
+      `a dead attempt (its consumer died with the claim): a report for it may come until ${after(PACED_REPORT_SILENCE_MS)} (WhatsApp was holding its template on this number: template pacing); then released, and queued again if nothing settles it for 4 minutes, if the number's reports have reached ${after(-10_000)} (they reach nothing yet), else settled unknown at ${after(PACED_REPORT_SILENCE_MS + UNKNOWN_NOTICE_MS)}`,
     );
+    // A run notes it due `unknown` later than it could have: it is settled a notice after that run.
+    const late = Date.parse(started) + PACED_REPORT_SILENCE_MS + 10 * 60_000;
+    await reconcile(new Date(late), env.table, env.queues);
+    expect((await show(dead, '--id', dispatchId, '--json')).next()).toEqual({ ...paced, unknownAt: new Date(late + UNKNOWN_NOTICE_MS).toISOString() });
 
     // WhatsApp releases it: the report settles it, and the reconciler has nothing left to do.
     expect(await reportOn(ws, dispatchId, 'sent')).toMatchObject({ applied: 1 });
@@ -956,6 +969,36 @@ describe('the table away while WhatsApp has the message, and back before WhatsAp
     expect(refusing.calls).toEqual([dispatchId]);
   });
 
+  // After an outage longer than a dead attempt's wait for `unknown`, the reconciler's first run on
+  // the table's return settled `unknown` the attempt a carried release was about to give back: a
+  // message WhatsApp had answered "later" for, never sent (status never moves back from `unknown`).
+  it.each([
+    ['asked for later', refuse('transient', '130429')],
+    ['refused the access token', refuse('credentials', '190')],
+  ] as const)('sends the message, once, when WhatsApp %s and the table stays away longer than a dead attempt waits for `unknown`', async (_, answer) => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    await env.queues.receiveAll();
+    let called = false;
+    const refusing = scriptedProvider(() => ((called = true), answer()));
+    const outage = emulateRefusedWrites(env.table.db, { on: () => true, name: 'ThrottlingException', refusing: () => called });
+    try {
+      expect(await deliverQueuedDispatch({ ...attempt(dispatchId, ws), writeDeadline: Date.now() + 1_000 }, { providerFor: () => refusing.provider, store: env.table, queue: env.queues })).toEqual({ outcome: 'carried' });
+    } finally {
+      outage.remove();
+    }
+    // The table is back after more than DEAD_ATTEMPT_UNKNOWN_MS, and the reconciler runs before the carried release is received.
+    const back = Date.now() + DEAD_ATTEMPT_UNKNOWN_MS + 1_000;
+    await reconcile(new Date(back), env.table, env.queues);
+    const whatsapp = scriptedProvider(accept);
+    await consumeQueue(ws, whatsapp.provider);
+    for (const after of [60_000, RELEASED_GRACE_MS + 1_000, 2 * RELEASED_GRACE_MS]) {
+      await reconcile(new Date(back + after), env.table, env.queues);
+      await consumeQueue(ws, whatsapp.provider);
+    }
+    expect(whatsapp.calls).toEqual([dispatchId]);
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent' });
+  });
+
   it('keeps the verdict on the queue for as long as the table stays away, and writes it once it answers', async () => {
     const { ws, dispatchId } = await queuedDispatch([]);
     await env.queues.receiveAll();
@@ -1080,7 +1123,12 @@ describe('the queue around the consumer', () => {
 
     const dead = await queuedDispatch([], new Date(Date.now() - 30 * 60_000));
     await claimDispatch(dead.dispatchId, new Date(Date.now() - DEAD_ATTEMPT_UNKNOWN_MS - 60_000), env.table);
-    const summary = await reconcile(new Date(), env.table, env.queues);
+    // Due `unknown`: noted by this run, settled by the first run a notice later (decision 163).
+    const noted = await reconcile(now, env.table, env.queues);
+    expect(noted.noted).toBeGreaterThanOrEqual(1);
+    await reconcile(new Date(now.getTime() + UNKNOWN_NOTICE_MS - 1_000), env.table, env.queues);
+    expect(await getDispatch(dead.ws, dead.dispatchId, env.table)).toMatchObject({ status: 'processing' });
+    const summary = await reconcile(new Date(now.getTime() + UNKNOWN_NOTICE_MS), env.table, env.queues);
     expect(summary.settledUnknown).toBeGreaterThanOrEqual(1);
     expect(await getDispatch(dead.ws, dead.dispatchId, env.table)).toMatchObject({ status: 'unknown' });
     // Settled: out of the pending entries, so no later run reads it.
@@ -1108,7 +1156,8 @@ describe('the queue around the consumer', () => {
         },
       } as unknown as Store['db'],
     };
-    await reconcile(new Date(), racing, env.queues);
+    await reconcile(new Date(), env.table, env.queues); // notes it due `unknown`
+    await reconcile(new Date(Date.now() + UNKNOWN_NOTICE_MS), racing, env.queues);
     expect(retaken).toEqual(expect.any(String));
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'processing', attemptStartedAt: retaken });
   });

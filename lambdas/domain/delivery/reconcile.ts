@@ -11,6 +11,7 @@ import { pendingDispatches, pendingEntryDrop, requeueChange } from '../messages/
 import { lookUpWorkspace } from '../workspaces/workspace-lookup';
 import { sendingNumberOf } from '../workspaces/workspace-number';
 import { STALE_ATTEMPT_MS } from './deliver-dispatch';
+import { deadAttemptNotedAt, noteDeadAttempt } from './dead-attempt-note';
 import { releaseClaim } from './delivery-attempt';
 import { applyStatus, changeDispatch } from './dispatch-status';
 import { EVIDENCE_GRAIN_MS, reportedThrough } from './report-evidence';
@@ -32,8 +33,15 @@ export const RELEASED_GRACE_MS = (dispatchQueueSettings.visibilityTimeoutSeconds
  * comes first (decision 161).
  */
 export const REPORT_SILENCE_MS = 5 * 60_000;
-/** Without that evidence (no reports flowing for the number), a dead attempt is settled `unknown` after this. */
+/** Without that evidence (no reports flowing for the number), a dead attempt is due `unknown` after this. */
 export const DEAD_ATTEMPT_UNKNOWN_MS = 15 * 60_000;
+/**
+ * A dead attempt due `unknown` is noted by the run that first finds it so, and settled by a run this
+ * much later (decision 163): after a table outage longer than DEAD_ATTEMPT_UNKNOWN_MS, the
+ * attempt's release carried on the queue (decision 161) lands in that time, as a carried verdict or
+ * a retried report does for a released dead attempt.
+ */
+export const UNKNOWN_NOTICE_MS = RELEASED_GRACE_MS;
 /**
  * The silence for a dead attempt of a template WhatsApp was holding (template pacing): its report
  * may come when the hold ends, within the hour at Meta's 99th percentile; twice that, then the
@@ -52,6 +60,8 @@ export interface ReconcileSummary {
    * queued again once idle RELEASED_GRACE_MS, unless its verdict or its report comes first.
    */
   released: number;
+  /** Dead attempts due `unknown`, noted and left for a run UNKNOWN_NOTICE_MS after the note. */
+  noted: number;
   settledUnknown: number;
   /** Settled dispatches whose pending entry a function from before decision 104 left behind. */
   droppedEntries: number;
@@ -67,7 +77,8 @@ export interface ReconcileSummary {
  * queue message never went out, and released attempts whose message was lost, are queued again. A
  * dead attempt (`processing`, its claim older than a minute) is released, and so later queued
  * again, when the number's reports show the provider never took it (decisions 63, 161), and settled
- * `unknown` (never sent again) when nothing can show it; for a template WhatsApp was holding
+ * `unknown` (never sent again) when nothing can show it, a notice after a first run noted it so
+ * (decision 163); for a template WhatsApp was holding
  * (template pacing), both after two hours (decision 148). Reads only the sparse pending entries: a Query per shard (two while entries from before
  * decision 104 may remain), and a BatchGet of the dispatches they name.
  *
@@ -77,7 +88,7 @@ export interface ReconcileSummary {
  * is not queued twice (decision 137). Without it, every dispatch idle past its grace is queued again.
  */
 export async function reconcile(now: Date, store: Store = defaultStore(), queue: QueueTarget = defaultQueue(), options: { queueAgeMs?: number | undefined } = {}): Promise<ReconcileSummary> {
-  const summary: ReconcileSummary = { requeued: 0, released: 0, settledUnknown: 0, droppedEntries: 0, waiting: 0 };
+  const summary: ReconcileSummary = { requeued: 0, released: 0, noted: 0, settledUnknown: 0, droppedEntries: 0, waiting: 0 };
   const mayStillBeQueued = (idleFor: number) => options.queueAgeMs !== undefined && idleFor <= options.queueAgeMs + QUEUE_AGE_MARGIN_MS;
   const cutoff = new Date(now.getTime() - QUEUED_GRACE_MS).toISOString();
   const evidence = reportEvidence(now, store);
@@ -87,8 +98,12 @@ export async function reconcile(now: Date, store: Store = defaultStore(), queue:
       if (dispatch.status === 'processing' && dispatch.attemptStartedAt) {
         const verdict = await deadAttemptVerdict(dispatch, dispatch.attemptStartedAt, now, evidence);
         if (verdict === 'release' && (await releaseDeadAttempt(dispatch, now, store))) summary.released += 1;
-        // Of the attempt it judged: since its read, the claim may have been given back and taken again (decision 161).
-        if (verdict === 'unknown' && (await applyStatus(dispatch.dispatchId, { to: 'unknown', occurredAt: now.toISOString(), ofAttempt: dispatch.attemptStartedAt }, store, dispatch))) summary.settledUnknown += 1;
+        if (verdict === 'unknown') {
+          const notedAt = await noteDeadAttempt(dispatch.dispatchId, dispatch.attemptStartedAt, now, store);
+          if (now.getTime() - Date.parse(notedAt) < UNKNOWN_NOTICE_MS) summary.noted += 1;
+          // Of the attempt it judged: since its read, the claim may have been given back and taken again (decision 161).
+          else if (await applyStatus(dispatch.dispatchId, { to: 'unknown', occurredAt: now.toISOString(), ofAttempt: dispatch.attemptStartedAt }, store, dispatch)) summary.settledUnknown += 1;
+        }
       } else if (dispatch.status === 'queued' || (dispatch.status === 'processing' && idleFor > RELEASED_GRACE_MS)) {
         if (mayStillBeQueued(idleFor)) summary.waiting += 1;
         else if (await requeue(dispatch, now, store, queue)) summary.requeued += 1;
@@ -97,7 +112,7 @@ export async function reconcile(now: Date, store: Store = defaultStore(), queue:
       }
     }
   }
-  if (summary.requeued || summary.released || summary.settledUnknown || summary.droppedEntries || summary.waiting) logger.info('Reconciled stuck dispatches', { ...summary, queueAgeMs: options.queueAgeMs });
+  if (summary.requeued || summary.released || summary.noted || summary.settledUnknown || summary.droppedEntries || summary.waiting) logger.info('Reconciled stuck dispatches', { ...summary, queueAgeMs: options.queueAgeMs });
   return summary;
 }
 
@@ -128,7 +143,7 @@ function reportEvidence(now: Date, store: Store): ReportEvidence {
 
 /**
  * A dead attempt's clock: until `judgedAt` a report for it may still come; from then it is sent
- * again once the number's reports reach `evidenceNeeded`, and settled `unknown` at `unknownAt`
+ * again once the number's reports reach `evidenceNeeded`, and due `unknown` at `unknownAt`
  * without them. Two hours rather than five minutes for a template WhatsApp was holding (decision 148).
  */
 async function deadAttemptClock(dispatch: Dispatch, attemptStartedAt: string, evidence: ReportEvidence) {
@@ -156,7 +171,8 @@ async function deadAttemptVerdict(dispatch: Dispatch, attemptStartedAt: string, 
  * `requeue`: queued, or a released attempt, queued again once idle past its grace (unless the
  * queue's oldest message has waited as long); `attempt`: a provider call may be under way; `dead`:
  * its consumer died with the claim, and it is judged at `judgedAt` (released if the number's
- * reports have passed `evidenceNeeded`) or settled `unknown` at `unknownAt`.
+ * reports have passed `evidenceNeeded`) or settled `unknown` from `unknownAt`: a notice after the
+ * run that noted it so, or after the earliest such run.
  */
 export type ReconcilerView =
   | { kind: 'settled' }
@@ -174,7 +190,8 @@ export async function reconcilerView(dispatch: Dispatch, now: Date, store: Store
   const evidence = reportEvidence(now, store);
   const { paced, judgedAt, evidenceNeeded, unknownAt } = await deadAttemptClock(dispatch, started, evidence);
   const reportedThrough = (await evidence.reportedThrough(dispatch.workspaceId)) ?? null;
-  return { kind: 'dead', paced, judgedAt: iso(judgedAt), evidenceNeeded: iso(evidenceNeeded), reportedThrough, unknownAt: iso(unknownAt) };
+  const notedAt = await deadAttemptNotedAt(dispatch.dispatchId, started, store);
+  return { kind: 'dead', paced, judgedAt: iso(judgedAt), evidenceNeeded: iso(evidenceNeeded), reportedThrough, unknownAt: iso((notedAt ? Date.parse(notedAt) : unknownAt) + UNKNOWN_NOTICE_MS) };
 }
 
 /**
