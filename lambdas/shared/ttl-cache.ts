@@ -21,7 +21,7 @@ export class TtlCache<V> {
   /** Keeps `value` for `ttlMs`; a TTL of 0 keeps nothing, and forgets what the key held. */
   set(key: string, value: V, ttlMs: number, nowMs: number): void {
     if (ttlMs <= 0) {
-      this.entries.delete(key);
+      this.delete(key);
       return;
     }
     if (this.entries.size >= this.maxEntries && !this.entries.has(key)) this.entries.delete(this.entries.keys().next().value!);
@@ -45,6 +45,11 @@ export class TtlCache<V> {
       .finally(() => this.loading.delete(key));
     this.loading.set(key, loaded);
     return loaded;
+  }
+
+  /** Forgets what the key held. */
+  delete(key: string): void {
+    this.entries.delete(key);
   }
 
   clear(): void {

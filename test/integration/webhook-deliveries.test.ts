@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { deliverEvent } from '../../lambdas/domain/webhooks/deliver-event';
 import { listEventDeliveries, resendEvent, resendEventsSince, sendTestEvent } from '../../lambdas/domain/webhooks/event-deliveries';
 import { eventDeliveryMessageSchema } from '../../lambdas/domain/webhooks/event-queue';
 import { attemptRecordUpdate } from '../../lambdas/domain/webhooks/webhook-delivery';
-import { createWebhookEndpoint, disableWebhookEndpoint } from '../../lambdas/domain/webhooks/webhook-endpoint-repository';
+import { createWebhookEndpoint, disableWebhookEndpoint, getWebhookEndpoint, updateWebhookEndpoint } from '../../lambdas/domain/webhooks/webhook-endpoint-repository';
 import { newEventId } from '../../lambdas/domain/webhooks/webhook-event';
 import type { AppError } from '../../lambdas/shared/errors';
 import { writeOne } from '../../lambdas/shared/writes';
+import { resetContainerCaches } from '../../lib/testing';
 import { useTableAndQueues } from '../support/sqs';
 
 const env = useTableAndQueues();
@@ -85,5 +89,59 @@ describe('webhook deliveries against DynamoDB Local', () => {
     expect(await rejection(resendEvent(ws, endpointId, eventIds[0]!, env.table, env.queues))).toMatchObject({ code: 'validation_failed', message: expect.stringContaining('PATCH') });
     expect(await rejection(sendTestEvent(ws, endpointId, T0, env.table, env.queues))).toMatchObject({ code: 'validation_failed' });
     expect(await queued()).toEqual([]);
+  });
+});
+
+describe('when an endpoint counts as failing (3 days of events given up, no 2xx since)', () => {
+  const DAY = 24 * 60 * 60_000;
+  const t0 = T0.getTime();
+  const unreachable = { resolve: () => Promise.reject(new Error('ENOTFOUND')), allowLocal: false };
+  const newEndpoint = async (url = 'https://hooks.example.com/in') => {
+    const ws = `ws-${randomUUID().slice(0, 8)}`;
+    return { ws, endpoint: await createWebhookEndpoint({ workspaceId: ws, url, events: null, description: null }, T0, env.table) };
+  };
+  /** The last attempt at an event that first failed at `firstFailure`, made at `now`. */
+  const attempt = (ws: string, endpointId: string, now: number, options: { attempt: number; firstFailure?: number; rules?: { resolve: () => Promise<{ address: string; family: 4 }[]>; allowLocal: boolean } }) =>
+    deliverEvent(
+      { workspaceId: ws, endpointId, eventId: newEventId(new Date(now)), type: 'message.received', payload: '{}', attempt: options.attempt, ...(options.firstFailure === undefined ? {} : { failingSince: new Date(options.firstFailure).toISOString() }) },
+      { store: env.table, queue: env.queues, now: () => new Date(now), urlRules: options.rules ?? unreachable, timeoutMs: 2_000 },
+    );
+  const statusOf = async (ws: string, endpointId: string) => (await getWebhookEndpoint(ws, endpointId, env.table))!.status;
+  beforeEach(() => resetContainerCaches());
+  afterEach(async () => void (await queued()));
+
+  // Re-enabling left the health item's `failingSince` in place: the first event given up after it disabled the endpoint again at once.
+  it('counts the days afresh once a `failing` endpoint is re-enabled', async () => {
+    const { ws, endpoint } = await newEndpoint();
+    await attempt(ws, endpoint.id, t0 + 1.1 * DAY, { attempt: 11, firstFailure: t0 });
+    await attempt(ws, endpoint.id, t0 + 3.1 * DAY, { attempt: 11, firstFailure: t0 + 2 * DAY });
+    expect(await statusOf(ws, endpoint.id)).toBe('disabled');
+
+    await updateWebhookEndpoint(ws, endpoint.id, { status: 'enabled' }, new Date(t0 + 10 * DAY), env.table);
+    expect(await attempt(ws, endpoint.id, t0 + 11.1 * DAY, { attempt: 11, firstFailure: t0 + 10 * DAY })).toBe('abandoned');
+    expect(await statusOf(ws, endpoint.id)).toBe('enabled');
+    // A retry queued before the endpoint was disabled still names its first failure: it counts from the re-enable too.
+    expect(await attempt(ws, endpoint.id, t0 + 12 * DAY, { attempt: 11, firstFailure: t0 + 2 * DAY })).toBe('abandoned');
+    expect(await statusOf(ws, endpoint.id)).toBe('enabled');
+    expect(await attempt(ws, endpoint.id, t0 + 13.1 * DAY, { attempt: 11, firstFailure: t0 + 12 * DAY })).toBe('abandoned');
+    expect(await statusOf(ws, endpoint.id)).toBe('disabled');
+  });
+
+  // A container that had cleared the mark within five minutes skipped clearing it after a 2xx, though an event had been given up in between.
+  it('does not count from before a 2xx the endpoint answered, however soon after another', async () => {
+    const server = createServer((request, response) => request.resume().on('end', () => response.writeHead(204).end()));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { ws, endpoint } = await newEndpoint(`http://localhost:${(server.address() as AddressInfo).port}/in`);
+      const reachable = { resolve: () => Promise.resolve([{ address: '127.0.0.1', family: 4 as const }]), allowLocal: true };
+      const HOUR = 60 * 60_000;
+      expect(await attempt(ws, endpoint.id, t0, { attempt: 1, rules: reachable })).toBe('delivered');
+      expect(await attempt(ws, endpoint.id, t0 + 60_000, { attempt: 11, firstFailure: t0 - 25 * HOUR })).toBe('abandoned');
+      expect(await attempt(ws, endpoint.id, t0 + 120_000, { attempt: 1, rules: reachable })).toBe('delivered');
+      expect(await attempt(ws, endpoint.id, t0 + 47 * HOUR, { attempt: 11, firstFailure: t0 + 21 * HOUR })).toBe('abandoned');
+      expect(await getWebhookEndpoint(ws, endpoint.id, env.table)).toMatchObject({ status: 'enabled', disabledReason: null });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -50,6 +50,7 @@ describe('webhook endpoints against DynamoDB Local', () => {
       disabledReason: null,
       createdAt: NOW.toISOString(),
       updatedAt: NOW.toISOString(),
+      enabledAt: NOW.toISOString(),
       secrets: [{ secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/), expiresAt: null }],
     });
     // The package signs with the 32 bytes the base64 stands for, and a receiver verifies with the string as given.
@@ -145,7 +146,8 @@ describe('webhook endpoints against DynamoDB Local', () => {
     expect(await takingEvents(ws, 'message.received')).toEqual([]);
 
     const enabled = await updateWebhookEndpoint(ws, endpoint.id, { status: 'enabled' }, later(30), table);
-    expect(enabled).toEqual({ ...endpoint, status: 'enabled', disabledReason: null, updatedAt: later(30).toISOString() });
+    // Its failures count towards `failing` afresh from the re-enable.
+    expect(enabled).toEqual({ ...endpoint, status: 'enabled', disabledReason: null, updatedAt: later(30).toISOString(), enabledAt: later(30).toISOString() });
   });
 
   it('disabling a deleted or foreign endpoint changes nothing and creates nothing', async () => {

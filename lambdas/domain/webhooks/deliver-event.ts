@@ -12,7 +12,7 @@ import { nextAttemptAt, queueDelaySeconds } from './retry-schedule';
 import { signedHeaders } from './signing';
 import { checkWebhookUrl, configuredUrlRules, type Resolver } from './url-rules';
 import { attemptRecordUpdate, type DeliveryState } from './webhook-delivery';
-import { disableWebhookEndpoint, endpointReadsOfBatch, type EndpointReader } from './webhook-endpoint-repository';
+import { disableWebhookEndpoint, enabledSince, endpointReadsOfBatch, type EndpointReader } from './webhook-endpoint-repository';
 
 /** What became of one queue message. */
 export type EventDeliveryOutcome =
@@ -93,7 +93,8 @@ export async function deliverEvent(message: EventDeliveryMessage, deps: EventDel
   await record('failed', null);
   eventDeliveryMetrics.abandoned();
   const since = await noteGivenUp(message.workspaceId, message.endpointId, new Date(failingSince), store);
-  if (now.getTime() - since.getTime() >= FAILING_DISABLE_AFTER_MS) await disable(message, 'failing', now, store);
+  // Failures from before a re-enable do not count: the health item, or a retry queued before, may still remember them.
+  if (now.getTime() - Math.max(since.getTime(), Date.parse(enabledSince(endpoint))) >= FAILING_DISABLE_AFTER_MS) await disable(message, 'failing', now, store);
   return 'abandoned';
 }
 

@@ -22,6 +22,8 @@ const cleared = new TtlCache<true>(10_000);
 
 /** Notes an event given up on that first failed at `failedSince`; answers since when the endpoint has been failing. */
 export async function noteGivenUp(workspaceId: string, endpointId: string, failedSince: Date, store: Store): Promise<Date> {
+  // The mark is set now: the next success must clear it, however recently this container cleared one.
+  cleared.delete(`${workspaceId}|${endpointId}`);
   const { Attributes = {} } = await store.db.send(
     new UpdateCommand({
       TableName: store.tableName,

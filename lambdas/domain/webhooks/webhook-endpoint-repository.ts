@@ -22,6 +22,7 @@ import {
 } from './webhook-endpoint';
 
 export type { DisabledReason, WebhookEndpoint } from './webhook-endpoint';
+export { enabledSince } from './webhook-endpoint';
 
 export interface NewWebhookEndpoint {
   workspaceId: string;
@@ -43,6 +44,7 @@ export async function createWebhookEndpoint(input: NewWebhookEndpoint, now: Date
     disabledReason: null,
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
+    enabledAt: now.toISOString(),
     secrets: [{ secret: newWebhookSecret(), expiresAt: null }],
   };
   const result = await transactWrite(store, {
@@ -105,7 +107,8 @@ export async function updateWebhookEndpoint(
   now: Date,
   store: Store = defaultStore(),
 ): Promise<WebhookEndpoint | undefined> {
-  const reEnable = patch.status === 'enabled' ? { status: 'enabled' as const, disabledReason: null } : {};
+  // Re-enabled, its failures count afresh: those before made it `failing` already (FAILING_DISABLE_AFTER_MS).
+  const reEnable = patch.status === 'enabled' ? { status: 'enabled' as const, disabledReason: null, enabledAt: now.toISOString() } : {};
   const { Update } = webhookEndpointUpdate(workspaceId, endpointId, { url: patch.url, events: patch.events, description: patch.description, ...reEnable }, now.toISOString());
   try {
     const { Attributes } = await store.db.send(new UpdateCommand({ ...Update, TableName: store.tableName, ReturnValues: 'ALL_NEW' }));

@@ -43,6 +43,11 @@ const webhookEndpointSchema = z.object({
   disabledReason: z.nullable(z.enum(['gone', 'failing'])),
   createdAt: z.string(),
   updatedAt: z.string(),
+  /**
+   * When it was last enabled: created, or re-enabled by PATCH. Its events' failures count towards
+   * `failing` only from then. Absent on endpoints stored before it was kept: their `createdAt`.
+   */
+  enabledAt: z.optional(z.string()),
   /** Newest first. A rotated-out secret keeps signing until `expiresAt` (the overlap). */
   secrets: z.tuple([secretEntry], secretEntry),
 });
@@ -67,7 +72,10 @@ export const webhookEndpointDelete = (workspaceId: string, endpointId: string): 
 });
 
 /** The attributes a change may set; the others stay as stored. */
-export type WebhookEndpointChanges = Partial<Pick<WebhookEndpoint, 'url' | 'events' | 'description' | 'status' | 'disabledReason' | 'secrets'>>;
+export type WebhookEndpointChanges = Partial<Pick<WebhookEndpoint, 'url' | 'events' | 'description' | 'status' | 'disabledReason' | 'enabledAt' | 'secrets'>>;
+
+/** Since when the endpoint has been enabled this time. */
+export const enabledSince = (endpoint: WebhookEndpoint): string => endpoint.enabledAt ?? endpoint.createdAt;
 
 /**
  * Sets only the attributes named in `changes` (and `updatedAt`) on an existing endpoint. `condition`

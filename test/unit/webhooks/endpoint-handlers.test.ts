@@ -79,7 +79,7 @@ describe('POST /v1/webhook-endpoints', () => {
       {
         Put: {
           TableName: TABLE,
-          Item: { ...keys.webhookEndpoint(WS, id), entity: 'webhookEndpoint', id, workspaceId: WS, url: 'https://93.184.215.14/hooks', events: ['message.received'], description: 'CRM', status: 'enabled', disabledReason: null, createdAt, updatedAt: createdAt, secrets: [{ secret, expiresAt: null }] },
+          Item: { ...keys.webhookEndpoint(WS, id), entity: 'webhookEndpoint', id, workspaceId: WS, url: 'https://93.184.215.14/hooks', events: ['message.received'], description: 'CRM', status: 'enabled', disabledReason: null, createdAt, updatedAt: createdAt, enabledAt: createdAt, secrets: [{ secret, expiresAt: null }] },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
@@ -171,9 +171,9 @@ describe('PATCH /v1/webhook-endpoints/{id}', () => {
     expect([status, body]).toEqual([200, { ...resource, status: 'enabled', disabledReason: null, updatedAt: '2026-11-23T00:00:00.000Z' }]);
     expect(ddb.commandCalls(UpdateCommand)[0]!.args[0].input).toMatchObject({
       Key: keys.webhookEndpoint(WS, ID),
-      UpdateExpression: 'SET #status = :status, #disabledReason = :disabledReason, #updatedAt = :updatedAt',
+      UpdateExpression: 'SET #status = :status, #disabledReason = :disabledReason, #enabledAt = :enabledAt, #updatedAt = :updatedAt',
       ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':status': 'enabled', ':disabledReason': null },
+      ExpressionAttributeValues: { ':status': 'enabled', ':disabledReason': null, ':enabledAt': expect.any(String) },
     });
   });
 
