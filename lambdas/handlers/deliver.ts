@@ -23,8 +23,8 @@ const carriedVerdictSchema = z.object({
   failureCode: z.optional(z.string()),
   event: z.optional(z.literal('REJECTED')),
 });
-/** A release an earlier receive could not write (decision 161): given back, then the dispatch delivered. */
-const carriedReleaseSchema = z.object({ attemptStartedAt: z.string(), providerSaidLater: z.boolean() });
+/** A release an earlier receive could not write (decision 161): given back, then the dispatch queued again after its back-off (decision 164). */
+const carriedReleaseSchema = z.object({ attemptStartedAt: z.string(), providerSaidLater: z.boolean(), retryAfterSeconds: z.optional(z.int().check(z.gte(0))) });
 const messageSchema = z.object({
   dispatchId: z.uuid(),
   workspaceId: z.string().check(z.minLength(1)),
@@ -93,10 +93,11 @@ export const deliverBatch = async (event: SQSEvent, context: Context): Promise<S
       const message = readQueueRecord(record, messageSchema, 'dispatch');
       return message ? [{ record, message }] : [];
     });
-    // A carried verdict asks nothing of the provider, so the pace has nothing to hold it for.
-    const verdicts = readable.filter(({ message }) => message.verdict);
-    const paced = await holdBackForPace(readable.filter(({ message }) => !message.verdict));
-    const now = [...verdicts, ...paced.now];
+    // A carried verdict or release asks nothing of the provider, so the pace has nothing to hold it
+    // for; held, it would not be written while the reconciler waits for it (decision 164).
+    const carried = readable.filter(({ message }) => message.verdict ?? message.release);
+    const paced = await holdBackForPace(readable.filter(({ message }) => !(message.verdict ?? message.release)));
+    const now = [...carried, ...paced.now];
     const messages = new Map(now.map(({ record, message }) => [record, message]));
     const deliver = (record: SQSRecord) => deliverMessage(record, messages.get(record)!, context);
     const answer = now.length ? await processPartialResponse({ Records: [...messages.keys()] }, deliver, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false }) : { batchItemFailures: [] };

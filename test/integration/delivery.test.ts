@@ -646,7 +646,7 @@ describe('the deliver consumer against DynamoDB Local', () => {
     const next = (await show(dead, '--id', dispatchId)).stdout.split('\n').at(-1)!;
     expect(next).toMatch(/^next +a dead/);
     expect(next.replace(/^next +/, '')).toBe(
-      `a dead attempt (its consumer died with the claim): a report for it may come until ${after(PACED_REPORT_SILENCE_MS)} (WhatsApp was holding its template on this number: template pacing); then released, and queued again if nothing settles it for 4 minutes, if the number's reports have reached ${after(-10_000)} (they reach nothing yet), else settled unknown at ${after(PACED_REPORT_SILENCE_MS + UNKNOWN_NOTICE_MS)}`,
+      `a dead attempt (its consumer died with the claim): a report for it may come until ${after(PACED_REPORT_SILENCE_MS)} (WhatsApp was holding its template on this number: template pacing); then released, and queued again if nothing settles it for 4 minutes, if the number's reports have reached ${after(-10_000)} (they reach nothing yet), else settled unknown at ${after(PACED_REPORT_SILENCE_MS + UNKNOWN_NOTICE_MS)} (later while the dispatch queue's backlog may still hold its release)`,
     );
     // A run notes it due `unknown` later than it could have: it is settled a notice after that run.
     const late = Date.parse(started) + PACED_REPORT_SILENCE_MS + 10 * 60_000;
@@ -660,6 +660,24 @@ describe('the deliver consumer against DynamoDB Local', () => {
 
     const missing = await show(new Date(), '--id', 'no-such-dispatch');
     expect([missing.status, missing.stderr]).toEqual([1, ['Target: test table', 'admin: No dispatch no-such-dispatch']]);
+  });
+
+  // With no run to note it yet (the table away past its wait), the view gave a moment already past.
+  it('never tells an operator that a dead attempt no run has noted is settled `unknown` at a moment already past', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    await claimDispatch(dispatchId, new Date(Date.now() - 1_000), env.table);
+    const started = Date.parse((await getDispatch(ws, dispatchId, env.table))!.attemptStartedAt!);
+    const back = new Date(started + 30 * 60_000);
+    const out: string[] = [];
+    expect(await runAdmin(['dispatch', 'show', '--id', dispatchId, '--json'], { out: (text) => out.push(text), err: () => undefined, env: {}, target: async () => ({ ...env.table, description: 'test table' }), now: () => back })).toBe(0);
+    const { unknownAt } = (JSON.parse(out.join('\n')) as { next: { unknownAt: string } }).next;
+    expect(unknownAt).toBe(new Date(back.getTime() + UNKNOWN_NOTICE_MS).toISOString());
+    // And so it goes: noted by the run at that moment, settled by the first run at the moment shown.
+    await reconcile(back, env.table, env.queues);
+    await reconcile(new Date(Date.parse(unknownAt) - 1_000), env.table, env.queues);
+    expect((await getDispatch(ws, dispatchId, env.table))!.status).toBe('processing');
+    await reconcile(new Date(unknownAt), env.table, env.queues);
+    expect((await getDispatch(ws, dispatchId, env.table))!.status).toBe('unknown');
   });
 
   it('loads the provider’s credentials before it claims: credentials that cannot be read leave the dispatch unclaimed for the retry', async () => {
@@ -957,9 +975,18 @@ describe('the table away while WhatsApp has the message, and back before WhatsAp
     // A record that failed comes back, as SQS hands it out again.
     if (first.outcome === 'retry') await enqueueDispatch({ dispatchId, workspaceId: ws }, env.queues);
 
-    // The table is back (and the token fixed): the consumer takes what the queue holds, and the reconciler runs past every wait it has.
+    // The table is back (and the token fixed): the consumer takes what the queue holds. The carried
+    // release's receive gives the claim back and queues the dispatch again after its back-off (2 s
+    // on a first receive): WhatsApp is asked on that message's receive, not before (decision 164).
     const whatsapp = scriptedProvider(accept);
     await consumeQueue(ws, whatsapp.provider);
+    expect(whatsapp.calls).toEqual([]);
+    const released = (await getDispatch(ws, dispatchId, env.table))!;
+    expect([released.status, released.attemptStartedAt]).toEqual(['processing', undefined]);
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    await consumeQueue(ws, whatsapp.provider);
+    expect(whatsapp.calls).toEqual([dispatchId]);
+    // The reconciler, run past every wait it has, finds nothing to do.
     for (const after of [REPORT_SILENCE_MS, DEAD_ATTEMPT_UNKNOWN_MS, DEAD_ATTEMPT_UNKNOWN_MS + RELEASED_GRACE_MS]) {
       await reconcile(new Date(Date.now() + after + 1_000), env.table, env.queues);
       await consumeQueue(ws, whatsapp.provider);
@@ -992,6 +1019,42 @@ describe('the table away while WhatsApp has the message, and back before WhatsAp
     const whatsapp = scriptedProvider(accept);
     await consumeQueue(ws, whatsapp.provider);
     for (const after of [60_000, RELEASED_GRACE_MS + 1_000, 2 * RELEASED_GRACE_MS]) {
+      await reconcile(new Date(back + after), env.table, env.queues);
+      await consumeQueue(ws, whatsapp.provider);
+    }
+    expect(whatsapp.calls).toEqual([dispatchId]);
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent' });
+  });
+
+  // The wait after the note was fixed: a carried release still behind the queue's backlog (a
+  // campaign, the fair queue serving the workspace last, messages moved back from the DLQ) found
+  // the dispatch settled `unknown`, and the message WhatsApp never had was never sent.
+  it.each([
+    ['asked for later', refuse('transient', '130429')],
+    ['refused the access token', refuse('credentials', '190')],
+  ] as const)('sends the message, once, when WhatsApp %s, the table stays away past the wait for `unknown`, and the carried release waits behind the queue’s backlog', async (_, answer) => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    await env.queues.receiveAll();
+    let called = false;
+    const refusing = scriptedProvider(() => ((called = true), answer()));
+    const outage = emulateRefusedWrites(env.table.db, { on: () => true, name: 'ThrottlingException', refusing: () => called });
+    try {
+      expect(await deliverQueuedDispatch({ ...attempt(dispatchId, ws), writeDeadline: Date.now() + 1_000 }, { providerFor: () => refusing.provider, store: env.table, queue: env.queues })).toEqual({ outcome: 'carried' });
+    } finally {
+      outage.remove();
+    }
+    // The carried release is behind a backlog whose oldest message has waited ten minutes; the reconciler runs each minute, knowing that age.
+    const carried = (await env.queues.receiveAll()) as DispatchMessage[];
+    expect(carried).toEqual([expect.objectContaining({ dispatchId, release: expect.any(Object) })]);
+    const back = Date.now() + DEAD_ATTEMPT_UNKNOWN_MS + 1_000;
+    for (const after of [0, 60_000, 2 * 60_000, 3 * 60_000, UNKNOWN_NOTICE_MS + 1_000]) {
+      await reconcile(new Date(back + after), env.table, env.queues, { queueAgeMs: 10 * 60_000 });
+    }
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'processing' });
+    // The backlog drains: the carried release is received, and the reconciler goes on.
+    const whatsapp = scriptedProvider(accept);
+    for (const message of carried) await deliverQueuedDispatch({ ...attempt(message.dispatchId, message.workspaceId), ...message, writeDeadline: Date.now() + 1_000 }, { providerFor: () => whatsapp.provider, store: env.table, queue: env.queues });
+    for (const after of [RELEASED_GRACE_MS + 60_000, 3 * RELEASED_GRACE_MS]) {
       await reconcile(new Date(back + after), env.table, env.queues);
       await consumeQueue(ws, whatsapp.provider);
     }

@@ -30,12 +30,14 @@ export const VERDICT_WRITE_DEADLINE_MS = 10_000;
  * `carried`: the table did not take the provider's verdict (or the release of the claim) before the
  * attempt's deadline; it is on the queue in a message of its own, which a later receive writes
  * (decision 161).
+ * `requeued`: a carried release was written, and the dispatch queued again for its delivery, after
+ * the back-off the provider's answer earned (decision 164).
  * `held`: the message's last receive ended with the provider refusing our credentials, or asking
  * for "later" with its retry budget left; the attempt is released and its queue message let go, so
  * it never reaches the DLQ, and the reconciler queues it again after RELEASED_GRACE_MS (for as
  * long as the token stays refused; until the provider's answers spend the budget).
  */
-export type DeliveryOutcome = 'sent' | 'failed' | 'unknown' | 'retry' | 'held' | 'carried' | 'skipped';
+export type DeliveryOutcome = 'sent' | 'failed' | 'unknown' | 'retry' | 'held' | 'carried' | 'requeued' | 'skipped';
 
 export interface DeliveryAttempt {
   dispatchId: string;
@@ -52,7 +54,7 @@ export interface DeliveryAttempt {
   writeDeadline?: number;
   /** The provider's verdict on an earlier attempt, carried by the message: written, nothing sent (decision 161). */
   verdict?: CarriedVerdict;
-  /** An earlier attempt's release, carried by the message: written, then the dispatch delivered (decision 161). */
+  /** An earlier attempt's release, carried by the message: written, then the dispatch queued again (decisions 161, 164). */
   release?: CarriedRelease;
 }
 
@@ -85,7 +87,7 @@ export async function deliverDispatch(attempt: DeliveryAttempt, deps: DeliveryDe
 async function deliver(attempt: DeliveryAttempt, deps: DeliveryDependencies): Promise<MessageVerdict> {
   if (attempt.verdict) return recordCarriedVerdict(attempt, attempt.verdict, deps);
   const now = deps.now ?? (() => new Date());
-  if (attempt.release && (await writeRelease(attempt, attempt.release, now(), deps)) === 'carried') return { outcome: 'carried' };
+  if (attempt.release) return recordCarriedRelease(attempt, attempt.release, now(), deps);
   let sender = await readySender(attempt.workspaceId, deps, now());
   if (sender instanceof ProviderError && !isLastReceive(attempt)) {
     logger.warn('Provider not ready; dispatch left queued for its retry', { dispatchId: attempt.dispatchId, kind: sender.kind, code: sender.code });
@@ -187,6 +189,21 @@ async function recordCarriedVerdict(attempt: DeliveryAttempt, verdict: CarriedVe
 }
 
 /**
+ * A release an earlier receive could not write: written now (or carried on again), and the dispatch
+ * queued again as a plain delivery, held back the back-off the provider's answer earned. Its
+ * delivery then takes its number's pace and its wait as any other; delivered in this receive, it
+ * skipped both, and the pace held the release itself back as long as the number was busy, past
+ * the reconciler's wait for it (decision 164). With nothing left to release (an earlier receive of
+ * this message wrote it, or the dispatch moved on) it is queued all the same: its claim decides.
+ * A queue that refuses fails the record, which comes back and queues it then.
+ */
+async function recordCarriedRelease(attempt: DeliveryAttempt, release: CarriedRelease, now: Date, deps: DeliveryDependencies): Promise<MessageVerdict> {
+  if ((await writeRelease(attempt, release, now, deps)) === 'carried') return { outcome: 'carried' };
+  await enqueueDispatch({ dispatchId: attempt.dispatchId, workspaceId: attempt.workspaceId }, deps.queue ?? defaultQueue(), release.retryAfterSeconds);
+  return { outcome: 'requeued' };
+}
+
+/**
  * WhatsApp holds the template's messages for now (template pacing): the reconciler must not read
  * the number's reports as proof that a dead attempt of it was never taken (decision 148). The mark
  * is best kept, not required: the next held send of the template writes it again. It is given up
@@ -273,8 +290,8 @@ async function callProvider(provider: Provider, message: ProviderMessage): Promi
   }
 }
 
-/** The release of the claim `dispatch` holds. */
-const releaseOf = (dispatch: Dispatch, providerSaidLater: boolean): CarriedRelease => ({ attemptStartedAt: dispatch.attemptStartedAt!, providerSaidLater });
+/** The release of the claim `dispatch` holds, and the back-off its retry waits. */
+const releaseOf = (dispatch: Dispatch, providerSaidLater: boolean, retryAfterSeconds: number): CarriedRelease => ({ attemptStartedAt: dispatch.attemptStartedAt!, providerSaidLater, retryAfterSeconds });
 
 async function recordVerdict(dispatch: Dispatch, verdict: ProviderError, attempt: DeliveryAttempt, now: Date, deps: DeliveryDependencies): Promise<MessageVerdict> {
   const occurredAt = now.toISOString();
@@ -287,7 +304,7 @@ async function recordVerdict(dispatch: Dispatch, verdict: ProviderError, attempt
       // Every queued message would fail alike until the token is fixed: hold them all, fail none.
       messageMetrics.deliveryHeld();
       logger.warn('WhatsApp refused the access token; delivery held', { dispatchId: dispatch.dispatchId, code: verdict.code });
-      if ((await writeRelease(attempt, releaseOf(dispatch, false), now, deps, dispatch)) === 'carried') return { outcome: 'carried' };
+      if ((await writeRelease(attempt, releaseOf(dispatch, false, retryDelaySeconds(attempt.receiveCount)), now, deps, dispatch)) === 'carried') return { outcome: 'carried' };
       return isLastReceive(attempt) ? { outcome: 'held' } : retryAfterReceive(attempt);
     case 'transient': {
       messageMetrics.deliveryDeferred();
@@ -297,8 +314,9 @@ async function recordVerdict(dispatch: Dispatch, verdict: ProviderError, attempt
       if (laterAnswers >= attempt.maxReceives) {
         return settledAs(await writeVerdict(attempt, { to: 'failed', occurredAt, failureCode: `retries_exhausted:${verdict.code}` }, deps, dispatch), 'failed');
       }
-      if ((await writeRelease(attempt, releaseOf(dispatch, true), now, deps, dispatch)) === 'carried') return { outcome: 'carried' };
-      if (!isLastReceive(attempt)) return verdict.backOff === 'long' ? { outcome: 'retry', afterSeconds: longRetryDelaySeconds(laterAnswers) } : retryAfterReceive(attempt);
+      const afterSeconds = verdict.backOff === 'long' ? longRetryDelaySeconds(laterAnswers) : retryDelaySeconds(attempt.receiveCount);
+      if ((await writeRelease(attempt, releaseOf(dispatch, true, afterSeconds), now, deps, dispatch)) === 'carried') return { outcome: 'carried' };
+      if (!isLastReceive(attempt)) return { outcome: 'retry', afterSeconds };
       logger.warn('Provider asked for later on the last receive; left to the reconciler', { dispatchId: dispatch.dispatchId, code: verdict.code });
       return { outcome: 'held' };
     }

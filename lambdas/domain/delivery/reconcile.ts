@@ -67,7 +67,9 @@ export interface ReconcileSummary {
   droppedEntries: number;
   /**
    * Queued (or released) dispatches idle past their grace whose message may still be waiting in the
-   * queue: the queue's oldest message has waited as long (decision 137). Left for a later run.
+   * queue: the queue's oldest message has waited as long (decision 137); and dead attempts due
+   * `unknown` whose release, carried on the queue since before their note, may be that message
+   * (decision 163). Left for a later run.
    */
   waiting: number;
 }
@@ -99,8 +101,10 @@ export async function reconcile(now: Date, store: Store = defaultStore(), queue:
         const verdict = await deadAttemptVerdict(dispatch, dispatch.attemptStartedAt, now, evidence);
         if (verdict === 'release' && (await releaseDeadAttempt(dispatch, now, store))) summary.released += 1;
         if (verdict === 'unknown') {
-          const notedAt = await noteDeadAttempt(dispatch.dispatchId, dispatch.attemptStartedAt, now, store);
-          if (now.getTime() - Date.parse(notedAt) < UNKNOWN_NOTICE_MS) summary.noted += 1;
+          const sinceNoted = now.getTime() - Date.parse(await noteDeadAttempt(dispatch.dispatchId, dispatch.attemptStartedAt, now, store));
+          if (sinceNoted < UNKNOWN_NOTICE_MS) summary.noted += 1;
+          // Its release, carried on the queue since before the note, may be waiting behind a backlog (decision 163).
+          else if (mayStillBeQueued(sinceNoted)) summary.waiting += 1;
           // Of the attempt it judged: since its read, the claim may have been given back and taken again (decision 161).
           else if (await applyStatus(dispatch.dispatchId, { to: 'unknown', occurredAt: now.toISOString(), ofAttempt: dispatch.attemptStartedAt }, store, dispatch)) summary.settledUnknown += 1;
         }
@@ -172,7 +176,8 @@ async function deadAttemptVerdict(dispatch: Dispatch, attemptStartedAt: string, 
  * queue's oldest message has waited as long); `attempt`: a provider call may be under way; `dead`:
  * its consumer died with the claim, and it is judged at `judgedAt` (released if the number's
  * reports have passed `evidenceNeeded`) or settled `unknown` from `unknownAt`: a notice after the
- * run that noted it so, or after the earliest such run.
+ * run that noted it so, or after the earliest such run (unless the queue's backlog may hold its
+ * carried release: decision 163).
  */
 export type ReconcilerView =
   | { kind: 'settled' }
@@ -190,8 +195,10 @@ export async function reconcilerView(dispatch: Dispatch, now: Date, store: Store
   const evidence = reportEvidence(now, store);
   const { paced, judgedAt, evidenceNeeded, unknownAt } = await deadAttemptClock(dispatch, started, evidence);
   const reportedThrough = (await evidence.reportedThrough(dispatch.workspaceId)) ?? null;
+  // Noted by a run at or after `unknownAt` (the next, if that has passed), settled by the first run a notice after the note and not before `unknownAt`.
   const notedAt = await deadAttemptNotedAt(dispatch.dispatchId, started, store);
-  return { kind: 'dead', paced, judgedAt: iso(judgedAt), evidenceNeeded: iso(evidenceNeeded), reportedThrough, unknownAt: iso((notedAt ? Date.parse(notedAt) : unknownAt) + UNKNOWN_NOTICE_MS) };
+  const settledFrom = Math.max(unknownAt, (notedAt ? Date.parse(notedAt) : Math.max(unknownAt, now.getTime())) + UNKNOWN_NOTICE_MS);
+  return { kind: 'dead', paced, judgedAt: iso(judgedAt), evidenceNeeded: iso(evidenceNeeded), reportedThrough, unknownAt: iso(settledFrom) };
 }
 
 /**

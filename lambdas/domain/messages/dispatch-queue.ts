@@ -1,6 +1,6 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { defaultQueue } from '../../shared/default-store';
-import { sendBatched, tenantGroup, type QueueTarget } from '../../shared/queue';
+import { MAX_QUEUE_DELAY_SECONDS, sendBatched, tenantGroup, type QueueTarget } from '../../shared/queue';
 import type { StatusMove } from './dispatch-repository';
 
 /**
@@ -11,12 +11,15 @@ export type CarriedVerdict = Pick<StatusMove, 'occurredAt' | 'providerMessageId'
 
 /**
  * A release of an attempt's claim (the provider said "later", or refused our token) that the table
- * did not take in time: its consumer gives the claim back, then delivers (decision 161).
+ * did not take in time: its consumer gives the claim back, then queues the dispatch again for its
+ * delivery (decisions 161, 164).
  */
 export interface CarriedRelease {
   attemptStartedAt: string;
   /** The provider's "later": counted on the dispatch with the release (`laterAnswers`). */
   providerSaidLater: boolean;
+  /** The back-off the provider's answer earned: the delivery waits this long. Absent (a message from before it was kept): none. */
+  retryAfterSeconds?: number;
 }
 
 /** What the deliver consumer receives: the dispatch to deliver, nothing it could read stale. */
@@ -27,8 +30,16 @@ export interface DispatchMessage {
   release?: CarriedRelease;
 }
 
-export async function enqueueDispatch(message: DispatchMessage, queue: QueueTarget = defaultQueue()): Promise<void> {
-  await queue.sqs.send(new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: JSON.stringify(message), MessageGroupId: tenantGroup(message.workspaceId) }));
+/** Puts the message on the queue, held back `delaySeconds` (at most SQS's 15 minutes). */
+export async function enqueueDispatch(message: DispatchMessage, queue: QueueTarget = defaultQueue(), delaySeconds = 0): Promise<void> {
+  await queue.sqs.send(
+    new SendMessageCommand({
+      QueueUrl: queue.queueUrl,
+      MessageBody: JSON.stringify(message),
+      MessageGroupId: tenantGroup(message.workspaceId),
+      ...(delaySeconds > 0 ? { DelaySeconds: Math.min(MAX_QUEUE_DELAY_SECONDS, delaySeconds) } : {}),
+    }),
+  );
 }
 
 /**

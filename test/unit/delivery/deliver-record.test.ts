@@ -167,7 +167,7 @@ describe('deliver consumer, a verdict carried on the queue (decision 161)', () =
     expect(sqs.calls()).toHaveLength(0);
   });
 
-  it('takes a carried release: gives the claim back, then claims and delivers the dispatch', async () => {
+  it('takes a carried release outside the pace: gives the claim back, and queues the dispatch again after the back-off the provider’s answer earned, asking the provider nothing', async () => {
     resetContainerCaches();
     stubHealthySend(ddb, sqs);
     expect(parseResult(await send(routeEvent('sendMessage', { apiKey: SEND_KEY, body: validSend() }), lambdaContext('sendMessage'))).status).toBe(202);
@@ -177,12 +177,34 @@ describe('deliver consumer, a verdict carried on the queue (decision 161)', () =
     ddb.on(UpdateCommand).resolves({ Attributes: { ...item, status: 'processing', attemptStartedAt: new Date().toISOString() } });
     ddb.resetHistory();
 
-    const event = sqsEvent([{ body: { dispatchId: item.dispatchId, workspaceId: item.workspaceId, release: { attemptStartedAt, providerSaidLater: true } } }]);
+    sqs.reset();
+    sqs.on(SendMessageCommand).resolves({ MessageId: 'm-2' });
+    const event = sqsEvent([{ body: { dispatchId: item.dispatchId, workspaceId: item.workspaceId, release: { attemptStartedAt, providerSaidLater: true, retryAfterSeconds: 16 } } }]);
     expect(await deliverBatch(event, lambdaContext('deliver'))).toEqual({ batchItemFailures: [] });
+    // The release alone (the earlier attempt's claim, its "later" counted): no claim, no provider call, no pace read.
     const updates = ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input);
-    // The release (the earlier attempt's claim, its "later" counted), the new claim, the provider's `sent`.
-    expect(updates.map((update) => update.ExpressionAttributeValues![':mine'] ?? update.ExpressionAttributeValues![':attempt'] ?? 'move')).toEqual([attemptStartedAt, expect.any(String), 'move']);
+    expect(updates.map((update) => update.ExpressionAttributeValues![':mine'])).toEqual([attemptStartedAt]);
     expect(updates[0]!.UpdateExpression).toContain('ADD laterAnswers :one');
-    expect(Object.values(updates[2]!.ExpressionAttributeValues!)).toContain('sent');
+    expect(ddb.commandCalls(GetCommand).map((call) => call.args[0].input.Key)).toEqual([keys.dispatch(item.dispatchId as string)]);
+    expect(sqs.commandCalls(SendMessageCommand).map((call) => [JSON.parse(call.args[0].input.MessageBody!), call.args[0].input.DelaySeconds])).toEqual([[{ dispatchId: item.dispatchId, workspaceId: item.workspaceId }, 16]]);
+  });
+
+  it('carries a release the table does not take with the back-off its retry would have waited', async () => {
+    resetContainerCaches();
+    stubHealthySend(ddb, sqs);
+    expect(parseResult(await send(routeEvent('sendMessage', { apiKey: SEND_KEY, body: validSend({ to: '081234560429' }) }), lambdaContext('sendMessage'))).status).toBe(202);
+    const item = ddb.commandCalls(TransactWriteCommand).at(-1)!.args[0].input.TransactItems![0]!.Put!.Item!;
+    const claimed = { ...item, status: 'processing', attemptStartedAt: new Date().toISOString() };
+    // The claim is taken; the release that follows the sandbox's "later" finds the table away.
+    ddb.on(UpdateCommand).callsFake((input: { ExpressionAttributeValues?: Record<string, unknown> }) =>
+      input.ExpressionAttributeValues?.[':mine'] ? Promise.reject(Object.assign(new Error('table away'), { name: 'ServiceUnavailable' })) : Promise.resolve({ Attributes: claimed }),
+    );
+    sqs.reset();
+    sqs.on(SendMessageCommand).resolves({ MessageId: 'm-2' });
+    const event = sqsEvent([{ body: { dispatchId: item.dispatchId, workspaceId: item.workspaceId }, receiveCount: 2 }]);
+    expect(await deliverBatch(event, lambdaContext('deliver', 3_000))).toEqual({ batchItemFailures: [] });
+    expect(sqs.commandCalls(SendMessageCommand).map((call) => JSON.parse(call.args[0].input.MessageBody!) as unknown)).toEqual([
+      { dispatchId: item.dispatchId, workspaceId: item.workspaceId, release: { attemptStartedAt: claimed.attemptStartedAt, providerSaidLater: true, retryAfterSeconds: 4 } },
+    ]);
   });
 });
