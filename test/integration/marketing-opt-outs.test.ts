@@ -1,4 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { deliverDispatch } from '../../lambdas/domain/delivery/deliver-dispatch';
+import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
+import { getDispatchById } from '../../lambdas/domain/messages/dispatch-repository';
+import type { WebhookEnvelope } from '../../lambdas/domain/providers/whatsapp-webhook';
+import type { Store } from '../../lambdas/shared/store';
 import { sendTemplateMessage, type SendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import type { TemplateCategory } from '../../lambdas/domain/workspaces/workspace';
 import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
@@ -7,8 +12,9 @@ import { optOutFromReply, recordMarketingOptOut, removeMarketingOptOut } from '.
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import type { AppError } from '../../lambdas/shared/errors';
 import { keys } from '../../lambdas/shared/table';
-import { template } from '../support/send-fixtures';
+import { template, TEMPLATE_ID } from '../support/send-fixtures';
 import { useTableAndQueues } from '../support/sqs';
+import { runStreamConsumer } from '../support/stream-consumer';
 
 const env = useTableAndQueues();
 
@@ -107,5 +113,63 @@ describe('marketing opt-outs against DynamoDB Local', () => {
     expect(await removeMarketingOptOut(ws, '+6281234567890', env.table)).toBe(true);
     expect(await removeMarketingOptOut(ws, '+6281234567890', env.table)).toBe(false);
     await expect(send(ws, MARKETING)).resolves.toMatchObject({ status: 'queued' });
+  });
+});
+
+describe('WhatsApp’s 131050 and a retried POST', () => {
+  // The dispatch's move to `failed` and the opt-out are two writes. When the second failed (a
+  // throttle, a conflict, a timeout), Meta's retry found the dispatch failed already, moved
+  // nothing, and so never recorded the opt-out: marketing sends went on, each refused by WhatsApp.
+  it('records the opt-out on Meta’s retry when its first write failed after the dispatch was failed', async () => {
+    const id = randomUUID().slice(0, 8);
+    const ws = `ws-${id}`;
+    const number = `pn-${id}`;
+    await saveWorkspace({ id: ws, name: ws, rupiahPerCredit: 150, settings: { whatsappPhoneNumberId: number } }, new Date(), env.table);
+    await saveTemplate(ws, template, env.table);
+    const sentAt = new Date('2026-11-01T03:00:00.000Z');
+    const { dispatchId } = await sendTemplateMessage(
+      { workspaceId: ws, apiClient: { id: randomUUID(), name: 'backend' }, to: '081234560001', templateId: TEMPLATE_ID, variables: { name: 'Sari', order: 'A-1' }, tagIds: [], trackingTags: [], now: sentAt },
+      { store: env.table, queue: env.queues },
+    );
+    const wamid = `wamid.HBgNNjI4MTIzNDU2MDAwMRUCABEYEjEzMTA1MEEA${id}`;
+    const provider = { send: () => Promise.resolve({ providerMessageId: wamid }), settle: () => Promise.resolve() };
+    expect(await deliverDispatch({ dispatchId, workspaceId: ws, receiveCount: 1, maxReceives: 5 }, { providerFor: () => provider, store: env.table, now: () => sentAt })).toBe('sent');
+    await runStreamConsumer(env.table);
+    // As Meta's status webhook reference shows a failed status, with the error the existing fixture status-failed-marketing-stopped.json carries.
+    const text = 'Unable to deliver the message. This recipient has chosen to stop receiving marketing messages on WhatsApp from your business.';
+    const post = {
+      object: 'whatsapp_business_account',
+      entry: [{ id: '102290129340398', changes: [{ field: 'messages', value: {
+        messaging_product: 'whatsapp',
+        metadata: { display_phone_number: '6281100001111', phone_number_id: number },
+        statuses: [{ id: wamid, status: 'failed', timestamp: '1793502060', recipient_id: '6281234560001', biz_opaque_callback_data: dispatchId, errors: [{ code: 131050, title: text, message: text, error_data: { details: text } }] }],
+      } }] }],
+    } as WebhookEnvelope;
+
+    // The opt-out's write is throttled once: the POST answers 500, and Meta retries it.
+    let throttled = false;
+    const throttlingOptOuts: Store = {
+      tableName: env.table.tableName,
+      db: {
+        send: (command: { input: { TransactItems?: { Put?: { Item?: Record<string, unknown> } }[]; Item?: Record<string, unknown> } }) => {
+          const puts = [...(command.input.TransactItems ?? []).map((item) => item.Put?.Item), command.input.Item];
+          if (!throttled && puts.some((item) => typeof item?.sk === 'string' && item.sk.startsWith('OPTOUT#'))) {
+            throttled = true;
+            return Promise.reject(Object.assign(new Error('Throughput exceeds the current capacity'), { name: 'ThrottlingException' }));
+          }
+          return env.table.db.send(command as never);
+        },
+      } as unknown as Store['db'],
+    };
+    await expect(applyProviderReports(post, throttlingOptOuts)).rejects.toThrow('Throughput');
+    expect(throttled).toBe(true);
+    expect(await getDispatchById(dispatchId, env.table)).toMatchObject({ status: 'failed', failureCode: '131050' });
+    expect(await listMarketingOptOuts(ws, env.table)).toEqual([]);
+
+    await applyProviderReports(post, env.table);
+    expect(await listMarketingOptOuts(ws, env.table)).toEqual([expect.objectContaining({ phone: '+6281234560001', source: 'whatsapp', optedOutAt: '2026-11-01T03:01:00.000Z' })]);
+    // Another replay keeps the one record.
+    await applyProviderReports(post, env.table);
+    expect(await listMarketingOptOuts(ws, env.table)).toHaveLength(1);
   });
 });

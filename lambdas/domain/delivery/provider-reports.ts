@@ -257,12 +257,19 @@ async function applyStatusReport(workspaceId: string, phoneNumberId: string, sta
   const moved = await applyStatus(dispatch.dispatchId, { ...statusChangeOf(status), ...(pricing ? { pricing } : {}) }, store, dispatch);
   // What WhatsApp said of a failure beyond its code is kept for the operators, not on the dispatch.
   if (moved && status.failureCode) logger.info('WhatsApp reported the message failed', { dispatchId: dispatch.dispatchId, workspaceId: dispatch.workspaceId, code: status.failureCode, ...status.failureDetail });
-  // Only as the failure is first recorded: a replayed one could undo a resume that came since.
-  if (moved && status.failureCode) await optOutFromFailure({ workspaceId: dispatch.workspaceId, phone: dispatch.to, failureCode: status.failureCode, occurredAt: status.occurredAt, providerMessageId: status.providerMessageId }, store);
+  // As the failure is recorded, and again on a replay of it: the opt-out is a write of its own, and
+  // a POST retried because it failed finds the dispatch failed already. A replay older than a resume
+  // records nothing (decision 151), and a number opted out keeps its record.
+  if (status.failureCode && (moved || isRecordedFailure(dispatch, status))) {
+    await optOutFromFailure({ workspaceId: dispatch.workspaceId, phone: dispatch.to, failureCode: status.failureCode, occurredAt: status.occurredAt, providerMessageId: status.providerMessageId }, store);
+  }
   const read = status.status === 'read' && (await applyReadReceipt(dispatch.dispatchId, status.occurredAt, store, dispatch));
   if (pricing && !moved && pricedAlone(status)) await applyPricing(dispatch.dispatchId, pricing, store, dispatch);
   return moved || read ? 'applied' : 'unchanged';
 }
+
+/** The dispatch was failed by this very report before (Meta's retry of a POST that failed after the move). */
+const isRecordedFailure = (dispatch: Dispatch, status: ProviderStatus) => dispatch.status === 'failed' && dispatch.failureCode === status.failureCode && dispatch.providerMessageId === status.providerMessageId;
 
 /**
  * Whether a status that moves nothing writes its pricing on its own. Not a `sent` one: Meta prices
