@@ -74,6 +74,7 @@ export const webhookSkipReasons = [
   'unowned_number',
   'foreign_dispatch',
   'unknown_message_id',
+  'group_message',
 ] as const;
 export type WebhookSkipReason = (typeof webhookSkipReasons)[number];
 

@@ -204,6 +204,8 @@ const messageBase = z.object({
     type: z.string(),
     from: z.optional(metaId()),
     from_user_id: z.optional(metaId()),
+    /** Set on a message written in a WhatsApp group the number belongs to; `from` is the participant. */
+    group_id: z.optional(z.string()),
   }).check(z.refine((message) => message.from || message.from_user_id, 'neither from nor from_user_id'));
 
 const media = z.object({ id: z.string().check(z.minLength(1)), mime_type: z.string(), caption: z.optional(z.string()), sha256: z.optional(z.string()), filename: z.optional(z.string()) });
@@ -280,7 +282,10 @@ export interface ProviderInbound {
 export function readMessage(raw: unknown): Read<ProviderInbound> {
   const base = messageBase.safeParse(raw);
   if (!base.success) return skip('malformed_message', base.error);
-  const { id, timestamp, type, from, from_user_id } = base.data;
+  const { id, timestamp, type, from, from_user_id, group_id } = base.data;
+  // Not the participant's one-to-one conversation, and conversations here are one-to-one: filed
+  // there, it would read as a private message, and an integration might answer it privately.
+  if (group_id !== undefined) return skip('group_message', `group "${group_id}"`);
   if (!isReadType(type)) return skip('unknown_message_type', `type "${type}"`);
   const content = contentSchemas[type].safeParse(raw);
   if (!content.success) {
