@@ -127,6 +127,10 @@ export async function checkWebhookUrl(url: string, options: { resolve?: Resolver
   if (url.length > WEBHOOK_URL_MAX_LENGTH) return refuse(`must be at most ${WEBHOOK_URL_MAX_LENGTH} characters`);
   if (!URL.canParse(url)) return refuse('is not a valid absolute URL');
   const parsed = new URL(url);
+  // The normalized form is what is stored and checked again at each delivery: it must pass too.
+  if (parsed.href.length > WEBHOOK_URL_MAX_LENGTH) {
+    return refuse(`must be at most ${WEBHOOK_URL_MAX_LENGTH} characters once normalized (this one is ${parsed.href.length}: characters such as quotes and spaces are percent-encoded)`);
+  }
   if (parsed.username || parsed.password) return refuse('must not contain a user name or password');
   const host = bareHost(parsed);
   const local = options.allowLocal && LOCAL_HOSTS.includes(host);

@@ -79,6 +79,20 @@ describe('checkWebhookUrl, deployed', () => {
     expect(await checkWebhookUrl(`https://hooks.example.com/${'a'.repeat(2048)}`, deployed)).toEqual({ ok: false, reason: 'must be at most 2048 characters' });
   });
 
+  // The URL stored (and checked again at every delivery) is the normalized one: a URL of 1,900
+  // characters whose quotes percent-encode to 5,642 was taken, then refused at every delivery.
+  it('refuses a URL whose normalized form is over 2048 characters, and answers a URL it accepts that is no longer', async () => {
+    const quoted = `https://hooks.example.com/in/${'"'.repeat(1871)}`;
+    expect(quoted).toHaveLength(1900);
+    expect(await checkWebhookUrl(quoted, deployed)).toEqual({ ok: false, reason: 'must be at most 2048 characters once normalized (this one is 5642: characters such as quotes and spaces are percent-encoded)' });
+    const near = `https://hooks.example.com/in/${'"'.repeat(600)}`;
+    const verdict = await checkWebhookUrl(near, deployed);
+    expect(verdict).toMatchObject({ ok: true });
+    const stored = verdict.ok ? verdict.url.href : '';
+    expect(stored.length).toBeLessThanOrEqual(2048);
+    expect(await checkWebhookUrl(stored, deployed)).toMatchObject({ ok: true, url: new URL(stored) });
+  });
+
   it('accepts https to a public IPv6 name and to public address literals', async () => {
     expect(await checkWebhookUrl('https://v6.example.com:8443/', deployed)).toMatchObject({ ok: true, address: '2606:2800:21f:cb07:6820:80da:af6b:8b2c', family: 6 });
     expect(await checkWebhookUrl('https://93.184.215.14/', deployed)).toMatchObject({ ok: true, address: '93.184.215.14', family: 4 });
