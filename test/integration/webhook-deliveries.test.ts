@@ -83,6 +83,18 @@ describe('webhook deliveries against DynamoDB Local', () => {
     expect(await rejection(resendEvent(ws, endpointId, newEventId(T0), env.table, env.queues))).toMatchObject({ code: 'not_found' });
   });
 
+  // The consumer skipped the retry and left the record `retrying`, with a next attempt in the past that never came.
+  it('gives a delivery up once its endpoint is disabled before its next attempt: `failed`, no next attempt, the last answer kept', async () => {
+    const { ws, endpointId, eventIds } = await endpointWithDeliveries(1);
+    await disableWebhookEndpoint(ws, endpointId, 'gone', at(0.5), env.table);
+    const retry = { workspaceId: ws, endpointId, eventId: eventIds[0]!, type: 'message.received', payload: '{}', attempt: 2, dueAt: at(1).toISOString(), failingSince: at(0).toISOString() };
+    expect(await deliverEvent(retry, { store: env.table, queue: env.queues, now: () => at(2) })).toBe('skipped');
+    expect(await queued()).toEqual([]);
+    await updateWebhookEndpoint(ws, endpointId, { status: 'enabled' }, at(60), env.table);
+    const { items } = await listEventDeliveries(ws, endpointId, { limit: 20 }, env.table);
+    expect(items).toEqual([{ eventId: eventIds[0], type: 'message.received', state: 'failed', attempts: 1, lastAttemptAt: at(0).toISOString(), lastStatusCode: 500, lastError: null, nextAttemptAt: null }]);
+  });
+
   it('refuses to resend or test a disabled endpoint, saying how to re-enable it', async () => {
     const { ws, endpointId, eventIds } = await endpointWithDeliveries(1);
     await disableWebhookEndpoint(ws, endpointId, 'gone', T0, env.table);

@@ -4,14 +4,14 @@ import { logger } from '../../shared/logger';
 import { eventDeliveryMetrics } from '../../shared/metrics';
 import type { QueueTarget } from '../../shared/queue';
 import type { Store } from '../../shared/store';
-import { writeOne } from '../../shared/writes';
+import { writeIfAllowed, writeOne } from '../../shared/writes';
 import { FAILING_DISABLE_AFTER_MS, noteDelivered, noteGivenUp } from './endpoint-health';
 import { enqueueEventDeliveries, type EventDeliveryMessage } from './event-queue';
 import { pinnedPost, type PostOutcome } from './pinned-post';
 import { nextAttemptAt, queueDelaySeconds } from './retry-schedule';
 import { signedHeaders } from './signing';
 import { checkWebhookUrl, configuredUrlRules, type Resolver } from './url-rules';
-import { attemptRecordUpdate, type DeliveryState } from './webhook-delivery';
+import { attemptRecordUpdate, givenUpAsDisabledUpdate, type DeliveryState } from './webhook-delivery';
 import { disableWebhookEndpoint, enabledSince, endpointReadsOfBatch, type EndpointReader } from './webhook-endpoint-repository';
 
 /** What became of one queue message. */
@@ -60,7 +60,12 @@ export async function deliverEvent(message: EventDeliveryMessage, deps: EventDel
     return 'waiting';
   }
   const endpoint = await (deps.endpoints ?? endpointReadsOfBatch(store))(message.workspaceId, message.endpointId);
-  if (!endpoint || endpoint.status !== 'enabled') return 'skipped';
+  if (!endpoint) return 'skipped';
+  if (endpoint.status !== 'enabled') {
+    // Its record said `retrying` with a next attempt that will not come: it is given up (resendable once re-enabled).
+    if (message.attempt > 1) await writeIfAllowed(store, givenUpAsDisabledUpdate(message.workspaceId, message.endpointId, message.eventId));
+    return 'skipped';
+  }
 
   const outcome = await attempt(endpoint.url, endpoint.secrets, message, now, deps);
   const record = (state: DeliveryState, next: Date | null) =>

@@ -15,7 +15,7 @@ import { getWebhookEndpoint, type WebhookEndpoint } from './webhook-endpoint-rep
 export const deliveryResourceSchema = z.object({
   eventId: z.string(),
   type: z.string(),
-  /** `delivered` (2xx), `retrying` (see nextAttemptAt), `failed` (410, or the last attempt failed). */
+  /** `delivered` (2xx), `retrying` (see nextAttemptAt), `failed` (410, the last attempt failed, or the endpoint was disabled before the next). */
   state: z.enum(deliveryStates),
   attempts: z.int().check(z.gte(1)),
   lastAttemptAt: instant(),

@@ -63,6 +63,23 @@ export function attemptRecordUpdate(attempt: AttemptRecord): Write {
   };
 }
 
+/**
+ * The endpoint was disabled before the delivery's next attempt: given up (`failed`, no next
+ * attempt), the last attempt's answer kept and no attempt counted. Only a delivery still waiting
+ * for that attempt changes.
+ */
+export function givenUpAsDisabledUpdate(workspaceId: string, endpointId: string, eventId: string): Write {
+  return {
+    Update: {
+      Key: keys.webhookDelivery(workspaceId, endpointId, eventId),
+      UpdateExpression: 'SET #state = :failed, nextAttemptAt = :none',
+      ConditionExpression: '#state = :retrying',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':failed': 'failed', ':retrying': 'retrying', ':none': null },
+    },
+  };
+}
+
 const storedDeliverySchema = z.object({
   eventId: z.string(),
   type: z.string(),
