@@ -221,9 +221,9 @@ export const accessPatterns = {
   optOutsOfWorkspace: (ws: string) => keyCondition(partitions.optOutsOfWorkspace(ws), { beginsWith: 'OPTOUT#' }),
   /** A workspace's webhook endpoints (not their count item), by id. */
   webhookEndpointsOfWorkspace: (ws: string) => keyCondition(partitions.webhookEndpointsOfWorkspace(ws), { beginsWith: 'WHE#' }),
-  /** An endpoint's deliveries, by event id (so by time); from `fromSortKey` on when given. */
-  deliveriesOfEndpoint: (ws: string, endpointId: string, fromSortKey?: string) =>
-    keyCondition(partitions.deliveriesOfEndpoint(ws, endpointId), fromSortKey ? { between: [fromSortKey, 'DLV#~'] } : { beginsWith: 'DLV#' }),
+  /** An endpoint's deliveries, by event id (so by time); from `fromSortKey` on when given, and up to `toSortKey`. */
+  deliveriesOfEndpoint: (ws: string, endpointId: string, fromSortKey?: string, toSortKey = 'DLV#~') =>
+    keyCondition(partitions.deliveriesOfEndpoint(ws, endpointId), fromSortKey ? { between: [fromSortKey, toSortKey] } : { beginsWith: 'DLV#' }),
   apiKeysOfWorkspace: (ws: string) => keyCondition(partitions.apiKeysOfWorkspace(ws), { beginsWith: 'KEY#' }),
   apiKeyOfWorkspace: (ws: string, keyId: string) => keyCondition(partitions.apiKeysOfWorkspace(ws), { equals: indexKeys.apiKey(ws, keyId).gsi1sk }),
   /** Sort keys are `<occurredAt>#…`: an exclusive `end` instant still sorts after every event before it. */

@@ -95,6 +95,56 @@ describe('webhook deliveries against DynamoDB Local', () => {
     expect(items).toEqual([{ eventId: eventIds[0], type: 'message.received', state: 'failed', attempts: 1, lastAttemptAt: at(0).toISOString(), lastStatusCode: 500, lastError: null, nextAttemptAt: null }]);
   });
 
+  describe('resend since, page by page', () => {
+    /** A delivery record of `eventId` whose POST body is `size` characters. */
+    const record = (ws: string, endpointId: string, eventId: string, size = 20) =>
+      writeOne(env.table, attemptRecordUpdate({ workspaceId: ws, endpointId, eventId, type: 'message.status.updated', payload: JSON.stringify({ id: eventId, pad: 'x'.repeat(size) }), attemptedAt: at(5), statusCode: 500, error: null, state: 'failed', nextAttemptAt: null }));
+    const recordAll = async (ws: string, endpointId: string, eventIds: string[], size?: number) => {
+      for (let i = 0; i < eventIds.length; i += 25) await Promise.all(eventIds.slice(i, i + 25).map((eventId) => record(ws, endpointId, eventId, size)));
+    };
+    /** Follows `nextSince` from `since` as a caller does, at most `calls` times: each call's resent ids, and where it stopped. */
+    const follow = async (ws: string, endpointId: string, since: Date, calls = 5) => {
+      const resent: string[][] = [];
+      let from: string | null = since.toISOString();
+      for (let call = 0; from !== null && call < calls; call++) {
+        const answer: { resent: number; nextSince: string | null } = await resendEventsSince(ws, endpointId, new Date(from), env.table, env.queues);
+        const ids = (await queued()).map((message) => message.eventId);
+        expect(ids).toHaveLength(answer.resent);
+        resent.push(ids);
+        from = answer.nextSince;
+      }
+      return { resent, stoppedAt: from };
+    };
+
+    // 501 events of one millisecond (a reconciler run moves hundreds of dispatches at one instant):
+    // `nextSince` was that millisecond again, and a caller following it never got further.
+    it('resends a millisecond holding more than a batch in one call, and goes on past it', async () => {
+      const { ws, endpointId } = await endpointWithDeliveries(0);
+      const burst = Array.from({ length: 501 }, () => newEventId(at(1)));
+      const later = newEventId(at(2));
+      await recordAll(ws, endpointId, [...burst, later]);
+      const { resent, stoppedAt } = await follow(ws, endpointId, at(1));
+      expect(stoppedAt).toBeNull();
+      expect(resent.map((ids) => ids.length)).toEqual([501, 1]);
+      expect(new Set(resent[0])).toEqual(new Set(burst));
+      expect(resent[1]).toEqual([later]);
+    }, 30_000);
+
+    // Records keep their POST bodies: 501 of them passed a Query page's 1 MB, the page came back
+    // short with no 501st, and `nextSince` said there was nothing more.
+    it('pages past DynamoDB’s 1 MB, never ends a call inside a millisecond, and resends each event once', async () => {
+      const { ws, endpointId } = await endpointWithDeliveries(0);
+      const spread = Array.from({ length: 499 }, (_, i) => newEventId(new Date(at(1).getTime() + i)));
+      const together = Array.from({ length: 3 }, () => newEventId(at(3)));
+      await recordAll(ws, endpointId, [...spread, ...together], 4_000);
+      const { resent, stoppedAt } = await follow(ws, endpointId, at(1));
+      expect(stoppedAt).toBeNull();
+      expect(resent.map((ids) => ids.length)).toEqual([499, 3]);
+      expect(resent[0]).toEqual(spread);
+      expect(new Set(resent[1])).toEqual(new Set(together));
+    }, 30_000);
+  });
+
   it('refuses to resend or test a disabled endpoint, saying how to re-enable it', async () => {
     const { ws, endpointId, eventIds } = await endpointWithDeliveries(1);
     await disableWebhookEndpoint(ws, endpointId, 'gone', T0, env.table);

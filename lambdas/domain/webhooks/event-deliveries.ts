@@ -85,7 +85,10 @@ export async function resendEvent(
 /**
  * Queues again every event the endpoint has a delivery record of, made at or after `since`
  * (delivered or not), oldest first, at most RESEND_BATCH_MAX; `nextSince` is where to go on from
- * when there were more, null otherwise.
+ * when there were more, null otherwise. A call never ends inside a millisecond, since `since` cannot
+ * point into one: the batch stops before the millisecond the next call starts at, and a millisecond
+ * that holds more than the batch (a reconciler run moves hundreds of dispatches at one instant) is
+ * resent whole in one call. Otherwise a caller following `nextSince` looped on it for ever.
  */
 export async function resendEventsSince(
   workspaceId: string,
@@ -95,15 +98,30 @@ export async function resendEventsSince(
   queue: QueueTarget = defaultWebhookQueue(),
 ): Promise<{ resent: number; nextSince: string | null }> {
   enabled(await endpointOf(workspaceId, endpointId, store));
-  const deliveries = await deliveriesSince(workspaceId, endpointId, since, RESEND_BATCH_MAX + 1, store);
-  const batch = deliveries.slice(0, RESEND_BATCH_MAX);
+  const { batch, nextSince } = await resendBatch(workspaceId, endpointId, since, store);
   await enqueueEventDeliveries(
     batch.map((delivery) => ({ message: { workspaceId, endpointId, eventId: delivery.eventId, type: delivery.type, payload: delivery.payload, attempt: 1 } })),
     queue,
   );
+  return { resent: batch.length, nextSince: nextSince?.toISOString() ?? null };
+}
+
+/** The millisecond an event was made in (its id says: every delivery record's event is ours). */
+const madeAt = (delivery: StoredDelivery): number => eventIdTime(delivery.eventId)!.getTime();
+
+/** One "resend since" call's deliveries, whole milliseconds only, and where the next call starts. */
+async function resendBatch(workspaceId: string, endpointId: string, since: Date, store: Store): Promise<{ batch: StoredDelivery[]; nextSince: Date | undefined }> {
+  const deliveries = await deliveriesSince(workspaceId, endpointId, since, RESEND_BATCH_MAX + 1, store);
   const next = deliveries[RESEND_BATCH_MAX];
-  // Events of the same millisecond as `next` may be resent twice: receivers de-duplicate on webhook-id.
-  return { resent: batch.length, nextSince: next ? (eventIdTime(next.eventId)?.toISOString() ?? null) : null };
+  if (!next) return { batch: deliveries, nextSince: undefined };
+  const boundary = madeAt(next);
+  const before = deliveries.slice(0, RESEND_BATCH_MAX).filter((delivery) => madeAt(delivery) < boundary);
+  if (before.length) return { batch: before, nextSince: new Date(boundary) };
+  // The whole batch was made in the millisecond `next` was: that millisecond, all of it.
+  const end = new Date(boundary + 1);
+  const whole = await deliveriesSince(workspaceId, endpointId, new Date(boundary), Number.MAX_SAFE_INTEGER, store, end);
+  const after = await deliveriesSince(workspaceId, endpointId, end, 1, store);
+  return { batch: whole, nextSince: after.length ? end : undefined };
 }
 
 /** A `webhook.test` event to the endpoint alone, through the same queue, signing and retries as any. */

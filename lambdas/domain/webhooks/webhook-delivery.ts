@@ -108,12 +108,21 @@ export async function deliveriesOfEndpoint(
   return { items: Items.map(toDelivery), lastKey: LastEvaluatedKey };
 }
 
-/** Up to `limit` of an endpoint's deliveries of events made at or after `since`, oldest first. */
-export async function deliveriesSince(workspaceId: string, endpointId: string, since: Date, limit: number, store: Store): Promise<StoredDelivery[]> {
-  const { Items = [] } = await store.db.send(
-    new QueryCommand({ TableName: store.tableName, ...accessPatterns.deliveriesOfEndpoint(workspaceId, endpointId, `DLV#${firstEventIdAt(since)}`), Limit: limit }),
-  );
-  return Items.map(toDelivery);
+/**
+ * Up to `limit` of an endpoint's deliveries of events made at or after `since` (and before
+ * `until`), oldest first, read page by page: a Query page stops at 1 MB, and records keep their
+ * POST bodies, so 500 of them may take several.
+ */
+export async function deliveriesSince(workspaceId: string, endpointId: string, since: Date, limit: number, store: Store, until?: Date): Promise<StoredDelivery[]> {
+  const condition = accessPatterns.deliveriesOfEndpoint(workspaceId, endpointId, `DLV#${firstEventIdAt(since)}`, until ? `DLV#${firstEventIdAt(until)}` : undefined);
+  const items: StoredDelivery[] = [];
+  let cursor: Record<string, unknown> | undefined;
+  do {
+    const page = await store.db.send(new QueryCommand({ TableName: store.tableName, ...condition, Limit: Math.min(1_000, limit - items.length), ExclusiveStartKey: cursor }));
+    items.push(...(page.Items ?? []).map(toDelivery));
+    cursor = page.LastEvaluatedKey;
+  } while (cursor && items.length < limit);
+  return items;
 }
 
 export async function getDelivery(workspaceId: string, endpointId: string, eventId: string, store: Store): Promise<StoredDelivery | undefined> {
