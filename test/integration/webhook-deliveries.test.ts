@@ -2,10 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { deliverEvent } from '../../lambdas/domain/webhooks/deliver-event';
+import { clearEventGateCache, writesEvents } from '../../lambdas/domain/webhooks/event-gate';
+import { publishStreamEvents } from '../../lambdas/domain/webhooks/publish-events';
+import { MISSED_EVENTS_KEPT_MS } from '../../lambdas/domain/webhooks/webhook-endpoint';
 import { listEventDeliveries, resendEvent, resendEventsSince, sendTestEvent } from '../../lambdas/domain/webhooks/event-deliveries';
 import { eventDeliveryMessageSchema } from '../../lambdas/domain/webhooks/event-queue';
 import { attemptRecordUpdate } from '../../lambdas/domain/webhooks/webhook-delivery';
 import { createWebhookEndpoint, disableWebhookEndpoint, getWebhookEndpoint, updateWebhookEndpoint } from '../../lambdas/domain/webhooks/webhook-endpoint-repository';
+import type { WebhookEventType } from '../../lambdas/domain/webhooks/event-types';
 import { newEventId } from '../../lambdas/domain/webhooks/webhook-event';
 import type { AppError } from '../../lambdas/shared/errors';
 import { writeOne } from '../../lambdas/shared/writes';
@@ -140,7 +144,8 @@ describe('webhook deliveries against DynamoDB Local', () => {
       const { resent, stoppedAt } = await follow(ws, endpointId, at(1));
       expect(stoppedAt).toBeNull();
       expect(resent.map((ids) => ids.length)).toEqual([499, 3]);
-      expect(resent[0]).toEqual(spread);
+      // The queue hands messages out in no order.
+      expect([...resent[0]!].sort()).toEqual(spread);
       expect(new Set(resent[1])).toEqual(new Set(together));
     }, 30_000);
   });
@@ -151,6 +156,67 @@ describe('webhook deliveries against DynamoDB Local', () => {
     expect(await rejection(resendEvent(ws, endpointId, eventIds[0]!, env.table, env.queues))).toMatchObject({ code: 'validation_failed', message: expect.stringContaining('PATCH') });
     expect(await rejection(sendTestEvent(ws, endpointId, T0, env.table, env.queues))).toMatchObject({ code: 'validation_failed' });
     expect(await queued()).toEqual([]);
+  });
+});
+
+describe('events an endpoint misses while disabled (decision 165)', () => {
+  // The docs said to re-enable, then resend what it missed; but nothing was kept of the events made
+  // while it was disabled, and a workspace whose only endpoint was disabled wrote none at all.
+  const newEndpoint = async (events: WebhookEventType[] | null = null) => {
+    const ws = `ws-${randomUUID().slice(0, 8)}`;
+    return { ws, endpoint: await createWebhookEndpoint({ workspaceId: ws, url: 'https://hooks.example.com/in', events, description: null }, T0, env.table) };
+  };
+  /** Publishes one event of `type` made now, gated as a dispatch change is. */
+  const publish = async (ws: string, type: WebhookEventType = 'message.received') => {
+    const eventId = newEventId(new Date());
+    const payload = JSON.stringify({ id: eventId, type, timestamp: new Date().toISOString(), data: {} });
+    const [result] = await publishStreamEvents([{ workspaceId: ws, gated: true, event: () => ({ workspaceId: ws, eventId, type, payload }) }], env.table, env.queues);
+    expect(result).toMatchObject({ status: 'fulfilled' });
+    return eventId;
+  };
+  beforeEach(() => {
+    resetContainerCaches();
+    clearEventGateCache();
+  });
+
+  it('keeps each event a disabled endpoint subscribes to as a failed delivery with no POST, which a resend after re-enabling sends', async () => {
+    const { ws, endpoint } = await newEndpoint(['message.received']);
+    await disableWebhookEndpoint(ws, endpoint.id, 'failing', new Date(), env.table);
+    expect(await writesEvents(ws, env.table)).toBe(true);
+    const missed = await publish(ws);
+    await publish(ws, 'message.status.updated'); // not subscribed to: not kept
+    expect(await queued()).toEqual([]);
+
+    const { items } = await listEventDeliveries(ws, endpoint.id, { limit: 20 }, env.table);
+    expect(items).toEqual([{ eventId: missed, type: 'message.received', state: 'failed', attempts: 0, lastAttemptAt: null, lastStatusCode: null, lastError: 'endpoint_disabled', nextAttemptAt: null }]);
+
+    await updateWebhookEndpoint(ws, endpoint.id, { status: 'enabled' }, new Date(), env.table);
+    expect(await resendEventsSince(ws, endpoint.id, T0, env.table, env.queues)).toEqual({ resent: 1, nextSince: null });
+    expect(await queued()).toEqual([expect.objectContaining({ eventId: missed, attempt: 1 })]);
+  });
+
+  it('keeps a first attempt the consumer finds disabled the same way, and leaves a delivered record as it was', async () => {
+    const { ws, endpoint } = await newEndpoint();
+    const [first, delivered] = [newEventId(at(1)), newEventId(at(2))];
+    await writeOne(env.table, attemptRecordUpdate({ workspaceId: ws, endpointId: endpoint.id, eventId: delivered, type: 'message.received', payload: '{}', attemptedAt: at(2), statusCode: 204, error: null, state: 'delivered', nextAttemptAt: null }));
+    await disableWebhookEndpoint(ws, endpoint.id, 'gone', at(3), env.table);
+    for (const eventId of [first, delivered]) {
+      expect(await deliverEvent({ workspaceId: ws, endpointId: endpoint.id, eventId, type: 'message.received', payload: '{}', attempt: 1 }, { store: env.table, queue: env.queues, now: () => at(4) })).toBe('skipped');
+    }
+    const { items } = await listEventDeliveries(ws, endpoint.id, { limit: 20 }, env.table);
+    expect(items.map((item) => [item.eventId, item.state, item.attempts, item.lastError])).toEqual([
+      [delivered, 'delivered', 1, null],
+      [first, 'failed', 0, 'endpoint_disabled'],
+    ]);
+  });
+
+  it('stops keeping them, and writing events for a workspace with no other endpoint, once the endpoint has been disabled as long as records are kept', async () => {
+    const { ws, endpoint } = await newEndpoint();
+    await disableWebhookEndpoint(ws, endpoint.id, 'gone', new Date(Date.now() - MISSED_EVENTS_KEPT_MS - 60_000), env.table);
+    expect(await writesEvents(ws, env.table)).toBe(false);
+    const [result] = await publishStreamEvents([{ workspaceId: ws, gated: true, event: () => ({ workspaceId: ws, eventId: newEventId(new Date()), type: 'message.received', payload: '{}' }) }], env.table, env.queues);
+    expect(result).toEqual({ status: 'fulfilled', value: undefined });
+    expect((await listEventDeliveries(ws, endpoint.id, { limit: 20 }, env.table)).items).toEqual([]);
   });
 });
 

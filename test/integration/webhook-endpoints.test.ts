@@ -142,12 +142,12 @@ describe('webhook endpoints against DynamoDB Local', () => {
 
     await disableWebhookEndpoint(ws, endpoint.id, 'gone', later(10), table);
     await disableWebhookEndpoint(ws, endpoint.id, 'failing', later(20), table);
-    expect(await getWebhookEndpoint(ws, endpoint.id, table)).toEqual({ ...endpoint, status: 'disabled', disabledReason: 'gone', updatedAt: later(10).toISOString() });
+    expect(await getWebhookEndpoint(ws, endpoint.id, table)).toEqual({ ...endpoint, status: 'disabled', disabledReason: 'gone', updatedAt: later(10).toISOString(), disabledAt: later(10).toISOString() });
     expect(await takingEvents(ws, 'message.received')).toEqual([]);
 
     const enabled = await updateWebhookEndpoint(ws, endpoint.id, { status: 'enabled' }, later(30), table);
     // Its failures count towards `failing` afresh from the re-enable.
-    expect(enabled).toEqual({ ...endpoint, status: 'enabled', disabledReason: null, updatedAt: later(30).toISOString(), enabledAt: later(30).toISOString() });
+    expect(enabled).toEqual({ ...endpoint, status: 'enabled', disabledReason: null, updatedAt: later(30).toISOString(), enabledAt: later(30).toISOString(), disabledAt: later(10).toISOString() });
   });
 
   it('disabling a deleted or foreign endpoint changes nothing and creates nothing', async () => {

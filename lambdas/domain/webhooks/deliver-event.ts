@@ -11,7 +11,7 @@ import { pinnedPost, type PostOutcome } from './pinned-post';
 import { nextAttemptAt, queueDelaySeconds } from './retry-schedule';
 import { signedHeaders } from './signing';
 import { checkWebhookUrl, configuredUrlRules, type Resolver } from './url-rules';
-import { attemptRecordUpdate, givenUpAsDisabledUpdate, type DeliveryState } from './webhook-delivery';
+import { attemptRecordUpdate, missedDeliveryUpdate, type DeliveryState } from './webhook-delivery';
 import { disableWebhookEndpoint, enabledSince, endpointReadsOfBatch, type EndpointReader } from './webhook-endpoint-repository';
 
 /** What became of one queue message. */
@@ -62,8 +62,8 @@ export async function deliverEvent(message: EventDeliveryMessage, deps: EventDel
   const endpoint = await (deps.endpoints ?? endpointReadsOfBatch(store))(message.workspaceId, message.endpointId);
   if (!endpoint) return 'skipped';
   if (endpoint.status !== 'enabled') {
-    // Its record said `retrying` with a next attempt that will not come: it is given up (resendable once re-enabled).
-    if (message.attempt > 1) await writeIfAllowed(store, givenUpAsDisabledUpdate(message.workspaceId, message.endpointId, message.eventId));
+    // Missed: kept as given up (a record `retrying` would wait for an attempt that will not come), for a resend once re-enabled.
+    await writeIfAllowed(store, missedDeliveryUpdate(message, now));
     return 'skipped';
   }
 

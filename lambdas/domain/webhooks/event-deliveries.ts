@@ -15,13 +15,15 @@ import { getWebhookEndpoint, type WebhookEndpoint } from './webhook-endpoint-rep
 export const deliveryResourceSchema = z.object({
   eventId: z.string(),
   type: z.string(),
-  /** `delivered` (2xx), `retrying` (see nextAttemptAt), `failed` (410, the last attempt failed, or the endpoint was disabled before the next). */
+  /** `delivered` (2xx), `retrying` (see nextAttemptAt), `failed` (410, the last attempt failed, or the endpoint was disabled: before the next attempt, or when the event was made). */
   state: z.enum(deliveryStates),
-  attempts: z.int().check(z.gte(1)),
-  lastAttemptAt: instant(),
-  /** The receiver's status code; null when it gave none (timeout, refused connection, a URL that failed its check). */
+  /** POSTs made, resends included: 0 for an event made while the endpoint was disabled. */
+  attempts: z.int().check(z.gte(0)),
+  /** null when no POST was made. */
+  lastAttemptAt: z.nullable(instant()),
+  /** The receiver's status code; null when it gave none (timeout, refused connection, a URL that failed its check, no POST made). */
   lastStatusCode: z.nullable(z.int()),
-  /** Why there was no status code: `timeout`, a connection error code, or `url_refused: …`. */
+  /** Why there was no status code: `timeout`, a connection error code, `url_refused: …`, or `endpoint_disabled` (no POST made: the event was made while the endpoint was disabled). */
   lastError: z.nullable(z.string()),
   nextAttemptAt: z.nullable(instant()),
 });

@@ -5,7 +5,9 @@ import { writesEvents } from './event-gate';
 import { sendEventDeliveries, type EventDeliveryMessage } from './event-queue';
 import type { OutboxEvent } from './outbox-item';
 import type { StreamEvent } from './stream-events';
-import { listWebhookEndpoints, takesEvent, type WebhookEndpoint } from './webhook-endpoint-repository';
+import { missedDeliveryUpdate } from './webhook-delivery';
+import { listWebhookEndpoints, missesEvent, takesEvent, type WebhookEndpoint } from './webhook-endpoint-repository';
+import { writeIfAllowed } from '../../shared/writes';
 
 /** An event published: how many endpoints it went to; undefined when its workspace takes no events. */
 export type Publication = { event: OutboxEvent; endpoints: number } | undefined;
@@ -42,14 +44,22 @@ export async function publishStreamEvents(found: readonly StreamEvent[], store: 
   });
 }
 
-/** One event's messages, one per endpoint that takes it. */
+/**
+ * One event's messages, one per endpoint that takes it; and, for each disabled endpoint that
+ * subscribes to it and keeps what it misses, the event's delivery record, given up without a POST,
+ * for a resend once it is re-enabled (decision 165).
+ */
 async function fanOut(found: StreamEvent, endpointsOf: (workspaceId: string) => Promise<WebhookEndpoint[]>, store: Store): Promise<{ publication: Publication; messages: EventDeliveryMessage[] }> {
   if (found.gated && !(await writesEvents(found.workspaceId, store))) return { publication: undefined, messages: [] };
   const event = found.event();
-  const endpoints = (await endpointsOf(event.workspaceId)).filter((endpoint) => takesEvent(endpoint, event.type));
+  const now = new Date();
+  const endpoints = await endpointsOf(event.workspaceId);
+  const delivery = (endpoint: WebhookEndpoint) => ({ workspaceId: event.workspaceId, endpointId: endpoint.id, eventId: event.eventId, type: event.type, payload: event.payload });
+  await Promise.all(endpoints.filter((endpoint) => missesEvent(endpoint, event.type, now.getTime())).map((endpoint) => writeIfAllowed(store, missedDeliveryUpdate(delivery(endpoint), now))));
+  const taking = endpoints.filter((endpoint) => takesEvent(endpoint, event.type));
   return {
-    publication: { event, endpoints: endpoints.length },
-    messages: endpoints.map((endpoint) => ({ workspaceId: event.workspaceId, endpointId: endpoint.id, eventId: event.eventId, type: event.type, payload: event.payload, attempt: 1 })),
+    publication: { event, endpoints: taking.length },
+    messages: taking.map((endpoint) => ({ ...delivery(endpoint), attempt: 1 })),
   };
 }
 

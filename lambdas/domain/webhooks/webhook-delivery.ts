@@ -63,19 +63,40 @@ export function attemptRecordUpdate(attempt: AttemptRecord): Write {
   };
 }
 
+/** Why a delivery was given up without a POST: its endpoint was disabled when the event was made, or before its next attempt. */
+export const ENDPOINT_DISABLED = 'endpoint_disabled';
+
 /**
- * The endpoint was disabled before the delivery's next attempt: given up (`failed`, no next
- * attempt), the last attempt's answer kept and no attempt counted. Only a delivery still waiting
- * for that attempt changes.
+ * An event the endpoint missed because it was disabled: kept as a `failed` delivery, so that
+ * "resend since" finds it once the endpoint is re-enabled. A new record has no attempt
+ * (`attempts` 0, `lastAttemptAt` null, `lastError` ENDPOINT_DISABLED); one waiting for its next
+ * attempt (`retrying`) is given up, its last attempt's answer kept and nothing counted. A delivered
+ * or failed one is left as it is.
  */
-export function givenUpAsDisabledUpdate(workspaceId: string, endpointId: string, eventId: string): Write {
+export function missedDeliveryUpdate(missed: Pick<AttemptRecord, 'workspaceId' | 'endpointId' | 'eventId' | 'type' | 'payload'>, now: Date): Write {
   return {
     Update: {
-      Key: keys.webhookDelivery(workspaceId, endpointId, eventId),
-      UpdateExpression: 'SET #state = :failed, nextAttemptAt = :none',
-      ConditionExpression: '#state = :retrying',
-      ExpressionAttributeNames: { '#state': 'state' },
-      ExpressionAttributeValues: { ':failed': 'failed', ':retrying': 'retrying', ':none': null },
+      Key: keys.webhookDelivery(missed.workspaceId, missed.endpointId, missed.eventId),
+      UpdateExpression:
+        'SET entity = :entity, workspaceId = :ws, endpointId = :endpoint, eventId = :event, #type = :type, payload = :payload, #state = :failed, nextAttemptAt = :none, ' +
+        'attempts = if_not_exists(attempts, :zero), lastAttemptAt = if_not_exists(lastAttemptAt, :none), lastStatusCode = if_not_exists(lastStatusCode, :none), ' +
+        'lastError = if_not_exists(lastError, :disabled), #ttl = if_not_exists(#ttl, :ttl)',
+      ConditionExpression: 'attribute_not_exists(#state) OR #state = :retrying',
+      ExpressionAttributeNames: { '#type': 'type', '#state': 'state', '#ttl': 'ttl' },
+      ExpressionAttributeValues: {
+        ':entity': 'webhookDelivery',
+        ':ws': missed.workspaceId,
+        ':endpoint': missed.endpointId,
+        ':event': missed.eventId,
+        ':type': missed.type,
+        ':payload': missed.payload,
+        ':failed': 'failed',
+        ':retrying': 'retrying',
+        ':none': null,
+        ':zero': 0,
+        ':disabled': ENDPOINT_DISABLED,
+        ':ttl': Math.floor(now.getTime() / 1000) + DELIVERY_RECORD_DAYS * 24 * 60 * 60,
+      },
     },
   };
 }
@@ -85,8 +106,9 @@ const storedDeliverySchema = z.object({
   type: z.string(),
   payload: z.string(),
   state: z.enum(deliveryStates),
-  attempts: z.int().check(z.gte(1)),
-  lastAttemptAt: z.string(),
+  /** 0 for an event the endpoint missed while disabled. */
+  attempts: z.int().check(z.gte(0)),
+  lastAttemptAt: z.nullable(z.string()),
   lastStatusCode: z.nullable(z.int()),
   lastError: z.nullable(z.string()),
   nextAttemptAt: z.nullable(z.string()),

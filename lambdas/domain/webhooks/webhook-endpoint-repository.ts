@@ -17,12 +17,14 @@ import {
   webhookEndpointDelete,
   webhookEndpointPut,
   webhookEndpointUpdate,
+  keepsMissedEvents,
+  subscribesTo,
   type DisabledReason,
   type WebhookEndpoint,
 } from './webhook-endpoint';
 
 export type { DisabledReason, WebhookEndpoint } from './webhook-endpoint';
-export { enabledSince } from './webhook-endpoint';
+export { enabledSince, keepsMissedEvents } from './webhook-endpoint';
 
 export interface NewWebhookEndpoint {
   workspaceId: string;
@@ -89,7 +91,10 @@ export function endpointReadsOfBatch(store: Store = defaultStore()): EndpointRea
 }
 
 /** Whether the endpoint is posted events of `type`: it is enabled and subscribed to it (a null `events` takes every type). */
-export const takesEvent = (endpoint: WebhookEndpoint, type: WebhookEventType): boolean => endpoint.status === 'enabled' && (endpoint.events === null || endpoint.events.includes(type));
+export const takesEvent = (endpoint: WebhookEndpoint, type: WebhookEventType): boolean => endpoint.status === 'enabled' && subscribesTo(endpoint, type);
+
+/** Whether an event of `type` is kept for the endpoint as missed: it subscribes, and is disabled, not for longer than MISSED_EVENTS_KEPT_MS. */
+export const missesEvent = (endpoint: WebhookEndpoint, type: WebhookEventType, nowMs: number): boolean => keepsMissedEvents(endpoint, nowMs) && subscribesTo(endpoint, type);
 
 /** What a PATCH may change; `status: 'enabled'` re-enables a disabled endpoint. */
 export interface WebhookEndpointPatch {
@@ -135,7 +140,7 @@ export async function disableWebhookEndpoint(workspaceId: string, endpointId: st
   try {
     await writeOne(
       store,
-      webhookEndpointUpdate(workspaceId, endpointId, { status: 'disabled', disabledReason: reason }, now.toISOString(), {
+      webhookEndpointUpdate(workspaceId, endpointId, { status: 'disabled', disabledReason: reason, disabledAt: now.toISOString() }, now.toISOString(), {
         expression: '#status = :enabled',
         values: { ':enabled': 'enabled' },
       }),

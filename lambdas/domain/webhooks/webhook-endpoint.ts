@@ -48,6 +48,8 @@ const webhookEndpointSchema = z.object({
    * `failing` only from then. Absent on endpoints stored before it was kept: their `createdAt`.
    */
   enabledAt: z.optional(z.string()),
+  /** When it was last disabled. Absent on endpoints disabled before it was kept: their `updatedAt`. */
+  disabledAt: z.optional(z.string()),
   /** Newest first. A rotated-out secret keeps signing until `expiresAt` (the overlap). */
   secrets: z.tuple([secretEntry], secretEntry),
 });
@@ -72,10 +74,24 @@ export const webhookEndpointDelete = (workspaceId: string, endpointId: string): 
 });
 
 /** The attributes a change may set; the others stay as stored. */
-export type WebhookEndpointChanges = Partial<Pick<WebhookEndpoint, 'url' | 'events' | 'description' | 'status' | 'disabledReason' | 'enabledAt' | 'secrets'>>;
+export type WebhookEndpointChanges = Partial<Pick<WebhookEndpoint, 'url' | 'events' | 'description' | 'status' | 'disabledReason' | 'enabledAt' | 'disabledAt' | 'secrets'>>;
 
 /** Since when the endpoint has been enabled this time. */
 export const enabledSince = (endpoint: WebhookEndpoint): string => endpoint.enabledAt ?? endpoint.createdAt;
+
+/**
+ * How long a disabled endpoint keeps a record of each event it misses, for a resend once it is
+ * re-enabled: as long as any delivery record is kept (DELIVERY_RECORD_DAYS), so "resend since"
+ * reaches as far back for what it missed as for what it was sent.
+ */
+export const MISSED_EVENTS_KEPT_MS = 14 * 24 * 60 * 60 * 1000;
+
+/** Whether the endpoint is disabled, and recently enough that it keeps a record of the events it misses. */
+export const keepsMissedEvents = (endpoint: Pick<WebhookEndpoint, 'status' | 'disabledAt' | 'updatedAt'>, nowMs: number): boolean =>
+  endpoint.status === 'disabled' && nowMs - Date.parse(endpoint.disabledAt ?? endpoint.updatedAt) < MISSED_EVENTS_KEPT_MS;
+
+/** Whether the endpoint subscribes to events of `type` (a null `events` takes every type). */
+export const subscribesTo = (endpoint: WebhookEndpoint, type: string): boolean => endpoint.events === null || (endpoint.events as readonly string[]).includes(type);
 
 /**
  * Sets only the attributes named in `changes` (and `updatedAt`) on an existing endpoint. `condition`

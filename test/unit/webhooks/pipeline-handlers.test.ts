@@ -134,7 +134,8 @@ describe('the outbox publisher (DynamoDB Streams)', () => {
   });
 
   it('publishes no dispatch change of a workspace without an enabled endpoint, and asks about that workspace once per container while the answer holds', async () => {
-    ddb.on(QueryCommand).resolves({ Items: [endpoint('ws-b', `whe_${'1'.repeat(32)}`, 'https://b.example/off', { status: 'disabled', disabledReason: 'gone' })] });
+    // Disabled longer than it keeps the events it misses (MISSED_EVENTS_KEPT_MS).
+    ddb.on(QueryCommand).resolves({ Items: [endpoint('ws-b', `whe_${'1'.repeat(32)}`, 'https://b.example/off', { status: 'disabled', disabledReason: 'gone', disabledAt: '2026-01-01T00:00:00.000Z' })] });
     const change = (sequence: number) => streamRecord(dispatchItem({ ...dispatch('ws-b'), status: 'processing', sequence }), 'MODIFY', String(sequence));
 
     // Not even parsed: a dispatch image this publisher could not read fails no record of such a workspace.
@@ -143,7 +144,7 @@ describe('the outbox publisher (DynamoDB Streams)', () => {
 
     expect(sqs.calls()).toHaveLength(0);
     // One read of the workspace's endpoint statuses, for both records.
-    expect(ddb.commandCalls(QueryCommand).map((call) => call.args[0].input.ProjectionExpression)).toEqual(['#status']);
+    expect(ddb.commandCalls(QueryCommand).map((call) => call.args[0].input.ProjectionExpression)).toEqual(['#status, disabledAt, updatedAt']);
   });
 
   it('sends a batch’s events ten messages to a queue request, and reads a workspace’s endpoints once for the batch', async () => {
@@ -155,7 +156,7 @@ describe('the outbox publisher (DynamoDB Streams)', () => {
     expect(sqs.commandCalls(SendMessageBatchCommand).map((call) => call.args[0].input.Entries!.length)).toEqual([10, 2]);
     expect(enqueued().map((message) => JSON.parse(message.payload as string).data.sequence)).toEqual(records.map((_, i) => i + 2));
     // The gate's read, then the endpoints' read: one each for the twelve events.
-    expect(ddb.commandCalls(QueryCommand).map((call) => call.args[0].input.ProjectionExpression)).toEqual(['#status', undefined]);
+    expect(ddb.commandCalls(QueryCommand).map((call) => call.args[0].input.ProjectionExpression)).toEqual(['#status, disabledAt, updatedAt', undefined]);
   });
 
   it('fails only the records whose messages the queue did not take, for the stream to hand them over again', async () => {
