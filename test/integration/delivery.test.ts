@@ -908,10 +908,14 @@ describe('the table away while WhatsApp has the message, and back before WhatsAp
    * answering through `provider` (the reconciler queues other tests' dispatches too: left alone).
    */
   const consumeQueue = async (ws: string, provider: Provider) => {
-    for (const message of (await env.queues.receiveAll()) as DispatchMessage[]) {
-      if (message.workspaceId === ws) await deliverQueuedDispatch({ ...attempt(message.dispatchId, message.workspaceId), ...message, writeDeadline: Date.now() + 1_000 }, { providerFor: () => provider, store: env.table, queue: env.queues });
-    }
+    for (const message of await queuedFor(ws)) await deliverQueuedDispatch({ ...attempt(message.dispatchId, message.workspaceId), ...message, writeDeadline: Date.now() + 1_000 }, { providerFor: () => provider, store: env.table, queue: env.queues });
   };
+  /**
+   * What the queue holds for workspace `ws`. Other tests' messages are taken and left alone: the
+   * reconciler queues every test's dispatches, and a carried release's receive queues its dispatch
+   * again seconds later (decision 164).
+   */
+  const queuedFor = async (ws: string) => ((await env.queues.receiveAll()) as DispatchMessage[]).filter((message) => message.workspaceId === ws);
   const verdicts = [
     ['accepted it', accept, { status: 'sent', sentAt: expect.any(String) }],
     ['did not answer in time', refuse('unknown', 'timeout'), { status: 'unknown', sentAt: null }],
@@ -930,7 +934,7 @@ describe('the table away while WhatsApp has the message, and back before WhatsAp
     try {
       await deliverQueuedDispatch({ ...attempt(dispatchId, ws), writeDeadline: Date.now() + 1_000 }, { providerFor: () => whatsapp.provider, store: env.table, queue: env.queues });
       // Another receive takes what the queue now holds, and asks the table until it answers.
-      inFlight = (await env.queues.receiveAll()) as DispatchMessage[];
+      inFlight = await queuedFor(ws);
     } finally {
       outage.remove();
     }
@@ -1044,7 +1048,7 @@ describe('the table away while WhatsApp has the message, and back before WhatsAp
       outage.remove();
     }
     // The carried release is behind a backlog whose oldest message has waited ten minutes; the reconciler runs each minute, knowing that age.
-    const carried = (await env.queues.receiveAll()) as DispatchMessage[];
+    const carried = await queuedFor(ws);
     expect(carried).toEqual([expect.objectContaining({ dispatchId, release: expect.any(Object) })]);
     const back = Date.now() + DEAD_ATTEMPT_UNKNOWN_MS + 1_000;
     for (const after of [0, 60_000, 2 * 60_000, 3 * 60_000, UNKNOWN_NOTICE_MS + 1_000]) {
@@ -1074,7 +1078,7 @@ describe('the table away while WhatsApp has the message, and back before WhatsAp
       expect(await deliverQueuedDispatch({ ...attempt(dispatchId, ws), writeDeadline: Date.now() + 500 }, deps)).toEqual({ outcome: 'carried' });
       // Each receive of the verdict asks the table until its own deadline, then puts it on the queue again.
       for (let receive = 1; receive <= 2; receive++) {
-        const [message, ...more] = (await env.queues.receiveAll()) as DispatchMessage[];
+        const [message, ...more] = await queuedFor(ws);
         expect(more).toEqual([]);
         carried.push(message);
         expect(await deliverQueuedDispatch({ ...attempt(dispatchId, ws), ...message, writeDeadline: Date.now() + 500 }, deps)).toEqual({ outcome: 'carried' });
@@ -1084,12 +1088,12 @@ describe('the table away while WhatsApp has the message, and back before WhatsAp
     }
     const verdict = { to: 'sent', occurredAt: expect.any(String), providerMessageId: expect.stringMatching(/^wamid\./) };
     expect(carried).toEqual([{ dispatchId, workspaceId: ws, verdict }, { dispatchId, workspaceId: ws, verdict }]);
-    const [message] = (await env.queues.receiveAll()) as DispatchMessage[];
+    const [message] = await queuedFor(ws);
     expect(await deliverQueuedDispatch({ ...attempt(dispatchId, ws), ...message }, deps)).toEqual({ outcome: 'sent' });
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent', sentAt: message!.verdict!.occurredAt, providerMessageId: message!.verdict!.providerMessageId });
     // SQS may hand the same message out twice: the second finds the verdict written.
     expect(await deliverQueuedDispatch({ ...attempt(dispatchId, ws), ...message }, deps)).toEqual({ outcome: 'skipped' });
-    expect(await env.queues.receiveAll()).toEqual([]);
+    expect(await queuedFor(ws)).toEqual([]);
     expect(whatsapp.calls).toEqual([dispatchId]);
   });
 });
