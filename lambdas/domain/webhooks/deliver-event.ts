@@ -4,14 +4,14 @@ import { logger } from '../../shared/logger';
 import { eventDeliveryMetrics } from '../../shared/metrics';
 import type { QueueTarget } from '../../shared/queue';
 import type { Store } from '../../shared/store';
-import { writeIfAllowed, writeOne } from '../../shared/writes';
+import { writeOne } from '../../shared/writes';
 import { FAILING_DISABLE_AFTER_MS, noteDelivered, noteGivenUp } from './endpoint-health';
 import { enqueueEventDeliveries, type EventDeliveryMessage } from './event-queue';
 import { pinnedPost, type PostOutcome } from './pinned-post';
 import { nextAttemptAt, queueDelaySeconds } from './retry-schedule';
 import { signedHeaders } from './signing';
 import { checkWebhookUrl, configuredUrlRules, type Resolver } from './url-rules';
-import { attemptRecordUpdate, missedDeliveryUpdate, type DeliveryState } from './webhook-delivery';
+import { attemptRecordUpdate, recordMissedEvent, type DeliveryState } from './webhook-delivery';
 import { disableWebhookEndpoint, enabledSince, endpointReadsOfBatch, type EndpointReader } from './webhook-endpoint-repository';
 
 /** What became of one queue message. */
@@ -63,7 +63,7 @@ export async function deliverEvent(message: EventDeliveryMessage, deps: EventDel
   if (!endpoint) return 'skipped';
   if (endpoint.status !== 'enabled') {
     // Missed: kept as given up (a record `retrying` would wait for an attempt that will not come), for a resend once re-enabled.
-    await writeIfAllowed(store, missedDeliveryUpdate(message, now));
+    await recordMissedEvent(message, now, store);
     return 'skipped';
   }
 

@@ -5,9 +5,8 @@ import { writesEvents } from './event-gate';
 import { sendEventDeliveries, type EventDeliveryMessage } from './event-queue';
 import type { OutboxEvent } from './outbox-item';
 import type { StreamEvent } from './stream-events';
-import { missedDeliveryUpdate } from './webhook-delivery';
+import { recordMissedEvent } from './webhook-delivery';
 import { listWebhookEndpoints, missesEvent, takesEvent, type WebhookEndpoint } from './webhook-endpoint-repository';
-import { writeIfAllowed } from '../../shared/writes';
 
 /** An event published: how many endpoints it went to; undefined when its workspace takes no events. */
 export type Publication = { event: OutboxEvent; endpoints: number } | undefined;
@@ -55,7 +54,7 @@ async function fanOut(found: StreamEvent, endpointsOf: (workspaceId: string) => 
   const now = new Date();
   const endpoints = await endpointsOf(event.workspaceId);
   const delivery = (endpoint: WebhookEndpoint) => ({ workspaceId: event.workspaceId, endpointId: endpoint.id, eventId: event.eventId, type: event.type, payload: event.payload });
-  await Promise.all(endpoints.filter((endpoint) => missesEvent(endpoint, event.type, now.getTime())).map((endpoint) => writeIfAllowed(store, missedDeliveryUpdate(delivery(endpoint), now))));
+  await Promise.all(endpoints.filter((endpoint) => missesEvent(endpoint, event.type, now.getTime())).map((endpoint) => recordMissedEvent(delivery(endpoint), now, store)));
   const taking = endpoints.filter((endpoint) => takesEvent(endpoint, event.type));
   return {
     publication: { event, endpoints: taking.length },

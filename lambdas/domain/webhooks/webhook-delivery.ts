@@ -1,9 +1,9 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from '../../shared/zod';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
 import { accessPatterns, keys } from '../../shared/table';
-import type { Write } from '../../shared/writes';
+import { isConditionFailed, type Write } from '../../shared/writes';
 import { firstEventIdAt } from './webhook-event';
 
 /**
@@ -63,6 +63,23 @@ export function attemptRecordUpdate(attempt: AttemptRecord): Write {
   };
 }
 
+export type MissedEvent = Pick<AttemptRecord, 'workspaceId' | 'endpointId' | 'eventId' | 'type' | 'payload'>;
+
+/**
+ * Keeps `missed` as `missedDeliveryUpdate` says; false when its record had an answer already. One
+ * UpdateItem of its own: the publisher writes nothing else, and `writeOne` would bring it every
+ * command the document client has.
+ */
+export async function recordMissedEvent(missed: MissedEvent, now: Date, store: Store): Promise<boolean> {
+  try {
+    await store.db.send(new UpdateCommand({ ...missedDeliveryUpdate(missed, now).Update, TableName: store.tableName }));
+    return true;
+  } catch (error) {
+    if (isConditionFailed(error)) return false;
+    throw error;
+  }
+}
+
 /** Why a delivery was given up without a POST: its endpoint was disabled when the event was made, or before its next attempt. */
 export const ENDPOINT_DISABLED = 'endpoint_disabled';
 
@@ -73,7 +90,7 @@ export const ENDPOINT_DISABLED = 'endpoint_disabled';
  * attempt (`retrying`) is given up, its last attempt's answer kept and nothing counted. A delivered
  * or failed one is left as it is.
  */
-export function missedDeliveryUpdate(missed: Pick<AttemptRecord, 'workspaceId' | 'endpointId' | 'eventId' | 'type' | 'payload'>, now: Date): Write {
+function missedDeliveryUpdate(missed: MissedEvent, now: Date): Extract<Write, { Update: unknown }> {
   return {
     Update: {
       Key: keys.webhookDelivery(missed.workspaceId, missed.endpointId, missed.eventId),
