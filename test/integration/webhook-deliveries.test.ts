@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { deliverEvent } from '../../lambdas/domain/webhooks/deliver-event';
 import { clearEventGateCache, writesEvents } from '../../lambdas/domain/webhooks/event-gate';
 import { publishStreamEvents } from '../../lambdas/domain/webhooks/publish-events';
-import { MISSED_EVENTS_KEPT_MS } from '../../lambdas/domain/webhooks/webhook-endpoint';
+import { MISSED_EVENTS_KEPT_MS } from '../../lambdas/domain/webhooks/missed-events';
 import { listEventDeliveries, resendEvent, resendEventsSince, sendTestEvent } from '../../lambdas/domain/webhooks/event-deliveries';
 import { eventDeliveryMessageSchema } from '../../lambdas/domain/webhooks/event-queue';
 import { attemptRecordUpdate } from '../../lambdas/domain/webhooks/webhook-delivery';

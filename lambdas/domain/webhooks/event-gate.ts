@@ -6,7 +6,7 @@ import { accessPatterns, type KeyCondition } from '../../shared/table';
 import { TtlCache } from '../../shared/ttl-cache';
 import type { Write } from '../../shared/writes';
 import { outboxPut } from './outbox-item';
-import { keepsMissedEvents } from './webhook-endpoint';
+import { keepsMissedEvents } from './missed-events';
 import type { SubscribableEvent } from './webhook-event';
 
 /**

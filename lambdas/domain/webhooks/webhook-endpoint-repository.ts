@@ -6,6 +6,7 @@ import type { Store } from '../../shared/store';
 import { accessPatterns, keys } from '../../shared/table';
 import { isConditionFailed, transactWrite, writeOne } from '../../shared/writes';
 import type { WebhookEventType } from './event-types';
+import { keepsMissedEvents } from './missed-events';
 import {
   newWebhookEndpointId,
   newWebhookSecret,
@@ -17,14 +18,13 @@ import {
   webhookEndpointDelete,
   webhookEndpointPut,
   webhookEndpointUpdate,
-  keepsMissedEvents,
   subscribesTo,
   type DisabledReason,
   type WebhookEndpoint,
 } from './webhook-endpoint';
 
 export type { DisabledReason, WebhookEndpoint } from './webhook-endpoint';
-export { enabledSince, keepsMissedEvents } from './webhook-endpoint';
+export { enabledSince } from './webhook-endpoint';
 
 export interface NewWebhookEndpoint {
   workspaceId: string;

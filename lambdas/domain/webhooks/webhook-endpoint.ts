@@ -79,16 +79,6 @@ export type WebhookEndpointChanges = Partial<Pick<WebhookEndpoint, 'url' | 'even
 /** Since when the endpoint has been enabled this time. */
 export const enabledSince = (endpoint: WebhookEndpoint): string => endpoint.enabledAt ?? endpoint.createdAt;
 
-/**
- * How long a disabled endpoint keeps a record of each event it misses, for a resend once it is
- * re-enabled: as long as any delivery record is kept (DELIVERY_RECORD_DAYS), so "resend since"
- * reaches as far back for what it missed as for what it was sent.
- */
-export const MISSED_EVENTS_KEPT_MS = 14 * 24 * 60 * 60 * 1000;
-
-/** Whether the endpoint is disabled, and recently enough that it keeps a record of the events it misses. */
-export const keepsMissedEvents = (endpoint: Pick<WebhookEndpoint, 'status' | 'disabledAt' | 'updatedAt'>, nowMs: number): boolean =>
-  endpoint.status === 'disabled' && nowMs - Date.parse(endpoint.disabledAt ?? endpoint.updatedAt) < MISSED_EVENTS_KEPT_MS;
 
 /** Whether the endpoint subscribes to events of `type` (a null `events` takes every type). */
 export const subscribesTo = (endpoint: WebhookEndpoint, type: string): boolean => endpoint.events === null || (endpoint.events as readonly string[]).includes(type);
