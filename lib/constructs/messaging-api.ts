@@ -82,6 +82,12 @@ export const WEBHOOK_URL_CONCURRENCY = 50;
 export interface WebhookMetrics {
   requests: (options: MetricOptions) => IMetric;
   serverErrors: (options: MetricOptions) => IMetric;
+  /**
+   * Throttles of a function whose concurrency is reserved (the callbacks' function URL): its 429s
+   * beyond the reservation are by design, WhatsApp retries them, and they cannot starve any other
+   * function, so the account's throttle alarm leaves them out.
+   */
+  reservedThrottles?: (options: MetricOptions) => IMetric;
 }
 
 /** Grants a function what a route declares it reaches, each grant with the variable that names it. */
@@ -258,7 +264,11 @@ export class MessagingApi extends Construct {
       // A function URL ends with a slash; the callback path follows it.
       this.webhookUrl = `${url.url}${callbackPath.slice(1)}`;
       const fn = this.functions.whatsappWebhook!;
-      this.webhookMetrics = { requests: (options) => fn.metric('UrlRequestCount', options), serverErrors: (options) => fn.metric('Url5xxCount', options) };
+      this.webhookMetrics = {
+        requests: (options) => fn.metric('UrlRequestCount', options),
+        serverErrors: (options) => fn.metric('Url5xxCount', options),
+        reservedThrottles: (options) => fn.metricThrottles(options),
+      };
     } else if (webhookApi) {
       this.webhookUrl = `${webhookApi.apiEndpoint}${callbackPath}`;
       this.webhookMetrics = { requests: (options) => webhookApi.metricCount(options), serverErrors: (options) => webhookApi.metricServerError(options) };

@@ -22,6 +22,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
 import { FAILURE_CODE_DIMENSION, METRICS_SERVICE, metricNames, senderRefusalCodes, SKIP_REASON_DIMENSION } from '../../lambdas/shared/metric-names';
+import { tableDefinition } from '../../lambdas/shared/table';
 import type { WebhookMetrics } from './messaging-api';
 
 /**
@@ -187,6 +188,19 @@ export class Monitoring extends Construct {
     const both = (label: string, what: string, stage: IMetric, webhook: IMetric) =>
       new MathExpression({ label, expression: `FILL(stage${what}, 0) + FILL(webhook${what}, 0)`, usingMetrics: { [`stage${what}`]: stage, [`webhook${what}`]: webhook }, period: fiveMinutes });
     const webhook = props.webhookMetrics;
+    // The table's own dimension leaves its indexes out: each index's throttles are a metric of their own.
+    const throttleEvents: Record<string, IMetric> = {};
+    for (const index of [undefined, ...Object.keys(tableDefinition.indexes)]) {
+      for (const direction of ['Read', 'Write'] as const) {
+        throttleEvents[`${direction.toLowerCase()}${index ?? 'Table'}`] = props.table.metric(`${direction}ThrottleEvents`, {
+          statistic: Stats.SUM,
+          period: fiveMinutes,
+          dimensionsMap: { TableName: props.table.tableName, ...(index ? { GlobalSecondaryIndexName: index } : {}) },
+        });
+      }
+    }
+    // CloudWatch takes at most 10 metrics in one alarm: a fifth index needs an alarm of its own.
+    if (Object.keys(throttleEvents).length > 10) throw new Error('table-throttles would watch more than the 10 metrics an alarm takes: split it');
     const requests = webhook ? both('Requests', 'Requests', props.stage.metricCount(sum), webhook.requests(sum)) : props.stage.metricCount(sum);
     const serverErrors = webhook ? both('5xx', 'Errors', props.stage.metricServerError(sum), webhook.serverErrors(sum)) : props.stage.metricServerError(sum);
     const serverErrorRate = new MathExpression({
@@ -195,14 +209,15 @@ export class Monitoring extends Construct {
       usingMetrics: { requests, errors: serverErrors },
       period: fiveMinutes,
     });
-    const lambdaThrottles = LambdaFunction.metricAllThrottles({ statistic: Stats.SUM, period: fiveMinutes });
+    const allThrottles = LambdaFunction.metricAllThrottles({ statistic: Stats.SUM, period: fiveMinutes });
+    const reservedThrottles = webhook?.reservedThrottles?.({ statistic: Stats.SUM, period: fiveMinutes });
+    const lambdaThrottles = reservedThrottles
+      ? new MathExpression({ label: 'Throttles, but the reserved callbacks function’s', expression: 'FILL(all, 0) - FILL(reserved, 0)', usingMetrics: { all: allThrottles, reserved: reservedThrottles }, period: fiveMinutes })
+      : allThrottles;
     const tableThrottles = new MathExpression({
-      label: 'Table throttle events',
-      expression: 'reads + writes',
-      usingMetrics: {
-        reads: props.table.metric('ReadThrottleEvents', { statistic: Stats.SUM, period: fiveMinutes }),
-        writes: props.table.metric('WriteThrottleEvents', { statistic: Stats.SUM, period: fiveMinutes }),
-      },
+      label: 'Table and index throttle events',
+      expression: Object.keys(throttleEvents).map((id) => `FILL(${id}, 0)`).join(' + '),
+      usingMetrics: throttleEvents,
       period: fiveMinutes,
     });
 
@@ -290,7 +305,7 @@ export class Monitoring extends Construct {
       thresholds.throttles,
       { evaluate: 2, breaching: 2 },
     );
-    alarm('TableThrottles', 'table-throttles', 'DynamoDB throttled reads or writes on the table.', tableThrottles, thresholds.throttles, { evaluate: 2, breaching: 2 });
+    alarm('TableThrottles', 'table-throttles', 'DynamoDB throttled reads or writes on the table or its indexes.', tableThrottles, thresholds.throttles, { evaluate: 2, breaching: 2 });
     alarm(
       'WebhookItemsSkipped',
       'webhook-items-skipped',

@@ -1,6 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { thresholds } from '../../lib/constructs/monitoring';
 import { metricNames, senderRefusalCodes } from '../../lambdas/shared/metric-names';
+import { tableDefinition } from '../../lambdas/shared/table';
 import { synthStack } from '../support/synth';
 
 const { template } = synthStack();
@@ -162,8 +163,36 @@ describe('alarms', () => {
   it('fire on Lambda throttles in the account and on table throttles', () => {
     expect(alarmNamed('lambda-throttles')).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Throttles', Statistic: 'Sum' });
     expect(alarmNamed('lambda-throttles')).not.toHaveProperty('Dimensions');
-    const table = alarmNamed('table-throttles');
-    expect(table.Metrics!.map((metric) => metric.Expression ?? metric.MetricStat!.Metric.MetricName).sort()).toEqual(['ReadThrottleEvents', 'WriteThrottleEvents', 'reads + writes']);
+  });
+
+  // The TableName dimension alone counts the table's throttles "but not for any global secondary
+  // indexes" (AWS's DynamoDB metrics reference): an index that throttled paged nobody.
+  it('counts throttle events on the table and on every index, with or without provisioned capacity', () => {
+    const { template: provisioned } = synthStack({ tableCapacity: '{"readUnits":{"min":5,"max":200},"writeUnits":{"min":20,"max":1000}}' });
+    for (const synthesized of [template, provisioned]) {
+      const alarm = Object.values(synthesized.findResources('AWS::CloudWatch::Alarm')).find((candidate) => candidate.Properties.AlarmName === 'MessagingApi-dev-table-throttles')!.Properties as {
+        Metrics: { Expression?: string; MetricStat?: { Metric: { MetricName: string; Dimensions: { Name: string; Value: unknown }[] } } }[];
+      };
+      const watched = alarm.Metrics.flatMap((metric) => (metric.MetricStat ? [metric.MetricStat.Metric] : [])).map(
+        (metric) => `${metric.MetricName}:${(metric.Dimensions.find((dimension) => dimension.Name === 'GlobalSecondaryIndexName')?.Value as string | undefined) ?? '(table)'}`,
+      );
+      const expected = ['(table)', ...Object.keys(tableDefinition.indexes)].flatMap((on) => [`ReadThrottleEvents:${on}`, `WriteThrottleEvents:${on}`]);
+      expect(watched.sort()).toEqual(expected.sort());
+      expect(alarm.Metrics.filter((metric) => metric.Expression)).toHaveLength(1);
+    }
+  });
+
+  // With the callbacks on a function URL, their function's 50 reserved executions answer 429 beyond
+  // that by design (WhatsApp retries), and cannot starve any other function: they paged all the same.
+  it('leaves the reserved callbacks function’s own throttles out of lambda-throttles when WhatsApp calls a function URL', () => {
+    const { template: urlStack } = synthStack({ webhookFrontDoor: 'functionUrl' });
+    const [callbacks] = Object.entries(urlStack.findResources('AWS::Lambda::Function')).find(([, fn]) => fn.Properties.ReservedConcurrentExecutions === 50)!;
+    const alarm = Object.values(urlStack.findResources('AWS::CloudWatch::Alarm')).find((candidate) => candidate.Properties.AlarmName === 'MessagingApi-dev-lambda-throttles')!.Properties as {
+      Metrics: { Id: string; Expression?: string; MetricStat?: { Metric: { MetricName: string; Dimensions?: { Name: string; Value: unknown }[] } } }[];
+    };
+    expect(alarm.Metrics.find((metric) => metric.Expression)).toMatchObject({ Expression: 'FILL(all, 0) - FILL(reserved, 0)' });
+    expect(alarm.Metrics.find((metric) => metric.Id === 'all')!.MetricStat!.Metric).toEqual({ Namespace: 'AWS/Lambda', MetricName: 'Throttles' });
+    expect(alarm.Metrics.find((metric) => metric.Id === 'reserved')!.MetricStat!.Metric).toMatchObject({ MetricName: 'Throttles', Dimensions: [{ Name: 'FunctionName', Value: { Ref: callbacks } }] });
   });
 });
 
