@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { deliverEvent } from '../../lambdas/domain/webhooks/deliver-event';
+import type * as EndpointHealth from '../../lambdas/domain/webhooks/endpoint-health';
 import { clearEventGateCache, writesEvents } from '../../lambdas/domain/webhooks/event-gate';
 import { publishStreamEvents } from '../../lambdas/domain/webhooks/publish-events';
 import { MISSED_EVENTS_KEPT_MS } from '../../lambdas/domain/webhooks/missed-events';
@@ -224,9 +225,10 @@ describe('when an endpoint counts as failing (3 days of events given up, no 2xx 
   const DAY = 24 * 60 * 60_000;
   const t0 = T0.getTime();
   const unreachable = { resolve: () => Promise.reject(new Error('ENOTFOUND')), allowLocal: false };
-  const newEndpoint = async (url = 'https://hooks.example.com/in') => {
+  /** An endpoint created a month before the failures below, unless `createdAt` says otherwise. */
+  const newEndpoint = async (url = 'https://hooks.example.com/in', createdAt = new Date(t0 - 30 * DAY)) => {
     const ws = `ws-${randomUUID().slice(0, 8)}`;
-    return { ws, endpoint: await createWebhookEndpoint({ workspaceId: ws, url, events: null, description: null }, T0, env.table) };
+    return { ws, endpoint: await createWebhookEndpoint({ workspaceId: ws, url, events: null, description: null }, createdAt, env.table) };
   };
   /** The last attempt at an event that first failed at `firstFailure`, made at `now`. */
   const attempt = (ws: string, endpointId: string, now: number, options: { attempt: number; firstFailure?: number; rules?: { resolve: () => Promise<{ address: string; family: 4 }[]>; allowLocal: boolean } }) =>
@@ -255,6 +257,23 @@ describe('when an endpoint counts as failing (3 days of events given up, no 2xx 
     expect(await statusOf(ws, endpoint.id)).toBe('disabled');
   });
 
+  // Re-enabled, then quiet for two days: the first event given up counted from the re-enable, not from its own first failure.
+  it('counts a re-enabled endpoint from the first failure after the re-enable, as a new endpoint with the same history', async () => {
+    const { ws, endpoint } = await newEndpoint();
+    await attempt(ws, endpoint.id, t0 + 1.1 * DAY, { attempt: 11, firstFailure: t0 });
+    await attempt(ws, endpoint.id, t0 + 3.1 * DAY, { attempt: 11, firstFailure: t0 + 2 * DAY });
+    expect(await statusOf(ws, endpoint.id)).toBe('disabled');
+    await updateWebhookEndpoint(ws, endpoint.id, { status: 'enabled' }, new Date(t0 + 10 * DAY), env.table);
+    // Quiet for two days; then one event fails through its whole schedule and is given up.
+    expect(await attempt(ws, endpoint.id, t0 + 13.1 * DAY, { attempt: 11, firstFailure: t0 + 12 * DAY })).toBe('abandoned');
+    const twin = await newEndpoint('https://hooks.example.com/in', new Date(t0 + 10 * DAY));
+    expect(await attempt(twin.ws, twin.endpoint.id, t0 + 13.1 * DAY, { attempt: 11, firstFailure: t0 + 12 * DAY })).toBe('abandoned');
+    expect([await statusOf(ws, endpoint.id), await statusOf(twin.ws, twin.endpoint.id)]).toEqual(['enabled', 'enabled']);
+    // And the days count on from there.
+    expect(await attempt(ws, endpoint.id, t0 + 15.1 * DAY, { attempt: 11, firstFailure: t0 + 14 * DAY })).toBe('abandoned');
+    expect(await statusOf(ws, endpoint.id)).toBe('disabled');
+  });
+
   // A container that had cleared the mark within five minutes skipped clearing it after a 2xx, though an event had been given up in between.
   it('does not count from before a 2xx the endpoint answered, however soon after another', async () => {
     const server = createServer((request, response) => request.resume().on('end', () => response.writeHead(204).end()));
@@ -265,6 +284,30 @@ describe('when an endpoint counts as failing (3 days of events given up, no 2xx 
       const HOUR = 60 * 60_000;
       expect(await attempt(ws, endpoint.id, t0, { attempt: 1, rules: reachable })).toBe('delivered');
       expect(await attempt(ws, endpoint.id, t0 + 60_000, { attempt: 11, firstFailure: t0 - 25 * HOUR })).toBe('abandoned');
+      expect(await attempt(ws, endpoint.id, t0 + 120_000, { attempt: 1, rules: reachable })).toBe('delivered');
+      expect(await attempt(ws, endpoint.id, t0 + 47 * HOUR, { attempt: 11, firstFailure: t0 + 21 * HOUR })).toBe('abandoned');
+      expect(await getWebhookEndpoint(ws, endpoint.id, env.table)).toMatchObject({ status: 'enabled', disabledReason: null });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  // The give-up in another container (up to ten run at once) left this one's "cleared" mark in place: its 2xx skipped the clear.
+  it('does not count from before a 2xx that followed a give-up in another container', async () => {
+    const server = createServer((request, response) => request.resume().on('end', () => response.writeHead(204).end()));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const HOUR = 60 * 60_000;
+      const { ws, endpoint } = await newEndpoint(`http://localhost:${(server.address() as AddressInfo).port}/in`);
+      const reachable = { resolve: () => Promise.resolve([{ address: '127.0.0.1', family: 4 as const }]), allowLocal: true };
+      expect(await attempt(ws, endpoint.id, t0, { attempt: 1, rules: reachable })).toBe('delivered');
+      // Another container (its own module state) gives an event up a minute later.
+      let otherContainer!: typeof EndpointHealth;
+      jest.isolateModules(() => {
+        otherContainer = jest.requireActual('../../lambdas/domain/webhooks/endpoint-health');
+      });
+      await otherContainer.noteGivenUp(ws, endpoint.id, new Date(t0 - 25 * HOUR), new Date(endpoint.createdAt), env.table);
+      // This container delivers the next event: 2xx after the give-up, within its five minutes.
       expect(await attempt(ws, endpoint.id, t0 + 120_000, { attempt: 1, rules: reachable })).toBe('delivered');
       expect(await attempt(ws, endpoint.id, t0 + 47 * HOUR, { attempt: 11, firstFailure: t0 + 21 * HOUR })).toBe('abandoned');
       expect(await getWebhookEndpoint(ws, endpoint.id, env.table)).toMatchObject({ status: 'enabled', disabledReason: null });

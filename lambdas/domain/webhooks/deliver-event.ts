@@ -97,9 +97,8 @@ export async function deliverEvent(message: EventDeliveryMessage, deps: EventDel
   }
   await record('failed', null);
   eventDeliveryMetrics.abandoned();
-  const since = await noteGivenUp(message.workspaceId, message.endpointId, new Date(failingSince), store);
-  // Failures from before a re-enable do not count: the health item, or a retry queued before, may still remember them.
-  if (now.getTime() - Math.max(since.getTime(), Date.parse(enabledSince(endpoint))) >= FAILING_DISABLE_AFTER_MS) await disable(message, 'failing', now, store);
+  const since = await noteGivenUp(message.workspaceId, message.endpointId, new Date(failingSince), new Date(enabledSince(endpoint)), store);
+  if (now.getTime() - since.getTime() >= FAILING_DISABLE_AFTER_MS) await disable(message, 'failing', now, store);
   return 'abandoned';
 }
 
