@@ -916,6 +916,20 @@ describe('the table away while WhatsApp has the message, and back before WhatsAp
    * again seconds later (decision 164).
    */
   const queuedFor = async (ws: string) => ((await env.queues.receiveAll()) as DispatchMessage[]).filter((message) => message.workspaceId === ws);
+  /** A queued dispatch whose provider answered `answer` ("later", a refused token) as the table went away: its release is carried on the queue. */
+  const releaseCarriedThroughOutage = async (answer: Parameters<typeof scriptedProvider>[0]) => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    await env.queues.receiveAll();
+    let called = false;
+    const refusing = scriptedProvider(() => ((called = true), answer()));
+    const outage = emulateRefusedWrites(env.table.db, { on: () => true, name: 'ThrottlingException', refusing: () => called });
+    try {
+      expect(await deliverQueuedDispatch({ ...attempt(dispatchId, ws), writeDeadline: Date.now() + 1_000 }, { providerFor: () => refusing.provider, store: env.table, queue: env.queues })).toEqual({ outcome: 'carried' });
+    } finally {
+      outage.remove();
+    }
+    return { ws, dispatchId };
+  };
   const verdicts = [
     ['accepted it', accept, { status: 'sent', sentAt: expect.any(String) }],
     ['did not answer in time', refuse('unknown', 'timeout'), { status: 'unknown', sentAt: null }],
@@ -1007,16 +1021,7 @@ describe('the table away while WhatsApp has the message, and back before WhatsAp
     ['asked for later', refuse('transient', '130429')],
     ['refused the access token', refuse('credentials', '190')],
   ] as const)('sends the message, once, when WhatsApp %s and the table stays away longer than a dead attempt waits for `unknown`', async (_, answer) => {
-    const { ws, dispatchId } = await queuedDispatch(['promo']);
-    await env.queues.receiveAll();
-    let called = false;
-    const refusing = scriptedProvider(() => ((called = true), answer()));
-    const outage = emulateRefusedWrites(env.table.db, { on: () => true, name: 'ThrottlingException', refusing: () => called });
-    try {
-      expect(await deliverQueuedDispatch({ ...attempt(dispatchId, ws), writeDeadline: Date.now() + 1_000 }, { providerFor: () => refusing.provider, store: env.table, queue: env.queues })).toEqual({ outcome: 'carried' });
-    } finally {
-      outage.remove();
-    }
+    const { ws, dispatchId } = await releaseCarriedThroughOutage(answer);
     // The table is back after more than DEAD_ATTEMPT_UNKNOWN_MS, and the reconciler runs before the carried release is received.
     const back = Date.now() + DEAD_ATTEMPT_UNKNOWN_MS + 1_000;
     await reconcile(new Date(back), env.table, env.queues);
@@ -1037,16 +1042,7 @@ describe('the table away while WhatsApp has the message, and back before WhatsAp
     ['asked for later', refuse('transient', '130429')],
     ['refused the access token', refuse('credentials', '190')],
   ] as const)('sends the message, once, when WhatsApp %s, the table stays away past the wait for `unknown`, and the carried release waits behind the queue’s backlog', async (_, answer) => {
-    const { ws, dispatchId } = await queuedDispatch(['promo']);
-    await env.queues.receiveAll();
-    let called = false;
-    const refusing = scriptedProvider(() => ((called = true), answer()));
-    const outage = emulateRefusedWrites(env.table.db, { on: () => true, name: 'ThrottlingException', refusing: () => called });
-    try {
-      expect(await deliverQueuedDispatch({ ...attempt(dispatchId, ws), writeDeadline: Date.now() + 1_000 }, { providerFor: () => refusing.provider, store: env.table, queue: env.queues })).toEqual({ outcome: 'carried' });
-    } finally {
-      outage.remove();
-    }
+    const { ws, dispatchId } = await releaseCarriedThroughOutage(answer);
     // The carried release is behind a backlog whose oldest message has waited ten minutes; the reconciler runs each minute, knowing that age.
     const carried = await queuedFor(ws);
     expect(carried).toEqual([expect.objectContaining({ dispatchId, release: expect.any(Object) })]);

@@ -237,17 +237,35 @@ describe('when an endpoint counts as failing (3 days of events given up, no 2xx 
       { store: env.table, queue: env.queues, now: () => new Date(now), urlRules: options.rules ?? unreachable, timeoutMs: 2_000 },
     );
   const statusOf = async (ws: string, endpointId: string) => (await getWebhookEndpoint(ws, endpointId, env.table))!.status;
+  const HOUR = 60 * 60_000;
+  /** An endpoint disabled as `failing` at day 3.1 (its events given up since day 0), re-enabled at day 10. */
+  const reEnabledAfterFailing = async () => {
+    const { ws, endpoint } = await newEndpoint();
+    await attempt(ws, endpoint.id, t0 + 1.1 * DAY, { attempt: 11, firstFailure: t0 });
+    await attempt(ws, endpoint.id, t0 + 3.1 * DAY, { attempt: 11, firstFailure: t0 + 2 * DAY });
+    expect(await statusOf(ws, endpoint.id)).toBe('disabled');
+    await updateWebhookEndpoint(ws, endpoint.id, { status: 'enabled' }, new Date(t0 + 10 * DAY), env.table);
+    return { ws, endpoint };
+  };
+  /** URL rules that let the attempts reach a receiver on this machine. */
+  const reachable = { resolve: () => Promise.resolve([{ address: '127.0.0.1', family: 4 as const }]), allowLocal: true };
+  /** Runs `work` on an endpoint whose receiver, on this machine, answers every POST 204. */
+  const withAnsweringEndpoint = async (work: (ws: string, endpointId: string, createdAt: string) => Promise<void>) => {
+    const server = createServer((request, response) => request.resume().on('end', () => response.writeHead(204).end()));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { ws, endpoint } = await newEndpoint(`http://localhost:${(server.address() as AddressInfo).port}/in`);
+      await work(ws, endpoint.id, endpoint.createdAt);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  };
   beforeEach(() => resetContainerCaches());
   afterEach(async () => void (await queued()));
 
   // Re-enabling left the health item's `failingSince` in place: the first event given up after it disabled the endpoint again at once.
   it('counts the days afresh once a `failing` endpoint is re-enabled', async () => {
-    const { ws, endpoint } = await newEndpoint();
-    await attempt(ws, endpoint.id, t0 + 1.1 * DAY, { attempt: 11, firstFailure: t0 });
-    await attempt(ws, endpoint.id, t0 + 3.1 * DAY, { attempt: 11, firstFailure: t0 + 2 * DAY });
-    expect(await statusOf(ws, endpoint.id)).toBe('disabled');
-
-    await updateWebhookEndpoint(ws, endpoint.id, { status: 'enabled' }, new Date(t0 + 10 * DAY), env.table);
+    const { ws, endpoint } = await reEnabledAfterFailing();
     expect(await attempt(ws, endpoint.id, t0 + 11.1 * DAY, { attempt: 11, firstFailure: t0 + 10 * DAY })).toBe('abandoned');
     expect(await statusOf(ws, endpoint.id)).toBe('enabled');
     // A retry queued before the endpoint was disabled still names its first failure: it counts from the re-enable too.
@@ -259,11 +277,7 @@ describe('when an endpoint counts as failing (3 days of events given up, no 2xx 
 
   // Re-enabled, then quiet for two days: the first event given up counted from the re-enable, not from its own first failure.
   it('counts a re-enabled endpoint from the first failure after the re-enable, as a new endpoint with the same history', async () => {
-    const { ws, endpoint } = await newEndpoint();
-    await attempt(ws, endpoint.id, t0 + 1.1 * DAY, { attempt: 11, firstFailure: t0 });
-    await attempt(ws, endpoint.id, t0 + 3.1 * DAY, { attempt: 11, firstFailure: t0 + 2 * DAY });
-    expect(await statusOf(ws, endpoint.id)).toBe('disabled');
-    await updateWebhookEndpoint(ws, endpoint.id, { status: 'enabled' }, new Date(t0 + 10 * DAY), env.table);
+    const { ws, endpoint } = await reEnabledAfterFailing();
     // Quiet for two days; then one event fails through its whole schedule and is given up.
     expect(await attempt(ws, endpoint.id, t0 + 13.1 * DAY, { attempt: 11, firstFailure: t0 + 12 * DAY })).toBe('abandoned');
     const twin = await newEndpoint('https://hooks.example.com/in', new Date(t0 + 10 * DAY));
@@ -275,44 +289,28 @@ describe('when an endpoint counts as failing (3 days of events given up, no 2xx 
   });
 
   // A container that had cleared the mark within five minutes skipped clearing it after a 2xx, though an event had been given up in between.
-  it('does not count from before a 2xx the endpoint answered, however soon after another', async () => {
-    const server = createServer((request, response) => request.resume().on('end', () => response.writeHead(204).end()));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      const { ws, endpoint } = await newEndpoint(`http://localhost:${(server.address() as AddressInfo).port}/in`);
-      const reachable = { resolve: () => Promise.resolve([{ address: '127.0.0.1', family: 4 as const }]), allowLocal: true };
-      const HOUR = 60 * 60_000;
-      expect(await attempt(ws, endpoint.id, t0, { attempt: 1, rules: reachable })).toBe('delivered');
-      expect(await attempt(ws, endpoint.id, t0 + 60_000, { attempt: 11, firstFailure: t0 - 25 * HOUR })).toBe('abandoned');
-      expect(await attempt(ws, endpoint.id, t0 + 120_000, { attempt: 1, rules: reachable })).toBe('delivered');
-      expect(await attempt(ws, endpoint.id, t0 + 47 * HOUR, { attempt: 11, firstFailure: t0 + 21 * HOUR })).toBe('abandoned');
-      expect(await getWebhookEndpoint(ws, endpoint.id, env.table)).toMatchObject({ status: 'enabled', disabledReason: null });
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
-  });
+  it('does not count from before a 2xx the endpoint answered, however soon after another', () =>
+    withAnsweringEndpoint(async (ws, endpointId) => {
+      expect(await attempt(ws, endpointId, t0, { attempt: 1, rules: reachable })).toBe('delivered');
+      expect(await attempt(ws, endpointId, t0 + 60_000, { attempt: 11, firstFailure: t0 - 25 * HOUR })).toBe('abandoned');
+      expect(await attempt(ws, endpointId, t0 + 120_000, { attempt: 1, rules: reachable })).toBe('delivered');
+      expect(await attempt(ws, endpointId, t0 + 47 * HOUR, { attempt: 11, firstFailure: t0 + 21 * HOUR })).toBe('abandoned');
+      expect(await getWebhookEndpoint(ws, endpointId, env.table)).toMatchObject({ status: 'enabled', disabledReason: null });
+    }));
 
   // The give-up in another container (up to ten run at once) left this one's "cleared" mark in place: its 2xx skipped the clear.
-  it('does not count from before a 2xx that followed a give-up in another container', async () => {
-    const server = createServer((request, response) => request.resume().on('end', () => response.writeHead(204).end()));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      const HOUR = 60 * 60_000;
-      const { ws, endpoint } = await newEndpoint(`http://localhost:${(server.address() as AddressInfo).port}/in`);
-      const reachable = { resolve: () => Promise.resolve([{ address: '127.0.0.1', family: 4 as const }]), allowLocal: true };
-      expect(await attempt(ws, endpoint.id, t0, { attempt: 1, rules: reachable })).toBe('delivered');
+  it('does not count from before a 2xx that followed a give-up in another container', () =>
+    withAnsweringEndpoint(async (ws, endpointId, createdAt) => {
+      expect(await attempt(ws, endpointId, t0, { attempt: 1, rules: reachable })).toBe('delivered');
       // Another container (its own module state) gives an event up a minute later.
       let otherContainer!: typeof EndpointHealth;
       jest.isolateModules(() => {
         otherContainer = jest.requireActual('../../lambdas/domain/webhooks/endpoint-health');
       });
-      await otherContainer.noteGivenUp(ws, endpoint.id, new Date(t0 - 25 * HOUR), new Date(endpoint.createdAt), env.table);
+      await otherContainer.noteGivenUp(ws, endpointId, new Date(t0 - 25 * HOUR), new Date(createdAt), env.table);
       // This container delivers the next event: 2xx after the give-up, within its five minutes.
-      expect(await attempt(ws, endpoint.id, t0 + 120_000, { attempt: 1, rules: reachable })).toBe('delivered');
-      expect(await attempt(ws, endpoint.id, t0 + 47 * HOUR, { attempt: 11, firstFailure: t0 + 21 * HOUR })).toBe('abandoned');
-      expect(await getWebhookEndpoint(ws, endpoint.id, env.table)).toMatchObject({ status: 'enabled', disabledReason: null });
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
-  });
+      expect(await attempt(ws, endpointId, t0 + 120_000, { attempt: 1, rules: reachable })).toBe('delivered');
+      expect(await attempt(ws, endpointId, t0 + 47 * HOUR, { attempt: 11, firstFailure: t0 + 21 * HOUR })).toBe('abandoned');
+      expect(await getWebhookEndpoint(ws, endpointId, env.table)).toMatchObject({ status: 'enabled', disabledReason: null });
+    }));
 });
