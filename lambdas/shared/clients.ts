@@ -24,16 +24,17 @@ interface CallTimeouts {
  * answer is not cut off; DynamoDB begins answering within milliseconds). Without them a hung
  * connection held a function until its own timeout: a send answered 504 to a caller who may send
  * again, and a deliver batch failed whole, with the verdicts it held (decisions 161, 162). The SDK
- * tries a timed-out call three times, as it does a dropped one.
+ * tries a timed-out call three times, as it does a dropped one. Against DynamoDB Local the quiet
+ * time is longer (`DYNAMODB_REQUEST_TIMEOUT_MS`, decision 166).
  */
-export const TABLE_CALL_TIMEOUTS: CallTimeouts = { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true };
+const tableCallTimeouts = (): CallTimeouts => ({ connectionTimeout: 1_000, requestTimeout: config.DYNAMODB_REQUEST_TIMEOUT_MS, throwOnRequestTimeout: true });
 
 /**
  * AWS clients, created once per container. Repositories take them as parameters with these
  * as defaults, so tests can pass their own or mock these with aws-sdk-client-mock. Marked pure
  * so a bundle leaves out a client its function never uses, and the SDK package behind it.
  */
-export const dynamo = /* @__PURE__ */ DynamoDBDocumentClient.from(/* @__PURE__ */ withoutCallLog(/* @__PURE__ */ new DynamoDBClient(/* @__PURE__ */ clientConfig('DYNAMODB_ENDPOINT', TABLE_CALL_TIMEOUTS))), documentClientOptions);
+export const dynamo = /* @__PURE__ */ DynamoDBDocumentClient.from(/* @__PURE__ */ withoutCallLog(/* @__PURE__ */ new DynamoDBClient(/* @__PURE__ */ clientConfig('DYNAMODB_ENDPOINT', /* @__PURE__ */ tableCallTimeouts()))), documentClientOptions);
 
 /**
  * The SDK waits on a connection that never answers for as long as the function lives; a send held

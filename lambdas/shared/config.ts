@@ -21,6 +21,12 @@ const variables = {
   /** Local runtime and tests only: DynamoDB Local / SQS emulator endpoints. */
   DYNAMODB_ENDPOINT: () => z.optional(z.url()),
   SQS_ENDPOINT: () => z.optional(z.url()),
+  /**
+   * How long a table call may go quiet before the SDK gives it up and tries again: DynamoDB's 3 s
+   * (decision 162) unless set. The local runtime and the tests set more: DynamoDB Local, sharing a
+   * busy machine, stalls for longer than DynamoDB ever does (decision 166).
+   */
+  DYNAMODB_REQUEST_TIMEOUT_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(1_000), z.lte(60_000)), 3_000),
   /** How long a key lookup is trusted; bounds how late a revocation takes effect. */
   API_KEY_CACHE_TTL_SECONDS: () => z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(60)), 30),
 

@@ -15,3 +15,10 @@ export const LOCAL_WHATSAPP = { appSecret: 'local-app-secret', verifyToken: 'loc
 
 /** Signs the local runtime's pagination cursors (deployed, a generated secret). */
 export const LOCAL_CURSOR_SECRET = 'local-cursor-signing-key-0001';
+
+/**
+ * How long the handlers' table calls may go quiet here (`DYNAMODB_REQUEST_TIMEOUT_MS`): DynamoDB Local
+ * on a busy machine stalls for seconds, and DynamoDB's 3 s gave up calls it would have answered
+ * (decision 166).
+ */
+export const LOCAL_TABLE_REQUEST_TIMEOUT_MS = 20_000;

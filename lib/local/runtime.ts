@@ -13,7 +13,7 @@ import { OPENAPI_DOCUMENT_PATH } from '../openapi/document-file';
 import { ensureTable } from './bootstrap';
 import { freePort } from './free-port.cjs';
 import { startQueuePoller, type QueuePoller, type SqsHandler } from './queue-poller';
-import { DEMO_SEED_PATH, LOCAL_CREDENTIALS, LOCAL_CURSOR_SECRET, LOCAL_WHATSAPP, PROJECT_ROOT, stateFilePath } from './paths';
+import { DEMO_SEED_PATH, LOCAL_CREDENTIALS, LOCAL_CURSOR_SECRET, LOCAL_TABLE_REQUEST_TIMEOUT_MS, LOCAL_WHATSAPP, PROJECT_ROOT, stateFilePath } from './paths';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
 import { readSeed } from './seed-file';
 import type { ApiHandler, LoadedRoute } from './http-server';
@@ -180,6 +180,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       QUEUE_URL: queueUrl,
       WEBHOOK_QUEUE_URL: webhookQueues.queueUrl,
       DYNAMODB_ENDPOINT: dynamodbEndpoint,
+      DYNAMODB_REQUEST_TIMEOUT_MS: process.env.DYNAMODB_REQUEST_TIMEOUT_MS ?? String(LOCAL_TABLE_REQUEST_TIMEOUT_MS),
       SQS_ENDPOINT: sqsEndpoint,
       // Local stand-ins for the WhatsApp secret; the sandbox signs its reports with the app secret.
       WHATSAPP_APP_SECRET: process.env.WHATSAPP_APP_SECRET ?? LOCAL_WHATSAPP.appSecret,

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { LOCAL_TABLE_REQUEST_TIMEOUT_MS } from '../../lib/local/paths';
 
 // Runs before each test file, in that file's own copy of process.env and before any module is
 // loaded, just as a Lambda's environment is in place before its cold start.
@@ -15,6 +16,8 @@ process.env.TABLE_NAME = `test-${randomUUID()}`;
 process.env.QUEUE_URL = 'https://sqs.ap-southeast-3.amazonaws.com/000000000000/test-dispatch';
 process.env.WEBHOOK_QUEUE_URL = 'https://sqs.ap-southeast-3.amazonaws.com/000000000000/test-webhook-events';
 if (process.env.TEST_DYNAMODB_ENDPOINT) process.env.DYNAMODB_ENDPOINT = process.env.TEST_DYNAMODB_ENDPOINT;
+/** DynamoDB Local shares the machine with every other test file: the local runtime's patience (decision 166). */
+process.env.DYNAMODB_REQUEST_TIMEOUT_MS = String(LOCAL_TABLE_REQUEST_TIMEOUT_MS);
 if (process.env.TEST_SQS_ENDPOINT) process.env.SQS_ENDPOINT = process.env.TEST_SQS_ENDPOINT;
 /** Stand-ins for the WhatsApp app secret and verify token (deployed, they live in Secrets Manager). */
 process.env.WHATSAPP_APP_SECRET = 'test-app-secret';
