@@ -466,13 +466,9 @@ export class Monitoring extends Construct {
         left: [props.deliverFunction.metricInvocations({ period: fiveMinutes }), props.deliverFunction.metricErrors({ period: fiveMinutes }), props.deliverFunction.metricThrottles({ period: fiveMinutes })],
         right: [props.deliverFunction.metricDuration({ statistic: Stats.p(99), period: fiveMinutes })],
       }),
-      new GraphWidget({
-        title: 'Errors and throttles, every function',
-        width: wide,
-        left: [functionErrors(stackName)],
-        right: [lambdaThrottles, tableThrottles],
-      }),
+      new GraphWidget({ title: 'Errors, every function', width: wide, left: functionErrors(this) }),
     );
+    this.dashboard.addWidgets(new GraphWidget({ title: 'Throttles: every function, the table and its indexes', width: wide, left: [lambdaThrottles, tableThrottles] }));
   }
 
   private alarmTopicKey(stackName: string, removalPolicy: RemovalPolicy): Key {
@@ -482,6 +478,16 @@ export class Monitoring extends Construct {
   }
 }
 
-/** Errors of each function of this stack, one line each: their generated names start with the stack's. */
-const functionErrors = (stackName: string) =>
-  new MathExpression({ label: '', expression: `SEARCH('{AWS/Lambda,FunctionName} MetricName="Errors" "${stackName}-"', 'Sum', 300)`, period: Duration.minutes(5) });
+/**
+ * Errors of each function of this stack, one line each, named by its place in the stack. By the
+ * functions themselves, not a search on the stack's name: a search matches its text anywhere in a
+ * function's name, so `MessagingApi-dev`'s graph also drew the functions of a `MessagingApi-dev-alice`
+ * in the same account.
+ */
+const functionErrors = (scope: IConstruct) => {
+  const stack = Stack.of(scope);
+  return stack.node
+    .findAll()
+    .filter((construct): construct is LambdaFunction => construct instanceof LambdaFunction && Stack.of(construct) === stack)
+    .map((fn) => fn.metricErrors({ statistic: Stats.SUM, period: Duration.minutes(5), label: fn.node.path.slice(stack.node.path.length + 1) }));
+};

@@ -245,6 +245,29 @@ describe('dashboard', () => {
     expect(body).toContain('alarm');
   });
 
+  /** The dashboard's widgets as CloudWatch reads them: the body with each token given its logical id. */
+  const widgets = () => {
+    const body = Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0]!.Properties.DashboardBody as { 'Fn::Join': [string, (string | { Ref?: string })[]] };
+    const text = body['Fn::Join'][1].map((part) => (typeof part === 'string' ? part : part.Ref ? `<${part.Ref}>` : '<token>')).join('');
+    return (JSON.parse(text) as { widgets: { properties: { title?: string; metrics?: unknown[][] } }[] }).widgets.map((widget) => widget.properties);
+  };
+
+  // A search on the stack's name matched it anywhere in a function's name: `MessagingApi-dev`'s graph
+  // also drew the functions of a `MessagingApi-dev-alice` deployed in the same account.
+  it('graphs the errors of exactly this stack’s functions, one line each', () => {
+    const errors = widgets().find((widget) => widget.title === 'Errors, every function')!;
+    const functionsGraphed = errors.metrics!.map((metric) => {
+      expect(metric.slice(0, 3)).toEqual(['AWS/Lambda', 'Errors', 'FunctionName']);
+      return metric[3];
+    });
+    expect(functionsGraphed.sort()).toEqual(Object.keys(template.findResources('AWS::Lambda::Function')).map((id) => `<${id}>`).sort());
+    expect(JSON.stringify(widgets())).not.toContain('AWS/Lambda,FunctionName');
+  });
+
+  it('keeps every graph within CloudWatch’s 100 metrics and expressions', () => {
+    for (const widget of widgets()) expect([widget.title, (widget.metrics ?? []).length <= 100]).toEqual([widget.title, true]);
+  });
+
   it('and the alarm topic are stack outputs', () => {
     template.hasOutput('DashboardUrl', { Value: Match.objectLike({ 'Fn::Join': Match.anyValue() }) });
     template.hasOutput('AlarmTopicArn', { Value: { Ref: topic() } });
