@@ -120,6 +120,7 @@ export class MessagingStack extends Stack {
       stage: this.api.api.deploymentStage,
       webhookMetrics: this.api.webhookMetrics,
       deliverFunction: this.delivery.deliverFunction,
+      reconcileFunction: this.delivery.reconcileFunction,
       queue: this.dispatchQueue.queue,
       deadLetterQueue: this.dispatchQueue.deadLetterQueue,
       webhooks: {

@@ -65,6 +65,12 @@ export const thresholds = {
    */
   deliverErrors: 0,
   /**
+   * The reconciler runs every minute and is what moves a dispatch out of a dead attempt or a
+   * release (decisions 63, 161, 163): one failed run is made good by the next, but errors in every
+   * period for fifteen minutes are a reconciler that no longer runs, with nothing else to say so.
+   */
+  reconcilerErrors: 0,
+  /**
    * A throttling burst that clears within minutes is absorbed by retries (SQS redelivers, clients
    * retry on 429/5xx); ten minutes of it is capacity that is missing.
    */
@@ -119,6 +125,8 @@ export interface MonitoringProps {
   /** WhatsApp's callbacks, when they come in apart from the stage: counted in the API's 5xx rate with it. */
   webhookMetrics?: WebhookMetrics | undefined;
   deliverFunction: IFunction;
+  /** The reconciler, every minute on a schedule: its failures reach no queue, so only an alarm tells. */
+  reconcileFunction: IFunction;
   queue: IQueue;
   deadLetterQueue: IQueue;
   /** The webhook pipeline's queue, DLQ and consumer, and the table's stream consumer (lib/constructs/webhook-pipeline.ts). */
@@ -258,6 +266,14 @@ export class Monitoring extends Construct {
       props.deliverFunction.metricErrors({ statistic: Stats.SUM, period: fiveMinutes }),
       thresholds.deliverErrors,
       { evaluate: 3, breaching: 2 },
+    );
+    alarm(
+      'ReconcilerErrors',
+      'reconciler-failing',
+      'The reconciler failed in every 5-minute period for 15 minutes: dispatches of dead attempts and releases are not moved on until it runs again.',
+      props.reconcileFunction.metricErrors({ statistic: Stats.SUM, period: fiveMinutes }),
+      thresholds.reconcilerErrors,
+      { evaluate: 3, breaching: 3 },
     );
     alarm(
       'DeliveriesHeld',

@@ -23,7 +23,7 @@ describe('business metrics', () => {
 });
 
 describe('alarms', () => {
-  it('are exactly the sixteen the runbook explains, each notifying the alarm topic when it fires and when it clears', () => {
+  it('are exactly the seventeen the runbook explains, each notifying the alarm topic when it fires and when it clears', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((alarm) => alarm.Properties);
     expect(alarms.map((alarm) => alarm.AlarmName).sort()).toEqual(
       [
@@ -32,6 +32,7 @@ describe('alarms', () => {
         'dispatch-queue-age',
         'dlq-not-empty',
         'lambda-throttles',
+        'reconciler-failing',
         'reports-behind',
         'stream-batches-failed',
         'stream-consumer-behind',
@@ -110,6 +111,22 @@ describe('alarms', () => {
   it('fire on errors of the deliver consumer', () => {
     const deliver = logicalIdOf('AWS::Lambda::Function', /Delivers queued/);
     expect(alarmNamed('deliver-errors')).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: [{ Name: 'FunctionName', Value: { Ref: deliver } }], Threshold: 0 });
+  });
+
+  // The reconciler's failures reach no queue and no other alarm: a reconciler failing every run
+  // left dispatches of dead attempts and releases where they were, and nobody was told.
+  it('fire when the reconciler has failed in every 5-minute period for 15 minutes', () => {
+    const reconciler = logicalIdOf('AWS::Lambda::Function', /Re-enqueues stuck queued dispatches/);
+    expect(alarmNamed('reconciler-failing')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: reconciler } }],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 0,
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 3,
+    });
   });
 
   it('fire when the table’s stream consumer is five minutes behind, twice running', () => {
