@@ -114,6 +114,22 @@ describe('marketing opt-outs against DynamoDB Local', () => {
     expect(await removeMarketingOptOut(ws, '+6281234567890', env.table)).toBe(false);
     await expect(send(ws, MARKETING)).resolves.toMatchObject({ status: 'queued' });
   });
+
+  // Meta re-delivers a POST we did not answer 200 for days: the tap an operator had lifted came back
+  // and opted the number out again, and the marketing sends the customer asked for were refused.
+  it('keeps an operator’s lift against the customer’s older word arriving late, not against a newer one', async () => {
+    const ws = await workspace();
+    await tap(ws);
+    expect(await removeMarketingOptOut(ws, '+6281234567890', env.table, new Date('2026-11-03T00:00:00.000Z'))).toBe(true);
+
+    await tap(ws);
+    await recordMarketingOptOut({ workspaceId: ws, phone: '+6281234567890', optedOutAt: '2026-11-02T09:00:00.000Z', source: 'whatsapp' }, env.table);
+    expect(await getMarketingOptOut(ws, '+6281234567890', env.table)).toBeUndefined();
+    await expect(send(ws, MARKETING)).resolves.toMatchObject({ status: 'queued' });
+
+    await tap(ws, { occurredAt: '2026-11-04T00:00:00.000Z', providerMessageId: 'wamid.stop-2' });
+    expect(await getMarketingOptOut(ws, '+6281234567890', env.table)).toMatchObject({ source: 'button', optedOutAt: '2026-11-04T00:00:00.000Z' });
+  });
 });
 
 describe('WhatsApp’s 131050 and a retried POST', () => {

@@ -56,8 +56,13 @@ export async function recordMarketingOptOut(optOut: MarketingOptOut, store: Stor
   return writeChange(store, optOut.workspaceId, put, { phone: optOut.phone, optedOut: true, by: optOut.source, at: optOut.optedOutAt }, notResumedSince);
 }
 
-/** An operator lifts the opt-out, so marketing sends reach the number again; false when it had none. */
+/**
+ * An operator lifts the opt-out, so marketing sends reach the number again; false when it had none.
+ * The lift is remembered as a resume, so the customer's older word (a tap, a stop, a `131050`) that
+ * Meta delivers late does not opt the number out again (decision 151); a newer one does.
+ */
 export async function removeMarketingOptOut(workspaceId: string, phone: string, store: Store = defaultStore(), now = new Date()): Promise<boolean> {
+  await rememberResume(workspaceId, phone, now.toISOString(), store);
   const remove: Write = { Delete: { Key: keys.marketingOptOut(workspaceId, phone), ConditionExpression: 'attribute_exists(pk)' } };
   return writeChange(store, workspaceId, remove, { phone, optedOut: false, by: 'admin', at: now.toISOString() });
 }
