@@ -1,3 +1,4 @@
+import { rupiah } from '../../shared/rupiah';
 import { randomUUID } from 'node:crypto';
 import * as z from '../../shared/zod';
 import { conversationIdFor } from '../conversations/conversation-id';
@@ -132,7 +133,7 @@ export function draftDispatch(request: DispatchRequest, template: Template, vers
     apiClient: request.apiClient,
     status: 'queued',
     creditCost: version.creditCostPerSend,
-    amountRupiah: version.creditCostPerSend * workspace.rupiahPerCredit,
+    amountRupiah: rupiah(version.creditCostPerSend * workspace.rupiahPerCredit),
     createdAt,
     updatedAt: createdAt,
     sentAt: null,

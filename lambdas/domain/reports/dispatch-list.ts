@@ -1,3 +1,4 @@
+import { rupiah } from '../../shared/rupiah';
 import * as z from '../../shared/zod';
 import { batchGet } from '../../shared/batch-get';
 import { defaultStore } from '../../shared/default-store';
@@ -59,7 +60,8 @@ export const toDispatchRow = (dispatch: ReportEntry): DispatchRow => ({
   status: dispatch.deliveredAt ? 'DELIVERED' : 'SENT',
   trackingTags: dispatch.trackingTags,
   creditCost: dispatch.creditCost,
-  amountRupiah: dispatch.amountRupiah,
+  // A dispatch fixed before amounts were kept to the sen may carry float noise (decision 168).
+  amountRupiah: rupiah(dispatch.amountRupiah),
   createdAt: dispatch.createdAt,
   sentAt: dispatch.sentAt,
   deliveredAt: dispatch.deliveredAt,

@@ -1,3 +1,4 @@
+import { rupiah } from '../../shared/rupiah';
 import * as z from '../../shared/zod';
 import { mapPages, mergeNewestFirst } from '../../shared/merge-newest-first';
 import { queryAll, queryNewestFirst } from '../../shared/query-all';
@@ -59,7 +60,7 @@ const rollupOfDelta = (delta: RollupDelta): string =>
 
 /** Two deltas of the same rollup as one. */
 export function addDeltas(sum: RollupDelta, delta: RollupDelta): RollupDelta {
-  if (sum.kind === 'tag' && delta.kind === 'tag') return { ...sum, dispatchCount: sum.dispatchCount + delta.dispatchCount, credits: sum.credits + delta.credits, amountRupiah: sum.amountRupiah + delta.amountRupiah };
+  if (sum.kind === 'tag' && delta.kind === 'tag') return { ...sum, dispatchCount: sum.dispatchCount + delta.dispatchCount, credits: sum.credits + delta.credits, amountRupiah: rupiah(sum.amountRupiah + delta.amountRupiah) };
   return { ...sum, dispatchCount: sum.dispatchCount + delta.dispatchCount };
 }
 
@@ -125,7 +126,7 @@ export async function tagRollups(workspaceId: string, tag: string, from: string,
     ...sum,
     dispatchCount: sum.dispatchCount + shard.dispatchCount,
     credits: sum.credits + shard.credits,
-    amountRupiah: sum.amountRupiah + shard.amountRupiah,
+    amountRupiah: rupiah(sum.amountRupiah + shard.amountRupiah),
   }));
 }
 

@@ -1,3 +1,4 @@
+import { rupiah } from '../../shared/rupiah';
 import * as z from '../../shared/zod';
 import { defaultStore } from '../../shared/default-store';
 import { mapWithConcurrency } from '../../shared/concurrency';
@@ -27,9 +28,6 @@ export type TagTotals = z.output<typeof tagTotalsSchema>;
 /** The body of GET /v1/messages/tracking-report/summary: no pagination object (docs/api.md#tracking-summary). */
 export const tagSummaryReportSchema = z.extend(reportHeadSchema, { items: z.array(tagTotalsSchema) });
 
-/** Rupiah amounts are sums of products with the rate; keep them to the sen. */
-const money = (value: number) => Math.round(value * 100) / 100;
-
 /**
  * Per requested tag, SENT-or-DELIVERED dispatches, credits and rupiah in a WIB period, with the
  * same per template (docs/api.md#tracking-summary). One Query per tag on its rollups (tag → day → template), so
@@ -45,7 +43,7 @@ export async function summarizeTrackingTags(workspaceId: string, query: ReportPe
       const totals = byTemplate.get(templateId) ?? { templateId, templateName: rollup.templateName, dispatchCount: 0, credits: 0, amountRupiah: 0 };
       totals.dispatchCount += rollup.dispatchCount;
       totals.credits += rollup.credits;
-      totals.amountRupiah = money(totals.amountRupiah + rollup.amountRupiah);
+      totals.amountRupiah = rupiah(totals.amountRupiah + rollup.amountRupiah);
       byTemplate.set(templateId, totals);
     }
     const templates = [...byTemplate.values()].filter((t) => t.dispatchCount > 0).sort((a, b) => b.dispatchCount - a.dispatchCount || a.templateName.localeCompare(b.templateName));
@@ -53,7 +51,7 @@ export async function summarizeTrackingTags(workspaceId: string, query: ReportPe
       trackingTag,
       dispatchCount: templates.reduce((sum, t) => sum + t.dispatchCount, 0),
       credits: templates.reduce((sum, t) => sum + t.credits, 0),
-      amountRupiah: money(templates.reduce((sum, t) => sum + t.amountRupiah, 0)),
+      amountRupiah: rupiah(templates.reduce((sum, t) => sum + t.amountRupiah, 0)),
       templates,
     };
   });
