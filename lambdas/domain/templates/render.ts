@@ -28,18 +28,36 @@ const VALUE_SHAPES: Readonly<Record<string, { fits: (value: string) => boolean; 
 };
 
 /**
- * Which required variables are missing, which given names the version does not define, and which
- * values do not fit their type. Only a synced version's types go into WhatsApp's components; an
- * imported version's are descriptions, and its values all go into the body as text.
+ * WhatsApp refuses a text parameter with a new line or a tab, or more than four spaces in a row
+ * (error 132018, "Param text cannot have new-line/tab characters or more than 4 consecutive
+ * spaces"), and one with nothing in it.
  */
-export function checkVariables(version: Pick<TemplateVersion, 'variableDefinitions' | 'components'>, given: ReadonlyMap<string, string>): VariableCheck {
+const TEXT_PARAMETER = { fits: (value: string) => value !== '' && !/[\n\r\t]| {5}/.test(value), expected: 'text on one line, not empty, with no tab and at most four spaces in a row' };
+
+/** The variables whose values WhatsApp takes as text parameters: the body's, a text header's, each card's body. */
+function textVariables(version: Pick<TemplateVersion, 'body' | 'components'>): Set<string> {
+  const names = new Set([...version.body.matchAll(PLACEHOLDER)].map((match) => match[1]!));
+  const { header, cards } = version.components ?? {};
+  const textHeaderVariables = (binding: typeof header) => (binding?.format === 'TEXT' ? binding.variables : []);
+  for (const name of [...textHeaderVariables(header), ...(cards ?? []).flatMap((card) => [...card.body, ...textHeaderVariables(card.header)])]) names.add(name);
+  return names;
+}
+
+/**
+ * Which required variables are missing, which given names the version does not define, and which
+ * values WhatsApp would refuse: a value that does not fit its type, or a text parameter it does not
+ * take. Only a synced version's types go into WhatsApp's components; an imported version's are
+ * descriptions, and its values all go into the body as text.
+ */
+export function checkVariables(version: Pick<TemplateVersion, 'variableDefinitions' | 'components' | 'body'>, given: ReadonlyMap<string, string>): VariableCheck {
   const defined = new Set(version.variableDefinitions.map((definition) => definition.name));
+  const asText = textVariables(version);
   return {
     missing: version.variableDefinitions.filter((definition) => definition.required && !given.has(definition.name)).map((definition) => definition.name),
     unknown: [...given.keys()].filter((name) => !defined.has(name)),
     malformed: version.variableDefinitions.flatMap(({ name, type }) => {
       const value = given.get(name);
-      const shape = version.components && VALUE_SHAPES[type];
+      const shape = (version.components && VALUE_SHAPES[type]) || (asText.has(name) ? TEXT_PARAMETER : undefined);
       return value !== undefined && shape && !shape.fits(value) ? [`${name}: must be ${shape.expected}`] : [];
     }),
   };

@@ -133,3 +133,29 @@ describe('POST /v1/messages text, JSON body', () => {
     expect((await send(validSend({ content: template({ variables: { name: 'Budi 😀', order: '1' } }) }), 'json')).status).toBe(202);
   });
 });
+
+/**
+ * WhatsApp refuses a template whose text parameter holds a new line or a tab, more than four spaces
+ * in a row (error 132018, "Param text cannot have new-line/tab characters or more than 4 consecutive
+ * spaces", as integrators report it), or nothing. The fixture's body `Halo {{name}}, …` makes `name`
+ * a text parameter. Accepted, such a send cost the workspace's allowance and a queue message, then
+ * failed at WhatsApp: the accepted-then-failed pattern decision 143 removed for typed values.
+ */
+describe('POST /v1/messages: a text parameter WhatsApp refuses', () => {
+  it.each([
+    ['a new line', 'Budi\nSantoso'],
+    ['a carriage return', 'Budi\r\nSantoso'],
+    ['a tab', 'Budi\tSantoso'],
+    ['five spaces in a row', 'Budi     Santoso'],
+    ['nothing in it', ''],
+  ])('with %s is 422 validation_failed naming the variable, and writes nothing', async (_, name) => {
+    const result = await send(validSend({ content: template({ variables: { name, order: 'A-1' } }) }));
+    expect([result.status, result.body.error]).toEqual([422, 'validation_failed']);
+    expect(result.body.message).toContain('content.variables: name: ');
+    expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(0);
+  });
+
+  it('with four spaces in a row, and emoji, is sent', async () => {
+    expect((await send(validSend({ content: template({ variables: { name: 'Budi    Santoso 🎉', order: 'A-1' } }) }))).status).toBe(202);
+  });
+});
