@@ -1,5 +1,6 @@
 import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { isDependencyUnavailable, isThrottledTransaction } from './dependency-errors';
+import { ServiceUnavailableError } from './errors';
 import type { Store } from './store';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -86,6 +87,22 @@ export async function transactWrite<N extends string>(store: Store, writes: Name
       if (code && code !== 'None') refused[name] ??= code;
     });
     return { committed: false, refused };
+  }
+}
+
+/**
+ * `transactWrite`, tried again after `conflictPause` while DynamoDB refuses it only for a transaction
+ * in flight on one of its items (up to CONFLICT_RETRIES times): for a request's write of an item
+ * others write too (a workspace's endpoint count, a template a sync and a webhook both save).
+ * Still refused so, a ServiceUnavailableError: 503 with `Retry-After`, as nothing was written and
+ * the request may simply be made again. Any other refusal comes back as `transactWrite`'s.
+ */
+export async function transactWriteThroughConflicts<N extends string>(store: Store, writes: NamedWrites<N>): Promise<TransactionResult<N>> {
+  for (let retry = 0; ; retry++) {
+    const result = await transactWrite(store, writes);
+    if (result.committed || !onlyConflicts(result.refused)) return result;
+    if (retry >= CONFLICT_RETRIES) throw new ServiceUnavailableError();
+    await conflictPause(retry);
   }
 }
 

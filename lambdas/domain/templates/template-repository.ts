@@ -5,7 +5,7 @@ import { accessPatterns, keys } from '../../shared/table';
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
-import { transactWrite, type Write } from '../../shared/writes';
+import { transactWriteThroughConflicts, type Write } from '../../shared/writes';
 import { templateInputSchema, templateVersionInputSchema, type Template, type TemplateInput, type TemplateVersion } from './template';
 
 /** The template item and its version pointers: keys, the import's writes, reading back. */
@@ -19,7 +19,7 @@ import { templateInputSchema, templateVersionInputSchema, type Template, type Te
  */
 export async function saveTemplate(workspaceId: string, input: TemplateInput, store: Store = defaultStore(), alongside: { outbox?: Write } = {}): Promise<Template> {
   const template = templateInputSchema.parse(input);
-  const result = await transactWrite(store, {
+  const result = await transactWriteThroughConflicts(store, {
     template: { Put: { Item: storedTemplateItem(workspaceId, template) } },
     versions: template.versions.map((version) => ({
       Put: { Item: { ...keys.templateVersion(workspaceId, version.id), entity: 'templateVersion', workspaceId, templateId: template.id, templateStatus: template.status, version } },

@@ -4,7 +4,7 @@ import { ConflictError } from '../../shared/errors';
 import { queryAll } from '../../shared/query-all';
 import type { Store } from '../../shared/store';
 import { accessPatterns, keys } from '../../shared/table';
-import { isConditionFailed, transactWrite, writeOne } from '../../shared/writes';
+import { isConditionFailed, transactWriteThroughConflicts, writeOne } from '../../shared/writes';
 import type { WebhookEventType } from './event-types';
 import { keepsMissedEvents } from './missed-events';
 import {
@@ -49,7 +49,7 @@ export async function createWebhookEndpoint(input: NewWebhookEndpoint, now: Date
     enabledAt: now.toISOString(),
     secrets: [{ secret: newWebhookSecret(), expiresAt: null }],
   };
-  const result = await transactWrite(store, {
+  const result = await transactWriteThroughConflicts(store, {
     endpoint: webhookEndpointPut(endpoint),
     count: webhookEndpointCountUp(input.workspaceId, WEBHOOK_ENDPOINTS_PER_WORKSPACE),
   });
@@ -126,7 +126,7 @@ export async function updateWebhookEndpoint(
 
 /** Deletes the endpoint and frees its place under the cap; false when the workspace has no such endpoint. */
 export async function deleteWebhookEndpoint(workspaceId: string, endpointId: string, store: Store = defaultStore()): Promise<boolean> {
-  const result = await transactWrite(store, { endpoint: webhookEndpointDelete(workspaceId, endpointId), count: webhookEndpointCountDown(workspaceId) });
+  const result = await transactWriteThroughConflicts(store, { endpoint: webhookEndpointDelete(workspaceId, endpointId), count: webhookEndpointCountDown(workspaceId) });
   if (result.committed) return true;
   if (result.refused.endpoint === 'ConditionalCheckFailed') return false;
   throw new Error(`Webhook endpoint delete refused: ${JSON.stringify(result.refused)}`);

@@ -4,7 +4,7 @@ import { keys } from '../../shared/table';
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
-import { isConditionFailed, transactWrite, writeOne, type Write } from '../../shared/writes';
+import { isConditionFailed, transactWriteThroughConflicts, writeOne, type Write } from '../../shared/writes';
 import { bindingSettings, gatewayUsageKeySchema, workspaceInputSchema, workspaceSettingsSchema, type BindingSetting, type GatewayUsageKey, type Workspace, type WorkspaceInput, type WorkspaceSettings } from './workspace';
 import { bindingChanges } from './workspace-binding';
 import { sandboxNumberPut } from './workspace-number';
@@ -191,7 +191,7 @@ async function writeWithBindings(
   refusals: { workspace?: WorkspaceWriteRefusedError } = {},
 ): Promise<void> {
   const { claims, releases } = bindingChanges(workspaceId, before, after, settings);
-  const result = await transactWrite(store, { workspace, claims, releases, sandboxNumber: sandboxNumberPut(workspaceId, after) });
+  const result = await transactWriteThroughConflicts(store, { workspace, claims, releases, sandboxNumber: sandboxNumberPut(workspaceId, after) });
   if (result.committed) return;
   if (result.refused.workspace === 'ConditionalCheckFailed' && refusals.workspace) throw refusals.workspace;
   if (result.refused.claims === 'ConditionalCheckFailed') {
