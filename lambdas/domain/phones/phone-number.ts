@@ -9,14 +9,24 @@ const metadata = metadataJson as unknown as MetadataJson;
 /** Numbers without a country code are read as Indonesian (`0812…` → `+62812…`). */
 const DEFAULT_COUNTRY = 'ID';
 
+/** E.164: a country code and a national number of at most 15 digits together. */
+const E164_MAX_DIGITS = 15;
+
 /**
  * The E.164 form of a phone number (`+6281234567890`), or undefined when it is not a valid
  * number. `0812…`, `62812…`, `+62 812-…` all give the same result.
+ *
+ * The bundled metadata checks a number's length, not its digits (decision 66), so two rules of the
+ * numbering plans are checked here: an Indonesian national number never starts with 0, and E.164
+ * has at most 15 digits. Without them "0062 812…" became `+62006281234567890`. A leading 00 is
+ * not read as "+": from Indonesia it is no dialling prefix of its own (001, 007, 008 are), and
+ * "008 1…" would send to another country's subscriber; the caller is told to write "+".
  */
 export function toE164(input: string): string | undefined {
   const trimmed = input.trim();
   // A bare international number without "+" (628…) would otherwise be read as a national one.
   const candidate = /^62\d{8,}$/.test(trimmed.replace(/[\s().-]/g, '')) ? `+${trimmed}` : trimmed;
   const parsed = parsePhoneNumberFromString(candidate, DEFAULT_COUNTRY, metadata);
-  return parsed?.isValid() ? parsed.number : undefined;
+  if (!parsed?.isValid() || parsed.number.length > E164_MAX_DIGITS + 1) return undefined;
+  return parsed.country === DEFAULT_COUNTRY && parsed.nationalNumber.startsWith('0') ? undefined : parsed.number;
 }

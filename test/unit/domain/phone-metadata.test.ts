@@ -25,6 +25,14 @@ describe('the phone metadata the functions bundle', () => {
     expect(toE164('+1 202 555 0100')).toBe('+12025550100');
   });
 
+  // A review: the bundled metadata checks lengths only, so "0062 812…" (the international prefix 00,
+  // as most of the world dials) became the 17-digit "+62006281234567890", and "000812345678" the
+  // Indonesian "+6200812345678", which no Indonesian number is; each was accepted, then failed at WhatsApp.
+  it('refuses an Indonesian number that starts with 0 or has more than 15 digits, and reads "+62 0812…" as the number it is', () => {
+    expect(['0062 812 3456 7890', '0044 20 7946 0958', '000812345678', '0 0812 3456 7890', '+62 812 3456 7890 1234'].map(toE164)).toEqual([undefined, undefined, undefined, undefined, undefined]);
+    expect(['+62 0812 3456 7890', '081234567890', '+44 20 7946 0958'].map(toE164)).toEqual(['+6281234567890', '+6281234567890', '+442079460958']);
+  });
+
   it('reads a WhatsApp id (international digits, no "+") as the phone parser does, without it', () => {
     // As webhooks give them: Indonesia, the US, the UK, Mexico (with and without the old mobile 1),
     // Brazil (with and without the ninth digit), India, Singapore.

@@ -159,3 +159,12 @@ describe('POST /v1/messages: a text parameter WhatsApp refuses', () => {
     expect((await send(validSend({ content: template({ variables: { name: 'Budi    Santoso 🎉', order: 'A-1' } }) }))).status).toBe(202);
   });
 });
+
+describe('POST /v1/messages: a "to" the numbering plan has no such number for', () => {
+  it.each(['0062 812 3456 7890', '000812345678'])('%s (read as Indonesian, a national number starting with 0) is 422 naming "to", and writes nothing', async (to) => {
+    const result = await send(validSend({ to }));
+    expect([result.status, result.body.error]).toEqual([422, 'validation_failed']);
+    expect(result.body.message).toContain('to');
+    expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(0);
+  });
+});
