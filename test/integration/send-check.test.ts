@@ -29,7 +29,7 @@ async function workspace(): Promise<string> {
 
 const send = async (ws: string, to: string, templateId: string, at: string) => {
   const answer = await sendTemplateMessage(
-    { workspaceId: ws, apiClient: { id: randomUUID(), name: 'k' }, to, templateId, variables: templateId === TEMPLATE_ID ? { name: 'Budi', order: '1' } : { v0: 'Budi' }, tagIds: [], trackingTags: [], now: new Date(at) },
+    { workspaceId: ws, apiClient: { id: randomUUID(), name: 'k' }, to, templateId, variables: templateId === TEMPLATE_ID ? { name: 'Budi', order: '1' } : Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`v${i}`, 'Budi'])), tagIds: [], trackingTags: [], now: new Date(at) },
     { store: env.table, queue: env.queues },
   );
   return answer.dispatchId;

@@ -560,3 +560,38 @@ describe('an expired access token (Graph error 190)', () => {
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'processing', failureCode: null });
   });
 });
+
+describe('a rejected template approved on appeal', () => {
+  // The hourly sync had read it REJECTED, version and all; Meta's APPROVED after the appeal left the
+  // version REJECTED, and every send answered 422 template_not_ready until the next sync.
+  it('is sendable as soon as Meta’s APPROVED webhook arrives, as any approval is (decision 147)', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    expect(await templateOf(ws, 'summer_sale', 'en')).toMatchObject({ status: 'REJECTED', versions: [{ status: 'REJECTED' }] });
+
+    const ref = { message_template_id: 1092999222892024, message_template_name: 'summer_sale', message_template_language: 'en', message_template_category: 'MARKETING' };
+    const status = (event: string) => applyTemplateWebhook(WABA, { field: 'message_template_status_update', value: { ...ref, event, reason: 'NONE' } }, env.table, new Date());
+    expect([await status('IN_APPEAL'), await status('APPROVED')]).toEqual(['applied', 'applied']);
+    clearTemplateCache();
+
+    const approved = await templateOf(ws, 'summer_sale', 'en');
+    expect(approved).toMatchObject({ status: 'APPROVED', versions: [{ status: 'READY' }] });
+    expect(await send(command(ws, approved.id, { '1': 'SUN25' }))).toMatchObject({ status: 'queued' });
+  });
+});
+
+describe('values WhatsApp documents it refuses, refused at the send', () => {
+  // coupon_expiration_reminder (page-1.json): a text header {{1}}, a body {{1}} {{2}} and a COPY_CODE button at index 0.
+  const variables = { '1': 'SUMMER20', '2': '10', header_1: 'Budi', button_0: 'SUMMER20' };
+
+  it('a coupon code that is not 1–20 letters and digits (Meta’s coupon code templates), and a text header value over 60 characters (Meta’s parameter object)', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    const coupon = await templateOf(ws, 'coupon_expiration_reminder', 'en');
+    for (const refused of [{ button_0: 'SUMMER-20%' }, { button_0: 'A'.repeat(21) }, { header_1: 'B'.repeat(61) }]) {
+      expect(await rejection(send(command(ws, coupon.id, { ...variables, ...refused })))).toMatchObject({ status: 422, code: 'validation_failed' });
+    }
+    expect(await env.queues.receiveAll()).toEqual([]);
+    expect(await send(command(ws, coupon.id, { ...variables, button_0: 'A'.repeat(20), header_1: 'B'.repeat(60) }))).toMatchObject({ status: 'queued' });
+  });
+});

@@ -25,6 +25,8 @@ const VALUE_SHAPES: Readonly<Record<string, { fits: (value: string) => boolean; 
   document: { fits: isWebLink, expected: 'an http or https link to the document' },
   number: { fits: (value) => /^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(value), expected: 'a decimal number' },
   timestamp_ms: { fits: (value) => /^[1-9]\d{0,14}$/.test(value), expected: 'Unix time in milliseconds (digits)' },
+  // Meta's coupon code templates: "Only accepting alphanumeric characters. Maximum 20 characters."
+  coupon_code: { fits: (value) => /^[A-Za-z0-9]{1,20}$/.test(value), expected: 'a coupon code of 1 to 20 letters and digits' },
 };
 
 /**
@@ -32,15 +34,25 @@ const VALUE_SHAPES: Readonly<Record<string, { fits: (value: string) => boolean; 
  * (error 132018, "Param text cannot have new-line/tab characters or more than 4 consecutive
  * spaces"), and one with nothing in it.
  */
-const TEXT_PARAMETER = { fits: (value: string) => value !== '' && !/[\n\r\t]| {5}/.test(value), expected: 'text on one line, not empty, with no tab and at most four spaces in a row' };
+const isOneLine = (value: string) => value !== '' && !/[\n\r\t]| {5}/.test(value);
+const TEXT_PARAMETER = { fits: isOneLine, expected: 'text on one line, not empty, with no tab and at most four spaces in a row' };
+/** Meta's parameter object: "For the header component, the character limit is 60 characters." */
+const HEADER_TEXT_PARAMETER = { fits: (value: string) => isOneLine(value) && [...value].length <= 60, expected: 'text on one line of at most 60 characters, with no tab and at most four spaces in a row' };
 
-/** The variables whose values WhatsApp takes as text parameters: the body's, a text header's, each card's body. */
-function textVariables(version: Pick<TemplateVersion, 'body' | 'components'>): Set<string> {
-  const names = new Set([...version.body.matchAll(PLACEHOLDER)].map((match) => match[1]!));
+/** The variables whose values WhatsApp takes as text parameters (the body's, a text header's, each card's body), with the rule each is held to. */
+function textVariables(version: Pick<TemplateVersion, 'body' | 'components'>): Map<string, typeof TEXT_PARAMETER> {
+  const rules = new Map([...version.body.matchAll(PLACEHOLDER)].map((match) => [match[1]!, TEXT_PARAMETER]));
   const { header, cards } = version.components ?? {};
   const textHeaderVariables = (binding: typeof header) => (binding?.format === 'TEXT' ? binding.variables : []);
-  for (const name of [...textHeaderVariables(header), ...(cards ?? []).flatMap((card) => [...card.body, ...textHeaderVariables(card.header)])]) names.add(name);
-  return names;
+  for (const name of (cards ?? []).flatMap((card) => card.body)) rules.set(name, TEXT_PARAMETER);
+  for (const name of [...textHeaderVariables(header), ...(cards ?? []).flatMap((card) => textHeaderVariables(card.header))]) rules.set(name, HEADER_TEXT_PARAMETER);
+  return rules;
+}
+
+/** Optional variables left out that would go to WhatsApp as empty text parameters, which it refuses: one entry naming them all. */
+function leftOutText(definitions: TemplateVersion['variableDefinitions'], asText: ReadonlyMap<string, unknown>, given: ReadonlyMap<string, string>): string[] {
+  const names = definitions.filter(({ name, required }) => !required && asText.has(name) && !given.has(name)).map(({ name }) => name);
+  return names.length ? [`${names.join(', ')}: must be given, as WhatsApp takes no empty text parameter`] : [];
 }
 
 /**
@@ -55,11 +67,14 @@ export function checkVariables(version: Pick<TemplateVersion, 'variableDefinitio
   return {
     missing: version.variableDefinitions.filter((definition) => definition.required && !given.has(definition.name)).map((definition) => definition.name),
     unknown: [...given.keys()].filter((name) => !defined.has(name)),
-    malformed: version.variableDefinitions.flatMap(({ name, type }) => {
-      const value = given.get(name);
-      const shape = (version.components && VALUE_SHAPES[type]) || (asText.has(name) ? TEXT_PARAMETER : undefined);
-      return value !== undefined && shape && !shape.fits(value) ? [`${name}: must be ${shape.expected}`] : [];
-    }),
+    malformed: [
+      ...version.variableDefinitions.flatMap(({ name, type }) => {
+        const value = given.get(name);
+        const shape = (version.components && VALUE_SHAPES[type]) || asText.get(name);
+        return value !== undefined && shape && !shape.fits(value) ? [`${name}: must be ${shape.expected}`] : [];
+      }),
+      ...leftOutText(version.variableDefinitions, asText, given),
+    ],
   };
 }
 

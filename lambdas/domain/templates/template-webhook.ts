@@ -107,7 +107,10 @@ async function readTemplateFromGraph(workspaceId: string, templateId: string, re
   return change === 'unchanged' || change === 'skipped' ? 'unchanged' : 'applied';
 }
 
-/** The template under Meta's status event; an approval also approves the version under review. */
+/**
+ * The template under Meta's status event; an approval also approves the version under review, or
+ * the one Meta rejected, whose content an appeal approved (the sync read it REJECTED meanwhile).
+ */
 function withStatus(template: Template, event: string, now: Date): Template | undefined {
   const status = templateStatusOf(event);
   if (!status) return undefined;
@@ -115,7 +118,7 @@ function withStatus(template: Template, event: string, now: Date): Template | un
   return {
     ...template,
     status,
-    versions: template.versions.map((version) => (status === 'APPROVED' && version.id === current.id && version.status === 'PENDING' ? approved(version, now) : version)),
+    versions: template.versions.map((version) => (status === 'APPROVED' && version.id === current.id && (version.status === 'PENDING' || version.status === 'REJECTED') ? approved(version, now) : version)),
   };
 }
 

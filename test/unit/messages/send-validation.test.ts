@@ -168,3 +168,15 @@ describe('POST /v1/messages: a "to" the numbering plan has no such number for', 
     expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(0);
   });
 });
+
+describe('POST /v1/messages: an optional variable whose placeholder is in the body, left out', () => {
+  // It went to WhatsApp as an empty text parameter, which WhatsApp refuses: accepted 202, then failed.
+  it('is 422 naming it, as an empty value is, and writes nothing', async () => {
+    // WIDE_TEMPLATE_ID: body "{{v0}} {{v1}} … {{v49}}", every variable optional.
+    const result = await send(validSend({ content: { type: 'template', templateId: WIDE_TEMPLATE_ID, variables: { v0: 'Budi' } } }));
+    expect([result.status, result.body.error]).toEqual([422, 'validation_failed']);
+    expect(result.body.message).toContain('content.variables: v1, v2, v3');
+    expect(result.body.message).toContain('v49: must be given');
+    expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(0);
+  });
+});
