@@ -37,17 +37,21 @@ export async function previewTemplateVersion(
   variables: PreviewVariable[],
   store?: Store,
 ): Promise<TemplatePreview> {
-  const found = await getTemplateVersion(workspaceId, versionId, store);
-  if (!found || found.templateStatus !== 'APPROVED') throw new NotFoundError('Template version');
+  // The version's record finds its template; the template says whether it is APPROVED and still has
+  // the version: a record an import dropped from its template, with the status it had then, stays.
+  const pointer = await getTemplateVersion(workspaceId, versionId, store);
+  const owner = pointer && (await getTemplate(workspaceId, pointer.templateId, store));
+  const version = owner && isListable(owner) ? owner.versions.find(({ id }) => id === versionId) : undefined;
+  if (!version) throw new NotFoundError('Template version');
 
   const values = new Map<string, string>();
   for (const { name, value } of variables) {
     if (values.has(name)) throw new ValidationError(`variables: "${name}" is given more than once`);
     values.set(name, value);
   }
-  const { missing, unknown, malformed } = checkVariables(found.version, values);
+  const { missing, unknown, malformed } = checkVariables(version, values);
   if (unknown.length) throw new ValidationError(`variables: not defined by this template version: ${unknown.join(', ')}`);
   if (missing.length) throw new ValidationError(`variables: missing required variables: ${missing.join(', ')}`, 'missing_variables');
   if (malformed.length) throw new ValidationError(`variables: ${malformed.join('; ')}`);
-  return { templateVersionId: versionId, preview: renderBody(found.version.body, values) };
+  return { templateVersionId: versionId, preview: renderBody(version.body, values) };
 }
