@@ -64,9 +64,11 @@ export const conversationOf = (message: Pick<ConversationMessage, 'workspaceId' 
 /**
  * A message's two writes, for one transaction: the message itself (written once: a repeated
  * webhook is refused on it) and its conversation, created on its first message and placed as
- * `placement` says.
+ * `placement` says. `changedAt` (the write's time) is the conversation's `updatedAt` when an
+ * `earlier` message changes its counts: the message's own time would leave it where it was, and an
+ * integration syncing by `updatedAt` would never see the new unread message.
  */
-export function conversationMessageWrites(message: ConversationMessage, placement: Placement = 'latest'): { message: Write; conversation: Write } {
+export function conversationMessageWrites(message: ConversationMessage, placement: Placement = 'latest', changedAt = new Date().toISOString()): { message: Write; conversation: Write } {
   const { workspaceId, createdAt } = message;
   const conversationId = conversationOf(message);
   const inbound = message.direction === 'inbound';
@@ -84,6 +86,7 @@ export function conversationMessageWrites(message: ConversationMessage, placemen
     if (moves) set.push(`${field} = ${value}`);
     else if (placement === 'notice') set.push(`${field} = if_not_exists(${field}, ${value})`);
   }
+  if (placement === 'earlier') set.push('updatedAt = :changedAt');
   if (inbound && placement !== 'notice') set.push(moves ? 'lastInboundAt = :at' : 'lastInboundAt = if_not_exists(lastInboundAt, :at)');
   const counts = placement === 'notice' ? '' : inbound ? ' ADD messageCount :one, inboundCount :one, unreadCount :one' : ' ADD messageCount :one, outboundCount :one';
   return {
@@ -119,7 +122,7 @@ export function conversationMessageWrites(message: ConversationMessage, placemen
           ...(message.contactUserId ? { ':userId': message.contactUserId } : {}),
           ...(message.contactName ? { ':name': message.contactName } : {}),
           ':at': createdAt,
-          ...(placement === 'earlier' ? {} : { ':preview': preview, ':direction': message.direction, ':gsi1pk': activity.gsi1pk, ':gsi1sk': activity.gsi1sk }),
+          ...(placement === 'earlier' ? { ':changedAt': changedAt } : { ':preview': preview, ':direction': message.direction, ':gsi1pk': activity.gsi1pk, ':gsi1sk': activity.gsi1sk }),
           ...(counts ? { ':one': 1 } : {}),
         },
       },
