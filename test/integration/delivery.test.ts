@@ -23,7 +23,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { BuildMiddleware } from '@smithy/types';
 import { runAdmin } from '../../lib/admin/cli';
 import { startQueuePoller } from '../../lib/local/queue-poller';
-import { template, TEMPLATE_ID, wideTemplate, WIDE_TEMPLATE_ID } from '../support/send-fixtures';
+import { template, TEMPLATE_ID, wideTemplate, WIDE_TEMPLATE_ID, wideVariables } from '../support/send-fixtures';
 import { captureLogLines } from '../support/log-lines';
 import { useTableAndQueues } from '../support/sqs';
 import { inboundTextWebhook } from '../support/webhooks';
@@ -79,7 +79,7 @@ async function sendAfter(ws: string): Promise<string> {
 async function sendOfAnotherTemplate(ws: string): Promise<string> {
   await saveTemplate(ws, wideTemplate, env.table);
   const { dispatchId } = await sendTemplateMessage(
-    { workspaceId: ws, apiClient: { id: randomUUID(), name: 'k' }, to: '081234567892', templateId: WIDE_TEMPLATE_ID, variables: {}, tagIds: [], trackingTags: [], now: new Date() },
+    { workspaceId: ws, apiClient: { id: randomUUID(), name: 'k' }, to: '081234567892', templateId: WIDE_TEMPLATE_ID, variables: wideVariables, tagIds: [], trackingTags: [], now: new Date() },
     { store: env.table, queue: env.queues },
   );
   return dispatchId;

@@ -6,7 +6,7 @@ import { listReportDispatches, readAllRows, type DispatchSelector } from '../../
 import { discoverTrackingTags } from '../../lambdas/domain/reports/tag-discovery';
 import { summarizeTrackingTags } from '../../lambdas/domain/reports/tag-summary';
 import { rollupShardOfStreamShard } from '../../lambdas/shared/table';
-import { TEMPLATE_ID, wideTemplate, WIDE_TEMPLATE_ID } from '../support/send-fixtures';
+import { TEMPLATE_ID, wideTemplate, WIDE_TEMPLATE_ID, wideVariables } from '../support/send-fixtures';
 import { acceptingProvider, freshWorkspace } from '../support/report-fixtures';
 import { useTableAndQueues } from '../support/sqs';
 import { runReportProjection } from '../support/stream-consumer';
@@ -29,7 +29,7 @@ async function sentAt(ws: string, at: string, tags: string[], options: { templat
       apiClient: { id: randomUUID(), name: 'k' },
       to: '081234567890',
       templateId,
-      variables: templateId === TEMPLATE_ID ? { name: 'B', order: '1' } : {},
+      variables: templateId === TEMPLATE_ID ? { name: 'B', order: '1' } : wideVariables,
       tagIds: [],
       trackingTags: tags,
       now: new Date(at),

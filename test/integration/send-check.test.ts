@@ -9,7 +9,7 @@ import { saveTemplate } from '../../lambdas/domain/templates/template-repository
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import { keys } from '../../lambdas/shared/table';
 import { transactWrite } from '../../lambdas/shared/writes';
-import { template, TEMPLATE_ID, WIDE_TEMPLATE_ID, wideTemplate } from '../support/send-fixtures';
+import { template, TEMPLATE_ID, WIDE_TEMPLATE_ID, wideTemplate, wideVariables } from '../support/send-fixtures';
 import { useTableAndQueues } from '../support/sqs';
 
 /**
@@ -29,7 +29,7 @@ async function workspace(): Promise<string> {
 
 const send = async (ws: string, to: string, templateId: string, at: string) => {
   const answer = await sendTemplateMessage(
-    { workspaceId: ws, apiClient: { id: randomUUID(), name: 'k' }, to, templateId, variables: templateId === TEMPLATE_ID ? { name: 'Budi', order: '1' } : Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`v${i}`, 'Budi'])), tagIds: [], trackingTags: [], now: new Date(at) },
+    { workspaceId: ws, apiClient: { id: randomUUID(), name: 'k' }, to, templateId, variables: templateId === TEMPLATE_ID ? { name: 'Budi', order: '1' } : wideVariables, tagIds: [], trackingTags: [], now: new Date(at) },
     { store: env.table, queue: env.queues },
   );
   return answer.dispatchId;

@@ -20,6 +20,8 @@ export const template: Template = templateInputSchema.parse(sampleTemplate);
 
 /** A template defining the contract's maximum of 50 variables, all optional. */
 export const WIDE_TEMPLATE_ID = '7b0c5c3e-0000-4000-8000-000000000050';
+/** A value for each of the wide template's 50 variables: each is in its body, so WhatsApp needs every one (decision 169). */
+export const wideVariables: Record<string, string> = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`v${i}`, 'x']));
 export const wideTemplate: Template = {
   ...template,
   id: WIDE_TEMPLATE_ID,
