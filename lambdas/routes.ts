@@ -35,7 +35,7 @@ export interface RouteDefinition {
   signed?: boolean;
   /**
    * Stream the response (API Gateway response streaming): for bodies that can outgrow Lambda's
-   * 6 MB buffered limit, such as a 100 000-row report page.
+   * 6 MB buffered limit, such as a 100 000-row report page (decisions 24 and 170).
    */
   streaming?: boolean;
   /** What the function may touch: the stack grants exactly this, nothing more. */
@@ -104,6 +104,7 @@ export const deliveryStatus = {
   handler: 'delivery-status',
   scope: 'messages:read',
   body: ['json'],
+  streaming: true,
   access: { table: 'read' },
   summary: 'Delivery events of up to 500 phone numbers',
 } as const satisfies RouteDefinition;
@@ -113,6 +114,7 @@ export const trackingTags = {
   path: '/v1/messages/tracking-tags',
   handler: 'tracking-tags',
   scope: 'messages:read',
+  streaming: true,
   access: { table: 'read' },
   summary: 'Tracking tags used in a period, with dispatch counts',
 } as const satisfies RouteDefinition;

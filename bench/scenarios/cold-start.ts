@@ -147,11 +147,12 @@ function describeRequests(calls: AwsRequest[][]): string {
  * bundle is compiled or loaded. Usage: node child.mjs <bundle> <event.json>.
  */
 const CHILD_SOURCE = `import { readFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 
 const [bundle, eventFile] = process.argv.slice(2);
-const { event, functionName } = JSON.parse(readFileSync(eventFile, 'utf8'));
+const { event, functionName, streaming } = JSON.parse(readFileSync(eventFile, 'utf8'));
 const context = {
   functionName,
   functionVersion: '$LATEST',
@@ -166,7 +167,10 @@ const context = {
 const started = performance.now();
 const { handler } = await import(pathToFileURL(bundle).href);
 const imported = performance.now();
-const result = await handler(event, context);
+// A streaming route is invoked as Lambda streams it: the answer's status comes with its metadata.
+let streamed = {};
+const stream = Object.assign(new Writable({ write: (_chunk, _encoding, done) => done() }), { setHttpMetadata: (metadata) => (streamed = metadata) });
+const result = streaming ? (await handler(event, stream, context), streamed) : await handler(event, context);
 const answered = performance.now();
 process.stdout.write(
   \`\${JSON.stringify({ importMs: imported - started, answerMs: answered - imported, statusCode: result?.statusCode, maxRssKiB: process.resourceUsage().maxRSS })}\n\`,
@@ -269,9 +273,10 @@ export async function coldStart(options: { env: NodeJS.ProcessEnv; apiKey: strin
     const thinRatios: ThinInit[] = [];
     for (const [routeId, event] of initRequests(options.apiKey, options.dispatchId)) {
       const handler = routes[routeId].handler;
+      const streaming = (routes[routeId] as RouteDefinition).streaming === true;
       const bundle = bundles.get(handler)!;
       const eventFile = join(dir, `${routeId}.event.json`);
-      writeFileSync(eventFile, JSON.stringify({ event, functionName: lambdaContext(routeId).functionName }));
+      writeFileSync(eventFile, JSON.stringify({ event, functionName: lambdaContext(routeId).functionName, streaming }));
       // The function's first run records the emulators' answers and the calls it made; its
       // baseline makes those calls, and every sample is answered from the recording.
       stub.record();
@@ -281,7 +286,8 @@ export async function coldStart(options: { env: NodeJS.ProcessEnv; apiKey: strin
       const fn = functions.find((candidate) => candidate.handler === handler)!;
       const baseline = await bundleOf(`same-calls-${handler}`, { stdin: { contents: sameCallsSource(fn.access, calls), resolveDir: process.cwd(), sourcefile: `same-calls-${handler}.mjs`, loader: 'js' } });
       const clientless = bundle.baseline === 'none';
-      const thin = clientless ? undefined : await bundleOf(`thin-${handler}`, { entryPoints: [join(process.cwd(), 'lambdas', 'handlers', `${handler}.ts`)], alias: THIN_STACK_ALIAS });
+      // The thin runner does not stream (bench/prototypes/thin-middy.ts).
+      const thin = clientless || streaming ? undefined : await bundleOf(`thin-${handler}`, { entryPoints: [join(process.cwd(), 'lambdas', 'handlers', `${handler}.ts`)], alias: THIN_STACK_ALIAS });
       const own: Sample[] = [];
       const base: Sample[] = [];
       const thinSamples: Sample[] = [];

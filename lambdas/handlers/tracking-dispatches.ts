@@ -1,9 +1,9 @@
-import { Readable } from 'node:stream';
-import { dispatchListReportSchema, listReportDispatches, type DispatchListPage } from '../domain/reports/dispatch-list';
+import { dispatchListReportSchema, listReportDispatches } from '../domain/reports/dispatch-list';
 import type { ReportHead } from '../domain/reports/tag-discovery';
 import { lookUpWorkspace } from '../domain/workspaces/workspace-lookup';
 import { httpHandler, type AuthorizedRequest, type ResponseBody } from '../http/http-handler';
 import { streamingResponse } from '../http/streaming-response';
+import { streamedItems } from '../http/streamed-json';
 import { ok } from '../http/responses';
 import * as routes from '../routes';
 import { dispatchListQuery } from './report-query.schema';
@@ -17,19 +17,7 @@ export const schemas = { query: dispatchListQuery, response: dispatchListReportS
 export const getTrackingDispatches = async ({ principal, query }: AuthorizedRequest<typeof schemas>) => {
   const [page, workspace] = await Promise.all([listReportDispatches(principal.workspaceId, query), lookUpWorkspace(principal.workspaceId, new Date())]);
   const head: ReportHead = { period: { startDate: query.startDate, endDate: query.endDate, timezone: 'Asia/Jakarta' }, rupiahPerCredit: workspace.rupiahPerCredit };
-  return ok<ResponseBody<typeof schemas>>(Readable.from(jsonBody(head, page)));
+  return ok<ResponseBody<typeof schemas>>(streamedItems(head, page.rows, { pagination: page.pagination }));
 };
-
-/** `{ …head, "items": [rows…], "pagination": {…} }`, one chunk of rows at a time. */
-async function* jsonBody(head: ReportHead, page: DispatchListPage): AsyncIterable<string> {
-  yield `${JSON.stringify(head).slice(0, -1)},"items":[`;
-  let first = true;
-  for await (const rows of page.rows) {
-    if (!rows.length) continue;
-    yield `${first ? '' : ','}${rows.map((row) => JSON.stringify(row)).join(',')}`;
-    first = false;
-  }
-  yield `],"pagination":${JSON.stringify(page.pagination)}}`;
-}
 
 export const handler = httpHandler(routes.trackingDispatches, schemas, getTrackingDispatches, { streamingResponse });

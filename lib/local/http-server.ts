@@ -7,6 +7,7 @@ import type { RouteDefinition } from '../../lambdas/routes';
 import { errorBody, type ErrorCode, errorCodes } from '../../lambdas/shared/errors';
 import { apiGatewayEvent } from '../../lambdas/http/rest-proxy-event';
 import { lambdaContext } from './api-gateway-event';
+import { bufferedResponseError } from './lambda-response-limit';
 import { createRouter } from './router';
 
 export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -96,7 +97,15 @@ export function createApiServer(routes: LoadedRoute[], onError: (error: unknown)
       await (found.route.handler as unknown as StreamingApiHandler)(event, responseSink(response), context);
       return;
     }
-    send(response, await found.route.handler(event, context));
+    const result = await found.route.handler(event, context);
+    const tooLarge = bufferedResponseError(result);
+    if (tooLarge) {
+      // Lambda refuses the payload and API Gateway answers with its integration failure.
+      onError(new Error(`${found.route.id}: ${tooLarge}`));
+      send(response, gatewayError('internal_error', 'Internal server error', 502));
+      return;
+    }
+    send(response, result);
   }
 }
 
@@ -131,9 +140,9 @@ export function readBody(request: IncomingMessage, maxBytes: number): Promise<Bu
 }
 
 /** An answer of the gateway's own, carrying its request id as the stack's gateway responses do. */
-function gatewayError(code: ErrorCode, message: string): APIGatewayProxyResult {
+function gatewayError(code: ErrorCode, message: string, statusCode: number = errorCodes[code]): APIGatewayProxyResult {
   const requestId = randomUUID();
-  return { statusCode: errorCodes[code], headers: { 'content-type': 'application/json', 'x-request-id': requestId }, body: JSON.stringify(errorBody(code, message, requestId)) };
+  return { statusCode, headers: { 'content-type': 'application/json', 'x-request-id': requestId }, body: JSON.stringify(errorBody(code, message, requestId)) };
 }
 
 /** The request's headers as sent: name/value pairs in arrival order, repeated names kept. */

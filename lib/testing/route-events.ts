@@ -4,6 +4,7 @@ import type { HttpMetadataSink } from '../../lambdas/http/lambda-streaming';
 import { pathOf, routes, type RouteId } from '../../lambdas/routes';
 import { apiGatewayEvent } from '../../lambdas/http/rest-proxy-event';
 import { lambdaContext } from '../local/api-gateway-event';
+import { bufferedResponseError } from '../local/lambda-response-limit';
 
 export interface EventInput {
   pathParameters?: Record<string, string>;
@@ -75,7 +76,8 @@ export type RouteHandler = (event: APIGatewayProxyEvent, ...rest: never[]) => un
 
 /**
  * Invokes a route's handler as Lambda would: with a response stream for streaming routes
- * (collected here into the same result shape), plainly otherwise. Takes an event (invoked as a
+ * (collected here into the same result shape), plainly otherwise, throwing as Lambda fails a
+ * buffered response over its 6 MB limit (lib/local/lambda-response-limit.ts). Takes an event (invoked as a
  * copy, so one event may be invoked more than once), or what `routeEvent` takes to build one.
  */
 export async function invokeRoute(routeId: RouteId, handler: RouteHandler, request: APIGatewayProxyEvent | EventInput = {}): Promise<APIGatewayProxyResult> {
@@ -86,7 +88,12 @@ export async function invokeRoute(routeId: RouteId, handler: RouteHandler, reque
   const event = JSON.parse(JSON.stringify('requestContext' in request ? request : routeEvent(routeId, request))) as APIGatewayProxyEvent;
   const context = lambdaContext(routeId);
   const invoke = handler as unknown as (...args: unknown[]) => Promise<unknown>;
-  if (!(routes[routeId] as { streaming?: boolean }).streaming) return (await invoke(event, context)) as APIGatewayProxyResult;
+  if (!(routes[routeId] as { streaming?: boolean }).streaming) {
+    const result = (await invoke(event, context)) as APIGatewayProxyResult;
+    const tooLarge = bufferedResponseError(result);
+    if (tooLarge) throw new Error(`${routeId}: ${tooLarge}`);
+    return result;
+  }
   const chunks: Buffer[] = [];
   let metadata: { statusCode?: number; headers?: Record<string, string> } = {};
   const sink: HttpMetadataSink = new Writable({

@@ -213,10 +213,13 @@ describe('REST API', () => {
     template.resourceCountIs('AWS::ApiGateway::Method', routeEntries.length);
   });
 
-  it('streams the responses of streaming routes (a 100 000-row report page outgrows 6 MB)', () => {
-    const fn = functionFor('trackingDispatches');
+  // The dispatch list (100 000 rows), tag discovery (100 000 tags of 256 characters) and delivery-status (500 busy phones) outgrow 6 MB.
+  const streamed: (keyof typeof routes)[] = ['trackingDispatches', 'trackingTags', 'deliveryStatus'];
+
+  it.each(streamed)('streams the responses of %s, whose body can outgrow Lambda’s 6 MB buffered limit', (routeId) => {
+    const fn = functionFor(routeId);
     template.hasResourceProperties('AWS::ApiGateway::Method', {
-      OperationName: 'trackingDispatches',
+      OperationName: routeId,
       Integration: Match.objectLike({
         ResponseTransferMode: 'STREAM',
         TimeoutInMillis: 120_000,
@@ -224,7 +227,12 @@ describe('REST API', () => {
       }),
     });
     expect(fn.properties.Timeout).toBe(120);
-    const buffered = Object.values(template.findResources('AWS::ApiGateway::Method')).filter((method) => method.Properties.OperationName !== 'trackingDispatches');
+    expect(fn.properties.MemorySize).toBe(1024);
+  });
+
+  it('buffers every other route', () => {
+    const buffered = Object.values(template.findResources('AWS::ApiGateway::Method')).filter((method) => !streamed.includes(method.Properties.OperationName as keyof typeof routes));
+    expect(buffered).toHaveLength(routeEntries.length - streamed.length);
     expect(buffered.every((method) => method.Properties.Integration.ResponseTransferMode === undefined)).toBe(true);
   });
 

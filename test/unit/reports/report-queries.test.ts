@@ -23,7 +23,7 @@ beforeEach(() => {
   ddb.on(QueryCommand).resolves({ Items: [] });
 });
 
-const tags = async (query: Record<string, string | string[]>) => parseResult(await tagsHandler(routeEvent('trackingTags', { apiKey: KEY, query }), lambdaContext('trackingTags')));
+const tags = async (query: Record<string, string | string[]>) => parseResult(await invokeRoute('trackingTags', tagsHandler, routeEvent('trackingTags', { apiKey: KEY, query })));
 const summary = async (query: Record<string, string | string[]>) => parseResult(await summaryHandler(routeEvent('trackingSummary', { apiKey: KEY, query }), lambdaContext('trackingSummary')));
 const dispatches = async (query: Record<string, string | string[]>) =>
   parseResult(await invokeRoute('trackingDispatches', dispatchesHandler, routeEvent('trackingDispatches', { apiKey: KEY, query })));

@@ -1,0 +1,14 @@
+/**
+ * Lambda refuses a buffered (not streamed) response whose invoke payload, the proxy result as JSON
+ * with its escaped body, passes this many bytes: `Function.ResponseSizeTooLarge`, which API Gateway
+ * answers 502. The local server and the testing kit hold a route to it, as the deployed stack does,
+ * so a body that would outgrow it fails here first (decision 170).
+ */
+export const BUFFERED_RESPONSE_LIMIT_BYTES = 6_291_556;
+
+/** The error Lambda reports for a buffered response over the limit, or undefined when it fits. */
+export function bufferedResponseError(result: unknown): string | undefined {
+  const bytes = Buffer.byteLength(JSON.stringify(result));
+  if (bytes <= BUFFERED_RESPONSE_LIMIT_BYTES) return undefined;
+  return `Function.ResponseSizeTooLarge: response payload size (${bytes} bytes) exceeded maximum allowed payload size (${BUFFERED_RESPONSE_LIMIT_BYTES} bytes); a body this large must be streamed (streaming in lambdas/routes.ts)`;
+}

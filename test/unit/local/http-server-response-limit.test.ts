@@ -1,0 +1,68 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { Readable } from 'node:stream';
+import type { HttpMetadataSink } from '../../../lambdas/http/lambda-streaming';
+import { createApiServer, type LoadedRoute } from '../../../lib/local/http-server';
+import { BUFFERED_RESPONSE_LIMIT_BYTES } from '../../../lib/local/lambda-response-limit';
+import { routes } from '../../../lambdas/routes';
+
+/**
+ * The local server holds a buffered route to Lambda's 6 MB response limit as the deployed stack
+ * does (API Gateway answers the refused payload 502), so a body that would outgrow it fails locally
+ * first; a streamed route's body has no such limit. The handlers are stand-ins: what is under test
+ * is the server.
+ */
+let bodyBytes = 0;
+const errors: unknown[] = [];
+const json = (bytes: number) => `{"items":"${'x'.repeat(bytes - '{"items":""}'.length)}"}`;
+const buffered: LoadedRoute = {
+  id: 'listTemplates',
+  definition: routes.listTemplates,
+  handler: () => Promise.resolve({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: json(bodyBytes) }),
+};
+const streamed: LoadedRoute = {
+  id: 'trackingDispatches',
+  definition: routes.trackingDispatches,
+  handler: (async (_event: unknown, stream: HttpMetadataSink) => {
+    stream.setHttpMetadata?.({ statusCode: 200, headers: { 'content-type': 'application/json' } });
+    await new Promise((resolve, reject) => Readable.from([json(bodyBytes)]).pipe(stream).on('finish', resolve).on('error', reject));
+  }) as unknown as LoadedRoute['handler'],
+};
+let server: Server;
+let base: string;
+beforeAll(async () => {
+  server = createApiServer([buffered, streamed], (error) => errors.push(error));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise((resolve) => server.close(resolve)));
+beforeEach(() => (errors.length = 0));
+
+const get = async (path: string) => {
+  const response = await fetch(`${base}${path}`);
+  return { status: response.status, text: await response.text() };
+};
+
+it('answers a buffered body that fits Lambda’s limit as it is', async () => {
+  bodyBytes = BUFFERED_RESPONSE_LIMIT_BYTES - 1024;
+  const { status, text } = await get('/v1/message-templates');
+  expect(status).toBe(200);
+  expect(text).toHaveLength(bodyBytes);
+  expect(errors).toEqual([]);
+});
+
+it('answers a buffered body over Lambda’s 6 MB limit 502, as API Gateway does, and reports it', async () => {
+  bodyBytes = BUFFERED_RESPONSE_LIMIT_BYTES;
+  const { status, text } = await get('/v1/message-templates');
+  expect(status).toBe(502);
+  expect(JSON.parse(text)).toEqual({ success: false, error: 'internal_error', message: 'Internal server error', requestId: expect.any(String) });
+  expect(String(errors[0])).toMatch(/^Error: listTemplates: Function\.ResponseSizeTooLarge: response payload size \(\d+ bytes\) exceeded maximum allowed payload size \(6291556 bytes\)/);
+});
+
+it('streams a body of any size on a streaming route', async () => {
+  bodyBytes = 2 * BUFFERED_RESPONSE_LIMIT_BYTES;
+  const { status, text } = await get('/v1/messages/tracking-report/dispatches');
+  expect(status).toBe(200);
+  expect(text).toHaveLength(bodyBytes);
+  expect(errors).toEqual([]);
+});
