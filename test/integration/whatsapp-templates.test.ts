@@ -144,7 +144,8 @@ describe('templates sync from the WhatsApp Business Account', () => {
       'button_1:payload:false',
     ]);
     const otp = (await templateOf(ws, 'verification_code', 'id')).versions[0]!;
-    expect(otp.variableDefinitions.map(({ name, type }) => `${name}:${type}`)).toEqual(['1:text', 'button_0:url_suffix']);
+    // Meta returns an authentication template's one-time-password button as a URL button to its OTP link.
+    expect(otp.variableDefinitions.map(({ name, type }) => `${name}:${type}`)).toEqual(['1:text', 'button_0:otp_code']);
     const delivery = (await templateOf(ws, 'order_delivery_update', 'en_US')).versions[0]!;
     expect(delivery.variableDefinitions.filter((v) => v.name.startsWith('header_')).map(({ name, required }) => `${name}:${required}`)).toEqual([
       'header_latitude:true',
@@ -593,5 +594,19 @@ describe('values WhatsApp documents it refuses, refused at the send', () => {
     }
     expect(await env.queues.receiveAll()).toEqual([]);
     expect(await send(command(ws, coupon.id, { ...variables, button_0: 'A'.repeat(20), header_1: 'B'.repeat(60) }))).toMatchObject({ status: 'queued' });
+  });
+
+  it('a one-time password over 15 characters (Meta’s authentication templates), named with what it must be', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    // verification_code (page-2.json): the body's {{1}} and the copy-code OTP button Meta returns as a URL button.
+    const otp = await templateOf(ws, 'verification_code', 'id');
+    for (const code of ['1234567890123456', '123\n456', '']) {
+      const refused = await rejection(send(command(ws, otp.id, { '1': code || '1', button_0: code })));
+      expect(refused).toMatchObject({ status: 422, code: 'validation_failed' });
+      expect(refused?.message).toContain('button_0: must be a one-time password of 1 to 15 characters on one line');
+    }
+    expect(await env.queues.receiveAll()).toEqual([]);
+    expect(await send(command(ws, otp.id, { '1': '123456789012345', button_0: '123456789012345' }))).toMatchObject({ status: 'queued' });
   });
 });

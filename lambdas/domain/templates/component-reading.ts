@@ -141,6 +141,12 @@ function headerBinding(header: GraphTemplateComponent | undefined, prefix = ''):
   }
 }
 
+/**
+ * Meta creates an authentication template's one-time-password button as `OTP` and returns it as a
+ * URL button to this link (`…?otp_type=COPY_CODE&code=otp{{1}}`): its value is the code.
+ */
+const OTP_LINK = 'https://www.whatsapp.com/otp/code/';
+
 interface ButtonBinding {
   index: number;
   subType: 'url' | 'quick_reply' | 'copy_code';
@@ -151,7 +157,7 @@ interface ButtonBinding {
 
 /**
  * Buttons that take a value when sent: a URL with a placeholder (its suffix), a one-time-password
- * button (the code, sent as a URL parameter as Meta asks), a copy-code button (the coupon code) and a
+ * button (the code, sent as a URL parameter as Meta asks, whether Meta names it OTP or returns it as its OTP link), a copy-code button (the coupon code) and a
  * quick reply (its payload: optional, but required in a carousel's card). Phone-number and other buttons take none.
  */
 function buttonBindings(buttons: GraphTemplateComponent | undefined, prefix = '', inCard = false): ButtonBinding[] {
@@ -159,6 +165,7 @@ function buttonBindings(buttons: GraphTemplateComponent | undefined, prefix = ''
     const variable = `${prefix}button_${index}`;
     switch (button.type.toUpperCase()) {
       case 'URL':
+        if (button.url?.startsWith(OTP_LINK)) return [{ index, subType: 'url', variable, type: 'otp_code', required: true }];
         return button.url && placeholderNames(button.url).length ? [{ index, subType: 'url', variable, type: 'url_suffix', required: true }] : [];
       case 'OTP':
         return [{ index, subType: 'url', variable, type: 'otp_code', required: true }];

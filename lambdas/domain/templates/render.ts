@@ -15,6 +15,16 @@ export interface VariableCheck {
 const isWebLink = (value: string) => /^https?:$/.test(URL.parse(value)?.protocol ?? '');
 
 /**
+ * WhatsApp refuses a text parameter with a new line or a tab, or more than four spaces in a row
+ * (error 132018, "Param text cannot have new-line/tab characters or more than 4 consecutive
+ * spaces"), and one with nothing in it.
+ */
+const isOneLine = (value: string) => value !== '' && !/[\n\r\t]| {5}/.test(value);
+const TEXT_PARAMETER = { fits: isOneLine, expected: 'text on one line, not empty, with no tab and at most four spaces in a row' };
+/** Meta's parameter object: "For the header component, the character limit is 60 characters." */
+const HEADER_TEXT_PARAMETER = { fits: (value: string) => isOneLine(value) && [...value].length <= 60, expected: 'text on one line of at most 60 characters, with no tab and at most four spaces in a row' };
+
+/**
  * The shape WhatsApp takes for the variable types that have one: a header's media is fetched from
  * its link, a location's coordinates are numbers, an offer's end is Unix time in milliseconds.
  * A value of another shape fails the message at WhatsApp, after the send was accepted (decision 143).
@@ -27,17 +37,9 @@ const VALUE_SHAPES: Readonly<Record<string, { fits: (value: string) => boolean; 
   timestamp_ms: { fits: (value) => /^[1-9]\d{0,14}$/.test(value), expected: 'Unix time in milliseconds (digits)' },
   // Meta's coupon code templates: "Only accepting alphanumeric characters. Maximum 20 characters."
   coupon_code: { fits: (value) => /^[A-Za-z0-9]{1,20}$/.test(value), expected: 'a coupon code of 1 to 20 letters and digits' },
+  // Meta's authentication templates: the one-time password, "Maximum 15 characters".
+  otp_code: { fits: (value) => isOneLine(value) && [...value].length <= 15, expected: 'a one-time password of 1 to 15 characters on one line' },
 };
-
-/**
- * WhatsApp refuses a text parameter with a new line or a tab, or more than four spaces in a row
- * (error 132018, "Param text cannot have new-line/tab characters or more than 4 consecutive
- * spaces"), and one with nothing in it.
- */
-const isOneLine = (value: string) => value !== '' && !/[\n\r\t]| {5}/.test(value);
-const TEXT_PARAMETER = { fits: isOneLine, expected: 'text on one line, not empty, with no tab and at most four spaces in a row' };
-/** Meta's parameter object: "For the header component, the character limit is 60 characters." */
-const HEADER_TEXT_PARAMETER = { fits: (value: string) => isOneLine(value) && [...value].length <= 60, expected: 'text on one line of at most 60 characters, with no tab and at most four spaces in a row' };
 
 /** The variables whose values WhatsApp takes as text parameters (the body's, a text header's, each card's body), with the rule each is held to. */
 function textVariables(version: Pick<TemplateVersion, 'body' | 'components'>): Map<string, typeof TEXT_PARAMETER> {
