@@ -51,14 +51,19 @@ export function parseWith<S extends z.ZodMiniType>(schema: S, value: unknown, wh
  * Query parameters from the multi-value map (REST API events keep repeated parameters there):
  * a parameter given once is a string, a repeated one an array. Schemas that take arrays accept
  * both; scalar parameters given twice fail validation instead of silently taking one value.
+ * `name[]=a&name[]=b`, the bracket form many HTTP clients write an array in (as the form bodies
+ * take it), is the repeated `name`; the two forms mixed add up.
  */
 export function queryOf(event: Pick<APIGatewayProxyEvent, 'multiValueQueryStringParameters' | 'queryStringParameters'>): Record<string, string | string[]> {
   const multi = event.multiValueQueryStringParameters ?? {};
   const single = event.queryStringParameters ?? {};
-  const query: Record<string, string | string[]> = {};
+  const collected = new Map<string, string[]>();
   for (const name of new Set([...Object.keys(multi), ...Object.keys(single)])) {
     const values = multi[name] ?? (single[name] !== undefined ? [single[name]] : []);
-    query[name] = values.length === 1 ? values[0]! : values;
+    const key = name.endsWith('[]') && name.length > 2 ? name.slice(0, -2) : name;
+    collected.set(key, [...(collected.get(key) ?? []), ...values]);
   }
+  const query: Record<string, string | string[]> = {};
+  for (const [name, values] of collected) query[name] = values.length === 1 ? values[0]! : values;
   return query;
 }

@@ -92,6 +92,13 @@ describe('report query rules (docs/api.md#reports)', () => {
     expect((repeated.body.items as { trackingTag: string }[]).map((item) => item.trackingTag)).toEqual(['promo', 'none']);
   });
 
+  it('reads the bracket form trackingTags[]=…, as many HTTP clients write an array, as the repeated parameter', async () => {
+    const tagsOf = (result: Awaited<ReturnType<typeof summary>>) => [result.status, (result.body.items as { trackingTag: string }[] | undefined)?.map((item) => item.trackingTag)];
+    expect(tagsOf(await summary({ ...period, 'trackingTags[]': ['promo', 'none'] }))).toEqual([200, ['promo', 'none']]);
+    expect(tagsOf(await summary({ ...period, 'trackingTags[]': 'promo' }))).toEqual([200, ['promo']]);
+    expect(tagsOf(await summary({ ...period, trackingTags: 'promo', 'trackingTags[]': 'none' }))).toEqual([200, ['promo', 'none']]);
+  });
+
   it.each([
     [{ ...period }, 'query.trackingTags: give trackingTags (with match) or scope=WORKSPACE'],
     [{ ...period, scope: 'WORKSPACE', trackingTags: 'a' }, 'query.scope: give trackingTags or scope=WORKSPACE, not both'],
