@@ -43,4 +43,5 @@ export const deliverEventBatch = (event: SQSEvent, context: Context): Promise<SQ
   return processPartialResponse(event, deliver, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false });
 };
 
-export const handler = middy(deliverEventBatch).use(injectLambdaContext(logger, { resetKeys: true })).use(flushMetrics());
+// Its messages carry the events' payloads, a customer's reply among them: never logged whole (decision 38).
+export const handler = middy(deliverEventBatch).use(injectLambdaContext(logger, { resetKeys: true, logEvent: false })).use(flushMetrics());

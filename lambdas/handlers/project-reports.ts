@@ -48,4 +48,5 @@ export async function projectReports(event: ReportsWindowEvent): Promise<Reports
   return { state: {} };
 }
 
-export const handler = middy(projectReports).use(injectLambdaContext(logger, { resetKeys: true })).use(flushMetrics());
+// Its stream records carry dispatch images (the recipient's number, the message's values): never logged whole (decision 38).
+export const handler = middy(projectReports).use(injectLambdaContext(logger, { resetKeys: true, logEvent: false })).use(flushMetrics());

@@ -71,4 +71,5 @@ export async function publishBatch(event: DynamoDBStreamEvent, context: Context)
   return processPartialResponse(event, finish, new BatchProcessor(EventType.DynamoDBStreams), { context, throwOnFullBatchFailure: false });
 }
 
-export const handler = middy(publishBatch).use(injectLambdaContext(logger, { resetKeys: true })).use(flushMetrics());
+// Its stream records carry dispatch images and customers' messages: never logged whole (decision 38).
+export const handler = middy(publishBatch).use(injectLambdaContext(logger, { resetKeys: true, logEvent: false })).use(flushMetrics());

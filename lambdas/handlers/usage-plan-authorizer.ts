@@ -44,4 +44,5 @@ function headerValue(headers: APIGatewayRequestAuthorizerEvent['headers'], wante
   return Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === wanted)?.[1];
 }
 
-export const handler = middy(authorizeUsage).use(injectLambdaContext(logger));
+// Its event carries the X-API-Key header: never logged, whatever POWERTOOLS_LOGGER_LOG_EVENT says (decision 38).
+export const handler = middy(authorizeUsage).use(injectLambdaContext(logger, { logEvent: false }));
