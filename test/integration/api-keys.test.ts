@@ -1,5 +1,5 @@
 import { authenticate, clearApiKeyCache } from '../../lambdas/domain/api-keys/authenticate';
-import { listApiKeys, revokeApiKey, saveApiKey } from '../../lambdas/domain/api-keys/api-key-repository';
+import { ApiKeyRotationRefusedError, listApiKeys, revokeApiKey, rotateApiKey, saveApiKey } from '../../lambdas/domain/api-keys/api-key-repository';
 import { generateApiKey, hashApiKey } from '../../lambdas/domain/api-keys/api-key-secret';
 import { createTestTable } from '../support/dynamodb';
 
@@ -75,5 +75,36 @@ describe('API keys in DynamoDB', () => {
     await expect(saveApiKey(plaintext, { workspaceId: 'ws-thief', name: 'k', scopes: ['messages:read'] }, now, table)).rejects.toThrow(
       'This key is already registered to another workspace',
     );
+  });
+});
+
+/**
+ * A key's `expiresAt` is a hard expiry (a contractor's key, say): rotation replaces the secret, it
+ * never extends the grant. An expired key is refused as a revoked one is, and a replacement keeps
+ * the expiry of the key it replaces.
+ */
+describe('rotating a key with a hard expiry', () => {
+  const later = (days: number) => new Date(now.getTime() + days * 86_400_000);
+
+  it('refuses an expired key, which stays refused, and writes no replacement', async () => {
+    const plaintext = generateApiKey();
+    const old = await saveApiKey(plaintext, { workspaceId: 'ws-expired', name: 'contractor', scopes: ['messages:send'], expiresAt: '2026-04-01T00:00:00.000Z' }, now, table);
+
+    await expect(rotateApiKey('ws-expired', old.keyId, generateApiKey(), later(1), now, table)).rejects.toThrow(
+      new ApiKeyRotationRefusedError(`Key ${old.keyId} expired at 2026-04-01T00:00:00.000Z; create a new key instead`),
+    );
+    expect(await listApiKeys('ws-expired', table)).toEqual([old]);
+    await expect(authenticate(plaintext, 'messages:send', { store: table, now, cacheTtlMs: 0 })).rejects.toMatchObject({ status: 401 });
+  });
+
+  it('gives the replacement of a key that will expire the same expiry', async () => {
+    const old = await saveApiKey(generateApiKey(), { workspaceId: 'ws-contractor', name: 'contractor', scopes: ['messages:send'], expiresAt: '2026-06-01T00:00:00.000Z' }, now, table);
+    const replacement = generateApiKey();
+
+    const rotated = await rotateApiKey('ws-contractor', old.keyId, replacement, later(1), now, table);
+
+    expect(rotated?.created.expiresAt).toBe('2026-06-01T00:00:00.000Z');
+    await expect(authenticate(replacement, 'messages:send', { store: table, now: later(30), cacheTtlMs: 0 })).resolves.toMatchObject({ workspaceId: 'ws-contractor' });
+    await expect(authenticate(replacement, 'messages:send', { store: table, now: new Date('2026-06-01T00:00:00.000Z'), cacheTtlMs: 0 })).rejects.toMatchObject({ status: 401 });
   });
 });

@@ -79,10 +79,10 @@ export async function findApiKey(workspaceId: string, keyId: string, store: Stor
 }
 
 /**
- * Replaces a key: stores `plaintext` as a new key with the old one's name and scopes, and sets the
- * old key to expire at `oldKeyExpiresAt` (or keeps its own expiry if that comes sooner), in one
- * transaction. Returns undefined when the workspace has no such key; refused when it is revoked,
- * or changed meanwhile.
+ * Replaces a key: stores `plaintext` as a new key with the old one's name, scopes and expiry (if it
+ * has one), and sets the old key to expire at `oldKeyExpiresAt` (or keeps its own expiry if that
+ * comes sooner), in one transaction. Returns undefined when the workspace has no such key; refused
+ * when it is revoked or expired, or changed meanwhile.
  */
 export async function rotateApiKey(
   workspaceId: string,
@@ -95,7 +95,10 @@ export async function rotateApiKey(
   const old = await findApiKey(workspaceId, keyId, store);
   if (!old) return undefined;
   if (old.record.status === 'revoked') throw new ApiKeyRotationRefusedError(`Key ${keyId} is revoked; create a new key instead`);
-  const expiresAt = old.record.expiresAt && Date.parse(old.record.expiresAt) < oldKeyExpiresAt.getTime() ? old.record.expiresAt : oldKeyExpiresAt.toISOString();
+  const hardExpiry = old.record.expiresAt;
+  // A rotation replaces the secret; it never gives an expired key life again or outlives its expiry.
+  if (hardExpiry && Date.parse(hardExpiry) <= now.getTime()) throw new ApiKeyRotationRefusedError(`Key ${keyId} expired at ${hardExpiry}; create a new key instead`);
+  const expiresAt = hardExpiry && Date.parse(hardExpiry) < oldKeyExpiresAt.getTime() ? hardExpiry : oldKeyExpiresAt.toISOString();
   const created: ApiKeyRecord = {
     keyId: randomUUID(),
     workspaceId,
@@ -104,6 +107,7 @@ export async function rotateApiKey(
     status: 'active',
     hint: apiKeyHint(plaintext),
     createdAt: now.toISOString(),
+    ...(hardExpiry ? { expiresAt: hardExpiry } : {}),
   };
   const result = await transactWrite(store, {
     created: apiKeyCreate(hashApiKey(plaintext), created),

@@ -72,7 +72,7 @@ export const keyCommands = [
   defineCommand({
     name: 'key rotate',
     synopsis: '--workspace ID --key-id UUID [--overlap 24h] [--environment live]',
-    summary: 'Creates a key with the same name and scopes and prints it once; the old key keeps working for the overlap (default 24h, at most 30d), then expires.',
+    summary: 'Creates a key with the same name, scopes and expiry and prints it once; the old key keeps working for the overlap (default 24h, at most 30d), then expires. An expired or revoked key is not rotated.',
     options: z.object({
       workspace: option.text(),
       'key-id': option.text(),
@@ -95,7 +95,7 @@ export const keyCommands = [
         data: { key: plaintext, ...created, replaced },
         lines: [plaintext],
         notes: [
-          `Created key ${created.keyId} (${created.scopes.join(' ')}) to replace ${replaced.keyId}. It is shown once; store it now.`,
+          `Created key ${created.keyId} (${created.scopes.join(' ')}) to replace ${replaced.keyId}${created.expiresAt ? `, expiring at ${created.expiresAt} as it did` : ''}. It is shown once; store it now.`,
           `Key ${replaced.keyId} keeps working until ${replaced.expiresAt ?? ''}; ${CACHE_NOTE}.`,
         ],
       };
