@@ -28,6 +28,8 @@ import {
 import { applyMarketingPreference, optOutFromFailure, optOutFromReply } from '../workspaces/marketing-opt-out-changes';
 import { applyTemplateWebhook } from '../templates/template-webhook';
 import { currentNumberOwner, lookUpNumberOwner } from '../workspaces/number-owner-lookup';
+import { sendingNumberOf } from '../workspaces/workspace-number';
+import { lookUpWorkspace } from '../workspaces/workspace-lookup';
 import { workspaceOfBusinessAccount } from '../workspaces/workspace-binding';
 import { applyPricing, applyReadReceipt, applyStatus } from './dispatch-status';
 import { findProviderMessage } from './provider-message';
@@ -124,17 +126,17 @@ type Skip = (reason: SkipReason, context: Record<string, unknown>) => void;
  * One `messages` change: for the workspace that owns the business number it came to, and no other.
  * A customer's message goes to the number's owner as the table has it now; statuses alone take the
  * owner the container read lately, and a status of another workspace's dispatch reads it again
- * before it is skipped (decision 122).
+ * before it is skipped (decision 122). On a number no workspace owns, statuses apply only to the
+ * dispatches of workspaces that send from the stack's default number (decision 171).
  */
 async function applyMessagesChange(change: MessagesChange, summary: ReportSummary, skip: Skip, store: Store): Promise<void> {
   const { phoneNumberId } = change;
   const now = new Date();
   const workspaceId = await (change.messages.length ? currentNumberOwner : lookUpNumberOwner)(phoneNumberId, now, store);
   for (const raw of change.errors) noteNumberError(phoneNumberId, workspaceId, readNumberError(raw));
-  if (!workspaceId) {
-    for (let i = 0; i < change.statuses.length + change.messages.length; i++) skip('unowned_number', { phoneNumberId });
-    return;
-  }
+  // A number no workspace owns: the stack's default one, whose statuses still tell of the dispatches
+  // sent from it (decision 171); a customer's message to it belongs to no conversation.
+  if (!workspaceId) for (let i = 0; i < change.messages.length; i++) skip('unowned_number', { phoneNumberId });
 
   for (const raw of change.statuses) {
     summary.statuses += 1;
@@ -148,6 +150,7 @@ async function applyMessagesChange(change: MessagesChange, summary: ReportSummar
     else if (outcome !== 'unchanged') skip(outcome, { phoneNumberId, providerMessageId: status.value.providerMessageId });
   }
 
+  if (!workspaceId) return;
   const senders = change.contacts.flatMap((raw) => {
     const contact = readContact(raw);
     if (contact.ok) return [contact.value];
@@ -246,12 +249,15 @@ function senderOf(from: { phone: string | null; userId: string | null }, contact
  * a dispatch of the workspace that owns the number. A `read` is kept as `readAt` (after the
  * delivered it implies), and Meta's pricing on the dispatch.
  */
-async function applyStatusReport(workspaceId: string, phoneNumberId: string, status: ProviderStatus, store: Store): Promise<'applied' | 'unchanged' | SkipReason> {
+async function applyStatusReport(workspaceId: string | undefined, phoneNumberId: string, status: ProviderStatus, store: Store): Promise<'applied' | 'unchanged' | SkipReason> {
   const dispatch = await dispatchOf(status, store);
-  if (!dispatch) return 'unknown_message_id';
-  if (dispatch.workspaceId !== workspaceId && dispatch.workspaceId !== (await currentNumberOwner(phoneNumberId, new Date(), store))) return 'foreign_dispatch';
-  // Reports are flowing for what the number sent up to then: the reconciler's evidence for dead claims.
-  if (dispatch.sentAt) await noteReport(phoneNumberId, dispatch.sentAt, store);
+  if (!dispatch) return workspaceId ? 'unknown_message_id' : 'unowned_number';
+  if (!workspaceId) {
+    if (!(await sendsFromDefaultNumber(dispatch.workspaceId, store))) return 'unowned_number';
+  } else if (dispatch.workspaceId !== workspaceId && dispatch.workspaceId !== (await currentNumberOwner(phoneNumberId, new Date(), store))) return 'foreign_dispatch';
+  // Reports are flowing for what the number sent up to then: the reconciler's evidence for dead claims
+  // (none is kept for the stack's default number, which the reconciler does not judge by).
+  if (workspaceId && dispatch.sentAt) await noteReport(phoneNumberId, dispatch.sentAt, store);
   // Meta repeats a message's pricing on each of its statuses: it rides on the status move when there is one, and is written only when it changed.
   const pricing = status.pricing && !samePricing(status.pricing, dispatch.pricing) ? status.pricing : undefined;
   const moved = await applyStatus(dispatch.dispatchId, { ...statusChangeOf(status), ...(pricing ? { pricing } : {}) }, store, dispatch);
@@ -266,6 +272,16 @@ async function applyStatusReport(workspaceId: string, phoneNumberId: string, sta
   const read = status.status === 'read' && (await applyReadReceipt(dispatch.dispatchId, status.occurredAt, store, dispatch));
   if (pricing && !moved && pricedAlone(status)) await applyPricing(dispatch.dispatchId, pricing, store, dispatch);
   return moved || read ? 'applied' : 'unchanged';
+}
+
+/**
+ * Whether a workspace sends from the stack's default number (the secret's `phoneNumberId`): a
+ * WhatsApp workspace without a number of its own (`sendingNumberOf`). Only its dispatches take
+ * statuses that come to a number no workspace owns.
+ */
+async function sendsFromDefaultNumber(workspaceId: string, store: Store): Promise<boolean> {
+  const workspace = await lookUpWorkspace(workspaceId, new Date(), store);
+  return workspace.settings.provider === 'whatsapp' && sendingNumberOf(workspace) === undefined;
 }
 
 /** The dispatch was failed by this very report before (Meta's retry of a POST that failed after the move). */

@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import { deliverQueuedDispatch } from '../../lambdas/domain/delivery/deliver-dispatch';
+import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
+import { getDispatch } from '../../lambdas/domain/messages/dispatch-repository';
+import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
+import { whatsAppCloudProvider } from '../../lambdas/domain/providers/whatsapp-cloud';
+import { webhookEnvelopeSchema } from '../../lambdas/domain/providers/whatsapp-webhook';
+import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
+import { runAdmin } from '../../lib/admin/cli';
+import { startGraphStub, type GraphStub } from '../support/graph-stub';
+import { template, TEMPLATE_ID } from '../support/send-fixtures';
+import { useTableAndQueues } from '../support/sqs';
+
+/**
+ * README ("For platform teams"): the stack's secret holds `phoneNumberId`, the number a WhatsApp
+ * workspace without one of its own sends from. WhatsApp reports each message's fate on the number
+ * it was sent from, which no workspace owns (decision 52): those statuses apply to the dispatches
+ * of workspaces that send from it, and to no other (decision 171).
+ */
+const env = useTableAndQueues();
+const DEFAULT_NUMBER = '106540352242922';
+let graph: GraphStub;
+beforeAll(async () => (graph = await startGraphStub()));
+afterAll(() => graph.close());
+
+const admin = (...argv: string[]) => runAdmin(argv, { out: () => {}, err: () => {}, env: {}, target: async () => ({ ...env.table, description: 'test table' }) });
+
+/** A WhatsApp workspace (its own number or none) with one dispatch sent through the Cloud API. */
+async function sentDispatch(ownNumber?: string): Promise<{ ws: string; dispatchId: string; wamid: string }> {
+  const ws = `ws-${randomUUID().slice(0, 8)}`;
+  expect(await admin('workspace', 'create', '--id', ws, '--name', 'Acme', '--rupiah-per-credit', '150')).toBe(0);
+  expect(await admin('workspace', 'update', '--id', ws, '--provider', 'whatsapp', ...(ownNumber ? ['--whatsapp-phone-number-id', ownNumber] : []))).toBe(0);
+  await saveTemplate(ws, template, env.table);
+  const { dispatchId } = await sendTemplateMessage(
+    { workspaceId: ws, apiClient: { id: randomUUID(), name: 'k' }, to: '081234560001', templateId: TEMPLATE_ID, variables: { name: 'Budi', order: '1' }, tagIds: [], trackingTags: [], now: new Date() },
+    { store: env.table, queue: env.queues },
+  );
+  const wamid = `wamid.default-${randomUUID()}`;
+  graph.answer = () => ({ status: 200, body: { messaging_product: 'whatsapp', messages: [{ id: wamid }] } });
+  const provider = whatsAppCloudProvider({
+    baseUrl: graph.baseUrl,
+    timeoutMs: 2_000,
+    credentials: () => Promise.resolve({ accessToken: 'token-1', appSecret: 's', verifyToken: 'v', phoneNumberId: DEFAULT_NUMBER }),
+  });
+  expect(await deliverQueuedDispatch({ dispatchId, workspaceId: ws, receiveCount: 1, maxReceives: 5 }, { providerFor: () => provider, store: env.table })).toEqual({ outcome: 'sent' });
+  return { ws, dispatchId, wamid };
+}
+
+/** WhatsApp's status webhook (Meta's `messages` field with `statuses`), on `phoneNumberId`, for a message it could not deliver. */
+const failedOn = (phoneNumberId: string, wamid: string, dispatchId: string) =>
+  webhookEnvelopeSchema.parse({
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: '102290129340398',
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: '15550000000', phone_number_id: phoneNumberId },
+              statuses: [
+                {
+                  id: wamid,
+                  status: 'failed',
+                  timestamp: String(Math.floor(Date.now() / 1000)),
+                  recipient_id: '6281234560001',
+                  biz_opaque_callback_data: dispatchId,
+                  errors: [{ code: 131026, title: 'Message undeliverable', message: 'Message undeliverable' }],
+                },
+              ],
+            },
+          },
+        ],
+      },
+    ],
+  });
+
+it('applies WhatsApp’s statuses on the stack’s default number to the dispatches sent from it', async () => {
+  const { ws, dispatchId, wamid } = await sentDispatch();
+  // Sent from the stack's default number.
+  expect(graph.received.at(-1)?.url).toBe(`/v26.0/${DEFAULT_NUMBER}/messages`);
+
+  const summary = await applyProviderReports(failedOn(DEFAULT_NUMBER, wamid, dispatchId), env.table);
+
+  expect(summary).toMatchObject({ statuses: 1, applied: 1, skipped: 0 });
+  expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'failed', failureCode: '131026' });
+});
+
+it('still skips a status on a number no workspace owns for a workspace that sends from its own number', async () => {
+  const { ws, dispatchId, wamid } = await sentDispatch(`1065${Date.now()}`.slice(0, 15));
+
+  const summary = await applyProviderReports(failedOn(DEFAULT_NUMBER, wamid, dispatchId), env.table);
+
+  expect(summary).toMatchObject({ statuses: 1, applied: 0, skipped: 1 });
+  expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent' });
+});
