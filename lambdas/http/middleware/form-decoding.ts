@@ -50,11 +50,28 @@ export function expand(encoded: string): Record<string, unknown> {
   }
 }
 
-/** A multipart body's fields, in order; a file part, or a body past the limits, is a 422. */
+const REPLACEMENT = /\uFFFD/g;
+const REPLACEMENT_BYTES = Buffer.from('\uFFFD');
+
+/** How many times `bytes` occurs in `raw`. */
+function occurrences(raw: Buffer, bytes: Buffer): number {
+  let count = 0;
+  for (let at = raw.indexOf(bytes); at !== -1; at = raw.indexOf(bytes, at + bytes.length)) count += 1;
+  return count;
+}
+
+/**
+ * A multipart body's fields, in order; a file part, or a body past the limits, is a 422. Busboy
+ * decodes a field's bytes leniently, each byte that is not UTF-8 becoming U+FFFD, which would reach
+ * the customer as `�`: a field holding more U+FFFD than the body's bytes spell is refused, as the
+ * url-encoded form refuses `%FF` (decodeStrictly).
+ */
 export function multipartFields(raw: Buffer, contentType: string): Promise<[string, string][]> {
   return new Promise((resolve, reject) => {
     const fields: [string, string][] = [];
     const fail = (message: string) => reject(new ValidationError(`The multipart body could not be read: ${message}`));
+    const spelled = raw.includes(REPLACEMENT_BYTES) ? occurrences(raw, REPLACEMENT_BYTES) : 0;
+    let decoded = 0;
     let parser: BusboyInstance;
     try {
       parser = Busboy({ headers: { 'content-type': contentType }, limits: MULTIPART_LIMITS });
@@ -63,7 +80,9 @@ export function multipartFields(raw: Buffer, contentType: string): Promise<[stri
       return;
     }
     parser.on('field', (name: string, value: string, nameTruncated: boolean, valueTruncated: boolean) => {
+      decoded += value.match(REPLACEMENT)?.length ?? 0;
       if (nameTruncated || valueTruncated) fail(`field "${name}" is too long`);
+      else if (decoded > spelled) fail(`field "${name}" holds bytes that are not UTF-8`);
       else fields.push([name, value]);
     });
     parser.on('file', (name: string, stream: BusboyFileStream) => {

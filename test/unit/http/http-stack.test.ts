@@ -69,6 +69,19 @@ describe('the shared HTTP middleware stack', () => {
     expect([status, body.body]).toEqual([200, { name: 'B é' }]);
   });
 
+  it('refuses a multipart field whose bytes are not UTF-8 with 422, as the urlencoded form refuses %FF, and keeps a U+FFFD sent as such', async () => {
+    const boundary = 'XyZ123';
+    const part = (name: string, value: Buffer) => Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n`), value, Buffer.from('\r\n')]);
+    const form = (value: Buffer) => Buffer.concat([part('name', value), Buffer.from(`--${boundary}--\r\n`)]);
+    const headers = { 'Content-Type': `multipart/form-data; boundary=${boundary}` };
+
+    const refused = await invoke({ body: form(Buffer.from([0x42, 0x75, 0xff, 0x64, 0x69])), headers });
+    expect([refused.status, refused.body.error, refused.body.message]).toEqual([422, 'validation_failed', 'The multipart body could not be read: field "name" holds bytes that are not UTF-8']);
+
+    const replacement = await invoke({ body: form(Buffer.from('Bu\uFFFDdi')), headers });
+    expect([replacement.status, replacement.body.body]).toEqual([200, { name: 'Bu\uFFFDdi' }]);
+  });
+
   it('rejects a multipart file upload with 422', async () => {
     const boundary = 'XyZ123';
     const multipart = `--${boundary}\r\nContent-Disposition: form-data; name="name"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nhello\r\n--${boundary}--\r\n`;
