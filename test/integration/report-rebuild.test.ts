@@ -105,5 +105,11 @@ describe('admin CLI: a day’s reports held against its dispatches', () => {
 
     const badDate = await admin('reports', 'check', '--workspace', ws, '--date', '10-05-2026');
     expect(badDate.status).not.toBe(0);
+
+    // A day that does not exist is a mistake in the command line (exit 2), never a day whose reports "agree".
+    for (const [command, date] of [['check', '2026-02-30'], ['rebuild', '2026-13-01']]) {
+      const noDay = await admin('reports', command!, '--workspace', ws, '--date', date!);
+      expect([noDay.status, noDay.json]).toEqual([2, { error: 'usage', message: expect.stringContaining('--date') }]);
+    }
   });
 });

@@ -1,13 +1,13 @@
 import * as z from 'zod';
 import type { RollupDelta } from '../../../lambdas/domain/reports/report-items';
 import { checkDayReports, rebuildDayReports, type DayReportCheck } from '../../../lambdas/domain/reports/report-rebuild';
-import { wibDay } from '../../../lambdas/domain/time/wib';
+import { isCalendarDate, wibDay } from '../../../lambdas/domain/time/wib';
 import { AdminError, defineCommand } from '../command';
 import { requireWorkspace } from './workspace-exists';
 
 const options = z.object({
   workspace: z.string().trim().min(1, 'must not be empty'),
-  date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'takes a WIB day as YYYY-MM-DD'),
+  date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'takes a WIB day as YYYY-MM-DD').refine(isCalendarDate, 'takes a WIB day that exists (2026-02-30 does not)'),
 });
 
 const signed = (value: number) => (value > 0 ? `+${value}` : String(value));
