@@ -27,8 +27,8 @@ const variables = {
    * busy machine, stalls for longer than DynamoDB ever does (decision 166).
    */
   DYNAMODB_REQUEST_TIMEOUT_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(1_000), z.lte(60_000)), 3_000),
-  /** How long a key lookup is trusted; bounds how late a revocation takes effect. */
-  API_KEY_CACHE_TTL_SECONDS: () => z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(60)), 30),
+  /** How long a key lookup is trusted; bounds how late a revocation takes effect, so more than 60 is 60, as the docs promise. */
+  API_KEY_CACHE_TTL_SECONDS: () => z._default(z.pipe(z.coerce.number().check(z.int(), z.gte(0)), z.transform((seconds: number) => Math.min(seconds, 60))), 30),
 
   /**
    * The usage-plan authorizer's API Gateway key for workspaces without their own, in the default
