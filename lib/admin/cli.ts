@@ -72,7 +72,7 @@ export async function runAdmin(argv: readonly string[], io: AdminIo): Promise<nu
       env: io.env,
     });
     io.err(`Target: ${store.description}`);
-    const result = await run({ store, now: io.now?.() ?? new Date(), usagePlans: store.usagePlans });
+    const result = await run({ store, now: io.now?.() ?? new Date(), usagePlans: store.usagePlans, env: io.env });
     for (const note of result.notes ?? []) io.err(note);
     if (json) io.out(JSON.stringify(result.data, null, 2));
     else if (result.lines.length) io.out(result.lines.join('\n'));

@@ -19,6 +19,8 @@ export interface CommandSpec<S extends z.ZodObject> {
 export interface CommandContext {
   store: Store;
   now: Date;
+  /** The CLI's environment (process.env when run from the shell). */
+  env: Record<string, string | undefined>;
   /** Where usage plans are; undefined for a target named only by TABLE_NAME. */
   usagePlans?: UsagePlanTarget | undefined;
 }

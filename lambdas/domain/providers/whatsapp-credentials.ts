@@ -20,12 +20,7 @@ const SECRET_MAX_AGE_SECONDS = 300;
  * CLI names the deployed stack's secret itself.
  */
 export async function whatsAppCredentials(secretName = config.WHATSAPP_SECRET_NAME): Promise<WhatsAppCredentials> {
-  if (secretName) {
-    const secret = await getSecret(secretName, { transform: 'json', maxAge: SECRET_MAX_AGE_SECONDS });
-    const parsed = credentialsSchema.safeParse(secret);
-    if (!parsed.success) throw new Error(`Secret ${secretName} is not { accessToken, appSecret, verifyToken, phoneNumberId? }`);
-    return parsed.data;
-  }
+  if (secretName) return credentialsInSecret(secretName, await getSecret(secretName, { maxAge: SECRET_MAX_AGE_SECONDS }));
   const parsed = credentialsSchema.safeParse({
     accessToken: config.WHATSAPP_ACCESS_TOKEN ?? 'local-access-token',
     appSecret: config.WHATSAPP_APP_SECRET,
@@ -35,6 +30,23 @@ export async function whatsAppCredentials(secretName = config.WHATSAPP_SECRET_NA
   if (parsed.success) return parsed.data;
   const missing = [...new Set(parsed.error.issues.map((issue) => VARIABLE_OF[issue.path[0] as keyof WhatsAppCredentials]))];
   throw new Error(`${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set: without WHATSAPP_SECRET_NAME, the WhatsApp credentials come from the environment`);
+}
+
+/**
+ * The credentials a secret's value holds. A value that does not read is refused without quoting it:
+ * a JSON parser's message does (the start of an access token), and it would reach the logs.
+ */
+export function credentialsInSecret(secretName: string, value: unknown): WhatsAppCredentials {
+  const refused = () => new Error(`Secret ${secretName} is not JSON { accessToken, appSecret, verifyToken, phoneNumberId? }`);
+  let json: unknown;
+  try {
+    json = typeof value === 'string' ? JSON.parse(value) : undefined;
+  } catch {
+    throw refused();
+  }
+  const parsed = credentialsSchema.safeParse(json);
+  if (!parsed.success) throw refused();
+  return parsed.data;
 }
 
 /** The variable each credential comes from when no secret is named. */

@@ -3,7 +3,9 @@ import * as z from 'zod';
 import { templateInputSchema } from '../../../lambdas/domain/templates/template';
 import { saveTemplate } from '../../../lambdas/domain/templates/template-repository';
 import { syncTemplates, TemplateSyncError } from '../../../lambdas/domain/templates/template-sync';
-import { whatsAppCredentials } from '../../../lambdas/domain/providers/whatsapp-credentials';
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import { credentialsInSecret } from '../../../lambdas/domain/providers/whatsapp-credentials';
+import type { Store } from '../../../lambdas/shared/store';
 import { config } from '../../../lambdas/shared/config';
 import { defineCommand, option, UsageError } from '../command';
 import { requireWorkspace } from './workspace-exists';
@@ -44,14 +46,15 @@ export const templateCommands = [
       "Reads every template of the workspace's WhatsApp Business Account and upserts them (a changed one is a new version). " +
       'The token: the Secrets Manager secret NAME (a deployed stack: messaging-api/whatsapp), else WHATSAPP_ACCESS_TOKEN; the Graph API: GRAPH_API_BASE_URL.',
     options: z.object({ workspace: option.text(), 'whatsapp-secret': option.text().optional() }),
-    async run({ workspace, 'whatsapp-secret': secretName }, { store, now }) {
+    async run({ workspace, 'whatsapp-secret': secretName }, { store, now, env }) {
       await requireWorkspace(store, workspace);
+      const token = await graphToken(secretName, env, store);
       try {
         const summary = await syncTemplates(workspace, {
           store,
           now: () => now,
           graph: { baseUrl: config.GRAPH_API_BASE_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS },
-          accessToken: async () => (await whatsAppCredentials(secretName)).accessToken,
+          accessToken: () => Promise.resolve(token),
         });
         return { data: summary, lines: [JSON.stringify(summary)] };
       } catch (error) {
@@ -61,3 +64,17 @@ export const templateCommands = [
     },
   }),
 ];
+
+/**
+ * The Graph API token a sync sends: the access token in the stack's secret, read in the region the
+ * target table is in (`--region`, or where `--stack` was found), or else WHATSAPP_ACCESS_TOKEN. A
+ * sync needs nothing else of the WhatsApp app: not the webhook's app secret or verify token.
+ */
+async function graphToken(secretName: string | undefined, env: Record<string, string | undefined>, store: Store): Promise<string> {
+  if (!secretName) {
+    if (!env.WHATSAPP_ACCESS_TOKEN) throw new UsageError('WHATSAPP_ACCESS_TOKEN is not set: name the stack’s secret with --whatsapp-secret, or set the token');
+    return env.WHATSAPP_ACCESS_TOKEN;
+  }
+  const secrets = new SecretsProvider({ clientConfig: { region: await store.db.config.region() } });
+  return credentialsInSecret(secretName, await secrets.get(secretName)).accessToken;
+}

@@ -18,6 +18,19 @@ describe('WhatsApp credentials from Secrets Manager', () => {
     await whatsAppCredentials();
     expect(secrets.commandCalls(GetSecretValueCommand)).toHaveLength(1);
   });
+
+  it('refuses a secret that is not its JSON without quoting any of it, as the error reaches the logs', async () => {
+    const { credentialsInSecret } = jest.requireActual<CredentialsModule>('../../../lambdas/domain/providers/whatsapp-credentials');
+    for (const value of ['EAAJBsecret-token-not-json', JSON.stringify({ accessToken: 'EAAJBsecret' }), undefined]) {
+      let message = '';
+      try {
+        credentialsInSecret('messaging-api/whatsapp', value);
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toBe('Secret messaging-api/whatsapp is not JSON { accessToken, appSecret, verifyToken, phoneNumberId? }');
+    }
+  });
 });
 
 describe('WhatsApp credentials from the environment', () => {
