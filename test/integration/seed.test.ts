@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { listApprovedTemplates } from '../../lambdas/domain/templates/read-templates';
-import { listTemplates } from '../../lambdas/domain/templates/template-repository';
+import { listTemplates, saveTemplate } from '../../lambdas/domain/templates/template-repository';
+import { workspaceOfNumber } from '../../lambdas/domain/workspaces/workspace-number';
+import { runAdmin } from '../../lib/admin/cli';
 import { getWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import { listApiKeys } from '../../lambdas/domain/api-keys/api-key-repository';
 import { DEMO_SEED_PATH } from '../../lib/local/paths';
@@ -26,7 +28,7 @@ describe('seed files', () => {
       rupiahPerCredit: 150,
       settings: { sendsPerMinute: 600, dedupe: 'none', provider: 'sandbox' },
       createdAt: '2026-05-01T00:00:00.000Z',
-      updatedAt: '2026-05-02T00:00:00.000Z',
+      updatedAt: '2026-05-01T00:00:00.000Z',
     });
     expect(await listApiKeys('ws-demo', table)).toEqual([expect.objectContaining({ name: 'demo', hint: '…0001', status: 'active' })]);
     expect((await listApprovedTemplates('ws-demo', table)).map((t) => t.id)).toEqual(['7b0c5c3e-0000-4000-8000-000000000001']);
@@ -35,6 +37,25 @@ describe('seed files', () => {
       expect.objectContaining({ sk: 'TPLV#7b0c5c3e-0000-4000-8000-0000000000a1', templateId: '7b0c5c3e-0000-4000-8000-000000000001' }),
     ]);
     expect(JSON.stringify(items)).not.toContain('msk_local_demo_0001');
+  });
+
+  it('keeps what the operator changed in a seeded workspace when a restart applies the seed again (MESSAGING_DATA_DIR)', async () => {
+    const seed = readSeed(DEMO_SEED_PATH);
+    await applySeed(seed, table, new Date('2026-05-01T00:00:00Z'));
+    const admin = (...argv: string[]) => runAdmin(argv, { out: () => {}, err: () => {}, env: {}, target: async () => ({ ...table, description: 'local runtime', usagePlans: { kind: 'local' as const } }) });
+    expect(await admin('workspace', 'update', '--id', 'ws-demo', '--rupiah-per-credit', '200', '--whatsapp-phone-number-id', '106540352242922', '--usage-plan', 'bulk')).toBe(0);
+    const [key] = await listApiKeys('ws-demo', table);
+    expect(await admin('key', 'revoke', '--workspace', 'ws-demo', '--key-id', key!.keyId)).toBe(0);
+    const template = (await listTemplates('ws-demo', table))[0]!;
+    await saveTemplate('ws-demo', { ...template, displayName: 'Renamed by the operator' }, table);
+
+    // `npm start` again, with the same MESSAGING_DATA_DIR.
+    await applySeed(seed, table, new Date('2026-05-03T00:00:00Z'));
+
+    expect(await getWorkspace('ws-demo', table)).toMatchObject({ rupiahPerCredit: 200, settings: { whatsappPhoneNumberId: '106540352242922', usagePlan: 'bulk' } });
+    expect(await workspaceOfNumber('106540352242922', table)).toBe('ws-demo');
+    expect(await listApiKeys('ws-demo', table)).toEqual([expect.objectContaining({ keyId: key!.keyId, status: 'revoked' })]);
+    expect((await listTemplates('ws-demo', table)).map((t) => t.displayName)).toEqual(['Renamed by the operator']);
   });
 
   it('keeps a workspace’s templates to itself and lists only APPROVED ones', async () => {

@@ -46,8 +46,9 @@ const workspacePut = (workspace: Workspace, condition?: string): Write => ({
 });
 
 /**
- * Creates the workspace or replaces its name, rate and settings, keeping `createdAt` (the seed
- * file's declared state). Its bound identifiers follow its settings.
+ * Creates the workspace or replaces its name, rate and settings, keeping `createdAt` (a seed
+ * file's declared state: the local runtime writes it for a workspace the table lacks). Its bound
+ * identifiers follow its settings.
  */
 export async function saveWorkspace(input: WorkspaceInput, now: Date, store: Store = defaultStore()): Promise<Workspace> {
   const parsed = workspaceInputSchema.parse(input);
