@@ -237,6 +237,20 @@ describe('admin CLI: keys', () => {
     expect([unreadable.status, unreadable.stderr]).toEqual([2, 'admin: --overlap is at most 30d']);
     expect((await table.scanAll()).length).toBe(before);
   });
+
+  it('refuses a key that would be expired when made, and lists nothing for a workspace that does not exist', async () => {
+    const ws = id();
+    await admin('workspace', 'create', '--id', ws, '--name', 'Keys', '--rupiah-per-credit', '1');
+    const before = (await table.scanAll()).length;
+    const past = await admin('key', 'create', '--workspace', ws, '--name', 'late', '--scopes', 'messages:read', '--expires-at', new Date(now.getTime() - 1000).toISOString());
+    expect([past.status, past.stderr.split('\n').at(-1)]).toEqual([2, 'admin: --expires-at is in the past: the key would never work']);
+    expect((await table.scanAll()).length).toBe(before);
+
+    for (const command of [['key', 'list'], ['opt-outs', 'list']]) {
+      const missing = await admin(...command, '--workspace', 'ws-nobody-here');
+      expect([missing.status, missing.stderr.split('\n').at(-1)]).toEqual([2, 'admin: No workspace ws-nobody-here: create it first with `workspace create`']);
+    }
+  });
 });
 
 describe('admin CLI: marketing opt-outs', () => {

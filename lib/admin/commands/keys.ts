@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { ApiKeyRotationRefusedError, listApiKeys, revokeApiKey, rotateApiKey, saveApiKey, type ApiKeyRecord } from '../../../lambdas/domain/api-keys/api-key-repository';
 import { generateApiKey } from '../../../lambdas/domain/api-keys/api-key-secret';
 import { scopes } from '../../../lambdas/shared/scopes';
-import { AdminError, defineCommand, option } from '../command';
+import { AdminError, defineCommand, option, UsageError } from '../command';
 import { requireWorkspace } from './workspace-exists';
 
 /** How long a revoked or replaced key may still be accepted: each container trusts a lookup for API_KEY_CACHE_TTL_SECONDS, at most 60. */
@@ -36,6 +36,7 @@ export const keyCommands = [
     }),
     async run(options, { store, now }) {
       await requireWorkspace(store, options.workspace);
+      if (options['expires-at'] && Date.parse(options['expires-at']) <= now.getTime()) throw new UsageError('--expires-at is in the past: the key would never work');
       const plaintext = generateApiKey(options.environment);
       const record = await saveApiKey(
         plaintext,
@@ -52,6 +53,7 @@ export const keyCommands = [
     summary: 'Lists a workspace’s keys: id, status, hint, name, scopes, created, revoked, expires.',
     options: z.object({ workspace: option.text() }),
     async run({ workspace }, { store, now }) {
+      await requireWorkspace(store, workspace);
       const keys = await listApiKeys(workspace, store);
       return {
         data: keys.map((key) => ({ ...key, effectiveStatus: statusOf(key, now) })),

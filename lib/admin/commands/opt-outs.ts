@@ -19,9 +19,10 @@ export const optOutCommands = [
   defineCommand({
     name: 'opt-outs list',
     synopsis: '--workspace ID',
-    summary: 'Lists the numbers opted out of the workspace’s marketing messages: phone, since, source (button or admin), message id.',
+    summary: 'Lists the numbers opted out of the workspace’s marketing messages: phone, since, source (button, whatsapp or admin), message id.',
     options: z.object({ workspace: option.text() }),
     async run({ workspace }, { store }) {
+      await requireWorkspace(store, workspace);
       const optOuts = await listMarketingOptOuts(workspace, store);
       return { data: optOuts, lines: optOuts.map(line) };
     },
