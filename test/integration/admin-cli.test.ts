@@ -47,6 +47,14 @@ describe('admin CLI: workspaces', () => {
     expect((await admin('workspace', 'show', '--id', ws, '--json')).json()).toEqual(created.json());
   });
 
+  it('reads a WhatsApp id of "none" on create as on update, as no id: nothing is bound to the word', async () => {
+    const ws = id();
+    const created = await admin('workspace', 'create', '--id', ws, '--name', 'Acme', '--rupiah-per-credit', '150', '--whatsapp-phone-number-id', 'none', '--whatsapp-business-account-id', 'none', '--json');
+    expect(created.status).toBe(0);
+    expect(created.json().settings).toEqual({ sendsPerMinute: 600, dedupe: 'none', provider: 'sandbox', creditCostByCategory: { MARKETING: 2, UTILITY: 1, AUTHENTICATION: 1 } });
+    expect(JSON.stringify(await table.scanAll())).not.toMatch(/WANUM#none|WABA#none/);
+  });
+
   it('refuses to create a workspace whose id exists, and leaves its settings as they were', async () => {
     const ws = id();
     await admin('workspace', 'create', '--id', ws, '--name', 'Production', '--rupiah-per-credit', '150', '--provider', 'whatsapp', '--dedupe', 'wib-day');

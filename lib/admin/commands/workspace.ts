@@ -20,12 +20,13 @@ const settingOptions = {
 };
 const SETTINGS_SYNOPSIS =
   '[--sends-per-minute N] [--dedupe none|wib-day] [--provider sandbox|whatsapp] [--whatsapp-phone-number-id ID] [--whatsapp-business-account-id ID] [--whatsapp-messages-per-second N] [--usage-plan NAME]';
-/** On `workspace update`, this value of a binding option unbinds the identifier. */
+/** On `workspace update`, this value of a binding option unbinds the identifier; on create it names none. */
 const UNBIND = 'none';
 
 type SettingOptions = { [K in keyof typeof settingOptions]?: z.output<(typeof settingOptions)[K]> };
 
-function settingsFrom(options: SettingOptions, bindingValue: (value: string) => string | null = (value) => value) {
+/** `none` binds nothing: on create it is no id, on update it releases the one bound (UNBIND). */
+function settingsFrom(options: SettingOptions, bindingValue: (value: string) => string | null | undefined = (value) => (value === UNBIND ? undefined : value)) {
   const named = {
     sendsPerMinute: options['sends-per-minute'],
     dedupe: options.dedupe,
