@@ -220,10 +220,38 @@ export class InvalidStackConfigError extends Error {
 }
 
 export function readStackConfig(node: Node): StackConfig {
+  const unknown = unknownContextKeys(node);
+  if (unknown.length) throw new InvalidStackConfigError(`Invalid CDK context: ${unknown.join('; ')}`);
   const raw = Object.fromEntries(contextKeys.map((key) => [key, node.tryGetContext(key)]));
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     throw new InvalidStackConfigError(`Invalid CDK context: ${issueLine(parsed.error)}`);
   }
   return parsed.data;
+}
+
+/**
+ * Context keys that are not settings of this stack, each with the one probably meant: a mistyped
+ * `-c stge=prod` would otherwise be ignored and the dev stage deployed. CDK's own keys (feature
+ * flags `@aws-cdk/…`, `aws:cdk:…`, cached lookups `availability-zones:…`) hold `@`, `:` or `/`.
+ */
+function unknownContextKeys(node: Node): string[] {
+  const known = new Set<string>(contextKeys);
+  return Object.keys(node.getAllContext() as Record<string, unknown>)
+    .filter((key) => !/[@:/]/.test(key) && !known.has(key))
+    .map((key) => {
+      const meant = contextKeys.find((candidate) => candidate.toLowerCase() === key.toLowerCase()) ?? contextKeys.find((candidate) => editDistance(candidate.toLowerCase(), key.toLowerCase()) <= 2);
+      return `${key}: not a setting of this stack ${meant ? `(did you mean ${meant}?)` : '(the README’s settings table lists them)'}`;
+    });
+}
+
+/** Levenshtein distance: how many one-character edits make `a` into `b`. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length]!;
 }

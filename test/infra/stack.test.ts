@@ -270,4 +270,13 @@ describe('stack configuration', () => {
     expect(() => synthStack({ stage: 'Prod!' })).toThrow(/Invalid CDK context: stage:/);
     expect(() => synthStack({ logRetentionDays: 31 })).toThrow(/^Invalid CDK context: logRetentionDays: one of CloudWatch Logs' retention periods: 1, 3, 5, 7, 14, 30, 60, 90,/);
   });
+
+  it('rejects a context key it does not know, naming the one meant, rather than deploying without it', () => {
+    // `-c stge=prod` would otherwise deploy the dev stage; CDK's own keys (`@aws-cdk/…`, `aws:cdk:…`) pass.
+    expect(() => synthStack({ stge: 'prod' })).toThrow('Invalid CDK context: stge: not a setting of this stack (did you mean stage?)');
+    expect(() => synthStack({ alarmemail: 'ops@example.com', colour: 'blue' })).toThrow(
+      'Invalid CDK context: alarmemail: not a setting of this stack (did you mean alarmEmail?); colour: not a setting of this stack (the README’s settings table lists them)',
+    );
+    expect(() => synthStack({ 'aws:cdk:enable-path-metadata': true, '@aws-cdk/core:newStyleStackSynthesis': true })).not.toThrow();
+  });
 });
