@@ -231,18 +231,17 @@ export function readStackConfig(node: Node): StackConfig {
 }
 
 /**
- * Context keys that are not settings of this stack, each with the one probably meant: a mistyped
- * `-c stge=prod` would otherwise be ignored and the dev stage deployed. CDK's own keys (feature
- * flags `@aws-cdk/…`, `aws:cdk:…`, cached lookups `availability-zones:…`) hold `@`, `:` or `/`.
+ * Context keys that are a setting of this stack mistyped, each with the one probably meant: `-c
+ * stge=prod` would otherwise be ignored and the dev stage deployed. Other keys pass: CDK keeps its
+ * own in the context too (`@aws-cdk/…` flags, `acknowledged-issue-numbers`, `cli-telemetry`).
  */
 function unknownContextKeys(node: Node): string[] {
   const known = new Set<string>(contextKeys);
-  return Object.keys(node.getAllContext() as Record<string, unknown>)
-    .filter((key) => !/[@:/]/.test(key) && !known.has(key))
-    .map((key) => {
-      const meant = contextKeys.find((candidate) => candidate.toLowerCase() === key.toLowerCase()) ?? contextKeys.find((candidate) => editDistance(candidate.toLowerCase(), key.toLowerCase()) <= 2);
-      return `${key}: not a setting of this stack ${meant ? `(did you mean ${meant}?)` : '(the README’s settings table lists them)'}`;
-    });
+  return Object.keys(node.getAllContext() as Record<string, unknown>).flatMap((key) => {
+    if (known.has(key) || /[@:/]/.test(key)) return [];
+    const meant = contextKeys.find((candidate) => candidate.toLowerCase() === key.toLowerCase()) ?? contextKeys.find((candidate) => editDistance(candidate.toLowerCase(), key.toLowerCase()) <= 2);
+    return meant ? [`${key}: not a setting of this stack (did you mean ${meant}?)`] : [];
+  });
 }
 
 /** Levenshtein distance: how many one-character edits make `a` into `b`. */
