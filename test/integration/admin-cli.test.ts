@@ -47,6 +47,20 @@ describe('admin CLI: workspaces', () => {
     expect((await admin('workspace', 'show', '--id', ws, '--json')).json()).toEqual(created.json());
   });
 
+  it('says what a WhatsApp workspace without a number of its own gives up, when it is made so', async () => {
+    const ws = id();
+    await admin('workspace', 'create', '--id', ws, '--name', 'Acme', '--rupiah-per-credit', '150');
+    const updated = await admin('workspace', 'update', '--id', ws, '--provider', 'whatsapp', '--whatsapp-messages-per-second', '20');
+    expect(updated.status).toBe(0);
+    expect(updated.stderr.split('\n').slice(1)).toEqual([
+      `Updated workspace ${ws}.`,
+      `Workspace ${ws} sends from the stack's default number (the secret's phoneNumberId): its statuses apply, but customers' replies and marketing stops on that number reach no workspace; name its own with --whatsapp-phone-number-id.`,
+      `--whatsapp-messages-per-second paces the workspace's own number; without one it sends at the stack's whatsappMessagesPerSecond.`,
+    ]);
+    const owned = await admin('workspace', 'update', '--id', ws, '--whatsapp-phone-number-id', `1065${Date.now()}`.slice(0, 15));
+    expect(owned.stderr.split('\n').slice(1)).toEqual([`Updated workspace ${ws}.`]);
+  });
+
   it('reads a WhatsApp id of "none" on create as on update, as no id: nothing is bound to the word', async () => {
     const ws = id();
     const created = await admin('workspace', 'create', '--id', ws, '--name', 'Acme', '--rupiah-per-credit', '150', '--whatsapp-phone-number-id', 'none', '--whatsapp-business-account-id', 'none', '--json');

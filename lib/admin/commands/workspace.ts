@@ -147,7 +147,18 @@ async function existingWorkspace(workspaceId: string, store: Store): Promise<Wor
 }
 
 /** The workspace as an operator reads it: its usage key by id only (the value is of no use to anyone). */
+/** What an operator should know of a WhatsApp workspace without a number of its own (decision 171, lambdas/domain/delivery/number-pace.ts). */
+function numberNotes(workspace: Workspace): string[] {
+  const { provider, whatsappPhoneNumberId, whatsappMessagesPerSecond } = workspace.settings;
+  if (provider !== 'whatsapp' || whatsappPhoneNumberId) return [];
+  return [
+    `Workspace ${workspace.id} sends from the stack's default number (the secret's phoneNumberId): its statuses apply, but customers' replies and marketing stops on that number reach no workspace; name its own with --whatsapp-phone-number-id.`,
+    ...(whatsappMessagesPerSecond !== undefined ? [`--whatsapp-messages-per-second paces the workspace's own number; without one it sends at the stack's whatsappMessagesPerSecond.`] : []),
+  ];
+}
+
 function shown(workspace: Workspace, note?: string, extraNotes: string[] = []): CommandResult {
+  extraNotes = [...extraNotes, ...(note ? numberNotes(workspace) : [])];
   const { gatewayUsageKey, ...unkeyed } = workspace;
   const data = gatewayUsageKey ? { ...unkeyed, gatewayUsageKeyId: gatewayUsageKey.id } : unkeyed;
   const { settings, ...top } = data;
