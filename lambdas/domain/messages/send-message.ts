@@ -85,12 +85,15 @@ export async function sendTemplateMessage(command: SendTemplateMessage, deps: Pa
   try {
     await enqueueDispatch({ dispatchId: dispatch.dispatchId, workspaceId }, queue);
   } catch (error) {
-    if ((await releaseSend(dispatch, claims, now, store)) === 'released') {
+    const released = await releaseSend(dispatch, claims, now, store);
+    if (released === 'released') {
       logger.error('Dispatch queue refused a message; the dispatch is failed', { dispatchId: dispatch.dispatchId, error: error as Error });
       messageMetrics.failed('enqueue_failed');
       throw new UpstreamUnavailableError('The message queue is unavailable; the message was not queued. Retry the request.', { cause: error });
     }
-    logger.warn('Dispatch queue answered an error for a message it had taken; a consumer has it', { dispatchId: dispatch.dispatchId, error: error as Error });
+    // Taken: a consumer has it. Unreleased: it stays queued, and the reconciler queues it. Either way it will be sent once.
+    if (released === 'taken') logger.warn('Dispatch queue answered an error for a message it had taken; a consumer has it', { dispatchId: dispatch.dispatchId, error: error as Error });
+    else logger.error('Dispatch queue refused a message and the table did not take it back; the reconciler will queue it', { dispatchId: dispatch.dispatchId, error: error as Error });
   }
 
   if (command.idempotency) {

@@ -1,3 +1,4 @@
+import { isDependencyUnavailable } from '../../shared/dependency-errors';
 import { ConflictError, ServiceUnavailableError } from '../../shared/errors';
 import { logger } from '../../shared/logger';
 import type { Store } from '../../shared/store';
@@ -6,7 +7,7 @@ import { CONFLICT_RETRIES, conflictPause, transactWrite, untilAnswered } from '.
 import { conversationMessageWrites } from '../conversations/conversation-item';
 import { dailySendClaim, dailySendRelease } from './daily-send';
 import type { Dispatch, DraftedDispatch } from './dispatch';
-import { dispatchCreate, enqueueFailed } from './dispatch-repository';
+import { dispatchCreate, enqueueFailed, getDispatchById } from './dispatch-repository';
 import { getIdempotencyRecord, idempotencyClaim, idempotencyRelease, replayableResponse, type IdempotencyRecord } from './idempotency';
 
 /**
@@ -71,24 +72,43 @@ export async function commitSend(dispatch: DraftedDispatch, claims: SendClaims, 
   }
 }
 
+/** How long a send keeps asking an unreachable table to give its writes back: the send's own retries have used up to 6 s of its 10. */
+export const RELEASE_DEADLINE_MS = 2_500;
+
 /**
  * The queue answered an error: the dispatch becomes `failed` and the claims are given back, so a
  * retry with the same Idempotency-Key, or on the same day, can succeed (`released`). An error is
  * not always a refusal: SQS may have kept an earlier try whose answer was lost, and a consumer may
  * already have claimed the dispatch. Then the dispatch is no longer `queued`, nothing is released,
  * and the message is on its way (`taken`): telling the caller "nothing will be sent" would have it
- * send the message again.
+ * send the message again. A release the table does not answer is asked again until
+ * RELEASE_DEADLINE_MS (its retry is refused on the dispatch, and the dispatch then says whether
+ * the earlier try was applied); one never answered leaves the dispatch `queued` for the reconciler
+ * to queue (`unreleased`): the message will be sent, so it is not the caller's to send again.
  */
-export async function releaseSend(dispatch: Dispatch, claims: SendClaims, now: Date, store: Store): Promise<'released' | 'taken'> {
+export async function releaseSend(dispatch: Dispatch, claims: SendClaims, now: Date, store: Store): Promise<'released' | 'taken' | 'unreleased'> {
   const writes = {
     dispatch: enqueueFailed(dispatch, now).write,
     idempotency: claims.idempotency && idempotencyRelease(dispatch.workspaceId, claims.idempotency.key),
     dailySend: claims.dailySend && dailySendRelease(claims.dailySend),
   };
+  const deadline = Date.now() + RELEASE_DEADLINE_MS;
+  const unanswered = (error: unknown) => logger.warn('Send release unanswered; asking again', { dispatchId: dispatch.dispatchId, error: error as Error });
   for (let attempt = 1; ; attempt++) {
-    const result = await transactWrite(store, writes);
+    let result;
+    try {
+      result = await untilAnswered(() => transactWrite(store, writes), deadline, { onUnanswered: unanswered, abandonAtDeadline: true });
+    } catch (error) {
+      if (isDependencyUnavailable(error)) return 'unreleased';
+      throw error;
+    }
     if (result.committed) return 'released';
-    if (result.refused.dispatch === 'ConditionalCheckFailed') return 'taken';
+    if (result.refused.dispatch === 'ConditionalCheckFailed') {
+      // A consumer took it, or an earlier try of this release was applied and its answer lost.
+      const current = await untilAnswered(() => getDispatchById(dispatch.dispatchId, store, true), deadline).catch(() => undefined);
+      if (!current) return 'unreleased';
+      return current.status === 'failed' && current.failureCode === 'enqueue_failed' ? 'released' : 'taken';
+    }
     // Only the dispatch's claim can race this (the consumer taking it): ask again after it.
     if (!Object.values(result.refused).includes('TransactionConflict') || attempt > CONFLICT_RETRIES) {
       throw new Error(`Send release cancelled: ${JSON.stringify(result.refused)}`);
