@@ -18,8 +18,31 @@ const QS_OPTIONS: qs.IParseOptions = {
   // Objects without a prototype, so a field named `toString` or `constructor` is a field like any
   // other, refused by the schema as a JSON body's is; qs drops those names from ordinary objects.
   plainObjects: true,
+  // `[1]` keeps its place, so recordsOfSparseArrays can tell a name from an index (below).
+  allowSparse: true,
   decoder: decodeStrictly,
 };
+
+/**
+ * qs reads `[n]` as an array index, so `content[variables][1]=Budi&content[variables][2]=A-1` (a
+ * positional template's variables) would come out as an array and lose its names. An array is
+ * written from index 0 without gaps (`trackingTags[0]=a`, `trackingTags[]=a`); numbers that leave a
+ * gap are names, as they are in JSON: such an array becomes the object of its entries.
+ */
+function recordsOfSparseArrays(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    const items = value.map(recordsOfSparseArrays);
+    if (Object.keys(value).length === value.length) return items;
+    const record: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+    for (const index of Object.keys(value)) record[index] = items[Number(index)];
+    return record;
+  }
+  if (value && typeof value === 'object') {
+    const object = value as Record<string, unknown>;
+    for (const key of Object.keys(object)) object[key] = recordsOfSparseArrays(object[key]);
+  }
+  return value;
+}
 
 /** `__proto__` as a name, or one part of a bracketed name: qs would drop it silently. */
 const PROTO_PART = /(?:^|\[)__proto__(?:\]|\[|$)/;
@@ -44,7 +67,7 @@ export function expand(encoded: string): Record<string, unknown> {
     if (PROTO_PART.test(name)) throw new ValidationError('The form body could not be read: "__proto__" is not a field name');
   }
   try {
-    return qs.parse(encoded, QS_OPTIONS);
+    return recordsOfSparseArrays(qs.parse(encoded, QS_OPTIONS)) as Record<string, unknown>;
   } catch (error) {
     throw new ValidationError(`The form body could not be read: ${(error as Error).message}`);
   }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { GetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
+import { expand } from '../../../lambdas/http/middleware/form-decoding';
 import { clearApiKeyCache } from '../../../lambdas/domain/api-keys/authenticate';
 import { httpHandler } from '../../../lambdas/http/http-handler';
 import { formBodyParser } from '../../../lambdas/http/middleware/form-body-parser';
@@ -52,6 +53,11 @@ describe('the shared HTTP middleware stack', () => {
     const { status, body } = await invoke({ body: Buffer.from(multipart), headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` } });
     expect(status).toBe(200);
     expect(body.body).toEqual({ name: 'Budi', tags: ['a', 'b'], nested: { a: 'x' } });
+  });
+
+  it('reads [0], [1]… from 0 without a gap as an array, and other numbers as names, as JSON would have them', () => {
+    const form = 'tags%5B0%5D=a&tags%5B1%5D=b&content%5Bvariables%5D%5B1%5D=x&content%5Bvariables%5D%5B2%5D=y&pushed%5B%5D=c&pushed%5B%5D=d';
+    expect(JSON.parse(JSON.stringify(expand(form)))).toEqual({ tags: ['a', 'b'], content: { variables: { '1': 'x', '2': 'y' } }, pushed: ['c', 'd'] });
   });
 
   it.each([
