@@ -9,6 +9,11 @@ import { ProviderError } from './provider';
 const LONG_REFUSALS = new Set([
   131056, // pair rate limit: too many messages to one number
   131057, // account in maintenance mode
+  // Limits the Graph API counts over a rolling hour: calls fail until the count falls (Meta's rate limits).
+  4, // application request limit reached
+  17, // user request limit reached (Graph: "wait and retry")
+  341, // application limit reached (Graph: "wait and retry")
+  80007, // WhatsApp Business Account rate limit
 ]);
 
 /**
@@ -18,8 +23,6 @@ const LONG_REFUSALS = new Set([
 const TRANSIENT_CODES = new Set([
   1, // API unknown
   2, // API service temporarily unavailable
-  4, // application request limit reached
-  80007, // WhatsApp Business Account rate limit
   130429, // throughput rate limit
   131000, // something went wrong
   131016, // service unavailable
@@ -37,6 +40,7 @@ const CREDENTIAL_CODES = new Set([
   0, // AuthException: the token could not be authenticated (expired, invalidated)
   3, // API method: capability or permission missing
   10, // permission denied: not granted or removed
+  102, // API session: the session or access token expired or was revoked (Graph)
   190, // access token expired or invalid
   131005, // access denied: permission not granted or removed
 ]);
@@ -64,9 +68,13 @@ export function graphErrorDetails(errorData: unknown): string | undefined {
 }
 
 /**
- * Classifies an error answer: the HTTP status and the API's `error.code`. The message is Meta's,
- * with its `error_data.details` (which says what was wrong, where the message is generic); the
- * subcode and trace id go with it as the error's detail, for the operators' log lines.
+ * Classifies an error answer by the API's `error.code`, as Meta advises ("rather than subcodes or
+ * HTTP response status codes"): a permanent refusal Meta answers with a 500, such as 131045, is
+ * not retried. The HTTP status decides an answer without a Graph error (a gateway's page), and a
+ * 429 is a limit whatever its code.
+ * The message is Meta's, with its `error_data.details` (which says what was wrong, where the
+ * message is generic); the subcode and trace id go with it as the error's detail, for the
+ * operators' log lines.
  */
 export function classifyWhatsAppError(httpStatus: number, error: GraphError | undefined): ProviderError {
   const code = error?.code;
@@ -79,12 +87,14 @@ export function classifyWhatsAppError(httpStatus: number, error: GraphError | un
     ...(details ? { details } : {}),
     ...(error?.fbtrace_id ? { fbtraceId: error.fbtrace_id } : {}),
   };
-  if ((code !== undefined && (CREDENTIAL_CODES.has(code) || isPermissionCode(code))) || (code === undefined && httpStatus === 401)) {
-    return new ProviderError('credentials', label, message, { detail });
+  if (code === undefined) {
+    if (httpStatus === 401) return new ProviderError('credentials', label, message, { detail });
+    if (httpStatus === 429 || httpStatus >= 500) return new ProviderError('transient', label, message, { detail });
+    return new ProviderError('permanent', label, message, { detail });
   }
-  if ((code !== undefined && TRANSIENT_CODES.has(code)) || httpStatus === 429 || httpStatus >= 500) {
-    return new ProviderError('transient', label, message, { detail, backOff: code !== undefined && LONG_REFUSALS.has(code) ? 'long' : 'short' });
-  }
+  if (CREDENTIAL_CODES.has(code) || isPermissionCode(code)) return new ProviderError('credentials', label, message, { detail });
+  // A 429 is a limit whatever its code says; a 5xx with a code is what the code says.
+  if (TRANSIENT_CODES.has(code) || httpStatus === 429) return new ProviderError('transient', label, message, { detail, backOff: LONG_REFUSALS.has(code) ? 'long' : 'short' });
   return new ProviderError('permanent', label, message, { detail });
 }
 
