@@ -9,12 +9,13 @@ import { isListable, isOnHold, type Template, type TemplateVersion } from '../te
 import { lookUpTemplate, sendableVersion, unsendableParts } from '../templates/template-lookup';
 import { checkVariables } from '../templates/render';
 import { getMarketingOptOut } from '../workspaces/marketing-opt-out';
+import type { Workspace } from '../workspaces/workspace';
 import { lookUpWorkspace } from '../workspaces/workspace-lookup';
 import { dailySendKey } from './daily-send';
 import { draftDispatch, type DispatchStatus } from './dispatch';
 import { enqueueDispatch } from './dispatch-queue';
 import { completeIdempotencyRecord, earlierAnswer, inFlightRecord } from './idempotency';
-import { takeSendAllowance } from './send-rate';
+import { returnSendAllowance, takeSendAllowance } from './send-rate';
 import { commitSend, releaseSend, type SendClaims } from './send-transaction';
 
 export interface SendTemplateMessage {
@@ -69,8 +70,25 @@ export async function sendTemplateMessage(command: SendTemplateMessage, deps: Pa
   // Once the request is known to be sendable, before anything is written: a function without its
   // queue (a test that did not set QUEUE_URL) still answers a request that fails validation.
   const queue = deps.queue ?? defaultQueue();
-  await takeSendAllowance(workspaceId, workspace.settings.sendsPerMinute, now, store);
+  const allowance = await takeSendAllowance(workspaceId, workspace.settings.sendsPerMinute, now, store);
+  let sent = false;
+  try {
+    const result = await commitAndQueue(command, { to, template, version, workspace }, { store, queue });
+    sent = !result.replayed;
+    return result;
+  } finally {
+    // A send refused from here on (a replay, a duplicate, a 409, a 502, a 503) was not one: its allowance goes back.
+    if (!sent) await returnSendAllowance(allowance, store);
+  }
+}
 
+/** The send's transaction and its queue message, once the request is known to be sendable and within the rate. */
+async function commitAndQueue(
+  command: SendTemplateMessage,
+  { to, template, version, workspace }: { to: string; template: Template; version: TemplateVersion; workspace: Workspace },
+  { store, queue }: SendDependencies,
+): Promise<SendResult> {
+  const { workspaceId, now } = command;
   const dispatch = draftDispatch({ ...command, to }, template, version, workspace);
   const claims: SendClaims = {
     idempotency: command.idempotency && inFlightRecord(command.idempotency, dispatch),

@@ -4,6 +4,7 @@ import { keys } from '../../shared/table';
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
 import { isConditionFailed } from '../../shared/writes';
+import { logger } from '../../shared/logger';
 
 /**
  * The per-workspace send allowance (`sendsPerMinute`, fixed one-minute windows).
@@ -22,14 +23,20 @@ const reserving = new Map<string, Promise<void>>();
 /** A block is at most 1/20 of the minute's allowance (and at most 50 sends). */
 export const leaseSize = (perMinute: number) => Math.max(1, Math.min(50, Math.floor(perMinute / 20)));
 
+/** One send taken from a workspace's minute: what `returnSendAllowance` gives back. */
+export interface SendAllowance {
+  workspaceId: string;
+  minute: number;
+}
+
 /** Takes one send from the allowance, or throws 429 with the seconds until the next window. */
-export async function takeSendAllowance(workspaceId: string, perMinute: number, now: Date, store: Store = defaultStore()): Promise<void> {
+export async function takeSendAllowance(workspaceId: string, perMinute: number, now: Date, store: Store = defaultStore()): Promise<SendAllowance> {
   const minute = Math.floor(now.getTime() / 60_000);
   for (;;) {
     const lease = leases.get(workspaceId);
     if (lease && lease.minute === minute && lease.remaining > 0) {
       lease.remaining -= 1;
-      return;
+      return { workspaceId, minute };
     }
     const pending = reserving.get(workspaceId);
     if (pending) {
@@ -43,6 +50,30 @@ export async function takeSendAllowance(workspaceId: string, perMinute: number, 
     } finally {
       reserving.delete(workspaceId);
     }
+  }
+}
+
+/**
+ * Gives back a send the request did not make (refused after the allowance was taken: a replay, a
+ * duplicate, the queue or the table away), so `sendsPerMinute` counts accepted sends and a retry
+ * is not refused 429 for its own failure. The unit goes back to the workspace's minute on the
+ * table, where any function can lease it. Best effort: a table that does not answer keeps it,
+ * as the slack an idle lease keeps.
+ */
+export async function returnSendAllowance({ workspaceId, minute }: SendAllowance, store: Store = defaultStore()): Promise<void> {
+  try {
+    await store.db.send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: keys.sendRate(workspaceId, minute),
+        UpdateExpression: 'ADD #count :minusOne',
+        ConditionExpression: '#count > :zero',
+        ExpressionAttributeNames: { '#count': 'count' },
+        ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailed(error)) logger.warn('Could not give back a send allowance', { workspaceId, error: error as Error });
   }
 }
 
