@@ -100,6 +100,7 @@ export const reportedFailureCodes = [
   '368', // temporarily blocked for policy violations
   '131045', // the number's registration is broken (incorrect certificate)
   '133010', // the number is not registered on the Cloud API
+  '131037', // the number's display name is not approved yet
 ] as const;
 
 /**
@@ -114,6 +115,7 @@ export const senderRefusalCodes = [
   '368', // the business account is blocked for policy violations
   '131045',
   '133010',
+  '131037',
 ] as const satisfies readonly (typeof reportedFailureCodes)[number][];
 
 export const isSenderRefusal = (failureCode: string): boolean => (senderRefusalCodes as readonly string[]).includes(failureCode);

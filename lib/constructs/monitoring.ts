@@ -301,7 +301,7 @@ export class Monitoring extends Construct {
     alarm(
       'WhatsAppSenderRefused',
       'whatsapp-sender-refused',
-      `WhatsApp refused a send for its sender, not the message (${senderRefusalCodes.join(', ')}: payment method, locked or blocked account, number not registered): every send from that account or number fails until it is fixed.`,
+      `WhatsApp refused a send for its sender, not the message (${senderRefusalCodes.join(', ')}: payment method, locked or blocked account, number not registered or its display name not approved): every send from that account or number fails until it is fixed.`,
       new MathExpression({
         label: 'Sends failed because WhatsApp refuses the sender',
         expression: Object.keys(senderRefusals)

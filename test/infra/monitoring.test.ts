@@ -158,7 +158,7 @@ describe('alarms', () => {
 
   it('whatsapp-sender-refused: fire on the first send failed with a code by which WhatsApp refuses the sender, and on no other code', () => {
     const refused = alarmNamed('whatsapp-sender-refused');
-    expect(senderRefusalCodes).toEqual(['131042', '131031', '368', '131045', '133010']);
+    expect(senderRefusalCodes).toEqual(['131042', '131031', '368', '131045', '133010', '131037']);
     const ids = senderRefusalCodes.map((code) => `refused${code}`);
     expect(refused.Metrics!.filter((metric) => metric.Expression)).toEqual([expect.objectContaining({ Expression: ids.map((id) => `FILL(${id}, 0)`).join(' + '), ReturnData: true })]);
     expect(refused.Metrics!.filter((metric) => !metric.Expression)).toEqual(
