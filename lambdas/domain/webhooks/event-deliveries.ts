@@ -75,12 +75,12 @@ export async function resendEvent(
   endpointId: string,
   eventId: string,
   store: Store = defaultStore(),
-  queue: QueueTarget = defaultWebhookQueue(),
+  queue?: QueueTarget,
 ): Promise<{ eventId: string }> {
   enabled(await endpointOf(workspaceId, endpointId, store));
   const delivery = await getDelivery(workspaceId, endpointId, eventId, store);
   if (!delivery) throw new NotFoundError('Webhook delivery');
-  await enqueueEventDeliveries([{ message: { workspaceId, endpointId, eventId, type: delivery.type, payload: delivery.payload, attempt: 1 } }], queue);
+  await enqueueEventDeliveries([{ message: { workspaceId, endpointId, eventId, type: delivery.type, payload: delivery.payload, attempt: 1 } }], queue ?? defaultWebhookQueue());
   return { eventId };
 }
 
@@ -97,13 +97,13 @@ export async function resendEventsSince(
   endpointId: string,
   since: Date,
   store: Store = defaultStore(),
-  queue: QueueTarget = defaultWebhookQueue(),
+  queue?: QueueTarget,
 ): Promise<{ resent: number; nextSince: string | null }> {
   enabled(await endpointOf(workspaceId, endpointId, store));
   const { batch, nextSince } = await resendBatch(workspaceId, endpointId, since, store);
   await enqueueEventDeliveries(
     batch.map((delivery) => ({ message: { workspaceId, endpointId, eventId: delivery.eventId, type: delivery.type, payload: delivery.payload, attempt: 1 } })),
-    queue,
+    queue ?? defaultWebhookQueue(),
   );
   return { resent: batch.length, nextSince: nextSince?.toISOString() ?? null };
 }
@@ -127,9 +127,10 @@ async function resendBatch(workspaceId: string, endpointId: string, since: Date,
 }
 
 /** A `webhook.test` event to the endpoint alone, through the same queue, signing and retries as any. */
-export async function sendTestEvent(workspaceId: string, endpointId: string, now: Date, store: Store = defaultStore(), queue: QueueTarget = defaultWebhookQueue()): Promise<{ eventId: string }> {
+export async function sendTestEvent(workspaceId: string, endpointId: string, now: Date, store: Store = defaultStore(), queue?: QueueTarget): Promise<{ eventId: string }> {
   enabled(await endpointOf(workspaceId, endpointId, store));
   const event = testEvent(endpointId, now);
-  await enqueueEventDeliveries([{ message: { workspaceId, endpointId, eventId: event.id, type: event.type, payload: JSON.stringify(event), attempt: 1 } }], queue);
+  // The queue is resolved once the endpoint is known: an unknown one is a 404 however the function is wired.
+  await enqueueEventDeliveries([{ message: { workspaceId, endpointId, eventId: event.id, type: event.type, payload: JSON.stringify(event), attempt: 1 } }], queue ?? defaultWebhookQueue());
   return { eventId: event.id };
 }
