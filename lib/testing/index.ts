@@ -13,6 +13,7 @@
  * mocked AWS errors.
  */
 export { invokeRoute, parseResult, routeEvent, type EventInput, type ParsedResult, type RouteHandler } from './route-events';
+export { encodeBody, encodings, type Encoding } from './request-bodies';
 export { authorizerEvent } from './authorizer-events';
 export { functionUrlEvent, type FunctionUrlRequest } from '../local/function-url-event';
 export { sqsEvent, type SqsRecordInput } from './sqs-events';

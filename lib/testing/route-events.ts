@@ -4,6 +4,7 @@ import type { HttpMetadataSink } from '../../lambdas/http/lambda-streaming';
 import { pathOf, routes, type RouteId } from '../../lambdas/routes';
 import { apiGatewayEvent } from '../../lambdas/http/rest-proxy-event';
 import { lambdaContext } from '../local/api-gateway-event';
+import { encodeBody, encodingOf } from './request-bodies';
 import { bufferedResponseError } from '../local/lambda-response-limit';
 
 export interface EventInput {
@@ -11,7 +12,10 @@ export interface EventInput {
   headers?: Record<string, string>;
   /** A value array repeats the parameter (`trackingTags=a&trackingTags=b`). */
   query?: Record<string, string | string[]>;
-  /** An object is sent as JSON unless a Content-Type header says otherwise. */
+  /**
+   * An object is sent in the encoding a Content-Type header names: JSON without one, forms in the
+   * bracket notation (`content[variables][name]=Budi`); a multipart header without a boundary gets one.
+   */
   body?: unknown;
   apiKey?: string;
   requestId?: string;
@@ -32,8 +36,13 @@ export function routeEvent(routeId: RouteId, input: EventInput = {}): APIGateway
   let body: string | Buffer | undefined;
   if (typeof input.body === 'string' || Buffer.isBuffer(input.body)) body = input.body;
   else if (input.body !== undefined) {
-    body = JSON.stringify(input.body);
-    if (!headers.some(([name]) => name.toLowerCase() === 'content-type')) headers.push(['Content-Type', 'application/json']);
+    // An object goes in the encoding the Content-Type header names (JSON without one), as a client would send it.
+    const at = headers.findIndex(([name]) => name.toLowerCase() === 'content-type');
+    const { encoding, boundary } = encodingOf(at === -1 ? undefined : headers[at]![1]);
+    const encoded = encodeBody(input.body as Record<string, unknown>, encoding, boundary);
+    body = encoded.body;
+    if (at === -1) headers.push(['Content-Type', encoded.headers['Content-Type']!]);
+    else if (encoding === 'multipart' && !boundary) headers[at] = [headers[at]![0], encoded.headers['Content-Type']!];
   }
   const query = Object.entries(input.query ?? {}).flatMap(([name, value]) => (Array.isArray(value) ? value : [value]).map((v): [string, string] => [name, v]));
   const event = apiGatewayEvent({ method: route.method, path, resource: route.path, pathParameters, headers, query, ...(body !== undefined ? { body } : {}), ...(input.requestId ? { requestId: input.requestId } : {}) });
