@@ -67,10 +67,18 @@ export function functionUrlEvent(request: FunctionUrlRequest): LambdaFunctionURL
       requestId: request.requestId ?? randomUUID(),
       routeKey: '$default',
       stage: '$default',
-      time: now.toUTCString(),
+      time: commonLogTime(now),
       timeEpoch: now.getTime(),
     },
     ...(body?.length ? { body: request.base64 ? body.toString('base64') : body.toString('utf8') } : {}),
     isBase64Encoded: !!body?.length && (request.base64 ?? false),
   };
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** `12/Mar/2020:19:03:58 +0000`, the request time as Lambda's function URL payload gives it. */
+function commonLogTime(at: Date): string {
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${two(at.getUTCDate())}/${MONTHS[at.getUTCMonth()]}/${at.getUTCFullYear()}:${two(at.getUTCHours())}:${two(at.getUTCMinutes())}:${two(at.getUTCSeconds())} +0000`;
 }
