@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { sendTemplateMessage, type SendTemplateMessage } from '../../lambdas/domain/messages/send-message';
-import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
-import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import { AppError } from '../../lambdas/shared/errors';
 import type { QueueTarget } from '../../lambdas/shared/queue';
 import { keys } from '../../lambdas/shared/table';
 import { useTableAndQueues } from '../support/sqs';
 import { emulateTransactionConflicts } from '../support/transaction-conflicts';
-import { template, TEMPLATE_ID } from '../support/send-fixtures';
+import { sendCommand, sendingWorkspace } from '../support/send-commands';
 
 /**
  * docs/api.md, Rate limits: `sendsPerMinute` caps accepted sends per minute; Idempotency: a replay
@@ -17,24 +15,8 @@ import { template, TEMPLATE_ID } from '../support/send-fixtures';
  */
 const env = useTableAndQueues();
 
-async function workspace(settings: { sendsPerMinute?: number; dedupe?: 'none' | 'wib-day' } = {}): Promise<string> {
-  const id = `ws-${randomUUID().slice(0, 8)}`;
-  await saveWorkspace({ id, name: id, rupiahPerCredit: 150, settings: { sendsPerMinute: 600, dedupe: 'none', provider: 'sandbox', ...settings } }, new Date(), env.table);
-  await saveTemplate(id, template, env.table);
-  return id;
-}
-
-const command = (workspaceId: string, overrides: Partial<SendTemplateMessage> = {}): SendTemplateMessage => ({
-  workspaceId,
-  apiClient: { id: randomUUID(), name: 'backend' },
-  to: '081234567890',
-  templateId: TEMPLATE_ID,
-  variables: { name: 'Budi', order: 'A-1' },
-  tagIds: [],
-  trackingTags: [],
-  now: new Date(),
-  ...overrides,
-});
+const workspace = (settings: Parameters<typeof sendingWorkspace>[1] = {}) => sendingWorkspace(env.table, settings);
+const command = sendCommand;
 const send = (cmd: SendTemplateMessage, queue: QueueTarget = env.queues) => sendTemplateMessage(cmd, { store: env.table, queue });
 const outcome = (promise: Promise<unknown>) => promise.then(() => 'accepted', (error: unknown) => (error instanceof AppError ? error.code : String(error)));
 const counted = async (ws: string, now: Date) => (await env.table.scanAll()).find((item) => item.pk === keys.sendRate(ws, Math.floor(now.getTime() / 60_000)).pk)?.count;

@@ -2,13 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { reconcile, QUEUED_GRACE_MS } from '../../lambdas/domain/delivery/reconcile';
 import { getDispatch } from '../../lambdas/domain/messages/dispatch-repository';
-import { sendTemplateMessage, type SendTemplateMessage } from '../../lambdas/domain/messages/send-message';
-import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
-import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
+import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import { AppError } from '../../lambdas/shared/errors';
 import type { Store } from '../../lambdas/shared/store';
 import { useTableAndQueues } from '../support/sqs';
-import { template, TEMPLATE_ID } from '../support/send-fixtures';
+import { sendCommand, sendingWorkspace } from '../support/send-commands';
 
 /**
  * A send whose queue refused it gives its writes back in one more transaction (releaseSend). The
@@ -37,23 +35,8 @@ function faultyTransactions(from: number, fault: 'dropped' | 'answerLost', times
   return { db, tableName: env.table.tableName };
 }
 
-async function workspace(): Promise<string> {
-  const ws = `ws-${randomUUID().slice(0, 8)}`;
-  await saveWorkspace({ id: ws, name: ws, rupiahPerCredit: 150, settings: { sendsPerMinute: 600, dedupe: 'none', provider: 'sandbox' } }, new Date(), env.table);
-  await saveTemplate(ws, template, env.table);
-  return ws;
-}
-const command = (ws: string, key?: string): SendTemplateMessage => ({
-  workspaceId: ws,
-  apiClient: { id: randomUUID(), name: 'backend' },
-  to: '081234567890',
-  templateId: TEMPLATE_ID,
-  variables: { name: 'Budi', order: 'A-1' },
-  tagIds: [],
-  trackingTags: [],
-  now: new Date(),
-  ...(key ? { idempotency: { key, fingerprint: 'body' } } : {}),
-});
+const workspace = () => sendingWorkspace(env.table);
+const command = (ws: string, key?: string) => sendCommand(ws, key ? { idempotency: { key, fingerprint: 'body' } } : {});
 const outcome = (promise: Promise<unknown>) => promise.then((accepted) => accepted, (error: unknown) => (error instanceof AppError ? error.code : String(error)));
 
 afterEach(() => env.queues.receiveAll());
