@@ -1,3 +1,4 @@
+import { isDependencyUnavailable } from '../../shared/dependency-errors';
 import { ConflictError, UpstreamUnavailableError, ValidationError } from '../../shared/errors';
 import { defaultQueue, defaultStore } from '../../shared/default-store';
 import { logger } from '../../shared/logger';
@@ -71,15 +72,17 @@ export async function sendTemplateMessage(command: SendTemplateMessage, deps: Pa
   // queue (a test that did not set QUEUE_URL) still answers a request that fails validation.
   const queue = deps.queue ?? defaultQueue();
   const allowance = await takeSendAllowance(workspaceId, workspace.settings.sendsPerMinute, now, store);
-  let sent = false;
+  // A send refused from here on (a replay, a duplicate, a 409, a 502, a 503) was not one: its
+  // allowance goes back, but for a table that does not answer, which would not take it either.
+  let result: SendResult;
   try {
-    const result = await commitAndQueue(command, { to, template, version, workspace }, { store, queue });
-    sent = !result.replayed;
-    return result;
-  } finally {
-    // A send refused from here on (a replay, a duplicate, a 409, a 502, a 503) was not one: its allowance goes back.
-    if (!sent) await returnSendAllowance(allowance, store);
+    result = await commitAndQueue(command, { to, template, version, workspace }, { store, queue });
+  } catch (error) {
+    if (!isDependencyUnavailable(error)) await returnSendAllowance(allowance, store);
+    throw error;
   }
+  if (result.replayed) await returnSendAllowance(allowance, store);
+  return result;
 }
 
 /** The send's transaction and its queue message, once the request is known to be sendable and within the rate. */

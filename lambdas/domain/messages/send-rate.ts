@@ -3,7 +3,7 @@ import { RateLimitedError } from '../../shared/errors';
 import { keys } from '../../shared/table';
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
-import { isConditionFailed } from '../../shared/writes';
+import { answeredBy, isConditionFailed } from '../../shared/writes';
 import { logger } from '../../shared/logger';
 
 /**
@@ -22,6 +22,9 @@ const reserving = new Map<string, Promise<void>>();
 
 /** A block is at most 1/20 of the minute's allowance (and at most 50 sends). */
 export const leaseSize = (perMinute: number) => Math.max(1, Math.min(50, Math.floor(perMinute / 20)));
+
+/** How long a refused send waits for its allowance to be given back before answering. */
+const GIVE_BACK_WAIT_MS = 1_000;
 
 /** One send taken from a workspace's minute: what `returnSendAllowance` gives back. */
 export interface SendAllowance {
@@ -62,7 +65,8 @@ export async function takeSendAllowance(workspaceId: string, perMinute: number, 
  */
 export async function returnSendAllowance({ workspaceId, minute }: SendAllowance, store: Store = defaultStore()): Promise<void> {
   try {
-    await store.db.send(
+    // Bounded: the answer the caller waits for does not wait on a slow table for a courtesy.
+    const giveBack = store.db.send(
       new UpdateCommand({
         TableName: store.tableName,
         Key: keys.sendRate(workspaceId, minute),
@@ -72,6 +76,7 @@ export async function returnSendAllowance({ workspaceId, minute }: SendAllowance
         ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
       }),
     );
+    await answeredBy(giveBack, Date.now() + GIVE_BACK_WAIT_MS);
   } catch (error) {
     if (!isConditionFailed(error)) logger.warn('Could not give back a send allowance', { workspaceId, error: error as Error });
   }

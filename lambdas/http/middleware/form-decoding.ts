@@ -93,7 +93,7 @@ export function multipartFields(raw: Buffer, contentType: string): Promise<[stri
   return new Promise((resolve, reject) => {
     const fields: [string, string][] = [];
     const fail = (message: string) => reject(new ValidationError(`The multipart body could not be read: ${message}`));
-    const spelled = raw.includes(REPLACEMENT_BYTES) ? occurrences(raw, REPLACEMENT_BYTES) : 0;
+    const spelled = occurrences(raw, REPLACEMENT_BYTES);
     let decoded = 0;
     let parser: BusboyInstance;
     try {
