@@ -30,26 +30,32 @@ export class TtlCache<V> {
 
   /**
    * The cached value, or `load()`'s, cached for `ttlMs(value)`. Callers that miss while a load of
-   * the key is under way share it: the records of one batch, taken together, make one read.
+   * the key is under way share it: the records of one batch, taken together, make one read. A load
+   * the key was forgotten during (`delete`, `clear`) answers its callers but is not kept: what it
+   * read may be what the forgetting was for.
    */
   getOrLoad(key: string, nowMs: number, load: () => Promise<V>, ttlMs: (value: V) => number): Promise<V> {
     const cached = this.entries.get(key);
     if (cached && cached.until > nowMs) return Promise.resolve(cached.value);
     const pending = this.loading.get(key);
     if (pending) return pending;
-    const loaded = load()
+    const current = () => this.loading.get(key) === loaded;
+    const loaded: Promise<V> = load()
       .then((value) => {
-        this.set(key, value, ttlMs(value), nowMs);
+        if (current()) this.set(key, value, ttlMs(value), nowMs);
         return value;
       })
-      .finally(() => this.loading.delete(key));
+      .finally(() => {
+        if (current()) this.loading.delete(key);
+      });
     this.loading.set(key, loaded);
     return loaded;
   }
 
-  /** Forgets what the key held. */
+  /** Forgets what the key held, and a load of it under way. */
   delete(key: string): void {
     this.entries.delete(key);
+    this.loading.delete(key);
   }
 
   clear(): void {
