@@ -3,8 +3,6 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getDispatch } from '../../lambdas/domain/messages/dispatch-repository';
 import { IN_FLIGHT_WINDOW_MS } from '../../lambdas/domain/messages/idempotency';
 import { sendTemplateMessage, type SendTemplateMessage } from '../../lambdas/domain/messages/send-message';
-import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
-import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import { AppError } from '../../lambdas/shared/errors';
 import type { QueueTarget } from '../../lambdas/shared/queue';
 import { keys } from '../../lambdas/shared/table';
@@ -14,31 +12,17 @@ import { deliverDispatch } from '../../lambdas/domain/delivery/deliver-dispatch'
 import type { Provider } from '../../lambdas/domain/providers/provider';
 import { useTableAndQueues } from '../support/sqs';
 import { emulateTransactionConflicts } from '../support/transaction-conflicts';
-import { template, TEMPLATE_ID } from '../support/send-fixtures';
+import { sendCommand, sendingWorkspace } from '../support/send-commands';
+import { template } from '../support/send-fixtures';
+import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
 
 const env = useTableAndQueues();
 
 
-
 /** A workspace of the test's own, with the fixture template. */
-async function workspace(settings: { sendsPerMinute?: number; dedupe?: 'none' | 'wib-day' } = {}): Promise<string> {
-  const id = `ws-${randomUUID().slice(0, 8)}`;
-  await saveWorkspace({ id, name: id, rupiahPerCredit: 150, settings: { sendsPerMinute: 600, dedupe: 'none', provider: 'sandbox', ...settings } }, new Date(), env.table);
-  await saveTemplate(id, template, env.table);
-  return id;
-}
-
-const command = (workspaceId: string, overrides: Partial<SendTemplateMessage> = {}): SendTemplateMessage => ({
-  workspaceId,
-  apiClient: { id: randomUUID(), name: 'backend' },
-  to: '081234567890',
-  templateId: TEMPLATE_ID,
-  variables: { name: 'Budi', order: 'A-1' },
-  tagIds: [],
-  trackingTags: ['promo'],
-  now: new Date(),
-  ...overrides,
-});
+const workspace = (settings: Parameters<typeof sendingWorkspace>[1] = {}) => sendingWorkspace(env.table, settings);
+/** The fixture send, tagged `promo` unless the test says otherwise. */
+const command = (workspaceId: string, overrides: Partial<SendTemplateMessage> = {}) => sendCommand(workspaceId, { trackingTags: ['promo'], ...overrides });
 const send = (cmd: SendTemplateMessage, queue: QueueTarget = env.queues) => sendTemplateMessage(cmd, { store: env.table, queue });
 const itemsOf = async (workspaceId: string, entity: string) => (await env.table.scanAll()).filter((item) => item.workspaceId === workspaceId && item.entity === entity);
 const acceptingProvider: Provider = { send: () => Promise.resolve({ providerMessageId: `wamid.${randomUUID()}` }), settle: () => Promise.resolve() };
