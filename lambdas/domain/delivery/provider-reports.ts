@@ -134,10 +134,9 @@ async function applyMessagesChange(change: MessagesChange, summary: ReportSummar
   const now = new Date();
   const workspaceId = await (change.messages.length ? currentNumberOwner : lookUpNumberOwner)(phoneNumberId, now, store);
   for (const raw of change.errors) noteNumberError(phoneNumberId, workspaceId, readNumberError(raw));
-  // A number no workspace owns: the stack's default one, whose statuses still tell of the dispatches
-  // sent from it (decision 171); a customer's message to it belongs to no conversation.
-  if (!workspaceId) for (let i = 0; i < change.messages.length; i++) skip('unowned_number', { phoneNumberId });
 
+  // On a number no workspace owns (the stack's default one) statuses still tell of the dispatches
+  // sent from it (decision 171); a customer's message to it belongs to no conversation.
   for (const raw of change.statuses) {
     summary.statuses += 1;
     const status = readStatus(raw);
@@ -150,7 +149,10 @@ async function applyMessagesChange(change: MessagesChange, summary: ReportSummar
     else if (outcome !== 'unchanged') skip(outcome, { phoneNumberId, providerMessageId: status.value.providerMessageId });
   }
 
-  if (!workspaceId) return;
+  if (!workspaceId) {
+    for (let i = 0; i < change.messages.length; i++) skip('unowned_number', { phoneNumberId });
+    return;
+  }
   const senders = change.contacts.flatMap((raw) => {
     const contact = readContact(raw);
     if (contact.ok) return [contact.value];

@@ -52,10 +52,10 @@ export const workspaceCommands = [
       const created = await refusalsAsAdminErrors(() =>
         createWorkspace({ id: options.id, name: options.name, rupiahPerCredit: options['rupiah-per-credit'], settings: settingsFrom(options) }, now, store),
       );
-      if (plan === undefined) return shown(created, `Created workspace ${created.id}.`);
+      if (plan === undefined) return shown(created, `Created workspace ${created.id}.`, numberNotes(created));
       try {
         const { workspace, notes } = await applyUsagePlan(created, plan, context);
-        return shown(workspace, `Created workspace ${workspace.id}.`, notes);
+        return shown(workspace, `Created workspace ${workspace.id}.`, [...notes, ...numberNotes(workspace)]);
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         throw new AdminError('usage_plan_failed', `Workspace ${created.id} was created, but usage plan ${plan} was not assigned (${reason}); finish with \`workspace update --id ${created.id} --usage-plan ${plan}\``);
@@ -80,9 +80,9 @@ export const workspaceCommands = [
         ...(Object.keys(settings).length ? { settings } : {}),
       };
       const updated = Object.keys(changes).length ? await refusalsAsAdminErrors(() => updateWorkspace(options.id, changes, now, store)) : await existingWorkspace(options.id, store);
-      if (plan === undefined) return shown(updated, `Updated workspace ${updated.id}.`);
+      if (plan === undefined) return shown(updated, `Updated workspace ${updated.id}.`, numberNotes(updated));
       const { workspace, notes } = await applyUsagePlan(updated, plan, context);
-      return shown(workspace, `Updated workspace ${workspace.id}.`, notes);
+      return shown(workspace, `Updated workspace ${workspace.id}.`, [...notes, ...numberNotes(workspace)]);
     },
   }),
   defineCommand({
@@ -158,7 +158,6 @@ function numberNotes(workspace: Workspace): string[] {
 }
 
 function shown(workspace: Workspace, note?: string, extraNotes: string[] = []): CommandResult {
-  extraNotes = [...extraNotes, ...(note ? numberNotes(workspace) : [])];
   const { gatewayUsageKey, ...unkeyed } = workspace;
   const data = gatewayUsageKey ? { ...unkeyed, gatewayUsageKeyId: gatewayUsageKey.id } : unkeyed;
   const { settings, ...top } = data;
