@@ -75,10 +75,8 @@ export function functionUrlEvent(request: FunctionUrlRequest): LambdaFunctionURL
   };
 }
 
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/** `12/Mar/2020:19:03:58 +0000`, the request time as Lambda's function URL payload gives it. */
+/** `12/Mar/2020:19:03:58 +0000`, the request time as Lambda's function URL payload gives it (from `Sat, 12 Mar 2020 19:03:58 GMT`). */
 function commonLogTime(at: Date): string {
-  const two = (n: number) => String(n).padStart(2, '0');
-  return `${two(at.getUTCDate())}/${MONTHS[at.getUTCMonth()]}/${at.getUTCFullYear()}:${two(at.getUTCHours())}:${two(at.getUTCMinutes())}:${two(at.getUTCSeconds())} +0000`;
+  const [, day, month, year, time] = at.toUTCString().split(' ');
+  return `${day}/${month}/${year}:${time} +0000`;
 }
