@@ -35,7 +35,7 @@ export interface RouteDefinition {
   signed?: boolean;
   /**
    * Stream the response (API Gateway response streaming): for bodies that can outgrow Lambda's
-   * 6 MB buffered limit, such as a 100 000-row report page (decisions 24 and 170).
+   * 6 MB buffered limit, such as a 100 000-row report page or an unpaged template list (decisions 24, 170 and 173).
    */
   streaming?: boolean;
   /** What the function may touch: the stack grants exactly this, nothing more. */
@@ -63,6 +63,7 @@ export const listTemplates = {
   path: '/v1/message-templates',
   handler: 'list-templates',
   scope: 'templates:read',
+  streaming: true,
   access: { table: 'read' },
   summary: 'List approved message templates',
 } as const satisfies RouteDefinition;

@@ -4,7 +4,7 @@ import { handler as sendMessage } from '../../lambdas/handlers/send-message';
 import { handler as sendCheck } from '../../lambdas/handlers/send-check';
 import { clearApiKeyCache } from '../../lambdas/domain/api-keys/authenticate';
 import { lambdaContext } from '../../lib/local/api-gateway-event';
-import { routeEvent } from '../../test/support/events';
+import { invokeRoute, routeEvent } from '../../test/support/events';
 import { describeCalls, sameCalls, valueNumbers, type Row, type instrument } from '../harness';
 
 type Meter = ReturnType<typeof instrument>;
@@ -13,7 +13,7 @@ const DEMO_TEMPLATE = '7b0c5c3e-0000-4000-8000-000000000001';
 
 /** Row 5: DynamoDB and SQS calls and consumed capacity per operation, on the real handlers. */
 export async function costPerOperation(meter: Meter, apiKey: string): Promise<Row[]> {
-  const list = () => listTemplates(routeEvent('listTemplates', { apiKey }), lambdaContext('listTemplates'));
+  const list = () => invokeRoute('listTemplates', listTemplates, { apiKey });
   let sent = 0;
   const send = (headers: Record<string, string> = {}, variables: Record<string, string> = { name: 'Budi', order: `B-${sent++}` }) =>
     sendMessage(

@@ -5,12 +5,12 @@ import { hashApiKey } from '../../../lambdas/domain/api-keys/api-key-secret';
 import { handler } from '../../../lambdas/handlers/list-templates';
 import { keys } from '../../../lambdas/shared/table';
 import { apiKeyItem } from '../../support/api-keys';
-import { lambdaContext, parseResult, routeEvent } from '../../support/events';
+import { invokeRoute, parseResult } from '../../support/events';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const KEY = 'msk_test_AAAAbbbbCCCCdddd0001';
 const TABLE = process.env.TABLE_NAME!;
-const invoke = async (apiKey?: string) => parseResult(await handler(routeEvent('listTemplates', apiKey ? { apiKey } : {}), lambdaContext('listTemplates')));
+const invoke = async (apiKey?: string) => parseResult(await invokeRoute('listTemplates', handler, apiKey ? { apiKey } : {}));
 const keyLookup = { TableName: TABLE, Key: keys.apiKey(hashApiKey(KEY)) };
 const storeKey = (item: object | undefined) => ddb.on(GetCommand, keyLookup).resolves(item ? { Item: item } : {});
 

@@ -6,7 +6,7 @@ import { handler } from '../../../lambdas/handlers/list-templates';
 import { config } from '../../../lambdas/shared/config';
 import { keys } from '../../../lambdas/shared/table';
 import { apiKeyItem } from '../../support/api-keys';
-import { lambdaContext, parseResult, routeEvent } from '../../support/events';
+import { invokeRoute, parseResult } from '../../support/events';
 
 /**
  * README ("Admin CLI"), docs/api.md and docs/security.md: a container trusts a key lookup for
@@ -27,7 +27,7 @@ beforeEach(() => {
 
 it('caps a key-cache TTL above 60 s at 60 s instead of failing every authenticated request', async () => {
   ddb.on(GetCommand, { TableName: process.env.TABLE_NAME!, Key: keys.apiKey(hashApiKey(KEY)) }).resolves({ Item: apiKeyItem(KEY, { scopes: ['templates:read'] }) });
-  const { status, body } = parseResult(await handler(routeEvent('listTemplates', { apiKey: KEY }), lambdaContext('listTemplates')));
+  const { status, body } = parseResult(await invokeRoute('listTemplates', handler, { apiKey: KEY }));
   expect([status, body]).toEqual([200, { items: [] }]);
   expect(config.API_KEY_CACHE_TTL_SECONDS).toBe(60);
 });

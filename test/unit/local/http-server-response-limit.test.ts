@@ -16,8 +16,8 @@ let bodyBytes = 0;
 const errors: unknown[] = [];
 const json = (bytes: number) => `{"items":"${'x'.repeat(bytes - '{"items":""}'.length)}"}`;
 const buffered: LoadedRoute = {
-  id: 'listTemplates',
-  definition: routes.listTemplates,
+  id: 'trackingSummary',
+  definition: routes.trackingSummary,
   handler: () => Promise.resolve({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: json(bodyBytes) }),
 };
 const streamed: LoadedRoute = {
@@ -45,7 +45,7 @@ const get = async (path: string) => {
 
 it('answers a buffered body that fits Lambda’s limit as it is', async () => {
   bodyBytes = BUFFERED_RESPONSE_LIMIT_BYTES - 1024;
-  const { status, text } = await get('/v1/message-templates');
+  const { status, text } = await get('/v1/messages/tracking-report/summary');
   expect(status).toBe(200);
   expect(text).toHaveLength(bodyBytes);
   expect(errors).toEqual([]);
@@ -53,10 +53,10 @@ it('answers a buffered body that fits Lambda’s limit as it is', async () => {
 
 it('answers a buffered body over Lambda’s 6 MB limit 502, as API Gateway does, and reports it', async () => {
   bodyBytes = BUFFERED_RESPONSE_LIMIT_BYTES;
-  const { status, text } = await get('/v1/message-templates');
+  const { status, text } = await get('/v1/messages/tracking-report/summary');
   expect(status).toBe(502);
   expect(JSON.parse(text)).toEqual({ success: false, error: 'internal_error', message: 'Internal server error', requestId: expect.any(String) });
-  expect(String(errors[0])).toMatch(/^Error: listTemplates: Function\.ResponseSizeTooLarge: response payload size \(\d+ bytes\) exceeded maximum allowed payload size \(6291556 bytes\)/);
+  expect(String(errors[0])).toMatch(/^Error: trackingSummary: Function\.ResponseSizeTooLarge: response payload size \(\d+ bytes\) exceeded maximum allowed payload size \(6291556 bytes\)/);
 });
 
 it('streams a body of any size on a streaming route', async () => {
