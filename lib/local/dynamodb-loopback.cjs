@@ -51,15 +51,17 @@ async function startLoopbackDynamoDb(options = {}) {
     args.push('-inMemory');
   }
   const cwd = distributionDir();
-  const java = ['java', ...jvmOptions(), '-Djava.library.path=DynamoDBLocal_lib', '-cp', 'DynamoDBLocal.jar', LAUNCHER, ...args];
+  // `loopback.endWithParent`: Java ends when its stdin, a pipe only this process holds, closes, so a
+  // runtime killed without its stop (kill -9, a crash) leaves no Java behind.
+  const java = ['java', ...jvmOptions(), '-Dloopback.endWithParent=true', '-Djava.library.path=DynamoDBLocal_lib', '-cp', 'DynamoDBLocal.jar', LAUNCHER, ...args];
   // Ctrl+C in a terminal signals the whole process group. With `outlivesInterrupt`, Java starts with
   // SIGINT ignored and keeps it so (HotSpot installs no handler for an ignored shutdown signal): the
   // table outlives the local runtime's own stop, which ends it last. A table gone first had the
   // stop's deliveries and the sandbox's reports fail, and the reconciler send them again after a
   // restart. Tests leave it out, so an interrupted run leaves no Java behind.
   const child = options.outlivesInterrupt
-    ? spawn('/bin/sh', ['-c', 'trap "" INT; exec "$@"', 'sh', ...java], { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawn(java[0], java.slice(1), { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    ? spawn('/bin/sh', ['-c', 'trap "" INT; exec "$@"', 'sh', ...java], { cwd, stdio: ['pipe', 'pipe', 'pipe'] })
+    : spawn(java[0], java.slice(1), { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
   const keep = (chunk) => (output = (output + chunk.toString()).slice(-OUTPUT_KEPT));
   child.stdout.on('data', keep);

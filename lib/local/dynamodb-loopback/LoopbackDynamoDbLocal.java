@@ -5,6 +5,7 @@
 //   java -cp DynamoDBLocal.jar LoopbackDynamoDbLocal.java -port 8000 -inMemory -sharedDb -disableTelemetry
 // (lib/local/dynamodb-loopback.mjs does this; no build step).
 
+import java.io.IOException;
 import java.lang.reflect.Field;
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.Server;
@@ -16,6 +17,7 @@ public class LoopbackDynamoDbLocal {
     private static final String HOST = "127.0.0.1";
 
     public static void main(String[] args) throws Exception {
+        if (Boolean.getBoolean("loopback.endWithParent")) endWithParent();
         DynamoDBProxyServer proxy = ServerRunner.createServerFromCommandLineArgs(args);
         Field field = DynamoDBProxyServer.class.getDeclaredField("server");
         field.setAccessible(true);
@@ -31,5 +33,25 @@ public class LoopbackDynamoDbLocal {
         proxy.safeStart();
         System.out.println("DynamoDB Local listening on " + HOST + ":" + ((ServerConnector) connectors[0]).getLocalPort());
         proxy.join();
+    }
+
+    /**
+     * The process that started us holds our stdin's pipe open until it ends, however it ends: a
+     * kill -9 or a crash runs none of its stop, but the kernel still closes the pipe. End then,
+     * rather than outlive it holding memory, a port and the data directory's database.
+     */
+    private static void endWithParent() {
+        Thread watch = new Thread(() -> {
+            try {
+                while (System.in.read() != -1) {
+                    // Nothing is written to us: wait for the end of the stream.
+                }
+            } catch (IOException gone) {
+                // A broken pipe is the same news.
+            }
+            System.exit(0);
+        }, "end-with-parent");
+        watch.setDaemon(true);
+        watch.start();
     }
 }
