@@ -1,4 +1,3 @@
-import { requestFingerprint } from '../domain/messages/idempotency';
 import { sendTemplateMessage } from '../domain/messages/send-message';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { formBodyParser } from '../http/middleware/form-body-parser';
@@ -18,7 +17,6 @@ export const sendMessage = async ({ principal, body, headers, baseUrl }: Authori
       'unsupported_channel_content',
     );
   }
-  const idempotencyKey = headers['idempotency-key'];
   const result = await sendTemplateMessage({
     workspaceId: principal.workspaceId,
     apiClient: { id: principal.keyId, name: principal.keyName },
@@ -28,7 +26,7 @@ export const sendMessage = async ({ principal, body, headers, baseUrl }: Authori
     variables: content.variables,
     tagIds: body.tagIds ?? [],
     trackingTags: body.trackingTags ?? [],
-    ...(idempotencyKey ? { idempotency: { key: idempotencyKey, fingerprint: requestFingerprint(body) } } : {}),
+    idempotencyKey: headers['idempotency-key'],
     now: new Date(),
   });
   const statusUrl = `${baseUrl}${routes.pathOf(routes.getMessage, { dispatchId: result.dispatchId })}`;

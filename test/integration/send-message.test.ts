@@ -80,8 +80,8 @@ describe('sending a template message against DynamoDB Local and the SQS emulator
 
   it('creates exactly one dispatch for concurrent identical requests with one Idempotency-Key', async () => {
     const ws = await workspace();
-    const idempotency = { key: `order-${randomUUID()}`, fingerprint: 'same-body' };
-    const outcomes = await Promise.all(Array.from({ length: 10 }, () => send(command(ws, { idempotency })).catch((error: AppError) => error)));
+    const idempotencyKey = `order-${randomUUID()}`;
+    const outcomes = await Promise.all(Array.from({ length: 10 }, () => send(command(ws, { idempotencyKey })).catch((error: AppError) => error)));
 
     const dispatches = await itemsOf(ws, 'dispatch');
     expect(dispatches).toHaveLength(1);
@@ -92,58 +92,58 @@ describe('sending a template message against DynamoDB Local and the SQS emulator
     expect(outcomes.filter((outcome) => !(outcome instanceof AppError) && !outcome.replayed)).toHaveLength(1);
     expect(await env.queues.receiveAll()).toEqual([{ dispatchId: dispatches[0]!.dispatchId, workspaceId: ws }]);
 
-    const replay = await send(command(ws, { idempotency }));
+    const replay = await send(command(ws, { idempotencyKey }));
     expect(replay).toEqual({ dispatchId: dispatches[0]!.dispatchId, status: 'queued', replayed: true });
-    await expect(send(command(ws, { idempotency: { ...idempotency, fingerprint: 'other-body' } }))).rejects.toMatchObject({ code: 'idempotency_conflict' });
+    await expect(send(command(ws, { idempotencyKey, variables: { name: 'Budi', order: 'A-2' } }))).rejects.toMatchObject({ code: 'idempotency_conflict' });
   });
 
   it('answers a replay with its original result before any other check: it uses no send allowance, and a template paused since does not turn it into a 422', async () => {
     const ws = await workspace({ sendsPerMinute: 3 });
     const now = new Date('2026-04-01T10:00:15.000Z');
-    const idempotency = { key: `order-${randomUUID()}`, fingerprint: 'body' };
-    const first = await send(command(ws, { idempotency, now }));
+    const idempotencyKey = `order-${randomUUID()}`;
+    const first = await send(command(ws, { idempotencyKey, now }));
 
-    const replays = await Promise.all(Array.from({ length: 10 }, () => send(command(ws, { idempotency, now }))));
+    const replays = await Promise.all(Array.from({ length: 10 }, () => send(command(ws, { idempotencyKey, now }))));
     expect(replays).toEqual(replays.map(() => ({ dispatchId: first.dispatchId, status: 'queued', replayed: true })));
     // The allowance of 3 is still 3 less the one real send: two more new sends go through, the next is 429.
     await send(command(ws, { now, to: '081234567891' }));
     await send(command(ws, { now, to: '081234567892' }));
     expect((await rejection(send(command(ws, { now, to: '081234567893' }))))?.code).toBe('rate_limited');
-    expect(await send(command(ws, { idempotency, now }))).toEqual({ dispatchId: first.dispatchId, status: 'queued', replayed: true });
+    expect(await send(command(ws, { idempotencyKey, now }))).toEqual({ dispatchId: first.dispatchId, status: 'queued', replayed: true });
 
     await saveTemplate(ws, { ...template, status: 'PAUSED' }, env.table);
     const later = new Date(now.getTime() + 120_000); // past the template cache and into a new minute
     expect((await rejection(send(command(ws, { now: later, to: '081234567894' }))))?.code).toBe('template_not_ready');
-    expect(await send(command(ws, { idempotency, now: later }))).toEqual({ dispatchId: first.dispatchId, status: 'queued', replayed: true });
+    expect(await send(command(ws, { idempotencyKey, now: later }))).toEqual({ dispatchId: first.dispatchId, status: 'queued', replayed: true });
     expect(await itemsOf(ws, 'dispatch')).toHaveLength(3);
   });
 
   it('answers 409 to a key whose request stopped before marking it complete, then replays its answer once the in-flight window is over', async () => {
     const ws = await workspace();
     const now = new Date('2026-04-01T10:00:15.000Z');
-    const idempotency = { key: `order-${randomUUID()}`, fingerprint: 'body' };
-    const first = await send(command(ws, { idempotency, now }));
+    const idempotencyKey = `order-${randomUUID()}`;
+    const first = await send(command(ws, { idempotencyKey, now }));
     // As a request stopped (a lost answer, a dead process) between its transaction and the mark.
-    await env.table.db.send(new UpdateCommand({ TableName: env.table.tableName, Key: keys.idempotency(ws, idempotency.key), UpdateExpression: 'SET #state = :inFlight', ExpressionAttributeNames: { '#state': 'state' }, ExpressionAttributeValues: { ':inFlight': 'in_flight' } }));
+    await env.table.db.send(new UpdateCommand({ TableName: env.table.tableName, Key: keys.idempotency(ws, idempotencyKey), UpdateExpression: 'SET #state = :inFlight', ExpressionAttributeNames: { '#state': 'state' }, ExpressionAttributeValues: { ':inFlight': 'in_flight' } }));
 
     const at = (ms: number) => new Date(now.getTime() + ms);
-    expect((await rejection(send(command(ws, { idempotency, now: at(IN_FLIGHT_WINDOW_MS) }))))?.code).toBe('idempotency_conflict');
-    expect(await send(command(ws, { idempotency, now: at(IN_FLIGHT_WINDOW_MS + 1) }))).toEqual({ dispatchId: first.dispatchId, status: 'queued', replayed: true });
+    expect((await rejection(send(command(ws, { idempotencyKey, now: at(IN_FLIGHT_WINDOW_MS) }))))?.code).toBe('idempotency_conflict');
+    expect(await send(command(ws, { idempotencyKey, now: at(IN_FLIGHT_WINDOW_MS + 1) }))).toEqual({ dispatchId: first.dispatchId, status: 'queued', replayed: true });
     expect(await itemsOf(ws, 'dispatch')).toHaveLength(1);
   });
 
   it('answers 502 when the queue refuses, fails the dispatch, releases the key and the daily marker, and a retry succeeds', async () => {
     const ws = await workspace({ dedupe: 'wib-day' });
-    const idempotency = { key: 'retry-me', fingerprint: 'body' };
+    const idempotencyKey = 'retry-me';
     const broken = { sqs: env.queues.sqs, queueUrl: `${env.queues.queueUrl}-does-not-exist` };
 
-    const error = await rejection(send(command(ws, { idempotency }), broken));
+    const error = await rejection(send(command(ws, { idempotencyKey }), broken));
     expect([error?.status, error?.code]).toEqual([502, 'upstream_unavailable']);
     const [failed] = await itemsOf(ws, 'dispatch');
     expect(failed).toMatchObject({ status: 'failed', failureCode: 'enqueue_failed' });
     expect(await itemsOf(ws, 'idempotencyRecord')).toEqual([]);
 
-    const retried = await send(command(ws, { idempotency }));
+    const retried = await send(command(ws, { idempotencyKey }));
     expect(retried.replayed).toBe(false);
     expect(retried.dispatchId).not.toBe(failed!.dispatchId);
     expect(await env.queues.receiveAll()).toEqual([{ dispatchId: retried.dispatchId, workspaceId: ws }]);
@@ -151,7 +151,7 @@ describe('sending a template message against DynamoDB Local and the SQS emulator
 
   it('answers 202, not "nothing will be sent", when the queue took the message but its answer was lost and a consumer has claimed it', async () => {
     const ws = await workspace({ dedupe: 'wib-day' });
-    const idempotency = { key: 'answer-lost', fingerprint: 'body' };
+    const idempotencyKey = 'answer-lost';
     const claimed: string[] = [];
     // SQS keeps the message; before the SDK's last try fails, a consumer claims and sends it.
     const tookItAnswerLost: QueueTarget = {
@@ -167,11 +167,11 @@ describe('sending a template message against DynamoDB Local and the SQS emulator
       } as unknown as QueueTarget['sqs'],
     };
 
-    const result = await send(command(ws, { idempotency }), tookItAnswerLost);
+    const result = await send(command(ws, { idempotencyKey }), tookItAnswerLost);
     expect([result.status, result.replayed, claimed]).toEqual(['queued', false, ['sent']]);
     expect(await getDispatch(ws, result.dispatchId, env.table)).toMatchObject({ status: 'sent' });
     // The key holds the answer, so a retry is a replay, never a second message.
-    expect(await send(command(ws, { idempotency }))).toEqual({ dispatchId: result.dispatchId, status: 'queued', replayed: true });
+    expect(await send(command(ws, { idempotencyKey }))).toEqual({ dispatchId: result.dispatchId, status: 'queued', replayed: true });
     expect(await itemsOf(ws, 'dispatch')).toHaveLength(1);
   });
 

@@ -39,19 +39,19 @@ describe('a refused send gives its allowance back', () => {
   it('a 502 (the queue refused) leaves it, so retrying the same request is accepted', async () => {
     const ws = await workspace({ sendsPerMinute: 1 });
     const now = new Date('2026-04-01T10:05:15.000Z');
-    const idempotency = { key: `order-${randomUUID()}`, fingerprint: 'body' };
+    const idempotencyKey = `order-${randomUUID()}`;
     const broken = { sqs: env.queues.sqs, queueUrl: `${env.queues.queueUrl}-does-not-exist` };
 
-    expect(await outcome(send(command(ws, { now, idempotency }), broken))).toBe('upstream_unavailable');
-    expect(await outcome(send(command(ws, { now, idempotency })))).toBe('accepted');
+    expect(await outcome(send(command(ws, { now, idempotencyKey }), broken))).toBe('upstream_unavailable');
+    expect(await outcome(send(command(ws, { now, idempotencyKey })))).toBe('accepted');
   });
 
   it('concurrent retries of one keyed request count once against the rate', async () => {
     const ws = await workspace({ sendsPerMinute: 3 });
     const now = new Date('2026-04-01T10:10:15.000Z');
-    const idempotency = { key: `order-${randomUUID()}`, fingerprint: 'body' };
+    const idempotencyKey = `order-${randomUUID()}`;
 
-    const outcomes = await Promise.all([1, 2, 3].map(() => outcome(send(command(ws, { now, idempotency })))));
+    const outcomes = await Promise.all([1, 2, 3].map(() => outcome(send(command(ws, { now, idempotencyKey })))));
     expect(outcomes.filter((o) => o === 'accepted').length).toBeGreaterThanOrEqual(1);
     expect((await env.table.scanAll()).filter((item) => item.workspaceId === ws && item.entity === 'dispatch')).toHaveLength(1);
 

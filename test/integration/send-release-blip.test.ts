@@ -36,7 +36,7 @@ function faultyTransactions(from: number, fault: 'dropped' | 'answerLost', times
 }
 
 const workspace = () => sendingWorkspace(env.table);
-const command = (ws: string, key?: string) => sendCommand(ws, key ? { idempotency: { key, fingerprint: 'body' } } : {});
+const command = (ws: string, key?: string) => sendCommand(ws, key ? { idempotencyKey: key } : {});
 const outcome = (promise: Promise<unknown>) => promise.then((accepted) => accepted, (error: unknown) => (error instanceof AppError ? error.code : String(error)));
 
 afterEach(() => env.queues.receiveAll());

@@ -31,11 +31,30 @@ const idempotencyRecordSchema = z.object({
 
 export type IdempotencyRecord = z.output<typeof idempotencyRecordSchema>;
 
+/** What a send's fingerprint covers: the request as the send reads it. */
+export interface FingerprintedSend {
+  to: string;
+  contactName?: string;
+  templateId: string;
+  variables: Record<string, string>;
+  tagIds: string[];
+  trackingTags: string[];
+}
+
 /**
- * A fingerprint of the validated request (not of its bytes), so the same logical request sent as
- * JSON or as a form replays, and key order or whitespace do not matter.
+ * A fingerprint of the send as it will be made, not of the request's bytes or spelling: JSON or a
+ * form, key order, an empty list or none, a repeated or reordered tag, and any way of writing the
+ * same number are the same request (docs/api.md#idempotency). `to` is the E.164 number when it is
+ * one.
  */
-export function requestFingerprint(request: unknown): string {
+export function sendFingerprint({ to, contactName, templateId, variables, tagIds, trackingTags }: FingerprintedSend): string {
+  return requestFingerprint({ to, contactName, templateId, variables, tagIds: asSet(tagIds), trackingTags: asSet(trackingTags) });
+}
+
+const asSet = (values: readonly string[]) => [...new Set(values)].sort();
+
+/** A fingerprint of a value's canonical JSON: key order and undefined members do not count. */
+function requestFingerprint(request: unknown): string {
   return createHash('sha256').update(canonicalJson(request)).digest('hex');
 }
 
@@ -99,12 +118,16 @@ export async function completeIdempotencyRecord(workspaceId: string, key: string
 }
 
 /**
- * What an earlier request with this Idempotency-Key got, if one did and its 24 hours are not over
- * (TTL deletes lazily): the answer to replay, or a 409 (see `replayableResponse`).
+ * What an earlier request with this Idempotency-Key and this fingerprint got, if one did and its
+ * 24 hours are not over (TTL deletes lazily): the answer to replay, or a 409 while it is in flight
+ * (see `replayableResponse`).
  */
 export async function earlierAnswer(workspaceId: string, idempotency: { key: string; fingerprint: string }, now: Date, store: Store = defaultStore()): Promise<IdempotencyRecord['response'] | undefined> {
   const record = await getIdempotencyRecord(workspaceId, idempotency.key, store);
   if (!record || (record.ttl !== undefined && record.ttl < Math.floor(now.getTime() / 1000))) return undefined;
+  // A key another request holds is the send's last check (docs/api.md#send-a-message): this request's
+  // own errors answer first, and the claim's refusal answers the conflict.
+  if (record.fingerprint !== idempotency.fingerprint) return undefined;
   return replayableResponse(record, idempotency.fingerprint, now);
 }
 

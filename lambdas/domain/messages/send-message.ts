@@ -15,7 +15,7 @@ import { lookUpWorkspace } from '../workspaces/workspace-lookup';
 import { dailySendKey } from './daily-send';
 import { draftDispatch, type DispatchStatus } from './dispatch';
 import { enqueueDispatch } from './dispatch-queue';
-import { completeIdempotencyRecord, earlierAnswer, inFlightRecord } from './idempotency';
+import { completeIdempotencyRecord, earlierAnswer, inFlightRecord, sendFingerprint } from './idempotency';
 import { returnSendAllowance, takeSendAllowance } from './send-rate';
 import { commitSend, releaseSend, type SendClaims } from './send-transaction';
 
@@ -30,7 +30,8 @@ export interface SendTemplateMessage {
   tagIds: string[];
   /** Trimmed already; duplicates are dropped here. */
   trackingTags: string[];
-  idempotency?: { key: string; fingerprint: string };
+  /** The request's `Idempotency-Key` header, if it has one. */
+  idempotencyKey?: string;
   now: Date;
 }
 
@@ -56,12 +57,13 @@ export async function sendTemplateMessage(command: SendTemplateMessage, deps: Pa
   const store = deps.store ?? defaultStore();
   const { workspaceId, now } = command;
 
+  const to = toE164(command.to);
+  const idempotency = command.idempotencyKey === undefined ? undefined : { key: command.idempotencyKey, fingerprint: sendFingerprint({ ...command, to: to ?? command.to }) };
   // A replay answers what the first request got before anything is checked again: a template paused
   // since, or a rate limit reached since, must not turn it into an error, nor may it use up the rate.
-  const earlier = command.idempotency && (await earlierAnswer(workspaceId, command.idempotency, now, store));
+  const earlier = idempotency && (await earlierAnswer(workspaceId, idempotency, now, store));
   if (earlier) return { ...earlier, replayed: true };
 
-  const to = toE164(command.to);
   if (!to) throw new ValidationError(`to: "${command.to}" is not a valid phone number`);
   const { template, version } = await templateToSend(command, store);
   if (template.category === 'MARKETING' && (await getMarketingOptOut(workspaceId, to, store))) {
@@ -76,7 +78,7 @@ export async function sendTemplateMessage(command: SendTemplateMessage, deps: Pa
   // allowance goes back, but for a table that does not answer, which would not take it either.
   let result: SendResult;
   try {
-    result = await commitAndQueue(command, { to, template, version, workspace }, { store, queue });
+    result = await commitAndQueue(command, { to, template, version, workspace, idempotency }, { store, queue });
   } catch (error) {
     if (!isDependencyUnavailable(error)) await returnSendAllowance(allowance, store);
     throw error;
@@ -88,13 +90,13 @@ export async function sendTemplateMessage(command: SendTemplateMessage, deps: Pa
 /** The send's transaction and its queue message, once the request is known to be sendable and within the rate. */
 async function commitAndQueue(
   command: SendTemplateMessage,
-  { to, template, version, workspace }: { to: string; template: Template; version: TemplateVersion; workspace: Workspace },
+  { to, template, version, workspace, idempotency }: { to: string; template: Template; version: TemplateVersion; workspace: Workspace; idempotency?: { key: string; fingerprint: string } },
   { store, queue }: SendDependencies,
 ): Promise<SendResult> {
   const { workspaceId, now } = command;
   const dispatch = draftDispatch({ ...command, to }, template, version, workspace);
   const claims: SendClaims = {
-    idempotency: command.idempotency && inFlightRecord(command.idempotency, dispatch),
+    idempotency: idempotency && inFlightRecord(idempotency, dispatch),
     dailySend: workspace.settings.dedupe === 'wib-day' ? dailySendKey(workspaceId, now, to, template.id) : undefined,
   };
   const committed = await commitSend(dispatch, claims, now, store);
@@ -117,9 +119,9 @@ async function commitAndQueue(
     else logger.error('Dispatch queue refused a message and the table did not take it back; the reconciler will queue it', { dispatchId: dispatch.dispatchId, error: error as Error });
   }
 
-  if (command.idempotency) {
+  if (idempotency) {
     // The send is done; failing to mark the record only means a replay waits out IN_FLIGHT_WINDOW_MS.
-    await completeIdempotencyRecord(workspaceId, command.idempotency.key, store).catch((error: unknown) =>
+    await completeIdempotencyRecord(workspaceId, idempotency.key, store).catch((error: unknown) =>
       logger.warn('Could not mark the idempotency record complete', { error: error as Error }),
     );
   }

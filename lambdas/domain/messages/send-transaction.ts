@@ -56,7 +56,11 @@ export async function commitSend(dispatch: DraftedDispatch, claims: SendClaims, 
     if (refused.idempotency && claims.idempotency) {
       const record = await getIdempotencyRecord(dispatch.workspaceId, claims.idempotency.key, store);
       // No record: its request failed and released the key, or is still writing it. Try to claim it ourselves.
-      if (record) return { outcome: 'replayed', response: replayableResponse(record, claims.idempotency.fingerprint, now) };
+      if (record) {
+        // Another request's key on a send already made today: the duplicate is check 7, the key check 8 (docs/api.md#send-a-message).
+        if (record.fingerprint !== claims.idempotency.fingerprint && refused.dailySend === 'ConditionalCheckFailed') return { outcome: 'duplicate' };
+        return { outcome: 'replayed', response: replayableResponse(record, claims.idempotency.fingerprint, now) };
+      }
     } else if (refused.dailySend === 'ConditionalCheckFailed') {
       return { outcome: 'duplicate' };
     } else if (!Object.values(refused).includes('TransactionConflict')) {
