@@ -57,7 +57,7 @@ export type Middleware = middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayPro
  * (lambdas/http/streaming-response.ts) for a streaming route.
  */
 export interface StackOptions {
-  formBodyParser?: () => Middleware;
+  formBodyParser?: (body?: z.ZodMiniType) => Middleware;
   signatureCheck?: () => Middleware;
   streamingResponse?: PluginExecutionMode;
 }
@@ -97,7 +97,7 @@ export function httpStack<S extends RequestSchemas>(
     if (route.body.includes('json')) chain.use(httpJsonBodyParser({ disableContentTypeError: true }));
     if (route.body.some((encoding) => encoding !== 'json')) {
       if (!options.formBodyParser) throw new Error('This route accepts form bodies: pass formBodyParser to its handler');
-      chain.use(options.formBodyParser());
+      chain.use(options.formBodyParser(schemas.body));
     }
   }
   return chain.handler(async (event: APIGatewayProxyEvent, context: HttpContext) => {

@@ -1,6 +1,8 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { PayloadTooLargeError, ValidationError } from '../../shared/errors';
+import { MEDIA_TYPES } from '../../routes';
+import { mediaTypeOf } from './content-type-guard';
 import type { HttpContext } from './http-context';
 
 /**
@@ -13,7 +15,7 @@ export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 export const MAX_BODY_DEPTH = 16;
 
 /**
- * Refuses an oversized (413) or over-deep (422) body before any parser runs, so a hostile body
+ * Refuses an oversized (413) or over-deep (422) JSON body before any parser runs, so a hostile body
  * costs a byte count and one scan, not a parse and a validation that lists every key.
  */
 export function bodyLimits(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
@@ -23,7 +25,9 @@ export function bodyLimits(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatew
       if (!body) return;
       const bytes = event.isBase64Encoded ? Math.floor((body.length * 3) / 4) : Buffer.byteLength(body, 'utf8');
       if (bytes > MAX_BODY_BYTES) throw new PayloadTooLargeError(`The body is ${bytes} bytes; at most ${MAX_BODY_BYTES} are read`);
-      if (!event.isBase64Encoded && nestingExceeds(body, MAX_BODY_DEPTH)) throw new ValidationError(`body: nests deeper than ${MAX_BODY_DEPTH} levels`);
+      // JSON only: a form's brackets in a value are text, and its names' nesting is bounded by its parser (form-decoding.ts).
+      const json = mediaTypeOf(event.headers?.['content-type']) === MEDIA_TYPES.json;
+      if (json && !event.isBase64Encoded && nestingExceeds(body, MAX_BODY_DEPTH)) throw new ValidationError(`body: nests deeper than ${MAX_BODY_DEPTH} levels`);
     },
   };
 }

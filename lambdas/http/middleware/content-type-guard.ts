@@ -4,17 +4,28 @@ import { MEDIA_TYPES, type BodyEncoding } from '../../routes';
 import { ValidationError } from '../../shared/errors';
 import type { HttpContext } from './http-context';
 
-/** Rejects a missing body or a Content-Type the route does not accept, before any parser runs. */
+/** A Content-Type's media type, lower case, without its parameters. */
+export const mediaTypeOf = (contentType: string | undefined): string => (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+
+/**
+ * Rejects a missing body or a Content-Type the route does not accept, before any parser runs; an
+ * accepted one is rewritten in one spelling (`application/json; charset=utf-8`), since the parsers
+ * after it match it as written: Middy's JSON parser skipped `application/json ; charset=utf-8`,
+ * which RFC 9110 allows, and the route then read the body as a string.
+ */
 export function contentTypeGuard(accepted: readonly BodyEncoding[]): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
   const allowed = accepted.map((encoding): string => MEDIA_TYPES[encoding]);
   return {
     before: (request) => {
       const { body, headers } = request.event;
-      const mediaType = (headers?.['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      const contentType = headers?.['content-type'] ?? '';
+      const mediaType = mediaTypeOf(contentType);
       if (!allowed.includes(mediaType)) {
         throw new ValidationError(`Content-Type must be ${allowed.join(', ')}${mediaType ? `; got ${mediaType}` : ''}`);
       }
       if (body === null || body === undefined || body === '') throw new ValidationError('A request body is required');
+      const parameters = contentType.split(';').slice(1).map((parameter) => parameter.trim()).filter(Boolean);
+      request.event.headers = { ...headers, 'content-type': [mediaType, ...parameters].join('; ') };
     },
   };
 }
