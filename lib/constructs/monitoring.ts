@@ -14,7 +14,7 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key, type IKey } from 'aws-cdk-lib/aws-kms';
 import { Function as LambdaFunction, type IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
@@ -163,6 +163,17 @@ export class Monitoring extends Construct {
     // AWS-managed SNS key, whose policy does not let it encrypt.
     const key = props.encryptionKey ?? this.alarmTopicKey(stackName, props.removalPolicy);
     this.topic = new Topic(this, 'AlarmTopic', { displayName: `${stackName} alarms`, masterKey: key, enforceSSL: true });
+    // The topic's policy (enforceSSL writes one) replaces SNS's default, whose account-wide Allow is
+    // what lets alarms publish: without this statement every alarm action fails "not authorized".
+    const { account, region } = Stack.of(this);
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: { StringEquals: { 'aws:SourceAccount': account }, ArnLike: { 'aws:SourceArn': `arn:${Stack.of(this).partition}:cloudwatch:${region}:${account}:alarm:${stackName}-*` } },
+      }),
+    );
     if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
 
     const alarm = (id: string, name: string, description: string, metric: IMetric, threshold: number, periods: { evaluate: number; breaching: number }) => {

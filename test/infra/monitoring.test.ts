@@ -241,6 +241,32 @@ describe('alarm topic', () => {
     });
   });
 
+  // The topic's policy replaces SNS's default one, whose account-wide Allow is what lets the
+  // account's alarms publish; without an Allow for CloudWatch every alarm action fails ("… alarm:…
+  // is not authorized to perform: SNS:Publish", AWS knowledge center
+  // cloudwatch-receive-sns-for-alarm-trigger) and nobody is paged.
+  it.each([
+    ['the stack’s own key', {}],
+    ['kmsKeyArn', { account: '123456789012', region: 'ap-southeast-3', kmsKeyArn: 'arn:aws:kms:ap-southeast-3:123456789012:key/0a1b2c3d-0000-4000-8000-000000000003' }],
+  ])('lets this account’s CloudWatch alarms, and only them, publish to it (%s)', (_case, context) => {
+    const synthesized = Object.keys(context).length ? synthStack(context).template : template;
+    const topic = Object.keys(synthesized.findResources('AWS::SNS::Topic'))[0]!;
+    synthesized.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      Topics: [{ Ref: topic }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: 'sns:Publish',
+            Resource: { Ref: topic },
+            Condition: { StringEquals: { 'aws:SourceAccount': Match.anyValue() }, ArnLike: { 'aws:SourceArn': Match.anyValue() } },
+          }),
+        ]),
+      },
+    });
+  });
+
   it('has no subscriber unless an alarm email is given, then that one', () => {
     template.resourceCountIs('AWS::SNS::Subscription', 0);
     const { template: withEmail } = synthStack({ alarmEmail: 'oncall@example.com' });
