@@ -115,7 +115,7 @@ async function customerWrote(ws: string, contactPhone: string, count: number, fr
     const createdAt = new Date(Date.parse(from) + i * 1_000).toISOString();
     const writes = conversationMessageWrites(
       { workspaceId: ws, channel: 'whatsapp', contactPhone, contactName: null, messageId: `wamid.in-${i}`, direction: 'inbound', type: 'text', text: `reply ${i}`, createdAt },
-      'ifLatest',
+      'latest',
     );
     expect(await transactWrite(env.table, writes)).toEqual({ committed: true });
   }

@@ -50,12 +50,13 @@ export interface ConversationMessage {
 
 /**
  * How a message places its conversation: `latest` moves its last message, preview and list order
- * to it (a send, written at our own clock); `ifLatest` does so only if nothing newer is there (a
- * customer's message, which may arrive late, retried, after newer ones), and is refused otherwise;
- * `earlier` only counts it; `notice` (WhatsApp's word about the conversation) neither counts nor
- * moves anything, and only creates the conversation if it has none.
+ * to it if nothing newer is there, and is refused otherwise (a send may commit after a newer
+ * message, a customer's message may arrive late, retried); `earlier` only counts it; `notice`
+ * (WhatsApp's word about the conversation) neither counts nor moves anything, and only creates the
+ * conversation if it has none. A conversation with notices only takes its first message as its
+ * last, whatever their times: a notice is never the preview of a conversation with messages.
  */
-export type Placement = 'latest' | 'ifLatest' | 'earlier' | 'notice';
+export type Placement = 'latest' | 'earlier' | 'notice';
 
 /** The conversation of a workspace, channel and contact: derived, so a write needs no lookup. */
 export const conversationOf = (message: Pick<ConversationMessage, 'workspaceId' | 'channel' | 'contactPhone' | 'contactUserId'>) =>
@@ -64,29 +65,31 @@ export const conversationOf = (message: Pick<ConversationMessage, 'workspaceId' 
 /**
  * A message's two writes, for one transaction: the message itself (written once: a repeated
  * webhook is refused on it) and its conversation, created on its first message and placed as
- * `placement` says. `changedAt` (the write's time) is the conversation's `updatedAt` when an
- * `earlier` message changes its counts: the message's own time would leave it where it was, and an
- * integration syncing by `updatedAt` would never see the new unread message.
+ * `placement` says. `changedAt` (the write's time) is the conversation's `updatedAt`: a message's
+ * own time may be older than a change already recorded (a late message's), and an integration
+ * syncing by `updatedAt` must never see it go back.
+ *
+ * The contact's name: a sender's is `contactName`, the latest given; the customer's WhatsApp
+ * profile name is `profileName`, the newest message's, shown only where no sender named them.
  */
-export function conversationMessageWrites(message: ConversationMessage, placement: Placement = 'latest', changedAt = new Date().toISOString()): { message: Write; conversation: Write } {
+export function conversationMessageWrites(message: ConversationMessage, placement: Placement, changedAt = new Date().toISOString()): { message: Write; conversation: Write } {
   const { workspaceId, createdAt } = message;
   const conversationId = conversationOf(message);
   const inbound = message.direction === 'inbound';
   const activity = indexKeys.conversationActivity(workspaceId, createdAt, conversationId);
   const preview = firstCharacters(message.text ?? `[${message.type}]`, PREVIEW_LENGTH);
-  const moves = placement === 'latest' || placement === 'ifLatest';
+  const moves = placement === 'latest';
   const set = ['entity = :entity', 'id = :id', 'workspaceId = :ws', 'channel = :channel', 'createdAt = if_not_exists(createdAt, :at)'];
   if (message.contactPhone) set.push('contactPhone = :phone');
   if (message.contactUserId) set.push('contactUserId = :userId');
-  // A sender's latest name wins; the customer's own profile name only fills a gap.
-  if (message.contactName) set.push(inbound ? 'contactName = if_not_exists(contactName, :name)' : 'contactName = :name');
-  const lastMessage = { lastMessageAt: ':at', lastMessagePreview: ':preview', lastMessageDirection: ':direction', gsi1pk: ':gsi1pk', gsi1sk: ':gsi1sk', updatedAt: ':at' };
+  if (message.contactName) set.push(!inbound ? 'contactName = :name' : moves ? 'profileName = :name' : 'profileName = if_not_exists(profileName, :name)');
+  const lastMessage = { lastMessageAt: ':at', lastMessagePreview: ':preview', lastMessageDirection: ':direction', gsi1pk: ':gsi1pk', gsi1sk: ':gsi1sk' };
   for (const [field, value] of Object.entries(lastMessage)) {
     // The latest message sets them; a notice fills them only on a conversation it creates.
     if (moves) set.push(`${field} = ${value}`);
     else if (placement === 'notice') set.push(`${field} = if_not_exists(${field}, ${value})`);
   }
-  if (placement === 'earlier') set.push('updatedAt = :changedAt');
+  set.push(placement === 'notice' ? 'updatedAt = if_not_exists(updatedAt, :changedAt)' : 'updatedAt = :changedAt');
   if (inbound && placement !== 'notice') set.push(moves ? 'lastInboundAt = :at' : 'lastInboundAt = if_not_exists(lastInboundAt, :at)');
   const counts = placement === 'notice' ? '' : inbound ? ' ADD messageCount :one, inboundCount :one, unreadCount :one' : ' ADD messageCount :one, outboundCount :one';
   return {
@@ -112,7 +115,8 @@ export function conversationMessageWrites(message: ConversationMessage, placemen
       Update: {
         Key: keys.conversation(workspaceId, conversationId),
         UpdateExpression: `SET ${set.join(', ')}${counts}`,
-        ...(placement === 'ifLatest' ? { ConditionExpression: 'attribute_not_exists(lastMessageAt) OR lastMessageAt <= :at' } : {}),
+        // No messageCount: no conversation yet, or notices only.
+        ...(moves ? { ConditionExpression: 'attribute_not_exists(messageCount) OR lastMessageAt <= :at' } : {}),
         ExpressionAttributeValues: {
           ':entity': 'conversation',
           ':id': conversationId,
@@ -122,7 +126,8 @@ export function conversationMessageWrites(message: ConversationMessage, placemen
           ...(message.contactUserId ? { ':userId': message.contactUserId } : {}),
           ...(message.contactName ? { ':name': message.contactName } : {}),
           ':at': createdAt,
-          ...(placement === 'earlier' ? { ':changedAt': changedAt } : { ':preview': preview, ':direction': message.direction, ':gsi1pk': activity.gsi1pk, ':gsi1sk': activity.gsi1sk }),
+          ':changedAt': changedAt,
+          ...(placement === 'earlier' ? {} : { ':preview': preview, ':direction': message.direction, ':gsi1pk': activity.gsi1pk, ':gsi1sk': activity.gsi1sk }),
           ...(counts ? { ':one': 1 } : {}),
         },
       },
@@ -151,6 +156,7 @@ const storedConversationSchema = z.object({
   contactPhone: z.pipe(z.nullish(z.string()), z.transform((value) => value ?? null)),
   contactUserId: z.pipe(z.nullish(z.string()), z.transform((value) => value ?? null)),
   contactName: z.pipe(z.nullish(z.string()), z.transform((value) => value ?? null)),
+  profileName: z.pipe(z.nullish(z.string()), z.transform((value) => value ?? null)),
   lastMessageAt: z.string(),
   // A preview written before it was cut by characters may end in half an emoji: read as U+FFFD.
   lastMessagePreview: z.pipe(z.string(), z.transform(withoutLoneSurrogates)),
@@ -162,7 +168,7 @@ const storedConversationSchema = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
 });
-export type StoredConversation = z.output<typeof storedConversationSchema>;
+export type StoredConversation = Omit<z.output<typeof storedConversationSchema>, 'profileName'>;
 
 const storedMessageSchema = z.object({
   messageId: z.string(),
@@ -177,7 +183,11 @@ const storedMessageSchema = z.object({
 });
 export type StoredMessage = z.output<typeof storedMessageSchema>;
 
-const toConversation = (item: Record<string, unknown>) => parseItem(storedConversationSchema, item, 'conversation');
+/** A sender's name for the contact, or else their WhatsApp profile's. */
+function toConversation(item: Record<string, unknown>): StoredConversation {
+  const { profileName, ...conversation } = parseItem(storedConversationSchema, item, 'conversation');
+  return { ...conversation, contactName: conversation.contactName ?? profileName };
+}
 const toMessage = (item: Record<string, unknown>) => parseItem(storedMessageSchema, item, 'conversation message');
 
 export async function findConversation(workspaceId: string, conversationId: string, store: Store): Promise<StoredConversation | undefined> {

@@ -52,7 +52,7 @@ export async function recordInboundMessage(inbound: Inbound, store: Store = defa
   const lookup = providerMessagePut(inbound.providerMessageId, { kind: 'customerMessage', workspaceId: inbound.workspaceId, conversationId: conversationOf(message), createdAt: inbound.occurredAt });
   // Made once: whichever try commits carries it, and a repeated webhook (refused on the message) writes none.
   const outbox = await outboxFor(inbound.workspaceId, () => messageReceivedEvent(message, new Date()), store);
-  let placement: Placement = inbound.content.kind === 'notice' ? 'notice' : 'ifLatest';
+  let placement: Placement = inbound.content.kind === 'notice' ? 'notice' : 'latest';
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const result = await transactWrite(store, { ...conversationMessageWrites(message, placement), providerMessage: lookup, outbox });
     if (result.committed) return true;

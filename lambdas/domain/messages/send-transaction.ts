@@ -4,7 +4,7 @@ import { logger } from '../../shared/logger';
 import type { Store } from '../../shared/store';
 import type { ItemKey } from '../../shared/table';
 import { CONFLICT_RETRIES, conflictPause, transactWrite, untilAnswered } from '../../shared/writes';
-import { conversationMessageWrites } from '../conversations/conversation-item';
+import { conversationMessageWrites, type Placement } from '../conversations/conversation-item';
 import { dailySendClaim, dailySendRelease } from './daily-send';
 import type { Dispatch, DraftedDispatch } from './dispatch';
 import { dispatchCreate, enqueueFailed, getDispatchById } from './dispatch-repository';
@@ -42,7 +42,7 @@ export const WRITE_OUTCOME_DEADLINE_MS = 6_000;
  * is 503, never a 409 that tells a caller without an Idempotency-Key not to retry.
  */
 export async function commitSend(dispatch: DraftedDispatch, claims: SendClaims, now: Date, store: Store): Promise<SendOutcome> {
-  const writes = sendWrites(dispatch, claims, now);
+  let writes = sendWrites(dispatch, claims, now, 'latest');
   const deadline = Date.now() + WRITE_OUTCOME_DEADLINE_MS;
   for (let attempt = 1; ; attempt++) {
     const result = await untilAnswered(() => transactWrite(store, writes), deadline, {
@@ -53,6 +53,12 @@ export async function commitSend(dispatch: DraftedDispatch, claims: SendClaims, 
     const { refused } = result;
     // The dispatch id is new: only an earlier try of this transaction, whose answer was lost, wrote it.
     if (refused.dispatch === 'ConditionalCheckFailed') return { outcome: 'committed' };
+    if (refused.conversation === 'ConditionalCheckFailed') {
+      // A newer message is the conversation's last already (a send that began earlier, a customer's
+      // reply): this one is counted, and moves neither the preview nor the list order back.
+      writes = sendWrites(dispatch, claims, now, 'earlier');
+      continue;
+    }
     if (refused.idempotency && claims.idempotency) {
       const record = await getIdempotencyRecord(dispatch.workspaceId, claims.idempotency.key, store);
       // No record: its request failed and released the key, or is still writing it. Try to claim it ourselves.
@@ -122,8 +128,9 @@ export async function releaseSend(dispatch: Dispatch, claims: SendClaims, now: D
 }
 
 /** The transaction's writes by name, in the order they are sent. */
-function sendWrites(dispatch: DraftedDispatch, claims: SendClaims, now: Date) {
-  const conversation = conversationMessageWrites({
+function sendWrites(dispatch: DraftedDispatch, claims: SendClaims, now: Date, placement: Placement) {
+  const conversation = conversationMessageWrites(
+    {
     workspaceId: dispatch.workspaceId,
     channel: dispatch.channel,
     contactPhone: dispatch.to,
@@ -135,7 +142,9 @@ function sendWrites(dispatch: DraftedDispatch, claims: SendClaims, now: Date) {
     createdAt: dispatch.createdAt,
     dispatchId: dispatch.dispatchId,
     templateId: dispatch.templateId,
-  });
+    },
+    placement,
+  );
   return {
     dispatch: dispatchCreate(dispatch),
     conversationMessage: conversation.message,
