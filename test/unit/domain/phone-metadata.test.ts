@@ -39,6 +39,8 @@ describe('the phone metadata the functions bundle', () => {
     const waIds = ['6281234567890', '16315551002', '447946095800', '5215512345678', '525512345678', '551187654321', '5511987654321', '919876543210', '6561234567'];
     expect(waIds.map(fromWhatsAppNumber)).toEqual(waIds.map((waId) => toE164(`+${waId}`) ?? `+${waId}`));
     expect(fromWhatsAppNumber('6281234567890')).toBe('+6281234567890');
+    // Mexico's old mobile 1, which WhatsApp ids keep and the parser refuses: one number, written without it.
+    expect([fromWhatsAppNumber('5215512345678'), toE164('+52 1 55 1234 5678'), toE164('+52 55 1234 5678')]).toEqual(['+525512345678', '+525512345678', '+525512345678']);
     expect(fromWhatsAppNumber('+6281234567890')).toBe('+6281234567890');
   });
 });
