@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { recordInboundMessage, type Inbound } from '../../lambdas/domain/conversations/inbound-message';
 import { conversationHistory, getConversation, listConversations } from '../../lambdas/domain/conversations/read-conversations';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
