@@ -106,7 +106,7 @@ export class MessagingStack extends Stack {
     // A status move names its delivery events and reports change for the stream's readers to
     // write (decisions 112, 113): the functions that move dispatches are updated after those
     // readers, so no record naming them reaches a reader from before it wrote them.
-    for (const mover of [this.delivery.deliverFunction, this.delivery.reconcileFunction, this.api.functions.whatsappWebhook]) mover?.node.addDependency(this.webhooks.publishFunction, this.reports.projectFunction);
+    for (const mover of [this.delivery.deliverFunction, this.delivery.reconcileFunction, this.api.functions.whatsappWebhook, this.api.callbacksFunction]) mover?.node.addDependency(this.webhooks.publishFunction, this.reports.projectFunction);
     this.templateSync = new TemplateSync(this, 'Templates', {
       table: this.table.table,
       whatsappSecret,

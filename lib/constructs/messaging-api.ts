@@ -158,6 +158,8 @@ export class MessagingApi extends Construct {
    * or a function URL), for the API's 5xx alarm; undefined when the stage's own metrics count them.
    */
   readonly webhookMetrics: WebhookMetrics | undefined;
+  /** With `webhookFrontDoor=functionUrl`: the one function behind the URL, serving both callback routes. */
+  readonly callbacksFunction: AppFunction | undefined;
 
   constructor(scope: Construct, id: string, props: MessagingApiProps) {
     super(scope, id);
@@ -223,7 +225,6 @@ export class MessagingApi extends Construct {
 
     const webhookApi = props.webhookFrontDoor === 'httpApi' ? this.webhookHttpApi(props, accessLogs) : undefined;
     for (const [routeId, route] of routeEntries) {
-      if (props.webhookFrontDoor === 'functionUrl' && isWebhookRoute(route)) continue;
       const fn = new AppFunction(this, `${routeId[0]!.toUpperCase()}${routeId.slice(1)}Function`, {
         entry: join(HANDLERS_DIR, `${route.handler}.ts`),
         description: `${route.method} ${route.path}: ${route.summary}`,
@@ -250,8 +251,9 @@ export class MessagingApi extends Construct {
         for (const httpRoute of webhookApi.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration })) {
           Validations.of(httpRoute).acknowledge({ id: 'AwsSolutions-APIG4', reason: authorization });
         }
-        continue;
       }
+      // The REST API's callback route stays whatever the front door: the deploy that switches it
+      // must not refuse the callbacks WhatsApp sends, and retries, to the URL registered before.
       const integration = new LambdaIntegration(fn, route.streaming ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: STREAMING_TIMEOUT } : {});
       const method = this.api.root.resourceForPath(route.path).addMethod(route.method, integration, { operationName: routeId, ...usagePlanOptions });
       if (!usagePlanOptions.authorizer) Validations.of(method).acknowledge({ id: 'AwsSolutions-APIG4', reason: authorization });
@@ -260,10 +262,10 @@ export class MessagingApi extends Construct {
 
     const callbackPath = pathOf(routes.whatsappWebhook);
     if (props.webhookFrontDoor === 'functionUrl') {
-      const url = this.webhookFunctionUrl(props);
+      const { url, fn } = this.webhookFunctionUrl(props);
       // A function URL ends with a slash; the callback path follows it.
       this.webhookUrl = `${url.url}${callbackPath.slice(1)}`;
-      const fn = this.functions.whatsappWebhook!;
+      this.callbacksFunction = fn;
       this.webhookMetrics = {
         requests: (options) => fn.metric('UrlRequestCount', options),
         serverErrors: (options) => fn.metric('Url5xxCount', options),
@@ -285,7 +287,7 @@ export class MessagingApi extends Construct {
    * it does without (docs/deploy.md): a WAF web ACL, API Gateway's throttle and access log, and the
    * custom domain.
    */
-  private webhookFunctionUrl(props: MessagingApiProps): FunctionUrl {
+  private webhookFunctionUrl(props: MessagingApiProps): { fn: AppFunction; url: FunctionUrl } {
     const fn = new AppFunction(this, 'WhatsappCallbacksFunction', {
       entry: join(HANDLERS_DIR, 'whatsapp-callbacks.ts'),
       description: `GET and POST ${routes.whatsappWebhook.path} on a function URL: ${routes.whatsappWebhookVerify.summary}; ${routes.whatsappWebhook.summary}`,
@@ -297,10 +299,8 @@ export class MessagingApi extends Construct {
     });
     // Both routes' access at once (they read the same secret), so no grant is made twice.
     grantAccess(fn, { ...routes.whatsappWebhookVerify.access, ...routes.whatsappWebhook.access }, props);
-    this.functions.whatsappWebhookVerify = fn;
-    this.functions.whatsappWebhook = fn;
     // Public by contract, as the REST route is: the function verifies every POST's X-Hub-Signature-256 on the raw body.
-    return fn.addFunctionUrl({ authType: FunctionUrlAuthType.NONE, invokeMode: InvokeMode.BUFFERED });
+    return { fn, url: fn.addFunctionUrl({ authType: FunctionUrlAuthType.NONE, invokeMode: InvokeMode.BUFFERED }) };
   }
 
   /**
