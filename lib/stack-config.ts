@@ -178,6 +178,11 @@ const schema = z.object({
     message: 'a regional endpoint needs a certificate in the stack\'s region',
     path: ['certificateArn'],
   })
+  // AWS WAF associates a web ACL with resources of its own region (and account) only: the deploy would fail at the association.
+  .refine((config) => config.region === undefined || config.webAclArn === undefined || (config.webAclArn.split(':')[3] === config.region && config.webAclArn.split(':')[4] === config.account), {
+    message: 'a web ACL in the stack\'s region and account',
+    path: ['webAclArn'],
+  })
   // DynamoDB names a replica's key by region, so a customer-managed key needs the region spelled out.
   .refine((config) => config.kmsKeyArn === undefined || config.kmsKeyArn.split(':')[3] === config.region, {
     message: 'give account and region, and a key in that region',
@@ -197,7 +202,7 @@ const schema = z.object({
     message: 'with more than one usage plan, say which one workspaces without a plan get',
     path: ['defaultUsagePlan'],
   })
-  // The stage throttle caps every caller together: a plan above it would promise what it cannot give.
+  // The stage throttle caps each route's requests from every caller together (API Gateway applies it per method): a plan above it would promise what no route can give.
   .refine((config) => Object.values(config.usagePlans ?? {}).every((plan) => plan.rateLimit <= config.throttlingRateLimit && plan.burstLimit <= config.throttlingBurstLimit), {
     message: 'a plan\'s rateLimit and burstLimit must not exceed the stage\'s throttlingRateLimit and throttlingBurstLimit',
     path: ['usagePlans'],

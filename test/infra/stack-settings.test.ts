@@ -343,6 +343,9 @@ describe('invalid settings', () => {
     [{ tableCapacity: '{"readUnits":' }, /tableCapacity: /],
     [{ systemLogLevel: 'ERROR' }, /systemLogLevel: /],
     [{ webAclArn: 'arn:aws:wafv2:ap-southeast-3:123456789012:global/webacl/x/y' }, /webAclArn: a regional WAFv2 web ACL ARN/],
+    // AWS WAF: a web ACL protects resources in its own region only; the association would fail the deploy.
+    [{ webAclArn: WEB_ACL, account: '123456789012', region: 'eu-west-1' }, /webAclArn: a web ACL in the stack's region and account/],
+    [{ webAclArn: WEB_ACL, account: '210987654321', region: 'ap-southeast-3' }, /webAclArn: a web ACL in the stack's region and account/],
     [{ domainName: 'api.example.com' }, /certificateArn: give both domainName and certificateArn, or neither/],
     [{ certificateArn: CERTIFICATE }, /certificateArn: give both domainName and certificateArn, or neither/],
     [{ ...DOMAIN, domainName: 'API.example.com.' }, /domainName: a domain name such as api.example.com/],
