@@ -63,6 +63,29 @@ describe('webhook deliveries against DynamoDB Local', () => {
     expect(await rejection(listEventDeliveries(other.ws, other.endpointId, { limit: 2, cursor: first.nextCursor! }, env.table))).toMatchObject({ code: 'validation_failed' });
   });
 
+  // docs/api.md#webhook-events: an endpoint receives only the types its `events` names. An
+  // integration that narrows them (say, to stop a type its receiver fails on) gets no retry of one
+  // queued before: the retry is given up without a POST.
+  it('gives up, without a POST, a retry of a type the endpoint stopped subscribing to', async () => {
+    const { ws, endpointId, eventIds } = await endpointWithDeliveries(1);
+    await updateWebhookEndpoint(ws, endpointId, { events: ['message.status.updated'] }, at(1), env.table);
+    const resolved: string[] = [];
+    const payload = JSON.stringify({ id: eventIds[0], type: 'message.received', timestamp: T0.toISOString(), data: { n: 0 } });
+
+    const outcome = await deliverEvent(
+      { workspaceId: ws, endpointId, eventId: eventIds[0]!, type: 'message.received', payload, attempt: 2, dueAt: at(1).toISOString(), failingSince: T0.toISOString() },
+      { store: env.table, queue: env.queues, now: () => at(2), urlRules: { resolve: (host) => (resolved.push(host), Promise.resolve([{ address: '93.184.215.14', family: 4 }])), allowLocal: false } },
+    );
+
+    expect([outcome, resolved]).toEqual(['skipped', []]);
+    const { items } = await listEventDeliveries(ws, endpointId, { limit: 20 }, env.table);
+    expect(items).toEqual([
+      // Given up as a disabled endpoint's retry is: its last answer kept.
+      { eventId: eventIds[0], type: 'message.received', state: 'failed', attempts: 1, lastAttemptAt: at(0).toISOString(), lastStatusCode: 500, lastError: null, nextAttemptAt: null },
+    ]);
+    expect(await queued()).toEqual([]);
+  });
+
   it('answers another workspace’s endpoint as a missing one', async () => {
     const { endpointId, eventIds } = await endpointWithDeliveries(1);
     for (const attempt of [

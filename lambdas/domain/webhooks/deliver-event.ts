@@ -11,8 +11,10 @@ import { pinnedPost, type PostOutcome } from './pinned-post';
 import { nextAttemptAt, queueDelaySeconds } from './retry-schedule';
 import { signedHeaders } from './signing';
 import { checkWebhookUrl, configuredUrlRules, type Resolver } from './url-rules';
-import { attemptRecordUpdate, recordMissedEvent, type DeliveryState } from './webhook-delivery';
+import { attemptRecordUpdate, recordMissedEvent, UNSUBSCRIBED, type DeliveryState } from './webhook-delivery';
+import { subscribesTo } from './webhook-endpoint';
 import { disableWebhookEndpoint, enabledSince, endpointReadsOfBatch, type EndpointReader } from './webhook-endpoint-repository';
+import { TEST_EVENT_TYPE } from './webhook-event';
 
 /** What became of one queue message. */
 export type EventDeliveryOutcome =
@@ -61,6 +63,11 @@ export async function deliverEvent(message: EventDeliveryMessage, deps: EventDel
   }
   const endpoint = await (deps.endpoints ?? endpointReadsOfBatch(store))(message.workspaceId, message.endpointId);
   if (!endpoint) return 'skipped';
+  // A PATCH since the event was queued took its type out of the endpoint's events: nothing more is posted, retries and resends included.
+  if (message.type !== TEST_EVENT_TYPE && !subscribesTo(endpoint, message.type)) {
+    await recordMissedEvent(message, now, store, UNSUBSCRIBED);
+    return 'skipped';
+  }
   if (endpoint.status !== 'enabled') {
     // Missed: kept as given up (a record `retrying` would wait for an attempt that will not come), for a resend once re-enabled.
     await recordMissedEvent(message, now, store);

@@ -70,9 +70,9 @@ export type MissedEvent = Pick<AttemptRecord, 'workspaceId' | 'endpointId' | 'ev
  * UpdateItem of its own: the publisher writes nothing else, and `writeOne` would bring it every
  * command the document client has.
  */
-export async function recordMissedEvent(missed: MissedEvent, now: Date, store: Store): Promise<boolean> {
+export async function recordMissedEvent(missed: MissedEvent, now: Date, store: Store, reason: MissReason = ENDPOINT_DISABLED): Promise<boolean> {
   try {
-    await store.db.send(new UpdateCommand({ ...missedDeliveryUpdate(missed, now).Update, TableName: store.tableName }));
+    await store.db.send(new UpdateCommand({ ...missedDeliveryUpdate(missed, now, reason).Update, TableName: store.tableName }));
     return true;
   } catch (error) {
     if (isConditionFailed(error)) return false;
@@ -82,15 +82,18 @@ export async function recordMissedEvent(missed: MissedEvent, now: Date, store: S
 
 /** Why a delivery was given up without a POST: its endpoint was disabled when the event was made, or before its next attempt. */
 export const ENDPOINT_DISABLED = 'endpoint_disabled';
+/** …or the endpoint's `events` no longer name its type (a PATCH after it was queued). */
+export const UNSUBSCRIBED = 'unsubscribed';
+type MissReason = typeof ENDPOINT_DISABLED | typeof UNSUBSCRIBED;
 
 /**
- * An event the endpoint missed because it was disabled: kept as a `failed` delivery, so that
- * "resend since" finds it once the endpoint is re-enabled. A new record has no attempt
- * (`attempts` 0, `lastAttemptAt` null, `lastError` ENDPOINT_DISABLED); one waiting for its next
- * attempt (`retrying`) is given up, its last attempt's answer kept and nothing counted. A delivered
- * or failed one is left as it is.
+ * An event the endpoint missed because it was disabled (or no longer takes its type): kept as a
+ * `failed` delivery, so that "resend since" finds it once the endpoint is re-enabled. A new record
+ * has no attempt (`attempts` 0, `lastAttemptAt` null, `lastError` the reason); one waiting for its
+ * next attempt (`retrying`) is given up, its last attempt's answer kept and nothing counted. A
+ * delivered or failed one is left as it is.
  */
-function missedDeliveryUpdate(missed: MissedEvent, now: Date): Extract<Write, { Update: unknown }> {
+function missedDeliveryUpdate(missed: MissedEvent, now: Date, reason: MissReason): Extract<Write, { Update: unknown }> {
   return {
     Update: {
       Key: keys.webhookDelivery(missed.workspaceId, missed.endpointId, missed.eventId),
@@ -111,7 +114,7 @@ function missedDeliveryUpdate(missed: MissedEvent, now: Date): Extract<Write, { 
         ':retrying': 'retrying',
         ':none': null,
         ':zero': 0,
-        ':disabled': ENDPOINT_DISABLED,
+        ':disabled': reason,
         ':ttl': Math.floor(now.getTime() / 1000) + DELIVERY_RECORD_DAYS * 24 * 60 * 60,
       },
     },
