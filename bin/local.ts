@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { portSetting, readSettings } from '../lib/entry-settings';
 import { LocalRuntimeError } from '../lib/local/dynamodb-local';
 import { DEMO_SEED_PATH } from '../lib/local/paths';
-import { startLocalRuntime } from '../lib/local/runtime';
+import { assertPortFree, startLocalRuntime } from '../lib/local/runtime';
 import { readSeed } from '../lib/local/seed-file';
 
 /** `npm start`: the local runtime's interface (docs/decisions.md 42), read from the environment. */
@@ -19,6 +19,7 @@ const env = readSettings(
 async function main(): Promise<void> {
   const seedPath = env.MESSAGING_SEED ?? DEMO_SEED_PATH;
   const seed = readSeed(seedPath);
+  if (env.PORT) await assertPortFree(env.PORT, '127.0.0.1');
   console.log('Starting DynamoDB Local, the SQS emulator and the API…');
   const runtime = await startLocalRuntime({ port: env.PORT, seedPath, isolateInvocations: true, ...(env.MESSAGING_DATA_DIR ? { dataDir: env.MESSAGING_DATA_DIR } : {}) });
 

@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
@@ -14,7 +15,7 @@ import { ensureTable } from './bootstrap';
 import { freePort } from './free-port.cjs';
 import { startQueuePoller, type QueuePoller, type SqsHandler } from './queue-poller';
 import { DEMO_SEED_PATH, LOCAL_CREDENTIALS, LOCAL_CURSOR_SECRET, LOCAL_TABLE_REQUEST_TIMEOUT_MS, LOCAL_WHATSAPP, PROJECT_ROOT, stateFilePath } from './paths';
-import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
+import { LocalRuntimeError, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
 import { readSeed } from './seed-file';
 import type { ApiHandler, LoadedRoute } from './http-server';
 import type { FunctionUrlHandler } from './function-url-server';
@@ -144,6 +145,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     if (stateFile) rmSync(stateFile, { force: true });
   };
 
+  // A port another process holds is told before anything starts, not after DynamoDB Local and the seed.
+  if (options.port) await assertPortFree(options.port, options.host ?? '127.0.0.1');
   try {
     const dynamodbEndpoint = options.dynamodbEndpoint ?? (owned.dynamodb = await startDynamoDbLocal({ outlivesInterrupt: true, ...(options.dataDir ? { dataDir: options.dataDir } : {}) })).endpoint;
     const sqsEndpoint = options.sqsEndpoint ?? (owned.sqs = await startSqsEmulator()).endpoint;
@@ -263,9 +266,18 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
 
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((done, fail) => {
-    server.once('error', fail);
+    server.once('error', (error: NodeJS.ErrnoException) => fail(error.code === 'EADDRINUSE' ? portInUse(port, host) : error));
     server.listen(port, host, done);
   });
+}
+
+const portInUse = (port: number, host: string) => new LocalRuntimeError(`PORT ${port} is in use on ${host}: stop what holds it, or set PORT to another port`);
+
+/** Listens on the port for a moment: what the server will do once everything else has started. */
+export async function assertPortFree(port: number, host: string): Promise<void> {
+  const probe = createNetServer();
+  await listen(probe as unknown as Server, port, host);
+  await new Promise((resolve) => probe.close(resolve));
 }
 
 function portOf(server: Server): number {

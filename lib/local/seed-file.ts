@@ -9,18 +9,42 @@ import { workspaceInputSchema } from '../../lambdas/domain/workspaces/workspace'
 import { scopes } from '../../lambdas/shared/scopes';
 import { LocalRuntimeError } from './dynamodb-local';
 import { issueLine } from '../../lambdas/shared/zod-issues';
+import { isWellFormedApiKey } from '../../lambdas/domain/api-keys/api-key-secret';
 
-/** The seed file format of docs/decisions.md 42: keys in plain text here, stored only as SHA-256 hashes. */
+const seedApiKeySchema = z.strictObject({
+  key: z.string().check(z.refine(isWellFormedApiKey, 'an API key is "msk_" and 8 to 200 letters, digits or "_", as every request checks it')),
+  name: z.string().check(z.minLength(1)),
+  scopes: z.array(z.enum(scopes)).check(z.minLength(1)),
+  expiresAt: z.optional(z.iso.datetime()),
+});
+
+/**
+ * The seed file format of docs/decisions.md 42: keys in plain text here, stored only as SHA-256
+ * hashes. A workspace and a key take no other fields (a misspelt one would be dropped silently), and
+ * what the table keeps once is given once: a workspace id, a key, a template id and a version id.
+ */
 export const seedSchema = z.object({
   workspaces: z.array(
-    z.extend(workspaceInputSchema, {
-      apiKeys: z._default(
-        z.array(z.object({ key: z.string().check(z.minLength(8)), name: z.string().check(z.minLength(1)), scopes: z.array(z.enum(scopes)).check(z.minLength(1)), expiresAt: z.optional(z.iso.datetime()) })),
-        [],
-      ),
+    z.strictObject({
+      ...workspaceInputSchema.shape,
+      apiKeys: z._default(z.array(seedApiKeySchema), []),
       templates: z._default(z.array(templateInputSchema), []),
     }),
-  ),
+  ).check(z.superRefine((workspaces, ctx) => {
+    const seen = new Set<string>();
+    const givenOnce = (value: string, path: PropertyKey[], what: string) => {
+      if (seen.has(value)) ctx.addIssue({ code: 'custom', path, message: what });
+      seen.add(value);
+    };
+    workspaces.forEach((workspace, w) => {
+      givenOnce(`workspace ${workspace.id}`, [w, 'id'], `"${workspace.id}" is given twice`);
+      workspace.apiKeys.forEach(({ key }, k) => givenOnce(`key ${key}`, [w, 'apiKeys', k, 'key'], 'this key is given twice'));
+      workspace.templates.forEach((template, t) => {
+        givenOnce(`template ${workspace.id} ${template.id}`, [w, 'templates', t, 'id'], `"${template.id}" is given twice`);
+        template.versions.forEach(({ id }, v) => givenOnce(`version ${workspace.id} ${id}`, [w, 'templates', t, 'versions', v, 'id'], `"${id}" is given twice`));
+      });
+    });
+  })),
 });
 
 export type Seed = z.infer<typeof seedSchema>;

@@ -3,7 +3,7 @@
  */
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { createServer } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { PROJECT_ROOT } from '../../lib/project-paths';
 import { stateFilePath } from '../../lib/local/paths';
 import { existsSync, readFileSync } from 'node:fs';
@@ -84,5 +84,17 @@ describe('npm start, given a setting it cannot use', () => {
   ])('%j stops it before anything starts, with one line naming it', (env, line) => {
     const run = start(env);
     expect([run.status, run.stdout, run.stderr.trimEnd().split('\n')]).toEqual([1, '', [line]]);
+  });
+  // The design's default port, 3000, is often another runtime's: it fails before DynamoDB Local starts, not with a stack trace after.
+  it('stops it before anything starts when PORT is in use, with one line naming it', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as AddressInfo;
+    try {
+      const run = start({ PORT: String(port) });
+      expect([run.status, run.stdout, run.stderr.trimEnd().split('\n')]).toEqual([1, '', [`npm start: PORT ${port} is in use on 127.0.0.1: stop what holds it, or set PORT to another port`]]);
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
   });
 });
