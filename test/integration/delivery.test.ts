@@ -12,7 +12,7 @@ import { getDispatch } from '../../lambdas/domain/messages/dispatch-repository';
 import { enqueueDispatch, type DispatchMessage } from '../../lambdas/domain/messages/dispatch-queue';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import { ProviderError, type Provider } from '../../lambdas/domain/providers/provider';
-import { sandboxCallCount, sandboxProvider } from '../../lambdas/domain/providers/sandbox';
+import { clearSandboxCalls, sandboxCallCount, sandboxProvider } from '../../lambdas/domain/providers/sandbox';
 import { statusWebhook, type WebhookPayload } from '../../lambdas/domain/providers/whatsapp-webhook';
 import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
 import { clearWorkspaceCache } from '../../lambdas/domain/workspaces/workspace-lookup';
@@ -25,6 +25,7 @@ import { runAdmin } from '../../lib/admin/cli';
 import { startQueuePoller } from '../../lib/local/queue-poller';
 import { template, TEMPLATE_ID, wideTemplate, WIDE_TEMPLATE_ID, wideVariables } from '../support/send-fixtures';
 import { captureLogLines } from '../support/log-lines';
+import { sendCommand } from '../support/send-commands';
 import { useTableAndQueues } from '../support/sqs';
 import { inboundTextWebhook } from '../support/webhooks';
 import { runStreamConsumer } from '../support/stream-consumer';
@@ -421,6 +422,23 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect(inbound).toMatchObject({ result: { inbound: 1 }, read: expect.arrayContaining([`WANUM#${number}`]) });
     expect((await listConversations(a, { phone: from, limit: 10 }, env.table)).items).toHaveLength(1);
     expect((await listConversations(b, { phone: from, limit: 10 }, env.table)).items).toEqual([]);
+  });
+
+  // docs/api.md#sandbox: a number ending 0429 is rate limited twice, then accepted. Deployed, each
+  // retry may land on another consumer container, with its own memory: the count is the dispatch's.
+  it('rate-limits a sandbox 0429 number twice, then sends it, whichever container each receive lands on', async () => {
+    const ws = `ws-${randomUUID().slice(0, 8)}`;
+    await saveWorkspace({ id: ws, name: ws, rupiahPerCredit: 150 }, new Date(), env.table);
+    await saveTemplate(ws, template, env.table);
+    const { dispatchId } = await sendTemplateMessage(sendCommand(ws, { to: '081234560429' }), { store: env.table, queue: env.queues });
+    const outcomes: string[] = [];
+    for (let receive = 1; receive <= 3; receive++) {
+      clearSandboxCalls(); // a fresh container
+      const sandbox = sandboxProvider({ callbackUrl: undefined, appSecret: () => Promise.resolve('test-app-secret'), reportDelayMs: 0 });
+      outcomes.push(await deliver(dispatchId, ws, sandbox, receive));
+    }
+    expect(outcomes).toEqual(['retry', 'retry', 'sent']);
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent', laterAnswers: 2 });
   });
 
   it('never calls the provider twice when the consumer is killed between the provider call and the status write: unknown, then settled by the sandbox’s report', async () => {

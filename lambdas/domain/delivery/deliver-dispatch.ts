@@ -114,6 +114,7 @@ async function deliver(attempt: DeliveryAttempt, deps: DeliveryDependencies): Pr
       bodyParameters: dispatch.bodyParameters,
       ...dispatch.templateParameters,
       ...(sender.phoneNumberId ? { phoneNumberId: sender.phoneNumberId } : {}),
+      laterAnswers: dispatch.laterAnswers ?? 0,
     });
   } catch (error) {
     const verdict = error instanceof ProviderError ? error : new ProviderError('unknown', 'provider_fault', (error as Error).message, { cause: error });

@@ -10,6 +10,8 @@ export interface ProviderMessage extends TemplateParameters {
   bodyParameters: string[];
   /** The sending business number, when the workspace has its own. */
   phoneNumberId?: string;
+  /** How often the provider answered "later" for this dispatch before: the dispatch's count, the same in every container. */
+  laterAnswers?: number;
 }
 
 /**

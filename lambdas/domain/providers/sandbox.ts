@@ -97,7 +97,8 @@ export function sandboxProvider(options: SandboxOptions): Provider {
       const ending = message.to.slice(-4);
 
       if (ending === '0000') return Promise.reject(new ProviderError('permanent', '131026', 'Message undeliverable (sandbox)'));
-      if (ending === '0429' && calls <= 2) return Promise.reject(new ProviderError('transient', '130429', 'Rate limit hit (sandbox)'));
+      // Counted on the dispatch, not here: deployed, a retry may reach another container.
+      if (ending === '0429' && (message.laterAnswers ?? calls - 1) < 2) return Promise.reject(new ProviderError('transient', '130429', 'Rate limit hit (sandbox)'));
       if (ending === '0504' && calls === 1) {
         report(message, ['sent', 'delivered'], options.reportDelayMs);
         return Promise.reject(new ProviderError('unknown', 'timeout', 'Timed out after accepting (sandbox)'));

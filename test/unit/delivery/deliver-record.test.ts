@@ -2,6 +2,8 @@ import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand, UpdateCommand
 import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { deliverBatch } from '../../../lambdas/handlers/deliver';
+import { ProviderError, type Provider } from '../../../lambdas/domain/providers/provider';
+import * as providers from '../../../lambdas/domain/providers/provider-for';
 import { handler as send } from '../../../lambdas/handlers/send-message';
 import { dispatchQueueSettings } from '../../../lambdas/shared/dispatch-queue-settings';
 import { keys } from '../../../lambdas/shared/table';
@@ -39,7 +41,12 @@ describe('deliver consumer, unreadable messages', () => {
 
 describe('deliver consumer, a rate-limited message and the write of its verdict', () => {
   let claimed: Record<string, unknown> = {};
-  /** A dispatch sent through the real handler to a sandbox number rate limited twice, and its queue message on receive `receiveCount`, claimed with `laterAnswers` already counted. */
+  // WhatsApp answering "later" (130429) however often it is asked: the sandbox's 0429 number says it
+  // only while the dispatch has fewer than two such answers.
+  const rateLimitedProvider: Provider = { send: () => Promise.reject(new ProviderError('transient', '130429', 'Rate limit hit')), settle: () => Promise.resolve() };
+  beforeEach(() => jest.spyOn(providers, 'providerFor').mockReturnValue(rateLimitedProvider));
+  afterEach(() => jest.restoreAllMocks());
+  /** A dispatch sent through the real handler, and its queue message on receive `receiveCount`, claimed with `laterAnswers` already counted. */
   async function rateLimited(receiveCount: number, laterAnswers: number) {
     resetContainerCaches();
     stubHealthySend(ddb, sqs);
