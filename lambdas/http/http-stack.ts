@@ -13,6 +13,7 @@ import { parseWith, queryOf } from './input';
 import { requestIdOf } from './request-id';
 import { bodyLimits } from './middleware/body-limits';
 import { contentTypeGuard } from './middleware/content-type-guard';
+import { ValidationError } from '../shared/errors';
 import { errorMapper } from './middleware/error-mapper';
 import type { HttpContext } from './middleware/http-context';
 import { JSON_CONTENT_TYPE, type HttpResult } from './responses';
@@ -90,6 +91,7 @@ export function httpStack<S extends RequestSchemas>(
     if (!options.signatureCheck) throw new Error('This route is signed: pass signatureCheck to its handler');
     chain.use(options.signatureCheck());
   }
+  if (!route.body) chain.use(noBody());
   if (route.body) {
     chain.use(contentTypeGuard(route.body));
     // A signed route's body is the provider's, proven by its signature; every other is a caller's.
@@ -123,6 +125,20 @@ export function httpStack<S extends RequestSchemas>(
  * `requestContext.path` is the path as the client called it (with the stage, or a custom
  * domain's base path); `event.path` is the resource path. Their difference is the API's prefix.
  */
+/**
+ * A route that reads no body refuses one with fields (`{}` or nothing is no body), as a route with
+ * a body refuses an unknown field: a caller asking `…/test` for `{"type": …}` must hear it cannot.
+ */
+function noBody(): Middleware {
+  return {
+    before: ({ event }) => {
+      const text = event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+      const trimmed = text?.trim();
+      if (trimmed && trimmed !== '{}') throw new ValidationError('This route takes no request body');
+    },
+  };
+}
+
 function baseUrlOf(event: APIGatewayProxyEvent): string {
   const host = event.headers?.host ?? event.requestContext?.domainName ?? 'localhost';
   const proto = event.headers?.['x-forwarded-proto'] ?? 'https';

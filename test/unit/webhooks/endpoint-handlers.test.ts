@@ -263,6 +263,19 @@ describe('POST /v1/webhook-endpoints/{id}/test', () => {
     expect(JSON.parse(sqs.commandCalls(SendMessageBatchCommand)[0]!.args[0].input.Entries![0]!.MessageBody!)).toMatchObject({ endpointId: ID, type: 'webhook.test', attempt: 1 });
   });
 
+  // docs/api.md#webhook-endpoints: "Unknown body fields are 422 as everywhere"; the route takes none.
+  it('answers 422 validation_failed to a body with fields, queueing nothing, and takes an empty object as no body', async () => {
+    givenKey(['webhooks:manage'], { ...storedEndpoint, status: 'enabled', disabledReason: null });
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [{ Id: '0', MessageId: 'm', MD5OfMessageBody: 'x' }], Failed: [] });
+
+    const refused = parseResult(await invokeRoute('testWebhookEndpoint', testEndpoint, { apiKey: KEY, pathParameters: { id: ID }, body: { type: 'message.status.updated' } }));
+    expect(refused.status).toBe(422);
+    expectContractError(refused.status, refused.body, 'validation_failed', 'This route takes no request body');
+    expect(sqs.commandCalls(SendMessageBatchCommand)).toHaveLength(0);
+
+    expect(parseResult(await invokeRoute('testWebhookEndpoint', testEndpoint, { apiKey: KEY, pathParameters: { id: ID }, body: {} })).status).toBe(202);
+  });
+
   it('answers 503 service_unavailable with Retry-After when the queue does not answer, and 500 never', async () => {
     givenKey(['webhooks:manage'], { ...storedEndpoint, status: 'enabled', disabledReason: null });
     sqs.on(SendMessageBatchCommand).rejects(Object.assign(new Error('connect ECONNREFUSED'), { name: 'TimeoutError', $metadata: {} }));
