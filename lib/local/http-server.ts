@@ -7,7 +7,7 @@ import type { RouteDefinition } from '../../lambdas/routes';
 import { errorBody, type ErrorCode, errorCodes } from '../../lambdas/shared/errors';
 import { apiGatewayEvent } from '../../lambdas/http/rest-proxy-event';
 import { lambdaContext } from './api-gateway-event';
-import { bufferedResponseError } from './lambda-response-limit';
+import { bufferedResponseError, INVOKE_REQUEST_LIMIT_BYTES } from './lambda-response-limit';
 import { createRouter } from './router';
 
 export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -92,6 +92,10 @@ export function createApiServer(routes: LoadedRoute[], onError: (error: unknown)
       body,
       sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
     });
+    if (Buffer.byteLength(JSON.stringify(event)) > INVOKE_REQUEST_LIMIT_BYTES) {
+      send(response, gatewayError('payload_too_large', `The request is larger than Lambda's ${INVOKE_REQUEST_LIMIT_BYTES}-byte invoke payload`, 413));
+      return;
+    }
     const context = lambdaContext(found.route.id);
     if (found.route.definition.streaming) {
       await (found.route.handler as unknown as StreamingApiHandler)(event, responseSink(response), context);

@@ -12,3 +12,10 @@ export function bufferedResponseError(result: unknown): string | undefined {
   if (bytes <= BUFFERED_RESPONSE_LIMIT_BYTES) return undefined;
   return `Function.ResponseSizeTooLarge: response payload size (${bytes} bytes) exceeded maximum allowed payload size (${BUFFERED_RESPONSE_LIMIT_BYTES} bytes); a body this large must be streamed (streaming in lambdas/routes.ts)`;
 }
+
+/**
+ * Lambda's synchronous invoke payload: the event as JSON, body included. API Gateway takes bodies up
+ * to 10 MB but cannot invoke a function with a larger event than this, and answers 413; so does the
+ * local server.
+ */
+export const INVOKE_REQUEST_LIMIT_BYTES = 6_291_456;

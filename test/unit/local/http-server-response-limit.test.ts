@@ -66,3 +66,22 @@ it('streams a body of any size on a streaming route', async () => {
   expect(text).toHaveLength(bodyBytes);
   expect(errors).toEqual([]);
 });
+
+// Lambda's synchronous invoke payload is at most 6 MB of event; API Gateway takes bodies up to 10 MB
+// but cannot invoke the function with more, and answers 413 (the signed webhook reads any size).
+it('answers a request whose event passes Lambda’s 6 MB invoke payload 413, without invoking the function', async () => {
+  const webhookInvoked: string[] = [];
+  const webhook: LoadedRoute = { id: 'whatsappWebhook', definition: routes.whatsappWebhook, handler: () => (webhookInvoked.push('invoked'), Promise.resolve({ statusCode: 200, headers: {}, body: '' })) };
+  const webhookServer = createApiServer([webhook], (error) => errors.push(error));
+  await new Promise<void>((resolve) => webhookServer.listen(0, '127.0.0.1', resolve));
+  try {
+    const url = `http://127.0.0.1:${(webhookServer.address() as AddressInfo).port}/webhooks/whatsapp`;
+    const post = (bytes: number) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ padding: 'x'.repeat(bytes) }) });
+    const over = await post(7_000_000);
+    expect([over.status, ((await over.json()) as { error: string }).error, webhookInvoked]).toEqual([413, 'payload_too_large', []]);
+    expect((await post(1_000_000)).status).toBe(200);
+    expect(webhookInvoked).toEqual(['invoked']);
+  } finally {
+    await new Promise((resolve) => webhookServer.close(resolve));
+  }
+});
