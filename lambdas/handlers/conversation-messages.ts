@@ -5,7 +5,7 @@ import { ok } from '../http/responses';
 import * as routes from '../routes';
 import { conversationPath, pageQuery } from './conversation-schemas';
 
-export const schemas = { path: conversationPath, query: z.object(pageQuery), response: cursorPageSchema(conversationMessageSchema) };
+export const schemas = { path: conversationPath, query: z.strictObject(pageQuery), response: cursorPageSchema(conversationMessageSchema) };
 
 /** GET /v1/conversations/{conversationId}/messages (docs/api.md#conversation-messages): newest first. */
 export const getConversationMessages = async ({ principal, path, query }: AuthorizedRequest<typeof schemas>) =>

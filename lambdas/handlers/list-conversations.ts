@@ -5,7 +5,7 @@ import { ok } from '../http/responses';
 import * as routes from '../routes';
 import { pageQuery } from './conversation-schemas';
 
-export const schemas = { query: z.object({ ...pageQuery, phone: z.optional(z.string().check(z.minLength(1), z.maxLength(64))) }), response: cursorPageSchema(conversationSchema) };
+export const schemas = { query: z.strictObject({ ...pageQuery, phone: z.optional(z.string().check(z.minLength(1), z.maxLength(64))) }), response: cursorPageSchema(conversationSchema) };
 
 /** GET /v1/conversations (docs/api.md#list-conversations). */
 export const getConversations = async ({ principal, query }: AuthorizedRequest<typeof schemas>) => ok(await listConversations(principal.workspaceId, query));

@@ -23,9 +23,9 @@ const withinMaxPeriod = (value: { startDate: string; endDate: string }) =>
   !bothDates(value) || value.startDate > value.endDate || wibDayCount(value.startDate, value.endDate) <= MAX_REPORT_DAYS;
 const maxPeriodMessage = { message: `the period may span at most ${MAX_REPORT_DAYS} days`, path: ['endDate'] };
 
-export const tagDiscoveryQuery = z.object({ ...period, page, limit, prefix: z.optional(z.string().check(z.maxLength(256))) }).check(z.refine(orderedDates, orderedDatesMessage), z.refine(withinMaxPeriod, maxPeriodMessage));
+export const tagDiscoveryQuery = z.strictObject({ ...period, page, limit, prefix: z.optional(z.string().check(z.maxLength(256))) }).check(z.refine(orderedDates, orderedDatesMessage), z.refine(withinMaxPeriod, maxPeriodMessage));
 
-export const tagSummaryQuery = z.object({ ...period, page, limit, trackingTags }).check(z.refine(orderedDates, orderedDatesMessage), z.refine(withinMaxPeriod, maxPeriodMessage));
+export const tagSummaryQuery = z.strictObject({ ...period, page, limit, trackingTags }).check(z.refine(orderedDates, orderedDatesMessage), z.refine(withinMaxPeriod, maxPeriodMessage));
 
 /**
  * The dispatch list selects either by tags (`trackingTags`, with `match` ANY, the default, or
@@ -33,7 +33,7 @@ export const tagSummaryQuery = z.object({ ...period, page, limit, trackingTags }
  */
 export const dispatchListQuery = z.pipe(
   z
-    .object({
+    .strictObject({
       ...period,
       page,
       limit,

@@ -48,6 +48,17 @@ describe('report query rules (docs/api.md#reports)', () => {
     expect(ddb.commandCalls(QueryCommand)).toHaveLength(0);
   });
 
+  // A misspelt filter (`tracking_tags`, `prefx`) would otherwise answer the unfiltered report, which looks like a right answer.
+  it.each([
+    ['tracking-tags', () => tags({ ...period, prefx: 'promo' }), 'query: Unrecognized key: "prefx"'],
+    ['summary', () => summary({ ...period, trackingTags: 'promo', tracking_tag: 'vip' }), 'query: Unrecognized key: "tracking_tag"'],
+    ['dispatches', () => dispatches({ ...period, scope: 'WORKSPACE', tracking_tags: 'promo' }), 'query: Unrecognized key: "tracking_tags"'],
+  ])('GET %s with a parameter it does not know is 422 naming it', async (_route, request, message) => {
+    const { status, body } = await request();
+    expect([status, body.error, body.message]).toEqual([422, 'validation_failed', message]);
+    expect(ddb.commandCalls(QueryCommand)).toHaveLength(0);
+  });
+
   // A number written other than in decimal digits is no whole number a client meant.
   it.each(['0x10', '0b11', '1.0', '1e3', ' 1', '+1', ''])('GET tracking-tags with page=%j is 422, not read as a number', async (written) => {
     const { status, body } = await tags({ ...period, page: written });
