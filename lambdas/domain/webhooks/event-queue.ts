@@ -1,4 +1,5 @@
 import * as z from '../../shared/zod';
+import { ServiceUnavailableError } from '../../shared/errors';
 import { QueueRefusal, sendBatched, type QueueTarget } from '../../shared/queue';
 
 /**
@@ -43,5 +44,6 @@ export async function enqueueEventDeliveries(messages: readonly { message: Event
   if (!reasons.length) return;
   const requestError = reasons.find((reason) => !(reason instanceof QueueRefusal));
   if (requestError !== undefined) throw requestError;
-  throw new Error(`Webhook queue refused ${reasons.length} message(s): ${[...new Set(reasons.map((reason) => (reason as QueueRefusal).code))].join(', ')}`);
+  // The queue's own trouble, told in a batch answer: a retry's, not a fault of the request (503, not 500).
+  throw new ServiceUnavailableError({ cause: new Error(`Webhook queue refused ${reasons.length} message(s): ${[...new Set(reasons.map((reason) => (reason as QueueRefusal).code))].join(', ')}`) });
 }

@@ -263,6 +263,19 @@ describe('POST /v1/webhook-endpoints/{id}/test', () => {
     expect(JSON.parse(sqs.commandCalls(SendMessageBatchCommand)[0]!.args[0].input.Entries![0]!.MessageBody!)).toMatchObject({ endpointId: ID, type: 'webhook.test', attempt: 1 });
   });
 
+  // SQS's batch answers 200 while refusing an entry (SenderFault false: its own trouble): a retry, not our fault.
+  it('answers 503 service_unavailable, not 500, when the queue refuses the event in its batch answer', async () => {
+    givenKey(['webhooks:manage'], { ...storedEndpoint, status: 'enabled', disabledReason: null });
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [{ Id: '0', SenderFault: false, Code: 'InternalError', Message: 'We encountered an internal error' }] });
+
+    const result = await invokeRoute('testWebhookEndpoint', testEndpoint, { apiKey: KEY, pathParameters: { id: ID } });
+    const { status, body } = parseResult(result);
+
+    expect(status).toBe(503);
+    expectContractError(status, body, 'service_unavailable');
+    expect(result.headers).toMatchObject({ 'Retry-After': '1' });
+  });
+
   // docs/api.md#webhook-endpoints: "Unknown body fields are 422 as everywhere"; the route takes none.
   it('answers 422 validation_failed to a body with fields, queueing nothing, and takes an empty object as no body', async () => {
     givenKey(['webhooks:manage'], { ...storedEndpoint, status: 'enabled', disabledReason: null });
