@@ -178,7 +178,7 @@ describe('delivery-status against DynamoDB Local', () => {
         { dispatchId, status: 'DELIVERED', occurredAt: '2026-10-01T06:00:05.000Z' },
       ]);
     }
-    expect(await admin('delivery-events', 'redrive', '--shard', batch[0]!.shardId, '--from', batch.at(-1)!.sequenceNumber, '--to', batch[0]!.sequenceNumber)).toMatchObject({ status: 1 });
+    expect(await admin('delivery-events', 'redrive', '--shard', batch[0]!.shardId, '--from', batch.at(-1)!.sequenceNumber, '--to', batch[0]!.sequenceNumber)).toMatchObject({ status: 2 });
     expect(await admin('delivery-events', 'redrive', '--shard', batch[0]!.shardId, '--from', 'latest', '--to', batch[0]!.sequenceNumber)).toMatchObject({
       status: 2,
       stderr: expect.stringContaining('--from takes a stream sequence number'),

@@ -13,8 +13,16 @@ import { AdminError, defineCommand } from '../command';
 const sequenceNumber = () => z.string().trim().regex(/^\d{1,64}$/, 'takes a stream sequence number (digits)');
 
 /**
+ * GetRecords answers empty pages on the way to records, not only at an open shard's end ("it might
+ * take multiple calls to get to a portion of the shard that contains stream records"): this many in
+ * a row, and the batch's last record not read, is a failure to report, not a batch to write.
+ */
+const MAX_EMPTY_PAGES = 50;
+
+/**
  * The records of one shard of the table's stream from `from` to `to`, both included, as the
- * stream still holds them (24 hours).
+ * stream still holds them (24 hours). Read until the record at `to` (or one past it); a shard that
+ * ends, or keeps answering empty pages, before it is an error, so a batch is written whole or not.
  */
 async function shardRecords(store: Store, shardId: string, from: string, to: string): Promise<_Record[]> {
   const { Table } = await store.db.send(new DescribeTableCommand({ TableName: store.tableName }));
@@ -23,17 +31,19 @@ async function shardRecords(store: Store, shardId: string, from: string, to: str
   // The table's own client configuration (region, endpoint, credentials) reads its stream.
   const { region, endpoint, credentials } = store.db.config;
   const streams = new DynamoDBStreamsClient({ region, credentials, ...(endpoint ? { endpoint } : {}) });
+  const last = BigInt(to);
+  const sequenceOf = (record: _Record) => BigInt(record.dynamodb?.SequenceNumber ?? '0');
   try {
     const records: _Record[] = [];
     let iterator = (await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: 'AT_SEQUENCE_NUMBER', SequenceNumber: from }))).ShardIterator;
-    while (iterator) {
+    for (let emptyPages = 0; iterator && emptyPages <= MAX_EMPTY_PAGES; ) {
       const { Records = [], NextShardIterator } = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
-      const within = Records.filter((record) => BigInt(record.dynamodb?.SequenceNumber ?? '0') <= BigInt(to));
-      records.push(...within);
-      // An open shard answers an empty page at its end: the batch is read by then.
-      iterator = Records.length && within.length === Records.length ? NextShardIterator : undefined;
+      records.push(...Records.filter((record) => sequenceOf(record) <= last));
+      if (Records.some((record) => sequenceOf(record) >= last)) return records;
+      emptyPages = Records.length ? 0 : emptyPages + 1;
+      iterator = NextShardIterator;
     }
-    return records;
+    throw new AdminError('batch_not_reached', `Read ${records.length} stream records of shard ${shardId} without reaching --to ${to}, so nothing was written: check the range, or run it again`);
   } catch (error) {
     if (error instanceof TrimmedDataAccessException) throw new AdminError('stream_trimmed', `The stream no longer holds records from ${from} in shard ${shardId} (it keeps them 24 hours)`);
     throw error;
@@ -50,7 +60,7 @@ export const deliveryEventCommands = [
       'Writes the delivery events and wamid items of a stream batch the stream consumer gave up on (a stream-failure queue message’s shardId, startSequenceNumber and endSequenceNumber), from the table’s stream, which keeps records 24 hours. Safe to repeat.',
     options: z.object({ shard: z.string().trim().min(1, 'must not be empty'), from: sequenceNumber(), to: sequenceNumber() }),
     async run({ shard, from, to }, { store }) {
-      if (BigInt(from) > BigInt(to)) throw new AdminError('invalid_range', `--from ${from} comes after --to ${to}`);
+      if (BigInt(from) > BigInt(to)) throw new AdminError('invalid_range', `--from ${from} comes after --to ${to}`, 2);
       const records = await shardRecords(store, shard, from, to);
       const changes = records.filter((record) => isDispatchChange(record) && record.dynamodb?.NewImage);
       const images = changes.map((record) => unmarshall(record.dynamodb!.NewImage! as Record<string, AttributeValue>));

@@ -1,0 +1,75 @@
+import { DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
+import { mockClient } from 'aws-sdk-client-mock';
+import { claimDispatch } from '../../lambdas/domain/delivery/delivery-attempt';
+import { deliveryEventsForPhones } from '../../lambdas/domain/delivery/delivery-events';
+import { applyStatus } from '../../lambdas/domain/delivery/dispatch-status';
+import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
+import { runAdmin } from '../../lib/admin/cli';
+import { sendCommand, sendingWorkspace } from '../support/send-commands';
+import { useTableAndQueues } from '../support/sqs';
+import { streamRecords } from '../support/table-stream';
+
+/**
+ * DynamoDB Streams' GetRecords: "If there are no stream records available in the portion of the
+ * shard that the iterator points to, GetRecords returns an empty list. Note that it might take
+ * multiple calls to get to a portion of the shard that contains stream records." The runbook's
+ * `delivery-events redrive` (docs/operations.md, stream-batches-failed) must read through such
+ * pages to the batch's last record, and must not report success when it never got there.
+ */
+const env = useTableAndQueues();
+
+async function admin(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const status = await runAdmin(argv, { out: (text) => out.push(text), err: (text) => err.push(text), env: {}, target: async () => ({ ...env.table, description: 'test table' }) });
+  return { status, stdout: out.join('\n'), stderr: err.join('\n') };
+}
+
+async function deliveredBatch() {
+  const ws = await sendingWorkspace(env.table);
+  const { dispatchId } = await sendTemplateMessage(sendCommand(ws, { to: '+6281234560088', now: new Date('2026-10-01T00:00:00.000Z') }), { store: env.table, queue: env.queues });
+  await claimDispatch(dispatchId, new Date(), env.table);
+  expect(await applyStatus(dispatchId, { to: 'sent', occurredAt: '2026-10-01T06:00:00.000Z' }, env.table)).toBe(true);
+  expect(await applyStatus(dispatchId, { to: 'delivered', event: 'DELIVERED', occurredAt: '2026-10-01T06:00:05.000Z' }, env.table)).toBe(true);
+  const batch = (await streamRecords(env.table)).filter(({ record }) => record.dynamodb?.Keys?.pk?.S === `DSP#${dispatchId}` && record.eventName === 'MODIFY');
+  return { ws, batch, shardId: batch[0]!.shardId, from: batch[0]!.record.dynamodb!.SequenceNumber!, to: batch.at(-1)!.record.dynamodb!.SequenceNumber! };
+}
+
+// The stream as DynamoDB Streams may serve it, once the batch is built from the real one.
+let streams: ReturnType<typeof mockClient> | undefined;
+const servedStream = () => (streams = mockClient(DynamoDBStreamsClient));
+afterEach(() => streams?.restore());
+
+it('reads past empty pages to the batch’s last record, and writes its events', async () => {
+  const { ws, batch, shardId, from, to } = await deliveredBatch();
+  const later = { ...batch.at(-1)!.record, dynamodb: { ...batch.at(-1)!.record.dynamodb, SequenceNumber: (BigInt(to) + 1000n).toString() } };
+  const streams = servedStream();
+  streams.on(GetShardIteratorCommand).resolves({ ShardIterator: 'it-0' });
+  streams.on(GetRecordsCommand, { ShardIterator: 'it-0' }).resolves({ Records: [], NextShardIterator: 'it-1' });
+  streams.on(GetRecordsCommand, { ShardIterator: 'it-1' }).resolves({ Records: [], NextShardIterator: 'it-2' });
+  streams.on(GetRecordsCommand, { ShardIterator: 'it-2' }).resolves({ Records: [...batch.map(({ record }) => record), later], NextShardIterator: 'it-3' });
+
+  const answer = await admin('delivery-events', 'redrive', '--shard', shardId, '--from', from, '--to', to, '--json');
+  expect(answer.status).toBe(0);
+  expect(JSON.parse(answer.stdout)).toMatchObject({ records: batch.length, dispatchChanges: batch.length, events: 2 });
+  const events = (await deliveryEventsForPhones(ws, ['+6281234560088'], { startDate: '2026-10-01', endDate: '2026-10-01' }, env.table))[0]!.events;
+  expect(events.map((event) => event.status)).toEqual(['ACCEPTED', 'DELIVERED']);
+});
+
+it('fails, writing nothing, when the shard ends before the batch’s last record', async () => {
+  const { shardId, from, to, batch } = await deliveredBatch();
+  const streams = servedStream();
+  streams.on(GetShardIteratorCommand).resolves({ ShardIterator: 'it-0' });
+  // A closed shard: its last page, then no iterator.
+  streams.on(GetRecordsCommand, { ShardIterator: 'it-0' }).resolves({ Records: [batch[0]!.record], NextShardIterator: undefined });
+
+  const answer = await admin('delivery-events', 'redrive', '--shard', shardId, '--from', from, '--to', to);
+  expect([answer.status, answer.stderr.split('\n').at(-1)]).toEqual([1, `admin: Read 1 stream records of shard ${shardId} without reaching --to ${to}, so nothing was written: check the range, or run it again`]);
+});
+
+it('exits 2, reading nothing, for --from after --to: a mistake in the command line', async () => {
+  const streams = servedStream();
+  const answer = await admin('delivery-events', 'redrive', '--shard', 'shardId-1', '--from', '200', '--to', '100');
+  expect([answer.status, answer.stderr.split('\n').at(-1)]).toEqual([2, 'admin: --from 200 comes after --to 100']);
+  expect(streams.calls()).toHaveLength(0);
+});
