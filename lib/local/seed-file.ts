@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import * as z from '../../lambdas/shared/zod';
-import { templateInputSchema } from '../../lambdas/domain/templates/template';
+import { repeatedTemplateIds, templateInputSchema } from '../../lambdas/domain/templates/template';
 import { workspaceInputSchema } from '../../lambdas/domain/workspaces/workspace';
 import { scopes } from '../../lambdas/shared/scopes';
 import { LocalRuntimeError } from './dynamodb-local';
@@ -21,7 +21,7 @@ const seedApiKeySchema = z.strictObject({
 /**
  * The seed file format of docs/decisions.md 42: keys in plain text here, stored only as SHA-256
  * hashes. A workspace and a key take no other fields (a misspelt one would be dropped silently), and
- * what the table keeps once is given once: a workspace id, a key, a template id and a version id.
+ * what the table keeps once is given once: a workspace id, a key, and a workspace's template and version ids.
  */
 export const seedSchema = z.object({
   workspaces: z.array(
@@ -39,10 +39,7 @@ export const seedSchema = z.object({
     workspaces.forEach((workspace, w) => {
       givenOnce(`workspace ${workspace.id}`, [w, 'id'], `"${workspace.id}" is given twice`);
       workspace.apiKeys.forEach(({ key }, k) => givenOnce(`key ${key}`, [w, 'apiKeys', k, 'key'], 'this key is given twice'));
-      workspace.templates.forEach((template, t) => {
-        givenOnce(`template ${workspace.id} ${template.id}`, [w, 'templates', t, 'id'], `"${template.id}" is given twice`);
-        template.versions.forEach(({ id }, v) => givenOnce(`version ${workspace.id} ${id}`, [w, 'templates', t, 'versions', v, 'id'], `"${id}" is given twice`));
-      });
+      for (const { path, message } of repeatedTemplateIds(workspace.templates)) ctx.addIssue({ code: 'custom', path: [w, 'templates', ...path], message });
     });
   })),
 });

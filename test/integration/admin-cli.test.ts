@@ -5,6 +5,11 @@ import { workspaceOfBusinessAccount } from '../../lambdas/domain/workspaces/work
 import { workspaceOfNumber } from '../../lambdas/domain/workspaces/workspace-number';
 import { runAdmin } from '../../lib/admin/cli';
 import { createTestTable } from '../support/dynamodb';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { getTemplate, getTemplateVersion } from '../../lambdas/domain/templates/template-repository';
+import { template } from '../support/send-fixtures';
 
 let table: Awaited<ReturnType<typeof createTestTable>>;
 const now = new Date('2026-05-01T00:00:00Z');
@@ -272,6 +277,52 @@ describe('admin CLI: keys', () => {
       const missing = await admin(...command, '--workspace', 'ws-nobody-here');
       expect([missing.status, missing.stderr.split('\n').at(-1)]).toEqual([2, 'admin: No workspace ws-nobody-here: create it first with `workspace create`']);
     }
+  });
+});
+
+describe('admin CLI: templates import and version ids', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'admin-templates-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const fileOf = (templates: unknown[]) => {
+    const path = join(dir, `${randomUUID()}.json`);
+    writeFileSync(path, JSON.stringify({ templates }));
+    return path;
+  };
+  async function withTemplates() {
+    const ws = id();
+    expect((await admin('workspace', 'create', '--id', ws, '--name', 'Tpl', '--rupiah-per-credit', '150')).status).toBe(0);
+    const shared = randomUUID();
+    const a = { ...template, id: randomUUID(), versions: [{ ...template.versions[0]!, id: shared, body: 'A: Halo {{name}}, pesanan {{order}} sudah dikirim.' }] };
+    const b = { ...template, id: randomUUID(), displayName: 'Order shipped (copy)', versions: [{ ...template.versions[0]!, id: shared, body: 'B: Hai {{name}}, pesanan {{order}} tiba.' }] };
+    return { ws, shared, a, b };
+  }
+
+  it('refuses a file that gives a version id twice, before reading the table (exit 2), writing nothing', async () => {
+    const { ws, shared, a, b } = await withTemplates();
+    const imported = await admin('templates', 'import', '--workspace', ws, '--file', fileOf([a, b]));
+    expect([imported.status, imported.stderr.split('\n').at(-1)]).toEqual([2, expect.stringContaining(`1.versions.0.id: "${shared}" is given twice`)]);
+    expect(await getTemplateVersion(ws, shared, table)).toBeUndefined();
+  });
+
+  it('refuses a file whose one template repeats a version id, writing none of the file', async () => {
+    const ws = id();
+    await admin('workspace', 'create', '--id', ws, '--name', 'Tpl', '--rupiah-per-credit', '150');
+    const good = { ...template, id: randomUUID(), versions: [{ ...template.versions[0]!, id: randomUUID() }] };
+    const repeated = randomUUID();
+    const bad = { ...template, id: randomUUID(), versions: [{ ...template.versions[0]!, id: repeated }, { ...template.versions[0]!, id: repeated, version: 2 }] };
+    const before = (await table.scanAll()).length;
+    const imported = await admin('templates', 'import', '--workspace', ws, '--file', fileOf([good, bad]));
+    expect({ status: imported.status, written: (await table.scanAll()).length - before }).toEqual({ status: 2, written: 0 });
+    expect(imported.stderr).toContain(repeated);
+  });
+
+  it('refuses a template whose version id another template of the workspace holds (exit 1), and the version stays the other’s', async () => {
+    const { ws, shared, a, b } = await withTemplates();
+    expect((await admin('templates', 'import', '--workspace', ws, '--file', fileOf([a]))).status).toBe(0);
+    const copy = await admin('templates', 'import', '--workspace', ws, '--file', fileOf([b]));
+    expect([copy.status, copy.stderr.split('\n').at(-1)]).toEqual([1, `admin: version ${shared} is template ${a.id}'s: a version id names one version of the workspace, so nothing was imported`]);
+    expect((await getTemplateVersion(ws, shared, table))?.templateId).toBe(a.id);
+    expect(await getTemplate(ws, b.id, table)).toBeUndefined();
   });
 });
 

@@ -37,3 +37,22 @@ describe('a version a template no longer has', () => {
     for (const id of [oldVersion.id, newVersion.id]) await expect(previewTemplateVersion(ws, id, values, env.table)).rejects.toBeInstanceOf(NotFoundError);
   });
 });
+
+/**
+ * A review: a template saved with a version id another template of the workspace has took the
+ * version's record from it, so previewing the first template's version rendered the second's body.
+ */
+describe('a version id another template holds', () => {
+  it('is refused, naming the version and its template, and the version stays the first template’s', async () => {
+    const ws = `ws-${randomUUID().slice(0, 8)}`;
+    await saveWorkspace({ id: ws, name: ws, rupiahPerCredit: 150 }, new Date(), env.table);
+    const shared = template.versions[0]!;
+    await saveTemplate(ws, template, env.table);
+    const copy = { ...template, id: randomUUID(), displayName: 'Order shipped (copy)', versions: [{ ...shared, body: 'B: Hai {{name}}, pesanan {{order}} tiba.' }] };
+
+    await expect(saveTemplate(ws, copy, env.table)).rejects.toMatchObject({ code: 'validation_failed', message: `versions: ${shared.id} is a version of template ${template.id}; a version id names one version of the workspace` });
+    await expect(previewTemplateVersion(ws, shared.id, values, env.table)).resolves.toEqual({ templateVersionId: shared.id, preview: 'Halo Budi, pesanan A-1 sudah dikirim.' });
+    // The template may be saved again with its own versions.
+    await expect(saveTemplate(ws, template, env.table)).resolves.toMatchObject({ id: template.id });
+  });
+});

@@ -1,5 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from '../../shared/zod';
+import { ValidationError } from '../../shared/errors';
 import { queryAll } from '../../shared/query-all';
 import { accessPatterns, keys } from '../../shared/table';
 import { defaultStore } from '../../shared/default-store';
@@ -21,14 +22,24 @@ export async function saveTemplate(workspaceId: string, input: TemplateInput, st
   const template = templateInputSchema.parse(input);
   const result = await transactWriteThroughConflicts(store, {
     template: { Put: { Item: storedTemplateItem(workspaceId, template) } },
+    // A version id names one version of the workspace: one another template holds is not taken over.
     versions: template.versions.map((version) => ({
-      Put: { Item: { ...keys.templateVersion(workspaceId, version.id), entity: 'templateVersion', workspaceId, templateId: template.id, templateStatus: template.status, version } },
+      Put: {
+        Item: { ...keys.templateVersion(workspaceId, version.id), entity: 'templateVersion', workspaceId, templateId: template.id, templateStatus: template.status, version },
+        ConditionExpression: 'attribute_not_exists(pk) OR templateId = :template',
+        ExpressionAttributeValues: { ':template': template.id },
+      },
     })),
     // At most 90 versions: with the template and its event, within a transaction's 100 items.
     outbox: alongside.outbox,
   });
-  if (!result.committed) throw new Error(`Template save cancelled: ${JSON.stringify(result.refused)}`);
-  return template;
+  if (result.committed) return template;
+  if (result.refused.versions === 'ConditionalCheckFailed') {
+    const held = await Promise.all(template.versions.map(async ({ id }) => ({ id, holder: (await getTemplateVersion(workspaceId, id, store))?.templateId })));
+    const taken = held.filter(({ holder }) => holder !== undefined && holder !== template.id);
+    throw new ValidationError(`versions: ${taken.map(({ id, holder }) => `${id} is a version of template ${holder}`).join('; ')}; a version id names one version of the workspace`);
+  }
+  throw new Error(`Template save cancelled: ${JSON.stringify(result.refused)}`);
 }
 
 /** The stored template item (also the testing kit's, lib/testing/send-items.ts). */

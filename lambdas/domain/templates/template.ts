@@ -74,6 +74,25 @@ export type TemplateInput = z.input<typeof templateInputSchema>;
 export type Template = z.infer<typeof templateInputSchema>;
 export type TemplateVersion = z.infer<typeof templateVersionInputSchema>;
 
+/**
+ * Where a list of templates gives an id a second time, a template's or a version's (a version id
+ * names one version in its workspace: a preview finds it by that id alone), with its path in the
+ * list. A seed file and a template file are refused for any, before anything is written.
+ */
+export function repeatedTemplateIds(templates: readonly Pick<Template, 'id' | 'versions'>[]): { path: (string | number)[]; message: string }[] {
+  const seen = new Set<string>();
+  const repeated: { path: (string | number)[]; message: string }[] = [];
+  const once = (key: string, id: string, path: (string | number)[]) => {
+    if (seen.has(key)) repeated.push({ path, message: `"${id}" is given twice` });
+    seen.add(key);
+  };
+  templates.forEach((template, t) => {
+    once(`template ${template.id}`, template.id, [t, 'id']);
+    template.versions.forEach(({ id }, v) => once(`version ${id}`, id, [t, 'versions', v, 'id']));
+  });
+  return repeated;
+}
+
 /** Only APPROVED templates are listed or sendable (docs/api.md#templates). */
 export const isListable = (template: Template): boolean => template.status === 'APPROVED';
 

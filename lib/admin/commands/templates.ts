@@ -1,20 +1,23 @@
 import { readFileSync } from 'node:fs';
 import * as z from 'zod';
-import { templateInputSchema } from '../../../lambdas/domain/templates/template';
-import { saveTemplate } from '../../../lambdas/domain/templates/template-repository';
+import { repeatedTemplateIds, templateInputSchema } from '../../../lambdas/domain/templates/template';
+import { getTemplateVersion, saveTemplate } from '../../../lambdas/domain/templates/template-repository';
 import { syncTemplates, TemplateSyncError } from '../../../lambdas/domain/templates/template-sync';
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { credentialsInSecret } from '../../../lambdas/domain/providers/whatsapp-credentials';
 import type { Store } from '../../../lambdas/shared/store';
 import { config } from '../../../lambdas/shared/config';
-import { defineCommand, option, UsageError } from '../command';
+import { AdminError, defineCommand, option, UsageError } from '../command';
 import { requireWorkspace } from './workspace-exists';
 import { issueLine } from '../../../lambdas/shared/zod-issues';
 
 /** A template file: `{ "templates": [...] }` in the seed file's template format, or a bare array. */
 const templateFileSchema = z
   .union([z.array(templateInputSchema), z.object({ templates: z.array(templateInputSchema) }).transform(({ templates }) => templates)])
-  .refine((templates) => templates.length > 0, 'holds no templates');
+  .refine((templates) => templates.length > 0, 'holds no templates')
+  .superRefine((templates, ctx) => {
+    for (const issue of repeatedTemplateIds(templates)) ctx.addIssue({ code: 'custom', ...issue });
+  });
 
 export const templateCommands = [
   defineCommand({
@@ -23,7 +26,7 @@ export const templateCommands = [
     summary: 'Imports templates from a JSON file; importing a template again replaces it.',
     options: z.object({ workspace: option.text(), file: option.text() }),
     async run({ workspace, file }, { store }) {
-      await requireWorkspace(store, workspace);
+      // The file first: a mistake in it is the command line's (exit 2), found before the table is read.
       let raw: unknown;
       try {
         raw = JSON.parse(readFileSync(file, 'utf8'));
@@ -32,6 +35,14 @@ export const templateCommands = [
       }
       const parsed = templateFileSchema.safeParse(raw);
       if (!parsed.success) throw new UsageError(`${file} is not a template list: ${issueLine(parsed.error)}`);
+      await requireWorkspace(store, workspace);
+      // A version id another template of the workspace holds would be taken from it: none is written then.
+      const versions = parsed.data.flatMap((template) => template.versions.map(({ id }) => ({ id, template: template.id })));
+      const held = await Promise.all(versions.map(async (version) => ({ ...version, holder: (await getTemplateVersion(workspace, version.id, store))?.templateId })));
+      const taken = held.filter(({ template, holder }) => holder !== undefined && holder !== template);
+      if (taken.length) {
+        throw new AdminError('version_taken', `${taken.map(({ id, holder }) => `version ${id} is template ${holder}'s`).join('; ')}: a version id names one version of the workspace, so nothing was imported`);
+      }
       for (const template of parsed.data) await saveTemplate(workspace, template, store);
       return {
         data: parsed.data.map(({ id, displayName, status, category, versions }) => ({ id, displayName, status, category: category ?? null, versions: versions.length })),
