@@ -67,6 +67,10 @@ describe('admin CLI: usage plans on a deployed stack', () => {
     expect(result.json()).toMatchObject({ id: ws, settings: { usagePlan: 'bulk' }, gatewayUsageKeyId: 'key-abc123' });
     expect(result.stdout).not.toContain(String(createKey!.args[0].input.value));
     expect(result.stderr).toContain('Usage plan bulk: created usage key key-abc123; requests count against it within 5 minutes');
+     // Nor in the listing.
+    const listed = await admin(stack, 'workspace', 'list', '--json');
+    expect(listed.stdout).not.toContain(String(createKey!.args[0].input.value));
+    expect((JSON.parse(listed.stdout) as { id: string; gatewayUsageKeyId?: string }[]).find((workspace) => workspace.id === ws)).toMatchObject({ gatewayUsageKeyId: 'key-abc123' });
   });
 
   it('moves a workspace’s key to another plan: out of the old one first, without a new key', async () => {

@@ -108,7 +108,7 @@ export const workspaceCommands = [
       const items = await scanTable(store, { expression: 'entity = :entity', values: { ':entity': entity } }, meter);
       const workspaces = items.map(workspaceOfItem).sort((a, b) => a.id.localeCompare(b.id));
       return {
-        data: workspaces,
+        data: workspaces.map(redacted),
         lines: workspaces.map((workspace) => [workspace.id, workspace.name, workspace.settings.provider, workspace.settings.usagePlan ?? '', workspace.createdAt].join('\t')),
         notes: [`${workspaces.length} workspace${workspaces.length === 1 ? '' : 's'}; the scan read ${formatUnits(meter.readUnits)} read units.`],
       };
@@ -157,9 +157,14 @@ function numberNotes(workspace: Workspace): string[] {
   ];
 }
 
-function shown(workspace: Workspace, note?: string, extraNotes: string[] = []): CommandResult {
+/** A workspace as the CLI shows it: its usage key by id only. */
+function redacted(workspace: Workspace) {
   const { gatewayUsageKey, ...unkeyed } = workspace;
-  const data = gatewayUsageKey ? { ...unkeyed, gatewayUsageKeyId: gatewayUsageKey.id } : unkeyed;
+  return gatewayUsageKey ? { ...unkeyed, gatewayUsageKeyId: gatewayUsageKey.id } : unkeyed;
+}
+
+function shown(workspace: Workspace, note?: string, extraNotes: string[] = []): CommandResult {
+  const data = redacted(workspace);
   const { settings, ...top } = data;
   return {
     data,
