@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getTemplate, getTemplateVersion } from '../../lambdas/domain/templates/template-repository';
 import { template } from '../support/send-fixtures';
+import { getMarketingOptOut } from '../../lambdas/domain/workspaces/marketing-opt-out';
+import { optOutFromReply } from '../../lambdas/domain/workspaces/marketing-opt-out-changes';
 
 let table: Awaited<ReturnType<typeof createTestTable>>;
 const now = new Date('2026-05-01T00:00:00Z');
@@ -327,6 +329,27 @@ describe('admin CLI: templates import and version ids', () => {
 });
 
 describe('admin CLI: marketing opt-outs', () => {
+  // A review: a refused lift wrote a resume mark all the same, so a customer's stop delivered late was dropped for days.
+  it('writes nothing when it answers "has no opt-out": a customer’s stop delivered late still opts the number out', async () => {
+    const ws = id();
+    await admin('workspace', 'create', '--id', ws, '--name', 'Acme', '--rupiah-per-credit', '150');
+    const before = (await table.scanAll()).length;
+    const tappedAt = new Date(now.getTime() - 60_000).toISOString();
+
+    const refused = await admin('opt-outs', 'remove', '--workspace', ws, '--phone', '081234567890');
+    expect([refused.status, refused.stderr.split('\n').at(-1)]).toEqual([1, `admin: +6281234567890 has no opt-out in workspace ${ws}`]);
+    expect((await table.scanAll()).length - before).toBe(0);
+
+    await optOutFromReply({ workspaceId: ws, phone: '6281234567890', type: 'button', payload: 'Stop promotions', text: 'Stop promotions', occurredAt: tappedAt, providerMessageId: 'wamid.late' }, table);
+    expect(await getMarketingOptOut(ws, '+6281234567890', table)).toMatchObject({ source: 'button' });
+  });
+
+  it('refuses a workspace that does not exist, writing nothing under it', async () => {
+    const refused = await admin('opt-outs', 'remove', '--workspace', 'ws-typo-nobody', '--phone', '081234567890');
+    expect(refused.status).toBe(2);
+    expect((await table.scanAll()).filter((item) => String(item.pk).includes('ws-typo-nobody'))).toEqual([]);
+  });
+
   it('adds, lists and removes a number’s opt-out, whatever way the number is written', async () => {
     const ws = id();
     await admin('workspace', 'create', '--id', ws, '--name', 'Opt-outs', '--rupiah-per-credit', '1');

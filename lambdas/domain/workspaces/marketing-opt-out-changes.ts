@@ -62,9 +62,11 @@ export async function recordMarketingOptOut(optOut: MarketingOptOut, store: Stor
  * Meta delivers late does not opt the number out again (decision 151); a newer one does.
  */
 export async function removeMarketingOptOut(workspaceId: string, phone: string, store: Store = defaultStore(), now = new Date()): Promise<boolean> {
-  await rememberResume(workspaceId, phone, now.toISOString(), store);
   const remove: Write = { Delete: { Key: keys.marketingOptOut(workspaceId, phone), ConditionExpression: 'attribute_exists(pk)' } };
-  return writeChange(store, workspaceId, remove, { phone, optedOut: false, by: 'admin', at: now.toISOString() });
+  // Remembered only for a lift that happened: a refused one (no opt-out there) changes nothing.
+  if (!(await writeChange(store, workspaceId, remove, { phone, optedOut: false, by: 'admin', at: now.toISOString() }))) return false;
+  await rememberResume(workspaceId, phone, now.toISOString(), store);
+  return true;
 }
 
 /**

@@ -45,6 +45,7 @@ export const optOutCommands = [
     summary: 'Lifts an opt-out (the customer asked to receive promotions again): MARKETING sends reach the number again.',
     options: z.object({ workspace: option.text(), phone: phone() }),
     async run({ workspace, phone }, { store, now }) {
+      await requireWorkspace(store, workspace);
       if (!(await removeMarketingOptOut(workspace, phone, store, now))) throw new AdminError('not_found', `${phone} has no opt-out in workspace ${workspace}`);
       return { data: { workspaceId: workspace, phone, removed: true }, lines: [`Removed the opt-out of ${phone} in ${workspace}.`] };
     },
