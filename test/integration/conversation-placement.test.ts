@@ -1,3 +1,5 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import type { BuildMiddleware } from '@smithy/types';
 import { recordInboundMessage, type Inbound } from '../../lambdas/domain/conversations/inbound-message';
 import { conversationHistory, getConversation, listConversations } from '../../lambdas/domain/conversations/read-conversations';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
@@ -45,6 +47,31 @@ describe('a send that commits after a newer message', () => {
 });
 
 describe('a conversation’s updatedAt', () => {
+  // A review: the send's retry after a TransactionConflict wrote the time of its first try, under a change recorded meanwhile.
+  it('never moves back when a send is tried again after another write committed meanwhile', async () => {
+    const ws = await sendingWorkspace(env.table);
+    let armed = true;
+    let between: string | undefined;
+    const conflictOnce: BuildMiddleware<object, object> = (next, context) => async (args) => {
+      if (context.commandName !== 'TransactWriteItemsCommand' || !armed) return next(args);
+      armed = false;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await inbound(ws, `wamid.between.${ws}`, secondsAgo(60));
+      between = (await conversationOf(ws)).updatedAt;
+      const items = (args.input as { TransactItems?: unknown[] }).TransactItems ?? [];
+      throw new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: { httpStatusCode: 400 }, CancellationReasons: items.map(() => ({ Code: 'TransactionConflict' })) });
+    };
+    env.table.db.middlewareStack.add(conflictOnce as never, { step: 'build', name: 'conflict-once' });
+    try {
+      await sendTemplateMessage(sendCommand(ws, { now: new Date() }), { store: env.table, queue: env.queues });
+    } finally {
+      env.table.db.middlewareStack.remove('conflict-once');
+    }
+    const after = await conversationOf(ws);
+    expect(after.messageCount).toBe(2);
+    expect(after.updatedAt >= between! ? 'never back' : `moved back from ${between} to ${after.updatedAt}`).toBe('never back');
+  });
+
   it('never moves back: a late message’s change, then the customer’s next message written before it was recorded', async () => {
     const ws = await sendingWorkspace(env.table);
     await inbound(ws, 'wamid.m2', secondsAgo(20));
@@ -67,6 +94,13 @@ describe('a conversation’s contact name', () => {
     // A profile name from an older message delivered late is not the current one.
     await inbound(ws, 'wamid.name.0', '2026-10-01T09:00:00.000Z', text('Pagi'), 'Sheena N.');
     expect(await conversationOf(ws)).toMatchObject({ messageCount: 3, contactName: 'Sheena Nelson' });
+  });
+
+  it('keeps the name the newer send gave when an older send commits after it', async () => {
+    const ws = await sendingWorkspace(env.table);
+    await send(ws, '081234567890', 'shipped', '2026-10-01T10:00:00.900Z', 'Budi Santoso');
+    await send(ws, '081234567890', 'confirmed', '2026-10-01T10:00:00.100Z', 'budi old');
+    expect(await conversationOf(ws)).toMatchObject({ messageCount: 2, lastMessageAt: '2026-10-01T10:00:00.900Z', contactName: 'Budi Santoso' });
   });
 
   it('keeps the name a sender gave over the profile’s, before and after it', async () => {

@@ -69,7 +69,7 @@ export const conversationOf = (message: Pick<ConversationMessage, 'workspaceId' 
  * own time may be older than a change already recorded (a late message's), and an integration
  * syncing by `updatedAt` must never see it go back.
  *
- * The contact's name: a sender's is `contactName`, the latest given; the customer's WhatsApp
+ * The contact's name: a sender's is `contactName`, the newest send's; the customer's WhatsApp
  * profile name is `profileName`, the newest message's, shown only where no sender named them.
  */
 export function conversationMessageWrites(message: ConversationMessage, placement: Placement, changedAt = new Date().toISOString()): { message: Write; conversation: Write } {
@@ -82,7 +82,9 @@ export function conversationMessageWrites(message: ConversationMessage, placemen
   const set = ['entity = :entity', 'id = :id', 'workspaceId = :ws', 'channel = :channel', 'createdAt = if_not_exists(createdAt, :at)'];
   if (message.contactPhone) set.push('contactPhone = :phone');
   if (message.contactUserId) set.push('contactUserId = :userId');
-  if (message.contactName) set.push(!inbound ? 'contactName = :name' : moves ? 'profileName = :name' : 'profileName = if_not_exists(profileName, :name)');
+  // A name goes with the newest message: one counted `earlier` only fills a gap.
+  const nameField = inbound ? 'profileName' : 'contactName';
+  if (message.contactName) set.push(moves ? `${nameField} = :name` : `${nameField} = if_not_exists(${nameField}, :name)`);
   const lastMessage = { lastMessageAt: ':at', lastMessagePreview: ':preview', lastMessageDirection: ':direction', gsi1pk: ':gsi1pk', gsi1sk: ':gsi1sk' };
   for (const [field, value] of Object.entries(lastMessage)) {
     // The latest message sets them; a notice fills them only on a conversation it creates.

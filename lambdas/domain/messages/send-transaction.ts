@@ -42,10 +42,12 @@ export const WRITE_OUTCOME_DEADLINE_MS = 6_000;
  * is 503, never a 409 that tells a caller without an Idempotency-Key not to retry.
  */
 export async function commitSend(dispatch: DraftedDispatch, claims: SendClaims, now: Date, store: Store): Promise<SendOutcome> {
-  let writes = sendWrites(dispatch, claims, now, 'latest');
+  let placement: Placement = 'latest';
   const deadline = Date.now() + WRITE_OUTCOME_DEADLINE_MS;
   for (let attempt = 1; ; attempt++) {
-    const result = await untilAnswered(() => transactWrite(store, writes), deadline, {
+    // Built for each try: the conversation's `updatedAt` is the try's own time, never an earlier try's
+    // under a change another write recorded meanwhile.
+    const result = await untilAnswered(() => transactWrite(store, sendWrites(dispatch, claims, now, placement)), deadline, {
       onUnanswered: (error) => logger.warn('Send transaction unanswered; trying it again', { error: error as Error }),
       abandonAtDeadline: true,
     });
@@ -56,7 +58,7 @@ export async function commitSend(dispatch: DraftedDispatch, claims: SendClaims, 
     if (refused.conversation === 'ConditionalCheckFailed') {
       // A newer message is the conversation's last already (a send that began earlier, a customer's
       // reply): this one is counted, and moves neither the preview nor the list order back.
-      writes = sendWrites(dispatch, claims, now, 'earlier');
+      placement = 'earlier';
       continue;
     }
     if (refused.idempotency && claims.idempotency) {
