@@ -126,18 +126,20 @@ export function httpStack<S extends RequestSchemas>(
  * domain's base path); `event.path` is the resource path. Their difference is the API's prefix.
  */
 /**
- * A route that reads no body refuses one with fields (`{}` or nothing is no body), as a route with
+ * A route that reads no body refuses one with fields (`{}`, however spaced, or nothing is no body), as a route with
  * a body refuses an unknown field: a caller asking `…/test` for `{"type": …}` must hear it cannot.
  */
 function noBody(): Middleware {
   return {
     before: ({ event }) => {
-      const text = event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-      const trimmed = text?.trim();
-      if (trimmed && trimmed !== '{}') throw new ValidationError('This route takes no request body');
+      const text = (event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : event.body)?.trim();
+      if (text && !isEmptyJsonObject(text)) throw new ValidationError('This route takes no request body');
     },
   };
 }
+
+/** `{}` however it is spaced (`{ }`, `{\n}`): a serializer's way of sending nothing. */
+const isEmptyJsonObject = (text: string) => /^\{\s*\}$/.test(text);
 
 function baseUrlOf(event: APIGatewayProxyEvent): string {
   const host = event.headers?.host ?? event.requestContext?.domainName ?? 'localhost';

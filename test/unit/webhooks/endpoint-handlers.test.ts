@@ -11,7 +11,7 @@ import { handler as testEndpoint } from '../../../lambdas/handlers/test-webhook-
 import { handler as updateEndpoint } from '../../../lambdas/handlers/update-webhook-endpoint';
 import type { Scope } from '../../../lambdas/shared/scopes';
 import { keys } from '../../../lambdas/shared/table';
-import { apiKeyItem, invokeRoute, parseResult, resetContainerCaches } from '../../../lib/testing';
+import { apiKeyItem, invokeRoute, parseResult, resetContainerCaches, routeEvent } from '../../../lib/testing';
 import { contractErrorProblem } from '../../support/contract-error';
 
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -287,6 +287,12 @@ describe('POST /v1/webhook-endpoints/{id}/test', () => {
     expect(sqs.commandCalls(SendMessageBatchCommand)).toHaveLength(0);
 
     expect(parseResult(await invokeRoute('testWebhookEndpoint', testEndpoint, { apiKey: KEY, pathParameters: { id: ID }, body: {} })).status).toBe(202);
+    // However a serializer spaces it.
+    for (const text of ['{ }', '{\n}', '{\n  \n}']) {
+      const event = routeEvent('testWebhookEndpoint', { apiKey: KEY, pathParameters: { id: ID }, body: {} });
+      event.body = text;
+      expect(parseResult(await invokeRoute('testWebhookEndpoint', testEndpoint, event)).status).toBe(202);
+    }
   });
 
   it('answers 503 service_unavailable with Retry-After when the queue does not answer, and 500 never', async () => {
