@@ -1,3 +1,4 @@
+import { requestFingerprint } from '../domain/messages/idempotency';
 import { sendTemplateMessage } from '../domain/messages/send-message';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { formBodyParser } from '../http/middleware/form-body-parser';
@@ -27,6 +28,7 @@ export const sendMessage = async ({ principal, body, headers, baseUrl }: Authori
     tagIds: body.tagIds ?? [],
     trackingTags: body.trackingTags ?? [],
     idempotencyKey: headers['idempotency-key'],
+    ...(headers['idempotency-key'] ? { formerFingerprint: requestFingerprint(body) } : {}),
     now: new Date(),
   });
   const statusUrl = `${baseUrl}${routes.pathOf(routes.getMessage, { dispatchId: result.dispatchId })}`;

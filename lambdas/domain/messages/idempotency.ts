@@ -53,8 +53,11 @@ export function sendFingerprint({ to, contactName, templateId, variables, tagIds
 
 const asSet = (values: readonly string[]) => [...new Set(values)].sort();
 
-/** A fingerprint of a value's canonical JSON: key order and undefined members do not count. */
-function requestFingerprint(request: unknown): string {
+/**
+ * A fingerprint of a value's canonical JSON: key order and undefined members do not count. Of the
+ * validated body, it is the fingerprint the releases before decision 174 recorded (`formerFingerprint`).
+ */
+export function requestFingerprint(request: unknown): string {
   return createHash('sha256').update(canonicalJson(request)).digest('hex');
 }
 
@@ -122,13 +125,19 @@ export async function completeIdempotencyRecord(workspaceId: string, key: string
  * 24 hours are not over (TTL deletes lazily): the answer to replay, or a 409 while it is in flight
  * (see `replayableResponse`).
  */
-export async function earlierAnswer(workspaceId: string, idempotency: { key: string; fingerprint: string }, now: Date, store: Store = defaultStore()): Promise<IdempotencyRecord['response'] | undefined> {
+export async function earlierAnswer(
+  workspaceId: string,
+  idempotency: { key: string; fingerprint: string; formerFingerprint?: string | undefined },
+  now: Date,
+  store: Store = defaultStore(),
+): Promise<IdempotencyRecord['response'] | undefined> {
   const record = await getIdempotencyRecord(workspaceId, idempotency.key, store);
   if (!record || (record.ttl !== undefined && record.ttl < Math.floor(now.getTime() / 1000))) return undefined;
   // A key another request holds is the send's last check (docs/api.md#send-a-message): this request's
-  // own errors answer first, and the claim's refusal answers the conflict.
-  if (record.fingerprint !== idempotency.fingerprint) return undefined;
-  return replayableResponse(record, idempotency.fingerprint, now);
+  // own errors answer first, and the claim's refusal answers the conflict. A record the release
+  // before decision 174 wrote holds that release's fingerprint of this request: the same request.
+  if (record.fingerprint !== idempotency.fingerprint && record.fingerprint !== idempotency.formerFingerprint) return undefined;
+  return replayableResponse(record, record.fingerprint, now);
 }
 
 /**

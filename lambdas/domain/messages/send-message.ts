@@ -32,6 +32,12 @@ export interface SendTemplateMessage {
   trackingTags: string[];
   /** The request's `Idempotency-Key` header, if it has one. */
   idempotencyKey?: string;
+  /**
+   * The fingerprint the release before decision 174 gave this request (`requestFingerprint` of its
+   * validated body), so a retry of a request that release recorded replays. Only for the 24 hours
+   * its records live after the deploy: then it, and this, can go.
+   */
+  formerFingerprint?: string;
   now: Date;
 }
 
@@ -58,7 +64,8 @@ export async function sendTemplateMessage(command: SendTemplateMessage, deps: Pa
   const { workspaceId, now } = command;
 
   const to = toE164(command.to);
-  const idempotency = command.idempotencyKey === undefined ? undefined : { key: command.idempotencyKey, fingerprint: sendFingerprint({ ...command, to: to ?? command.to }) };
+  const idempotency =
+    command.idempotencyKey === undefined ? undefined : { key: command.idempotencyKey, fingerprint: sendFingerprint({ ...command, to: to ?? command.to }), formerFingerprint: command.formerFingerprint };
   // A replay answers what the first request got before anything is checked again: a template paused
   // since, or a rate limit reached since, must not turn it into an error, nor may it use up the rate.
   const earlier = idempotency && (await earlierAnswer(workspaceId, idempotency, now, store));

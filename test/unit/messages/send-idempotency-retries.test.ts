@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -112,4 +113,26 @@ it('answers 409 duplicate_send, check 7, to another request with a used key and 
   const other = validSend({ contactName: 'Budi' });
   const { status, body } = await send(other);
   expect([status, body.error]).toEqual([409, 'duplicate_send']);
+});
+
+// Decision 174's transition: a key the release before recorded holds the fingerprint it gave, the
+// SHA-256 of the validated body's canonical JSON. A retry of that request replays, every time.
+it('replays a retry of a request whose key the release before recorded, with that release’s fingerprint', async () => {
+  const body = validSend({ trackingTags: ['promo'] });
+  const canonical = (value: unknown): string =>
+    Array.isArray(value)
+      ? `[${value.map(canonical).join(',')}]`
+      : value && typeof value === 'object'
+        ? `{${Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`
+        : JSON.stringify(value);
+  const formerFingerprint = createHash('sha256').update(canonical(body)).digest('hex');
+  const dispatchId = '11111111-1111-4111-8111-111111111111';
+  ddb.on(GetCommand, { TableName: TABLE, Key: keys.idempotency(WORKSPACE, KEY), ConsistentRead: true }).resolves({
+    Item: { ...keys.idempotency(WORKSPACE, KEY), entity: 'idempotencyRecord', workspaceId: WORKSPACE, key: KEY, fingerprint: formerFingerprint, dispatchId, state: 'completed', response: { dispatchId, status: 'queued' }, createdAt: new Date(Date.now() - 300_000).toISOString() },
+  });
+  for (const encoding of ['json', 'json', 'form'] as const) {
+    const retried = await send(body, encoding);
+    expect(outcome(retried)).toEqual([202, undefined, 'true', dispatchId]);
+  }
+  expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(0);
 });
