@@ -149,6 +149,22 @@ describe('admin CLI: usage plans on a deployed stack', () => {
   });
 });
 
+// A review: the settings named were saved, then API Gateway failed, and the one line said only the AWS error.
+it('says which settings it saved when the usage plan then fails, and how to finish', async () => {
+  const ws = id();
+  await create(ws, undefined);
+  gateway.on(CreateUsagePlanKeyCommand).rejects(Object.assign(new Error('Rate exceeded'), { name: 'TooManyRequestsException' }));
+  gateway.on(DeleteApiKeyCommand).resolves({});
+
+  const result = await admin(stack, 'workspace', 'update', '--id', ws, '--sends-per-minute', '30', '--usage-plan', 'bulk');
+
+  expect([result.status, result.stderr.split('\n').at(-1)]).toEqual([
+    1,
+    `admin: Workspace ${ws} was updated (sendsPerMinute), but usage plan bulk was not assigned (TooManyRequestsException: Rate exceeded); finish with \`workspace update --id ${ws} --usage-plan bulk\``,
+  ]);
+  expect((await getWorkspace(ws, table))?.settings).toMatchObject({ sendsPerMinute: 30 });
+});
+
 describe('admin CLI: usage plans elsewhere', () => {
   it('records the plan on the local runtime and says it limits nothing there', async () => {
     const ws = id();

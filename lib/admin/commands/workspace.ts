@@ -81,8 +81,16 @@ export const workspaceCommands = [
       };
       const updated = Object.keys(changes).length ? await refusalsAsAdminErrors(() => updateWorkspace(options.id, changes, now, store)) : await existingWorkspace(options.id, store);
       if (plan === undefined) return shown(updated, `Updated workspace ${updated.id}.`, numberNotes(updated));
-      const { workspace, notes } = await applyUsagePlan(updated, plan, context);
-      return shown(workspace, `Updated workspace ${workspace.id}.`, [...notes, ...numberNotes(workspace)]);
+      try {
+        const { workspace, notes } = await applyUsagePlan(updated, plan, context);
+        return shown(workspace, `Updated workspace ${workspace.id}.`, [...notes, ...numberNotes(workspace)]);
+      } catch (error) {
+        if (!Object.keys(changes).length) throw error;
+        // The other settings are saved: say so, as create does, rather than a bare AWS error.
+        const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+        const saved = Object.keys({ ...changes, ...settings }).filter((name) => name !== 'settings').join(', ');
+        throw new AdminError('usage_plan_failed', `Workspace ${updated.id} was updated (${saved}), but usage plan ${plan} was not assigned (${reason}); finish with \`workspace update --id ${updated.id} --usage-plan ${plan}\``);
+      }
     },
   }),
   defineCommand({
