@@ -252,6 +252,20 @@ describe('admin CLI: keys', () => {
     await expect(authenticate(String(fresh.key), 'messages:read', at(30 * 86_400_000))).resolves.toMatchObject({ workspaceId: ws, keyName: 'backend' });
   });
 
+  // A review: a second rotation of the same key carried its overlap's end to the new key as a hard expiry.
+  it('refuses to rotate a key again, naming the key that replaced it, whose rotation keeps no expiry it never had', async () => {
+    const ws = id();
+    await admin('workspace', 'create', '--id', ws, '--name', 'Keys', '--rupiah-per-credit', '1');
+    const a = (await admin('key', 'create', '--workspace', ws, '--name', 'backend', '--scopes', 'messages:send', '--json')).json();
+    const b = (await admin('key', 'rotate', '--workspace', ws, '--key-id', String(a.keyId), '--overlap', '1h', '--json')).json();
+
+    const again = await admin('key', 'rotate', '--workspace', ws, '--key-id', String(a.keyId), '--overlap', '1h');
+    expect([again.status, again.stderr.split('\n').at(-1)]).toEqual([1, `admin: Key ${String(a.keyId)} was rotated already: key ${String(b.keyId)} replaces it; rotate that one instead`]);
+    const c = await admin('key', 'rotate', '--workspace', ws, '--key-id', String(b.keyId), '--overlap', '1h', '--json');
+    expect(c.status).toBe(0);
+    expect(c.json().expiresAt).toBeUndefined();
+  });
+
   it('refuses to rotate a revoked or unknown key, and an overlap it cannot read', async () => {
     const ws = id();
     await admin('workspace', 'create', '--id', ws, '--name', 'Keys', '--rupiah-per-credit', '1');

@@ -22,6 +22,8 @@ const apiKeyRecordSchema = z.object({
   revokedAt: z.optional(z.string()),
   /** Optional hard expiry, checked on every request (not a TTL: an expired key stays listable). */
   expiresAt: z.optional(z.string()),
+  /** The key a rotation made to replace this one: its `expiresAt` is then the overlap's end, not a hard expiry. */
+  replacedBy: z.optional(z.string()),
 });
 
 export type ApiKeyRecord = z.output<typeof apiKeyRecordSchema>;
@@ -95,6 +97,8 @@ export async function rotateApiKey(
   const old = await findApiKey(workspaceId, keyId, store);
   if (!old) return undefined;
   if (old.record.status === 'revoked') throw new ApiKeyRotationRefusedError(`Key ${keyId} is revoked; create a new key instead`);
+  // Its expiry is the overlap a rotation gave it: carried to a new key, it would end that one too.
+  if (old.record.replacedBy) throw new ApiKeyRotationRefusedError(`Key ${keyId} was rotated already: key ${old.record.replacedBy} replaces it; rotate that one instead`);
   const hardExpiry = old.record.expiresAt;
   // A rotation replaces the secret; it never gives an expired key life again or outlives its expiry.
   if (hardExpiry && Date.parse(hardExpiry) <= now.getTime()) throw new ApiKeyRotationRefusedError(`Key ${keyId} expired at ${hardExpiry}; create a new key instead`);
@@ -114,15 +118,15 @@ export async function rotateApiKey(
     replaced: {
       Update: {
         Key: old.key,
-        UpdateExpression: 'SET expiresAt = :expiresAt',
-        ConditionExpression: '#status = :active AND workspaceId = :ws',
+        UpdateExpression: 'SET expiresAt = :expiresAt, replacedBy = :replacedBy',
+        ConditionExpression: '#status = :active AND workspaceId = :ws AND attribute_not_exists(replacedBy)',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':expiresAt': expiresAt, ':active': 'active', ':ws': workspaceId },
+        ExpressionAttributeValues: { ':expiresAt': expiresAt, ':replacedBy': created.keyId, ':active': 'active', ':ws': workspaceId },
       },
     },
   });
   if (!result.committed) throw new ApiKeyRotationRefusedError(`Key ${keyId} changed meanwhile (${JSON.stringify(result.refused)}); run the command again`);
-  return { created, replaced: { ...old.record, expiresAt } };
+  return { created, replaced: { ...old.record, expiresAt, replacedBy: created.keyId } };
 }
 
 /** A rotation that cannot go ahead; the message says why. */
