@@ -86,6 +86,19 @@ describe('webhook deliveries against DynamoDB Local', () => {
     expect(await queued()).toEqual([]);
   });
 
+  it('resends only the types the endpoint takes now: one event of another type is 422, and "since" leaves such events out', async () => {
+    const { ws, endpointId, eventIds } = await endpointWithDeliveries(2);
+    await updateWebhookEndpoint(ws, endpointId, { events: ['message.status.updated'] }, at(5), env.table);
+
+    expect(await rejection(resendEvent(ws, endpointId, eventIds[0]!, env.table, env.queues))).toMatchObject({
+      status: 422,
+      code: 'validation_failed',
+      message: 'The endpoint no longer takes message.received events; add the type to its events (PATCH) to resend it',
+    });
+    expect(await resendEventsSince(ws, endpointId, T0, env.table, env.queues)).toEqual({ resent: 0, nextSince: null });
+    expect(await queued()).toEqual([]);
+  });
+
   it('answers another workspace’s endpoint as a missing one', async () => {
     const { endpointId, eventIds } = await endpointWithDeliveries(1);
     for (const attempt of [

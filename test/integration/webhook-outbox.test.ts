@@ -225,7 +225,8 @@ describe('webhook events against DynamoDB Local and its stream', () => {
   it('writes template.status.updated when a template’s status changes, and nothing when it does not', async () => {
     const ws = await workspace({ endpoint: true });
     const id = syncedTemplateId(ws, 'order_shipped', 'id');
-    await saveTemplate(ws, { ...template, id }, env.table);
+    // Its own version id: the workspace has the fixture template, with the fixture's version, already.
+    await saveTemplate(ws, { ...template, id, versions: [{ ...template.versions[0]!, id: randomUUID() }] }, env.table);
     const change = (event: string) => ({ field: 'message_template_status_update' as const, value: { event, message_template_name: 'order_shipped', message_template_language: 'id' } });
 
     expect(await applyTemplateWebhook(await accountOf(ws), change('PAUSED'), env.table)).toBe('applied');

@@ -7,7 +7,8 @@ import { decodeCursor, encodeCursor } from '../conversations/cursor';
 import type { PageOf } from '../conversations/read-conversations';
 import { instant } from '../time/instant';
 import { enqueueEventDeliveries } from './event-queue';
-import { eventIdTime, testEvent } from './webhook-event';
+import { eventIdTime, TEST_EVENT_TYPE, testEvent } from './webhook-event';
+import { subscribesTo } from './webhook-endpoint';
 import { deliveriesOfEndpoint, deliveriesSince, deliveryStates, getDelivery, type StoredDelivery } from './webhook-delivery';
 import { getWebhookEndpoint, type WebhookEndpoint } from './webhook-endpoint-repository';
 
@@ -77,9 +78,11 @@ export async function resendEvent(
   store: Store = defaultStore(),
   queue?: QueueTarget,
 ): Promise<{ eventId: string }> {
-  enabled(await endpointOf(workspaceId, endpointId, store));
+  const endpoint = enabled(await endpointOf(workspaceId, endpointId, store));
   const delivery = await getDelivery(workspaceId, endpointId, eventId, store);
   if (!delivery) throw new NotFoundError('Webhook delivery');
+  // Its delivery would give it up unsent (deliver-event.ts): say why now, rather than 202 and nothing.
+  if (!resendable(endpoint, delivery)) throw new ValidationError(`The endpoint no longer takes ${delivery.type} events; add the type to its events (PATCH) to resend it`);
   await enqueueEventDeliveries([{ message: { workspaceId, endpointId, eventId, type: delivery.type, payload: delivery.payload, attempt: 1 } }], queue ?? defaultWebhookQueue());
   return { eventId };
 }
@@ -99,14 +102,19 @@ export async function resendEventsSince(
   store: Store = defaultStore(),
   queue?: QueueTarget,
 ): Promise<{ resent: number; nextSince: string | null }> {
-  enabled(await endpointOf(workspaceId, endpointId, store));
+  const endpoint = enabled(await endpointOf(workspaceId, endpointId, store));
   const { batch, nextSince } = await resendBatch(workspaceId, endpointId, since, store);
+  // Only the types the endpoint takes now: another's delivery would be given up unsent.
+  const resent = batch.filter((delivery) => resendable(endpoint, delivery));
   await enqueueEventDeliveries(
-    batch.map((delivery) => ({ message: { workspaceId, endpointId, eventId: delivery.eventId, type: delivery.type, payload: delivery.payload, attempt: 1 } })),
+    resent.map((delivery) => ({ message: { workspaceId, endpointId, eventId: delivery.eventId, type: delivery.type, payload: delivery.payload, attempt: 1 } })),
     queue ?? defaultWebhookQueue(),
   );
-  return { resent: batch.length, nextSince: nextSince?.toISOString() ?? null };
+  return { resent: resent.length, nextSince: nextSince?.toISOString() ?? null };
 }
+
+/** A test event goes to the endpoint whatever it subscribes to; any other, if it takes the type. */
+const resendable = (endpoint: WebhookEndpoint, delivery: StoredDelivery) => delivery.type === TEST_EVENT_TYPE || subscribesTo(endpoint, delivery.type);
 
 /** The millisecond an event was made in (its id says: every delivery record's event is ours). */
 const madeAt = (delivery: StoredDelivery): number => eventIdTime(delivery.eventId)!.getTime();
