@@ -8,6 +8,7 @@ import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
 import type { Write } from '../../shared/writes';
 import { dispatchStatuses, type Dispatch } from './dispatch';
+import type { SendTemplateMessage } from './send-message';
 
 /** The idempotency record of an `Idempotency-Key`: its key, its writes and its reading back. */
 
@@ -32,14 +33,7 @@ const idempotencyRecordSchema = z.object({
 export type IdempotencyRecord = z.output<typeof idempotencyRecordSchema>;
 
 /** What a send's fingerprint covers: the request as the send reads it. */
-export interface FingerprintedSend {
-  to: string;
-  contactName?: string;
-  templateId: string;
-  variables: Record<string, string>;
-  tagIds: string[];
-  trackingTags: string[];
-}
+export type FingerprintedSend = Pick<SendTemplateMessage, 'to' | 'contactName' | 'templateId' | 'variables' | 'tagIds' | 'trackingTags'>;
 
 /**
  * A fingerprint of the send as it will be made, not of the request's bytes or spelling: JSON or a
