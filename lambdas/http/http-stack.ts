@@ -6,6 +6,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type * as z from '../shared/zod';
 import type { RouteDefinition } from '../routes';
+import { ValidationError } from '../shared/errors';
 import { logger } from '../shared/logger';
 import { flushMetrics } from '../shared/metrics';
 import type { Scope } from '../shared/scopes';
@@ -13,7 +14,6 @@ import { parseWith, queryOf } from './input';
 import { requestIdOf } from './request-id';
 import { bodyLimits } from './middleware/body-limits';
 import { contentTypeGuard } from './middleware/content-type-guard';
-import { ValidationError } from '../shared/errors';
 import { errorMapper } from './middleware/error-mapper';
 import type { HttpContext } from './middleware/http-context';
 import { JSON_CONTENT_TYPE, type HttpResult } from './responses';
@@ -68,7 +68,7 @@ export interface StackOptions {
  * Lambda context on the logger → metrics flush (after everything else, errors too) → error mapping
  * (its onError sees every later failure) →
  * API key and scope (given by http-handler.ts on authenticated routes), or a signed route's
- * signature over the raw body → Content-Type guard → JSON and form body parsing → zod validation.
+ * signature over the raw body → Content-Type guard → JSON and form body parsing (a route without a body: refusing one) → zod validation.
  */
 export function httpStack<S extends RequestSchemas>(
   route: Route<Scope | null>,
@@ -91,8 +91,9 @@ export function httpStack<S extends RequestSchemas>(
     if (!options.signatureCheck) throw new Error('This route is signed: pass signatureCheck to its handler');
     chain.use(options.signatureCheck());
   }
-  if (!route.body) chain.use(noBody());
-  if (route.body) {
+  if (!route.body) {
+    chain.use(noBody());
+  } else {
     chain.use(contentTypeGuard(route.body));
     // A signed route's body is the provider's, proven by its signature; every other is a caller's.
     if (!route.signed) chain.use(bodyLimits());
@@ -122,10 +123,6 @@ export function httpStack<S extends RequestSchemas>(
 }
 
 /**
- * `requestContext.path` is the path as the client called it (with the stage, or a custom
- * domain's base path); `event.path` is the resource path. Their difference is the API's prefix.
- */
-/**
  * A route that reads no body refuses one with fields (`{}`, however spaced, or nothing is no body), as a route with
  * a body refuses an unknown field: a caller asking `…/test` for `{"type": …}` must hear it cannot.
  */
@@ -141,6 +138,10 @@ function noBody(): Middleware {
 /** `{}` however it is spaced (`{ }`, `{\n}`): a serializer's way of sending nothing. */
 const isEmptyJsonObject = (text: string) => /^\{\s*\}$/.test(text);
 
+/**
+ * `requestContext.path` is the path as the client called it (with the stage, or a custom
+ * domain's base path); `event.path` is the resource path. Their difference is the API's prefix.
+ */
 function baseUrlOf(event: APIGatewayProxyEvent): string {
   const host = event.headers?.host ?? event.requestContext?.domainName ?? 'localhost';
   const proto = event.headers?.['x-forwarded-proto'] ?? 'https';
