@@ -43,7 +43,11 @@ export async function resolveTarget(options: TargetOptions, cloudFormation?: Clo
   if (options.localPort !== undefined) {
     const path = stateFilePath(options.localPort);
     if (!existsSync(path)) throw new TargetError(`No local runtime on port ${options.localPort}: start it with \`npm start\` (PORT=${options.localPort}) first`);
-    const state = JSON.parse(readFileSync(path, 'utf8')) as { tableName: string; region: string; dynamodbEndpoint: string };
+    const state = JSON.parse(readFileSync(path, 'utf8')) as { tableName: string; region: string; dynamodbEndpoint: string; pid?: number };
+    // A runtime killed without its stop (kill -9) leaves the file; its table went with it.
+    if (state.pid !== undefined && !isRunning(state.pid)) {
+      throw new TargetError(`No local runtime on port ${options.localPort}: the one that wrote ${path} (process ${state.pid}) has ended; start it with \`npm start\` (PORT=${options.localPort})`);
+    }
     return { ...createStore({ tableName: state.tableName, region: state.region, endpoint: state.dynamodbEndpoint, credentials: LOCAL_CREDENTIALS }), description: `local runtime on port ${options.localPort}`, usagePlans: { kind: 'local' } };
   }
 
@@ -70,4 +74,15 @@ function usagePlansOf(stackName: string, output: string | undefined, region: str
   const parsed = usagePlansOutputSchema.safeParse(JSON.parse(output));
   if (!parsed.success) throw new TargetError(`Stack ${stackName} has a UsagePlans output this CLI cannot read: ${parsed.error.issues[0]?.message ?? 'unexpected shape'}`);
   return { kind: 'stack', stackName, ...parsed.data, gateway: new APIGatewayClient({ region }) };
+}
+
+/** Whether a process of this machine is running (signal 0 only asks). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

@@ -7,7 +7,7 @@ import { runAdmin } from '../../lib/admin/cli';
 import { createTestTable } from '../support/dynamodb';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { getTemplate, getTemplateVersion } from '../../lambdas/domain/templates/template-repository';
 import { template } from '../support/send-fixtures';
 import { getMarketingOptOut } from '../../lambdas/domain/workspaces/marketing-opt-out';
@@ -312,6 +312,21 @@ describe('admin CLI: templates import and version ids', () => {
     const b = { ...template, id: randomUUID(), displayName: 'Order shipped (copy)', versions: [{ ...template.versions[0]!, id: shared, body: 'B: Hai {{name}}, pesanan {{order}} tiba.' }] };
     return { ws, shared, a, b };
   }
+
+  // `npm run admin` runs in the project's folder; npm says where the operator ran it (INIT_CWD).
+  it('reads a relative --file from the folder the operator ran npm in', async () => {
+    const { ws, a } = await withTemplates();
+    const file = fileOf([a]);
+    const status = await runAdmin(['templates', 'import', '--workspace', ws, '--file', basename(file)], {
+      out: () => undefined,
+      err: () => undefined,
+      env: { INIT_CWD: dirname(file) },
+      target: async () => ({ ...table, description: 'test table' }),
+      now: () => now,
+    });
+    expect(status).toBe(0);
+    expect(await getTemplate(ws, a.id, table)).toMatchObject({ id: a.id });
+  });
 
   it('refuses a file that gives a version id twice, before reading the table (exit 2), writing nothing', async () => {
     const { ws, shared, a, b } = await withTemplates();

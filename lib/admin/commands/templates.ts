@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import * as z from 'zod';
 import { repeatedTemplateIds, templateInputSchema } from '../../../lambdas/domain/templates/template';
 import { getTemplateVersion, saveTemplate } from '../../../lambdas/domain/templates/template-repository';
@@ -25,11 +26,12 @@ export const templateCommands = [
     synopsis: '--workspace ID --file templates.json',
     summary: 'Imports templates from a JSON file; importing a template again replaces it.',
     options: z.object({ workspace: option.text(), file: option.text() }),
-    async run({ workspace, file }, { store }) {
+    async run({ workspace, file }, { store, env }) {
       // The file first: a mistake in it is the command line's (exit 2), found before the table is read.
       let raw: unknown;
       try {
-        raw = JSON.parse(readFileSync(file, 'utf8'));
+        // `npm run admin` runs in the project's folder; a relative path is the operator's, from where they ran npm.
+        raw = JSON.parse(readFileSync(resolve(env.INIT_CWD ?? process.cwd(), file), 'utf8'));
       } catch (error) {
         throw new UsageError(`Cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
       }

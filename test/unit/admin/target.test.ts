@@ -1,6 +1,10 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { mockClient } from 'aws-sdk-client-mock';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { resolveTarget } from '../../../lib/admin/target';
+import { stateFilePath } from '../../../lib/local/paths';
 
 const cloudFormation = mockClient(CloudFormationClient);
 
@@ -31,6 +35,22 @@ describe('admin CLI target', () => {
     await expect(resolveTarget({ stack: 'Other', env: { AWS_REGION: 'ap-southeast-3' } }, new CloudFormationClient({}))).rejects.toThrow('Stack Other has no TableName output');
     await expect(resolveTarget({ env: {} })).rejects.toThrow('Say which table: --local, --stack NAME, or TABLE_NAME in the environment');
     await expect(resolveTarget({ localPort: 1, env: {} })).rejects.toThrow('No local runtime on port 1');
+  });
+
+  // A runtime killed without its stop (kill -9) leaves its state file: its table is gone with it.
+  it('says a local runtime is not running when its state file names a process that has ended', async () => {
+    const port = 1;
+    const path = stateFilePath(port);
+    mkdirSync(dirname(path), { recursive: true });
+    const ended = spawnSync(process.execPath, ['-e', '0']).pid!;
+    writeFileSync(path, JSON.stringify({ tableName: 't', region: 'local', dynamodbEndpoint: 'http://127.0.0.1:9', pid: ended }));
+    try {
+      await expect(resolveTarget({ localPort: port, env: {} })).rejects.toThrow(
+        `No local runtime on port ${port}: the one that wrote ${path} (process ${ended}) has ended; start it with \`npm start\` (PORT=${port})`,
+      );
+    } finally {
+      rmSync(path, { force: true });
+    }
   });
 
   it('finds the stack’s usage plans by its UsagePlans output, and says when it has none', async () => {
