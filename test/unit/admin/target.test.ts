@@ -42,7 +42,7 @@ describe('admin CLI target', () => {
     const port = 1;
     const path = stateFilePath(port);
     mkdirSync(dirname(path), { recursive: true });
-    const ended = spawnSync(process.execPath, ['-e', '0']).pid!;
+    const ended = spawnSync(process.execPath, ['-e', '0']).pid;
     writeFileSync(path, JSON.stringify({ tableName: 't', region: 'local', dynamodbEndpoint: 'http://127.0.0.1:9', pid: ended }));
     try {
       await expect(resolveTarget({ localPort: port, env: {} })).rejects.toThrow(
