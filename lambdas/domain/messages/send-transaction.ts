@@ -133,17 +133,17 @@ export async function releaseSend(dispatch: Dispatch, claims: SendClaims, now: D
 function sendWrites(dispatch: DraftedDispatch, claims: SendClaims, now: Date, placement: Placement) {
   const conversation = conversationMessageWrites(
     {
-    workspaceId: dispatch.workspaceId,
-    channel: dispatch.channel,
-    contactPhone: dispatch.to,
-    contactName: dispatch.contactName,
-    messageId: dispatch.dispatchId,
-    direction: 'outbound',
-    type: 'template',
-    text: dispatch.renderedText,
-    createdAt: dispatch.createdAt,
-    dispatchId: dispatch.dispatchId,
-    templateId: dispatch.templateId,
+      workspaceId: dispatch.workspaceId,
+      channel: dispatch.channel,
+      contactPhone: dispatch.to,
+      contactName: dispatch.contactName,
+      messageId: dispatch.dispatchId,
+      direction: 'outbound',
+      type: 'template',
+      text: dispatch.renderedText,
+      createdAt: dispatch.createdAt,
+      dispatchId: dispatch.dispatchId,
+      templateId: dispatch.templateId,
     },
     placement,
   );
