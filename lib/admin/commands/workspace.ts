@@ -154,7 +154,6 @@ async function existingWorkspace(workspaceId: string, store: Store): Promise<Wor
   return workspace;
 }
 
-/** The workspace as an operator reads it: its usage key by id only (the value is of no use to anyone). */
 /** What an operator should know of a WhatsApp workspace without a number of its own (decision 171, lambdas/domain/delivery/number-pace.ts). */
 function numberNotes(workspace: Workspace): string[] {
   const { provider, whatsappPhoneNumberId, whatsappMessagesPerSecond } = workspace.settings;
@@ -165,7 +164,7 @@ function numberNotes(workspace: Workspace): string[] {
   ];
 }
 
-/** A workspace as the CLI shows it: its usage key by id only. */
+/** The workspace as an operator reads it: its usage key by id only (the value is of no use to anyone). */
 function redacted(workspace: Workspace) {
   const { gatewayUsageKey, ...unkeyed } = workspace;
   return gatewayUsageKey ? { ...unkeyed, gatewayUsageKeyId: gatewayUsageKey.id } : unkeyed;
