@@ -145,8 +145,6 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     if (stateFile) rmSync(stateFile, { force: true });
   };
 
-  // A port another process holds is told before anything starts, not after DynamoDB Local and the seed.
-  if (options.port) await assertPortFree(options.port, options.host ?? '127.0.0.1');
   try {
     const dynamodbEndpoint = options.dynamodbEndpoint ?? (owned.dynamodb = await startDynamoDbLocal({ outlivesInterrupt: true, ...(options.dataDir ? { dataDir: options.dataDir } : {}) })).endpoint;
     const sqsEndpoint = options.sqsEndpoint ?? (owned.sqs = await startSqsEmulator()).endpoint;
@@ -273,7 +271,10 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 
 const portInUse = (port: number, host: string) => new LocalRuntimeError(`PORT ${port} is in use on ${host}: stop what holds it, or set PORT to another port`);
 
-/** Listens on the port for a moment: what the server will do once everything else has started. */
+/**
+ * Listens on the port for a moment: what the server will do once everything else has started
+ * (`npm start` asks first, so a port in use is told before DynamoDB Local starts).
+ */
 export async function assertPortFree(port: number, host: string): Promise<void> {
   const probe = createNetServer();
   await listen(probe as unknown as Server, port, host);
