@@ -35,11 +35,17 @@ export async function saveTemplate(workspaceId: string, input: TemplateInput, st
   });
   if (result.committed) return template;
   if (result.refused.versions === 'ConditionalCheckFailed') {
-    const held = await Promise.all(template.versions.map(async ({ id }) => ({ id, holder: (await getTemplateVersion(workspaceId, id, store))?.templateId })));
-    const taken = held.filter(({ holder }) => holder !== undefined && holder !== template.id);
+    const taken = await versionsHeldElsewhere(workspaceId, [template], store);
     throw new ValidationError(`versions: ${taken.map(({ id, holder }) => `${id} is a version of template ${holder}`).join('; ')}; a version id names one version of the workspace`);
   }
   throw new Error(`Template save cancelled: ${JSON.stringify(result.refused)}`);
+}
+
+/** The versions of `templates` another template of the workspace holds: a save of theirs is refused. */
+export async function versionsHeldElsewhere(workspaceId: string, templates: readonly Pick<Template, 'id' | 'versions'>[], store: Store = defaultStore()): Promise<{ id: string; holder: string }[]> {
+  const versions = templates.flatMap((template) => template.versions.map(({ id }) => ({ id, template: template.id })));
+  const held = await Promise.all(versions.map(async ({ id, template }) => ({ id, template, holder: (await getTemplateVersion(workspaceId, id, store))?.templateId })));
+  return held.flatMap(({ id, template, holder }) => (holder !== undefined && holder !== template ? [{ id, holder }] : []));
 }
 
 /** The stored template item (also the testing kit's, lib/testing/send-items.ts). */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import * as z from 'zod';
 import { repeatedTemplateIds, templateInputSchema } from '../../../lambdas/domain/templates/template';
-import { getTemplateVersion, saveTemplate } from '../../../lambdas/domain/templates/template-repository';
+import { saveTemplate, versionsHeldElsewhere } from '../../../lambdas/domain/templates/template-repository';
 import { syncTemplates, TemplateSyncError } from '../../../lambdas/domain/templates/template-sync';
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { credentialsInSecret } from '../../../lambdas/domain/providers/whatsapp-credentials';
@@ -39,9 +39,7 @@ export const templateCommands = [
       if (!parsed.success) throw new UsageError(`${file} is not a template list: ${issueLine(parsed.error)}`);
       await requireWorkspace(store, workspace);
       // A version id another template of the workspace holds would be taken from it: none is written then.
-      const versions = parsed.data.flatMap((template) => template.versions.map(({ id }) => ({ id, template: template.id })));
-      const held = await Promise.all(versions.map(async (version) => ({ ...version, holder: (await getTemplateVersion(workspace, version.id, store))?.templateId })));
-      const taken = held.filter(({ template, holder }) => holder !== undefined && holder !== template);
+      const taken = await versionsHeldElsewhere(workspace, parsed.data, store);
       if (taken.length) {
         throw new AdminError('version_taken', `${taken.map(({ id, holder }) => `version ${id} is template ${holder}'s`).join('; ')}: a version id names one version of the workspace, so nothing was imported`);
       }
