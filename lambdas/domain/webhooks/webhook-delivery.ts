@@ -100,7 +100,7 @@ function missedDeliveryUpdate(missed: MissedEvent, now: Date, reason: MissReason
       UpdateExpression:
         'SET entity = :entity, workspaceId = :ws, endpointId = :endpoint, eventId = :event, #type = :type, payload = :payload, #state = :failed, nextAttemptAt = :none, ' +
         'attempts = if_not_exists(attempts, :zero), lastAttemptAt = if_not_exists(lastAttemptAt, :none), lastStatusCode = if_not_exists(lastStatusCode, :none), ' +
-        'lastError = if_not_exists(lastError, :disabled), #ttl = if_not_exists(#ttl, :ttl)',
+        'lastError = if_not_exists(lastError, :reason), #ttl = if_not_exists(#ttl, :ttl)',
       ConditionExpression: 'attribute_not_exists(#state) OR #state = :retrying',
       ExpressionAttributeNames: { '#type': 'type', '#state': 'state', '#ttl': 'ttl' },
       ExpressionAttributeValues: {
@@ -114,7 +114,7 @@ function missedDeliveryUpdate(missed: MissedEvent, now: Date, reason: MissReason
         ':retrying': 'retrying',
         ':none': null,
         ':zero': 0,
-        ':disabled': reason,
+        ':reason': reason,
         ':ttl': Math.floor(now.getTime() / 1000) + DELIVERY_RECORD_DAYS * 24 * 60 * 60,
       },
     },
