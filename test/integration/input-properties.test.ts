@@ -416,6 +416,12 @@ const mayWrite = (routeId: RouteId) => {
 describe.each(routeEntries.map(([id]) => id))('%s under generated input', (routeId) => {
   it('never answers 5xx, rejects with the contract error body, and writes nothing when it rejects', async () => {
     const statuses = new Map<number, number>();
+    // The generated PATCHes may leave the shared endpoint disabled, or taking none of the delivered
+    // event's type (which a resend then refuses): each later route meets it as it was made.
+    if (routeId !== 'updateWebhookEndpoint') {
+      const restored = await invoke('updateWebhookEndpoint', { apiKey: OWNER_KEY, pathParameters: { id: endpointId }, body: { status: 'enabled', events: null } });
+      expect(restored.statusCode).toBe(200);
+    }
     // What an earlier route's requests wrote is not this one's.
     if (mayWrite(routeId)) await snapshot(routeId);
     await fc.assert(
