@@ -115,8 +115,11 @@ describe('admin CLI: workspaces', () => {
   });
 
   it('refuses an update of a missing workspace, or one that names nothing to change', async () => {
+    // A missing workspace is exit 2 and `workspace_missing` on every command that names one.
     const missing = await admin('workspace', 'update', '--id', 'ws-nobody', '--sends-per-minute', '5', '--json');
-    expect([missing.status, missing.json().error]).toEqual([1, 'workspace_missing']);
+    expect([missing.status, missing.json().error]).toEqual([2, 'workspace_missing']);
+    const shown = await admin('workspace', 'show', '--id', 'ws-nobody');
+    expect([shown.status, shown.stderr.split('\n').at(-1)]).toEqual([2, 'admin: No workspace ws-nobody: create it first with `workspace create`']);
     expect(await getWorkspace('ws-nobody', table)).toBeUndefined();
 
     const ws = id();

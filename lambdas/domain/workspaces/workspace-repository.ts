@@ -104,7 +104,7 @@ const changesSchema = z.strictObject({
 export async function updateWorkspace(workspaceId: string, changes: WorkspaceChanges, now: Date, store: Store = defaultStore()): Promise<Workspace> {
   const parsed = changesSchema.parse(changes);
   const current = await getWorkspace(workspaceId, store);
-  if (!current) throw new WorkspaceWriteRefusedError('missing', `No workspace ${workspaceId}: create it with \`workspace create\``);
+  if (!current) throw new WorkspaceWriteRefusedError('missing', `No workspace ${workspaceId}: create it first with \`workspace create\``);
 
   const names: Record<string, string> = { '#updatedAt': 'updatedAt' };
   const values: Record<string, unknown> = { ':updatedAt': now.toISOString() };

@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import { usagePlanNameSchema, type Workspace } from '../../../lambdas/domain/workspaces/workspace';
-import { createWorkspace, getWorkspace, updateWorkspace, workspaceOfItem, WorkspaceWriteRefusedError } from '../../../lambdas/domain/workspaces/workspace-repository';
-import type { Store } from '../../../lambdas/shared/store';
+import { createWorkspace, updateWorkspace, workspaceOfItem, WorkspaceWriteRefusedError } from '../../../lambdas/domain/workspaces/workspace-repository';
 import type { Entity } from '../../../lambdas/shared/table';
 import { scanTable } from '../../local/scan-table';
 import { AdminError, defineCommand, option, UsageError, type CommandContext, type CommandResult } from '../command';
 import { assignUsagePlan, checkUsagePlanTarget } from '../usage-plans';
+import { requireWorkspace } from './workspace-exists';
 
 /** Settings options shared by `workspace create` and `workspace update`. */
 const settingOptions = {
@@ -79,7 +79,7 @@ export const workspaceCommands = [
         ...(options['rupiah-per-credit'] !== undefined ? { rupiahPerCredit: options['rupiah-per-credit'] } : {}),
         ...(Object.keys(settings).length ? { settings } : {}),
       };
-      const updated = Object.keys(changes).length ? await refusalsAsAdminErrors(() => updateWorkspace(options.id, changes, now, store)) : await existingWorkspace(options.id, store);
+      const updated = Object.keys(changes).length ? await refusalsAsAdminErrors(() => updateWorkspace(options.id, changes, now, store)) : await requireWorkspace(store, options.id);
       if (plan === undefined) return shown(updated, `Updated workspace ${updated.id}.`, numberNotes(updated));
       try {
         const { workspace, notes } = await applyUsagePlan(updated, plan, context);
@@ -99,8 +99,7 @@ export const workspaceCommands = [
     summary: 'Shows a workspace, its settings and its usage plan.',
     options: z.object({ id: option.text() }),
     async run({ id }, { store, usagePlans }) {
-      const workspace = await getWorkspace(id, store);
-      if (!workspace) throw new AdminError('not_found', `No workspace ${id}`);
+      const workspace = await requireWorkspace(store, id);
       const sharesFallback = usagePlans?.kind === 'stack' && !workspace.gatewayUsageKey;
       return shown(workspace, undefined, sharesFallback ? [`Workspace ${id} has no usage key of its own: it shares the fallback key in plan ${usagePlans.defaultPlan}; give it one with \`workspace update --id ${id} --usage-plan NAME\``] : []);
     },
@@ -148,12 +147,6 @@ async function applyUsagePlan(workspace: Workspace, plan: string, { store, now, 
   };
 }
 
-async function existingWorkspace(workspaceId: string, store: Store): Promise<Workspace> {
-  const workspace = await getWorkspace(workspaceId, store);
-  if (!workspace) throw new AdminError('workspace_missing', `No workspace ${workspaceId}: create it with \`workspace create\``);
-  return workspace;
-}
-
 /** What an operator should know of a WhatsApp workspace without a number of its own (decision 171, lambdas/domain/delivery/number-pace.ts). */
 function numberNotes(workspace: Workspace): string[] {
   const { provider, whatsappPhoneNumberId, whatsappMessagesPerSecond } = workspace.settings;
@@ -184,7 +177,7 @@ async function refusalsAsAdminErrors<T>(write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (error) {
-    if (error instanceof WorkspaceWriteRefusedError) throw new AdminError(`workspace_${error.reason}`, error.message);
+    if (error instanceof WorkspaceWriteRefusedError) throw new AdminError(`workspace_${error.reason}`, error.message, error.reason === 'missing' ? 2 : 1);
     // A value the workspace's own schema refuses (`--sends-per-minute 0`): named by its option, as the option checks name theirs.
     if (error instanceof z.core.$ZodError) throw new UsageError(error.issues.map((issue) => `--${optionNameOf(issue.path)} ${issue.message}`).join('; '));
     throw error;
