@@ -2,26 +2,29 @@ import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 
-/** Where a POST goes: the URL as registered, and the address its check approved. */
+/** Where a POST goes: the URL as registered, and the addresses its check approved, in the resolver's order. */
 export interface PinnedTarget {
   url: URL;
-  address: string;
-  family: 4 | 6;
+  addresses: readonly { address: string; family: 4 | 6 }[];
 }
 
 /** What a receiver answered: its status code, or why there was none (timeout, refused, reset). */
 export type PostOutcome = { statusCode: number; error: null } | { statusCode: null; error: string };
 
 /**
- * POSTs `body` to `target.url`, connecting only to `target.address`: the name is never resolved
+ * POSTs `body` to `target.url`, connecting only to `target.addresses`: the name is never resolved
  * again, so a DNS answer cannot change between the URL check and the connection, while TLS (SNI
- * and certificate) and the Host header still use the URL's host name. No redirect is followed and
- * no connection is reused. Only the answer's status is read; no answer within `timeoutMs` is a timeout.
+ * and certificate) and the Host header still use the URL's host name. Node's connect tries each
+ * address in turn (happy eyeballs, families alternating) until one accepts, so one dead host or an
+ * unreachable IPv6 address does not fail the attempt. No redirect is followed and no connection is
+ * reused. Only the answer's status is read; no answer within `timeoutMs` is a timeout.
  */
 export function pinnedPost(target: PinnedTarget, headers: Record<string, string>, body: string, timeoutMs: number): Promise<PostOutcome> {
+  const [first] = target.addresses;
+  if (!first) return Promise.resolve({ statusCode: null, error: 'no address' });
   const lookup: LookupFunction = (_hostname, options, callback) => {
-    if (options.all) callback(null, [{ address: target.address, family: target.family }]);
-    else callback(null, target.address, target.family);
+    if (options.all) callback(null, [...target.addresses]);
+    else callback(null, first.address, first.family);
   };
   const secure = target.url.protocol === 'https:';
   const options: RequestOptions = {

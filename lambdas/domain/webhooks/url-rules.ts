@@ -26,7 +26,7 @@ export function configuredUrlRules(): { resolve: Resolver; allowLocal: boolean }
   return { resolve: config.WEBHOOK_HOSTS ? withHosts(config.WEBHOOK_HOSTS, systemResolver) : systemResolver, allowLocal: config.WEBHOOK_ALLOW_LOCAL_URLS === 'true' };
 }
 
-export type UrlVerdict = { ok: true; url: URL; address: string; family: 4 | 6 } | { ok: false; reason: string };
+export type UrlVerdict = { ok: true; url: URL; addresses: { address: string; family: 4 | 6 }[] } | { ok: false; reason: string };
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 
@@ -116,11 +116,11 @@ export function refusedAddress(address: string): string | undefined {
 const bareHost = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
 
 /**
- * Whether events may be posted to `url`, and the address to connect to. Deployed: `https` only,
+ * Whether events may be posted to `url`, and the addresses to connect to. Deployed: `https` only,
  * to a host whose every address is public (a name with one private answer is refused, since the
  * connection could go to any of them). `allowLocal` (the local runtime) also accepts
  * `http://127.0.0.1` and `http://localhost` (which must resolve to loopback), and nothing else
- * private. The caller connects to `address`, never resolving the name again.
+ * private. The caller connects to one of `addresses`, never resolving the name again.
  */
 export async function checkWebhookUrl(url: string, options: { resolve?: Resolver; allowLocal: boolean }): Promise<UrlVerdict> {
   const refuse = (reason: string): UrlVerdict => ({ ok: false, reason });
@@ -149,8 +149,7 @@ export async function checkWebhookUrl(url: string, options: { resolve?: Resolver
       answers = [];
     }
   }
-  const [first] = answers;
-  if (!first) return refuse(`has a host name that does not resolve (${host})`);
+  if (!answers.length) return refuse(`has a host name that does not resolve (${host})`);
 
   for (const { address } of answers) {
     const why = refusedAddress(address);
@@ -158,5 +157,5 @@ export async function checkWebhookUrl(url: string, options: { resolve?: Resolver
     if (why && !loopbackAllowed) return refuse(literal ? `must not point to ${why} (${address})` : `resolves to ${address}, ${why}`);
     if (local && !why) return refuse(`resolves to ${address}; locally, ${host} must lead to this machine`);
   }
-  return { ok: true, url: parsed, address: first.address, family: first.family };
+  return { ok: true, url: parsed, addresses: answers };
 }

@@ -273,6 +273,18 @@ describe('delivering one webhook event', () => {
     expect(target.received[0]!.headers.host).toBe(new URL(target.url).host);
   });
 
+  it('tries the next address the check approved when one refuses the connection, as a client would: a name with one dead host still gets its events', async () => {
+    target = await receiver();
+    useEndpoint(target.url);
+    // Nothing listens on 127.0.0.2 (the receiver is bound to 127.0.0.1 only): that connection is refused.
+    const resolve: Resolver = () => Promise.resolve([{ address: '127.0.0.2', family: 4 }, { address: '127.0.0.1', family: 4 }]);
+
+    expect(await deliverEvent(firstMessage, deps({ urlRules: { resolve, allowLocal: true } }))).toBe('delivered');
+
+    expect(target.received).toHaveLength(1);
+    expect(recorded()).toEqual([expect.objectContaining({ ':state': 'delivered', ':code': 204, ':error': null })]);
+  });
+
   it('counts a receiver that does not answer in time as a failed attempt', async () => {
     target = await receiver(() => 'hang');
     useEndpoint(target.url);

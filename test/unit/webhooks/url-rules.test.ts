@@ -72,7 +72,7 @@ describe('checkWebhookUrl, deployed', () => {
 
   it('accepts https to a public name, answering the address to connect to', async () => {
     const verdict = await checkWebhookUrl('https://hooks.example.com/messaging?k=1', deployed);
-    expect(verdict).toEqual({ ok: true, url: new URL('https://hooks.example.com/messaging?k=1'), address: '93.184.215.14', family: 4 });
+    expect(verdict).toEqual({ ok: true, url: new URL('https://hooks.example.com/messaging?k=1'), addresses: [{ address: '93.184.215.14', family: 4 }] });
   });
 
   it('refuses a URL over 2048 characters', async () => {
@@ -94,9 +94,9 @@ describe('checkWebhookUrl, deployed', () => {
   });
 
   it('accepts https to a public IPv6 name and to public address literals', async () => {
-    expect(await checkWebhookUrl('https://v6.example.com:8443/', deployed)).toMatchObject({ ok: true, address: '2606:2800:21f:cb07:6820:80da:af6b:8b2c', family: 6 });
-    expect(await checkWebhookUrl('https://93.184.215.14/', deployed)).toMatchObject({ ok: true, address: '93.184.215.14', family: 4 });
-    expect(await checkWebhookUrl('https://[2606:4700:4700::1111]/', deployed)).toMatchObject({ ok: true, address: '2606:4700:4700::1111', family: 6 });
+    expect(await checkWebhookUrl('https://v6.example.com:8443/', deployed)).toMatchObject({ ok: true, addresses: [{ address: '2606:2800:21f:cb07:6820:80da:af6b:8b2c', family: 6 }] });
+    expect(await checkWebhookUrl('https://93.184.215.14/', deployed)).toMatchObject({ ok: true, addresses: [{ address: '93.184.215.14', family: 4 }] });
+    expect(await checkWebhookUrl('https://[2606:4700:4700::1111]/', deployed)).toMatchObject({ ok: true, addresses: [{ address: '2606:4700:4700::1111', family: 6 }] });
   });
 
   it.each([
@@ -131,12 +131,13 @@ describe('checkWebhookUrl, in the local runtime', () => {
   const local = { resolve: dns, allowLocal: true };
 
   it.each([
-    ['http://127.0.0.1:4000/hooks', '127.0.0.1'],
-    ['http://localhost:4000/hooks', '127.0.0.1'],
-    ['https://127.0.0.1/', '127.0.0.1'],
-    ['https://hooks.example.com/', '93.184.215.14'],
-  ])('accepts %s', async (url, address) => {
-    expect(await checkWebhookUrl(url, local)).toMatchObject({ ok: true, address });
+    ['http://127.0.0.1:4000/hooks', ['127.0.0.1']],
+    ['http://localhost:4000/hooks', ['127.0.0.1', '::1']],
+    ['https://127.0.0.1/', ['127.0.0.1']],
+    ['https://hooks.example.com/', ['93.184.215.14']],
+  ])('accepts %s, with every address it may connect to', async (url, addresses) => {
+    const verdict = await checkWebhookUrl(url, local);
+    expect(verdict.ok && verdict.addresses.map(({ address }) => address)).toEqual(addresses);
   });
 
   it.each([
