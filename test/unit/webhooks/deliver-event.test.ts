@@ -294,6 +294,17 @@ describe('delivering one webhook event', () => {
     expect(recorded()).toEqual([expect.objectContaining({ ':code': null, ':error': 'timeout' })]);
   });
 
+  it('counts the name’s lookup in the attempt’s time: a resolver that does not answer is a timeout, retried, and nothing is posted', async () => {
+    target = await receiver();
+    useEndpoint(target.url);
+    const stalled: Resolver = () => new Promise(() => undefined);
+
+    expect(await deliverEvent(firstMessage, deps({ timeoutMs: 200, urlRules: { resolve: stalled, allowLocal: true } }))).toBe('retrying');
+
+    expect(target.received).toEqual([]);
+    expect(recorded()).toEqual([expect.objectContaining({ ':state': 'retrying', ':code': null, ':error': 'timeout' })]);
+  });
+
   it('sends nothing to a disabled or deleted endpoint', async () => {
     target = await receiver();
     useEndpoint(target.url, { status: 'disabled', disabledReason: 'gone' });
