@@ -20,6 +20,7 @@ const carriedVerdictSchema = z.object({
   to: z.enum(['sent', 'failed', 'unknown']),
   occurredAt: z.string(),
   providerMessageId: z.optional(z.string()),
+  senderPhoneNumberId: z.optional(z.string()),
   failureCode: z.optional(z.string()),
   event: z.optional(z.literal('REJECTED')),
 });

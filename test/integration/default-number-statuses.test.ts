@@ -10,12 +10,15 @@ import { runAdmin } from '../../lib/admin/cli';
 import { startGraphStub, type GraphStub } from '../support/graph-stub';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
 import { useTableAndQueues } from '../support/sqs';
+import { resetContainerCaches } from '../../lib/testing';
 
 /**
  * README ("For platform teams"): the stack's secret holds `phoneNumberId`, the number a WhatsApp
  * workspace without one of its own sends from. WhatsApp reports each message's fate on the number
  * it was sent from, which no workspace owns (decision 52): those statuses apply to the dispatches
- * of workspaces that send from it, and to no other (decision 171).
+ * of workspaces that send from it, and to no other (decision 171). A dispatch keeps the number it
+ * was sent from, so its statuses still apply after that number is bound to a workspace or moved
+ * to another (decision 178).
  */
 const env = useTableAndQueues();
 const DEFAULT_NUMBER = '106540352242922';
@@ -91,6 +94,46 @@ it('still skips a status on a number no workspace owns for a workspace that send
   const { ws, dispatchId, wamid } = await sentDispatch(`1065${Date.now()}`.slice(0, 15));
 
   const summary = await applyProviderReports(failedOn(DEFAULT_NUMBER, wamid, dispatchId), env.table);
+
+  expect(summary).toMatchObject({ statuses: 1, applied: 0, skipped: 1 });
+  expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent' });
+});
+
+it('keeps applying the statuses of a message sent from the default number after the number is bound to another workspace', async () => {
+  const { ws: v, dispatchId, wamid } = await sentDispatch();
+  // webhook-items-skipped's "Do" for replies skipped `unowned_number`: the number becomes W's.
+  const w = `ws-${randomUUID().slice(0, 8)}`;
+  expect(await admin('workspace', 'create', '--id', w, '--name', 'Owner', '--rupiah-per-credit', '150', '--provider', 'whatsapp')).toBe(0);
+  expect(await admin('workspace', 'update', '--id', w, '--whatsapp-phone-number-id', DEFAULT_NUMBER)).toBe(0);
+
+  const summary = await applyProviderReports(failedOn(DEFAULT_NUMBER, wamid, dispatchId), env.table);
+
+  expect(summary).toMatchObject({ statuses: 1, applied: 1, skipped: 0 });
+  expect(await getDispatch(v, dispatchId, env.table)).toMatchObject({ status: 'failed', failureCode: '131026' });
+  expect(await admin('workspace', 'update', '--id', w, '--whatsapp-phone-number-id', 'none')).toBe(0);
+});
+
+it('keeps applying the statuses of a message sent from a workspace’s number after that number moves to another workspace', async () => {
+  const n = `1066${Date.now()}`.slice(0, 15);
+  const { ws: a, dispatchId, wamid } = await sentDispatch(n);
+  expect(await admin('workspace', 'update', '--id', a, '--whatsapp-phone-number-id', 'none')).toBe(0);
+  const b = `ws-${randomUUID().slice(0, 8)}`;
+  expect(await admin('workspace', 'create', '--id', b, '--name', 'New owner', '--rupiah-per-credit', '150', '--provider', 'whatsapp', '--whatsapp-phone-number-id', n)).toBe(0);
+  // Past the minute a container trusts a number's owner (decision 122).
+  resetContainerCaches();
+
+  const summary = await applyProviderReports(failedOn(n, wamid, dispatchId), env.table);
+
+  expect(summary).toMatchObject({ statuses: 1, applied: 1, skipped: 0 });
+  expect(await getDispatch(a, dispatchId, env.table)).toMatchObject({ status: 'failed', failureCode: '131026' });
+});
+
+it('does not apply a status on another workspace’s number to a dispatch sent from a number of its own', async () => {
+  const { ws, dispatchId, wamid } = await sentDispatch(`1067${Date.now()}`.slice(0, 15));
+  const other = `1068${Date.now()}`.slice(0, 15);
+  expect(await admin('workspace', 'create', '--id', `ws-${randomUUID().slice(0, 8)}`, '--name', 'Other', '--rupiah-per-credit', '150', '--provider', 'whatsapp', '--whatsapp-phone-number-id', other)).toBe(0);
+
+  const summary = await applyProviderReports(failedOn(other, wamid, dispatchId), env.table);
 
   expect(summary).toMatchObject({ statuses: 1, applied: 0, skipped: 1 });
   expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent' });

@@ -128,7 +128,8 @@ async function deliver(attempt: DeliveryAttempt, deps: DeliveryDependencies): Pr
   // number's other reports.
   const sentAt = now().toISOString();
   if (acceptance.held) await noteHeld(sender.phoneNumberId, dispatch, sentAt, attempt, deps.store);
-  return settledAs(await writeVerdict(attempt, { to: 'sent', occurredAt: sentAt, providerMessageId: acceptance.providerMessageId }, deps, dispatch), 'sent');
+  const sent: CarriedVerdict = { to: 'sent', occurredAt: sentAt, providerMessageId: acceptance.providerMessageId, ...(acceptance.phoneNumberId ? { senderPhoneNumberId: acceptance.phoneNumberId } : {}) };
+  return settledAs(await writeVerdict(attempt, sent, deps, dispatch), 'sent');
 }
 
 /**

@@ -248,15 +248,13 @@ function senderOf(from: { phone: string | null; userId: string | null }, contact
 
 /**
  * One status: found by the dispatch id it echoes (or by its wamid, `dispatchOf`), applied only to
- * a dispatch of the workspace that owns the number. A `read` is kept as `readAt` (after the
- * delivered it implies), and Meta's pricing on the dispatch.
+ * a dispatch sent from the number it comes on (`sentFromNumber`). A `read` is kept as `readAt`
+ * (after the delivered it implies), and Meta's pricing on the dispatch.
  */
 async function applyStatusReport(workspaceId: string | undefined, phoneNumberId: string, status: ProviderStatus, store: Store): Promise<'applied' | 'unchanged' | SkipReason> {
   const dispatch = await dispatchOf(status, store);
   if (!dispatch) return workspaceId ? 'unknown_message_id' : 'unowned_number';
-  if (!workspaceId) {
-    if (!(await sendsFromDefaultNumber(dispatch.workspaceId, store))) return 'unowned_number';
-  } else if (dispatch.workspaceId !== workspaceId && dispatch.workspaceId !== (await currentNumberOwner(phoneNumberId, new Date(), store))) return 'foreign_dispatch';
+  if (!(await sentFromNumber(dispatch, workspaceId, phoneNumberId, store))) return workspaceId ? 'foreign_dispatch' : 'unowned_number';
   // Reports are flowing for what the number sent up to then: the reconciler's evidence for dead claims
   // (none is kept for the stack's default number, which the reconciler does not judge by).
   if (workspaceId && dispatch.sentAt) await noteReport(phoneNumberId, dispatch.sentAt, store);
@@ -274,6 +272,20 @@ async function applyStatusReport(workspaceId: string | undefined, phoneNumberId:
   const read = status.status === 'read' && (await applyReadReceipt(dispatch.dispatchId, status.occurredAt, store, dispatch));
   if (pricing && !moved && pricedAlone(status)) await applyPricing(dispatch.dispatchId, pricing, store, dispatch);
   return moved || read ? 'applied' : 'unchanged';
+}
+
+/**
+ * Whether the dispatch was sent from the number a status comes on. A dispatch keeps that number
+ * from the provider's answer (decision 178), so its statuses apply after the number is bound to a
+ * workspace or moved to another. One that does not know it (a status came before our `sent`
+ * write, or it was sent before the number was kept) is judged by the number's owner: its own
+ * workspace, or the owner of a moment ago, for statuses a rebinding overtook (decision 52); on a
+ * number no workspace owns, a workspace that sends from the stack's default number (decision 171).
+ */
+async function sentFromNumber(dispatch: Dispatch, owner: string | undefined, phoneNumberId: string, store: Store): Promise<boolean> {
+  if (dispatch.senderPhoneNumberId) return dispatch.senderPhoneNumberId === phoneNumberId;
+  if (!owner) return sendsFromDefaultNumber(dispatch.workspaceId, store);
+  return dispatch.workspaceId === owner || dispatch.workspaceId === (await currentNumberOwner(phoneNumberId, new Date(), store));
 }
 
 /**

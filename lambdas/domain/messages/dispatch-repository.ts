@@ -60,6 +60,7 @@ const storedDispatchSchema = z.object({
   laterAnswers: z.optional(z.number()),
   attemptStartedAt: z.optional(z.string()),
   providerMessageId: z.optional(z.string()),
+  senderPhoneNumberId: z.optional(z.string()),
   failedAt: z.optional(z.string()),
 }) satisfies z.ZodMiniType<Dispatch>;
 
@@ -197,6 +198,8 @@ export interface StatusMove {
   occurredAt: string;
   failureCode?: string;
   providerMessageId?: string;
+  /** The number the provider took it on, from its answer to our send. */
+  senderPhoneNumberId?: string;
   /** Meta's pricing, when the report that moves the dispatch brought a new one. */
   pricing?: Pricing;
   /** The provider's verdict the move tells of, for its delivery event (not our own bookkeeping). */
@@ -271,6 +274,11 @@ export function statusMove(dispatch: Dispatch, move: StatusMove, now: string): D
     set.push('providerMessageId = if_not_exists(providerMessageId, :pmid)');
     values[':pmid'] = move.providerMessageId;
     after.providerMessageId ??= move.providerMessageId;
+  }
+  if (move.senderPhoneNumberId) {
+    set.push('senderPhoneNumberId = if_not_exists(senderPhoneNumberId, :sender)');
+    values[':sender'] = move.senderPhoneNumberId;
+    after.senderPhoneNumberId ??= move.senderPhoneNumberId;
   }
   if (move.to !== 'processing') {
     remove.push('attemptStartedAt', 'attemptId');

@@ -80,6 +80,11 @@ export interface Dispatch {
   /** Set while a provider call may be under way: a dispatch with it is never sent again. */
   attemptStartedAt?: string;
   providerMessageId?: string;
+  /**
+   * The WhatsApp number the provider took it on: statuses on that number apply to it, whoever owns
+   * the number now (decision 178). Absent before it was sent, and on dispatches sent before it was kept.
+   */
+  senderPhoneNumberId?: string;
   /** When it failed, at the provider (or now): its REJECTED event's time. Absent until then. */
   failedAt?: string;
 }

@@ -52,6 +52,11 @@ export class ProviderError extends Error {
 export interface ProviderAcceptance {
   providerMessageId: string;
   /**
+   * The number it was sent from (WhatsApp's phone number id): the dispatch keeps it, and the
+   * statuses WhatsApp reports on that number apply to it whoever owns the number later.
+   */
+  phoneNumberId?: string;
+  /**
    * The provider took the message but holds it for now (WhatsApp's template pacing, decision 148):
    * its first report may come up to an hour later, or a failure (132015) if the template is paused.
    */

@@ -31,6 +31,9 @@ export const sandboxCallCount = (dispatchId: string): number => callsByDispatch.
 /** Forget the calls counted so far (a test's fresh container). */
 export const clearSandboxCalls = (): void => callsByDispatch.clear();
 
+/** The number the sandbox sends from, as WhatsApp names the number that sent a message. */
+const sandboxSender = (phoneNumberId: string | undefined): string => phoneNumberId ?? 'sandbox';
+
 /**
  * The provider for local runs and test accounts (docs/api.md#sandbox), reporting as the number
  * that sent (the workspace's, lambdas/domain/workspaces/workspace-number.ts). By the recipient's last four digits:
@@ -60,7 +63,7 @@ export function sandboxProvider(options: SandboxOptions): Provider {
   const post = async (callbackUrl: string, { dispatchId, phoneNumberId, to }: ProviderMessage, status: WebhookStatus['status']) => {
     // As WhatsApp does: the report names the number that sent the message.
     const body = JSON.stringify(
-      statusWebhook(phoneNumberId ?? 'sandbox', [
+      statusWebhook(sandboxSender(phoneNumberId), [
         {
           id: `wamid.sandbox.${dispatchId}`,
           status,
@@ -104,7 +107,7 @@ export function sandboxProvider(options: SandboxOptions): Provider {
         return Promise.reject(new ProviderError('unknown', 'timeout', 'Timed out after accepting (sandbox)'));
       }
       report(message, ending === READ_ENDING ? ['sent', 'delivered', 'read'] : ['delivered'], options.reportDelayMs);
-      return Promise.resolve({ providerMessageId: `wamid.sandbox.${message.dispatchId}` });
+      return Promise.resolve({ providerMessageId: `wamid.sandbox.${message.dispatchId}`, phoneNumberId: sandboxSender(message.phoneNumberId) });
     },
     async settle() {
       while (pendingReports.size) await Promise.all([...pendingReports]);

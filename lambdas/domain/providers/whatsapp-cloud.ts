@@ -67,7 +67,7 @@ export function whatsAppCloudProvider(options: WhatsAppCloudOptions): Provider {
       const providerMessageId = answer.messages?.[0]?.id;
       // Anything but `accepted` (or no verdict) is a message WhatsApp holds: its reports may come late.
       const pacing = answer.messages?.[0]?.message_status;
-      if (response.ok && providerMessageId) return pacing && pacing !== 'accepted' ? { providerMessageId, held: true } : { providerMessageId };
+      if (response.ok && providerMessageId) return { providerMessageId, phoneNumberId, ...(pacing && pacing !== 'accepted' ? { held: true } : {}) };
       if (response.ok) throw new ProviderError('unknown', 'no_message_id', 'WhatsApp answered without a message id');
       if (isGatewayLoss(response.status, answer.error?.code)) throw new ProviderError('unknown', `http_${response.status}`, `WhatsApp's gateway answered HTTP ${response.status}`);
       throw classifyWhatsAppError(response.status, answer.error);

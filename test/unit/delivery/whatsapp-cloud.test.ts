@@ -36,9 +36,9 @@ describe('WhatsApp Cloud API provider', () => {
     expect(received).toEqual([]);
   });
 
-  it('posts the template with its body parameters and the dispatch id as callback data, with the bearer token', async () => {
+  it('posts the template with its body parameters and the dispatch id as callback data, with the bearer token, and names the number that sent it', async () => {
     answer = () => ({ status: 200, body: { messaging_product: 'whatsapp', messages: [{ id: 'wamid.HBg' }] } });
-    await expect(provider().send(message)).resolves.toEqual({ providerMessageId: 'wamid.HBg' });
+    await expect(provider().send(message)).resolves.toEqual({ providerMessageId: 'wamid.HBg', phoneNumberId: '1111' });
     expect(received).toEqual([
       {
         method: 'POST',
@@ -62,8 +62,8 @@ describe('WhatsApp Cloud API provider', () => {
 
   it('tells a message WhatsApp holds for its template’s quality assessment (template pacing) from one it accepted', async () => {
     answer = () => ({ status: 200, body: readWhatsAppTemplateFixture('send-held-for-quality-assessment.json') });
-    await expect(provider().send(message)).resolves.toEqual({ providerMessageId: 'wamid.HBgNNjI4MTIzNDU2Nzg5MBUCABEYEkhFTERGT1JRVUFMSVRZMDAxAA==', held: true });
-    for (const [status, expected] of [['accepted', { providerMessageId: 'wamid.5' }], ['paused', { providerMessageId: 'wamid.5', held: true }]] as const) {
+    await expect(provider().send(message)).resolves.toEqual({ providerMessageId: 'wamid.HBgNNjI4MTIzNDU2Nzg5MBUCABEYEkhFTERGT1JRVUFMSVRZMDAxAA==', phoneNumberId: '1111', held: true });
+    for (const [status, expected] of [['accepted', { providerMessageId: 'wamid.5', phoneNumberId: '1111' }], ['paused', { providerMessageId: 'wamid.5', phoneNumberId: '1111', held: true }]] as const) {
       answer = () => ({ status: 200, body: { messaging_product: 'whatsapp', messages: [{ id: 'wamid.5', message_status: status }] } });
       await expect(provider().send(message)).resolves.toEqual(expected);
     }
@@ -71,7 +71,7 @@ describe('WhatsApp Cloud API provider', () => {
 
   it('uses the workspace’s own number when it has one', async () => {
     answer = () => ({ status: 200, body: { messages: [{ id: 'wamid.2' }] } });
-    await provider().send({ ...message, phoneNumberId: '2222' });
+    await expect(provider().send({ ...message, phoneNumberId: '2222' })).resolves.toEqual({ providerMessageId: 'wamid.2', phoneNumberId: '2222' });
     expect(received[0]!.url).toBe('/v26.0/2222/messages');
   });
 
