@@ -12,8 +12,9 @@ import { syncedTemplateId } from '../../lambdas/domain/templates/synced-template
 import { applyTemplateWebhook } from '../../lambdas/domain/templates/template-webhook';
 import { graphTemplateSchema, readMessageTemplate } from '../../lambdas/domain/providers/whatsapp-templates';
 import { clearTemplateCache } from '../../lambdas/domain/templates/template-lookup';
-import { getTemplate, getTemplateVersion, listTemplates } from '../../lambdas/domain/templates/template-repository';
-import { syncEveryWorkspace, syncTemplates } from '../../lambdas/domain/templates/template-sync';
+import { getTemplate, getTemplateVersion, listTemplates, saveTemplate } from '../../lambdas/domain/templates/template-repository';
+import { mergeSyncedTemplate, syncEveryWorkspace, syncTemplates } from '../../lambdas/domain/templates/template-sync';
+import { syncedContent } from '../../lambdas/domain/templates/component-reading';
 import { clearWorkspaceCache } from '../../lambdas/domain/workspaces/workspace-lookup';
 import { saveWorkspace, updateWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import type { AppError } from '../../lambdas/shared/errors';
@@ -35,6 +36,10 @@ const capture = captureMetrics();
 afterAll(() => capture.restore());
 const WABA = '102290129340398';
 const pages = ['page-1.json', 'page-2.json', 'page-3.json'].map((name) => readWhatsAppTemplateFixture<Parameters<typeof templatePages>[1][number]>(name));
+
+/** page-1.json's templates, to vary one; served as a single page (no `paging.next`). */
+const page1 = readWhatsAppTemplateFixture<{ data: { name: string; language: string; [field: string]: unknown }[] }>('page-1.json');
+const lastPage = { cursors: { after: 'QVFIUk9pYmFn1' } };
 
 let graph: GraphStub;
 beforeAll(async () => (graph = await startGraphStub()));
@@ -144,8 +149,8 @@ describe('templates sync from the WhatsApp Business Account', () => {
       'button_1:payload:false',
     ]);
     const otp = (await templateOf(ws, 'verification_code', 'id')).versions[0]!;
-    // Meta returns an authentication template's one-time-password button as a URL button to its OTP link.
-    expect(otp.variableDefinitions.map(({ name, type }) => `${name}:${type}`)).toEqual(['1:text', 'button_0:otp_code']);
+    // Meta returns an authentication template's one-time-password button as a URL button to its OTP link; the body's {{1}} is the same code.
+    expect(otp.variableDefinitions.map(({ name, type }) => `${name}:${type}`)).toEqual(['1:otp_code', 'button_0:otp_code']);
     const delivery = (await templateOf(ws, 'order_delivery_update', 'en_US')).versions[0]!;
     expect(delivery.variableDefinitions.filter((v) => v.name.startsWith('header_')).map(({ name, required }) => `${name}:${required}`)).toEqual([
       'header_latitude:true',
@@ -175,6 +180,49 @@ describe('templates sync from the WhatsApp Business Account', () => {
     // Sends use the newest version: its third body variable is required.
     const refused = await rejection(send(command(ws, template.id, { '1': 'SUMMER20', '2': '10', header_1: 'Budi', button_0: 'SUMMER20' })));
     expect(refused).toMatchObject({ code: 'missing_variables', message: expect.stringContaining('3') });
+  });
+
+  it('syncs a template whose name uses Meta’s 512 characters (“Create and manage templates”, limitations)', async () => {
+    const ws = await workspace();
+    const [first, ...rest] = page1.data;
+    const long = { ...first!, name: `reservation_${'x'.repeat(500)}`, id: '1000000000000001' };
+    graph.answer = templatePages(WABA, [{ data: [long, ...rest], paging: lastPage }]);
+
+    expect(await syncTemplates(ws, syncDeps())).toMatchObject({ read: 2, created: 2, skipped: 0 });
+    expect((await templateOf(ws, long.name, long.language)).displayName).toBe(`${long.name} (${long.language})`);
+  });
+
+  it('skips a template it cannot store, logging why, and syncs the templates after it', async () => {
+    const ws = await workspace();
+    const [first, ...rest] = page1.data;
+    // A named placeholder longer than the 64 characters a variable name may have.
+    const unstorable = { ...first!, name: 'long_placeholder', id: '1000000000000002', components: [{ type: 'BODY', text: `Hello {{${'n'.repeat(70)}}}`, example: { body_text_named_params: [{ param_name: 'n'.repeat(70), example: 'Budi' }] } }] };
+    graph.answer = templatePages(WABA, [{ data: [unstorable, ...rest], paging: lastPage }]);
+
+    expect(await syncTemplates(ws, syncDeps())).toMatchObject({ read: 2, created: 1, skipped: 1 });
+    expect(await getTemplate(ws, syncedTemplateId(ws, 'long_placeholder', unstorable.language), env.table)).toBeUndefined();
+    expect(await templateOf(ws, rest[0]!.name, rest[0]!.language)).toMatchObject({ status: 'APPROVED' });
+  });
+
+  it('keeps a template’s newest 90 versions once Meta has edited it more often: the oldest superseded one leaves, and the new content is sent', async () => {
+    const ws = await workspace();
+    const [first] = page1.data;
+    const edition = (n: number) => ({ ...first!, name: 'weekly_digest', id: '1000000000000003', parameter_format: 'POSITIONAL', components: [{ type: 'BODY', text: `Digest edition ${n}: {{1}}`, example: { body_text: [['news']] } }] });
+    // 90 approved editions, as 90 syncs would have stored them (Meta allows 10 edits a month).
+    const id = syncedTemplateId(ws, 'weekly_digest', first!.language);
+    let stored: Parameters<typeof mergeSyncedTemplate>[0];
+    for (let n = 1; n <= 90; n += 1) {
+      const graphTemplate = graphTemplateSchema.parse(edition(n));
+      stored = mergeSyncedTemplate(stored, { id, graph: graphTemplate, status: 'APPROVED', category: 'UTILITY', content: syncedContent(graphTemplate)!, creditCostPerSend: 1 }, new Date(Date.UTC(2026, 0, n))).template;
+    }
+    await saveTemplate(ws, stored!, env.table);
+    graph.answer = templatePages(WABA, [{ data: [edition(91)], paging: lastPage }]);
+    expect(await syncTemplates(ws, syncDeps())).toMatchObject({ read: 1, newVersions: 1, skipped: 0 });
+
+    const template = await templateOf(ws, 'weekly_digest', first!.language);
+    expect(template.versions).toHaveLength(90);
+    expect([template.versions[0]!.version, template.versions.at(-1)!.version]).toEqual([2, 91]);
+    expect(template.versions.filter((version) => version.status === 'READY').map((version) => version.body)).toEqual(['Digest edition 91: {{1}}']);
   });
 
   it('refuses a workspace without an account, and a refused token, saying so', async () => {
@@ -608,5 +656,18 @@ describe('values WhatsApp documents it refuses, refused at the send', () => {
     }
     expect(await env.queues.receiveAll()).toEqual([]);
     expect(await send(command(ws, otp.id, { '1': '123456789012345', button_0: '123456789012345' }))).toMatchObject({ status: 'queued' });
+  });
+
+  it('the code in an authentication template’s body as its button’s: WhatsApp refuses one over 15 characters, or with a link or an emoji (error 100)', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    const otp = await templateOf(ws, 'verification_code', 'id');
+    for (const code of ['1234567890123456', 'https://x.io', 'www.x.io', '12🔑34']) {
+      const refused = await rejection(send(command(ws, otp.id, { '1': code, button_0: '123456' })));
+      expect(refused).toMatchObject({ status: 422, code: 'validation_failed' });
+      expect(refused?.message).toContain('1: must be a one-time password of 1 to 15 characters on one line');
+      expect(await rejection(send(command(ws, otp.id, { '1': '123456', button_0: code })))).toMatchObject({ status: 422, code: 'validation_failed' });
+    }
+    expect(await env.queues.receiveAll()).toEqual([]);
   });
 });

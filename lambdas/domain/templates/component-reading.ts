@@ -21,12 +21,15 @@ export function syncedContent(template: Pick<GraphTemplate, 'parameter_format' |
   const body = component('BODY')?.text;
   if (!body) return undefined;
 
-  const variables: TemplateVersion['variableDefinitions'] = placeholderNames(body).map((name) => ({ name, type: 'text', required: true }));
+  const buttons = buttonBindings(component('BUTTONS'));
+  // An authentication template's body is Meta's own ("{{1}} is your verification code"): its
+  // placeholder is the one-time password, which WhatsApp holds to the button's rules (error 100).
+  const bodyType = buttons.some((button) => button.type === 'otp_code') ? 'otp_code' : 'text';
+  const variables: TemplateVersion['variableDefinitions'] = placeholderNames(body).map((name) => ({ name, type: bodyType, required: true }));
   const header = headerBinding(component('HEADER'));
   if (header) variables.push(...header.variables);
   const offer = component('LIMITED_TIME_OFFER')?.limited_time_offer?.has_expiration === true;
   if (offer) variables.push({ name: OFFER_EXPIRATION_VARIABLE, type: 'timestamp_ms', required: true });
-  const buttons = buttonBindings(component('BUTTONS'));
   variables.push(...buttons.map(buttonVariable));
   const cards = (component('CAROUSEL')?.cards ?? []).map((card, index) => cardBinding(card.components, `card_${index}_`));
   for (const card of cards) variables.push(...card.variables);

@@ -37,8 +37,12 @@ const VALUE_SHAPES: Readonly<Record<string, { fits: (value: string) => boolean; 
   timestamp_ms: { fits: (value) => /^[1-9]\d{0,14}$/.test(value), expected: 'Unix time in milliseconds (digits)' },
   // Meta's coupon code templates: "Only accepting alphanumeric characters. Maximum 20 characters."
   coupon_code: { fits: (value) => /^[A-Za-z0-9]{1,20}$/.test(value), expected: 'a coupon code of 1 to 20 letters and digits' },
-  // Meta's authentication templates: the one-time password, "Maximum 15 characters".
-  otp_code: { fits: (value) => isOneLine(value) && [...value].length <= 15, expected: 'a one-time password of 1 to 15 characters on one line' },
+  // Meta's authentication templates: the one-time password, "Maximum 15 characters", and error 100
+  // for "supplied variable values [that] contain links or emojis".
+  otp_code: {
+    fits: (value) => isOneLine(value) && [...value].length <= 15 && !/:\/\/|www\./i.test(value) && !/\p{Extended_Pictographic}/u.test(value),
+    expected: 'a one-time password of 1 to 15 characters on one line, without links or emoji',
+  },
 };
 
 /** The variables whose values WhatsApp takes as text parameters (the body's, a text header's, each card's body), with the rule each is held to. */

@@ -30,7 +30,7 @@ export async function saveTemplate(workspaceId: string, input: TemplateInput, st
         ExpressionAttributeValues: { ':template': template.id },
       },
     })),
-    // At most 90 versions: with the template and its event, within a transaction's 100 items.
+    // At most MAX_TEMPLATE_VERSIONS: with the template and its event, within a transaction's 100 items.
     outbox: alongside.outbox,
   });
   if (result.committed) return template;

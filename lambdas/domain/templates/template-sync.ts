@@ -1,13 +1,15 @@
 import { defaultStore } from '../../shared/default-store';
+import { ValidationError } from '../../shared/errors';
 import { logger } from '../../shared/logger';
 import type { Store } from '../../shared/store';
+import * as z from '../../shared/zod';
 import { readMessageTemplates, type GraphTemplate, type TemplateListOptions } from '../providers/whatsapp-templates';
 import type { TemplateCategory, WorkspaceSettings } from '../workspaces/workspace';
 import { workspacesWithBusinessAccounts } from '../workspaces/workspace-binding';
 import { getWorkspace } from '../workspaces/workspace-repository';
 import { syncedContent, type SyncedContent } from './component-reading';
 import { isTemplateCategory, sameReading, syncedTemplateId, syncedVersionId, templateStatusOf, versionStatusOf } from './synced-template';
-import { SUPERSEDED, type Template, type TemplateVersion } from './template';
+import { MAX_TEMPLATE_VERSIONS, SUPERSEDED, type Template, type TemplateVersion } from './template';
 import { getTemplate, saveTemplate } from './template-repository';
 import { outboxFor } from '../webhooks/event-gate';
 import { templateStatusEvent } from '../webhooks/webhook-event';
@@ -62,13 +64,28 @@ export async function syncTemplates(workspaceId: string, deps: TemplateSyncDepen
       summary.skipped += 1;
       continue;
     }
-    const change = await upsertSyncedTemplate(workspaceId, item.template, workspace.settings.creditCostByCategory, now(), store);
+    const change = await storedOrSkipped(workspaceId, item.template, () => upsertSyncedTemplate(workspaceId, item.template, workspace.settings.creditCostByCategory, now(), store));
     if (change === 'skipped') summary.skipped += 1;
     else if (change === 'new_version') summary.newVersions += 1;
     else summary[change] += 1;
   }
   logger.info('Templates synced', { workspaceId, ...summary });
   return summary;
+}
+
+/**
+ * One template's upsert, or `skipped` when what Meta holds cannot be stored (a value past a limit
+ * of ours): one such template must not stop the workspace's sync of every template after it. A
+ * table that does not answer still fails the run.
+ */
+async function storedOrSkipped(workspaceId: string, graph: GraphTemplate, upsert: () => Promise<SyncChange | 'skipped'>): Promise<SyncChange | 'skipped'> {
+  try {
+    return await upsert();
+  } catch (error) {
+    if (!(error instanceof z.core.$ZodError || error instanceof ValidationError)) throw error;
+    logger.warn('WhatsApp template could not be stored; skipped', { workspaceId, name: graph.name, language: graph.language, error });
+    return 'skipped';
+  }
 }
 
 /** Meta's template merged into the stored one and saved (an outbox event when its status moved): the sync's step, and an edit's. */
@@ -145,12 +162,30 @@ export function mergeSyncedTemplate(existing: Template | undefined, state: Synce
     providerTemplateId: state.graph.id,
     category: state.category,
     // Meta holds one content in one category: every other version is superseded (decision 146).
-    versions: [...versions.map((version) => (version.id === versionId ? next : superseded(version, at))), ...(current ? [] : [next])],
+    versions: keptVersions([...versions.map((version) => (version.id === versionId ? next : superseded(version, at))), ...(current ? [] : [next])]),
   };
   const supersedes = versions.some((version) => version.id !== versionId && version.status !== SUPERSEDED);
   const change: SyncChange =
     !existing ? 'created' : !current ? 'new_version' : existing.status !== state.status || current.status !== next.status || reread || supersedes ? 'updated' : 'unchanged';
   return { template, change };
+}
+
+/**
+ * At most MAX_TEMPLATE_VERSIONS, the oldest superseded ones let go first: a template Meta edits
+ * monthly passes 90 in years, and its new content must still be stored and sent. A version let go
+ * keeps its pointer, so a preview of its id still reads it.
+ */
+function keptVersions(versions: TemplateVersion[]): TemplateVersion[] {
+  const excess = versions.length - MAX_TEMPLATE_VERSIONS;
+  if (excess <= 0) return versions;
+  const dropped = new Set(
+    versions
+      .filter((version) => version.status === SUPERSEDED)
+      .sort((a, b) => a.version - b.version)
+      .slice(0, excess)
+      .map((version) => version.id),
+  );
+  return versions.filter((version) => !dropped.has(version.id));
 }
 
 const superseded = (version: TemplateVersion, at: string): TemplateVersion => (version.status === SUPERSEDED ? version : { ...version, status: SUPERSEDED, disabledAt: at });

@@ -57,13 +57,20 @@ export const templateVersionInputSchema = z.object({
  * what the WhatsApp Cloud API needs to send it, and what a later sync from the WhatsApp Business
  * Management API would fill in.
  */
+/**
+ * The versions a template keeps: with the template and its event, within a transaction's 100 items
+ * (template-repository.ts). A sync that adds one more lets the oldest superseded one go.
+ */
+export const MAX_TEMPLATE_VERSIONS = 90;
+
 export const templateInputSchema = z.object({
   id: z.uuid(),
-  displayName: z.string().check(z.minLength(1), z.maxLength(200)),
+  // A synced template's is `name (language)`: Meta's name may have 512 characters, its language 15.
+  displayName: z.string().check(z.minLength(1), z.maxLength(530)),
   status: z.string().check(z.minLength(1)),
   providerName: z.string().check(z.minLength(1), z.maxLength(512)),
   language: z.string().check(z.minLength(2), z.maxLength(15)),
-  versions: z.array(templateVersionInputSchema).check(z.minLength(1), z.maxLength(90)),
+  versions: z.array(templateVersionInputSchema).check(z.minLength(1), z.maxLength(MAX_TEMPLATE_VERSIONS)),
   /** Synced templates: Meta's template id. */
   providerTemplateId: z.optional(z.string()),
   /** WhatsApp's category (synced, or given on import); only MARKETING sends honour an opt-out; absent means not marketing. */
