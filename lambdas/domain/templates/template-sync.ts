@@ -64,28 +64,13 @@ export async function syncTemplates(workspaceId: string, deps: TemplateSyncDepen
       summary.skipped += 1;
       continue;
     }
-    const change = await storedOrSkipped(workspaceId, item.template, () => upsertSyncedTemplate(workspaceId, item.template, workspace.settings.creditCostByCategory, now(), store));
+    const change = await upsertSyncedTemplate(workspaceId, item.template, workspace.settings.creditCostByCategory, now(), store);
     if (change === 'skipped') summary.skipped += 1;
     else if (change === 'new_version') summary.newVersions += 1;
     else summary[change] += 1;
   }
   logger.info('Templates synced', { workspaceId, ...summary });
   return summary;
-}
-
-/**
- * One template's upsert, or `skipped` when what Meta holds cannot be stored (a value past a limit
- * of ours): one such template must not stop the workspace's sync of every template after it. A
- * table that does not answer still fails the run.
- */
-async function storedOrSkipped(workspaceId: string, graph: GraphTemplate, upsert: () => Promise<SyncChange | 'skipped'>): Promise<SyncChange | 'skipped'> {
-  try {
-    return await upsert();
-  } catch (error) {
-    if (!(error instanceof z.core.$ZodError || error instanceof ValidationError)) throw error;
-    logger.warn('WhatsApp template could not be stored; skipped', { workspaceId, name: graph.name, language: graph.language, error });
-    return 'skipped';
-  }
 }
 
 /** Meta's template merged into the stored one and saved (an outbox event when its status moved): the sync's step, and an edit's. */
@@ -108,7 +93,15 @@ export async function upsertSyncedTemplate(
   if (merged.change === 'unchanged') return merged.change;
   const statusMoved = existing !== undefined && existing.status !== merged.template.status;
   const outbox = statusMoved ? await outboxFor(workspaceId, () => templateStatusEvent(merged.template, existing.status, now), store) : undefined;
-  await saveTemplate(workspaceId, merged.template, store, { outbox });
+  try {
+    await saveTemplate(workspaceId, merged.template, store, { outbox });
+  } catch (error) {
+    // What Meta holds past a limit of ours: one such template must not stop a sync of every
+    // template after it, nor fail its webhook. A table that does not answer still throws.
+    if (!(error instanceof z.core.$ZodError || error instanceof ValidationError)) throw error;
+    logger.warn('WhatsApp template could not be stored; skipped', { workspaceId, name: graph.name, language: graph.language, error });
+    return 'skipped';
+  }
   const unsupported = content.unsupportedParts;
   if (unsupported && status === 'APPROVED') logger.info('WhatsApp template has parts a send cannot fill; its sends are refused', { workspaceId, name: graph.name, language: graph.language, parts: unsupported });
   return merged.change;
