@@ -44,6 +44,18 @@ describe('rupiah amounts at a rate with decimals', () => {
     }
   });
 
+  it('fixes an amount of exactly half a sen up, whatever its float reads: 2 credits at 0.0725 (0.145) are 0.15, as 0.125 is 0.13', async () => {
+    // 0.145 * 100 is 14.499999999999998 in floating point.
+    const ws = await workspaceAt(0.0725);
+    await sentDispatch(env, ws, '2026-03-02T01:00:00.000Z', ['half']);
+    await sentDispatch(env, ws, '2026-03-02T02:00:00.000Z', ['half']);
+
+    const period = { startDate: '2026-03-02', endDate: '2026-03-02' };
+    expect((await rowsOf(ws, period, 'half')).map((row) => row.amountRupiah)).toEqual([0.15, 0.15]);
+    const [summary] = await summarizeTrackingTags(ws, { ...period, trackingTags: ['half'] }, env.table);
+    expect(summary).toMatchObject({ dispatchCount: 2, credits: 4, amountRupiah: 0.3 });
+  });
+
   it('lists a 3-credit dispatch at 0.1 rupiah a credit as 0.3 rupiah, the amount the summary counts for it', async () => {
     const ws = await workspaceAt(0.1, 3);
     await sentDispatch(env, ws, '2026-03-02T01:00:00.000Z', ['three']);
