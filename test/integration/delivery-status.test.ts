@@ -47,6 +47,18 @@ async function message(ws: string, to: string, at: { sentAt?: string; deliveredA
 }
 
 describe('delivery-status against DynamoDB Local', () => {
+  it('lists a failure WhatsApp reported within the second of our sent time after the ACCEPTED it follows, at that time', async () => {
+    const ws = await workspace();
+    // Our sentAt is our clock's, to the millisecond; WhatsApp's `failed` names its whole second.
+    const id = await message(ws, PHONE, { sentAt: '2026-10-02T03:00:00.734Z', failedAt: '2026-10-02T03:00:00.000Z' });
+
+    const [answer] = await deliveryEventsForPhones(ws, [PHONE], { startDate: '2026-10-02', endDate: '2026-10-02' }, env.table);
+    expect(answer!.events).toEqual([
+      { dispatchId: id, status: 'ACCEPTED', occurredAt: '2026-10-02T03:00:00.734Z' },
+      { dispatchId: id, status: 'REJECTED', occurredAt: '2026-10-02T03:00:00.734Z', failureCode: '131026' },
+    ]);
+  });
+
   it('answers each phone as given with its events oldest first, inside the WIB days asked for', async () => {
     const ws = await workspace();
     // 2026-10-02 in WIB runs from 2026-10-01T17:00Z up to, not including, 2026-10-02T17:00Z.

@@ -109,8 +109,8 @@ async function commitThroughConflicts(dispatchId: string, store: Store, write: W
 function transitionWrites(dispatch: Dispatch, requested: StatusMove, now: string): DispatchChange {
   // Provider timestamps are whole seconds: a report may predate our own record of the dispatch, or
   // of its send, by a fraction of one. A message is never sent before it was accepted, nor
-  // delivered before it was sent.
-  const earliest = (requested.to === 'delivered' && dispatch.sentAt) || dispatch.createdAt;
+  // delivered or failed (a late failure, REJECTED after ACCEPTED) before it was sent.
+  const earliest = ((requested.to === 'delivered' || requested.to === 'failed') && dispatch.sentAt) || dispatch.createdAt;
   return statusMove(dispatch, requested.occurredAt < earliest ? { ...requested, occurredAt: earliest } : requested, now);
 }
 
