@@ -27,11 +27,19 @@ export interface ReportsWindowResponse {
 }
 
 /**
+ * Lambda keeps at most 1 MB of a window's state a shard and cuts the window short past it, which
+ * its docs do not say keeps the sums; a window of tags unique to each dispatch (one per invoice)
+ * passes that in a batch. Past half of it the sums are written at once, as a window's end does.
+ */
+export const STATE_FLUSH_BYTES = 512 * 1024;
+
+/**
  * The report projection (decision 113): the changes of dispatches' standing in the reports, from
  * the table's stream. Each batch's tag links are written at once; its rollup deltas are added to
- * the window's state, and the window's last invocation writes the sums. Any failure fails the
- * whole invocation: Lambda hands the batch over again with the state as it was before it, so
- * nothing is summed twice.
+ * the window's state, and the window's last invocation writes the sums, or an earlier one once the
+ * state passes STATE_FLUSH_BYTES: the next state starts at a later record, so its sums have a
+ * marker of their own. Any failure fails the whole invocation: Lambda hands the batch over again
+ * with the state as it was before it, so nothing is summed twice.
  */
 export async function projectReports(event: ReportsWindowEvent): Promise<ReportsWindowResponse> {
   const changes = event.Records.flatMap((record): ReportsChange[] => {
@@ -42,9 +50,10 @@ export async function projectReports(event: ReportsWindowEvent): Promise<Reports
   });
   if (changes.length) await recordTagLinks(changes);
   const state = foldReportsChanges(event.state ?? {}, changes, event.Records[0]?.dynamodb?.SequenceNumber);
-  if (!event.isFinalInvokeForWindow) return { state };
+  const full = !event.isFinalInvokeForWindow && Buffer.byteLength(JSON.stringify(state)) > STATE_FLUSH_BYTES;
+  if (!event.isFinalInvokeForWindow && !full) return { state };
   await writeWindowSums({ shardId: event.shardId, start: event.window.start }, state);
-  logger.debug('Report window written', { shardId: event.shardId, window: event.window, rollups: Object.keys(state.sums ?? {}).length, terminatedEarly: event.isWindowTerminatedEarly });
+  logger.debug('Report window written', { shardId: event.shardId, window: event.window, rollups: Object.keys(state.sums ?? {}).length, terminatedEarly: event.isWindowTerminatedEarly, full });
   return { state: {} };
 }
 

@@ -54,6 +54,27 @@ const A = '0b9e1d8e-0000-4000-8000-0000000000a1';
 const B = '0b9e1d8e-0000-4000-8000-0000000000b2';
 
 describe('the report projection (decision 113)', () => {
+  it('writes the sums before the window ends once its state would near Lambda’s 1 MB a shard (one tag per invoice), and starts the window’s state again', async () => {
+    // 100 dispatches, each with 20 tags of 256 characters of its own: about 3.6 MB of rollups in one batch.
+    const dispatchId = (n: number) => `0b9e1d8e-0000-4000-8000-${String(n).padStart(12, '0')}`;
+    const tags = (n: number) => Array.from({ length: 20 }, (_, t) => `invoice-${n}-${t}-`.padEnd(256, 'x'));
+    const records = Array.from({ length: 100 }, (_, n) => record(sent(dispatchId(n), tags(n), 1), String(100 + n)));
+
+    const answer = await projectReports(windowEvent(records, undefined, false));
+
+    expect(Buffer.byteLength(JSON.stringify(answer))).toBeLessThan(256 * 1024);
+    const sums = ddb.commandCalls(TransactWriteCommand).flatMap((call) => call.args[0].input.TransactItems!.filter((item) => item.Update));
+    expect(sums).toHaveLength(1 + 100 * 20 * 2);
+    // Marked by the window and its first record, as a last invocation's: a try again writes nothing twice.
+    expect(ddb.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems![0]!.Put!.Item).toMatchObject(keys.reportWindow(SHARD, '2026-11-20T08:00:00Z', '100', 0));
+    expect(answer).toEqual({ state: {} });
+
+    // The window goes on: its last invocation's sums are marked by their own first record.
+    ddb.resetHistory();
+    await projectReports(windowEvent([record(sent(B, ['promo'], 1), '200')], answer.state, true));
+    expect(ddb.commandCalls(TransactWriteCommand).map((call) => call.args[0].input.TransactItems![0]!.Put!.Item)).toEqual([expect.objectContaining(keys.reportWindow(SHARD, '2026-11-20T08:00:00Z', '200', 0))]);
+  });
+
   it('writes a batch’s tag links at once and keeps its rollup deltas in the window’s state, writing no rollup', async () => {
     const answer = await projectReports(windowEvent([record(sent(A, ['promo', 'vip'], 1), '100'), record(sent(B, ['promo'], 1), '101')], undefined, false));
 
