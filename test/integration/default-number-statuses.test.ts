@@ -138,3 +138,18 @@ it('does not apply a status on another workspace’s number to a dispatch sent f
   expect(summary).toMatchObject({ statuses: 1, applied: 0, skipped: 1 });
   expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent' });
 });
+
+it('keeps applying the statuses of messages sent before a workspace changed its own number, from the default number or its former one', async () => {
+  const { ws: fromDefault, dispatchId: first, wamid: firstWamid } = await sentDispatch();
+  // The CLI's advice to a workspace on the default number: name its own.
+  expect(await admin('workspace', 'update', '--id', fromDefault, '--whatsapp-phone-number-id', `1077${Date.now()}`.slice(0, 15))).toBe(0);
+  const former = `1088${Date.now()}`.slice(0, 15);
+  const { ws: moved, dispatchId: second, wamid: secondWamid } = await sentDispatch(former);
+  expect(await admin('workspace', 'update', '--id', moved, '--whatsapp-phone-number-id', `1099${Date.now()}`.slice(0, 15))).toBe(0);
+  resetContainerCaches();
+
+  expect(await applyProviderReports(failedOn(DEFAULT_NUMBER, firstWamid, first), env.table)).toMatchObject({ statuses: 1, applied: 1, skipped: 0 });
+  expect(await applyProviderReports(failedOn(former, secondWamid, second), env.table)).toMatchObject({ statuses: 1, applied: 1, skipped: 0 });
+  expect(await getDispatch(fromDefault, first, env.table)).toMatchObject({ status: 'failed', failureCode: '131026' });
+  expect(await getDispatch(moved, second, env.table)).toMatchObject({ status: 'failed', failureCode: '131026' });
+});
