@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { config } from '../../shared/config';
+import { answeredBy } from '../../shared/writes';
 
 /** Answers every address a host name resolves to. Replaceable, so tests need no DNS. */
 export type Resolver = (hostname: string) => Promise<{ address: string; family: 4 | 6 }[]>;
@@ -29,6 +30,12 @@ export function configuredUrlRules(): { resolve: Resolver; allowLocal: boolean }
 export type UrlVerdict = { ok: true; url: URL; addresses: { address: string; family: 4 | 6 }[] } | { ok: false; reason: string };
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
+
+/**
+ * How long a name's lookup may take: a route answers 422 well inside its function's 10 s, where a
+ * resolver retrying a silent name server would hold it to a 504. A delivery's own 5 s bounds it too.
+ */
+const DNS_ANSWER_MS = 3_000;
 
 /** Host names the local runtime may post to over http; both must lead to this machine. */
 const LOCAL_HOSTS: readonly string[] = ['127.0.0.1', 'localhost'];
@@ -122,7 +129,7 @@ const bareHost = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1').replace(
  * `http://127.0.0.1` and `http://localhost` (which must resolve to loopback), and nothing else
  * private. The caller connects to one of `addresses`, never resolving the name again.
  */
-export async function checkWebhookUrl(url: string, options: { resolve?: Resolver; allowLocal: boolean }): Promise<UrlVerdict> {
+export async function checkWebhookUrl(url: string, options: { resolve?: Resolver; allowLocal: boolean; resolveTimeoutMs?: number }): Promise<UrlVerdict> {
   const refuse = (reason: string): UrlVerdict => ({ ok: false, reason });
   if (url.length > WEBHOOK_URL_MAX_LENGTH) return refuse(`must be at most ${WEBHOOK_URL_MAX_LENGTH} characters`);
   if (!URL.canParse(url)) return refuse('is not a valid absolute URL');
@@ -143,9 +150,11 @@ export async function checkWebhookUrl(url: string, options: { resolve?: Resolver
   const literal = isIP(host);
   if (literal !== 0) answers = [{ address: host, family: literal === 6 ? 6 : 4 }];
   else {
+    const timeoutMs = options.resolveTimeoutMs ?? DNS_ANSWER_MS;
     try {
-      answers = await (options.resolve ?? systemResolver)(host);
-    } catch {
+      answers = await answeredBy((options.resolve ?? systemResolver)(host), Date.now() + timeoutMs, 'DNS');
+    } catch (error) {
+      if (error instanceof Error && error.name === 'TimeoutError') return refuse(`has a host name whose DNS did not answer within ${timeoutMs / 1000} s (${host})`);
       answers = [];
     }
   }

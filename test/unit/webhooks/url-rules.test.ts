@@ -125,6 +125,14 @@ describe('checkWebhookUrl, deployed', () => {
   ])('refuses %s: %s', async (url, reason) => {
     expect(await checkWebhookUrl(url, deployed)).toEqual({ ok: false, reason });
   });
+
+  it('refuses a name whose DNS does not answer in time, rather than holding the request until the function times out', async () => {
+    const stalled = () => new Promise<never>(() => undefined);
+    expect(await checkWebhookUrl('https://slow.example.com/', { resolve: stalled, allowLocal: false, resolveTimeoutMs: 50 })).toEqual({
+      ok: false,
+      reason: 'has a host name whose DNS did not answer within 0.05 s (slow.example.com)',
+    });
+  });
 });
 
 describe('checkWebhookUrl, in the local runtime', () => {
