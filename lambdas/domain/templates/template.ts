@@ -53,16 +53,16 @@ export const templateVersionInputSchema = z.object({
 });
 
 /**
- * A template as imported from the seed file or the admin CLI. `providerName` and `language` are
- * what the WhatsApp Cloud API needs to send it, and what a later sync from the WhatsApp Business
- * Management API would fill in.
- */
-/**
  * The versions a template keeps: with the template and its event, within a transaction's 100 items
  * (template-repository.ts). A sync that adds one more lets the oldest superseded one go.
  */
 export const MAX_TEMPLATE_VERSIONS = 90;
 
+/**
+ * A template as imported from the seed file or the admin CLI. `providerName` and `language` are
+ * what the WhatsApp Cloud API needs to send it, and what a later sync from the WhatsApp Business
+ * Management API would fill in.
+ */
 export const templateInputSchema = z.object({
   id: z.uuid(),
   // A synced template's is `name (language)`: Meta's name may have 512 characters, its language 15.
