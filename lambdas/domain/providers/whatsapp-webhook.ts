@@ -429,7 +429,11 @@ const textOf = (value: unknown): string | null => (typeof value === 'string' ? v
 function restrictionEnd(value: unknown): string | null {
   if (typeof value !== 'number' && typeof value !== 'string') return null;
   const instant = epochSeconds.safeParse(String(value));
-  return instant.success ? instant.data : textOf(value);
+  if (instant.success) return instant.data;
+  // The Graph API's own date-time form, `2026-04-19T13:59:20+0000`, as an ISO instant too.
+  const dated = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?)(Z|[+-]\d{2}):?(\d{2})?$/.exec(String(value));
+  const at = dated ? Date.parse(`${dated[1]}${dated[2] === 'Z' ? 'Z' : `${dated[2]}:${dated[3] ?? '00'}`}`) : NaN;
+  return Number.isNaN(at) ? textOf(value) : new Date(at).toISOString();
 }
 
 /** An `account_update` change, read for the operators: its event, whether it restricts the account, and what WhatsApp said of it. */

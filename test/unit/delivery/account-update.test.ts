@@ -12,7 +12,8 @@ describe('WhatsApp’s account_update, read for the operators', () => {
         banState: null,
         banDate: null,
         restrictions: [
-          { type: 'RESTRICTED_ADD_PHONE_NUMBER_ACTION', expiration: '2026-01-08T00:00:00+0000' },
+          // Meta's date-time with its offset as Graph API writes it, read as the instant the runbook queries.
+          { type: 'RESTRICTED_ADD_PHONE_NUMBER_ACTION', expiration: '2026-01-08T00:00:00.000Z' },
           { type: 'RESTRICTED_BIZ_INITIATED_MESSAGING', expiration: null },
         ],
       },
