@@ -223,8 +223,15 @@ describe('admin CLI: keys', () => {
 
     expect((await admin('key', 'revoke', '--workspace', ws, '--key-id', String(key.keyId), '--json')).json()).toEqual({ keyId: key.keyId, status: 'revoked' });
     expect((await admin('key', 'list', '--workspace', ws, '--json')).json()).toEqual([expect.objectContaining({ keyId: key.keyId, status: 'revoked', effectiveStatus: 'revoked' })]);
-    const again = await admin('key', 'revoke', '--workspace', id(), '--key-id', String(key.keyId), '--json');
-    expect([again.status, again.json().error]).toEqual([1, 'not_found']);
+    // Another workspace has no such key (1, not_found); a workspace id that names none is exit 2, as on every command.
+    const other = id();
+    await admin('workspace', 'create', '--id', other, '--name', 'Other', '--rupiah-per-credit', '1');
+    const elsewhere = await admin('key', 'revoke', '--workspace', other, '--key-id', String(key.keyId), '--json');
+    expect([elsewhere.status, elsewhere.json().error]).toEqual([1, 'not_found']);
+    for (const command of ['revoke', 'rotate']) {
+      const nowhere = await admin('key', command, '--workspace', id(), '--key-id', String(key.keyId), '--json');
+      expect([nowhere.status, nowhere.json().error]).toEqual([2, 'workspace_missing']);
+    }
   });
 
   it('creates a key with the webhooks:manage scope, which authenticates for that scope only', async () => {

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { ApiKeyRotationRefusedError, listApiKeys, revokeApiKey, rotateApiKey, saveApiKey, type ApiKeyRecord } from '../../../lambdas/domain/api-keys/api-key-repository';
 import { generateApiKey } from '../../../lambdas/domain/api-keys/api-key-secret';
 import { scopes } from '../../../lambdas/shared/scopes';
+import type { Store } from '../../../lambdas/shared/store';
 import { AdminError, defineCommand, option, UsageError } from '../command';
 import { requireWorkspace } from './workspace-exists';
 
@@ -67,7 +68,7 @@ export const keyCommands = [
     summary: 'Revokes a key.',
     options: z.object({ workspace: option.text(), 'key-id': option.text() }),
     async run(options, { store, now }) {
-      if (!(await revokeApiKey(options.workspace, options['key-id'], now, store))) throw new AdminError('not_found', `Workspace ${options.workspace} has no key ${options['key-id']}`);
+      if (!(await revokeApiKey(options.workspace, options['key-id'], now, store))) throw await keyMissing(store, options.workspace, options['key-id']);
       return { data: { keyId: options['key-id'], status: 'revoked' }, lines: [`Revoked ${options['key-id']}; ${CACHE_NOTE}.`] };
     },
   }),
@@ -91,7 +92,7 @@ export const keyCommands = [
         if (error instanceof ApiKeyRotationRefusedError) throw new AdminError('key_not_rotatable', error.message);
         throw error;
       }
-      if (!rotated) throw new AdminError('not_found', `Workspace ${options.workspace} has no key ${options['key-id']}`);
+      if (!rotated) throw await keyMissing(store, options.workspace, options['key-id']);
       const { created, replaced } = rotated;
       return {
         data: { key: plaintext, ...created, replaced },
@@ -104,3 +105,9 @@ export const keyCommands = [
     },
   }),
 ];
+
+/** A key the workspace does not have: or no such workspace, which every command answers alike (exit 2). */
+async function keyMissing(store: Store, workspace: string, keyId: string): Promise<AdminError> {
+  await requireWorkspace(store, workspace);
+  return new AdminError('not_found', `Workspace ${workspace} has no key ${keyId}`);
+}
