@@ -204,6 +204,25 @@ describe('templates sync from the WhatsApp Business Account', () => {
     expect(await templateOf(ws, rest[0]!.name, rest[0]!.language)).toMatchObject({ status: 'APPROVED' });
   });
 
+  it('stops sending a stored template once Meta edits it into content it cannot store: its versions superseded, its sends 422 template_not_ready', async () => {
+    const ws = await workspace();
+    const [first] = page1.data;
+    const positional = { ...first!, name: 'order_notice', id: '1000000000000004', parameter_format: 'POSITIONAL', components: [{ type: 'BODY', text: 'Your order {{1}} is ready', example: { body_text: [['A-1']] } }] };
+    graph.answer = templatePages(WABA, [{ data: [positional], paging: lastPage }]);
+    expect(await syncTemplates(ws, syncDeps())).toMatchObject({ created: 1 });
+    const long = 'n'.repeat(70);
+    const edited = { ...positional, parameter_format: 'NAMED', components: [{ type: 'BODY', text: `Your order {{${long}}} is ready`, example: { body_text_named_params: [{ param_name: long, example: 'A-1' }] } }] };
+    graph.answer = templatePages(WABA, [{ data: [edited], paging: lastPage }]);
+
+    expect(await syncTemplates(ws, syncDeps())).toMatchObject({ skipped: 1 });
+
+    const template = await templateOf(ws, 'order_notice', first!.language);
+    expect(template.versions.map((version) => version.status)).toEqual(['SUPERSEDED']);
+    clearTemplateCache();
+    expect(await rejection(send(command(ws, template.id, { '1': 'A-1' })))).toMatchObject({ status: 422, code: 'template_not_ready' });
+    expect(await env.queues.receiveAll()).toEqual([]);
+  });
+
   it('keeps a template’s newest 90 versions once Meta has edited it more often: the oldest superseded one leaves, and the new content is sent', async () => {
     const ws = await workspace();
     const [first] = page1.data;

@@ -100,6 +100,11 @@ export async function upsertSyncedTemplate(
     // template after it, nor fail its webhook. A table that does not answer still throws.
     if (!(error instanceof z.core.$ZodError || error instanceof ValidationError)) throw error;
     logger.warn('WhatsApp template could not be stored; skipped', { workspaceId, name: graph.name, language: graph.language, error });
+    // Meta no longer holds the content stored before: sent, it would carry the wrong parameters,
+    // so its versions are superseded and its sends answer 422 template_not_ready.
+    if (existing?.versions.some((version) => version.status !== SUPERSEDED)) {
+      await saveTemplate(workspaceId, { ...existing, versions: existing.versions.map((version) => superseded(version, now.toISOString())) }, store);
+    }
     return 'skipped';
   }
   const unsupported = content.unsupportedParts;
@@ -164,9 +169,9 @@ export function mergeSyncedTemplate(existing: Template | undefined, state: Synce
 }
 
 /**
- * At most MAX_TEMPLATE_VERSIONS, the oldest superseded ones let go first: a template Meta edits
- * monthly passes 90 in years, and its new content must still be stored and sent. A version let go
- * keeps its pointer, so a preview of its id still reads it.
+ * At most MAX_TEMPLATE_VERSIONS, the superseded ones with the lowest numbers let go first: a
+ * template Meta edits monthly passes 90 in years, and its new content must still be stored and
+ * sent. A version let go answers a preview 404, as one an import drops (its pointer stays).
  */
 function keptVersions(versions: TemplateVersion[]): TemplateVersion[] {
   const excess = versions.length - MAX_TEMPLATE_VERSIONS;
