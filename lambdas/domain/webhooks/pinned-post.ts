@@ -1,6 +1,6 @@
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
+import type { LookupFunction, TcpNetConnectOpts } from 'node:net';
 
 /** Where a POST goes: the URL as registered, and the addresses its check approved, in the resolver's order. */
 export interface PinnedTarget {
@@ -27,13 +27,16 @@ export function pinnedPost(target: PinnedTarget, headers: Record<string, string>
     else callback(null, first.address, first.family);
   };
   const secure = target.url.protocol === 'https:';
-  const options: RequestOptions = {
+  const options: RequestOptions & Pick<TcpNetConnectOpts, 'autoSelectFamilyAttemptTimeout'> = {
     method: 'POST',
     hostname: target.url.hostname.replace(/^\[|\]$/g, ''),
     port: target.url.port || (secure ? 443 : 80),
     path: `${target.url.pathname}${target.url.search}`,
     headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'messaging-api-webhooks/1', ...headers },
     lookup,
+    // Node gives each address but the last 250 ms by default, less than a far receiver or a lost
+    // SYN takes: each gets its share of the attempt's time instead.
+    autoSelectFamilyAttemptTimeout: Math.max(250, Math.floor(timeoutMs / target.addresses.length)),
     agent: false,
     signal: AbortSignal.timeout(timeoutMs),
   };
