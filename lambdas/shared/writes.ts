@@ -2,6 +2,7 @@ import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type Tr
 import { isDependencyUnavailable, isThrottledTransaction } from './dependency-errors';
 import { ServiceUnavailableError } from './errors';
 import type { Store } from './store';
+import { answeredBy } from './answered-by';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 type WithoutTable<T> = Omit<NonNullable<T>, 'TableName'>;
@@ -134,19 +135,6 @@ export async function untilAnswered<T>(write: () => Promise<T>, deadline: number
       options.onUnanswered?.(error);
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
-  }
-}
-
-/** `call`'s answer, or a `TimeoutError` once `deadline` (epoch ms) has passed without one; `call` is not stopped. */
-export async function answeredBy<T>(call: Promise<T>, deadline: number, who = 'The table'): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(Object.assign(new Error(`${who} did not answer before the deadline`), { name: 'TimeoutError' })), Math.max(0, deadline - Date.now()));
-  });
-  try {
-    return await Promise.race([call, timedOut]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { HttpMetadataSink } from '../../lambdas/http/lambda-streaming';
-import { pathOf, routes, type RouteId } from '../../lambdas/routes';
+import { MEDIA_TYPES, pathOf, routes, type RouteDefinition, type RouteId } from '../../lambdas/routes';
 import { apiGatewayEvent } from '../../lambdas/http/rest-proxy-event';
 import { lambdaContext } from '../local/api-gateway-event';
 import { encodeBody, encodingOf } from './request-bodies';
@@ -15,6 +15,8 @@ export interface EventInput {
   /**
    * An object is sent in the encoding a Content-Type header names: JSON without one, forms in the
    * bracket notation (`content[variables][name]=Budi`); a multipart header without a boundary gets one.
+   * A string or Buffer is sent as it is, with the Content-Type of the route's one encoding unless
+   * a header names one.
    */
   body?: unknown;
   apiKey?: string;
@@ -23,7 +25,7 @@ export interface EventInput {
 
 /** The API Gateway REST (v1) proxy event API Gateway sends for a request to `routeId`. */
 export function routeEvent(routeId: RouteId, input: EventInput = {}): APIGatewayProxyEvent {
-  const route: { method: string; path: string } = routes[routeId];
+  const route: Pick<RouteDefinition, 'method' | 'path' | 'body'> = routes[routeId];
   const pathParameters = input.pathParameters ?? null;
   const path = pathOf(route, pathParameters ?? {});
   const headers: [string, string][] = [
@@ -34,8 +36,12 @@ export function routeEvent(routeId: RouteId, input: EventInput = {}): APIGateway
   ];
   if (input.apiKey) headers.push(['X-API-Key', input.apiKey]);
   let body: string | Buffer | undefined;
-  if (typeof input.body === 'string' || Buffer.isBuffer(input.body)) body = input.body;
-  else if (input.body !== undefined) {
+  if (typeof input.body === 'string' || Buffer.isBuffer(input.body)) {
+    body = input.body;
+    // Raw bytes (a signed WhatsApp body) in the one encoding their route takes, as its caller sends them.
+    const [only, ...others] = route.body ?? [];
+    if (only && !others.length && !headers.some(([name]) => name.toLowerCase() === 'content-type')) headers.push(['Content-Type', MEDIA_TYPES[only]]);
+  } else if (input.body !== undefined) {
     // An object goes in the encoding the Content-Type header names (JSON without one), as a client would send it.
     const at = headers.findIndex(([name]) => name.toLowerCase() === 'content-type');
     const { encoding, boundary } = encodingOf(at === -1 ? undefined : headers[at]![1]);

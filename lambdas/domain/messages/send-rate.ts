@@ -3,7 +3,8 @@ import { RateLimitedError } from '../../shared/errors';
 import { keys } from '../../shared/table';
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
-import { answeredBy, isConditionFailed } from '../../shared/writes';
+import { answeredBy } from '../../shared/answered-by';
+import { isConditionFailed } from '../../shared/writes';
 import { logger } from '../../shared/logger';
 
 /**

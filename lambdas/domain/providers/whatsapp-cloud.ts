@@ -22,7 +22,8 @@ interface GraphResponse {
  * The dispatch id travels as `biz_opaque_callback_data`, so every status webhook names it.
  */
 export function whatsAppCloudProvider(options: WhatsAppCloudOptions): Provider {
-  const request = options.fetch ?? fetch;
+  // The global `fetch` as it is at each call, not at creation: a test's mock of it takes effect.
+  const request: typeof fetch = (input, init) => (options.fetch ?? fetch)(input, init);
   const loadCredentials = async (): Promise<WhatsAppCredentials> => {
     try {
       return await options.credentials();

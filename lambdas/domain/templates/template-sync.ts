@@ -1,15 +1,14 @@
 import { defaultStore } from '../../shared/default-store';
-import { ValidationError } from '../../shared/errors';
 import { logger } from '../../shared/logger';
 import type { Store } from '../../shared/store';
-import * as z from '../../shared/zod';
+import { issueLine } from '../../shared/zod-issues';
 import { readMessageTemplates, type GraphTemplate, type TemplateListOptions } from '../providers/whatsapp-templates';
 import type { TemplateCategory, WorkspaceSettings } from '../workspaces/workspace';
 import { workspacesWithBusinessAccounts } from '../workspaces/workspace-binding';
 import { getWorkspace } from '../workspaces/workspace-repository';
 import { syncedContent, type SyncedContent } from './component-reading';
 import { isTemplateCategory, sameReading, syncedTemplateId, syncedVersionId, templateStatusOf, versionStatusOf } from './synced-template';
-import { MAX_TEMPLATE_VERSIONS, SUPERSEDED, type Template, type TemplateVersion } from './template';
+import { MAX_TEMPLATE_VERSIONS, SUPERSEDED, templateInputSchema, type Template, type TemplateVersion } from './template';
 import { getTemplate, saveTemplate } from './template-repository';
 import { outboxFor } from '../webhooks/event-gate';
 import { templateStatusEvent } from '../webhooks/webhook-event';
@@ -93,13 +92,11 @@ export async function upsertSyncedTemplate(
   if (merged.change === 'unchanged') return merged.change;
   const statusMoved = existing !== undefined && existing.status !== merged.template.status;
   const outbox = statusMoved ? await outboxFor(workspaceId, () => templateStatusEvent(merged.template, existing.status, now), store) : undefined;
-  try {
-    await saveTemplate(workspaceId, merged.template, store, { outbox });
-  } catch (error) {
-    // What Meta holds past a limit of ours: one such template must not stop a sync of every
-    // template after it, nor fail its webhook. A table that does not answer still throws.
-    if (!(error instanceof z.core.$ZodError || error instanceof ValidationError)) throw error;
-    logger.warn('WhatsApp template could not be stored; skipped', { workspaceId, name: graph.name, language: graph.language, error });
+  // What Meta holds past a limit of ours: one such template must not stop a sync of every
+  // template after it, nor fail its webhook.
+  const storable = templateInputSchema.safeParse(merged.template);
+  if (!storable.success) {
+    logger.warn('WhatsApp template could not be stored; skipped', { workspaceId, name: graph.name, language: graph.language, issues: issueLine(storable.error, '(template)') });
     // Meta no longer holds the content stored before: sent, it would carry the wrong parameters,
     // so its versions are superseded and its sends answer 422 template_not_ready.
     if (existing?.versions.some((version) => version.status !== SUPERSEDED)) {
@@ -107,6 +104,7 @@ export async function upsertSyncedTemplate(
     }
     return 'skipped';
   }
+  await saveTemplate(workspaceId, merged.template, store, { outbox });
   const unsupported = content.unsupportedParts;
   if (unsupported && status === 'APPROVED') logger.info('WhatsApp template has parts a send cannot fill; its sends are refused', { workspaceId, name: graph.name, language: graph.language, parts: unsupported });
   return merged.change;

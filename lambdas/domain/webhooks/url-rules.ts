@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { config } from '../../shared/config';
-import { answeredBy } from '../../shared/writes';
+import { answeredBy } from '../../shared/answered-by';
 
 /** Answers every address a host name resolves to. Replaceable, so tests need no DNS. */
 export type Resolver = (hostname: string) => Promise<{ address: string; family: 4 | 6 }[]>;
