@@ -20,9 +20,9 @@ import { clearWorkspaceCache } from '../../lambdas/domain/workspaces/workspace-l
 export const containerCaches = {
   /** Authenticated API keys (30 s) and unknown ones (5 s): lambdas/domain/api-keys/authenticate.ts. */
   apiKeys: clearApiKeyCache,
-  /** Templates by id (5 s): lambdas/domain/templates/template-lookup.ts. */
+  /** Templates by id (1 min, at most 5,000): lambdas/domain/templates/template-lookup.ts. */
   templates: clearTemplateCache,
-  /** Workspaces and their settings (1 s): lambdas/domain/workspaces/workspace-lookup.ts. */
+  /** Workspaces and their settings (1 min, at most 1,000): lambdas/domain/workspaces/workspace-lookup.ts. */
   workspaces: clearWorkspaceCache,
   /** Which workspace owns a WhatsApp number, for statuses (1 min): lambdas/domain/workspaces/number-owner-lookup.ts. */
   numberOwners: clearNumberOwnerCache,
