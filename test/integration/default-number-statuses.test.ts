@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { deliverQueuedDispatch } from '../../lambdas/domain/delivery/deliver-dispatch';
+import { claimDispatch } from '../../lambdas/domain/delivery/delivery-attempt';
 import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
 import { getDispatch } from '../../lambdas/domain/messages/dispatch-repository';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
@@ -152,4 +153,30 @@ it('keeps applying the statuses of messages sent before a workspace changed its 
   expect(await applyProviderReports(failedOn(former, secondWamid, second), env.table)).toMatchObject({ statuses: 1, applied: 1, skipped: 0 });
   expect(await getDispatch(fromDefault, first, env.table)).toMatchObject({ status: 'failed', failureCode: '131026' });
   expect(await getDispatch(moved, second, env.table)).toMatchObject({ status: 'failed', failureCode: '131026' });
+});
+
+it('learns the number from a status that came before our own sent write, so later statuses still apply after the number moves', async () => {
+  const n = `1069${Date.now()}`.slice(0, 15);
+  const ws = `ws-${randomUUID().slice(0, 8)}`;
+  expect(await admin('workspace', 'create', '--id', ws, '--name', 'Acme', '--rupiah-per-credit', '150', '--provider', 'whatsapp', '--whatsapp-phone-number-id', n)).toBe(0);
+  await saveTemplate(ws, template, env.table);
+  const { dispatchId } = await sendTemplateMessage(
+    { workspaceId: ws, apiClient: { id: randomUUID(), name: 'k' }, to: '081234560001', templateId: TEMPLATE_ID, variables: { name: 'Budi', order: '1' }, tagIds: [], trackingTags: [], now: new Date() },
+    { store: env.table, queue: env.queues },
+  );
+  // The consumer claimed it and called WhatsApp; WhatsApp's report overtakes our own `sent` write.
+  await claimDispatch(dispatchId, new Date(), env.table);
+  const wamid = `wamid.early-${randomUUID()}`;
+  const delivered = webhookEnvelopeSchema.parse({
+    object: 'whatsapp_business_account',
+    entry: [{ id: '102290129340398', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '15550000000', phone_number_id: n }, statuses: [{ id: wamid, status: 'delivered', timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: '6281234560001', biz_opaque_callback_data: dispatchId }] } }] }],
+  });
+  expect(await applyProviderReports(delivered, env.table)).toMatchObject({ statuses: 1, applied: 1 });
+
+  expect(await admin('workspace', 'update', '--id', ws, '--whatsapp-phone-number-id', 'none')).toBe(0);
+  expect(await admin('workspace', 'create', '--id', `ws-${randomUUID().slice(0, 8)}`, '--name', 'New owner', '--rupiah-per-credit', '150', '--provider', 'whatsapp', '--whatsapp-phone-number-id', n)).toBe(0);
+  resetContainerCaches();
+
+  expect(await applyProviderReports(failedOn(n, wamid, dispatchId), env.table)).toMatchObject({ statuses: 1, skipped: 0 });
+  expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ senderPhoneNumberId: n });
 });

@@ -260,7 +260,10 @@ async function applyStatusReport(workspaceId: string | undefined, phoneNumberId:
   if (workspaceId && dispatch.sentAt) await noteReport(phoneNumberId, dispatch.sentAt, store);
   // Meta repeats a message's pricing on each of its statuses: it rides on the status move when there is one, and is written only when it changed.
   const pricing = status.pricing && !samePricing(status.pricing, dispatch.pricing) ? status.pricing : undefined;
-  const moved = await applyStatus(dispatch.dispatchId, { ...statusChangeOf(status), ...(pricing ? { pricing } : {}) }, store, dispatch);
+  // WhatsApp reports on the number that sent the message: a status that overtook our own `sent`
+  // write teaches the dispatch its number, as that write would have (decision 178).
+  const sender = dispatch.senderPhoneNumberId ? {} : { senderPhoneNumberId: phoneNumberId };
+  const moved = await applyStatus(dispatch.dispatchId, { ...statusChangeOf(status), ...(pricing ? { pricing } : {}), ...sender }, store, dispatch);
   // What WhatsApp said of a failure beyond its code is kept for the operators, not on the dispatch.
   if (moved && status.failureCode) logger.info('WhatsApp reported the message failed', { dispatchId: dispatch.dispatchId, workspaceId: dispatch.workspaceId, code: status.failureCode, ...status.failureDetail });
   // As the failure is recorded, and again on a replay of it: the opt-out is a write of its own, and
@@ -278,7 +281,7 @@ async function applyStatusReport(workspaceId: string | undefined, phoneNumberId:
  * Whether the dispatch was sent from the number a status comes on. A dispatch keeps that number
  * from the provider's answer (decision 178), so its statuses apply after the number is bound to a
  * workspace or moved to another. One that does not know it (a status came before our `sent`
- * write, or it was sent before the number was kept) is judged by the number's owner: its own
+ * write, which then records it, or it was sent before the number was kept) is judged by the number's owner: its own
  * workspace, or the owner of a moment ago, for statuses a rebinding overtook (decision 52); on a
  * number no workspace owns, a workspace that sends from the stack's default number (decision 171).
  */
