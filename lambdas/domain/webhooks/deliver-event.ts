@@ -4,7 +4,6 @@ import { logger } from '../../shared/logger';
 import { eventDeliveryMetrics } from '../../shared/metrics';
 import type { QueueTarget } from '../../shared/queue';
 import type { Store } from '../../shared/store';
-import { answeredBy } from '../../shared/answered-by';
 import { writeOne } from '../../shared/writes';
 import { FAILING_DISABLE_AFTER_MS, noteDelivered, noteGivenUp } from './endpoint-health';
 import { enqueueEventDeliveries, type EventDeliveryMessage } from './event-queue';
@@ -113,15 +112,10 @@ export async function deliverEvent(message: EventDeliveryMessage, deps: EventDel
 async function attempt(url: string, secrets: Parameters<typeof signedHeaders>[0], message: EventDeliveryMessage, now: Date, deps: EventDeliveryDependencies): Promise<PostOutcome> {
   // The name's lookup is part of the attempt's time, as a browser counts it: a stalled resolver
   // is a timeout, retried, not minutes of the consumer's batch.
-  const deadline = Date.now() + (deps.timeoutMs ?? config.WEBHOOK_TIMEOUT_MS);
-  let verdict;
-  try {
-    verdict = await answeredBy(checkWebhookUrl(url, deps.urlRules ?? configuredUrlRules()), deadline, 'DNS');
-  } catch (error) {
-    if (error instanceof Error && error.name === 'TimeoutError') return { statusCode: null, error: 'timeout' };
-    throw error;
-  }
-  if (!verdict.ok) return { statusCode: null, error: `url_refused: ${verdict.reason}` };
+  const timeoutMs = deps.timeoutMs ?? config.WEBHOOK_TIMEOUT_MS;
+  const deadline = Date.now() + timeoutMs;
+  const verdict = await checkWebhookUrl(url, { ...(deps.urlRules ?? configuredUrlRules()), resolveTimeoutMs: timeoutMs });
+  if (!verdict.ok) return { statusCode: null, error: verdict.timedOut ? 'timeout' : `url_refused: ${verdict.reason}` };
   const headers = signedHeaders(secrets, message.eventId, now, message.payload);
   return pinnedPost(verdict, headers, message.payload, Math.max(1, deadline - Date.now()));
 }

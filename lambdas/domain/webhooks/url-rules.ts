@@ -27,7 +27,8 @@ export function configuredUrlRules(): { resolve: Resolver; allowLocal: boolean }
   return { resolve: config.WEBHOOK_HOSTS ? withHosts(config.WEBHOOK_HOSTS, systemResolver) : systemResolver, allowLocal: config.WEBHOOK_ALLOW_LOCAL_URLS === 'true' };
 }
 
-export type UrlVerdict = { ok: true; url: URL; addresses: { address: string; family: 4 | 6 }[] } | { ok: false; reason: string };
+/** `timedOut`: the name's DNS did not answer in time, which a delivery counts as a timeout, not a refused URL. */
+export type UrlVerdict = { ok: true; url: URL; addresses: { address: string; family: 4 | 6 }[] } | { ok: false; reason: string; timedOut?: true };
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 
@@ -154,7 +155,7 @@ export async function checkWebhookUrl(url: string, options: { resolve?: Resolver
     try {
       answers = await answeredBy((options.resolve ?? systemResolver)(host), Date.now() + timeoutMs, 'DNS');
     } catch (error) {
-      if (error instanceof Error && error.name === 'TimeoutError') return refuse(`has a host name whose DNS did not answer within ${timeoutMs / 1000} s (${host})`);
+      if (error instanceof Error && error.name === 'TimeoutError') return { ok: false, reason: `has a host name whose DNS did not answer within ${timeoutMs / 1000} s (${host})`, timedOut: true };
       answers = [];
     }
   }

@@ -131,6 +131,7 @@ describe('checkWebhookUrl, deployed', () => {
     expect(await checkWebhookUrl('https://slow.example.com/', { resolve: stalled, allowLocal: false, resolveTimeoutMs: 50 })).toEqual({
       ok: false,
       reason: 'has a host name whose DNS did not answer within 0.05 s (slow.example.com)',
+      timedOut: true,
     });
   });
 });
