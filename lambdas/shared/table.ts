@@ -108,6 +108,8 @@ export const keys = {
    * start) and the part (sums beyond one transaction are split in a fixed order).
    */
   reportWindow: (shardId: string, windowStart: string, firstSequenceNumber: string, part: number): ItemKey => ({ pk: `RPW#${shardId}`, sk: `${windowStart}#${firstSequenceNumber}#${part}` }),
+  /** That an operator's `reports rebuild` of a workspace's WIB day is running: one at a time (decision 180). */
+  reportRebuild: (ws: string, day: string): ItemKey => ({ pk: `REBUILD#${ws}#${day}`, sk: 'REBUILD' }),
   /** Which workspace owns a WhatsApp business phone number (for inbound messages). */
   whatsappNumber: (phoneNumberId: string): ItemKey => ({ pk: `WANUM#${phoneNumberId}`, sk: 'WANUM' }),
   /** How far the provider's reports on a sending number have come (lambdas/domain/delivery/report-evidence.ts). */
@@ -322,4 +324,5 @@ export type Entity =
   | 'marketingResume'
   | 'providerMessage'
   | 'webhookEndpoint'
-  | 'webhookEndpointCount';
+  | 'webhookEndpointCount'
+  | 'reportRebuild';

@@ -11,6 +11,8 @@ export interface AdminIo {
   /** The table commands use; by default the target the command line names (`resolveTarget`). */
   target?: (options: TargetOptions) => Promise<AdminTarget>;
   now?: () => Date;
+  /** What a command that waits for the stack to settle (`reports rebuild`) waits on, in place of its timer. */
+  wait?: () => Promise<void>;
 }
 
 const globalOptions = {
@@ -72,7 +74,7 @@ export async function runAdmin(argv: readonly string[], io: AdminIo): Promise<nu
       env: io.env,
     });
     io.err(`Target: ${store.description}`);
-    const result = await run({ store, now: io.now?.() ?? new Date(), usagePlans: store.usagePlans, env: io.env });
+    const result = await run({ store, now: io.now?.() ?? new Date(), usagePlans: store.usagePlans, env: io.env, wait: io.wait });
     for (const note of result.notes ?? []) io.err(note);
     if (json) io.out(JSON.stringify(result.data, null, 2));
     else if (result.lines.length) io.out(result.lines.join('\n'));

@@ -23,6 +23,8 @@ export interface CommandContext {
   env: Record<string, string | undefined>;
   /** Where usage plans are; undefined for a target named only by TABLE_NAME. */
   usagePlans?: UsagePlanTarget | undefined;
+  /** What a command that waits for the stack to settle waits on, in place of its own timer (tests). */
+  wait?: (() => Promise<void>) | undefined;
 }
 
 export interface CommandResult {

@@ -1,9 +1,12 @@
-import { batchWrite, type BatchWriteRequest } from '../../shared/batch-write';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { batchWrite } from '../../shared/batch-write';
 import type { Store } from '../../shared/store';
-import { writeOne } from '../../shared/writes';
+import { keys } from '../../shared/table';
+import { isConditionFailed, writeOne } from '../../shared/writes';
+import { reportProjectionSettings } from '../../shared/stream-consumer-settings';
 import { wibRange } from '../time/wib';
 import { countedDispatchesOfDay } from './dispatch-list';
-import { addDeltas, dayRollups, dayTagRollups, rollupDeltas, rollupWrite, sumDeltas, tagLinks, tagLinkWrites, tagRollups, type RollupDelta } from './report-items';
+import { addDeltas, dayRollups, dayTagRollups, rollupDeltas, rollupWrite, sumDeltas, tagLinks, tagLinkWrites, tagRollups, type ReportedDispatch, type RollupDelta } from './report-items';
 
 /**
  * A WIB day's report items held against the dispatches they count, and put right: for when the
@@ -11,6 +14,9 @@ import { addDeltas, dayRollups, dayTagRollups, rollupDeltas, rollupWrite, sumDel
  * backlog past the stream's 24 hours or a change it had to be fixed to read can leave them. The
  * dispatches' report entries (gsi4, decision 104) are the truth; the rollups and tag links follow.
  */
+
+/** One tag's link of one dispatch. */
+export type TagLinkOf = Pick<ReportedDispatch, 'dispatchId' | 'workspaceId' | 'createdAt'> & { trackingTag: string };
 
 /** How a day's report items differ from its dispatches. */
 export interface DayReportCheck {
@@ -20,10 +26,8 @@ export interface DayReportCheck {
   counted: number;
   /** What each rollup that differs lacks (negative: holds too much), added to its first shard to put it right. */
   corrections: RollupDelta[];
-  /** How many tag links a counted dispatch lacks, and how many are of a dispatch that does not count. */
-  links: { missing: number; extra: number };
-  /** The puts of the missing links and the deletes (either shape) of the others. */
-  linkWrites: BatchWriteRequest[];
+  /** The tag links a counted dispatch lacks, and those of a dispatch that does not count. */
+  links: { missing: TagLinkOf[]; extra: TagLinkOf[] };
 }
 
 /**
@@ -59,22 +63,99 @@ export async function checkDayReports(workspaceId: string, day: string, store: S
 
   const linked = new Set(perTag.flatMap(({ tag, links }) => links.map((link) => `${tag}\u0000${link.dispatchId}`)));
   const countedIds = new Set(counted.map((dispatch) => dispatch.dispatchId));
-  const missing = counted.flatMap((dispatch) => dispatch.trackingTags.filter((tag) => !linked.has(`${tag}\u0000${dispatch.dispatchId}`)).map((tag) => ({ ...dispatch, trackingTags: [tag] })));
+  const missing = counted.flatMap(({ dispatchId, createdAt, trackingTags }) =>
+    trackingTags.filter((tag) => !linked.has(`${tag}\u0000${dispatchId}`)).map((trackingTag): TagLinkOf => ({ workspaceId, dispatchId, createdAt, trackingTag })),
+  );
   const extra = perTag.flatMap(({ tag, links }) =>
     links
       .filter((link) => !countedIds.has(link.dispatchId))
       // A link's order is `<createdAt>#<dispatchId>`, in either shape.
-      .map((link) => ({ workspaceId, dispatchId: link.dispatchId, createdAt: link.order.slice(0, link.order.indexOf('#')), trackingTags: [tag] })),
+      .map((link): TagLinkOf => ({ workspaceId, dispatchId: link.dispatchId, createdAt: link.order.slice(0, link.order.indexOf('#')), trackingTag: tag })),
   );
-  const linkWrites = [...missing.flatMap((link) => tagLinkWrites(link, 1)), ...extra.flatMap((link) => tagLinkWrites(link, -1))];
-  return { workspaceId, day, counted: counted.length, corrections, links: { missing: missing.length, extra: extra.length }, linkWrites };
+  return { workspaceId, day, counted: counted.length, corrections, links: { missing, extra } };
 }
 
-/** Puts right what `check` found: each correction one `ADD` to its rollup's first shard, the links in batches. */
-export async function rebuildDayReports(check: DayReportCheck, store: Store): Promise<void> {
-  for (const correction of check.corrections) await writeOne(store, rollupWrite(correction, 0));
-  await batchWrite(store, check.linkWrites);
+/**
+ * How long a rebuild waits between its two reads of the day: a change the projection was handed
+ * when the first read ran is written by the end of its window, or of the next one if that
+ * invocation failed once (the window, and the batching before it, twice).
+ */
+export const REBUILD_SETTLE_MS = 2 * (reportProjectionSettings.tumblingWindowSeconds + reportProjectionSettings.maxBatchingWindowSeconds) * 1000;
+/** How long a rebuild holds its day: far beyond the reads of a day of thousands of tags, and the time a stopped run blocks the next. */
+export const REBUILD_LEASE_MS = 15 * 60_000;
+
+/** Another rebuild of the same workspace's day holds it, until `until` at the latest. */
+export class RebuildRunningError extends Error {
+  override name = 'RebuildRunningError';
+
+  constructor(readonly until: string) {
+    super(`Another rebuild of this day is running (held until ${until} at the latest)`);
+  }
 }
+
+/** What a rebuild put right, and what moved between its two reads (left for the next check). */
+export interface DayReportRebuild {
+  written: DayReportCheck;
+  moving: { rollups: number; links: number };
+}
+
+/**
+ * Puts a day's reports right by its dispatches (decisions 117, 180). The day is read twice,
+ * `settle` apart: what differed only in one read is a change the projection had not written yet
+ * (a late send or failure), which it will write itself, so only what differs the same way in both
+ * is written: each correction one `ADD` to its rollup's first shard, the links in batches. One run
+ * at a time per day: two would both add the same difference.
+ */
+export async function rebuildDayReports(
+  workspaceId: string,
+  day: string,
+  store: Store,
+  options: { now: Date; settle?: () => Promise<void> },
+): Promise<DayReportRebuild> {
+  const lease = keys.reportRebuild(workspaceId, day);
+  const until = new Date(options.now.getTime() + REBUILD_LEASE_MS).toISOString();
+  try {
+    await writeOne(store, {
+      Put: {
+        Item: { ...lease, entity: 'reportRebuild', until, ttl: Math.ceil(Date.parse(until) / 1000) },
+        // A run that was stopped leaves its hold behind: past `until` it is taken over.
+        ConditionExpression: 'attribute_not_exists(pk) OR #until < :now',
+        ExpressionAttributeNames: { '#until': 'until' },
+        ExpressionAttributeValues: { ':now': options.now.toISOString() },
+      },
+    });
+  } catch (error) {
+    if (!isConditionFailed(error)) throw error;
+    const held = await store.db.send(new GetCommand({ TableName: store.tableName, Key: lease, ConsistentRead: true }));
+    throw new RebuildRunningError(typeof held.Item?.until === 'string' ? held.Item.until : until);
+  }
+  try {
+    const first = await checkDayReports(workspaceId, day, store);
+    if (!first.corrections.length && !first.links.missing.length && !first.links.extra.length) return { written: first, moving: { rollups: 0, links: 0 } };
+    await (options.settle ?? (() => new Promise((resolve) => setTimeout(resolve, REBUILD_SETTLE_MS))))();
+    const second = await checkDayReports(workspaceId, day, store);
+    const written = steadyPart(first, second);
+    for (const correction of written.corrections) await writeOne(store, rollupWrite(correction, 0));
+    await batchWrite(store, [...written.links.missing.flatMap((link) => tagLinkWrites(asDispatch(link), 1)), ...written.links.extra.flatMap((link) => tagLinkWrites(asDispatch(link), -1))]);
+    const linksOf = (check: DayReportCheck) => check.links.missing.length + check.links.extra.length;
+    return { written, moving: { rollups: second.corrections.length - written.corrections.length, links: linksOf(second) - linksOf(written) } };
+  } finally {
+    await writeOne(store, { Delete: { Key: lease } });
+  }
+}
+
+/** What `second` found that `first` found too, the same: a difference the projection is not about to write away. */
+function steadyPart(first: DayReportCheck, second: DayReportCheck): DayReportCheck {
+  const inFirst = (found: unknown[]) => new Set(found.map((item) => JSON.stringify(item)));
+  const [corrections, missing, extra] = [inFirst(first.corrections), inFirst(first.links.missing), inFirst(first.links.extra)];
+  return {
+    ...second,
+    corrections: second.corrections.filter((correction) => corrections.has(JSON.stringify(correction))),
+    links: { missing: second.links.missing.filter((link) => missing.has(JSON.stringify(link))), extra: second.links.extra.filter((link) => extra.has(JSON.stringify(link))) },
+  };
+}
+
+const asDispatch = ({ trackingTag, ...link }: TagLinkOf) => ({ ...link, trackingTags: [trackingTag] });
 
 const negate = (delta: RollupDelta): RollupDelta =>
   delta.kind === 'tag' ? { ...delta, dispatchCount: -delta.dispatchCount, credits: -delta.credits, amountRupiah: -delta.amountRupiah } : { ...delta, dispatchCount: -delta.dispatchCount };

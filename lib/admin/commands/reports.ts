@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { RollupDelta } from '../../../lambdas/domain/reports/report-items';
-import { checkDayReports, rebuildDayReports, type DayReportCheck } from '../../../lambdas/domain/reports/report-rebuild';
+import { checkDayReports, rebuildDayReports, RebuildRunningError, type DayReportCheck, type DayReportRebuild } from '../../../lambdas/domain/reports/report-rebuild';
 import { isCalendarDate, wibDay } from '../../../lambdas/domain/time/wib';
 import { AdminError, defineCommand } from '../command';
 import { requireWorkspace } from './workspace-exists';
@@ -26,15 +26,29 @@ function describe(correction: RollupDelta): string {
 }
 
 function report(check: DayReportCheck, done: boolean) {
-  const data = { workspace: check.workspaceId, date: check.day, counted: check.counted, corrections: check.corrections, linksMissing: check.links.missing, linksExtra: check.links.extra };
-  const agrees = !check.corrections.length && !check.links.missing && !check.links.extra;
+  const [linksMissing, linksExtra] = [check.links.missing.length, check.links.extra.length];
+  const data = { workspace: check.workspaceId, date: check.day, counted: check.counted, corrections: check.corrections, linksMissing, linksExtra };
+  const agrees = !check.corrections.length && !linksMissing && !linksExtra;
   const lines = [`${check.day}: ${check.counted} dispatches of ${check.workspaceId} count as sent.`];
   if (agrees) lines.push(done ? 'Nothing to put right: the rollups and tag links agree with them.' : 'The rollups and tag links agree with them.');
   else {
-    lines.push(`${done ? 'Put right' : 'Differ from them'}: ${count(check.corrections.length, 'rollup')}, ${count(data.linksMissing, 'tag link')} missing, ${count(data.linksExtra, 'tag link')} of dispatches that do not count.`);
+    lines.push(`${done ? 'Put right' : 'Differ from them'}: ${count(check.corrections.length, 'rollup')}, ${count(linksMissing, 'tag link')} missing, ${count(linksExtra, 'tag link')} of dispatches that do not count.`);
     lines.push(...check.corrections.map((correction) => `  ${describe(correction)}`));
   }
   return { data, lines };
+}
+
+/** A rebuild as `report` tells it, with what moved while it ran: the projection's to write, or a later rebuild's. */
+function rebuilt({ written, moving }: DayReportRebuild) {
+  const { data, lines } = report(written, true);
+  const moved = moving.rollups + moving.links;
+  return {
+    data: { ...data, moving },
+    lines,
+    notes: moved
+      ? [`${count(moving.rollups, 'rollup')} and ${count(moving.links, 'tag link')} changed while it ran (the projection writing the day's last changes), so were left: run \`reports check\` again in a minute, and \`reports rebuild\` if they still differ.`]
+      : [],
+  };
 }
 
 export const reportCommands = [
@@ -53,15 +67,18 @@ export const reportCommands = [
     name: 'reports rebuild',
     synopsis: '--workspace WS --date YYYY-MM-DD',
     summary:
-      'Puts a WIB day’s report rollups and tag links right by its dispatches (after a rollback across the report projection, or a backlog past the stream’s 24 hours). Only a day that is over; run `reports check` after it.',
+      'Puts a WIB day’s report rollups and tag links right by its dispatches (after a rollback across the report projection, or a backlog past the stream’s 24 hours). Only a day that is over, once the projection has caught up; reads the day twice, 12 s apart, and writes only what differs in both. One run a day at a time.',
     options,
-    async run({ workspace, date }, { store, now }) {
+    async run({ workspace, date }, { store, now, wait }) {
       await requireWorkspace(store, workspace);
       // Today's dispatches still move, and the projection still writes their sums: a correction read then would be off by them.
       if (date >= wibDay(now)) throw new AdminError('day_not_over', `${date} is not over yet (WIB); rebuild a day once it is, and the projection has caught up (reports-behind OK)`);
-      const check = await checkDayReports(workspace, date, store);
-      await rebuildDayReports(check, store);
-      return report(check, true);
+      try {
+        return rebuilt(await rebuildDayReports(workspace, date, store, { now, ...(wait ? { settle: wait } : {}) }));
+      } catch (error) {
+        if (!(error instanceof RebuildRunningError)) throw error;
+        throw new AdminError('rebuild_running', `${date} of ${workspace} is being rebuilt by another run (held until ${error.until} at the latest); run \`reports check\` once it has finished`);
+      }
     },
   }),
 ];
