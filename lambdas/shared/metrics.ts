@@ -43,10 +43,18 @@ function writeEmf(metrics: Map<string, { unit: Unit; values: number[] }>, dimens
 /** What this invocation recorded with the service dimension alone, written as one line when it ends. */
 const recorded = new Map<string, { unit: Unit; values: number[] }>();
 
+/**
+ * EMF: "Numeric array metric targets MUST NOT have more than 100 members", and CloudWatch drops a
+ * line that has more, with every metric in it. A metric that reaches it is written then, with the
+ * rest recorded so far, as Powertools does (one webhook POST can set aside hundreds of items).
+ */
+const MAX_VALUES_PER_LINE = 100;
+
 const add = (name: string, unit: Unit, value: number) => {
   const metric = recorded.get(name);
   if (metric) metric.values.push(value);
   else recorded.set(name, { unit, values: [value] });
+  if ((metric?.values.length ?? 1) >= MAX_VALUES_PER_LINE) publishMetrics();
 };
 const count = (name: string) => add(name, 'Count', 1);
 
