@@ -79,9 +79,11 @@ const schema = z.object({
     .int()
     .refine((days) => LOG_RETENTION_DAYS.includes(days), `one of CloudWatch Logs' retention periods: ${LOG_RETENTION_DAYS.join(', ')} days`),
   /** Secrets Manager secret holding { accessToken, appSecret, verifyToken, phoneNumberId? }. */
-  whatsappSecretName: z.string().min(1),
+  whatsappSecretName: z
+    .string()
+    .regex(/^[\w/+=.@-]{1,512}$/, 'a Secrets Manager secret name (letters, digits and /_+=.@-), not its ARN: the functions are granted the name'),
   /** WhatsApp Graph API base URL, with its version. */
-  graphApiBaseUrl: z.url(),
+  graphApiBaseUrl: z.url().refine((url) => !url.endsWith('/'), 'the Graph API URL with its version and no trailing "/" (https://graph.facebook.com/v26.0)'),
   /** Subscribed by email to the alarm topic when given (the address confirms it once). */
   alarmEmail: z.email().optional(),
   /**
@@ -92,7 +94,15 @@ const schema = z.object({
   account: z.string().regex(/^\d{12}$/, 'an AWS account id: 12 digits').optional(),
   region: z.string().regex(/^[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-\d$/, 'an AWS region such as ap-southeast-3').optional(),
   /** Tags on every resource of the stack that supports them (cost allocation, ownership), besides SERVICE_TAG and STACK_TAG. */
-  tags: jsonObject(z.record(z.string(), z.string().max(256, 'tag values are at most 256 characters')).superRefine(checkTagKeys)).default({}),
+  tags: jsonObject(
+    z
+      .record(
+        z.string(),
+        // AWS's tag rules (Lambda's TagResource refuses the rest at deploy, rolling the stack back).
+        z.string().max(256, 'tag values are at most 256 characters').regex(/^[\p{L}\p{Z}\p{N}_.:/=+@-]*$/u, 'a tag value is letters, digits, spaces or _.:/=+-@'),
+      )
+      .superRefine(checkTagKeys),
+  ).default({}),
   /**
    * At most this many deliver consumer invocations at once (the SQS event source's
    * `maxConcurrency`, 2-1000): a global cap on provider calls, not a per-number pace (docs/deploy.md).

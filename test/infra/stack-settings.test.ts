@@ -331,6 +331,13 @@ describe('invalid settings', () => {
     [{ tags: { 'aws:owner': 'x' } }, /tags.aws:owner: tag keys starting with "aws:" are reserved/],
     [{ tags: { stack: 'x' } }, /tags.stack: the "stack" tag is the stack's name, set by the stack/],
     [{ tags: '{"team":' }, /tags: /],
+    // AWS's tag rules: Lambda's TagResource refuses these values at deploy, rolling the stack back.
+    [{ tags: { team: 'payments, growth' } }, /tags.team: a tag value is letters, digits, spaces or _.:\/=\+-@/],
+    [{ tags: { wiki: 'https://wiki.example.com/x?a=1&b=2' } }, /tags.wiki: /],
+    // The functions are granted the secret by name (`<name>-??????`): an ARN would be granted a secret no one has.
+    [{ whatsappSecretName: 'arn:aws:secretsmanager:ap-southeast-3:123456789012:secret:messaging-api/whatsapp-AbCdEf' }, /whatsappSecretName: a Secrets Manager secret name .*not its ARN/],
+    [{ whatsappSecretName: 'messaging api/whatsapp' }, /whatsappSecretName: /],
+    [{ graphApiBaseUrl: 'https://graph.facebook.com/v26.0/' }, /graphApiBaseUrl: /],
     [{ deliverMaxConcurrency: 1 }, /deliverMaxConcurrency: /],
     [{ deliverMaxConcurrency: 1001 }, /deliverMaxConcurrency: /],
     [{ whatsappMessagesPerSecond: 0 }, /whatsappMessagesPerSecond: /],
