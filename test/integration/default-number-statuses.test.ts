@@ -1,12 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { deliverQueuedDispatch } from '../../lambdas/domain/delivery/deliver-dispatch';
 import { claimDispatch } from '../../lambdas/domain/delivery/delivery-attempt';
+import { reconcile, REPORT_SILENCE_MS } from '../../lambdas/domain/delivery/reconcile';
+import { noteReport } from '../../lambdas/domain/delivery/report-evidence';
 import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
 import { getDispatch } from '../../lambdas/domain/messages/dispatch-repository';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
+import { ProviderError, type Provider } from '../../lambdas/domain/providers/provider';
 import { whatsAppCloudProvider } from '../../lambdas/domain/providers/whatsapp-cloud';
 import { webhookEnvelopeSchema } from '../../lambdas/domain/providers/whatsapp-webhook';
 import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
+import type { Store } from '../../lambdas/shared/store';
 import { runAdmin } from '../../lib/admin/cli';
 import { startGraphStub, type GraphStub } from '../support/graph-stub';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
@@ -180,3 +184,88 @@ it('learns the number from a status that came before our own sent write, so late
   expect(await applyProviderReports(failedOn(n, wamid, dispatchId), env.table)).toMatchObject({ statuses: 1, skipped: 0 });
   expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ senderPhoneNumberId: n });
 });
+
+/** A queued dispatch of a new workspace that sends from its own number `n`. */
+async function queuedOn(n: string): Promise<{ ws: string; dispatchId: string }> {
+  const ws = `ws-${randomUUID().slice(0, 8)}`;
+  expect(await admin('workspace', 'create', '--id', ws, '--name', 'Acme', '--rupiah-per-credit', '150', '--provider', 'whatsapp', '--whatsapp-phone-number-id', n)).toBe(0);
+  await saveTemplate(ws, template, env.table);
+  const { dispatchId } = await sendTemplateMessage(
+    { workspaceId: ws, apiClient: { id: randomUUID(), name: 'k' }, to: '081234560001', templateId: TEMPLATE_ID, variables: { name: 'Budi', order: '1' }, tagIds: [], trackingTags: [], now: new Date() },
+    { store: env.table, queue: env.queues },
+  );
+  return { ws, dispatchId };
+}
+
+/** The runbook's move: `ws` gives up `n` for `next`, and `n` becomes a new workspace's. */
+async function moveNumber(ws: string, n: string, next: string): Promise<void> {
+  expect(await admin('workspace', 'update', '--id', ws, '--whatsapp-phone-number-id', next)).toBe(0);
+  expect(await admin('workspace', 'create', '--id', `ws-${randomUUID().slice(0, 8)}`, '--name', 'New owner', '--rupiah-per-credit', '150', '--provider', 'whatsapp', '--whatsapp-phone-number-id', n)).toBe(0);
+  resetContainerCaches();
+}
+
+const deliveredOn = (phoneNumberId: string, dispatchId: string) =>
+  webhookEnvelopeSchema.parse({
+    object: 'whatsapp_business_account',
+    entry: [{ id: '102290129340398', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '15550000000', phone_number_id: phoneNumberId }, statuses: [{ id: `wamid.late-${randomUUID()}`, status: 'delivered', timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: '6281234560001', biz_opaque_callback_data: dispatchId }] } }] }],
+  });
+
+it('applies WhatsApp’s report of a send whose answer timed out after its number moved to another workspace', async () => {
+  const n = `1071${Date.now()}`.slice(0, 15);
+  const { ws, dispatchId } = await queuedOn(n);
+  // WhatsApp took the message, but its answer did not come in time: settled `unknown`, to wait for WhatsApp's report.
+  const asked: (string | undefined)[] = [];
+  const timedOut: Provider = {
+    send: (message) => {
+      asked.push(message.phoneNumberId);
+      return Promise.reject(new ProviderError('unknown', 'timeout', 'WhatsApp did not answer within 10 s'));
+    },
+    settle: () => Promise.resolve(),
+  };
+  expect(await deliverQueuedDispatch({ dispatchId, workspaceId: ws, receiveCount: 1, maxReceives: 5 }, { providerFor: () => timedOut, store: env.table })).toEqual({ outcome: 'unknown' });
+  expect(asked).toEqual([n]);
+
+  await moveNumber(ws, n, 'none');
+
+  expect(await applyProviderReports(deliveredOn(n, dispatchId), env.table)).toMatchObject({ statuses: 1, applied: 1, skipped: 0 });
+  expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'delivered' });
+});
+
+it('judges a dead claim by the number it was taken on, not the workspace’s number since: a move does not send it again, and WhatsApp’s report of it applies', async () => {
+  const n = `1072${Date.now()}`.slice(0, 15);
+  const { ws, dispatchId } = await queuedOn(n);
+  // The consumer claims it and is killed in the provider call: whether WhatsApp took the message is unknown.
+  let killed = false;
+  const dying: Store = {
+    tableName: env.table.tableName,
+    db: { send: (command: never) => (killed ? Promise.reject(new Error('consumer killed')) : env.table.db.send(command)) } as unknown as Store['db'],
+  };
+  const killedInCall: Provider = {
+    send: () => {
+      killed = true;
+      return Promise.reject(new Error('consumer killed'));
+    },
+    settle: () => Promise.resolve(),
+  };
+  expect(await deliverQueuedDispatch({ dispatchId, workspaceId: ws, receiveCount: 1, maxReceives: 5 }, { providerFor: () => killedInCall, store: dying })).toMatchObject({ outcome: 'retry' });
+  const claimed = (await getDispatch(ws, dispatchId, env.table))!;
+  expect(claimed).toMatchObject({ status: 'processing', attemptStartedAt: expect.any(String) });
+
+  // The workspace moves to a number of its own, whose reports flow: they say nothing of a message sent from n.
+  const next = `1073${Date.now()}`.slice(0, 15);
+  await moveNumber(ws, n, next);
+  await noteReport(next, new Date(Date.now() + 60_000).toISOString(), env.table);
+
+  // Past the silence, and past a release's grace: the claim stands and nothing is queued again.
+  const judgedAt = Date.parse(claimed.attemptStartedAt!) + REPORT_SILENCE_MS + 1_000;
+  await env.queues.receiveAll();
+  await reconcile(new Date(judgedAt), env.table, env.queues);
+  expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'processing', attemptStartedAt: claimed.attemptStartedAt });
+  await reconcile(new Date(judgedAt + 5 * 60_000), env.table, env.queues);
+  expect(await env.queues.receiveAll()).not.toContainEqual(expect.objectContaining({ dispatchId }));
+
+  // WhatsApp had it: its report, on n, settles it.
+  expect(await applyProviderReports(deliveredOn(n, dispatchId), env.table)).toMatchObject({ statuses: 1, applied: 1, skipped: 0 });
+  expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'delivered', senderPhoneNumberId: n });
+});
+

@@ -411,6 +411,8 @@ describe('the deliver consumer against DynamoDB Local', () => {
     await bind(a, `${number}-a`);
     await bind(b, number);
     const third = await sentFrom(b);
+    // As sent before decision 178, not knowing its number: judged by the number's owner.
+    await env.table.db.send(new UpdateCommand({ TableName: env.table.tableName, Key: keys.dispatch(third), UpdateExpression: 'REMOVE senderPhoneNumberId' }));
     expect(await delivered(third)).toMatchObject({ result: { applied: 1, skipped: 0 }, read: [`DSP#${third}`, `WANUM#${number}`] });
     expect(await getDispatch(b, third, env.table)).toMatchObject({ status: 'delivered' });
 
@@ -519,7 +521,7 @@ describe('the deliver consumer against DynamoDB Local', () => {
   it('sends again, once, a dispatch whose consumer died with its claim in flight, once the number’s reports show the provider never took it', async () => {
     const { ws, dispatchId } = await queuedDispatch(['promo']);
     // The claim reached the table; the consumer was killed before it heard back, so it never called.
-    await claimDispatch(dispatchId, new Date(Date.now() - 1_000), env.table);
+    await claimDispatch(dispatchId, new Date(Date.now() - 1_000), env.table, `sandbox:${ws}`);
     const provider = scriptedProvider(accept);
 
     // A dispatch the number sent after that claim is reported on: the reports are flowing.
@@ -553,9 +555,27 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect(await env.queues.receiveAll()).not.toContainEqual(message);
   });
 
-  it('does not send again a dead attempt of a template WhatsApp is holding (template pacing): the release’s report settles it, an hour late', async () => {
+  it('does not send again a dead claim that names no number (taken before decision 181), whatever its workspace’s number reports: it is settled unknown', async () => {
     const { ws, dispatchId } = await queuedDispatch(['promo']);
     await claimDispatch(dispatchId, new Date(Date.now() - 1_000), env.table);
+    const later = await sendAfter(ws);
+    expect(await deliver(later, ws, scriptedProvider(accept).provider)).toBe('sent');
+    const report = statusWebhook(`sandbox:${ws}`, [{ id: 'wamid.later', status: 'delivered', timestamp: String(Math.floor(Date.now() / 1000)), biz_opaque_callback_data: later }]);
+    expect(await applyProviderReports(report, env.table)).toMatchObject({ applied: 1 });
+    await env.queues.receiveAll();
+
+    for (const at of [REPORT_SILENCE_MS + 1_000, REPORT_SILENCE_MS + RELEASED_GRACE_MS + 2_000]) await reconcile(new Date(Date.now() + at), env.table, env.queues);
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'processing', attemptStartedAt: expect.any(String) });
+    expect(await env.queues.receiveAll()).not.toContainEqual({ dispatchId, workspaceId: ws });
+    const after = Date.now() + DEAD_ATTEMPT_UNKNOWN_MS + 1_000;
+    await reconcile(new Date(after), env.table, env.queues);
+    await reconcile(new Date(after + UNKNOWN_NOTICE_MS + 1_000), env.table, env.queues);
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'unknown' });
+  });
+
+  it('does not send again a dead attempt of a template WhatsApp is holding (template pacing): the release’s report settles it, an hour late', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    await claimDispatch(dispatchId, new Date(Date.now() - 1_000), env.table, `sandbox:${ws}`);
     // WhatsApp answers another send of the template “held for quality assessment”: no report comes for it yet.
     const held = await sendAfter(ws);
     const pacing = scriptedProvider(acceptHeld);
@@ -621,7 +641,7 @@ describe('the deliver consumer against DynamoDB Local', () => {
 
   it('sends again, once, a dead attempt of a paced template that no report names once WhatsApp’s holds are over', async () => {
     const { ws, dispatchId } = await queuedDispatch(['promo']);
-    await claimDispatch(dispatchId, new Date(Date.now() - 1_000), env.table);
+    await claimDispatch(dispatchId, new Date(Date.now() - 1_000), env.table, `sandbox:${ws}`);
     const held = await sendAfter(ws);
     expect(await deliver(held, ws, scriptedProvider(acceptHeld).provider)).toBe('sent');
     const other = await sendOfAnotherTemplate(ws);
@@ -642,7 +662,7 @@ describe('the deliver consumer against DynamoDB Local', () => {
 
   it('shows an operator why a dead attempt waits, and until when (`npm run admin -- dispatch show`)', async () => {
     const { ws, dispatchId } = await queuedDispatch(['promo']);
-    await claimDispatch(dispatchId, new Date(Date.now() - 1_000), env.table);
+    await claimDispatch(dispatchId, new Date(Date.now() - 1_000), env.table, `sandbox:${ws}`);
     const show = async (at: Date, ...options: string[]) => {
       const out: string[] = [];
       const err: string[] = [];
@@ -683,7 +703,7 @@ describe('the deliver consumer against DynamoDB Local', () => {
   // With no run to note it yet (the table away past its wait), the view gave a moment already past.
   it('never tells an operator that a dead attempt no run has noted is settled `unknown` at a moment already past', async () => {
     const { ws, dispatchId } = await queuedDispatch(['promo']);
-    await claimDispatch(dispatchId, new Date(Date.now() - 1_000), env.table);
+    await claimDispatch(dispatchId, new Date(Date.now() - 1_000), env.table, `sandbox:${ws}`);
     const started = Date.parse((await getDispatch(ws, dispatchId, env.table))!.attemptStartedAt!);
     const back = new Date(started + 30 * 60_000);
     const out: string[] = [];

@@ -95,7 +95,7 @@ async function deliver(attempt: DeliveryAttempt, deps: DeliveryDependencies): Pr
     return retryAfterReceive(attempt);
   }
 
-  const claim = await claimDispatch(attempt.dispatchId, now(), deps.store);
+  const claim = await claimDispatch(attempt.dispatchId, now(), deps.store, sender instanceof ProviderError ? undefined : sender.phoneNumberId);
   if (!claim.claimed) return { outcome: settleUnclaimable(claim.current) };
   const dispatch = claim.dispatch;
   // The queue message is ours, so this never differs; if it did, the dispatch's own workspace decides.

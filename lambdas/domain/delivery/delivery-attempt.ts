@@ -32,11 +32,11 @@ export const CLAIM_OUTCOME_DEADLINE_MS = 10_000;
  * timeouts bound it: decision 162). Its `message.status.updated` event is
  * the stream record of this one write (decision 89).
  */
-export async function claimDispatch(dispatchId: string, now: Date, store: Store = defaultStore()): Promise<ClaimResult> {
+export async function claimDispatch(dispatchId: string, now: Date, store: Store = defaultStore(), sendsFrom?: string): Promise<ClaimResult> {
   const attemptId = randomUUID();
   return untilAnswered(async () => {
     try {
-      const { Attributes = {} } = await store.db.send(new UpdateCommand({ ...claimUpdate(dispatchId, attemptId, now).Update, TableName: store.tableName, ReturnValues: 'ALL_NEW', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
+      const { Attributes = {} } = await store.db.send(new UpdateCommand({ ...claimUpdate(dispatchId, attemptId, now, sendsFrom).Update, TableName: store.tableName, ReturnValues: 'ALL_NEW', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
       return { claimed: true, dispatch: toDispatch(Attributes) };
     } catch (error) {
       if (!isConditionFailed(error)) throw error;
@@ -49,16 +49,23 @@ export async function claimDispatch(dispatchId: string, now: Date, store: Store 
   }, Date.now() + CLAIM_OUTCOME_DEADLINE_MS);
 }
 
-/** The claim's write. */
-function claimUpdate(dispatchId: string, attemptId: string, now: Date): { Update: Extract<Write, { Update: unknown }>['Update'] } {
+/**
+ * The claim's write. It names the number the attempt sends from, when the workspace has its own
+ * (decision 181): from the claim on, WhatsApp's reports of the message apply by that number, and a
+ * dead claim is judged by that number's reports, whoever owns the number by then. On the stack's
+ * default number it names none (an earlier attempt's is removed): the `sent` write records the
+ * number the provider used.
+ */
+function claimUpdate(dispatchId: string, attemptId: string, now: Date, sendsFrom: string | undefined): { Update: Extract<Write, { Update: unknown }>['Update'] } {
   const sequence = sequenceStep();
+  const own = ['#status = :processing', 'attemptStartedAt = :now', 'attemptId = :attempt', 'updatedAt = :now', ...(sendsFrom ? ['senderPhoneNumberId = :sendsFrom'] : [])];
   return {
     Update: {
       Key: keys.dispatch(dispatchId),
-      UpdateExpression: sequence.expression(['#status = :processing', 'attemptStartedAt = :now', 'attemptId = :attempt', 'updatedAt = :now'], [], 'attempts :one'),
+      UpdateExpression: sequence.expression(own, sendsFrom ? [] : ['senderPhoneNumberId'], 'attempts :one'),
       ConditionExpression: '#status = :queued OR (#status = :processing AND attribute_not_exists(attemptStartedAt))',
       ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
-      ExpressionAttributeValues: { ':processing': 'processing', ':queued': 'queued', ':now': now.toISOString(), ':attempt': attemptId, ':one': 1, ...sequence.values },
+      ExpressionAttributeValues: { ':processing': 'processing', ':queued': 'queued', ':now': now.toISOString(), ':attempt': attemptId, ':one': 1, ...(sendsFrom ? { ':sendsFrom': sendsFrom } : {}), ...sequence.values },
     },
   };
 }

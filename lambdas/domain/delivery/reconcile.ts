@@ -8,8 +8,6 @@ import { PENDING_SHARDS } from '../../shared/table';
 import { enqueueDispatch } from '../messages/dispatch-queue';
 import type { Dispatch } from '../messages/dispatch';
 import { pendingDispatches, pendingEntryDrop, requeueChange } from '../messages/dispatch-repository';
-import { lookUpWorkspace } from '../workspaces/workspace-lookup';
-import { sendingNumberOf } from '../workspaces/workspace-number';
 import { STALE_ATTEMPT_MS } from './deliver-dispatch';
 import { deadAttemptNotedAt, noteDeadAttempt } from './dead-attempt-note';
 import { releaseClaim } from './delivery-attempt';
@@ -93,7 +91,7 @@ export async function reconcile(now: Date, store: Store = defaultStore(), queue:
   const summary: ReconcileSummary = { requeued: 0, released: 0, noted: 0, settledUnknown: 0, droppedEntries: 0, waiting: 0 };
   const mayStillBeQueued = (idleFor: number) => options.queueAgeMs !== undefined && idleFor <= options.queueAgeMs + QUEUE_AGE_MARGIN_MS;
   const cutoff = new Date(now.getTime() - QUEUED_GRACE_MS).toISOString();
-  const evidence = reportEvidence(now, store);
+  const evidence = reportEvidence(store);
   for (let shard = 0; shard < PENDING_SHARDS; shard++) {
     for (const dispatch of await pendingDispatches(shard, cutoff, MAX_PER_SHARD, store)) {
       const idleFor = now.getTime() - Date.parse(dispatch.updatedAt);
@@ -120,27 +118,31 @@ export async function reconcile(now: Date, store: Store = defaultStore(), queue:
   return summary;
 }
 
-/** What the provider's reports prove about dead attempts: a number's evidence read once per run, a template's hold per dead attempt (rare). */
+/**
+ * What the provider's reports prove about dead attempts: a number's evidence read once per run, a
+ * template's hold per dead attempt (rare). The number is the one the claim was taken on (decision
+ * 180), never the workspace's today: reports on a number the workspace moved to say nothing of a
+ * message sent from its former one. A claim that names none (the stack's default number, whose
+ * reports are not kept, or a claim taken before decision 181) has no evidence: it is settled
+ * `unknown`, never sent again.
+ */
 interface ReportEvidence {
-  /** How far the reports on the workspace's sending number have come; undefined without a number or a report. */
-  reportedThrough(workspaceId: string): Promise<string | undefined>;
+  /** How far the reports on the attempt's number have come; undefined without a number or a report. */
+  reportedThrough(dispatch: Dispatch): Promise<string | undefined>;
   /** Whether WhatsApp may be holding the attempt's message (template pacing): its report may be an hour late. */
   mayBeHeld(dispatch: Dispatch, attemptStartedAt: string): Promise<boolean>;
 }
 
-function reportEvidence(now: Date, store: Store): ReportEvidence {
+function reportEvidence(store: Store): ReportEvidence {
   const byNumber = new Map<string, Promise<string | undefined>>();
-  const numberOf = async (workspaceId: string) => sendingNumberOf(await lookUpWorkspace(workspaceId, now, store));
   return {
-    async reportedThrough(workspaceId) {
-      const number = await numberOf(workspaceId);
+    async reportedThrough({ senderPhoneNumberId: number }) {
       if (!number) return undefined;
       if (!byNumber.has(number)) byNumber.set(number, reportedThrough(number, store));
       return byNumber.get(number);
     },
-    async mayBeHeld(dispatch, attemptStartedAt) {
-      const number = await numberOf(dispatch.workspaceId);
-      return number ? mayBeHeld(number, dispatch.templateId, attemptStartedAt, store) : false;
+    async mayBeHeld({ senderPhoneNumberId: number, templateId }, attemptStartedAt) {
+      return number ? mayBeHeld(number, templateId, attemptStartedAt, store) : false;
     },
   };
 }
@@ -164,7 +166,7 @@ async function deadAttemptVerdict(dispatch: Dispatch, attemptStartedAt: string, 
   if (attemptAge < REPORT_SILENCE_MS) return 'wait';
   const clock = await deadAttemptClock(dispatch, attemptStartedAt, evidence);
   if (now.getTime() < clock.judgedAt) return 'wait';
-  const reportedThrough = await evidence.reportedThrough(dispatch.workspaceId);
+  const reportedThrough = await evidence.reportedThrough(dispatch);
   if (reportedThrough && Date.parse(reportedThrough) >= clock.evidenceNeeded) return 'release';
   return now.getTime() >= clock.unknownAt ? 'unknown' : 'wait';
 }
@@ -192,9 +194,9 @@ export async function reconcilerView(dispatch: Dispatch, now: Date, store: Store
   const started = dispatch.attemptStartedAt;
   if (!started) return { kind: 'requeue', after: iso(Date.parse(dispatch.updatedAt) + RELEASED_GRACE_MS) };
   if (now.getTime() - Date.parse(started) <= STALE_ATTEMPT_MS) return { kind: 'attempt', deadAfter: iso(Date.parse(started) + STALE_ATTEMPT_MS) };
-  const evidence = reportEvidence(now, store);
+  const evidence = reportEvidence(store);
   const { paced, judgedAt, evidenceNeeded, unknownAt } = await deadAttemptClock(dispatch, started, evidence);
-  const reportedThrough = (await evidence.reportedThrough(dispatch.workspaceId)) ?? null;
+  const reportedThrough = (await evidence.reportedThrough(dispatch)) ?? null;
   // Noted by a run at or after `unknownAt` (the next, if that has passed), settled by the first run a notice after the note and not before `unknownAt`.
   const notedAt = await deadAttemptNotedAt(dispatch.dispatchId, started, store);
   const settledFrom = Math.max(unknownAt, (notedAt ? Date.parse(notedAt) : Math.max(unknownAt, now.getTime())) + UNKNOWN_NOTICE_MS);
