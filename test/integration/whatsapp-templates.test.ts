@@ -204,7 +204,7 @@ describe('templates sync from the WhatsApp Business Account', () => {
     expect(await templateOf(ws, rest[0]!.name, rest[0]!.language)).toMatchObject({ status: 'APPROVED' });
   });
 
-  it('stops sending a stored template once Meta edits it into content it cannot store: its versions superseded, its sends 422 template_not_ready', async () => {
+  it('stops sending a stored template once Meta edits it into content it cannot store: its versions superseded, its sends 422 template_not_ready, also after Meta changes its category', async () => {
     const ws = await workspace();
     const [first] = page1.data;
     const positional = { ...first!, name: 'order_notice', id: '1000000000000004', parameter_format: 'POSITIONAL', components: [{ type: 'BODY', text: 'Your order {{1}} is ready', example: { body_text: [['A-1']] } }] };
@@ -218,6 +218,20 @@ describe('templates sync from the WhatsApp Business Account', () => {
 
     const template = await templateOf(ws, 'order_notice', first!.language);
     expect(template.versions.map((version) => version.status)).toEqual(['SUPERSEDED']);
+    clearTemplateCache();
+    expect(await rejection(send(command(ws, template.id, { '1': 'A-1' })))).toMatchObject({ status: 422, code: 'template_not_ready' });
+    expect(await env.queues.receiveAll()).toEqual([]);
+
+    // Meta re-categorises it (Meta's content is still the one we could not store), and approves it again.
+    const recategorised = readWhatsAppTemplateFixture<{ entry: { changes: { value: Record<string, unknown> }[] }[] }>('category-update-completed.json');
+    Object.assign(recategorised.entry[0]!.changes[0]!.value, { message_template_id: 1000000000000004, message_template_name: 'order_notice', message_template_language: first!.language });
+    await applyProviderReports(webhookEnvelopeSchema.parse(recategorised), env.table);
+    const reapproved = readWhatsAppTemplateFixture<{ entry: { changes: { value: Record<string, unknown> }[] }[] }>('status-update-reinstated.json');
+    Object.assign(reapproved.entry[0]!.changes[0]!.value, { message_template_id: 1000000000000004, message_template_name: 'order_notice', message_template_language: first!.language });
+    await applyProviderReports(webhookEnvelopeSchema.parse(reapproved), env.table);
+
+    // No stored content stands for it: none comes back sendable.
+    expect((await templateOf(ws, 'order_notice', first!.language)).versions.map((version) => version.status)).toEqual(['SUPERSEDED']);
     clearTemplateCache();
     expect(await rejection(send(command(ws, template.id, { '1': 'A-1' })))).toMatchObject({ status: 422, code: 'template_not_ready' });
     expect(await env.queues.receiveAll()).toEqual([]);

@@ -19,7 +19,7 @@ export function sendableVersion(template: Template): TemplateVersion | undefined
 /** The parts a send cannot fill, when the template's current version has any (UNSUPPORTED, decision 143). */
 export function unsendableParts(template: Template): string[] | undefined {
   const current = currentVersion(template);
-  return current.status === 'UNSUPPORTED' ? (current.unsupportedParts ?? []) : undefined;
+  return current?.status === 'UNSUPPORTED' ? (current.unsupportedParts ?? []) : undefined;
 }
 
 export const clearTemplateCache = () => cache.clear();

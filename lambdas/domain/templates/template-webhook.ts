@@ -118,7 +118,7 @@ function withStatus(template: Template, event: string, now: Date): Template | un
   return {
     ...template,
     status,
-    versions: template.versions.map((version) => (status === 'APPROVED' && version.id === current.id && (version.status === 'PENDING' || version.status === 'REJECTED') ? approved(version, now) : version)),
+    versions: template.versions.map((version) => (status === 'APPROVED' && version.id === current?.id && (version.status === 'PENDING' || version.status === 'REJECTED') ? approved(version, now) : version)),
   };
 }
 
@@ -131,7 +131,8 @@ function approved(version: TemplateVersion, now: Date): TemplateVersion {
 async function withCategory(template: Template, update: z.infer<typeof categoryUpdateSchema>, workspaceId: string, store: Store, now: Date): Promise<Template | undefined> {
   const current = currentVersion(template);
   // Only a completed change names its previous category; an announced one names the current one as "new".
-  if (!update.previous_category || !isTemplateCategory(update.new_category) || !current.contentDigest) return undefined;
+  // Without a current version, Meta's content is one this API could not store: no version may carry it.
+  if (!update.previous_category || !isTemplateCategory(update.new_category) || !current?.contentDigest) return undefined;
   const workspace = await getWorkspace(workspaceId, store);
   if (!workspace) return undefined;
   const { template: merged } = mergeSyncedTemplate(

@@ -111,10 +111,12 @@ export const SUPERSEDED = 'SUPERSEDED';
 
 /**
  * The version that stands for the template now: for a synced template the one Meta holds (every
- * other is SUPERSEDED), for an imported one the newest.
+ * other is SUPERSEDED), for an imported one the newest. None when every version is superseded:
+ * Meta holds content this API could not store (docs/api.md#templates-from-whatsapp), and no stored
+ * content may stand for it.
  */
-export const currentVersion = (template: Template): TemplateVersion =>
-  template.versions.filter((version) => version.status !== SUPERSEDED).reduce((a, b) => (b.version > a.version ? b : a), template.versions[0]!);
+export const currentVersion = (template: Template): TemplateVersion | undefined =>
+  template.versions.filter((version) => version.status !== SUPERSEDED).reduce<TemplateVersion | undefined>((a, b) => (!a || b.version > a.version ? b : a), undefined);
 
 const templateVersionResourceSchema = z.object({
   id: z.guid(),
