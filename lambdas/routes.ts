@@ -43,6 +43,13 @@ export interface RouteDefinition {
   summary: string;
 }
 
+/**
+ * How long a route's function may run (its Lambda timeout), in seconds: 10 for a buffered route,
+ * well inside API Gateway's 29 s; 2 minutes for a streamed one (a 100 000-row report page). Middy
+ * answers 504 `upstream_timeout` just before it; the local runtime gives each route the same time.
+ */
+export const routeTimeoutSeconds = (route: Pick<RouteDefinition, 'streaming'>): number => (route.streaming ? 120 : 10);
+
 /*
  * One const per route, gathered into `routes` below: a handler imports the module as a namespace
  * (`import * as routes from '../routes'`) and names its own route, so its bundle carries that

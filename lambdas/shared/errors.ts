@@ -101,6 +101,16 @@ export class ServiceUnavailableError extends AppError {
   }
 }
 
+/**
+ * The function ran out of its time (Middy answers just before Lambda would cut it off): what was
+ * under way may have finished or not, so the caller retries, a send with its Idempotency-Key.
+ */
+export class UpstreamTimeoutError extends AppError {
+  constructor(options?: ErrorOptions) {
+    super('upstream_timeout', 'The request did not finish within the function’s time; retry it (with the same Idempotency-Key, for a send)', {}, options);
+  }
+}
+
 export function errorBody(code: ErrorCode, message: string, requestId?: string): ErrorBody {
   return requestId ? { success: false, error: code, message, requestId } : { success: false, error: code, message };
 }

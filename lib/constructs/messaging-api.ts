@@ -12,7 +12,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { join } from 'node:path';
-import { BINARY_MEDIA_TYPES, pathOf, routeEntries, routes, type RouteDefinition, type RouteId } from '../../lambdas/routes';
+import { BINARY_MEDIA_TYPES, pathOf, routeEntries, routes, routeTimeoutSeconds, type RouteDefinition, type RouteId } from '../../lambdas/routes';
 import { AppFunction } from './app-function';
 import { addGatewayResponses } from './gateway-responses';
 import { UsagePlans } from './usage-plans';
@@ -47,7 +47,6 @@ export interface MessagingApiProps {
   removalPolicy: RemovalPolicy;
 }
 
-const STREAMING_TIMEOUT = Duration.minutes(2);
 
 const ACCESS_LOG_FIELDS = {
   requestId: AccessLogField.contextRequestId(),
@@ -233,7 +232,8 @@ export class MessagingApi extends Construct {
         logEncryptionKey: props.encryptionKey,
         removalPolicy: props.removalPolicy,
         // A streamed report page of 100 000 rows takes longer than API Gateway's buffered 29 s.
-        ...(route.streaming ? { timeout: STREAMING_TIMEOUT, memorySize: 1024 } : {}),
+        timeout: Duration.seconds(routeTimeoutSeconds(route)),
+        ...(route.streaming ? { memorySize: 1024 } : {}),
       });
       grantAccess(fn, route.access, props);
       this.functions[routeId] = fn;
@@ -254,7 +254,7 @@ export class MessagingApi extends Construct {
       }
       // The REST API's callback route stays whatever the front door: the deploy that switches it
       // must not refuse the callbacks WhatsApp sends, and retries, to the URL registered before.
-      const integration = new LambdaIntegration(fn, route.streaming ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: STREAMING_TIMEOUT } : {});
+      const integration = new LambdaIntegration(fn, route.streaming ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: Duration.seconds(routeTimeoutSeconds(route)) } : {});
       const method = this.api.root.resourceForPath(route.path).addMethod(route.method, integration, { operationName: routeId, ...usagePlanOptions });
       if (!usagePlanOptions.authorizer) Validations.of(method).acknowledge({ id: 'AwsSolutions-APIG4', reason: authorization });
       Validations.of(method).acknowledge({ id: 'AwsSolutions-COG4', reason: authorization });

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { APIGatewayProxyResult, Context, LambdaFunctionURLEvent } from 'aws-lambda';
 import { lambdaContext } from './api-gateway-event';
+import { routeTimeoutSeconds } from '../../lambdas/routes';
 import { functionUrlEvent } from './function-url-event';
 import { headerPairs, readBody, send } from './http-server';
 
@@ -33,7 +34,7 @@ export function createFunctionUrlServer(functionName: string, handler: FunctionU
         ...(request.headers.host ? { host: request.headers.host } : {}),
         ...(request.socket.remoteAddress ? { sourceIp: request.socket.remoteAddress } : {}),
       });
-      send(response, await handler(event, lambdaContext(functionName)));
+      send(response, await handler(event, lambdaContext(functionName, routeTimeoutSeconds({}) * 1000)));
     })().catch((error: unknown) => {
       onError(error);
       if (!response.headersSent) send(response, lambdaError(502, 'Internal Server Error'));

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { Writable } from 'node:stream';
 import type { HttpMetadataSink } from '../../lambdas/http/lambda-streaming';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { RouteDefinition } from '../../lambdas/routes';
+import { routeTimeoutSeconds, type RouteDefinition } from '../../lambdas/routes';
 import { errorBody, type ErrorCode, errorCodes } from '../../lambdas/shared/errors';
 import { apiGatewayEvent } from '../../lambdas/http/rest-proxy-event';
 import { lambdaContext } from './api-gateway-event';
@@ -96,7 +96,8 @@ export function createApiServer(routes: LoadedRoute[], onError: (error: unknown)
       send(response, gatewayError('payload_too_large', `The request is larger than Lambda's ${INVOKE_REQUEST_LIMIT_BYTES}-byte invoke payload`, 413));
       return;
     }
-    const context = lambdaContext(found.route.id);
+    // The route's deployed time: a handler still running then is answered 504, as deployed.
+    const context = lambdaContext(found.route.id, routeTimeoutSeconds(found.route.definition) * 1000);
     if (found.route.definition.streaming) {
       await (found.route.handler as unknown as StreamingApiHandler)(event, responseSink(response), context);
       return;

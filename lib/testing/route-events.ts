@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { HttpMetadataSink } from '../../lambdas/http/lambda-streaming';
-import { MEDIA_TYPES, pathOf, routes, type RouteDefinition, type RouteId } from '../../lambdas/routes';
+import { MEDIA_TYPES, pathOf, routes, routeTimeoutSeconds, type RouteDefinition, type RouteId } from '../../lambdas/routes';
 import { apiGatewayEvent } from '../../lambdas/http/rest-proxy-event';
 import { lambdaContext } from '../local/api-gateway-event';
 import { encodeBody, encodingOf } from './request-bodies';
@@ -101,7 +101,7 @@ export async function invokeRoute(routeId: RouteId, handler: RouteHandler, reque
   // hands a function its event as JSON, so a JSON copy is the faithful one (structuredClone refused
   // generated events in the input properties test).
   const event = JSON.parse(JSON.stringify('requestContext' in request ? request : routeEvent(routeId, request))) as APIGatewayProxyEvent;
-  const context = lambdaContext(routeId);
+  const context = lambdaContext(routeId, routeTimeoutSeconds(routes[routeId] as RouteDefinition) * 1000);
   const invoke = handler as unknown as (...args: unknown[]) => Promise<unknown>;
   if (!(routes[routeId] as { streaming?: boolean }).streaming) {
     const result = (await invoke(event, context)) as APIGatewayProxyResult;

@@ -1,7 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { isDependencyUnavailable } from '../../shared/dependency-errors';
-import { AppError, errorBody, ServiceUnavailableError, type ErrorCode } from '../../shared/errors';
+import { AppError, errorBody, ServiceUnavailableError, UpstreamTimeoutError, type ErrorCode } from '../../shared/errors';
 import { logger } from '../../shared/logger';
 import { requestIdOf } from '../request-id';
 import { JSON_CONTENT_TYPE } from '../responses';
@@ -15,6 +15,10 @@ interface MiddyHttpError extends Error {
 const isMiddyHttpError = (error: unknown): error is MiddyHttpError =>
   error instanceof Error && typeof (error as Partial<MiddyHttpError>).statusCode === 'number';
 
+/** Middy's own answer when the handler is still running just before the function's timeout (its `timeoutEarlyResponse`). */
+const isFunctionTimeout = (error: unknown): boolean =>
+  error instanceof Error && error.name === 'TimeoutError' && (error.cause as { package?: string } | undefined)?.package === '@middy/core';
+
 /**
  * Turns every failure into the contract's error body (docs/api.md#errors). Known errors keep their
  * code and message; Middy's parser errors (415 for malformed JSON) become 422 validation_failed;
@@ -24,8 +28,12 @@ const isMiddyHttpError = (error: unknown): error is MiddyHttpError =>
 export function errorMapper(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
   return {
     onError: (request) => {
-      // A table or queue that did not answer is the caller's cue to retry, not an unexpected bug.
-      const error = isDependencyUnavailable(request.error) ? new ServiceUnavailableError({ cause: request.error }) : request.error;
+      // Out of time is 504, whatever was waited on; a table or queue that did not answer is the caller's cue to retry, not an unexpected bug.
+      const error = isFunctionTimeout(request.error)
+        ? new UpstreamTimeoutError({ cause: request.error })
+        : isDependencyUnavailable(request.error)
+          ? new ServiceUnavailableError({ cause: request.error })
+          : request.error;
       const requestId = requestIdOf(request.event, request.context);
       let code: ErrorCode;
       let message: string;
@@ -35,6 +43,7 @@ export function errorMapper(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGate
       if (error instanceof AppError) {
         ({ code, message, status, headers } = error);
         if (error instanceof ServiceUnavailableError) logger.warn('Dependency unavailable', { error: code, status, cause: error.cause as Error });
+        else if (error instanceof UpstreamTimeoutError) logger.error('Function ran out of time; answered 504', { error: code, status, remainingMs: request.context.getRemainingTimeInMillis?.() });
         else logger.info('Request rejected', { error: code, status });
       } else if (isMiddyHttpError(error) && error.statusCode < 500) {
         code = 'validation_failed';

@@ -141,6 +141,14 @@ describe('the shared HTTP middleware stack', () => {
     expect(JSON.stringify(body)).not.toMatch(/secret|at Object|\.ts:/);
   });
 
+  it('answers a handler that outlasts its function’s time 504 upstream_timeout (docs/api.md#errors), just before Lambda would cut it off', async () => {
+    behaviour = () => new Promise(() => undefined);
+    const event = routeEvent('listTemplates', { apiKey: KEY, body: { name: 'a' }, requestId: 'req-504' });
+    const { status, body } = parseResult(await probe(event, lambdaContext('probe', 300)));
+    expect(status).toBe(504);
+    expect(body).toEqual({ success: false, error: 'upstream_timeout', message: 'The request did not finish within the function’s time; retry it (with the same Idempotency-Key, for a send)', requestId: 'req-504' });
+  });
+
   it('keeps AppError statuses in step with the error table', () => {
     expect(new AppError('duplicate_send', 'x').status).toBe(409);
     expect(new AppError('upstream_unavailable', 'x').status).toBe(502);
