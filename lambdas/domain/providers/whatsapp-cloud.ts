@@ -1,6 +1,6 @@
 import type { HeaderParameter } from '../templates/template-parameters';
 import { ProviderError, type Provider, type ProviderMessage } from './provider';
-import type { WhatsAppCredentials } from './whatsapp-credentials';
+import { UnusableTokenError, type WhatsAppCredentials } from './whatsapp-credentials';
 import { classifyUnansweredSend, classifyWhatsAppError, isGatewayLoss, type GraphError } from './whatsapp-errors';
 
 export interface WhatsAppCloudOptions {
@@ -28,6 +28,8 @@ export function whatsAppCloudProvider(options: WhatsAppCloudOptions): Provider {
     try {
       return await options.credentials();
     } catch (error) {
+      // A token no request can carry is a token to replace, as one WhatsApp refuses: held, not retried to failure.
+      if (error instanceof UnusableTokenError) throw new ProviderError('credentials', 'token_unusable', error.message);
       throw new ProviderError('transient', 'credentials_unavailable', 'WhatsApp credentials could not be read', { cause: error });
     }
   };
@@ -61,7 +63,7 @@ export function whatsAppCloudProvider(options: WhatsAppCloudOptions): Provider {
           signal: AbortSignal.timeout(options.timeoutMs),
         });
       } catch (error) {
-        throw classifyUnansweredSend(error, options.timeoutMs);
+        throw classifyUnansweredSend(error, options.timeoutMs, credentials.accessToken);
       }
 
       const answer = (await response.json().catch(() => ({}))) as GraphResponse;
@@ -71,7 +73,7 @@ export function whatsAppCloudProvider(options: WhatsAppCloudOptions): Provider {
       if (response.ok && providerMessageId) return { providerMessageId, phoneNumberId, ...(pacing && pacing !== 'accepted' ? { held: true } : {}) };
       if (response.ok) throw new ProviderError('unknown', 'no_message_id', 'WhatsApp answered without a message id');
       if (isGatewayLoss(response.status, answer.error?.code)) throw new ProviderError('unknown', `http_${response.status}`, `WhatsApp's gateway answered HTTP ${response.status}`);
-      throw classifyWhatsAppError(response.status, answer.error);
+      throw classifyWhatsAppError(response.status, answer.error, credentials.accessToken);
     },
     settle: () => Promise.resolve(),
   };

@@ -2,6 +2,13 @@ import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import * as z from '../../shared/zod';
 import { config } from '../../shared/config';
 
+/**
+ * A token an HTTP header can carry: visible ASCII, no space. One pasted with a zero-width space, an
+ * ellipsis or a line break is refused here, where `fetch` would refuse to build the request (after
+ * the dispatch was claimed, quoting the whole token in its error).
+ */
+const USABLE_TOKEN = /^[\x21-\x7e]+$/;
+
 const credentialsSchema = z.object({
   accessToken: z.string().check(z.minLength(1)),
   appSecret: z.string().check(z.minLength(1)),
@@ -27,9 +34,20 @@ export async function whatsAppCredentials(secretName = config.WHATSAPP_SECRET_NA
     verifyToken: config.WHATSAPP_VERIFY_TOKEN,
     phoneNumberId: config.WHATSAPP_PHONE_NUMBER_ID,
   });
-  if (parsed.success) return parsed.data;
+  if (parsed.success) return usable(parsed.data, 'WHATSAPP_ACCESS_TOKEN');
   const missing = [...new Set(parsed.error.issues.map((issue) => VARIABLE_OF[issue.path[0] as keyof WhatsAppCredentials]))];
   throw new Error(`${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set: without WHATSAPP_SECRET_NAME, the WhatsApp credentials come from the environment`);
+}
+
+/** The access token holds a character no HTTP header may carry: every WhatsApp call fails alike until it is replaced. */
+export class UnusableTokenError extends Error {
+  override name = 'UnusableTokenError';
+}
+
+/** The credentials, once their token is one a request can carry; the refusal names where it came from, never the token. */
+function usable(credentials: WhatsAppCredentials, source: string): WhatsAppCredentials {
+  if (USABLE_TOKEN.test(credentials.accessToken)) return credentials;
+  throw new UnusableTokenError(`The access token in ${source} holds a space, a line break or a character outside ASCII (pasted with it?): paste it again`);
 }
 
 /**
@@ -46,7 +64,7 @@ export function credentialsInSecret(secretName: string, value: unknown): WhatsAp
   }
   const parsed = credentialsSchema.safeParse(json);
   if (!parsed.success) throw refused();
-  return parsed.data;
+  return usable(parsed.data, `secret ${secretName}`);
 }
 
 /** The variable each credential comes from when no secret is named. */

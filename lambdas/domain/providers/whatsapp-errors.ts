@@ -76,15 +76,15 @@ export function graphErrorDetails(errorData: unknown): string | undefined {
  * message is generic); the subcode and trace id go with it as the error's detail, for the
  * operators' log lines.
  */
-export function classifyWhatsAppError(httpStatus: number, error: GraphError | undefined): ProviderError {
+export function classifyWhatsAppError(httpStatus: number, error: GraphError | undefined, accessToken?: string): ProviderError {
   const code = error?.code;
   const label = String(code ?? `http_${httpStatus}`);
   const details = graphErrorDetails(error?.error_data);
-  const message = [error?.message ?? `HTTP ${httpStatus}`, details].filter(Boolean).join(': ');
+  const message = withoutToken([error?.message ?? `HTTP ${httpStatus}`, details].filter(Boolean).join(': '), accessToken);
   const detail = {
     ...(error?.type ? { type: error.type } : {}),
     ...(error?.error_subcode !== undefined ? { subcode: error.error_subcode } : {}),
-    ...(details ? { details } : {}),
+    ...(details ? { details: withoutToken(details, accessToken) } : {}),
     ...(error?.fbtrace_id ? { fbtraceId: error.fbtrace_id } : {}),
   };
   if (code === undefined) {
@@ -99,6 +99,19 @@ export function classifyWhatsAppError(httpStatus: number, error: GraphError | un
 }
 
 /**
+ * Text that may quote the access token with the token cut out: Meta quotes one it cannot parse in
+ * its error 190 ("Malformed access token EAAG…"), and such text reaches the operators' log lines.
+ * Cut out too: anything shaped like a Meta token (EA and 20 letters and digits or more), which Meta
+ * may quote as it read it rather than as we sent it.
+ */
+export function withoutToken(text: string, accessToken?: string): string {
+  // A token of a few characters is no credential (a test's, a placeholder): cutting it would cut letters out of Meta's words.
+  const cut = accessToken && accessToken.length >= 16 ? text.split(accessToken).join(TOKEN_MARK) : text;
+  return cut.replace(/EA[A-Za-z0-9]{20,}/g, TOKEN_MARK);
+}
+const TOKEN_MARK = '[access token]';
+
+/**
  * Connection failures that come before a request is written (refused, no such host, no route, a
  * connect that timed out, a TLS handshake refused): WhatsApp cannot have the message, so sending it
  * again is safe. Any other lost connection (reset, closed by the other side) may fall after
@@ -108,14 +121,16 @@ const BEFORE_REQUEST = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETU
 const isBeforeRequest = (code: string | undefined) => code !== undefined && (BEFORE_REQUEST.has(code) || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_'));
 
 /** Classifies a send that got no answer: `fetch`'s error, its cause carrying the socket's code. */
-export function classifyUnansweredSend(error: unknown, timeoutMs: number): ProviderError {
+export function classifyUnansweredSend(error: unknown, timeoutMs: number, accessToken?: string): ProviderError {
   const { name, message, cause } = error as Error & { cause?: { code?: string } };
   if (name === 'TimeoutError' || name === 'AbortError') {
     return new ProviderError('unknown', 'timeout', `WhatsApp did not answer within ${timeoutMs} ms`, { cause: error });
   }
-  const detail = `${message}${cause?.code ? ` (${cause.code})` : ''}`;
-  if (isBeforeRequest(cause?.code)) return new ProviderError('transient', 'network', `WhatsApp could not be reached: ${detail}`, { cause: error });
-  return new ProviderError('unknown', 'connection_lost', `The connection to WhatsApp was lost before its answer: ${detail}`, { cause: error });
+  const detail = withoutToken(`${message}${cause?.code ? ` (${cause.code})` : ''}`, accessToken);
+  // An error that quoted the token is not kept as the cause: it would be logged with it.
+  const options = detail.includes(TOKEN_MARK) ? undefined : { cause: error };
+  if (isBeforeRequest(cause?.code)) return new ProviderError('transient', 'network', `WhatsApp could not be reached: ${detail}`, options);
+  return new ProviderError('unknown', 'connection_lost', `The connection to WhatsApp was lost before its answer: ${detail}`, options);
 }
 
 /**

@@ -1,6 +1,6 @@
 import * as z from '../../shared/zod';
 import { ProviderError } from './provider';
-import { classifyWhatsAppError } from './whatsapp-errors';
+import { classifyWhatsAppError, withoutToken } from './whatsapp-errors';
 import { issueLine } from '../../shared/zod-issues';
 
 /**
@@ -101,7 +101,9 @@ async function graphGet(url: URL, options: Pick<TemplateListOptions, 'accessToke
   try {
     response = await (options.fetch ?? fetch)(url, { headers: { authorization: `Bearer ${options.accessToken}` }, signal: AbortSignal.timeout(options.timeoutMs) });
   } catch (error) {
-    throw new ProviderError('transient', 'network', `WhatsApp could not be reached: ${(error as Error).message}`, { cause: error });
+    const message = withoutToken((error as Error).message, options.accessToken);
+    // Its cause quotes the token where `fetch` refused it as a header value: left out then.
+    throw new ProviderError('transient', 'network', `WhatsApp could not be reached: ${message}`, message === (error as Error).message ? { cause: error } : undefined);
   }
   const answer: unknown = await response.json().catch(() => undefined);
   if (!response.ok) {
@@ -118,7 +120,7 @@ async function graphGet(url: URL, options: Pick<TemplateListOptions, 'accessToke
         }),
       })
       .safeParse(answer);
-    throw classifyWhatsAppError(response.status, error.data?.error);
+    throw classifyWhatsAppError(response.status, error.data?.error, options.accessToken);
   }
   return answer;
 }

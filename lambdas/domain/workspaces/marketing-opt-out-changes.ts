@@ -2,7 +2,8 @@ import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
 import { moveMarkForward, type ForwardMark } from '../../shared/forward-mark';
 import { keys } from '../../shared/table';
-import { transactWrite, writeIfAllowed, type Write } from '../../shared/writes';
+import { ServiceUnavailableError } from '../../shared/errors';
+import { onlyConflicts, transactWrite, writeIfAllowed, type Write } from '../../shared/writes';
 import { fromWhatsAppNumber } from '../phones/whatsapp-number';
 import { outboxFor } from '../webhooks/event-gate';
 import { marketingOptOutEvent, type MarketingOptOutChange } from '../webhooks/webhook-event';
@@ -24,7 +25,7 @@ const resumeMark: ForwardMark = { entity: 'marketingResume', attribute: 'resumed
 
 /**
  * Writes one change and its event; false when the change's condition (or its guard's) refused it
- * (then neither is written). A transaction refused for another reason (a conflict) throws: the
+ * (then neither is written). A transaction refused for another reason throws (a conflict, 503): the
  * caller's source (Meta's retried POST, the operator) tries again.
  */
 async function writeChange(store: Store, workspaceId: string, write: Write, change: MarketingOptOutChange, guard?: Write): Promise<boolean> {
@@ -33,7 +34,10 @@ async function writeChange(store: Store, workspaceId: string, write: Write, chan
   const result = await transactWrite(store, { change: write, guard, outbox });
   if (result.committed) return true;
   if (result.refused.change === 'ConditionalCheckFailed' || result.refused.guard === 'ConditionalCheckFailed') return false;
-  throw new Error(`Marketing opt-out change of ${change.phone} not written: ${JSON.stringify(result.refused)}`);
+  // Another write of the same items in flight: nothing was written, so the source may simply try again (503).
+  if (onlyConflicts(result.refused)) throw new ServiceUnavailableError();
+  // Named by workspace, never by the customer's number: the message reaches the logs.
+  throw new Error(`Marketing opt-out change in workspace ${workspaceId} not written: ${JSON.stringify(result.refused)}`);
 }
 
 /**
