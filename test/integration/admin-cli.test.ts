@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { findApiKey } from '../../lambdas/domain/api-keys/api-key-repository';
 import { authenticate, clearApiKeyCache } from '../../lambdas/domain/api-keys/authenticate';
 import { getWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import { workspaceOfBusinessAccount } from '../../lambdas/domain/workspaces/workspace-binding';
@@ -274,6 +276,19 @@ describe('admin CLI: keys', () => {
     const c = await admin('key', 'rotate', '--workspace', ws, '--key-id', String(b.keyId), '--overlap', '1h', '--json');
     expect(c.status).toBe(0);
     expect(c.json().expiresAt).toBeUndefined();
+  });
+
+  it('refuses as rotated already a key rotated before rotations kept `replacedBy`, naming the later key of its name', async () => {
+    const ws = id();
+    await admin('workspace', 'create', '--id', ws, '--name', 'Keys', '--rupiah-per-credit', '1');
+    const a = (await admin('key', 'create', '--workspace', ws, '--name', 'backend', '--scopes', 'messages:send', '--json')).json();
+    const b = (await admin('key', 'rotate', '--workspace', ws, '--key-id', String(a.keyId), '--overlap', '1h', '--json')).json();
+    // As that release left the rotated key: its overlap's end in `expiresAt`, and no `replacedBy`.
+    const rotated = (await findApiKey(ws, String(a.keyId), table))!;
+    await table.db.send(new UpdateCommand({ TableName: table.tableName, Key: rotated.key, UpdateExpression: 'REMOVE replacedBy' }));
+
+    const again = await admin('key', 'rotate', '--workspace', ws, '--key-id', String(a.keyId), '--overlap', '1h');
+    expect([again.status, again.stderr.split('\n').at(-1)]).toEqual([1, `admin: Key ${String(a.keyId)} was rotated already: key ${String(b.keyId)} replaces it; rotate that one instead`]);
   });
 
   it('refuses to rotate a revoked or unknown key, and an overlap it cannot read', async () => {

@@ -98,7 +98,8 @@ export async function rotateApiKey(
   if (!old) return undefined;
   if (old.record.status === 'revoked') throw new ApiKeyRotationRefusedError(`Key ${keyId} is revoked; create a new key instead`);
   // Its expiry is the overlap a rotation gave it: carried to a new key, it would end that one too.
-  if (old.record.replacedBy) throw new ApiKeyRotationRefusedError(`Key ${keyId} was rotated already: key ${old.record.replacedBy} replaces it; rotate that one instead`);
+  const successor = old.record.replacedBy ?? (old.record.expiresAt ? await rotatedBefore(old.record, store) : undefined);
+  if (successor) throw new ApiKeyRotationRefusedError(`Key ${keyId} was rotated already: key ${successor} replaces it; rotate that one instead`);
   const hardExpiry = old.record.expiresAt;
   // A rotation replaces the secret; it never gives an expired key life again or outlives its expiry.
   if (hardExpiry && Date.parse(hardExpiry) <= now.getTime()) throw new ApiKeyRotationRefusedError(`Key ${keyId} expired at ${hardExpiry}; create a new key instead`);
@@ -132,6 +133,17 @@ export async function rotateApiKey(
 /** A rotation that cannot go ahead; the message says why. */
 export class ApiKeyRotationRefusedError extends Error {
   override name = 'ApiKeyRotationRefusedError';
+}
+
+/**
+ * The key that replaced `key` in a rotation made before rotations kept `replacedBy` (they set only
+ * the old key's `expiresAt`, to the overlap's end): the workspace's later key of the same name.
+ * Without this, rotating such a key again would carry its overlap's end to the new key as a hard
+ * expiry, and the integration would get 401 when it passed.
+ */
+async function rotatedBefore(key: ApiKeyRecord, store: Store): Promise<string | undefined> {
+  const later = (await listApiKeys(key.workspaceId, store)).filter((other) => other.name === key.name && other.keyId !== key.keyId && other.createdAt >= key.createdAt && other.status === 'active');
+  return later.sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1))[0]?.keyId;
 }
 
 export async function listApiKeys(workspaceId: string, store: Store = defaultStore()): Promise<ApiKeyRecord[]> {
