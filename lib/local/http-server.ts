@@ -43,12 +43,22 @@ export function createApiServer(routes: LoadedRoute[], onError: (error: unknown)
   const match = createRouter(routes.map((route) => ({ ...route, method: route.definition.method, path: route.definition.path })));
   const documents = new Map(Object.entries(options.documents ?? {}));
 
-  return createServer((request, response) => {
+  const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
       onError(error);
       if (!response.headersSent) send(response, gatewayError('internal_error', 'The local server failed to handle this request'));
     });
   });
+  // A request Node refuses before any handler sees it is answered in the contract's body, as API
+  // Gateway's own refusals are (its gateway responses), not with Node's bare status line.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy();
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const refusal = gatewayError('bad_request', tooLarge ? 'The request line and headers are larger than the server takes (16 KB): send fewer or shorter query parameters' : 'The request is not valid HTTP', tooLarge ? 431 : 400);
+    const head = Object.entries({ ...refusal.headers, 'content-length': Buffer.byteLength(refusal.body), connection: 'close' }).map(([name, value]) => `${name}: ${String(value)}`);
+    socket.end(`HTTP/1.1 ${refusal.statusCode} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n${head.join('\r\n')}\r\n\r\n${refusal.body}`);
+  });
+  return server;
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', `http://${request.headers.host ?? '127.0.0.1'}`);
