@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchWrite } from '../../shared/batch-write';
 import type { Store } from '../../shared/store';
 import { keys } from '../../shared/table';
-import { isConditionFailed, writeOne } from '../../shared/writes';
+import { isConditionFailed, writeIfAllowed, writeOne } from '../../shared/writes';
 import { reportProjectionSettings } from '../../shared/stream-consumer-settings';
 import { wibRange } from '../time/wib';
 import { countedDispatchesOfDay } from './dispatch-list';
@@ -140,7 +140,8 @@ export async function rebuildDayReports(
     const linksOf = (check: DayReportCheck) => check.links.missing.length + check.links.extra.length;
     return { written, moving: { rollups: second.corrections.length - written.corrections.length, links: linksOf(second) - linksOf(written) } };
   } finally {
-    await writeOne(store, { Delete: { Key: lease } });
+    // Only its own hold: a run that outlived it may find another run's there.
+    await writeIfAllowed(store, { Delete: { Key: lease, ConditionExpression: '#until = :until', ExpressionAttributeNames: { '#until': 'until' }, ExpressionAttributeValues: { ':until': until } } });
   }
 }
 
