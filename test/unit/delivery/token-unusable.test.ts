@@ -1,9 +1,10 @@
-import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { SQSEvent, Context, SQSBatchResponse } from 'aws-lambda';
 import type * as Kit from '../../../lib/testing';
 import type { RouteHandler } from '../../../lib/testing';
+import { claimedWhatsAppDispatch } from '../../support/kit-dispatch';
 import { captureLogLines } from '../../support/log-lines';
 
 /**
@@ -20,7 +21,6 @@ const TOKEN_END = 'Value0123456789ZDZD';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const sqs = mockClient(SQSClient);
-const KEY = 'msk_test_key_00000001';
 let kit: typeof Kit;
 let sendMessage: RouteHandler;
 let deliver: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
@@ -44,19 +44,11 @@ it.each([
   ['a line break', '\n'],
 ])('a token with %s is held on its last receive, never settled unknown, and never logged', async (_, character) => {
   process.env.WHATSAPP_ACCESS_TOKEN = `${TOKEN_START}${character}${TOKEN_END}`;
-  const workspace = kit.workspaceItem({ settings: { provider: 'whatsapp', whatsappPhoneNumberId: '1234567890' } });
-  ddb.on(GetCommand).callsFake(kit.itemsByKey([kit.apiKeyItem(KEY), workspace, kit.templateItem()]));
-  ddb.on(TransactWriteCommand).resolves({});
-  sqs.on(SendMessageCommand).resolves({ MessageId: 'm-1' });
-  const request = { channel: 'whatsapp', to: '081234567890', content: { type: 'template', templateId: kit.templateItem().id, variables: { name: 'Budi', order: 'A-1' } } };
-  const sent = kit.parseResult(await kit.invokeRoute('sendMessage', sendMessage, { apiKey: KEY, body: request }));
-  expect(sent.status).toBe(202);
-  const stored = ddb.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!.find((write) => write.Put?.Item?.entity === 'dispatch')!.Put!.Item!;
-  ddb.on(UpdateCommand).resolves({ Attributes: { ...stored, status: 'processing', attemptStartedAt: new Date().toISOString() } });
+  // The message's last receive: what is not settled now would go to the DLQ.
+  const { event } = await claimedWhatsAppDispatch(kit, sendMessage, ddb, sqs, { receiveCount: 5 });
 
   const logs = captureLogLines();
-  // The message's last receive: what is not settled now would go to the DLQ.
-  await deliver(kit.sqsEvent([{ body: kit.dispatchMessage(sent.body.dispatchId as string), receiveCount: 5 }]), kit.lambdaContext('deliver')).finally(logs.restore);
+  await deliver(event, kit.lambdaContext('deliver')).finally(logs.restore);
 
   const moves = ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input.ExpressionAttributeValues ?? {});
   expect(moves.filter((values) => values[':to'] === 'unknown' || values[':to'] === 'failed')).toEqual([]);

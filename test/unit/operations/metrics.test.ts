@@ -198,3 +198,25 @@ describe('business metrics, as the functions write them (EMF)', () => {
     });
   });
 });
+
+/**
+ * CloudWatch's embedded metric format: "Numeric array metric targets MUST NOT have more than 100
+ * members." A line that breaks it is refused whole (AWS/Logs EMFValidationErrors): none of its
+ * metrics reaches CloudWatch, so the alarms on them (webhook-items-skipped, a restricted account,
+ * dispatch-queue-age's MessagesSent) see nothing. Powertools Metrics writes its line at 100 values.
+ */
+const EMF_MAX_VALUES = 100;
+
+describe('EMF lines stay within the format’s limits, so CloudWatch reads their metrics', () => {
+  it('a WhatsApp POST of 150 status items the webhook sets aside writes no metric with more than 100 values, and still counts all 150', async () => {
+    ddb.on(GetCommand, { Key: keys.whatsappNumber('1111') }).resolves({ Item: { workspaceId: WORKSPACE } });
+    const statuses = Array.from({ length: 150 }, (_, i) => ({ id: `wamid.${i}`, status: 'played', timestamp: '1767225600' }));
+    const body = JSON.stringify(statusWebhook('1111', statuses));
+    const headers = { 'Content-Type': 'application/json', 'X-Hub-Signature-256': signWebhookBody(body, 'test-app-secret') };
+    expect(parseResult(await receiveWebhook(routeEvent('whatsappWebhook', { body, headers }), lambdaContext('whatsappWebhook'))).status).toBe(200);
+
+    expect(capture.sum(metricNames.webhookItemsSkipped, SERVICE)).toBe(150);
+    const oversized = capture.emitted().filter((metric) => metric.values.length > EMF_MAX_VALUES);
+    expect(oversized.map((metric) => ({ name: metric.name, dimensions: metric.dimensions, values: metric.values.length }))).toEqual([]);
+  });
+});

@@ -1,9 +1,10 @@
-import { DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { SQSEvent, Context, SQSBatchResponse } from 'aws-lambda';
 import type * as Kit from '../../../lib/testing';
 import type { RouteHandler } from '../../../lib/testing';
+import { claimedWhatsAppDispatch } from '../../support/kit-dispatch';
 import { captureLogLines } from '../../support/log-lines';
 
 /**
@@ -19,7 +20,6 @@ process.env.GRAPH_API_BASE_URL = 'http://127.0.0.1:9/v26.0';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const sqs = mockClient(SQSClient);
-const KEY = 'msk_test_key_00000001';
 let kit: typeof Kit;
 let sendMessage: RouteHandler;
 let deliver: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
@@ -45,19 +45,11 @@ beforeEach(() => {
 afterEach(() => jest.restoreAllMocks());
 
 it('deliver: a token the Graph API echoes in its 190 answer is in no log line', async () => {
-  const workspace = kit.workspaceItem({ settings: { provider: 'whatsapp', whatsappPhoneNumberId: '1234567890' } });
-  ddb.on(GetCommand).callsFake(kit.itemsByKey([kit.apiKeyItem(KEY), workspace, kit.templateItem()]));
-  ddb.on(TransactWriteCommand).resolves({});
-  sqs.on(SendMessageCommand).resolves({ MessageId: 'm-1' });
-  const request = { channel: 'whatsapp', to: '081234567890', content: { type: 'template', templateId: kit.templateItem().id, variables: { name: 'Budi', order: 'A-1' } } };
-  const sent = kit.parseResult(await kit.invokeRoute('sendMessage', sendMessage, { apiKey: KEY, body: request }));
-  expect(sent.status).toBe(202);
-  const stored = ddb.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!.find((write) => write.Put?.Item?.entity === 'dispatch')!.Put!.Item!;
-  ddb.on(UpdateCommand).resolves({ Attributes: { ...stored, status: 'processing', attemptStartedAt: new Date().toISOString() } });
+  const { event } = await claimedWhatsAppDispatch(kit, sendMessage, ddb, sqs);
   const graph = jest.spyOn(globalThis, 'fetch').mockImplementation(() => Promise.resolve(malformedTokenAnswer()));
 
   const logs = captureLogLines();
-  await deliver(kit.sqsEvent([{ body: kit.dispatchMessage(sent.body.dispatchId as string) }]), kit.lambdaContext('deliver')).finally(logs.restore);
+  await deliver(event, kit.lambdaContext('deliver')).finally(logs.restore);
 
   expect(graph).toHaveBeenCalled();
   // The operator's line is there (docs/operations.md#whatsapp-token-refused), with Meta's words but not the token.
