@@ -45,7 +45,8 @@ const webhookEndpointSchema = z.object({
   updatedAt: z.string(),
   /**
    * When it was last enabled: created, or re-enabled by PATCH. Its events' failures count towards
-   * `failing` only from then. Absent on endpoints stored before it was kept: their `createdAt`.
+   * `failing` only from then. Absent on endpoints stored before it was kept: their `updatedAt`
+   * (`enabledSince`).
    */
   enabledAt: z.optional(z.string()),
   /** When it was last disabled. Absent on endpoints disabled before it was kept: their `updatedAt`. */
@@ -76,8 +77,12 @@ export const webhookEndpointDelete = (workspaceId: string, endpointId: string): 
 /** The attributes a change may set; the others stay as stored. */
 export type WebhookEndpointChanges = Partial<Pick<WebhookEndpoint, 'url' | 'events' | 'description' | 'status' | 'disabledReason' | 'enabledAt' | 'disabledAt' | 'secrets'>>;
 
-/** Since when the endpoint has been enabled this time. */
-export const enabledSince = (endpoint: WebhookEndpoint): string => endpoint.enabledAt ?? endpoint.createdAt;
+/**
+ * Since when the endpoint has been enabled this time. One stored before `enabledAt` was kept may
+ * have been re-enabled then, which set only `updatedAt`: that, and never earlier (a later change
+ * only starts its failures' count later).
+ */
+export const enabledSince = (endpoint: WebhookEndpoint): string => endpoint.enabledAt ?? endpoint.updatedAt;
 
 
 /** Whether the endpoint subscribes to events of `type` (a null `events` takes every type). */
