@@ -37,7 +37,8 @@ const storedDispatchSchema = z.object({
   templateName: z.string(),
   providerTemplateName: z.string(),
   language: z.string(),
-  bodyParameters: z.array(z.string()),
+  // Dispatches stored before the field (the first release that sent) read as none.
+  bodyParameters: z._default(z.array(z.string()), []),
   templateParameters: z.optional(templateParametersSchema),
   tagIds: z.array(z.string()),
   trackingTags: z.array(z.string()),
