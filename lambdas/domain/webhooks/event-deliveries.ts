@@ -62,11 +62,12 @@ export async function listEventDeliveries(
   endpointId: string,
   query: { limit: number; cursor?: string },
   store: Store = defaultStore(),
+  now = new Date(),
 ): Promise<PageOf<DeliveryResource>> {
   const scope = `${workspaceId}|webhook-deliveries|${endpointId}`;
   const startKey = await decodeCursor(query.cursor, scope);
   await endpointOf(workspaceId, endpointId, store);
-  const page = await deliveriesOfEndpoint(workspaceId, endpointId, { limit: query.limit, startKey }, store);
+  const page = await deliveriesOfEndpoint(workspaceId, endpointId, { limit: query.limit, startKey }, store, now);
   return { items: page.items.map(toResource), nextCursor: await encodeCursor(page.lastKey, scope) };
 }
 
@@ -77,9 +78,10 @@ export async function resendEvent(
   eventId: string,
   store: Store = defaultStore(),
   queue?: QueueTarget,
+  now = new Date(),
 ): Promise<{ eventId: string }> {
   const endpoint = enabled(await endpointOf(workspaceId, endpointId, store));
-  const delivery = await getDelivery(workspaceId, endpointId, eventId, store);
+  const delivery = await getDelivery(workspaceId, endpointId, eventId, store, now);
   if (!delivery) throw new NotFoundError('Webhook delivery');
   // Its delivery would give it up unsent (deliver-event.ts): say why now, rather than 202 and nothing.
   if (!resendable(endpoint, delivery)) throw new ValidationError(`The endpoint no longer takes ${delivery.type} events; add the type to its events (PATCH) to resend it`);
@@ -101,9 +103,10 @@ export async function resendEventsSince(
   since: Date,
   store: Store = defaultStore(),
   queue?: QueueTarget,
+  now = new Date(),
 ): Promise<{ resent: number; nextSince: string | null }> {
   const endpoint = enabled(await endpointOf(workspaceId, endpointId, store));
-  const { batch, nextSince } = await resendBatch(workspaceId, endpointId, since, store);
+  const { batch, nextSince } = await resendBatch(workspaceId, endpointId, since, store, now);
   // Only the types the endpoint takes now: another's delivery would be given up unsent.
   const resent = batch.filter((delivery) => resendable(endpoint, delivery));
   await enqueueEventDeliveries(
@@ -120,8 +123,8 @@ const resendable = (endpoint: WebhookEndpoint, delivery: StoredDelivery) => deli
 const madeAt = (delivery: StoredDelivery): number => eventIdTime(delivery.eventId)!.getTime();
 
 /** One "resend since" call's deliveries, whole milliseconds only, and where the next call starts. */
-async function resendBatch(workspaceId: string, endpointId: string, since: Date, store: Store): Promise<{ batch: StoredDelivery[]; nextSince: Date | undefined }> {
-  const deliveries = await deliveriesSince(workspaceId, endpointId, since, RESEND_BATCH_MAX + 1, store);
+async function resendBatch(workspaceId: string, endpointId: string, since: Date, store: Store, now: Date): Promise<{ batch: StoredDelivery[]; nextSince: Date | undefined }> {
+  const deliveries = await deliveriesSince(workspaceId, endpointId, since, RESEND_BATCH_MAX + 1, store, now);
   const next = deliveries[RESEND_BATCH_MAX];
   if (!next) return { batch: deliveries, nextSince: undefined };
   const boundary = madeAt(next);
@@ -129,8 +132,8 @@ async function resendBatch(workspaceId: string, endpointId: string, since: Date,
   if (before.length) return { batch: before, nextSince: new Date(boundary) };
   // The whole batch was made in the millisecond `next` was: that millisecond, all of it.
   const end = new Date(boundary + 1);
-  const whole = await deliveriesSince(workspaceId, endpointId, new Date(boundary), Number.MAX_SAFE_INTEGER, store, end);
-  const after = await deliveriesSince(workspaceId, endpointId, end, 1, store);
+  const whole = await deliveriesSince(workspaceId, endpointId, new Date(boundary), Number.MAX_SAFE_INTEGER, store, now, end);
+  const after = await deliveriesSince(workspaceId, endpointId, end, 1, store, now);
   return { batch: whole, nextSince: after.length ? end : undefined };
 }
 

@@ -137,15 +137,31 @@ export type StoredDelivery = z.output<typeof storedDeliverySchema>;
 
 const toDelivery = (item: Record<string, unknown>) => parseItem(storedDeliverySchema, item, 'webhook delivery');
 
-/** A page of an endpoint's deliveries, newest event first. */
+/**
+ * Records past their 14 days: DynamoDB's TTL deletes them only eventually (within days), and until
+ * then they are neither listed nor resent, as the docs promise no record older (a resend goes to the
+ * endpoint's URL, which a key may have changed).
+ */
+function unexpiredOnly<C extends { ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> }>(condition: C, now: Date) {
+  return {
+    ...condition,
+    FilterExpression: 'attribute_not_exists(#ttl) OR #ttl > :now',
+    ExpressionAttributeNames: { ...condition.ExpressionAttributeNames, '#ttl': 'ttl' },
+    ExpressionAttributeValues: { ...condition.ExpressionAttributeValues, ':now': Math.floor(now.getTime() / 1000) },
+  };
+}
+const hasExpired = (item: Record<string, unknown>, now: Date) => typeof item.ttl === 'number' && item.ttl <= Math.floor(now.getTime() / 1000);
+
+/** A page of an endpoint's deliveries, newest event first (short, or empty, where records past their 14 days were passed over). */
 export async function deliveriesOfEndpoint(
   workspaceId: string,
   endpointId: string,
   page: { limit: number; startKey?: Record<string, unknown> },
   store: Store,
+  now: Date,
 ): Promise<{ items: StoredDelivery[]; lastKey: Record<string, unknown> | undefined }> {
   const { Items = [], LastEvaluatedKey } = await store.db.send(
-    new QueryCommand({ TableName: store.tableName, ...accessPatterns.deliveriesOfEndpoint(workspaceId, endpointId), ScanIndexForward: false, Limit: page.limit, ExclusiveStartKey: page.startKey }),
+    new QueryCommand({ TableName: store.tableName, ...unexpiredOnly(accessPatterns.deliveriesOfEndpoint(workspaceId, endpointId), now), ScanIndexForward: false, Limit: page.limit, ExclusiveStartKey: page.startKey }),
   );
   return { items: Items.map(toDelivery), lastKey: LastEvaluatedKey };
 }
@@ -155,8 +171,8 @@ export async function deliveriesOfEndpoint(
  * `until`), oldest first, read page by page: a Query page stops at 1 MB, and records keep their
  * POST bodies, so 500 of them may take several.
  */
-export async function deliveriesSince(workspaceId: string, endpointId: string, since: Date, limit: number, store: Store, until?: Date): Promise<StoredDelivery[]> {
-  const condition = accessPatterns.deliveriesOfEndpoint(workspaceId, endpointId, `DLV#${firstEventIdAt(since)}`, until ? `DLV#${firstEventIdAt(until)}` : undefined);
+export async function deliveriesSince(workspaceId: string, endpointId: string, since: Date, limit: number, store: Store, now: Date, until?: Date): Promise<StoredDelivery[]> {
+  const condition = unexpiredOnly(accessPatterns.deliveriesOfEndpoint(workspaceId, endpointId, `DLV#${firstEventIdAt(since)}`, until ? `DLV#${firstEventIdAt(until)}` : undefined), now);
   const items: StoredDelivery[] = [];
   let cursor: Record<string, unknown> | undefined;
   do {
@@ -167,7 +183,7 @@ export async function deliveriesSince(workspaceId: string, endpointId: string, s
   return items;
 }
 
-export async function getDelivery(workspaceId: string, endpointId: string, eventId: string, store: Store): Promise<StoredDelivery | undefined> {
+export async function getDelivery(workspaceId: string, endpointId: string, eventId: string, store: Store, now: Date): Promise<StoredDelivery | undefined> {
   const { Item } = await store.db.send(new GetCommand({ TableName: store.tableName, Key: keys.webhookDelivery(workspaceId, endpointId, eventId) }));
-  return Item ? toDelivery(Item) : undefined;
+  return Item && !hasExpired(Item, now) ? toDelivery(Item) : undefined;
 }
