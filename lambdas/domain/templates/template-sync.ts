@@ -8,7 +8,7 @@ import { workspacesWithBusinessAccounts } from '../workspaces/workspace-binding'
 import { getWorkspace } from '../workspaces/workspace-repository';
 import { syncedContent, type SyncedContent } from './component-reading';
 import { isTemplateCategory, sameReading, syncedTemplateId, syncedVersionId, templateStatusOf, versionStatusOf } from './synced-template';
-import { MAX_TEMPLATE_VERSIONS, SUPERSEDED, templateInputSchema, type Template, type TemplateVersion } from './template';
+import { MAX_TEMPLATE_VERSIONS, MAX_TEMPLATE_VERSIONS_BYTES, SUPERSEDED, templateInputSchema, versionsBytes, type Template, type TemplateVersion } from './template';
 import { getTemplate, saveTemplate } from './template-repository';
 import { outboxFor } from '../webhooks/event-gate';
 import { templateStatusEvent } from '../webhooks/webhook-event';
@@ -167,21 +167,20 @@ export function mergeSyncedTemplate(existing: Template | undefined, state: Synce
 }
 
 /**
- * At most MAX_TEMPLATE_VERSIONS, the superseded ones with the lowest numbers let go first: a
- * template Meta edits monthly passes 90 in years, and its new content must still be stored and
- * sent. A version let go answers a preview 404, as one an import drops (its pointer stays).
+ * At most MAX_TEMPLATE_VERSIONS, of at most MAX_TEMPLATE_VERSIONS_BYTES, the superseded ones with
+ * the lowest numbers let go first: a template Meta edits monthly passes 90 in years (a long carousel
+ * passes the bytes in months), and its new content must still be stored and sent. A version let go
+ * answers a preview 404, as one an import drops (its pointer stays). Content too heavy to keep even
+ * alone is not stored (upsertSyncedTemplate's check).
  */
 function keptVersions(versions: TemplateVersion[]): TemplateVersion[] {
-  const excess = versions.length - MAX_TEMPLATE_VERSIONS;
-  if (excess <= 0) return versions;
-  const dropped = new Set(
-    versions
-      .filter((version) => version.status === SUPERSEDED)
-      .sort((a, b) => a.version - b.version)
-      .slice(0, excess)
-      .map((version) => version.id),
-  );
-  return versions.filter((version) => !dropped.has(version.id));
+  const lettable = versions.filter((version) => version.status === SUPERSEDED).sort((a, b) => a.version - b.version);
+  let kept = versions;
+  for (const version of lettable) {
+    if (kept.length <= MAX_TEMPLATE_VERSIONS && versionsBytes(kept) <= MAX_TEMPLATE_VERSIONS_BYTES) break;
+    kept = kept.filter((other) => other.id !== version.id);
+  }
+  return kept;
 }
 
 const superseded = (version: TemplateVersion, at: string): TemplateVersion => (version.status === SUPERSEDED ? version : { ...version, status: SUPERSEDED, disabledAt: at });

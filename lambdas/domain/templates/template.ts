@@ -59,6 +59,16 @@ export const templateVersionInputSchema = z.object({
 export const MAX_TEMPLATE_VERSIONS = 90;
 
 /**
+ * What a template's versions may weigh together, as JSON: the template item holds them all, and
+ * DynamoDB takes an item of 400 KB at most. A 10-card carousel with a 1 024-character body is about
+ * 5 KB a version, so 90 of them would not fit; the rest of the item is far under the margin left.
+ */
+export const MAX_TEMPLATE_VERSIONS_BYTES = 300_000;
+
+/** The versions' weight as MAX_TEMPLATE_VERSIONS_BYTES counts it. */
+export const versionsBytes = (versions: readonly TemplateVersion[]): number => Buffer.byteLength(JSON.stringify(versions));
+
+/**
  * A template as imported from the seed file or the admin CLI. `providerName` and `language` are
  * what the WhatsApp Cloud API needs to send it, and what a later sync from the WhatsApp Business
  * Management API would fill in.
@@ -70,7 +80,13 @@ export const templateInputSchema = z.object({
   status: z.string().check(z.minLength(1)),
   providerName: z.string().check(z.minLength(1), z.maxLength(512)),
   language: z.string().check(z.minLength(2), z.maxLength(15)),
-  versions: z.array(templateVersionInputSchema).check(z.minLength(1), z.maxLength(MAX_TEMPLATE_VERSIONS)),
+  versions: z
+    .array(templateVersionInputSchema)
+    .check(
+      z.minLength(1),
+      z.maxLength(MAX_TEMPLATE_VERSIONS),
+      z.refine((versions) => versionsBytes(versions) <= MAX_TEMPLATE_VERSIONS_BYTES, `at most ${MAX_TEMPLATE_VERSIONS_BYTES} bytes of versions (as JSON): a template item holds them all`),
+    ),
   /** Synced templates: Meta's template id. */
   providerTemplateId: z.optional(z.string()),
   /** WhatsApp's category (synced, or given on import); only MARKETING sends honour an opt-out; absent means not marketing. */
