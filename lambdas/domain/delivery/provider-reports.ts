@@ -107,7 +107,7 @@ export async function applyProviderReports(envelope: WebhookEnvelope, store: Sto
         case 'message_template_status_update':
         case 'template_category_update':
         case 'message_template_components_update': {
-          if (entry.id) await applyTemplateWebhook(entry.id, { field, value }, store);
+          if (entry.id) await applyTemplateWebhook(entry.id, { field, value, time: entry.time }, store);
           else skip('unknown_field', { field, detail: 'no business account id (entry.id)' });
           break;
         }

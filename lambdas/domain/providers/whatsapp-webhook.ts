@@ -19,12 +19,20 @@ import { graphErrorDetails } from './whatsapp-errors';
 export const META_ID_MAX_LENGTH = 256;
 const metaId = () => z.string().check(z.minLength(1), z.maxLength(META_ID_MAX_LENGTH));
 
+/**
+ * When the entry's changes were made: Unix seconds, as a number (template changes carry it; Meta
+ * re-delivers them for days, so they may come out of order). One no date can hold reads as absent,
+ * and never refuses the batch.
+ */
+const entryTime = z.catch(z.optional(z.int().check(z.gte(0), z.lte(99_999_999_999))), undefined);
+
 /** The envelope only: anything inside a change is read item by item (readStatuses, readMessages). */
 export const webhookEnvelopeSchema = z.object({
   object: z.literal('whatsapp_business_account'),
   entry: z.array(
     z.object({
       id: z.optional(metaId()),
+      time: entryTime,
       changes: z.array(z.object({ field: z.string(), value: z.record(z.string(), z.unknown()) })),
     }),
   ),

@@ -20,8 +20,52 @@ import { templateInputSchema, templateVersionInputSchema, type Template, type Te
  */
 export async function saveTemplate(workspaceId: string, input: TemplateInput, store: Store = defaultStore(), alongside: { outbox?: Write } = {}): Promise<Template> {
   const template = templateInputSchema.parse(input);
+  await writeTemplate(workspaceId, template, store, alongside);
+  return template;
+}
+
+/**
+ * Reads a synced template and hands it to `apply`, which saves with `saveTemplateOverRead`. A save
+ * refused because a webhook moved a mark since the read (`apply` answers undefined) reads the
+ * template again, a few times: each is a webhook for this very template landing within the
+ * milliseconds between a read and its save.
+ */
+export async function applyToTemplate<T>(workspaceId: string, templateId: string, store: Store, apply: (template: Template | undefined) => Promise<T | undefined>): Promise<T> {
+  for (let read = 1; ; read++) {
+    const answer = await apply(await getTemplate(workspaceId, templateId, store));
+    if (answer !== undefined) return answer;
+    if (read === MARKED_READS) throw new Error(`Template ${templateId} changed by a webhook under each of ${MARKED_READS} saves`);
+  }
+}
+const MARKED_READS = 3;
+
+/**
+ * `saveTemplate` of a template as read (`read`, none when there was none): made only while the
+ * marks of Meta's webhook changes on the item are still the ones read, so neither a sync nor an
+ * older webhook moves them back over a newer webhook's (decision 183). False when one moved.
+ */
+export async function saveTemplateOverRead(workspaceId: string, template: Template, read: Template | undefined, store: Store, alongside: { outbox?: Write } = {}): Promise<boolean> {
+  return writeTemplate(workspaceId, templateInputSchema.parse(template), store, { ...alongside, condition: marksAsRead(read) });
+}
+
+const marks = ['statusChangedAt', 'categoryChangedAt'] as const;
+function marksAsRead(read: Template | undefined) {
+  const held = marks.filter((mark) => read?.[mark] !== undefined);
+  return {
+    ConditionExpression: marks.map((mark) => (held.includes(mark) ? `${mark} = :${mark}` : `attribute_not_exists(${mark})`)).join(' AND '),
+    ...(held.length ? { ExpressionAttributeValues: Object.fromEntries(held.map((mark) => [`:${mark}`, read![mark]])) } : {}),
+  };
+}
+
+/** False when the template item's own condition refused the write. */
+async function writeTemplate(
+  workspaceId: string,
+  template: Template,
+  store: Store,
+  { outbox, condition }: { outbox?: Write; condition?: ReturnType<typeof marksAsRead> },
+): Promise<boolean> {
   const result = await transactWriteThroughConflicts(store, {
-    template: { Put: { Item: storedTemplateItem(workspaceId, template) } },
+    template: { Put: { Item: storedTemplateItem(workspaceId, template), ...condition } },
     // A version id names one version of the workspace: one another template holds is not taken over.
     versions: template.versions.map((version) => ({
       Put: {
@@ -31,13 +75,14 @@ export async function saveTemplate(workspaceId: string, input: TemplateInput, st
       },
     })),
     // At most MAX_TEMPLATE_VERSIONS: with the template and its event, within a transaction's 100 items.
-    outbox: alongside.outbox,
+    outbox,
   });
-  if (result.committed) return template;
+  if (result.committed) return true;
   if (result.refused.versions === 'ConditionalCheckFailed') {
     const taken = await versionsHeldElsewhere(workspaceId, [template], store);
     throw new ValidationError(`versions: ${taken.map(({ id, holder }) => `${id} is a version of template ${holder}`).join('; ')}; a version id names one version of the workspace`);
   }
+  if (condition && result.refused.template === 'ConditionalCheckFailed') return false;
   throw new Error(`Template save cancelled: ${JSON.stringify(result.refused)}`);
 }
 

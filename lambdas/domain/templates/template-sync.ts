@@ -9,7 +9,7 @@ import { getWorkspace } from '../workspaces/workspace-repository';
 import { syncedContent, type SyncedContent } from './component-reading';
 import { isTemplateCategory, sameReading, syncedTemplateId, syncedVersionId, templateStatusOf, versionStatusOf } from './synced-template';
 import { MAX_TEMPLATE_VERSIONS, MAX_TEMPLATE_VERSIONS_BYTES, SUPERSEDED, templateInputSchema, versionsBytes, type Template, type TemplateVersion } from './template';
-import { getTemplate, saveTemplate } from './template-repository';
+import { applyToTemplate, saveTemplateOverRead } from './template-repository';
 import { outboxFor } from '../webhooks/event-gate';
 import { templateStatusEvent } from '../webhooks/webhook-event';
 
@@ -86,28 +86,31 @@ export async function upsertSyncedTemplate(
     logger.warn('WhatsApp template without a body or with an unknown category; skipped', { workspaceId, name: graph.name, language: graph.language, category: graph.category });
     return 'skipped';
   }
+  const { category } = graph;
   const id = syncedTemplateId(workspaceId, graph.name, graph.language);
-  const existing = await getTemplate(workspaceId, id, store);
-  const merged = mergeSyncedTemplate(existing, { id, graph, status, category: graph.category, content, creditCostPerSend: costs[graph.category] }, now);
-  if (merged.change === 'unchanged') return merged.change;
-  const statusMoved = existing !== undefined && existing.status !== merged.template.status;
-  const outbox = statusMoved ? await outboxFor(workspaceId, () => templateStatusEvent(merged.template, existing.status, now), store) : undefined;
-  // What Meta holds past a limit of ours: one such template must not stop a sync of every
-  // template after it, nor fail its webhook.
-  const storable = templateInputSchema.safeParse(merged.template);
-  if (!storable.success) {
-    logger.warn('WhatsApp template could not be stored; skipped', { workspaceId, name: graph.name, language: graph.language, issues: issueLine(storable.error, '(template)') });
-    // Meta no longer holds the content stored before: sent, it would carry the wrong parameters,
-    // so its versions are superseded and its sends answer 422 template_not_ready.
-    if (existing?.versions.some((version) => version.status !== SUPERSEDED)) {
-      await saveTemplate(workspaceId, { ...existing, versions: existing.versions.map((version) => superseded(version, now.toISOString())) }, store);
+  return applyToTemplate(workspaceId, id, store, async (existing) => {
+    const merged = mergeSyncedTemplate(existing, { id, graph, status, category, content, creditCostPerSend: costs[category] }, now);
+    if (merged.change === 'unchanged') return merged.change;
+    const statusMoved = existing !== undefined && existing.status !== merged.template.status;
+    const outbox = statusMoved ? await outboxFor(workspaceId, () => templateStatusEvent(merged.template, existing.status, now), store) : undefined;
+    // What Meta holds past a limit of ours: one such template must not stop a sync of every
+    // template after it, nor fail its webhook.
+    const storable = templateInputSchema.safeParse(merged.template);
+    if (!storable.success) {
+      logger.warn('WhatsApp template could not be stored; skipped', { workspaceId, name: graph.name, language: graph.language, issues: issueLine(storable.error, '(template)') });
+      // Meta no longer holds the content stored before: sent, it would carry the wrong parameters,
+      // so its versions are superseded and its sends answer 422 template_not_ready.
+      if (existing?.versions.some((version) => version.status !== SUPERSEDED)) {
+        const supersededAll = { ...existing, versions: existing.versions.map((version) => superseded(version, now.toISOString())) };
+        if (!(await saveTemplateOverRead(workspaceId, supersededAll, existing, store))) return undefined;
+      }
+      return 'skipped';
     }
-    return 'skipped';
-  }
-  await saveTemplate(workspaceId, merged.template, store, { outbox });
-  const unsupported = content.unsupportedParts;
-  if (unsupported && status === 'APPROVED') logger.info('WhatsApp template has parts a send cannot fill; its sends are refused', { workspaceId, name: graph.name, language: graph.language, parts: unsupported });
-  return merged.change;
+    if (!(await saveTemplateOverRead(workspaceId, merged.template, existing, store, { outbox }))) return undefined;
+    const unsupported = content.unsupportedParts;
+    if (unsupported && status === 'APPROVED') logger.info('WhatsApp template has parts a send cannot fill; its sends are refused', { workspaceId, name: graph.name, language: graph.language, parts: unsupported });
+    return merged.change;
+  });
 }
 
 export interface SyncedTemplateState {
@@ -157,6 +160,9 @@ export function mergeSyncedTemplate(existing: Template | undefined, state: Synce
     language: state.graph.language,
     providerTemplateId: state.graph.id,
     category: state.category,
+    // Meta's state now, but not when it changed: the marks of the webhooks applied stay (decision 183).
+    ...(existing?.statusChangedAt ? { statusChangedAt: existing.statusChangedAt } : {}),
+    ...(existing?.categoryChangedAt ? { categoryChangedAt: existing.categoryChangedAt } : {}),
     // Meta holds one content in one category: every other version is superseded (decision 146).
     versions: keptVersions([...versions.map((version) => (version.id === versionId ? next : superseded(version, at))), ...(current ? [] : [next])]),
   };

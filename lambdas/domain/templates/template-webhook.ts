@@ -10,7 +10,7 @@ import { mergeSyncedTemplate, upsertSyncedTemplate } from './template-sync';
 import { config } from '../../shared/config';
 import { readMessageTemplate, type GraphTemplate } from '../providers/whatsapp-templates';
 import { whatsAppCredentials } from '../providers/whatsapp-credentials';
-import { getTemplate, saveTemplate } from './template-repository';
+import { applyToTemplate, saveTemplateOverRead } from './template-repository';
 import { outboxFor } from '../webhooks/event-gate';
 import { templateStatusEvent } from '../webhooks/webhook-event';
 import { issueTexts } from '../../shared/zod-issues';
@@ -37,18 +37,19 @@ export type TemplateReader = (templateId: string) => Promise<GraphTemplate>;
 const readFromGraph: TemplateReader = async (templateId) =>
   readMessageTemplate({ baseUrl: config.GRAPH_API_BASE_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS, accessToken: (await whatsAppCredentials()).accessToken }, templateId);
 
-export type TemplateWebhookOutcome = 'applied' | 'unchanged' | 'ignored' | 'unknown_account' | 'unknown_template' | 'unreadable' | 'not_read';
+export type TemplateWebhookOutcome = 'applied' | 'unchanged' | 'stale' | 'ignored' | 'unknown_account' | 'unknown_template' | 'unreadable' | 'not_read';
 
 /**
  * Applies one template change of a WhatsApp Business Account webhook at once: a status event
  * moves the template's status (APPROVED, PAUSED, DISABLED, …); a completed category change adds a
  * version charging the new category's cost; an edit reads the template from the Graph API as a
  * sync would (decision 147). A template no sync has seen yet waits for the next sync, which reads
- * its content; an announced (not yet made) category change changes nothing.
+ * its content; an announced (not yet made) category change changes nothing. `time` is its entry's
+ * (Unix seconds): a status or category change older than the last one applied is stale (decision 183).
  */
 export async function applyTemplateWebhook(
   businessAccountId: string,
-  change: { field: TemplateWebhookField; value: unknown },
+  change: { field: TemplateWebhookField; value: unknown; time?: number },
   store: Store = defaultStore(),
   now: Date = new Date(),
   readTemplate: TemplateReader = readFromGraph,
@@ -64,25 +65,51 @@ export async function applyTemplateWebhook(
     return 'unreadable';
   }
   const { message_template_name: name, message_template_language: language } = parsed.data;
-  const template = await getTemplate(workspaceId, syncedTemplateId(workspaceId, name, language), store);
-  // An edit is read whole; so is a template approved before any sync saw it, which would
-  // otherwise wait up to an hour to be sendable (decision 147).
-  const edited = change.field === 'message_template_components_update';
-  const newlyApproved = !template && 'event' in parsed.data && templateStatusOf(parsed.data.event) === 'APPROVED';
-  const webhookId = parsed.data.message_template_id;
-  const metaId = template?.providerTemplateId ?? (webhookId === undefined ? undefined : String(webhookId));
-  if ((edited || newlyApproved) && metaId) return readTemplateFromGraph(workspaceId, metaId, readTemplate, store, now);
-  if (!template) {
-    logger.info('Template webhook for a template not synced yet; the next sync reads it', { workspaceId, name, language, field: change.field });
-    return 'unknown_template';
-  }
+  const changedAt = change.time === undefined ? undefined : new Date(change.time * 1000).toISOString();
+  return applyToTemplate(workspaceId, syncedTemplateId(workspaceId, name, language), store, async (template) => {
+    // An edit is read whole; so is a template approved before any sync saw it, which would
+    // otherwise wait up to an hour to be sendable (decision 147).
+    const edited = change.field === 'message_template_components_update';
+    const newlyApproved = !template && 'event' in parsed.data && templateStatusOf(parsed.data.event) === 'APPROVED';
+    const webhookId = parsed.data.message_template_id;
+    const metaId = template?.providerTemplateId ?? (webhookId === undefined ? undefined : String(webhookId));
+    if ((edited || newlyApproved) && metaId) return readTemplateFromGraph(workspaceId, metaId, readTemplate, store, now);
+    if (!template) {
+      logger.info('Template webhook for a template not synced yet; the next sync reads it', { workspaceId, name, language, field: change.field });
+      return 'unknown_template';
+    }
+    return applyChange(workspaceId, template, change.field, parsed.data, changedAt, store, now);
+  });
+}
 
-  const updated = 'event' in parsed.data ? withStatus(template, parsed.data.event, now) : 'new_category' in parsed.data ? await withCategory(template, parsed.data, workspaceId, store, now) : undefined;
+/**
+ * A status or category change saved on the template, with its time as the template's mark of that
+ * change. Meta re-delivers a webhook it got no 200 for, for days, so an older change may come after
+ * a newer one: one older than the mark changes nothing. Undefined when another webhook moved a mark
+ * since the template was read: the template is read again.
+ */
+async function applyChange(
+  workspaceId: string,
+  template: Template,
+  field: TemplateWebhookField,
+  update: z.infer<(typeof schemaOf)[TemplateWebhookField]>,
+  changedAt: string | undefined,
+  store: Store,
+  now: Date,
+): Promise<TemplateWebhookOutcome | undefined> {
+  const updated = 'event' in update ? withStatus(template, update.event, now) : 'new_category' in update ? await withCategory(template, update, workspaceId, store, now) : undefined;
   if (!updated) return 'ignored';
-  if (JSON.stringify(updated) === JSON.stringify(template)) return 'unchanged';
-  const outbox = updated.status !== template.status ? await outboxFor(workspaceId, () => templateStatusEvent(updated, template.status, now), store) : undefined;
-  await saveTemplate(workspaceId, updated, store, { outbox });
-  logger.info('Template webhook applied', { workspaceId, templateId: template.id, field: change.field, status: updated.status, category: updated.category });
+  const mark = 'event' in update ? 'statusChangedAt' : 'categoryChangedAt';
+  const last = template[mark];
+  if (changedAt && last && changedAt < last) {
+    logger.info('Template webhook older than the change the template has; skipped', { workspaceId, templateId: template.id, field, changedAt, [mark]: last });
+    return 'stale';
+  }
+  const marked = changedAt && changedAt !== last ? { ...updated, [mark]: changedAt } : updated;
+  if (JSON.stringify(marked) === JSON.stringify(template)) return 'unchanged';
+  const outbox = marked.status !== template.status ? await outboxFor(workspaceId, () => templateStatusEvent(marked, template.status, now), store) : undefined;
+  if (!(await saveTemplateOverRead(workspaceId, marked, template, store, { outbox }))) return undefined;
+  logger.info('Template webhook applied', { workspaceId, templateId: template.id, field, status: marked.status, category: marked.category });
   return 'applied';
 }
 

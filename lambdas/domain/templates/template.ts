@@ -91,6 +91,12 @@ export const templateInputSchema = z.object({
   providerTemplateId: z.optional(z.string()),
   /** WhatsApp's category (synced, or given on import); only MARKETING sends honour an opt-out; absent means not marketing. */
   category: z.optional(z.enum(templateCategories)),
+  /**
+   * Synced templates: when the status, and the category, last changed by a webhook of Meta's (its
+   * entry's `time`). An older webhook, re-delivered late, changes neither (decision 183).
+   */
+  statusChangedAt: z.optional(z.iso.datetime({ offset: true })),
+  categoryChangedAt: z.optional(z.iso.datetime({ offset: true })),
 });
 
 export type TemplateInput = z.input<typeof templateInputSchema>;

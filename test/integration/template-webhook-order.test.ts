@@ -1,0 +1,170 @@
+import { randomUUID } from 'node:crypto';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
+import { getDispatch } from '../../lambdas/domain/messages/dispatch-repository';
+import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
+import { webhookEnvelopeSchema } from '../../lambdas/domain/providers/whatsapp-webhook';
+import { syncedTemplateId } from '../../lambdas/domain/templates/synced-template';
+import { clearTemplateCache } from '../../lambdas/domain/templates/template-lookup';
+import { getTemplate } from '../../lambdas/domain/templates/template-repository';
+import { syncTemplates } from '../../lambdas/domain/templates/template-sync';
+import { clearWorkspaceCache } from '../../lambdas/domain/workspaces/workspace-lookup';
+import { saveWorkspace, updateWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
+import { readWhatsAppTemplateFixture, startGraphStub, templatePages, type GraphStub } from '../support/graph-stub';
+import { useTableAndQueues } from '../support/sqs';
+
+/**
+ * Meta's template status webhooks carry the change's time (`entry[].time`, Unix seconds), and Meta
+ * re-delivers a POST it got no 200 for, for days, so they may come out of order (docs/api.md
+ * "Marketing opt-outs": "WhatsApp's webhooks may come out of order"; decision 151). A PAUSED
+ * (time 1751247548) that arrives after the REINSTATED that ended it (time 1751258348, three
+ * hours later) must not pause the template again; nor may any older status or category change
+ * overwrite a newer one.
+ */
+const env = useTableAndQueues();
+const WABA = '102290129340398';
+const pages = ['page-1.json', 'page-2.json', 'page-3.json'].map((name) => readWhatsAppTemplateFixture<Parameters<typeof templatePages>[1][number]>(name));
+
+let graph: GraphStub;
+beforeAll(async () => (graph = await startGraphStub()));
+afterAll(() => graph.close());
+beforeEach(() => {
+  graph.answer = templatePages(WABA, pages);
+  clearTemplateCache();
+  clearWorkspaceCache();
+});
+afterEach(() => env.queues.receiveAll());
+
+let holder: string | undefined;
+async function workspace(creditCostByCategory = { MARKETING: 3, UTILITY: 1, AUTHENTICATION: 1 }): Promise<string> {
+  const id = `ws-${randomUUID().slice(0, 8)}`;
+  if (holder) await updateWorkspace(holder, { settings: { whatsappBusinessAccountId: null } }, new Date(), env.table);
+  holder = id;
+  await saveWorkspace(
+    { id, name: id, rupiahPerCredit: 150, settings: { sendsPerMinute: 600, dedupe: 'none', provider: 'whatsapp', whatsappPhoneNumberId: `pn-${id}`, whatsappBusinessAccountId: WABA, creditCostByCategory } },
+    new Date(),
+    env.table,
+  );
+  return id;
+}
+const webhook = (name: string) => applyProviderReports(webhookEnvelopeSchema.parse(readWhatsAppTemplateFixture(name)), env.table);
+/** A fixture with its entry's `time` changed: the same change made again, later. */
+function webhookAt(name: string, time: number) {
+  const body = readWhatsAppTemplateFixture<{ entry: { time: number }[] }>(name);
+  body.entry[0]!.time = time;
+  return applyProviderReports(webhookEnvelopeSchema.parse(body), env.table);
+}
+const syncDeps = () => ({ graph: { baseUrl: graph.baseUrl, timeoutMs: 2_000 }, accessToken: () => Promise.resolve('token-1'), store: env.table });
+
+describe('template status webhooks that arrive out of order', () => {
+  it('a PAUSED re-delivered after the REINSTATED that ended it leaves the template APPROVED and sendable', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    const coupon = (await getTemplate(ws, syncedTemplateId(ws, 'coupon_expiration_reminder', 'en'), env.table))!;
+    expect(coupon.status).toBe('APPROVED');
+
+    await webhook('status-update-reinstated.json');
+    await webhook('status-update-paused.json');
+
+    clearTemplateCache();
+    expect((await getTemplate(ws, coupon.id, env.table))!.status).toBe('APPROVED');
+    const answer = await sendTemplateMessage(
+      { workspaceId: ws, apiClient: { id: randomUUID(), name: 'k' }, to: '081234567890', templateId: coupon.id, variables: { '1': 'SUMMER20', '2': '10', header_1: 'Budi', button_0: 'SUMMER20' }, tagIds: [], trackingTags: [], now: new Date() },
+      { store: env.table, queue: env.queues },
+    );
+    expect(answer).toMatchObject({ status: 'queued' });
+  });
+
+  it('a REINSTATED delivered late, after the second PAUSED that followed it, leaves the template PAUSED: a send is 422, not queued for WhatsApp to refuse', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    const coupon = (await getTemplate(ws, syncedTemplateId(ws, 'coupon_expiration_reminder', 'en'), env.table))!;
+
+    await webhook('status-update-paused.json');
+    await webhookAt('status-update-paused.json', 1_751_262_000);
+    await webhook('status-update-reinstated.json');
+
+    clearTemplateCache();
+    expect((await getTemplate(ws, coupon.id, env.table))!.status).toBe('PAUSED');
+  });
+
+  it('a category change delivered late, after the later change that undid it, leaves the category and credit cost Meta has now', async () => {
+    const ws = await workspace({ MARKETING: 5, UTILITY: 1, AUTHENTICATION: 1 });
+    await syncTemplates(ws, syncDeps());
+    const before = (await getTemplate(ws, syncedTemplateId(ws, 'reservation_confirmation', 'en_US'), env.table))!;
+    expect(before.category).toBe('UTILITY');
+
+    const undone = readWhatsAppTemplateFixture<{ entry: { time: number; changes: { value: Record<string, unknown> }[] }[] }>('category-update-completed.json');
+    undone.entry[0]!.time = 1_746_169_200 + 86_400;
+    Object.assign(undone.entry[0]!.changes[0]!.value, { previous_category: 'MARKETING', new_category: 'UTILITY' });
+    await applyProviderReports(webhookEnvelopeSchema.parse(undone), env.table);
+    await webhook('category-update-completed.json');
+
+    clearTemplateCache();
+    const after = (await getTemplate(ws, before.id, env.table))!;
+    const { dispatchId } = await sendTemplateMessage(
+      { workspaceId: ws, apiClient: { id: randomUUID(), name: 'k' }, to: '081234567890', templateId: before.id, variables: { number_of_guests: '4', day: 'Saturday', date: 'August 30th', time: '7:30 pm', header_image: 'https://example.com/t.jpg', button_0: 'R-1042' }, tagIds: [], trackingTags: [], now: new Date() },
+      { store: env.table, queue: env.queues },
+    );
+    expect({ category: after.category, creditCost: (await getDispatch(ws, dispatchId, env.table))!.creditCost }).toEqual({ category: 'UTILITY', creditCost: 1 });
+  });
+
+  it('two at once: the older one, saving after the newer one landed, is refused on the mark and read again, so it does not win', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    const couponId = syncedTemplateId(ws, 'coupon_expiration_reminder', 'en');
+    // The PAUSED has read the template (APPROVED, no mark); the REINSTATED that ended it is saved before the PAUSED's save.
+    let reinstated = false;
+    const db = new Proxy(env.table.db, {
+      get(target, prop) {
+        if (prop !== 'send') return Reflect.get(target, prop);
+        return async (command: unknown) => {
+          if (command instanceof TransactWriteCommand && !reinstated) {
+            reinstated = true;
+            await webhook('status-update-reinstated.json');
+          }
+          return target.send(command as never);
+        };
+      },
+    });
+    await applyProviderReports(webhookEnvelopeSchema.parse(readWhatsAppTemplateFixture('status-update-paused.json')), { db, tableName: env.table.tableName });
+
+    expect(reinstated).toBe(true);
+    expect(await getTemplate(ws, couponId, env.table)).toMatchObject({ status: 'APPROVED', statusChangedAt: '2025-06-30T04:39:08.000Z' });
+  });
+
+  it('the hourly sync sets Meta’s status now and keeps the marks: a change older than them, arriving after the sync, still changes nothing', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    const couponId = syncedTemplateId(ws, 'coupon_expiration_reminder', 'en');
+    await webhook('status-update-reinstated.json');
+    await webhook('category-update-completed.json');
+
+    // Meta paused it again; the sync reads that before its webhook comes.
+    const paused = structuredClone(pages);
+    for (const page of paused) for (const template of page.data as { name: string; status: string }[]) if (template.name === 'coupon_expiration_reminder') template.status = 'PAUSED';
+    graph.answer = templatePages(WABA, paused);
+    await syncTemplates(ws, syncDeps());
+    expect(await getTemplate(ws, couponId, env.table)).toMatchObject({ status: 'PAUSED', statusChangedAt: '2025-06-30T04:39:08.000Z' });
+    expect((await getTemplate(ws, syncedTemplateId(ws, 'reservation_confirmation', 'en_US'), env.table))!.categoryChangedAt).toBe('2025-05-02T07:00:00.000Z');
+
+    await webhookAt('status-update-reinstated.json', 1_751_250_000);
+    expect((await getTemplate(ws, couponId, env.table))!.status).toBe('PAUSED');
+  });
+
+  it('an entry without a time (the sandbox’s), or with one that is not Unix seconds, applies as it comes', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    const couponId = syncedTemplateId(ws, 'coupon_expiration_reminder', 'en');
+    await webhook('status-update-reinstated.json');
+
+    const untimed = readWhatsAppTemplateFixture<{ entry: { time?: unknown }[] }>('status-update-paused.json');
+    untimed.entry[0]!.time = 'yesterday';
+    await applyProviderReports(webhookEnvelopeSchema.parse(untimed), env.table);
+    expect(await getTemplate(ws, couponId, env.table)).toMatchObject({ status: 'PAUSED', statusChangedAt: '2025-06-30T04:39:08.000Z' });
+    delete untimed.entry[0]!.time;
+    Object.assign((untimed as unknown as { entry: { changes: { value: Record<string, unknown> }[] }[] }).entry[0]!.changes[0]!.value, { event: 'REINSTATED' });
+    await applyProviderReports(webhookEnvelopeSchema.parse(untimed), env.table);
+    expect((await getTemplate(ws, couponId, env.table))!.status).toBe('APPROVED');
+  });
+});
