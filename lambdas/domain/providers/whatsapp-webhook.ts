@@ -22,9 +22,13 @@ const metaId = () => z.string().check(z.minLength(1), z.maxLength(META_ID_MAX_LE
 /**
  * When the entry's changes were made: Unix seconds, as a number (template changes carry it; Meta
  * re-delivers them for days, so they may come out of order). One no date can hold reads as absent,
- * and never refuses the batch.
+ * and never refuses the batch. Read by hand, not by a zod `catch`, which pulls zod's English
+ * messages into every bundle that parses webhooks (graphErrorDetails says the same).
  */
-const entryTime = z.catch(z.optional(z.int().check(z.gte(0), z.lte(99_999_999_999))), undefined);
+const entryTime = z.pipe(
+  z.unknown(),
+  z.transform((time) => (typeof time === 'number' && Number.isInteger(time) && time >= 0 && time <= 99_999_999_999 ? time : undefined)),
+);
 
 /** The envelope only: anything inside a change is read item by item (readStatuses, readMessages). */
 export const webhookEnvelopeSchema = z.object({
@@ -32,7 +36,7 @@ export const webhookEnvelopeSchema = z.object({
   entry: z.array(
     z.object({
       id: z.optional(metaId()),
-      time: entryTime,
+      time: z.optional(entryTime),
       changes: z.array(z.object({ field: z.string(), value: z.record(z.string(), z.unknown()) })),
     }),
   ),
