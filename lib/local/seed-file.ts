@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import * as z from '../../lambdas/shared/zod';
-import { repeatedTemplateIds, templateInputSchema } from '../../lambdas/domain/templates/template';
+import { repeatedTemplateIds, storableTemplateSchema } from '../../lambdas/domain/templates/template';
 import { workspaceInputSchema } from '../../lambdas/domain/workspaces/workspace';
 import { scopes } from '../../lambdas/shared/scopes';
 import { LocalRuntimeError } from './dynamodb-local';
@@ -28,7 +28,7 @@ export const seedSchema = z.object({
     z.strictObject({
       ...workspaceInputSchema.shape,
       apiKeys: z._default(z.array(seedApiKeySchema), []),
-      templates: z._default(z.array(templateInputSchema), []),
+      templates: z._default(z.array(storableTemplateSchema), []),
     }),
   ).check(z.superRefine((workspaces, ctx) => {
     const seen = new Set<string>();

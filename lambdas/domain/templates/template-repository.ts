@@ -7,7 +7,7 @@ import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
 import { transactWriteThroughConflicts, type Write } from '../../shared/writes';
-import { templateInputSchema, templateVersionInputSchema, type Template, type TemplateInput, type TemplateVersion } from './template';
+import { storableTemplateSchema, templateInputSchema, templateVersionInputSchema, type Template, type TemplateInput, type TemplateVersion } from './template';
 
 /** The template item and its version pointers: keys, the import's writes, reading back. */
 
@@ -19,7 +19,7 @@ import { templateInputSchema, templateVersionInputSchema, type Template, type Te
  * change, written with it.
  */
 export async function saveTemplate(workspaceId: string, input: TemplateInput, store: Store = defaultStore(), alongside: { outbox?: Write } = {}): Promise<Template> {
-  const template = templateInputSchema.parse(input);
+  const template = storableTemplateSchema.parse(input);
   await writeTemplate(workspaceId, template, store, alongside);
   return template;
 }
@@ -45,7 +45,7 @@ const MARKED_READS = 3;
  * older webhook moves them back over a newer webhook's (decision 183). False when one moved.
  */
 export async function saveTemplateOverRead(workspaceId: string, template: Template, read: Template | undefined, store: Store, alongside: { outbox?: Write } = {}): Promise<boolean> {
-  return writeTemplate(workspaceId, templateInputSchema.parse(template), store, { ...alongside, condition: marksAsRead(read) });
+  return writeTemplate(workspaceId, storableTemplateSchema.parse(template), store, { ...alongside, condition: marksAsRead(read) });
 }
 
 const marks = ['statusChangedAt', 'categoryChangedAt'] as const;

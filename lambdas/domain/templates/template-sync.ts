@@ -8,7 +8,7 @@ import { workspacesWithBusinessAccounts } from '../workspaces/workspace-binding'
 import { getWorkspace } from '../workspaces/workspace-repository';
 import { syncedContent, type SyncedContent } from './component-reading';
 import { isTemplateCategory, sameReading, syncedTemplateId, syncedVersionId, templateStatusOf, versionStatusOf } from './synced-template';
-import { MAX_TEMPLATE_VERSIONS, MAX_TEMPLATE_VERSIONS_BYTES, SUPERSEDED, templateInputSchema, versionsBytes, type Template, type TemplateVersion } from './template';
+import { MAX_TEMPLATE_VERSIONS, MAX_TEMPLATE_VERSIONS_BYTES, SUPERSEDED, storableTemplateSchema, versionsBytes, type Template, type TemplateVersion } from './template';
 import { applyToTemplate, saveTemplateOverRead } from './template-repository';
 import { outboxFor } from '../webhooks/event-gate';
 import { templateStatusEvent } from '../webhooks/webhook-event';
@@ -95,7 +95,7 @@ export async function upsertSyncedTemplate(
     const outbox = statusMoved ? await outboxFor(workspaceId, () => templateStatusEvent(merged.template, existing.status, now), store) : undefined;
     // What Meta holds past a limit of ours: one such template must not stop a sync of every
     // template after it, nor fail its webhook.
-    const storable = templateInputSchema.safeParse(merged.template);
+    const storable = storableTemplateSchema.safeParse(merged.template);
     if (!storable.success) {
       logger.warn('WhatsApp template could not be stored; skipped', { workspaceId, name: graph.name, language: graph.language, issues: issueLine(storable.error, '(template)') });
       // Meta no longer holds the content stored before: sent, it would carry the wrong parameters,
@@ -181,10 +181,12 @@ export function mergeSyncedTemplate(existing: Template | undefined, state: Synce
  */
 function keptVersions(versions: TemplateVersion[]): TemplateVersion[] {
   const lettable = versions.filter((version) => version.status === SUPERSEDED).sort((a, b) => a.version - b.version);
-  let kept = versions;
+  let [kept, bytes] = [versions, versionsBytes(versions)];
   for (const version of lettable) {
-    if (kept.length <= MAX_TEMPLATE_VERSIONS && versionsBytes(kept) <= MAX_TEMPLATE_VERSIONS_BYTES) break;
+    if (kept.length <= MAX_TEMPLATE_VERSIONS && bytes <= MAX_TEMPLATE_VERSIONS_BYTES) break;
     kept = kept.filter((other) => other.id !== version.id);
+    // Its JSON and the comma before it: the list's is counted once, not again for each version let go.
+    bytes -= versionsBytes([version]) - 1;
   }
   return kept;
 }

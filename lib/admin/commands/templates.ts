@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import * as z from 'zod';
-import { repeatedTemplateIds, templateInputSchema } from '../../../lambdas/domain/templates/template';
+import { repeatedTemplateIds, storableTemplateSchema } from '../../../lambdas/domain/templates/template';
 import { saveTemplate, versionsHeldElsewhere } from '../../../lambdas/domain/templates/template-repository';
 import { syncTemplates, TemplateSyncError } from '../../../lambdas/domain/templates/template-sync';
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
@@ -14,7 +14,7 @@ import { issueLine } from '../../../lambdas/shared/zod-issues';
 
 /** A template file: `{ "templates": [...] }` in the seed file's template format, or a bare array. */
 const templateFileSchema = z
-  .union([z.array(templateInputSchema), z.object({ templates: z.array(templateInputSchema) }).transform(({ templates }) => templates)])
+  .union([z.array(storableTemplateSchema), z.object({ templates: z.array(storableTemplateSchema) }).transform(({ templates }) => templates)])
   .refine((templates) => templates.length > 0, 'holds no templates')
   .superRefine((templates, ctx) => {
     for (const issue of repeatedTemplateIds(templates)) ctx.addIssue({ code: 'custom', ...issue });
