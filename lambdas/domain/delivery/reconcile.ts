@@ -121,7 +121,7 @@ export async function reconcile(now: Date, store: Store = defaultStore(), queue:
 /**
  * What the provider's reports prove about dead attempts: a number's evidence read once per run, a
  * template's hold per dead attempt (rare). The number is the one the claim was taken on (decision
- * 180), never the workspace's today: reports on a number the workspace moved to say nothing of a
+ * 181), never the workspace's today: reports on a number the workspace moved to say nothing of a
  * message sent from its former one. A claim that names none (the stack's default number, whose
  * reports are not kept, or a claim taken before decision 181) has no evidence: it is settled
  * `unknown`, never sent again.
