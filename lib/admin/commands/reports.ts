@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { RollupDelta } from '../../../lambdas/domain/reports/report-items';
-import { checkDayReports, rebuildDayReports, RebuildRunningError, type DayReportCheck, type DayReportRebuild } from '../../../lambdas/domain/reports/report-rebuild';
+import { checkDayReports, REBUILD_SETTLE_MS, rebuildDayReports, RebuildRunningError, type DayReportCheck, type DayReportRebuild } from '../../../lambdas/domain/reports/report-rebuild';
 import { isCalendarDate, wibDay } from '../../../lambdas/domain/time/wib';
 import { AdminError, defineCommand } from '../command';
 import { requireWorkspace } from './workspace-exists';
@@ -67,7 +67,7 @@ export const reportCommands = [
     name: 'reports rebuild',
     synopsis: '--workspace WS --date YYYY-MM-DD',
     summary:
-      'Puts a WIB day’s report rollups and tag links right by its dispatches (after a rollback across the report projection, or a backlog past the stream’s 24 hours). Only a day that is over, once the projection has caught up; reads the day twice, 12 s apart, and writes only what differs in both. One run a day at a time.',
+      `Puts a WIB day’s report rollups and tag links right by its dispatches (after a rollback across the report projection, or a backlog past the stream’s 24 hours). Only a day that is over, once the projection has caught up; reads the day twice, ${REBUILD_SETTLE_MS / 1000} s apart, and writes only what differs in both. One run a day at a time.`,
     options,
     async run({ workspace, date }, { store, now, wait }) {
       await requireWorkspace(store, workspace);
