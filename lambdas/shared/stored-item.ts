@@ -13,6 +13,13 @@ export class MalformedItemError extends Error {
 export function parseItem<S extends z.ZodMiniType>(schema: S, item: Record<string, unknown>, entity: string): z.output<S> {
   const parsed = schema.safeParse(item);
   if (parsed.success) return parsed.data;
-  const where = typeof item.pk === 'string' ? ` ${item.pk}/${String(item.sk)}` : '';
+  const where = typeof item.pk === 'string' ? ` ${withoutCustomerNumbers(`${item.pk}/${String(item.sk)}`)}` : '';
   throw new MalformedItemError(`Stored ${entity}${where} is malformed: ${issueLine(parsed.error, '(item)')}`);
 }
+
+/**
+ * Some keys hold a customer's number (E.164, with its `+`: opt-outs, delivery events, dedupe
+ * markers), and this error reaches the ERROR log: the last four digits still tell an operator
+ * which item, without the number (docs/security.md).
+ */
+const withoutCustomerNumbers = (key: string): string => key.replace(/\+\d+(\d{4})/g, '+…$1');

@@ -4,7 +4,8 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { toDispatch } from '../../../lambdas/domain/messages/dispatch-repository';
 import { getIdempotencyRecord } from '../../../lambdas/domain/messages/idempotency';
 import { BATCH_GET_ATTEMPTS, batchGet } from '../../../lambdas/shared/batch-get';
-import { MalformedItemError } from '../../../lambdas/shared/stored-item';
+import { MalformedItemError, parseItem } from '../../../lambdas/shared/stored-item';
+import * as z from '../../../lambdas/shared/zod';
 import { keys } from '../../../lambdas/shared/table';
 import { isConditionFailed, transactWrite } from '../../../lambdas/shared/writes';
 
@@ -17,6 +18,13 @@ describe('stored items are parsed, not cast', () => {
     const item = { ...keys.dispatch('d-1'), dispatchId: 'd-1', workspaceId: 'ws', channel: 'whatsapp', status: 'queued' };
     expect(() => toDispatch(item)).toThrow(MalformedItemError);
     expect(() => toDispatch(item)).toThrow(/^Stored dispatch DSP#d-1\/DSP is malformed: to: .*templateId: /);
+  });
+
+  it("names the key without the customer's number it holds (numbers stay out of log lines)", () => {
+    const item = { ...keys.marketingOptOut('ws', '+6281299887766'), optedOutAt: 42 };
+    expect(() => parseItem(z.object({ optedOutAt: z.string() }), item, 'opt-out')).toThrow(/^Stored opt-out WS#ws#OPTOUTS\/OPTOUT#\+…7766 is malformed: optedOutAt: /);
+    const event = { ...keys.deliveryEvent('ws', '+6281299887766', '2026-11-28T00:00:00.000Z', 'd-1', 'DELIVERED') };
+    expect(() => parseItem(z.object({ status: z.string() }), event, 'delivery event')).toThrow('Stored delivery event WS#ws#EVT#+…7766/2026-11-28T00:00:00.000Z#d-1#DELIVERED is malformed');
   });
 
   it('refuses a dispatch with a status the domain does not know', () => {
