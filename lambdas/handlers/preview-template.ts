@@ -5,7 +5,11 @@ import { ok } from '../http/responses';
 import { uuid } from '../http/schemas';
 import * as routes from '../routes';
 
-const variable = z.strictObject({ name: z.string().check(z.minLength(1), z.maxLength(64)), value: z.unknown() });
+const variable = z.strictObject({
+  name: z.string().check(z.minLength(1), z.maxLength(64)),
+  // Read as unknown so its message names the variable (below); the document still says what it takes.
+  value: z.unknown().register(z.globalRegistry, { type: 'string' }),
+});
 
 export const schemas = {
   // API Gateway calls this segment templateId; it holds a template version id (see routes.ts).

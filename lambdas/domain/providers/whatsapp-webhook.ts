@@ -26,7 +26,7 @@ const metaId = () => z.string().check(z.minLength(1), z.maxLength(META_ID_MAX_LE
  * messages into every bundle that parses webhooks (graphErrorDetails says the same).
  */
 const entryTime = z.pipe(
-  z.unknown(),
+  z.unknown().register(z.globalRegistry, { type: 'integer', description: 'Unix seconds; a value that is not is read as absent.' }),
   z.transform((time) => (typeof time === 'number' && Number.isInteger(time) && time >= 0 && time <= 99_999_999_999 ? time : undefined)),
 );
 

@@ -62,6 +62,11 @@ describe('docs/openapi.json', () => {
     expect(dangling).toEqual([]);
   });
 
+  it('says what every property takes (a field read by hand still names its type)', () => {
+    const untyped = [...walk(committed)].filter(([pointer, value]) => /\/properties\/[^/]+$/.test(pointer) && JSON.stringify(value) === '{}').map(([pointer]) => pointer);
+    expect(untyped).toEqual([]);
+  });
+
   it('has schemas that compile as JSON Schema 2020-12, and examples that match them', () => {
     const schemaPointers = [...walk(committed)]
       .map(([pointer]) => pointer)
