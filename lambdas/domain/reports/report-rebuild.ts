@@ -1,5 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchWrite } from '../../shared/batch-write';
+import { mapWithConcurrency } from '../../shared/concurrency';
 import type { Store } from '../../shared/store';
 import { keys } from '../../shared/table';
 import { isConditionFailed, writeIfAllowed, writeOne } from '../../shared/writes';
@@ -30,6 +31,9 @@ export interface DayReportCheck {
   links: { missing: TagLinkOf[]; extra: TagLinkOf[] };
 }
 
+/** A day can carry thousands of tags: their reads go a few at a time, not all at once into DynamoDB's throttling. */
+export const REPORT_CHECK_PARALLEL_TAGS = 16;
+
 /**
  * Reads the day's counted dispatches and its report items (every shard of each rollup, both shapes
  * of tag link) and says how the items differ. Read while the day still changes, the two can
@@ -44,12 +48,10 @@ export async function checkDayReports(workspaceId: string, day: string, store: S
   // Every tag the day has, by its dispatches or by its rollups: each tag's own rollups and links are in its partition.
   const tags = [...new Set([...counted.flatMap((dispatch) => dispatch.trackingTags), ...dayTags.map((rollup) => rollup.trackingTag)])].sort();
   const { start, end } = wibRange(day, day);
-  const perTag = await Promise.all(
-    tags.map(async (tag) => {
-      const [rollups, links] = await Promise.all([tagRollups(workspaceId, tag, day, day, store), tagLinks(workspaceId, tag, start, end, store)]);
-      return { tag, rollups, links };
-    }),
-  );
+  const perTag = await mapWithConcurrency(tags, REPORT_CHECK_PARALLEL_TAGS, async (tag) => {
+    const [rollups, links] = await Promise.all([tagRollups(workspaceId, tag, day, day, store), tagLinks(workspaceId, tag, start, end, store)]);
+    return { tag, rollups, links };
+  });
   const stored = sumDeltas([
     ...days.map((rollup): RollupDelta => ({ kind: 'day', workspaceId, day, dispatchCount: rollup.dispatchCount })),
     ...dayTags.map((rollup): RollupDelta => ({ kind: 'dayTag', workspaceId, day, tag: rollup.trackingTag, dispatchCount: rollup.dispatchCount })),
