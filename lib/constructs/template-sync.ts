@@ -48,6 +48,8 @@ export class TemplateSync extends Construct {
       .writesTable(props.table)
       .readsSecret(props.whatsappSecret, 'WHATSAPP_SECRET_NAME');
     this.syncFunction.addEnvironment('GRAPH_API_BASE_URL', props.graphApiBaseUrl);
+    // A run that fails for one workspace would be retried for all of them: the next run is the retry (decision 187).
+    this.syncFunction.configureAsyncInvoke({ retryAttempts: 0 });
     new Rule(this, 'Schedule', { schedule: Schedule.rate(TEMPLATE_SYNC_EVERY), targets: [new LambdaFunction(this.syncFunction)] });
   }
 }

@@ -138,6 +138,14 @@ describe('template sync', () => {
     expect(actionsOf(logicalId)).toEqual(expect.arrayContaining(['secretsmanager:GetSecretValue', 'dynamodb:Query', 'dynamodb:PutItem']));
     expect(actionsOf(logicalId).filter((action) => action.startsWith('sqs:'))).toEqual([]);
   });
+
+  // A run syncs every workspace, and one workspace Meta refuses (a removed account, a refused
+  // token) fails the run: Lambda's two retries of it synced every other workspace twice more, each
+  // hour, against the accounts' Graph API limits. The next hourly run is the retry (decision 187).
+  it('is not retried by Lambda when a run fails: the next hour’s run is the retry', () => {
+    const [logicalId] = sync();
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: { Ref: logicalId }, MaximumRetryAttempts: 0 });
+  });
 });
 
 describe('delivery', () => {
