@@ -2,6 +2,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { usageIdentityOf } from '../domain/api-keys/usage-identity';
+import { apiKeyHeader } from '../http/api-key-header';
 import { config } from '../shared/config';
 import { UnauthorizedError } from '../shared/errors';
 import { logger } from '../shared/logger';
@@ -16,7 +17,7 @@ import { logger } from '../shared/logger';
  */
 export async function authorizeUsage(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
   try {
-    const { principal, usageKey, shared } = await usageIdentityOf(headerValue(event.headers, 'x-api-key'), { fallbackKey: config.FALLBACK_USAGE_KEY });
+    const { principal, usageKey, shared } = await usageIdentityOf(apiKeyHeader(event), { fallbackKey: config.FALLBACK_USAGE_KEY });
     return {
       principalId: principal.keyId,
       usageIdentifierKey: usageKey,
@@ -37,11 +38,6 @@ export async function authorizeUsage(event: APIGatewayRequestAuthorizerEvent): P
 function wholeStage(methodArn: string): string {
   const [api, stage] = methodArn.split('/');
   return `${api}/${stage}/*`;
-}
-
-/** Header names arrive as the client wrote them. */
-function headerValue(headers: APIGatewayRequestAuthorizerEvent['headers'], wanted: string): string | undefined {
-  return Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === wanted)?.[1];
 }
 
 // Its event carries the X-API-Key header: never logged, whatever POWERTOOLS_LOGGER_LOG_EVENT says (decision 38).

@@ -2,6 +2,7 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { authenticate } from '../../domain/api-keys/authenticate';
 import { logger } from '../../shared/logger';
+import { apiKeyHeader } from '../api-key-header';
 import type { Scope } from '../../shared/scopes';
 import type { HttpContext } from './http-context';
 
@@ -9,8 +10,7 @@ import type { HttpContext } from './http-context';
 export function apiKeyAuth(scope: Scope): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
   return {
     before: async (request) => {
-      // Headers are lower-cased by the header normaliser that runs first.
-      const principal = await authenticate(request.event.headers?.['x-api-key'], scope);
+      const principal = await authenticate(apiKeyHeader(request.event), scope);
       request.context.principal = principal;
       logger.appendKeys({ workspaceId: principal.workspaceId, apiKeyId: principal.keyId });
     },

@@ -5,7 +5,7 @@ import { hashApiKey } from '../../../lambdas/domain/api-keys/api-key-secret';
 import { handler } from '../../../lambdas/handlers/list-templates';
 import { keys } from '../../../lambdas/shared/table';
 import { apiKeyItem } from '../../support/api-keys';
-import { invokeRoute, parseResult } from '../../support/events';
+import { invokeRoute, parseResult, routeEvent } from '../../support/events';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const KEY = 'msk_test_AAAAbbbbCCCCdddd0001';
@@ -26,6 +26,18 @@ describe('X-API-Key authentication', () => {
     const { status, body } = await invoke();
     expect(status).toBe(401);
     expect(body).toEqual({ success: false, error: 'unauthorized', message: 'The X-API-Key header is required', requestId: expect.any(String) });
+    expect(ddb.calls()).toHaveLength(0);
+  });
+
+  // API Gateway hands a repeated header to the function as its last value, and its authorizer
+  // may count the request against the first key's usage plan: one request, two identities. A
+  // client that sends two keys is told so, and neither is looked up.
+  it('rejects a request carrying two X-API-Key headers with 401, without touching the table', async () => {
+    const event = routeEvent('listTemplates', { headers: { 'X-API-Key': 'msk_test_AAAAbbbbCCCCdddd0002' }, apiKey: KEY });
+    expect(event.multiValueHeaders['X-API-Key']).toEqual(['msk_test_AAAAbbbbCCCCdddd0002', KEY]);
+    const { status, body } = parseResult(await invokeRoute('listTemplates', handler, event));
+    expect(status).toBe(401);
+    expect(body).toEqual({ success: false, error: 'unauthorized', message: 'Send one X-API-Key header, not 2', requestId: expect.any(String) });
     expect(ddb.calls()).toHaveLength(0);
   });
 

@@ -85,6 +85,15 @@ describe('usage-plan authorizer', () => {
     expect(ddb.commandCalls(GetCommand, workspaceLookup)).toHaveLength(0);
   });
 
+  it('refuses two X-API-Key headers with 401, as the route does: the plan counted and the caller served are one key', async () => {
+    ddb.on(GetCommand, keyLookup).resolves({ Item: apiKeyItem(KEY) });
+    ddb.on(GetCommand, workspaceLookup).resolves({ Item: storedWorkspace() });
+    const event = authorizerEvent('listTemplates', { headers: { 'X-API-Key': 'msk_test_AAAAbbbbCCCCdddd0002' }, apiKey: KEY });
+
+    await expect(authorizer(event, lambdaContext('authorizer'))).rejects.toThrow(new Error('Unauthorized'));
+    expect(ddb.calls()).toHaveLength(0);
+  });
+
   it('fails (API Gateway answers 503) when the table cannot be read, rather than refusing the key', async () => {
     ddb.on(GetCommand, keyLookup).rejects(Object.assign(new Error('Service unavailable'), { name: 'ServiceUnavailable' }));
 
