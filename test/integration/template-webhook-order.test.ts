@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
 import { getDispatch } from '../../lambdas/domain/messages/dispatch-repository';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
@@ -150,6 +150,39 @@ describe('template status webhooks that arrive out of order', () => {
 
     await webhookAt('status-update-reinstated.json', 1_751_250_000);
     expect((await getTemplate(ws, couponId, env.table))!.status).toBe('PAUSED');
+  });
+
+  // The sync reads Meta's list first and saves each template after: a webhook saved in between
+  // (after the list was read, before the sync read the item) told of a change the list did not
+  // show yet, and the sync put the list's older state back over it, marks kept, for an hour.
+  it.each([
+    ['a PAUSED', 'status-update-paused.json', 'coupon_expiration_reminder', 'en', { status: 'PAUSED' }],
+    ['a category change', 'category-update-completed.json', 'reservation_confirmation', 'en_US', { category: 'MARKETING' }],
+  ])('%s Meta made after the sync read its list, saved before the sync reached the template, is not undone by the sync', async (_, fixture, name, language, after) => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    const id = syncedTemplateId(ws, name, language);
+    expect(await getTemplate(ws, id, env.table)).not.toMatchObject(after);
+
+    let landed = false;
+    const db = new Proxy(env.table.db, {
+      get(target, prop) {
+        if (prop !== 'send') return Reflect.get(target, prop);
+        return async (command: unknown) => {
+          const key = (command as { input?: { Key?: { sk?: string } } }).input?.Key;
+          if (command instanceof GetCommand && key?.sk === `TPL#${id}` && !landed) {
+            landed = true;
+            await webhookAt(fixture, Math.floor(Date.now() / 1000));
+          }
+          return target.send(command as never);
+        };
+      },
+    });
+    await syncTemplates(ws, { ...syncDeps(), store: { db, tableName: env.table.tableName } });
+
+    expect(landed).toBe(true);
+    clearTemplateCache();
+    expect(await getTemplate(ws, id, env.table)).toMatchObject(after);
   });
 
   it('an entry without a time (the sandbox’s), or with one that is not Unix seconds, applies as it comes', async () => {

@@ -55,6 +55,8 @@ export async function syncTemplates(workspaceId: string, deps: TemplateSyncDepen
   if (!businessAccountId) throw new TemplateSyncError(`Workspace ${workspaceId} has no whatsappBusinessAccountId setting`);
 
   const summary: TemplateSyncSummary = { read: 0, created: 0, newVersions: 0, updated: 0, unchanged: 0, skipped: 0 };
+  // Before the first page is asked for: no page of the list says anything newer than this.
+  const listedFrom = now();
   const pages = readMessageTemplates({ ...deps.graph, businessAccountId, accessToken: await deps.accessToken() });
   for await (const item of pages) {
     summary.read += 1;
@@ -63,7 +65,7 @@ export async function syncTemplates(workspaceId: string, deps: TemplateSyncDepen
       summary.skipped += 1;
       continue;
     }
-    const change = await upsertSyncedTemplate(workspaceId, item.template, workspace.settings.creditCostByCategory, now(), store);
+    const change = await upsertSyncedTemplate(workspaceId, { graph: item.template, readFrom: listedFrom }, workspace.settings.creditCostByCategory, now(), store);
     if (change === 'skipped') summary.skipped += 1;
     else if (change === 'new_version') summary.newVersions += 1;
     else summary[change] += 1;
@@ -72,23 +74,28 @@ export async function syncTemplates(workspaceId: string, deps: TemplateSyncDepen
   return summary;
 }
 
-/** Meta's template merged into the stored one and saved (an outbox event when its status moved): the sync's step, and an edit's. */
+/**
+ * Meta's template merged into the stored one and saved (an outbox event when its status moved): the
+ * sync's step, and an edit's. `readFrom` is when the Graph API was asked (at the latest): a status
+ * or category a webhook applied since is newer than what Meta answered.
+ */
 export async function upsertSyncedTemplate(
   workspaceId: string,
-  graph: GraphTemplate,
+  { graph, readFrom }: { graph: GraphTemplate; readFrom: Date },
   costs: WorkspaceSettings['creditCostByCategory'],
   now: Date,
   store: Store,
 ): Promise<SyncChange | 'skipped'> {
   const content = syncedContent(graph);
-  const status = templateStatusOf(graph.status) ?? 'PENDING';
+  const listedStatus = templateStatusOf(graph.status) ?? 'PENDING';
   if (!content || !isTemplateCategory(graph.category)) {
     logger.warn('WhatsApp template without a body or with an unknown category; skipped', { workspaceId, name: graph.name, language: graph.language, category: graph.category });
     return 'skipped';
   }
-  const { category } = graph;
+  const listed = { status: listedStatus, category: graph.category };
   const id = syncedTemplateId(workspaceId, graph.name, graph.language);
   return applyToTemplate(workspaceId, id, store, async (existing) => {
+    const { status, category } = newerOfReadAndMarks(existing, listed, readFrom);
     const merged = mergeSyncedTemplate(existing, { id, graph, status, category, content, creditCostPerSend: costs[category] }, now);
     if (merged.change === 'unchanged') return merged.change;
     const statusMoved = existing !== undefined && existing.status !== merged.template.status;
@@ -111,6 +118,27 @@ export async function upsertSyncedTemplate(
     if (unsupported && status === 'APPROVED') logger.info('WhatsApp template has parts a send cannot fill; its sends are refused', { workspaceId, name: graph.name, language: graph.language, parts: unsupported });
     return merged.change;
   });
+}
+
+/**
+ * How far before the Graph API read a webhook's mark still counts as newer: Meta's times are whole
+ * seconds on Meta's clock, and a mark that close may be a change the answer did not show yet.
+ */
+export const MARK_READ_SKEW_MS = 60_000;
+
+/**
+ * The status and category to store: Meta's answer's, unless a webhook applied one Meta made after
+ * that answer was asked for (its mark, Meta's time of the change, decision 188). The sync reads a
+ * workspace's whole list before it saves each template, so a PAUSED, a reinstatement or a category
+ * change landing in between would be put back for an hour; the marks' condition only covers the
+ * milliseconds between the item's read and its save (decision 183).
+ */
+function newerOfReadAndMarks(existing: Template | undefined, read: { status: string; category: TemplateCategory }, readFrom: Date) {
+  const newer = (mark: string | undefined) => mark !== undefined && Date.parse(mark) >= readFrom.getTime() - MARK_READ_SKEW_MS;
+  return {
+    status: existing && newer(existing.statusChangedAt) ? existing.status : read.status,
+    category: existing?.category && newer(existing.categoryChangedAt) ? existing.category : read.category,
+  };
 }
 
 export interface SyncedTemplateState {

@@ -129,7 +129,8 @@ async function readTemplateFromGraph(workspaceId: string, templateId: string, re
   }
   const workspace = await getWorkspace(workspaceId, store);
   if (!workspace) return 'unknown_account';
-  const change = await upsertSyncedTemplate(workspaceId, graph, workspace.settings.creditCostByCategory, now, store);
+  // `now` was taken before the read: the answer is no older than it.
+  const change = await upsertSyncedTemplate(workspaceId, { graph, readFrom: now }, workspace.settings.creditCostByCategory, now, store);
   logger.info('Template read from WhatsApp after its webhook', { workspaceId, providerTemplateId: templateId, name: graph.name, language: graph.language, change });
   return change === 'unchanged' || change === 'skipped' ? 'unchanged' : 'applied';
 }
