@@ -541,6 +541,47 @@ describe('template webhooks, applied at once through the webhook router', () => 
     expect(await getTemplate(ws, templateId, env.table)).toEqual(template);
   });
 
+  // The sync reads the whole list first and saves each template after: an edit read and saved in
+  // between is newer than the list, whose older content must not come back as the newest version.
+  it('keeps an edit read from the Graph API while a sync ran: the sync’s older list does not supersede it', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    const [edited] = readWhatsAppTemplateFixture<{ data: unknown[] }>('edited-page.json').data;
+    const pagesAnswer = graph.answer;
+    graph.answer = (request) => (new URL(request.url, 'http://graph.local').pathname === '/v26.0/1304694804498707' ? { status: 200, body: edited } : pagesAnswer(request));
+    const templateId = syncedTemplateId(ws, 'coupon_expiration_reminder', 'en');
+    const readTemplate = (id: string) => readMessageTemplate({ baseUrl: graph.baseUrl, timeoutMs: 2_000, accessToken: 'token-1' }, id);
+    const edit = readWhatsAppTemplateFixture<{ entry: { changes: { field: 'message_template_components_update'; value: unknown }[] }[] }>('components-update.json').entry[0]!.changes[0]!;
+
+    let edits = 0;
+    const db = new Proxy(env.table.db, {
+      get(target, prop) {
+        if (prop !== 'send') return Reflect.get(target, prop);
+        return async (command: unknown) => {
+          if (command instanceof GetCommand && (command.input.Key as { sk?: string } | undefined)?.sk === `TPL#${templateId}` && edits === 0) {
+            edits += 1;
+            expect(await applyTemplateWebhook(WABA, edit, env.table, new Date(), readTemplate)).toBe('applied');
+          }
+          return target.send(command as never);
+        };
+      },
+    });
+    await syncTemplates(ws, { ...syncDeps(), store: { db, tableName: env.table.tableName } });
+
+    expect(edits).toBe(1);
+    const template = (await getTemplate(ws, templateId, env.table))!;
+    expect(template.versions.map((v) => [v.version, v.status])).toEqual([
+      [1, 'SUPERSEDED'],
+      [2, 'READY'],
+    ]);
+    // The next run, which asks after the edit was read, reads the list as Meta has it then.
+    await syncTemplates(ws, syncDeps());
+    expect((await getTemplate(ws, templateId, env.table))!.versions.map((v) => [v.version, v.status])).toEqual([
+      [1, 'READY'],
+      [2, 'SUPERSEDED'],
+    ]);
+  });
+
   it('reads a template approved before any sync saw it from the Graph API at once, so it is sendable now, not at the next sync (decision 147)', async () => {
     const ws = await workspace();
     const [reservation] = pages[0]!.data as { id: string }[];

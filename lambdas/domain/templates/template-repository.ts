@@ -41,14 +41,15 @@ const MARKED_READS = 3;
 
 /**
  * `saveTemplate` of a template as read (`read`, none when there was none): made only while the
- * marks of Meta's webhook changes on the item are still the ones read, so neither a sync nor an
- * older webhook moves them back over a newer webhook's (decision 183). False when one moved.
+ * marks on the item (Meta's webhook changes, when its content was read) are still the ones read, so
+ * neither a sync nor an older webhook moves them back over a newer one's (decisions 183, 188).
+ * False when one moved.
  */
 export async function saveTemplateOverRead(workspaceId: string, template: Template, read: Template | undefined, store: Store, alongside: { outbox?: Write } = {}): Promise<boolean> {
   return writeTemplate(workspaceId, storableTemplateSchema.parse(template), store, { ...alongside, condition: marksAsRead(read) });
 }
 
-const marks = ['statusChangedAt', 'categoryChangedAt'] as const;
+const marks = ['statusChangedAt', 'categoryChangedAt', 'contentReadAt'] as const;
 function marksAsRead(read: Template | undefined) {
   const held = marks.filter((mark) => read?.[mark] !== undefined);
   return {

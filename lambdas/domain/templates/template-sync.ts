@@ -95,8 +95,10 @@ export async function upsertSyncedTemplate(
   const listed = { status: listedStatus, category: graph.category };
   const id = syncedTemplateId(workspaceId, graph.name, graph.language);
   return applyToTemplate(workspaceId, id, store, async (existing) => {
+    // An edit read after this list was asked for: what the list says of the template is older.
+    if (existing?.contentReadAt && Date.parse(existing.contentReadAt) > readFrom.getTime()) return 'unchanged';
     const { status, category } = newerOfReadAndMarks(existing, listed, readFrom);
-    const merged = mergeSyncedTemplate(existing, { id, graph, status, category, content, creditCostPerSend: costs[category] }, now);
+    const merged = mergeSyncedTemplate(existing, { id, graph, status, category, content, creditCostPerSend: costs[category], contentReadAt: readFrom.toISOString() }, now);
     if (merged.change === 'unchanged') return merged.change;
     const statusMoved = existing !== undefined && existing.status !== merged.template.status;
     const outbox = statusMoved ? await outboxFor(workspaceId, () => templateStatusEvent(merged.template, existing.status, now), store) : undefined;
@@ -148,6 +150,8 @@ export interface SyncedTemplateState {
   category: TemplateCategory;
   content: SyncedContent;
   creditCostPerSend: number;
+  /** When `content` was asked of the Graph API; absent, the template keeps the time it had (a category webhook's merge). */
+  contentReadAt?: string;
 }
 
 /**
@@ -191,6 +195,7 @@ export function mergeSyncedTemplate(existing: Template | undefined, state: Synce
     // Meta's state now, but not when it changed: the marks of the webhooks applied stay (decision 183).
     ...(existing?.statusChangedAt ? { statusChangedAt: existing.statusChangedAt } : {}),
     ...(existing?.categoryChangedAt ? { categoryChangedAt: existing.categoryChangedAt } : {}),
+    ...(state.contentReadAt || existing?.contentReadAt ? { contentReadAt: state.contentReadAt ?? existing?.contentReadAt } : {}),
     // Meta holds one content in one category: every other version is superseded (decision 146).
     versions: keptVersions([...versions.map((version) => (version.id === versionId ? next : superseded(version, at))), ...(current ? [] : [next])]),
   };

@@ -91,6 +91,11 @@ export const templateInputSchema = z.object({
    */
   statusChangedAt: z.optional(z.iso.datetime({ offset: true })),
   categoryChangedAt: z.optional(z.iso.datetime({ offset: true })),
+  /**
+   * Synced templates: when the content held was asked of the Graph API (our clock). A sync whose
+   * list was asked for earlier is older news and changes nothing (decision 188).
+   */
+  contentReadAt: z.optional(z.iso.datetime({ offset: true })),
 });
 
 /**
