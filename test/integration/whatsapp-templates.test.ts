@@ -53,6 +53,14 @@ beforeEach(() => {
 afterEach(() => env.queues.receiveAll());
 
 const syncDeps = () => ({ graph: { baseUrl: graph.baseUrl, timeoutMs: 2_000 }, accessToken: () => Promise.resolve('token-1'), store: env.table });
+/** One template as an edit webhook reads it from the Graph stub. */
+const readTemplate = (id: string) => readMessageTemplate({ baseUrl: graph.baseUrl, timeoutMs: 2_000, accessToken: 'token-1' }, id);
+/** The stub answers coupon_expiration_reminder by its id as Meta has it after an edit (edited-page.json), and the pages as before. */
+function serveEditedCoupon(): void {
+  const [edited] = readWhatsAppTemplateFixture<{ data: unknown[] }>('edited-page.json').data;
+  const pagesAnswer = graph.answer;
+  graph.answer = (request) => (new URL(request.url, 'http://graph.local').pathname === '/v26.0/1304694804498707' ? { status: 200, body: edited } : pagesAnswer(request));
+}
 
 /** Which test workspace holds the stub's account: an account belongs to one workspace at a time. */
 let accountHolder: string | undefined;
@@ -518,13 +526,10 @@ describe('template webhooks, applied at once through the webhook router', () => 
   it('reads an edited template again from the Graph API at once: a new version, the earlier one SUPERSEDED (decision 147)', async () => {
     const ws = await workspace();
     await syncTemplates(ws, syncDeps());
-    const [edited] = readWhatsAppTemplateFixture<{ data: unknown[] }>('edited-page.json').data;
-    const pagesAnswer = graph.answer;
-    graph.answer = (request) => (new URL(request.url, 'http://graph.local').pathname === '/v26.0/1304694804498707' ? { status: 200, body: edited } : pagesAnswer(request));
+    serveEditedCoupon();
     graph.received.length = 0;
 
     const templateId = syncedTemplateId(ws, 'coupon_expiration_reminder', 'en');
-    const readTemplate = (id: string) => readMessageTemplate({ baseUrl: graph.baseUrl, timeoutMs: 2_000, accessToken: 'token-1' }, id);
     expect(await applyTemplateWebhook(WABA, readWhatsAppTemplateFixture<{ entry: { changes: { field: 'message_template_components_update'; value: unknown }[] }[] }>('components-update.json').entry[0]!.changes[0]!, env.table, new Date(), readTemplate)).toBe('applied');
     expect(graph.received.map((request) => [request.method, request.url, request.authorization])).toEqual([
       ['GET', '/v26.0/1304694804498707?fields=id%2Cname%2Clanguage%2Cstatus%2Ccategory%2Cparameter_format%2Ccomponents', 'Bearer token-1'],
@@ -546,11 +551,8 @@ describe('template webhooks, applied at once through the webhook router', () => 
   it('keeps an edit read from the Graph API while a sync ran: the sync’s older list does not supersede it', async () => {
     const ws = await workspace();
     await syncTemplates(ws, syncDeps());
-    const [edited] = readWhatsAppTemplateFixture<{ data: unknown[] }>('edited-page.json').data;
-    const pagesAnswer = graph.answer;
-    graph.answer = (request) => (new URL(request.url, 'http://graph.local').pathname === '/v26.0/1304694804498707' ? { status: 200, body: edited } : pagesAnswer(request));
+    serveEditedCoupon();
     const templateId = syncedTemplateId(ws, 'coupon_expiration_reminder', 'en');
-    const readTemplate = (id: string) => readMessageTemplate({ baseUrl: graph.baseUrl, timeoutMs: 2_000, accessToken: 'token-1' }, id);
     const edit = readWhatsAppTemplateFixture<{ entry: { changes: { field: 'message_template_components_update'; value: unknown }[] }[] }>('components-update.json').entry[0]!.changes[0]!;
 
     let edits = 0;
