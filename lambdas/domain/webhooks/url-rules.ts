@@ -1,4 +1,4 @@
-import { lookup } from 'node:dns/promises';
+import { lookup, Resolver as DnsClient } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { config } from '../../shared/config';
 import { answeredBy } from '../../shared/answered-by';
@@ -6,9 +6,38 @@ import { answeredBy } from '../../shared/answered-by';
 /** Answers every address a host name resolves to. Replaceable, so tests need no DNS. */
 export type Resolver = (hostname: string) => Promise<{ address: string; family: 4 | 6 }[]>;
 
-/** The operating system's resolver (getaddrinfo, as an HTTP client's own connect would use). */
-export const systemResolver: Resolver = async (hostname) =>
-  (await lookup(hostname, { all: true, verbatim: true })).map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
+/** How long one DNS query waits for its server before asking again. */
+const DNS_TRY_MS = 1_000;
+
+/**
+ * A name's addresses, asked of the DNS servers (`servers`, or the system's) directly, never through
+ * getaddrinfo: a getaddrinfo call holds one of libuv's four threads until the system's resolver
+ * gives up, seconds per try, so an endpoint whose name servers never answer, posted to in
+ * parallel, held them all, and every other workspace's lookup waited behind it and timed out.
+ * `localhost` is the hosts file's, which only the system's lookup reads.
+ */
+export function dnsResolver(servers?: string[], { tryMs = DNS_TRY_MS } = {}): Resolver {
+  let client: DnsClient | undefined;
+  return async (hostname) => {
+    if (hostname === 'localhost') return (await lookup(hostname, { all: true, verbatim: true })).map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
+    if (!client) {
+      client = new DnsClient({ timeout: tryMs, tries: 2 });
+      if (servers) client.setServers(servers);
+    }
+    const [v4, v6] = await Promise.allSettled([client.resolve4(hostname), client.resolve6(hostname)]);
+    const answers = [
+      ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 as const })) : []),
+      ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 as const })) : []),
+    ];
+    if (answers.length) return answers;
+    // No address: the A query's error says why (ENOTFOUND, ETIMEOUT), unless it found the name without one.
+    throw v4.status === 'rejected' ? v4.reason : Object.assign(new Error(`${hostname} has no address`), { code: 'ENODATA' });
+  };
+}
+
+/** The resolver deployed functions use: the system's DNS servers, asked directly. */
+export const systemResolver: Resolver = dnsResolver();
+
 
 /** A resolver that answers the names in `hosts` itself and asks `fallback` about every other. */
 export function withHosts(hosts: Readonly<Record<string, string>>, fallback: Resolver): Resolver {
@@ -155,7 +184,9 @@ export async function checkWebhookUrl(url: string, options: { resolve?: Resolver
     try {
       answers = await answeredBy((options.resolve ?? systemResolver)(host), Date.now() + timeoutMs, 'DNS');
     } catch (error) {
-      if (error instanceof Error && error.name === 'TimeoutError') return { ok: false, reason: `has a host name whose DNS did not answer within ${timeoutMs / 1000} s (${host})`, timedOut: true };
+      // Ours, or the DNS client's own after its tries.
+      const { name, code } = (error ?? {}) as { name?: unknown; code?: unknown };
+      if (name === 'TimeoutError' || code === 'ETIMEOUT') return { ok: false, reason: `has a host name whose DNS did not answer within ${timeoutMs / 1000} s (${host})`, timedOut: true };
       answers = [];
     }
   }

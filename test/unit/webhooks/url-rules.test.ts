@@ -1,4 +1,10 @@
-import { checkWebhookUrl, refusedAddress, withHosts, type Resolver } from '../../../lambdas/domain/webhooks/url-rules';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkWebhookUrl, dnsResolver, refusedAddress, withHosts, type Resolver } from '../../../lambdas/domain/webhooks/url-rules';
+import { startDnsStub } from '../../support/dns-stub';
 
 /** A resolver with fixed answers, standing in for DNS (there is none here). */
 const resolver =
@@ -180,5 +186,47 @@ describe('withHosts', () => {
     expect(await resolve('v6.example.test')).toEqual([{ address: 'fd00::1', family: 6 }]);
     expect(await resolve('hooks.example.com')).toEqual([{ address: '93.184.215.14', family: 4 }]);
     expect(await checkWebhookUrl('https://internal.example.test/', { resolve, allowLocal: false })).toEqual({ ok: false, reason: 'resolves to 10.1.2.3, a private address' });
+  });
+});
+
+describe('the deployed resolver', () => {
+  let stub: Awaited<ReturnType<typeof startDnsStub>>;
+  beforeAll(async () => (stub = await startDnsStub({ 'hooks.example.test': { A: ['93.184.215.14'], AAAA: ['2606:2800:21f:cb07:6820:80da:af6b:8b2c'] }, 'v4.example.test': { A: ['93.184.215.15'] } }, ['silent.example.test'])));
+  afterAll(() => stub.close());
+
+  it('answers every A and AAAA address of a name from the DNS servers, and refuses a name they do not know', async () => {
+    const resolve = dnsResolver([stub.server]);
+    expect(await resolve('hooks.example.test')).toEqual([
+      { address: '93.184.215.14', family: 4 },
+      { address: '2606:2800:21f:cb07:6820:80da:af6b:8b2c', family: 6 },
+    ]);
+    expect(await resolve('v4.example.test')).toEqual([{ address: '93.184.215.15', family: 4 }]);
+    await expect(resolve('nowhere.example.test')).rejects.toMatchObject({ code: 'ENOTFOUND' });
+    expect(await checkWebhookUrl('https://nowhere.example.test/', { resolve, allowLocal: false })).toEqual({ ok: false, reason: 'has a host name that does not resolve (nowhere.example.test)' });
+  });
+
+  it('counts a name whose servers never answer as a timeout, not a refused URL', async () => {
+    const verdict = await checkWebhookUrl('https://silent.example.test/', { resolve: dnsResolver([stub.server], { tryMs: 100 }), allowLocal: false, resolveTimeoutMs: 10_000 });
+    expect(verdict).toMatchObject({ ok: false, timedOut: true });
+  });
+
+  // getaddrinfo holds one of libuv's threads (four) until the system's resolver gives up, seconds
+  // per try: an endpoint whose name servers never answer, posted to in parallel, held every thread,
+  // and every other workspace's lookup waited behind it and timed out.
+  it('answers while every libuv thread is held, as a lookup through getaddrinfo could not', async () => {
+    const threads = Number(process.env.UV_THREADPOOL_SIZE ?? 4);
+    const dir = mkdtempSync(join(tmpdir(), 'fifo-'));
+    const fifos = Array.from({ length: threads }, (_, i) => join(dir, `held-${i}`));
+    for (const fifo of fifos) execFileSync('mkfifo', [fifo]);
+    // Opening a FIFO to read blocks its thread until a writer opens it.
+    const held = fifos.map((fifo) => readFile(fifo, 'utf8'));
+    try {
+      const answered = await Promise.race([dnsResolver([stub.server])('v4.example.test'), new Promise((resolve) => setTimeout(() => resolve('still waiting for a thread'), 5_000))]);
+      expect(answered).toEqual([{ address: '93.184.215.15', family: 4 }]);
+    } finally {
+      for (const fifo of fifos) writeFileSync(fifo, 'released');
+      await Promise.all(held);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
