@@ -126,7 +126,7 @@ export async function upsertSyncedTemplate(
  * How far before the Graph API read a webhook's mark still counts as newer: Meta's times are whole
  * seconds on Meta's clock, and a mark that close may be a change the answer did not show yet.
  */
-export const MARK_READ_SKEW_MS = 60_000;
+const MARK_READ_SKEW_MS = 60_000;
 
 /**
  * The status and category to store: Meta's answer's, unless a webhook applied one Meta made after
@@ -184,6 +184,7 @@ export function mergeSyncedTemplate(existing: Template | undefined, state: Synce
         createdAt: at,
         ...(versionStatus === 'READY' ? { readyAt: at } : {}),
       };
+  const contentReadAt = state.contentReadAt ?? existing?.contentReadAt;
   const template: Template = {
     id: state.id,
     displayName: `${state.graph.name} (${state.graph.language})`,
@@ -195,7 +196,7 @@ export function mergeSyncedTemplate(existing: Template | undefined, state: Synce
     // Meta's state now, but not when it changed: the marks of the webhooks applied stay (decision 183).
     ...(existing?.statusChangedAt ? { statusChangedAt: existing.statusChangedAt } : {}),
     ...(existing?.categoryChangedAt ? { categoryChangedAt: existing.categoryChangedAt } : {}),
-    ...(state.contentReadAt || existing?.contentReadAt ? { contentReadAt: state.contentReadAt ?? existing?.contentReadAt } : {}),
+    ...(contentReadAt ? { contentReadAt } : {}),
     // Meta holds one content in one category: every other version is superseded (decision 146).
     versions: keptVersions([...versions.map((version) => (version.id === versionId ? next : superseded(version, at))), ...(current ? [] : [next])]),
   };

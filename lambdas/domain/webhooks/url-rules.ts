@@ -38,7 +38,6 @@ export function dnsResolver(servers?: string[], { tryMs = DNS_TRY_MS } = {}): Re
 /** The resolver deployed functions use: the system's DNS servers, asked directly. */
 export const systemResolver: Resolver = dnsResolver();
 
-
 /** A resolver that answers the names in `hosts` itself and asks `fallback` about every other. */
 export function withHosts(hosts: Readonly<Record<string, string>>, fallback: Resolver): Resolver {
   return async (hostname) => {
