@@ -47,9 +47,17 @@ export function pinnedPost(target: PinnedTarget, headers: Record<string, string>
       response.on('error', () => undefined);
       response.destroy();
     });
+    // A 101 goes to 'upgrade', never to the callback above, once the request is over and the
+    // abort signal no longer fires: the attempt would wait for ever, and its batch with it.
+    request.on('upgrade', (response, socket) => {
+      resolve({ statusCode: response.statusCode ?? 101, error: null });
+      socket.destroy();
+    });
     request.on('error', (error: Error & { code?: string }) => {
       resolve({ statusCode: null, error: error.name === 'AbortError' || error.name === 'TimeoutError' ? 'timeout' : (error.code ?? error.message) });
     });
+    // Whatever else ends the exchange without an answer, the attempt ends with it.
+    request.on('close', () => resolve({ statusCode: null, error: 'closed without an answer' }));
     request.end(body);
   });
 }

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -292,6 +292,31 @@ describe('delivering one webhook event', () => {
     expect(await deliverEvent(firstMessage, deps({ timeoutMs: 200 }))).toBe('retrying');
 
     expect(recorded()).toEqual([expect.objectContaining({ ':code': null, ':error': 'timeout' })]);
+  });
+
+  // Node hands a 101 to an 'upgrade' listener, not to the response callback, and the request is
+  // over by then, so the attempt's abort signal never fired: the attempt hung until Lambda's
+  // timeout failed the whole batch, every other workspace's events in it included.
+  it('counts a receiver that answers 101 Switching Protocols as a failed attempt, at once, and closes its socket', async () => {
+    const sockets: Socket[] = [];
+    const switching = createNetServer((socket) => {
+      sockets.push(socket);
+      socket.on('error', () => undefined);
+      socket.once('data', () => socket.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n'));
+    });
+    await new Promise<void>((resolve) => switching.listen(0, '127.0.0.1', resolve));
+    useEndpoint(`http://127.0.0.1:${(switching.address() as AddressInfo).port}/hooks`);
+    try {
+      const outcome = await Promise.race([deliverEvent(firstMessage, deps({ timeoutMs: 60_000 })), new Promise((resolve) => setTimeout(() => resolve('no outcome after 5 s'), 5_000))]);
+      expect(outcome).toBe('retrying');
+      expect(recorded()).toEqual([expect.objectContaining({ ':code': 101 })]);
+      // The receiver sees its connection closed: nothing is left open on our side.
+      const closed = Promise.all(sockets.map((socket) => new Promise((resolve) => (socket.readableEnded ? resolve(true) : socket.once('end', () => resolve(true))))));
+      expect(await Promise.race([closed, new Promise((resolve) => setTimeout(() => resolve('still open after 5 s'), 5_000))])).toEqual([true]);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      switching.close();
+    }
   });
 
   it('counts the name’s lookup in the attempt’s time: a resolver that does not answer is a timeout, retried, and nothing is posted', async () => {
