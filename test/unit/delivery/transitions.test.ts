@@ -73,6 +73,9 @@ describe('WhatsApp error classification', () => {
     [400, 132001, 'permanent'],
     [400, 100, 'permanent'],
     [429, 130429, 'transient'],
+    // A 429 is a limit whatever its code: one not on the list, even one permanent at another status, is retried.
+    [429, 80008, 'transient'],
+    [429, 131026, 'transient'],
     [400, 131056, 'transient'],
     [400, 131048, 'transient'],
     [503, undefined, 'transient'],

@@ -285,6 +285,18 @@ describe('delivering one webhook event', () => {
     expect(recorded()).toEqual([expect.objectContaining({ ':state': 'delivered', ':code': 204, ':error': null })]);
   });
 
+  // docs/api.md: any 2xx is delivered, redirects are not followed.
+  it.each([301, 302, 307, 308])('counts a %s answer as a failed attempt, retried, not a delivery', async (status) => {
+    target = await receiver(() => status);
+    useEndpoint(target.url);
+
+    expect(await deliverEvent(firstMessage, deps())).toBe('retrying');
+
+    expect(target.received).toHaveLength(1);
+    expect(recorded()).toEqual([expect.objectContaining({ ':state': 'retrying', ':code': status })]);
+    expect(queued().map(({ message }) => message.attempt)).toEqual([2]);
+  });
+
   it('counts a receiver that does not answer in time as a failed attempt', async () => {
     target = await receiver(() => 'hang');
     useEndpoint(target.url);
