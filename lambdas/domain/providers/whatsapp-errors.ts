@@ -9,6 +9,7 @@ import { ProviderError } from './provider';
 const LONG_REFUSALS = new Set([
   131056, // pair rate limit: too many messages to one number
   131057, // account in maintenance mode
+  131048, // spam rate limit: the number is restricted for its quality, for hours, not seconds
   // Limits the Graph API counts over a rolling hour: calls fail until the count falls (Meta's rate limits).
   4, // application request limit reached
   17, // user request limit reached (Graph: "wait and retry")
@@ -26,7 +27,6 @@ const TRANSIENT_CODES = new Set([
   130429, // throughput rate limit
   131000, // something went wrong
   131016, // service unavailable
-  131048, // spam rate limit
   ...LONG_REFUSALS,
   133004, // server temporarily unavailable
 ]);

@@ -94,6 +94,22 @@ describe('WhatsApp error classification', () => {
     expect(error.kind).toBe(kind);
     expect(error.code).toBe(String(code ?? `http_${status}`));
   });
+
+  // Meta's error codes: 131048, "Spam rate limit hit", restricts the number for its quality
+  // ("check your quality status"): retried at 2, 4, 8 and 16 s, each queued message called a
+  // restricted number five times in half a minute. The refusals that last minutes back off for minutes.
+  it.each([
+    [400, 131048],
+    [429, 131048],
+    [400, 131056],
+    [400, 131057],
+    [400, 80007],
+  ])('HTTP %s, code %s backs off for minutes', (status, code) => {
+    expect(classifyWhatsAppError(status, { code, message: 'x' }).backOff).toBe('long');
+  });
+  it.each([[429, 130429], [500, 131000], [503, 2]])('HTTP %s, code %s backs off for seconds', (status, code) => {
+    expect(classifyWhatsAppError(status, { code, message: 'x' }).backOff).toBe('short');
+  });
 });
 
 describe('webhook signatures', () => {
