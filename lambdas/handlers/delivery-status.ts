@@ -9,7 +9,7 @@ import * as routes from '../routes';
 
 export const schemas = {
   body: z.strictObject({
-      phones: z.array(z.string().check(z.minLength(1), z.maxLength(64))).check(z.minLength(1), z.maxLength(500)),
+      phones: z.array(z.string().check(z.minLength(1))).check(z.minLength(1), z.maxLength(500)),
       startDate: wibDate(),
       endDate: wibDate(),
     }).check(z.refine(orderedDates, orderedDatesMessage)),

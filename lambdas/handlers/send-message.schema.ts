@@ -36,7 +36,8 @@ const documentContent = z.strictObject({
 
 export const sendMessageBody = z.strictObject({
   channel: z.enum(['whatsapp', 'instagram']),
-  to: z.string().check(z.minLength(1), z.maxLength(256)),
+  // The contract sets no maximum: a value too long for a phone number is not one (send-message.ts).
+  to: z.string().check(z.minLength(1)),
   content: z.discriminatedUnion('type', [templateContent, textContent, imageContent, documentContent]),
   contactName: z.optional(z.string().check(z.maxLength(200))),
   tagIds: z.optional(z.array(uuid()).check(z.maxLength(100))),

@@ -65,6 +65,16 @@ describe.each(encodings)('POST /v1/messages limits, %s body', (encoding) => {
     expect([unknown.status, unknown.body.message]).toEqual([422, 'body: Unrecognized key: "tracking_tags"']);
   });
 
+  // The contract sets `to` no maximum ("Length >= 1"): a long one is valid in shape, and then either
+  // not a phone number (whatsapp) or a channel this API does not deliver (instagram).
+  it('takes a long "to" as valid in shape: not a phone number on whatsapp, quoted short; unsupported on instagram', async () => {
+    const phone = await send(validSend({ to: '1'.repeat(300) }), encoding);
+    expect([phone.status, phone.body.error, phone.body.message]).toEqual([422, 'validation_failed', `to: "${'1'.repeat(64)}…" is not a valid phone number`]);
+    const instagram = await send(validSend({ channel: 'instagram', to: 'u'.repeat(300), content: { type: 'text', text: 'hi' } }), encoding);
+    expect([instagram.status, instagram.body.error]).toEqual([422, 'unsupported_channel_content']);
+    expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(0);
+  });
+
   it('rejects fields named like an object’s own properties as unknown, at the top and nested, never dropping them', async () => {
     const top = await send(validSend({ toString: '1' }), encoding);
     expect([top.status, top.body.message]).toEqual([422, 'body: Unrecognized key: "toString"']);
