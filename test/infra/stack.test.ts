@@ -47,6 +47,22 @@ describe('DynamoDB table', () => {
     });
   });
 
+  // A stateful resource's logical id is its identity to CloudFormation: a construct renamed or
+  // moved makes a new, empty table or queue on the next deploy (the old one retained, orphaned),
+  // the functions pointed at the new one, and messages in flight stranded on the old queue. A
+  // change here is a data migration, not a refactor (docs/deploy.md).
+  it('keeps the logical ids of every stateful resource an upgrade must not replace', () => {
+    const stateful = ['AWS::DynamoDB::GlobalTable', 'AWS::SQS::Queue', 'AWS::KMS::Key', 'AWS::SecretsManager::Secret', 'AWS::SNS::Topic'];
+    const ids = Object.fromEntries(stateful.map((type) => [type, Object.keys(template.findResources(type)).sort()]));
+    expect(ids).toEqual({
+      'AWS::DynamoDB::GlobalTable': ['DataTableFDBAD0F2'],
+      'AWS::SQS::Queue': ['DispatchDeadLetterQueue3CDCD3A1', 'DispatchQueue716BFD35', 'WebhooksEventsDeadLetterQueue4F85AFCB', 'WebhooksEventsQueue74DAC156', 'WebhooksStreamFailures483EBBE6'],
+      'AWS::KMS::Key': ['MonitoringAlarmTopicKeyFFA45DC9'],
+      'AWS::SecretsManager::Secret': ['CursorSigningKey255C5A33'],
+      'AWS::SNS::Topic': ['MonitoringAlarmTopicAF62D4F1'],
+    });
+  });
+
   it('is retained by default and destroyable by context', () => {
     template.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
     const { template: disposable } = synthStack({ removalPolicy: 'destroy', stage: 'pr1' });
