@@ -1,14 +1,17 @@
 import { randomUUID } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
+import { webhookEnvelopeSchema } from '../../lambdas/domain/providers/whatsapp-webhook';
 import { syncedTemplateId } from '../../lambdas/domain/templates/synced-template';
 import { syncedContent } from '../../lambdas/domain/templates/component-reading';
 import { MAX_TEMPLATE_VERSIONS_BYTES, versionsBytes } from '../../lambdas/domain/templates/template';
-import { getTemplate, saveTemplate } from '../../lambdas/domain/templates/template-repository';
+import { getTemplate, saveTemplate, storedTemplateItem } from '../../lambdas/domain/templates/template-repository';
 import { mergeSyncedTemplate, syncTemplates } from '../../lambdas/domain/templates/template-sync';
 import { graphTemplateSchema } from '../../lambdas/domain/providers/whatsapp-templates';
 import { clearTemplateCache } from '../../lambdas/domain/templates/template-lookup';
 import { clearWorkspaceCache } from '../../lambdas/domain/workspaces/workspace-lookup';
-import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
-import { startGraphStub, templatePages, type GraphStub } from '../support/graph-stub';
+import { saveWorkspace, updateWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
+import { readWhatsAppTemplateFixture, startGraphStub, templatePages, type GraphStub } from '../support/graph-stub';
 import { useTableAndQueues } from '../support/sqs';
 
 /**
@@ -51,22 +54,31 @@ const edition = (n: number) => ({
   ],
 });
 
-it('a carousel Meta edited 80 times (under MAX_TEMPLATE_VERSIONS) still takes each new content, and the sync goes on to the next template', async () => {
-  expect(intro(1)).toHaveLength(1024);
+/** A workspace on the stub's account, and the carousel as `editions` syncs would have stored it (Meta allows 10 edits a month). */
+let accountHolder: string | undefined;
+async function carouselEditedTimes(editions: number) {
   const ws = `ws-${randomUUID().slice(0, 8)}`;
+  // An account belongs to one workspace at a time: the previous test's gives it up.
+  if (accountHolder) await updateWorkspace(accountHolder, { settings: { whatsappBusinessAccountId: null } }, new Date(), env.table);
+  accountHolder = ws;
   await saveWorkspace(
     { id: ws, name: ws, rupiahPerCredit: 150, settings: { sendsPerMinute: 600, dedupe: 'none', provider: 'whatsapp', whatsappPhoneNumberId: `pn-${ws}`, whatsappBusinessAccountId: WABA, creditCostByCategory: { MARKETING: 3, UTILITY: 1, AUTHENTICATION: 1 } } },
     new Date(),
     env.table,
   );
-  // 79 approved editions, as 79 syncs would have stored them (Meta allows 10 edits a month).
   const id = syncedTemplateId(ws, 'weekly_carousel', 'en_US');
   let stored: Parameters<typeof mergeSyncedTemplate>[0];
-  for (let n = 1; n <= 79; n += 1) {
+  for (let n = 1; n <= editions; n += 1) {
     const graphTemplate = graphTemplateSchema.parse(edition(n));
     stored = mergeSyncedTemplate(stored, { id, graph: graphTemplate, status: 'APPROVED', category: 'MARKETING', content: syncedContent(graphTemplate)!, creditCostPerSend: 3 }, new Date(Date.UTC(2026, 0, 1) + n * 86_400_000)).template;
   }
-  await saveTemplate(ws, stored!, env.table);
+  return { ws, id, stored: stored! };
+}
+
+it('a carousel Meta edited 80 times (under MAX_TEMPLATE_VERSIONS) still takes each new content, and the sync goes on to the next template', async () => {
+  expect(intro(1)).toHaveLength(1024);
+  const { ws, stored } = await carouselEditedTimes(79);
+  await saveTemplate(ws, stored, env.table);
 
   // The 80th edit and a newly approved template, read by the next scheduled sync.
   const other = { ...edition(1), id: '1000000000000778', name: 'welcome', components: [{ type: 'BODY', text: 'Welcome {{1}}', example: { body_text: [['Budi']] } }] };
@@ -76,4 +88,26 @@ it('a carousel Meta edited 80 times (under MAX_TEMPLATE_VERSIONS) still takes ea
   expect(template.versions.filter((version) => version.status === 'READY').map((version) => version.body)).toEqual([intro(80)]);
   expect(versionsBytes(template.versions)).toBeLessThanOrEqual(MAX_TEMPLATE_VERSIONS_BYTES);
   expect(await getTemplate(ws, syncedTemplateId(ws, 'welcome', 'en_US'), env.table)).toBeDefined();
+});
+
+// Stored before decision 184 kept a template's versions to 300 KB: the item still reads, and a
+// status webhook for it must still apply. Its save checked the limit and threw, so every timed
+// status or category webhook for it failed (the sync, finding Meta's content unchanged, never
+// rewrote it), and Meta posted the batch again for days.
+it('a template stored heavier than the limit takes a status webhook, keeping 300 KB of its versions', async () => {
+  const { ws, id, stored: trimmed } = await carouselEditedTimes(58);
+  // Its older versions as an earlier release kept them: heavier than the limit in all.
+  const stored = { ...trimmed, versions: trimmed.versions.map((version) => (version.status === 'SUPERSEDED' ? { ...version, body: `${version.body}${' '.repeat(400)}` } : version)) };
+  expect(versionsBytes(stored.versions)).toBeGreaterThan(MAX_TEMPLATE_VERSIONS_BYTES);
+  await env.table.db.send(new PutCommand({ TableName: env.table.tableName, Item: storedTemplateItem(ws, stored) }));
+
+  const paused = readWhatsAppTemplateFixture<{ entry: { id: string; changes: { value: Record<string, unknown> }[] }[] }>('status-update-paused.json');
+  paused.entry[0]!.id = WABA;
+  Object.assign(paused.entry[0]!.changes[0]!.value, { message_template_name: 'weekly_carousel', message_template_language: 'en_US', message_template_id: 1473688840035974 });
+  await applyProviderReports(webhookEnvelopeSchema.parse(paused), env.table);
+
+  const template = (await getTemplate(ws, id, env.table))!;
+  expect(template.status).toBe('PAUSED');
+  expect(versionsBytes(template.versions)).toBeLessThanOrEqual(MAX_TEMPLATE_VERSIONS_BYTES);
+  expect(template.versions.filter((version) => version.status === 'READY').map((version) => version.body)).toEqual([intro(58)]);
 });

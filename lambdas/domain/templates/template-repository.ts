@@ -7,7 +7,7 @@ import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
 import { transactWriteThroughConflicts, type Write } from '../../shared/writes';
-import { storableTemplateSchema, templateInputSchema, templateVersionInputSchema, type Template, type TemplateInput, type TemplateVersion } from './template';
+import { keptVersions, storableTemplateSchema, templateInputSchema, templateVersionInputSchema, type Template, type TemplateInput, type TemplateVersion } from './template';
 
 /** The template item and its version pointers: keys, the import's writes, reading back. */
 
@@ -46,7 +46,8 @@ const MARKED_READS = 3;
  * False when one moved.
  */
 export async function saveTemplateOverRead(workspaceId: string, template: Template, read: Template | undefined, store: Store, alongside: { outbox?: Write } = {}): Promise<boolean> {
-  return writeTemplate(workspaceId, storableTemplateSchema.parse(template), store, { ...alongside, condition: marksAsRead(read) });
+  // A template stored heavier before the byte limit (decision 184) lets its oldest superseded versions go, as a sync does.
+  return writeTemplate(workspaceId, storableTemplateSchema.parse({ ...template, versions: keptVersions(template.versions) }), store, { ...alongside, condition: marksAsRead(read) });
 }
 
 const marks = ['statusChangedAt', 'categoryChangedAt', 'contentReadAt'] as const;

@@ -8,7 +8,7 @@ import { workspacesWithBusinessAccounts } from '../workspaces/workspace-binding'
 import { getWorkspace } from '../workspaces/workspace-repository';
 import { syncedContent, type SyncedContent } from './component-reading';
 import { isTemplateCategory, sameReading, syncedTemplateId, syncedVersionId, templateStatusOf, versionStatusOf } from './synced-template';
-import { MAX_TEMPLATE_VERSIONS, MAX_TEMPLATE_VERSIONS_BYTES, SUPERSEDED, storableTemplateSchema, versionsBytes, type Template, type TemplateVersion } from './template';
+import { keptVersions, SUPERSEDED, storableTemplateSchema, type Template, type TemplateVersion } from './template';
 import { applyToTemplate, saveTemplateOverRead } from './template-repository';
 import { outboxFor } from '../webhooks/event-gate';
 import { templateStatusEvent } from '../webhooks/webhook-event';
@@ -204,25 +204,6 @@ export function mergeSyncedTemplate(existing: Template | undefined, state: Synce
   const change: SyncChange =
     !existing ? 'created' : !current ? 'new_version' : existing.status !== state.status || current.status !== next.status || reread || supersedes ? 'updated' : 'unchanged';
   return { template, change };
-}
-
-/**
- * At most MAX_TEMPLATE_VERSIONS, of at most MAX_TEMPLATE_VERSIONS_BYTES, the superseded ones with
- * the lowest numbers let go first: a template Meta edits monthly passes 90 in years (a long carousel
- * passes the bytes in months), and its new content must still be stored and sent. A version let go
- * answers a preview 404, as one an import drops (its pointer stays). Content too heavy to keep even
- * alone is not stored (upsertSyncedTemplate's check).
- */
-function keptVersions(versions: TemplateVersion[]): TemplateVersion[] {
-  const lettable = versions.filter((version) => version.status === SUPERSEDED).sort((a, b) => a.version - b.version);
-  let [kept, bytes] = [versions, versionsBytes(versions)];
-  for (const version of lettable) {
-    if (kept.length <= MAX_TEMPLATE_VERSIONS && bytes <= MAX_TEMPLATE_VERSIONS_BYTES) break;
-    kept = kept.filter((other) => other.id !== version.id);
-    // Its JSON and the comma before it: the list's is counted once, not again for each version let go.
-    bytes -= versionsBytes([version]) - 1;
-  }
-  return kept;
 }
 
 const superseded = (version: TemplateVersion, at: string): TemplateVersion => (version.status === SUPERSEDED ? version : { ...version, status: SUPERSEDED, disabledAt: at });

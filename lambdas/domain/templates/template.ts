@@ -142,6 +142,26 @@ export const isOnHold = (template: Template): boolean => template.status === 'PA
 export const SUPERSEDED = 'SUPERSEDED';
 
 /**
+ * At most MAX_TEMPLATE_VERSIONS, of at most MAX_TEMPLATE_VERSIONS_BYTES, the superseded ones with
+ * the lowest numbers let go first: a template Meta edits monthly passes 90 in years (a long carousel
+ * passes the bytes in months), and its new content must still be stored and sent. A version let go
+ * answers a preview 404, as one an import drops (its pointer stays). Content too heavy to keep even
+ * alone is not stored (upsertSyncedTemplate's check). Every conditional save applies it too, so a
+ * template stored heavier before the byte limit is brought within it by its next change.
+ */
+export function keptVersions(versions: TemplateVersion[]): TemplateVersion[] {
+  const lettable = versions.filter((version) => version.status === SUPERSEDED).sort((a, b) => a.version - b.version);
+  let [kept, bytes] = [versions, versionsBytes(versions)];
+  for (const version of lettable) {
+    if (kept.length <= MAX_TEMPLATE_VERSIONS && bytes <= MAX_TEMPLATE_VERSIONS_BYTES) break;
+    kept = kept.filter((other) => other.id !== version.id);
+    // Its JSON and the comma before it: the list's is counted once, not again for each version let go.
+    bytes -= versionsBytes([version]) - 1;
+  }
+  return kept;
+}
+
+/**
  * The version that stands for the template now: for a synced template the one Meta holds (every
  * other is SUPERSEDED), for an imported one the newest. None when every version is superseded:
  * Meta holds content this API could not store (docs/api.md#templates-from-whatsapp), and no stored
