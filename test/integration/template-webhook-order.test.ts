@@ -6,7 +6,7 @@ import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message'
 import { webhookEnvelopeSchema } from '../../lambdas/domain/providers/whatsapp-webhook';
 import { syncedTemplateId } from '../../lambdas/domain/templates/synced-template';
 import { clearTemplateCache } from '../../lambdas/domain/templates/template-lookup';
-import { getTemplate } from '../../lambdas/domain/templates/template-repository';
+import { getTemplate, saveTemplate } from '../../lambdas/domain/templates/template-repository';
 import { syncTemplates } from '../../lambdas/domain/templates/template-sync';
 import { clearWorkspaceCache } from '../../lambdas/domain/workspaces/workspace-lookup';
 import { saveWorkspace, updateWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
@@ -183,6 +183,18 @@ describe('template status webhooks that arrive out of order', () => {
     expect(landed).toBe(true);
     clearTemplateCache();
     expect(await getTemplate(ws, id, env.table)).toMatchObject(after);
+  });
+
+  // A mark may carry an offset (an import takes any ISO time): it is a time, not a string to sort.
+  it('compares a mark written with an offset as the time it is: a later PAUSED applies', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    const couponId = syncedTemplateId(ws, 'coupon_expiration_reminder', 'en');
+    // 01:00 UTC, before the PAUSED's 01:39:08 UTC, though "08:00+07:00" sorts after "01:39:08Z".
+    await saveTemplate(ws, { ...(await getTemplate(ws, couponId, env.table))!, statusChangedAt: '2025-06-30T08:00:00+07:00' }, env.table);
+
+    await webhook('status-update-paused.json');
+    expect((await getTemplate(ws, couponId, env.table))!.status).toBe('PAUSED');
   });
 
   it('an entry without a time (the sandbox’s), or with one that is not Unix seconds, applies as it comes', async () => {

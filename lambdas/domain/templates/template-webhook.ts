@@ -101,7 +101,8 @@ async function applyChange(
   if (!updated) return 'ignored';
   const mark = 'event' in update ? 'statusChangedAt' : 'categoryChangedAt';
   const last = template[mark];
-  if (changedAt && last && changedAt < last) {
+  // Times, not strings: a mark an import wrote may carry an offset.
+  if (changedAt && last && Date.parse(changedAt) < Date.parse(last)) {
     logger.info('Template webhook older than the change the template has; skipped', { workspaceId, templateId: template.id, field, changedAt, [mark]: last });
     return 'stale';
   }
