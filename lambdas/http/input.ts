@@ -1,24 +1,23 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type * as z from '../shared/zod';
 import { ValidationError } from '../shared/errors';
-import { hasLoneSurrogate, withoutLoneSurrogates } from '../shared/unicode-text';
+import { hasLoneSurrogate, shortened, withoutLoneSurrogates } from '../shared/unicode-text';
 
 /** At most this many issues, and this many unknown fields, are named: an error stays small whatever was sent. */
 const MAX_ISSUES = 5;
 const MAX_NAMES = 5;
 const MAX_NAME_LENGTH = 64;
 
-const shortName = (name: string) => (name.length > MAX_NAME_LENGTH ? `${name.slice(0, MAX_NAME_LENGTH)}…` : name);
 /** zod's own wording, `Unrecognized keys: "a", "b"`, but naming at most MAX_NAMES of them. */
 const unknownKeys = (keys: string[]) => {
-  const named = keys.slice(0, MAX_NAMES).map((key) => `"${shortName(key)}"`).join(', ');
+  const named = keys.slice(0, MAX_NAMES).map((key) => `"${shortened(key, MAX_NAME_LENGTH)}"`).join(', ');
   return `Unrecognized key${keys.length > 1 ? 's' : ''}: ${named}${keys.length > MAX_NAMES ? ` and ${keys.length - MAX_NAMES} more` : ''}`;
 };
 
 /** A short, human sentence per zod issue, prefixed with where it was found. */
 export function describeIssues(where: string, error: z.core.$ZodError): string {
   const sentences = error.issues.slice(0, MAX_ISSUES).map((issue) => {
-    const path = [where, ...issue.path.map((segment) => shortName(String(segment)))].join('.');
+    const path = [where, ...issue.path.map((segment) => shortened(String(segment), MAX_NAME_LENGTH))].join('.');
     // zod's own message for unknown keys names every one of them.
     const message = issue.code === 'unrecognized_keys' ? unknownKeys(issue.keys) : issue.message;
     return `${path}: ${message}`;
@@ -41,7 +40,7 @@ function illFormedStringAt(value: unknown, path: string[] = [], depth = 0): stri
 export function parseWith<S extends z.ZodMiniType>(schema: S, value: unknown, where: string): z.infer<S> {
   const illFormed = illFormedStringAt(value);
   // The path is named with U+FFFD in place of any lone surrogate, so the error body is valid text itself.
-  if (illFormed) throw new ValidationError(`${[where, ...illFormed.map((name) => withoutLoneSurrogates(shortName(name)))].join('.')}: is not valid Unicode text (a lone UTF-16 surrogate)`);
+  if (illFormed) throw new ValidationError(`${[where, ...illFormed.map((name) => withoutLoneSurrogates(shortened(name, MAX_NAME_LENGTH)))].join('.')}: is not valid Unicode text (a lone UTF-16 surrogate)`);
   const result = schema.safeParse(value);
   if (!result.success) throw new ValidationError(describeIssues(where, result.error));
   return result.data;

@@ -19,3 +19,9 @@ export function firstCharacters(text: string, count: number): string {
   for (let taken = 0; taken < count && end < text.length; taken++) end += text.codePointAt(end)! > 0xffff ? 2 : 1;
   return text.slice(0, end);
 }
+
+/** The text's first `count` characters and `…` when it has more: a value quoted back in an error message, kept short. */
+export function shortened(text: string, count: number): string {
+  const kept = firstCharacters(text, count);
+  return kept.length < text.length ? `${kept}…` : text;
+}

@@ -5,6 +5,7 @@ import { logger } from '../../shared/logger';
 import { messageMetrics } from '../../shared/metrics';
 import type { QueueTarget } from '../../shared/queue';
 import type { Store } from '../../shared/store';
+import { shortened } from '../../shared/unicode-text';
 import { toE164 } from '../phones/phone-number';
 import { isListable, isOnHold, type Template, type TemplateVersion } from '../templates/template';
 import { lookUpTemplate, sendableVersion, unsendableParts } from '../templates/template-lookup';
@@ -71,7 +72,7 @@ export async function sendTemplateMessage(command: SendTemplateMessage, deps: Pa
   const earlier = idempotency && (await earlierAnswer(workspaceId, idempotency, now, store));
   if (earlier) return { ...earlier, replayed: true };
 
-  if (!to) throw new ValidationError(`to: "${clipped(command.to)}" is not a valid phone number`);
+  if (!to) throw new ValidationError(`to: "${shortened(command.to, 64)}" is not a valid phone number`);
   const { template, version } = await templateToSend(command, store);
   if (template.category === 'MARKETING' && (await getMarketingOptOut(workspaceId, to, store))) {
     throw new ValidationError(`to: ${to} opted out of this workspace's marketing messages; template ${template.id} is MARKETING`, 'recipient_opted_out');
@@ -158,6 +159,3 @@ async function templateToSend(command: SendTemplateMessage, store: Store): Promi
   if (malformed.length) throw new ValidationError(`content.variables: ${malformed.join('; ')}`);
   return { template, version };
 }
-
-/** A value quoted back in an error message, cut short: `to` has no maximum length. */
-const clipped = (value: string): string => (value.length > 64 ? `${value.slice(0, 64)}…` : value);

@@ -70,6 +70,9 @@ describe.each(encodings)('POST /v1/messages limits, %s body', (encoding) => {
   it('takes a long "to" as valid in shape: not a phone number on whatsapp, quoted short; unsupported on instagram', async () => {
     const phone = await send(validSend({ to: '1'.repeat(300) }), encoding);
     expect([phone.status, phone.body.error, phone.body.message]).toEqual([422, 'validation_failed', `to: "${'1'.repeat(64)}…" is not a valid phone number`]);
+    // Cut by characters: an emoji on the cut stays whole, never half a surrogate pair in the answer.
+    const emoji = await send(validSend({ to: `${'1'.repeat(63)}😀${'1'.repeat(100)}` }), encoding);
+    expect(emoji.body.message).toBe(`to: "${'1'.repeat(63)}😀…" is not a valid phone number`);
     const instagram = await send(validSend({ channel: 'instagram', to: 'u'.repeat(300), content: { type: 'text', text: 'hi' } }), encoding);
     expect([instagram.status, instagram.body.error]).toEqual([422, 'unsupported_channel_content']);
     expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(0);
