@@ -5,6 +5,7 @@ import { discoverTrackingTags } from '../../lambdas/domain/reports/tag-discovery
 import { summarizeTrackingTags } from '../../lambdas/domain/reports/tag-summary';
 import { keys } from '../../lambdas/shared/table';
 import { writeOne } from '../../lambdas/shared/writes';
+import type { Store } from '../../lambdas/shared/store';
 import { runAdmin } from '../../lib/admin/cli';
 import { freshWorkspace, sentDispatch } from '../support/report-fixtures';
 import { runReportProjection } from '../support/stream-consumer';
@@ -21,13 +22,13 @@ const DAY = '2026-05-10';
 const NOW = new Date('2026-05-11T06:00:00.000Z');
 
 /** `wait`: what happens while the rebuild waits between its two reads of the day (the projection writing its window, by default). */
-async function admin(argv: string[], wait: () => Promise<void> = () => runReportProjection(env.table)) {
+async function admin(argv: string[], wait: () => Promise<void> = () => runReportProjection(env.table), now = NOW) {
   const out: string[] = [];
   const err: string[] = [];
-  const status = await runAdmin([...argv, '--json'], { out: (text) => out.push(text), err: (text) => err.push(text), env: {}, target: async () => ({ ...env.table, description: 'test table' }), now: () => NOW, wait });
+  const status = await runAdmin([...argv, '--json'], { out: (text) => out.push(text), err: (text) => err.push(text), env: {}, target: async () => ({ ...env.table, description: 'test table' }), now: () => now, wait });
   return { status, json: JSON.parse(out.join('\n')) as Record<string, unknown>, stderr: err.join('\n') };
 }
-const rebuild = (ws: string, wait?: () => Promise<void>) => admin(['reports', 'rebuild', '--workspace', ws, '--date', DAY], wait);
+const rebuild = (ws: string, wait?: () => Promise<void>, now?: Date) => admin(['reports', 'rebuild', '--workspace', ws, '--date', DAY], wait, now);
 
 /** What the report endpoints answer for DAY: the dispatch list (the workspace's and tag promo's), tag discovery and promo's summary. */
 async function reports(ws: string) {
@@ -131,5 +132,31 @@ describe('reports rebuild run twice at once', () => {
 
     expect((await rebuild(ws)).json).toMatchObject({ corrections: [{ kind: 'day', dispatchCount: -1 }, { kind: 'dayTag', dispatchCount: -1 }] });
     expect(await reports(ws)).toEqual(right([a]));
+  });
+
+  it('writes nothing once a run has outlived its hold and another has taken the day over: a double count is put right once', async () => {
+    const ws = await freshWorkspace(env.table);
+    const a = await sentDispatch(env, ws, '2026-05-10T01:00:00.000Z', ['promo']);
+    const b = await sentDispatch(env, ws, '2026-05-10T02:00:00.000Z', ['promo']);
+    await countTwice(ws);
+
+    // The first run stalls after its second read, as it is about to write, past its 15 minutes (a
+    // laptop closed): a second run takes the day over and puts it right before the first wakes up.
+    let second: Awaited<ReturnType<typeof admin>> | undefined;
+    // (The SDK's paginators take only a DocumentClient: the table's own, its `send` overridden.)
+    const db = Object.create(env.table.db) as Store['db'];
+    db.send = (async (command: { constructor: { name: string } }) => {
+      if (!second && !['GetCommand', 'QueryCommand', 'PutCommand'].includes(command.constructor.name)) {
+        second = await rebuild(ws, async () => undefined, new Date(NOW.getTime() + 16 * 60_000));
+      }
+      return env.table.db.send(command as never);
+    }) as Store['db']['send'];
+    const stalling = { tableName: env.table.tableName, db };
+    const out: string[] = [];
+    const status = await runAdmin(['reports', 'rebuild', '--workspace', ws, '--date', DAY, '--json'], { out: (text) => out.push(text), err: () => undefined, env: {}, target: async () => ({ ...stalling, description: 'test table' }), now: () => NOW, wait: async () => undefined });
+
+    expect(second?.json).toMatchObject({ corrections: [{ kind: 'day', dispatchCount: -1 }, { kind: 'dayTag', dispatchCount: -1 }] });
+    expect([status, JSON.parse(out.join('\n'))]).toEqual([1, { error: 'rebuild_overtaken', message: expect.stringContaining('reports check') }]);
+    expect(await reports(ws)).toEqual(right([a, b]));
   });
 });

@@ -1,9 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { batchWrite } from '../../shared/batch-write';
+import type { BatchWriteRequest } from '../../shared/batch-write';
 import { mapWithConcurrency } from '../../shared/concurrency';
 import type { Store } from '../../shared/store';
 import { keys } from '../../shared/table';
-import { isConditionFailed, writeIfAllowed, writeOne } from '../../shared/writes';
+import { isConditionFailed, transactWriteThroughConflicts, writeIfAllowed, writeOne, type Write } from '../../shared/writes';
 import { reportProjectionSettings } from '../../shared/stream-consumer-settings';
 import { wibRange } from '../time/wib';
 import { countedDispatchesOfDay } from './dispatch-list';
@@ -95,6 +95,22 @@ export class RebuildRunningError extends Error {
   }
 }
 
+/**
+ * This run held the day past its time and another run took it over, so it stopped writing: the
+ * other reads the day afresh and puts right what is left. `written` of `total` writes were made
+ * before (each while the day was still this run's).
+ */
+export class RebuildOvertakenError extends Error {
+  override name = 'RebuildOvertakenError';
+
+  constructor(
+    readonly written: number,
+    readonly total: number,
+  ) {
+    super(`The rebuild held the day past its ${REBUILD_LEASE_MS / 60_000} minutes and another run took it over: it stopped after ${written} of ${total} writes`);
+  }
+}
+
 /** What a rebuild put right, and what moved between its two reads (left for the next check). */
 export interface DayReportRebuild {
   written: DayReportCheck;
@@ -105,8 +121,9 @@ export interface DayReportRebuild {
  * Puts a day's reports right by its dispatches (decisions 117, 180). The day is read twice,
  * `settle` apart: what differed only in one read is a change the projection had not written yet
  * (a late send or failure), which it will write itself, so only what differs the same way in both
- * is written: each correction one `ADD` to its rollup's first shard, the links in batches. One run
- * at a time per day: two would both add the same difference.
+ * is written: each correction one `ADD` to its rollup's first shard, and the links, in
+ * transactions held to the run's hold of the day. One run at a time per day: two would both add the
+ * same difference.
  */
 export async function rebuildDayReports(
   workspaceId: string,
@@ -137,14 +154,40 @@ export async function rebuildDayReports(
     await (options.settle ?? (() => new Promise((resolve) => setTimeout(resolve, REBUILD_SETTLE_MS))))();
     const second = await checkDayReports(workspaceId, day, store);
     const written = steadyPart(first, second);
-    for (const correction of written.corrections) await writeOne(store, rollupWrite(correction, 0));
-    await batchWrite(store, [...written.links.missing.flatMap((link) => tagLinkWrites(asDispatch(link), 1)), ...written.links.extra.flatMap((link) => tagLinkWrites(asDispatch(link), -1))]);
+    await writeWhileHeld(store, lease, until, [
+      ...written.corrections.map((correction) => rollupWrite(correction, 0)),
+      ...distinctLinkWrites([...written.links.missing.flatMap((link) => tagLinkWrites(asDispatch(link), 1)), ...written.links.extra.flatMap((link) => tagLinkWrites(asDispatch(link), -1))]),
+    ]);
     const linksOf = (check: DayReportCheck) => check.links.missing.length + check.links.extra.length;
     return { written, moving: { rollups: second.corrections.length - written.corrections.length, links: linksOf(second) - linksOf(written) } };
   } finally {
     // Only its own hold: a run that outlived it may find another run's there.
     await writeIfAllowed(store, { Delete: { Key: lease, ConditionExpression: '#until = :until', ExpressionAttributeNames: { '#until': 'until' }, ExpressionAttributeValues: { ':until': until } } });
   }
+}
+
+/** DynamoDB's limit on one transaction's writes, one of them the hold's check. */
+const HELD_WRITES_PER_TRANSACTION = 99;
+
+/**
+ * Writes a rebuild's corrections, each transaction held to the run's hold of the day. A run can
+ * outlive its hold (a laptop closed between its reads and its writes): once another run has taken
+ * the day over and read it, what this one writes would be put right twice (its ADDs counted twice).
+ */
+async function writeWhileHeld(store: Store, lease: { pk: string; sk: string }, until: string, writes: Write[]): Promise<void> {
+  const held: Write = { ConditionCheck: { Key: lease, ConditionExpression: '#until = :until', ExpressionAttributeNames: { '#until': 'until' }, ExpressionAttributeValues: { ':until': until } } };
+  for (let from = 0; from < writes.length; from += HELD_WRITES_PER_TRANSACTION) {
+    const result = await transactWriteThroughConflicts(store, { held, writes: writes.slice(from, from + HELD_WRITES_PER_TRANSACTION) });
+    if (result.committed) continue;
+    if (result.refused.held) throw new RebuildOvertakenError(from, writes.length);
+    throw new Error(`A rebuild's writes were refused: ${JSON.stringify(result.refused)}`);
+  }
+}
+
+/** A link found in both its shapes is deleted once: a transaction refuses two writes of one item. */
+function distinctLinkWrites(requests: BatchWriteRequest[]): Write[] {
+  const byKey = new Map(requests.map((request) => ['put' in request ? `${String(request.put.pk)}\u0000${String(request.put.sk)}` : `${request.delete.pk}\u0000${request.delete.sk}`, request]));
+  return [...byKey.values()].map((request) => ('put' in request ? { Put: { Item: request.put } } : { Delete: { Key: request.delete } }));
 }
 
 /** What `second` found that `first` found too, the same: a difference the projection is not about to write away. */

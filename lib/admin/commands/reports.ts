@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { RollupDelta } from '../../../lambdas/domain/reports/report-items';
-import { checkDayReports, REBUILD_SETTLE_MS, rebuildDayReports, RebuildRunningError, type DayReportCheck, type DayReportRebuild } from '../../../lambdas/domain/reports/report-rebuild';
+import { checkDayReports, REBUILD_SETTLE_MS, rebuildDayReports, RebuildOvertakenError, RebuildRunningError, type DayReportCheck, type DayReportRebuild } from '../../../lambdas/domain/reports/report-rebuild';
 import { isCalendarDate, wibDay } from '../../../lambdas/domain/time/wib';
 import { AdminError, defineCommand } from '../command';
 import { requireWorkspace } from './workspace-exists';
@@ -76,6 +76,9 @@ export const reportCommands = [
       try {
         return rebuilt(await rebuildDayReports(workspace, date, store, { now, ...(wait ? { settle: wait } : {}) }));
       } catch (error) {
+        if (error instanceof RebuildOvertakenError) {
+          throw new AdminError('rebuild_overtaken', `${error.message} (the other run puts right what is left); run \`reports check\` once it has finished`);
+        }
         if (!(error instanceof RebuildRunningError)) throw error;
         throw new AdminError('rebuild_running', `${date} of ${workspace} is being rebuilt by another run (held until ${error.until} at the latest); run \`reports check\` once it has finished`);
       }
