@@ -183,9 +183,10 @@ export async function checkWebhookUrl(url: string, options: { resolve?: Resolver
     try {
       answers = await answeredBy((options.resolve ?? systemResolver)(host), Date.now() + timeoutMs, 'DNS');
     } catch (error) {
-      // Ours, or the DNS client's own after its tries.
+      // Our deadline, or the DNS client's own tries all unanswered (which may end before it, or after).
       const { name, code } = (error ?? {}) as { name?: unknown; code?: unknown };
-      if (name === 'TimeoutError' || code === 'ETIMEOUT') return { ok: false, reason: `has a host name whose DNS did not answer within ${timeoutMs / 1000} s (${host})`, timedOut: true };
+      if (name === 'TimeoutError') return { ok: false, reason: `has a host name whose DNS did not answer within ${timeoutMs / 1000} s (${host})`, timedOut: true };
+      if (code === 'ETIMEOUT') return { ok: false, reason: `has a host name whose DNS servers did not answer (${host})`, timedOut: true };
       answers = [];
     }
   }

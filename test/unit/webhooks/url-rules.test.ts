@@ -140,6 +140,15 @@ describe('checkWebhookUrl, deployed', () => {
       timedOut: true,
     });
   });
+
+  it('says the DNS servers did not answer, with no time of ours, when the DNS client gave up first', async () => {
+    const gaveUp = () => Promise.reject(Object.assign(new Error('queryA ETIMEOUT slow.example.com'), { code: 'ETIMEOUT' }));
+    expect(await checkWebhookUrl('https://slow.example.com/', { resolve: gaveUp, allowLocal: false, resolveTimeoutMs: 5_000 })).toEqual({
+      ok: false,
+      reason: 'has a host name whose DNS servers did not answer (slow.example.com)',
+      timedOut: true,
+    });
+  });
 });
 
 describe('checkWebhookUrl, in the local runtime', () => {
@@ -220,10 +229,12 @@ describe('the deployed resolver', () => {
     for (const fifo of fifos) execFileSync('mkfifo', [fifo]);
     // Opening a FIFO to read blocks its thread until a writer opens it.
     const held = fifos.map((fifo) => readFile(fifo, 'utf8'));
+    let waiting: NodeJS.Timeout | undefined;
     try {
-      const answered = await Promise.race([dnsResolver([stub.server])('v4.example.test'), new Promise((resolve) => setTimeout(() => resolve('still waiting for a thread'), 5_000))]);
+      const answered = await Promise.race([dnsResolver([stub.server])('v4.example.test'), new Promise((resolve) => (waiting = setTimeout(() => resolve('still waiting for a thread'), 5_000)))]);
       expect(answered).toEqual([{ address: '93.184.215.15', family: 4 }]);
     } finally {
+      clearTimeout(waiting);
       for (const fifo of fifos) writeFileSync(fifo, 'released');
       await Promise.all(held);
       rmSync(dir, { recursive: true, force: true });
