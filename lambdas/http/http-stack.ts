@@ -6,6 +6,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type * as z from '../shared/zod';
 import type { RouteDefinition } from '../routes';
+import { answeredBy } from '../shared/answered-by';
 import { ValidationError } from '../shared/errors';
 import { logger } from '../shared/logger';
 import { flushMetrics } from '../shared/metrics';
@@ -86,10 +87,10 @@ export function httpStack<S extends RequestSchemas>(
     .use(flushMetrics())
     .use({ before: (request: middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>) => void logger.appendKeys({ requestId: requestIdOf(request.event, request.context) }) })
     .use(errorMapper());
-  if (auth) chain.use(auth);
+  if (auth) chain.use(withinFunctionTime(auth));
   if (route.signed) {
     if (!options.signatureCheck) throw new Error('This route is signed: pass signatureCheck to its handler');
-    chain.use(options.signatureCheck());
+    chain.use(withinFunctionTime(options.signatureCheck()));
   }
   if (!route.body) {
     chain.use(noBody());
@@ -120,6 +121,29 @@ export function httpStack<S extends RequestSchemas>(
     if (result.body instanceof Readable) return { statusCode: result.statusCode, headers, body: result.body as unknown as string };
     return { statusCode: result.statusCode, headers, body: result.contentType ? String(result.body) : JSON.stringify(result.body) };
   });
+}
+
+/** What a before-middleware leaves of the function's time to answer in, as Middy's early timeout does for the handler. */
+const BEFORE_ANSWER_MS = 100;
+
+/**
+ * Bounds a before-middleware that waits on a dependency (the key's lookup, the app secret) by the
+ * function's time. Middy's early answer covers only the handler: a lookup hung past the function's
+ * time (its table calls' own timeouts, retried, can outlast it) ended as Lambda's timeout, which
+ * API Gateway answers 502 with a body of its own. Bounded, it is a dependency that did not answer:
+ * 503, nothing was done, retry.
+ */
+function withinFunctionTime(middleware: Middleware): Middleware {
+  const { before } = middleware;
+  if (!before) return middleware;
+  return {
+    ...middleware,
+    before: async (request) => {
+      const remaining = request.context.getRemainingTimeInMillis?.();
+      const checked: Promise<unknown> = Promise.resolve(before(request));
+      return await (remaining === undefined ? checked : answeredBy(checked, Date.now() + remaining - BEFORE_ANSWER_MS, 'A dependency of the request’s check'));
+    },
+  };
 }
 
 /**

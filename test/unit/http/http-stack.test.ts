@@ -149,6 +149,20 @@ describe('the shared HTTP middleware stack', () => {
     expect(body).toEqual({ success: false, error: 'upstream_timeout', message: 'The request did not finish within the function’s time; retry it (with the same Idempotency-Key, for a send)', requestId: 'req-504' });
   });
 
+  it('answers a key lookup that hangs past the function’s time 503 service_unavailable, where Lambda’s timeout would leave API Gateway’s 502', async () => {
+    ddb.on(GetCommand).callsFake(() => new Promise(() => undefined));
+    const event = routeEvent('listTemplates', { apiKey: KEY, body: { name: 'a' }, requestId: 'req-503' });
+    let waiting: NodeJS.Timeout | undefined;
+    const cutOff = new Promise<'no answer before the function’s time'>((resolve) => (waiting = setTimeout(() => resolve('no answer before the function’s time'), 300)));
+    const answer = await Promise.race([probe(event, lambdaContext('probe', 300)), cutOff]);
+    clearTimeout(waiting);
+    expect(typeof answer === 'string' ? answer : parseResult(answer)).toMatchObject({
+      status: 503,
+      headers: { 'retry-after': '1', 'x-request-id': 'req-503' },
+      body: { success: false, error: 'service_unavailable', message: 'A service this API depends on is briefly unavailable; retry the request', requestId: 'req-503' },
+    });
+  });
+
   it('keeps AppError statuses in step with the error table', () => {
     expect(new AppError('duplicate_send', 'x').status).toBe(409);
     expect(new AppError('upstream_unavailable', 'x').status).toBe(502);
