@@ -1,7 +1,8 @@
 import { defaultStore } from '../../shared/default-store';
+import { ServiceUnavailableError } from '../../shared/errors';
 import type { Store } from '../../shared/store';
 import { keys, type ItemKey } from '../../shared/table';
-import { conflictPause, isConditionFailed, transactWrite, writeOne } from '../../shared/writes';
+import { CONFLICT_RETRIES, CONFLICT_WAIT_MS, conflictPause, isConditionFailed, transactWrite, writeOne } from '../../shared/writes';
 import { findProviderMessage, providerMessagePut } from '../delivery/provider-message';
 import { conversationOfDispatch } from '../messages/dispatch';
 import { getDispatchById } from '../messages/dispatch-repository';
@@ -21,8 +22,6 @@ export interface Inbound {
   occurredAt: string;
   content: Exclude<InboundContent, { kind: 'reaction' }>;
 }
-
-const ATTEMPTS = 3;
 
 /**
  * Stores a customer's message in its conversation, once: a repeated webhook finds the message
@@ -53,16 +52,21 @@ export async function recordInboundMessage(inbound: Inbound, store: Store = defa
   // Made once: whichever try commits carries it, and a repeated webhook (refused on the message) writes none.
   const outbox = await outboxFor(inbound.workspaceId, () => messageReceivedEvent(message, new Date()), store);
   let placement: Placement = inbound.content.kind === 'notice' ? 'notice' : 'latest';
-  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+  // A customer's burst, each message in its own POST, meets itself on the conversation: as many
+  // tries as a send's, within the time that leaves the webhook function (10 s) its answer.
+  const deadline = Date.now() + CONFLICT_WAIT_MS;
+  for (let retry = 0; ; retry++) {
     const result = await transactWrite(store, { ...conversationMessageWrites(message, placement), providerMessage: lookup, outbox });
     if (result.committed) return true;
     if (result.refused.message === 'ConditionalCheckFailed') return false;
+    const refusedOnlyFor = result.refused.conversation === 'ConditionalCheckFailed' ? 'newer' : Object.values(result.refused).includes('TransactionConflict') ? 'conflict' : undefined;
+    if (!refusedOnlyFor) throw new Error(`Inbound message transaction cancelled: ${JSON.stringify(result.refused)}`);
+    // Nothing was written: Meta posts the webhook again (503, not an unexpected 500).
+    if (retry >= CONFLICT_RETRIES || Date.now() >= deadline) throw new ServiceUnavailableError();
     // A newer message is already the conversation's latest: this one is only counted.
-    if (result.refused.conversation === 'ConditionalCheckFailed') placement = 'earlier';
-    else if (Object.values(result.refused).includes('TransactionConflict')) await conflictPause(attempt);
-    else throw new Error(`Inbound message transaction cancelled: ${JSON.stringify(result.refused)}`);
+    if (refusedOnlyFor === 'newer') placement = 'earlier';
+    else await conflictPause(retry);
   }
-  throw new Error('Inbound message transaction kept conflicting');
 }
 
 /**
