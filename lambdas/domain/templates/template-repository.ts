@@ -1,12 +1,12 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from '../../shared/zod';
-import { ValidationError } from '../../shared/errors';
+import { ServiceUnavailableError, ValidationError } from '../../shared/errors';
 import { queryAll } from '../../shared/query-all';
 import { accessPatterns, keys } from '../../shared/table';
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
-import { transactWriteThroughConflicts, type Write } from '../../shared/writes';
+import { CONFLICT_RETRIES, CONFLICT_WAIT_MS, conflictPause, transactWriteThroughConflicts, type Write } from '../../shared/writes';
 import { keptVersions, storableTemplateSchema, templateInputSchema, templateVersionInputSchema, type Template, type TemplateInput, type TemplateVersion } from './template';
 
 /** The template item and its version pointers: keys, the import's writes, reading back. */
@@ -25,19 +25,22 @@ export async function saveTemplate(workspaceId: string, input: TemplateInput, st
 }
 
 /**
- * Reads a synced template and hands it to `apply`, which saves with `saveTemplateOverRead`. A save
- * refused because a webhook moved a mark since the read (`apply` answers undefined) reads the
- * template again, a few times: each is a webhook for this very template landing within the
- * milliseconds between a read and its save.
+ * Reads a synced template (strongly: the save is held to what was read) and hands it to `apply`,
+ * which saves with `saveTemplateOverRead`. A save refused because a webhook moved a mark since the
+ * read (`apply` answers undefined) reads the template again: each is a webhook for this very
+ * template landing between a read and its save, as when Meta re-delivers a backlog of one
+ * template's webhooks at once. As many tries as other writes that meet others on one item, within
+ * the time that leaves the webhook function its answer; then 503 (nothing was written).
  */
 export async function applyToTemplate<T>(workspaceId: string, templateId: string, store: Store, apply: (template: Template | undefined) => Promise<T | undefined>): Promise<T> {
-  for (let read = 1; ; read++) {
-    const answer = await apply(await getTemplate(workspaceId, templateId, store));
+  const deadline = Date.now() + CONFLICT_WAIT_MS;
+  for (let retry = 0; ; retry++) {
+    const answer = await apply(await getTemplate(workspaceId, templateId, store, { consistent: true }));
     if (answer !== undefined) return answer;
-    if (read === MARKED_READS) throw new Error(`Template ${templateId} changed by a webhook under each of ${MARKED_READS} saves`);
+    if (retry >= CONFLICT_RETRIES || Date.now() >= deadline) throw new ServiceUnavailableError();
+    await conflictPause(retry);
   }
 }
-const MARKED_READS = 3;
 
 /**
  * `saveTemplate` of a template as read (`read`, none when there was none): made only while the
@@ -104,8 +107,8 @@ export async function listTemplates(workspaceId: string, store: Store = defaultS
   return templates.sort((a, b) => a.displayName.localeCompare(b.displayName) || a.id.localeCompare(b.id));
 }
 
-export async function getTemplate(workspaceId: string, templateId: string, store: Store = defaultStore()): Promise<Template | undefined> {
-  const { Item } = await store.db.send(new GetCommand({ TableName: store.tableName, Key: keys.template(workspaceId, templateId) }));
+export async function getTemplate(workspaceId: string, templateId: string, store: Store = defaultStore(), { consistent = false } = {}): Promise<Template | undefined> {
+  const { Item } = await store.db.send(new GetCommand({ TableName: store.tableName, Key: keys.template(workspaceId, templateId), ...(consistent ? { ConsistentRead: true } : {}) }));
   return Item ? toTemplate(Item) : undefined;
 }
 
