@@ -226,4 +226,21 @@ describe('webhook endpoints against DynamoDB Local', () => {
     expect(stored).toHaveLength(3);
     expect(stored).toEqual(expect.arrayContaining([answers[0]!.secret, answers[1]!.secret, endpoint.secrets[0].secret]));
   });
+
+  it('eight rotations at once are each answered, a secret or a retryable 503, never an unexpected error', async () => {
+    const ws = workspace();
+    const endpoint = await create(ws);
+
+    const outcomes = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        rotateWebhookSecret(ws, endpoint.id, 3_600, later(5), table).then(
+          (answer) => (answer ? 'rotated' : 'missing'),
+          (error: unknown) => ((error as AppError).code ? `${(error as AppError).status} ${(error as AppError).code}` : `500 (${(error as Error).name})`),
+        ),
+      ),
+    );
+
+    expect(outcomes.filter((outcome) => outcome !== 'rotated' && outcome !== '503 service_unavailable')).toEqual([]);
+    expect((await getWebhookEndpoint(ws, endpoint.id, table))!.secrets).toHaveLength(3);
+  });
 });

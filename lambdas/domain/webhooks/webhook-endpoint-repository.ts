@@ -1,10 +1,10 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { defaultStore } from '../../shared/default-store';
-import { ConflictError } from '../../shared/errors';
+import { ConflictError, ServiceUnavailableError } from '../../shared/errors';
 import { queryAll } from '../../shared/query-all';
 import type { Store } from '../../shared/store';
 import { accessPatterns, keys } from '../../shared/table';
-import { isConditionFailed, transactWriteThroughConflicts, writeOne } from '../../shared/writes';
+import { CONFLICT_RETRIES, CONFLICT_WAIT_MS, conflictPause, isConditionFailed, transactWriteThroughConflicts, writeOne } from '../../shared/writes';
 import type { WebhookEventType } from './event-types';
 import { keepsMissedEvents } from './missed-events';
 import {
@@ -150,9 +150,6 @@ export async function disableWebhookEndpoint(workspaceId: string, endpointId: st
   }
 }
 
-/** Rotations that meet others of the same endpoint are retried this often; each then holds. */
-const ROTATION_ATTEMPTS = 5;
-
 /**
  * Gives the endpoint a new secret and lets the current one keep signing for `overlapSeconds` (0
  * retires it at once). Secrets already past their overlap are dropped, and at most
@@ -167,7 +164,9 @@ export async function rotateWebhookSecret(
 ): Promise<{ secret: string; previousSecretExpiresAt: string } | undefined> {
   const previousSecretExpiresAt = new Date(now.getTime() + overlapSeconds * 1000).toISOString();
   const inOverlap = (entry: { expiresAt: string | null }) => entry.expiresAt !== null && Date.parse(entry.expiresAt) > now.getTime();
-  for (let attempt = 1; ; attempt++) {
+  // Rotations that meet others of the same endpoint are redone as a conflict is (each then holds), within the time a route has.
+  const deadline = Date.now() + CONFLICT_WAIT_MS;
+  for (let retry = 0; ; retry++) {
     const endpoint = await getWebhookEndpoint(workspaceId, endpointId, store);
     if (!endpoint) return undefined;
     const [current, ...older] = endpoint.secrets;
@@ -187,7 +186,10 @@ export async function rotateWebhookSecret(
       );
       return { secret, previousSecretExpiresAt };
     } catch (error) {
-      if (!isConditionFailed(error) || attempt === ROTATION_ATTEMPTS) throw error;
+      if (!isConditionFailed(error)) throw error;
+      // Still outrun: nothing of this rotation was written, so the caller may simply retry.
+      if (retry >= CONFLICT_RETRIES || Date.now() >= deadline) throw new ServiceUnavailableError({ cause: error });
+      await conflictPause(retry);
     }
   }
 }
