@@ -215,9 +215,14 @@ export interface StatusMove {
  * later counting move only where one is; a move out of counting takes the dispatch back only
  * where one is, and names nothing only where none is. A stale read (a `failed` decided on a
  * dispatch read as `processing` that has since been sent) is refused and decided again, rather
- * than leaving a failed dispatch counted.
+ * than leaving a failed dispatch counted. A NULL `sentAt` is none: the first release that sent
+ * stored its unset fields as NULLs, and its queued dispatches are delivered by this one.
  */
-const sentAtCondition = (absent: boolean) => (absent ? ' AND attribute_not_exists(sentAt)' : ' AND attribute_exists(sentAt)');
+const sentAtCondition = (absent: boolean, values: Record<string, unknown>) => {
+  if (!absent) return ' AND attribute_exists(sentAt)';
+  values[':noSentAt'] = 'NULL';
+  return ' AND (attribute_not_exists(sentAt) OR attribute_type(sentAt, :noSentAt))';
+};
 
 /** A move of one attempt's (`ofAttempt`) holds to that attempt, whatever was read. */
 function attemptCondition(move: StatusMove, values: Record<string, unknown>): string {
@@ -247,7 +252,7 @@ export function statusMove(dispatch: Dispatch, move: StatusMove, now: string): D
   const after: Dispatch = { ...dispatch, status: move.to, updatedAt: now, sequence: dispatch.sequence + 1 };
 
   if (countsAsSent(move.to)) {
-    set.push('sentAt = if_not_exists(sentAt, :at)');
+    set.push(firstReport ? 'sentAt = :at' : 'sentAt = if_not_exists(sentAt, :at)');
     values[':at'] = move.occurredAt;
     after.sentAt ??= move.occurredAt;
   }
@@ -304,7 +309,7 @@ export function statusMove(dispatch: Dispatch, move: StatusMove, now: string): D
       Update: {
         Key: keys.dispatch(dispatch.dispatchId),
         UpdateExpression: sequence.expression(set, remove),
-        ConditionExpression: `#status IN (${fromList.join(', ')})${sentAtCondition(countsAsSent(move.to) ? firstReport : reports !== -1)}${attemptCondition(move, values)}`,
+        ConditionExpression: `#status IN (${fromList.join(', ')})${sentAtCondition(countsAsSent(move.to) ? firstReport : reports !== -1, values)}${attemptCondition(move, values)}`,
         ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
         ExpressionAttributeValues: values,
       },
