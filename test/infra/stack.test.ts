@@ -63,6 +63,24 @@ describe('DynamoDB table', () => {
     });
   });
 
+  // Beside them, what an upgrade cannot make anew unnoticed: a table stream's mapping starts at
+  // TRIM_HORIZON, so one made anew reads the stream's last 24 hours again (reports counted twice,
+  // events published twice, as a rollback across decision 113 can); a REST API made anew has a new
+  // URL (every integration's, and the callback URL registered with Meta); a usage plan made anew
+  // loses the usage keys the admin CLI added to it.
+  it('keeps the logical ids of the table stream mappings, the REST API and its usage plans', () => {
+    const streamMappings = Object.entries(template.findResources('AWS::Lambda::EventSourceMapping'))
+      .filter(([, mapping]) => JSON.stringify(mapping.Properties.EventSourceArn).includes('StreamArn'))
+      .map(([id]) => id)
+      .sort();
+    const { template: planned } = synthStack({ usagePlans: { standard: { rateLimit: 50, burstLimit: 100 } } });
+    expect({ streamMappings, restApi: Object.keys(template.findResources('AWS::ApiGateway::RestApi')), usagePlans: Object.keys(planned.findResources('AWS::ApiGateway::UsagePlan')) }).toEqual({
+      streamMappings: ['ReportsProjectFunctionDynamoDBEventSourceMessagingApidevDataTableDC0065DD4E0EA6BA', 'WebhooksPublishFunctionDynamoDBEventSourceMessagingApidevDataTableDC0065DD4969F384'],
+      restApi: ['HttpApi4E1D4184'],
+      usagePlans: ['HttpApiPlanstandard2E8B1648'],
+    });
+  });
+
   it('is retained by default and destroyable by context', () => {
     template.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
     const { template: disposable } = synthStack({ removalPolicy: 'destroy', stage: 'pr1' });
