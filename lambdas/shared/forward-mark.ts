@@ -1,7 +1,6 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Store } from './store';
 import type { ItemKey } from './table';
-import { isConditionFailed } from './writes';
+import { writeIfAllowed, type Write } from './writes';
 
 /**
  * A moment kept on an item that only moves forward (an ISO instant in one attribute). What the
@@ -22,6 +21,20 @@ export interface ForwardMark {
   ttlSeconds?: number;
 }
 
+/** The write that moves `mark` on `key` to `at`, refused when it is there or further already: for a transaction of its own. */
+export function markForwardWrite(key: ItemKey, at: string, mark: ForwardMark): Write {
+  const ttl = mark.ttlSeconds === undefined ? undefined : Math.floor(Date.parse(at) / 1000) + mark.ttlSeconds;
+  return {
+    Update: {
+      Key: key,
+      UpdateExpression: `SET entity = :entity, #at = :at${ttl === undefined ? '' : ', #ttl = :ttl'}`,
+      ConditionExpression: 'attribute_not_exists(#at) OR #at < :at',
+      ExpressionAttributeNames: { '#at': mark.attribute, ...(ttl === undefined ? {} : { '#ttl': 'ttl' }) },
+      ExpressionAttributeValues: { ':entity': mark.entity, ':at': at, ...(ttl === undefined ? {} : { ':ttl': ttl }) },
+    },
+  };
+}
+
 /**
  * Moves `mark` on `key` to `at` unless it is there or further already. `written`, when given, is
  * what this container last wrote per key (the caller's module-level map, cleared with the
@@ -31,22 +44,8 @@ export async function moveMarkForward(store: Store, key: ItemKey, at: string, ma
   const id = `${key.pk} ${key.sk}`;
   const last = written?.get(id);
   if (last && Date.parse(at) - Date.parse(last) < mark.grainMs) return;
-  const ttl = mark.ttlSeconds === undefined ? undefined : Math.floor(Date.parse(at) / 1000) + mark.ttlSeconds;
-  try {
-    await store.db.send(
-      new UpdateCommand({
-        TableName: store.tableName,
-        Key: key,
-        UpdateExpression: `SET entity = :entity, #at = :at${ttl === undefined ? '' : ', #ttl = :ttl'}`,
-        ConditionExpression: 'attribute_not_exists(#at) OR #at < :at',
-        ExpressionAttributeNames: { '#at': mark.attribute, ...(ttl === undefined ? {} : { '#ttl': 'ttl' }) },
-        ExpressionAttributeValues: { ':entity': mark.entity, ':at': at, ...(ttl === undefined ? {} : { ':ttl': ttl }) },
-      }),
-    );
-  } catch (error) {
-    // Another container already moved it further: nothing to do.
-    if (!isConditionFailed(error)) throw error;
-  }
+  // Another container already moved it further: nothing to do.
+  await writeIfAllowed(store, markForwardWrite(key, at, mark));
   if (!written) return;
   if (written.size >= 10_000 && !last) written.clear();
   written.set(id, at);

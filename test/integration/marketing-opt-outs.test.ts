@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { BuildMiddleware } from '@smithy/types';
 import { deliverDispatch } from '../../lambdas/domain/delivery/deliver-dispatch';
 import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
 import { getDispatchById } from '../../lambdas/domain/messages/dispatch-repository';
@@ -129,6 +130,29 @@ describe('marketing opt-outs against DynamoDB Local', () => {
 
     await tap(ws, { occurredAt: '2026-11-04T00:00:00.000Z', providerMessageId: 'wamid.stop-2' });
     expect(await getMarketingOptOut(ws, '+6281234567890', env.table)).toMatchObject({ source: 'button', optedOutAt: '2026-11-04T00:00:00.000Z' });
+  });
+
+  it('keeps the lift when the customer’s older tap lands while the lift is being written', async () => {
+    const ws = await workspace();
+    await tap(ws);
+    // Meta re-delivers a tap of 04:00, before the lift, at the very moment the lift is written.
+    let landed = false;
+    const tapDuringLift: BuildMiddleware<object, object> = (next, context) => async (args) => {
+      const answer = await next(args);
+      if (!landed && ['DeleteItemCommand', 'TransactWriteItemsCommand'].includes(String(context.commandName))) {
+        landed = true;
+        await tap(ws, { occurredAt: '2026-11-02T04:00:00.000Z', providerMessageId: 'wamid.stop-2' });
+      }
+      return answer;
+    };
+    env.table.db.middlewareStack.add(tapDuringLift as never, { step: 'build', name: 'tap-during-lift' });
+    try {
+      expect(await removeMarketingOptOut(ws, '+6281234567890', env.table, new Date('2026-11-03T00:00:00.000Z'))).toBe(true);
+    } finally {
+      env.table.db.middlewareStack.remove('tap-during-lift');
+    }
+    expect(landed).toBe(true);
+    expect(await getMarketingOptOut(ws, '+6281234567890', env.table)).toBeUndefined();
   });
 });
 

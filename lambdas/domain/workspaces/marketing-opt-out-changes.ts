@@ -1,6 +1,6 @@
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
-import { moveMarkForward, type ForwardMark } from '../../shared/forward-mark';
+import { markForwardWrite, moveMarkForward, type ForwardMark } from '../../shared/forward-mark';
 import { keys } from '../../shared/table';
 import { ServiceUnavailableError } from '../../shared/errors';
 import { onlyConflicts, transactWrite, writeIfAllowed, type Write } from '../../shared/writes';
@@ -66,11 +66,14 @@ export async function recordMarketingOptOut(optOut: MarketingOptOut, store: Stor
  * Meta delivers late does not opt the number out again (decision 151); a newer one does.
  */
 export async function removeMarketingOptOut(workspaceId: string, phone: string, store: Store = defaultStore(), now = new Date()): Promise<boolean> {
+  const at = now.toISOString();
   const remove: Write = { Delete: { Key: keys.marketingOptOut(workspaceId, phone), ConditionExpression: 'attribute_exists(pk)' } };
-  // Remembered only for a lift that happened: a refused one (no opt-out there) changes nothing.
-  if (!(await writeChange(store, workspaceId, remove, { phone, optedOut: false, by: 'admin', at: now.toISOString() }))) return false;
-  await rememberResume(workspaceId, phone, now.toISOString(), store);
-  return true;
+  const change: MarketingOptOutChange = { phone, optedOut: false, by: 'admin', at };
+  // Remembered in the lift's own transaction: written after it, a late tap landing between the two
+  // opted the number out again. Only for a lift that happens: a refused one changes nothing.
+  if (await writeChange(store, workspaceId, remove, change, markForwardWrite(keys.marketingResume(workspaceId, phone), at, resumeMark))) return true;
+  // Refused: no opt-out to lift, or a resume already later than this lift (a clock ahead), which guards it as well.
+  return writeChange(store, workspaceId, remove, change);
 }
 
 /**
