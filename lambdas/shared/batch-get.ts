@@ -1,5 +1,6 @@
 import { BatchGetCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from './concurrency';
+import { UnprocessedItemsError } from './dependency-errors';
 import type { ItemKey } from './table';
 import type { Store } from './store';
 
@@ -20,7 +21,7 @@ export async function batchGet(store: Store, keyList: ItemKey[]): Promise<Record
   await mapWithConcurrency(chunks, 8, async (chunk) => {
     let pending: Record<string, unknown>[] | undefined = chunk.map((key) => ({ ...key }));
     for (let attempt = 0; pending?.length; attempt++) {
-      if (attempt >= BATCH_GET_ATTEMPTS) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed after ${BATCH_GET_ATTEMPTS} attempts`);
+      if (attempt >= BATCH_GET_ATTEMPTS) throw new UnprocessedItemsError(`BatchGetItem left ${pending.length} keys unprocessed after ${BATCH_GET_ATTEMPTS} attempts`);
       if (attempt) await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 25 * 2 ** attempt)));
       const answer: BatchGetCommandOutput = await store.db.send(new BatchGetCommand({ RequestItems: { [store.tableName]: { Keys: pending } } }));
       for (const item of answer.Responses?.[store.tableName] ?? []) found.set(keyOf(item), item);

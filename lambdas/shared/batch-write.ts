@@ -1,5 +1,6 @@
 import { BatchWriteCommand, type BatchWriteCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from './concurrency';
+import { UnprocessedItemsError } from './dependency-errors';
 import type { Store } from './store';
 
 /** DynamoDB's BatchWriteItem takes at most 25 requests, and no two for the same key. */
@@ -32,7 +33,7 @@ export async function batchWrite(store: Store, requests: readonly BatchWriteRequ
   await mapWithConcurrency(chunks, 4, async (chunk) => {
     let pending: NonNullable<BatchWriteCommandOutput['UnprocessedItems']>[string] | undefined = chunk.map((request) => ('put' in request ? { PutRequest: { Item: request.put } } : { DeleteRequest: { Key: request.delete } }));
     for (let attempt = 0; pending?.length; attempt++) {
-      if (attempt >= BATCH_WRITE_ATTEMPTS) throw new Error(`BatchWriteItem left ${pending.length} items unprocessed after ${BATCH_WRITE_ATTEMPTS} attempts`);
+      if (attempt >= BATCH_WRITE_ATTEMPTS) throw new UnprocessedItemsError(`BatchWriteItem left ${pending.length} items unprocessed after ${BATCH_WRITE_ATTEMPTS} attempts`);
       if (attempt) await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 25 * 2 ** attempt)));
       const answer: BatchWriteCommandOutput = await store.db.send(new BatchWriteCommand({ RequestItems: { [store.tableName]: pending } }));
       pending = answer.UnprocessedItems?.[store.tableName];

@@ -14,7 +14,14 @@ const UNAVAILABLE_NAMES = new Set([
   'InternalFailure',
   'ServiceUnavailable',
   'ServiceUnavailableException',
+  // Ours: a batch read or write DynamoDB kept leaving unprocessed (throttling), after its tries.
+  'UnprocessedItemsError',
 ]);
+
+/** A batch read or write whose items DynamoDB kept leaving unprocessed: the table throttling, not a bug in the request. */
+export class UnprocessedItemsError extends Error {
+  override name = 'UnprocessedItemsError';
+}
 
 /**
  * A cancelled transaction's reasons that say the table could not take it for now (over its
