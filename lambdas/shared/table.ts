@@ -101,7 +101,7 @@ export const keys = {
   /** Per-day count of a workspace's dispatches that counted as sent, tagged or not (WORKSPACE-scope totals), in `ROLLUP_SHARDS` shards. */
   dayRollup: (ws: string, day: string, shard = 0): ItemKey => ({ pk: partitions.daysOfWorkspace(ws).value, sk: rollupShard(day, shard) }),
   /** Tag discovery rollup: per WIB day and tag, in `ROLLUP_SHARDS` shards. */
-  dayTagRollup: (ws: string, day: string, tag: string, shard = 0): ItemKey => ({ pk: partitions.tagsOfDay(ws, day).value, sk: rollupShard(tag, shard) }),
+  dayTagRollup: (ws: string, day: string, tag: string, shard = 0): ItemKey => ({ pk: partitions.tagsOfDay(ws, day).value, sk: withinSortKey(rollupShard(tag, shard), tag) }),
   /**
    * That the report projection wrote a part of a stream shard's window's sums (decision 113): the
    * window's start, its first record (a window cut short by Lambda starts again with the same
@@ -270,6 +270,16 @@ const pendingShardOf = (dispatchId: string) => parseInt(dispatchId.slice(-2), 16
 export const ROLLUP_SHARDS = 8;
 export const rollupShardOfStreamShard = (shardId: string) => [...shardId].reduce((hash, char) => (hash * 31 + char.charCodeAt(0)) >>> 0, 7) % ROLLUP_SHARDS;
 const rollupShard = (sortKey: string, shard: number) => (shard === 0 ? sortKey : `${sortKey}#${shard} `);
+
+/**
+ * DynamoDB refuses a sort key over 1024 bytes (and a partition key over 2048), and a window of the
+ * report projection holding one was refused for good. A tracking tag may be 256 characters of four
+ * bytes each, 1024 bytes: its own key fits, a shard's suffix does not. Such a tag's rollups stay in
+ * shard 0 (its writers then wait on one another, for the few tags that long), and `keyFits` tells
+ * which keys of older shapes (a tag link before decision 102) could never have been written.
+ */
+export const keyFits = (key: ItemKey) => Buffer.byteLength(key.pk, 'utf8') <= 2048 && Buffer.byteLength(key.sk, 'utf8') <= 1024;
+const withinSortKey = (sortKey: string, unsharded: string) => (Buffer.byteLength(sortKey, 'utf8') <= 1024 ? sortKey : unsharded);
 
 /** Index keys by entity. */
 export const indexKeys = {

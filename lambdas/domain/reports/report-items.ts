@@ -5,7 +5,7 @@ import { queryAll, queryNewestFirst } from '../../shared/query-all';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
 import type { BatchWriteRequest } from '../../shared/batch-write';
-import { accessPatterns, keys, tableDefinition } from '../../shared/table';
+import { accessPatterns, keyFits, keys, tableDefinition } from '../../shared/table';
 import type { Write } from '../../shared/writes';
 import type { Dispatch } from '../messages/dispatch';
 import { wibDay } from '../time/wib';
@@ -30,7 +30,9 @@ export type ReportedDispatch = Pick<Dispatch, 'dispatchId' | 'workspaceId' | 'cr
 export function tagLinkWrites(dispatch: Pick<ReportedDispatch, 'dispatchId' | 'workspaceId' | 'createdAt' | 'trackingTags'>, sign: 1 | -1): BatchWriteRequest[] {
   return dispatch.trackingTags.flatMap((tag): BatchWriteRequest[] => {
     const key = keys.tagLink(dispatch.workspaceId, tag, dispatch.createdAt, dispatch.dispatchId);
-    if (sign === -1) return [{ delete: key }, { delete: keys.tagLinkUnderDispatch(dispatch.dispatchId, tag) }];
+    const underDispatch = keys.tagLinkUnderDispatch(dispatch.dispatchId, tag);
+    // The older shape's key of a tag 256 characters long is past DynamoDB's limit: no such link was ever written.
+    if (sign === -1) return [{ delete: key }, ...(keyFits(underDispatch) ? [{ delete: underDispatch }] : [])];
     return [{ put: { ...key, entity: 'tagLink', dispatchId: dispatch.dispatchId } }];
   });
 }
