@@ -1,18 +1,14 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type * as z from '../shared/zod';
 import { ValidationError } from '../shared/errors';
-import { hasLoneSurrogate, shortened, withoutLoneSurrogates } from '../shared/unicode-text';
+import { hasLoneSurrogate, shortened, someNames, withoutLoneSurrogates } from '../shared/unicode-text';
 
-/** At most this many issues, and this many unknown fields, are named: an error stays small whatever was sent. */
+/** At most this many issues, and (`someNames`) five unknown fields, are named: an error stays small whatever was sent. */
 const MAX_ISSUES = 5;
-const MAX_NAMES = 5;
 const MAX_NAME_LENGTH = 64;
 
-/** zod's own wording, `Unrecognized keys: "a", "b"`, but naming at most MAX_NAMES of them. */
-const unknownKeys = (keys: string[]) => {
-  const named = keys.slice(0, MAX_NAMES).map((key) => `"${shortened(key, MAX_NAME_LENGTH)}"`).join(', ');
-  return `Unrecognized key${keys.length > 1 ? 's' : ''}: ${named}${keys.length > MAX_NAMES ? ` and ${keys.length - MAX_NAMES} more` : ''}`;
-};
+/** zod's own wording, `Unrecognized keys: "a", "b"`, but naming at most five of them. */
+const unknownKeys = (keys: string[]) => `Unrecognized key${keys.length > 1 ? 's' : ''}: ${someNames(keys, { quote: '"' })}`;
 
 /** A short, human sentence per zod issue, prefixed with where it was found. */
 export function describeIssues(where: string, error: z.core.$ZodError): string {

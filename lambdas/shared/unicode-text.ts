@@ -25,3 +25,12 @@ export function shortened(text: string, count: number): string {
   const kept = firstCharacters(text, count);
   return kept.length < text.length ? `${kept}…` : text;
 }
+
+/**
+ * At most `count` names, each shortened to 64 characters (and `quote`d), then "and N more": an
+ * error message that names what a caller sent stays small whatever was sent (docs/api.md#limits).
+ */
+export function someNames(names: readonly string[], { count = 5, quote = '' } = {}): string {
+  const named = names.slice(0, count).map((name) => `${quote}${shortened(name, 64)}${quote}`).join(', ');
+  return names.length > count ? `${named} and ${names.length - count} more` : named;
+}

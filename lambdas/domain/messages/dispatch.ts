@@ -92,6 +92,14 @@ export interface Dispatch {
 /** The conversation a dispatch belongs to: the number's in its workspace, derived, not stored (decision 92). */
 export const conversationOfDispatch = (dispatch: Pick<Dispatch, 'workspaceId' | 'channel' | 'to'>): string => conversationIdFor(dispatch.workspaceId, dispatch.channel, dispatch.to);
 
+/**
+ * The most UTF-8 a template's body may render to with a send's values. The values in their
+ * placeholders' order go on the dispatch, and the rendered text into its conversation, each in one
+ * DynamoDB item (400 KB): a body that repeats a placeholder repeats its value in both, so the
+ * variables' own limit (120 KB) does not bound them.
+ */
+export const MAX_RENDERED_BYTES = 120_000;
+
 /** A new dispatch, with what its send writes beside it: the conversation message's text, the conversation's contact name. */
 export interface DraftedDispatch extends Dispatch {
   renderedText: string;

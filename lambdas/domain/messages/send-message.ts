@@ -5,16 +5,16 @@ import { logger } from '../../shared/logger';
 import { messageMetrics } from '../../shared/metrics';
 import type { QueueTarget } from '../../shared/queue';
 import type { Store } from '../../shared/store';
-import { shortened } from '../../shared/unicode-text';
+import { shortened, someNames } from '../../shared/unicode-text';
 import { toE164 } from '../phones/phone-number';
 import { isListable, isOnHold, type Template, type TemplateVersion } from '../templates/template';
 import { lookUpTemplate, sendableVersion, unsendableParts } from '../templates/template-lookup';
-import { checkVariables } from '../templates/render';
+import { checkVariables, renderBody } from '../templates/render';
 import { getMarketingOptOut } from '../workspaces/marketing-opt-out';
 import type { Workspace } from '../workspaces/workspace';
 import { lookUpWorkspace } from '../workspaces/workspace-lookup';
 import { dailySendKey } from './daily-send';
-import { draftDispatch, type DispatchStatus } from './dispatch';
+import { draftDispatch, MAX_RENDERED_BYTES, type DispatchStatus } from './dispatch';
 import { enqueueDispatch } from './dispatch-queue';
 import { completeIdempotencyRecord, earlierAnswer, inFlightRecord, sendFingerprint } from './idempotency';
 import { returnSendAllowance, takeSendAllowance } from './send-rate';
@@ -153,9 +153,16 @@ async function templateToSend(command: SendTemplateMessage, store: Store): Promi
   const version = sendableVersion(template);
   if (!version) throw new ValidationError(`content.templateId: template ${template.id} has no READY version`, 'template_not_ready');
 
-  const { missing, unknown, malformed } = checkVariables(version, new Map(Object.entries(command.variables)));
+  const values = new Map(Object.entries(command.variables));
+  const { missing, unknown, malformed } = checkVariables(version, values);
   if (missing.length) throw new ValidationError(`content.variables: missing required variables: ${missing.join(', ')}`, 'missing_variables');
-  if (unknown.length) throw new ValidationError(`content.variables: not defined by template ${template.id}: ${unknown.join(', ')}`);
+  if (unknown.length) throw new ValidationError(`content.variables: not defined by template ${template.id}: ${someNames(unknown)}`);
   if (malformed.length) throw new ValidationError(`content.variables: ${malformed.join('; ')}`);
+  const rendered = Buffer.byteLength(renderBody(version.body, values), 'utf8');
+  if (rendered > MAX_RENDERED_BYTES) {
+    throw new ValidationError(
+      `content.variables: template ${template.id}'s body renders these values to ${Math.ceil(rendered / 1000)} KB of UTF-8 (its placeholders repeat them); at most ${MAX_RENDERED_BYTES / 1000} KB, so the message fits in one stored item`,
+    );
+  }
   return { template, version };
 }

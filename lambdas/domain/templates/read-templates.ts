@@ -1,6 +1,7 @@
 import * as z from '../../shared/zod';
 import { NotFoundError, ValidationError } from '../../shared/errors';
 import type { Store } from '../../shared/store';
+import { someNames } from '../../shared/unicode-text';
 import { isListable, toTemplateResource, type TemplateResource } from './template';
 import { getTemplate, getTemplateVersion, listTemplates } from './template-repository';
 import { checkVariables, renderBody } from './render';
@@ -50,7 +51,7 @@ export async function previewTemplateVersion(
     values.set(name, value);
   }
   const { missing, unknown, malformed } = checkVariables(version, values);
-  if (unknown.length) throw new ValidationError(`variables: not defined by this template version: ${unknown.join(', ')}`);
+  if (unknown.length) throw new ValidationError(`variables: not defined by this template version: ${someNames(unknown)}`);
   if (missing.length) throw new ValidationError(`variables: missing required variables: ${missing.join(', ')}`, 'missing_variables');
   if (malformed.length) throw new ValidationError(`variables: ${malformed.join('; ')}`);
   return { templateVersionId: versionId, preview: renderBody(version.body, values) };
