@@ -47,7 +47,8 @@ export function statusChangeOf(status: ProviderStatus): StatusMove {
     case 'read':
       return { to: 'delivered', occurredAt, providerMessageId, event: 'DELIVERED' };
     case 'failed':
-      return { to: 'failed', occurredAt, failureCode: status.failureCode ?? 'failed', event: 'REJECTED' };
+      // The wamid too: a dispatch whose send answer was lost learns it here, so Meta's retry of the POST finds the failure recorded (its 131050 opt-out too).
+      return { to: 'failed', occurredAt, providerMessageId, ...(status.failureCode ? { failureCode: status.failureCode } : {}), event: 'REJECTED' };
   }
 }
 

@@ -120,8 +120,9 @@ const statusSchema = z.object({
     z.array(
       z.object({
         code: z.union([z.number(), z.string()]),
-        title: z.optional(z.string()),
-        message: z.optional(z.string()),
+        // Words for the operators, read when they are text: a null is never a reason to skip the status.
+        title: z.optional(z.unknown()),
+        message: z.optional(z.unknown()),
         // What was wrong, for the operators (graphErrorDetails): never a reason to skip the status.
         error_data: z.optional(z.unknown()),
       }),
@@ -170,10 +171,11 @@ export function readStatus(raw: unknown): Read<ProviderStatus> {
       status: status.status,
       occurredAt: status.timestamp,
       callbackData: status.biz_opaque_callback_data,
-      failureCode: status.status === 'failed' ? String(status.errors?.[0]?.code ?? 'failed') : undefined,
+      // Without an error Meta gave no code, and none is made up (docs/api.md: a code "when the provider gave one").
+      failureCode: status.status === 'failed' && status.errors?.[0] ? String(status.errors[0].code) : undefined,
       failureDetail:
         status.status === 'failed' && status.errors?.[0]
-          ? { title: status.errors[0].title ?? status.errors[0].message ?? null, details: graphErrorDetails(status.errors[0].error_data) ?? null }
+          ? { title: textOf(status.errors[0].title) ?? textOf(status.errors[0].message) ?? null, details: graphErrorDetails(status.errors[0].error_data) ?? null }
           : undefined,
       pricing: status.pricing && {
         billable: status.pricing.billable ?? null,
