@@ -80,6 +80,8 @@ export function httpStack<S extends RequestSchemas>(
 ) {
   if (route.streaming && !options.streamingResponse) throw new Error('This route streams its response: pass streamingResponse to its handler');
   const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>(route.streaming ? { executionMode: options.streamingResponse } : {})
+    // The header names as sent, before the normaliser folds two that differ only in case into one (api-key-header.ts counts them).
+    .use({ before: (request: middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>) => void Object.assign(request.event, { rawMultiValueHeaders: request.event.multiValueHeaders }) })
     .use(httpHeaderNormalizer())
     // Never the whole event, whatever POWERTOOLS_LOGGER_LOG_EVENT says: it carries the caller's
     // X-API-Key header and customers' message text.

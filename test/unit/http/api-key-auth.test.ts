@@ -41,6 +41,16 @@ describe('X-API-Key authentication', () => {
     expect(ddb.calls()).toHaveLength(0);
   });
 
+  // Header names are case-insensitive: two whose names differ only in case are two keys all the
+  // same, as the usage-plan authorizer counts them (Middy's normaliser folds them into one).
+  it('rejects two X-API-Key headers whose names differ only in case, as the authorizer does', async () => {
+    const event = routeEvent('listTemplates', { headers: { 'x-api-key': 'msk_test_AAAAbbbbCCCCdddd0002' }, apiKey: KEY });
+    expect(Object.keys(event.multiValueHeaders).filter((name) => name.toLowerCase() === 'x-api-key')).toHaveLength(2);
+    const { status, body } = parseResult(await invokeRoute('listTemplates', handler, event));
+    expect([status, body.message]).toEqual([401, 'Send one X-API-Key header, not 2']);
+    expect(ddb.calls()).toHaveLength(0);
+  });
+
   it('rejects a malformed key with 401 without a lookup', async () => {
     const { status, body } = await invoke('not a key');
     expect(status).toBe(401);
