@@ -9,19 +9,27 @@ import { deliveryEventsOfChange, recordDeliveryEvents } from '../domain/delivery
 import { providerMessageOfChange } from '../domain/delivery/provider-message';
 import { streamEventOf, type StreamEvent } from '../domain/webhooks/stream-events';
 import { isDispatchChange } from '../domain/webhooks/stream-filters';
+import { dailySendReleaseOfFailure, releaseFailedDailySends } from '../domain/messages/daily-send';
 import { logger } from '../shared/logger';
 import { flushMetrics } from '../shared/metrics';
+import type { Write } from '../shared/writes';
 
 /**
  * What a stream record asks of the consumer: the webhook event it tells of (an outbox insert or a
- * dispatch's change; the stack's filters let little else through) and the items a dispatch's
- * change made: its delivery events (decision 112) and its wamid's item (decision 114).
+ * dispatch's change; the stack's filters let little else through), the items a dispatch's
+ * change made: its delivery events (decision 112) and its wamid's item (decision 114), and, for
+ * the change that failed it, the release of the day's send it took (decision 192).
  */
-function changeOf(record: DynamoDBRecord): { event: StreamEvent | undefined; deliveryEvents: Record<string, unknown>[] } {
-  if (!record.dynamodb?.NewImage) return { event: undefined, deliveryEvents: [] };
+function changeOf(record: DynamoDBRecord): { event: StreamEvent | undefined; deliveryEvents: Record<string, unknown>[]; release: Write | undefined } {
+  if (!record.dynamodb?.NewImage) return { event: undefined, deliveryEvents: [], release: undefined };
   // The stream's image is DynamoDB JSON; aws-lambda and the SDK each declare their own AttributeValue.
   const image = unmarshall(record.dynamodb.NewImage as Record<string, AttributeValue>);
-  return { event: streamEventOf(record, image), deliveryEvents: isDispatchChange(record) ? [...deliveryEventsOfChange(image), ...providerMessageOfChange(image)] : [] };
+  const dispatch = isDispatchChange(record);
+  return {
+    event: streamEventOf(record, image),
+    deliveryEvents: dispatch ? [...deliveryEventsOfChange(image), ...providerMessageOfChange(image)] : [],
+    release: dispatch ? dailySendReleaseOfFailure(image) : undefined,
+  };
 }
 
 function settle<T>(read: () => T): PromiseSettledResult<T> {
@@ -44,9 +52,10 @@ const firstRejected = (...outcomes: PromiseSettledResult<unknown>[]): PromiseRej
  */
 export async function publishBatch(event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> {
   const read = event.Records.map((record) => settle(() => changeOf(record)));
-  const [published, recorded] = await Promise.all([
+  const [published, recorded, released] = await Promise.all([
     publishStreamEvents(read.flatMap((found) => (found.status === 'fulfilled' && found.value.event ? [found.value.event] : []))),
     recordDeliveryEvents(read.map((found) => (found.status === 'fulfilled' ? found.value.deliveryEvents : []))),
+    releaseFailedDailySends(read.map((found) => (found.status === 'fulfilled' ? found.value.release : undefined))),
   ]);
 
   const outcomes = new Map<DynamoDBRecord, PromiseSettledResult<Publication>>();
@@ -54,7 +63,7 @@ export async function publishBatch(event: DynamoDBStreamEvent, context: Context)
   event.Records.forEach((record, i) => {
     const found = read[i]!;
     const publication: PromiseSettledResult<Publication> = found.status === 'fulfilled' && found.value.event ? published[next++]! : { status: 'fulfilled', value: undefined };
-    outcomes.set(record, firstRejected(found, recorded[i]!, publication) ?? publication);
+    outcomes.set(record, firstRejected(found, recorded[i]!, released[i]!, publication) ?? publication);
   });
 
   const finish = (record: DynamoDBRecord) => {

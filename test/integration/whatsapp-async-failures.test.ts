@@ -261,6 +261,38 @@ describe('asynchronous WhatsApp failures', () => {
 
   // DESIGN.md: `duplicate_send` when "the same template already went to the same number that WIB day";
   // docs/api.md#dedupe: "A rejected send ... does not count"; docs/api.md#send-check: a failed dispatch is not a send.
+  it('dedupe wib-day: after WhatsApp reports the template failed, send-check says not sent and a new send of it is accepted', async () => {
+    const id = randomUUID().slice(0, 8);
+    const ws = { id: `ws-rc-d-${id}`, number: `rc-d-${id}`, key: generateApiKey() };
+    await saveWorkspace({ id: ws.id, name: ws.id, rupiahPerCredit: 150, settings: { whatsappPhoneNumberId: ws.number, dedupe: 'wib-day' } }, new Date(), env.table);
+    await saveTemplate(ws.id, template, env.table);
+    await saveApiKey(ws.key, { workspaceId: ws.id, name: 'rc', scopes: ['messages:read', 'messages:send'] }, new Date(), env.table);
+    const sendHandler = ((await import('../../lambdas/handlers/send-message')) as { handler: RouteHandler }).handler;
+    const checkHandler = ((await import('../../lambdas/handlers/send-check')) as { handler: RouteHandler }).handler;
+    const sendBody = { channel: 'whatsapp', to: '081234560001', content: { type: 'template', templateId: TEMPLATE_ID, variables: { name: 'Sari', order: 'A-1' } } };
+
+    const first = parseResult(await invokeRoute('sendMessage', sendHandler, { apiKey: ws.key, body: sendBody }));
+    expect(first.status).toBe(202);
+    const dispatchId = first.body.dispatchId as string;
+    const wamid = `wamid.dedupe.${ws.number}`;
+    const provider = { send: () => Promise.resolve({ providerMessageId: wamid }), settle: () => Promise.resolve() };
+    await deliverDispatch({ dispatchId, workspaceId: ws.id, receiveCount: 1, maxReceives: 5 }, { providerFor: () => provider, store: env.table });
+    await runStreamConsumer(env.table);
+    await post(statusPost(ws.number, [failed(wamid, dispatchId, [metaError(131026, 'Message undeliverable', 'Message Undeliverable.')])]));
+    expect((await getMessage(ws.key, dispatchId)).body).toMatchObject({ status: 'failed', failureCode: '131026' });
+
+    const check = parseResult(await invokeRoute('sendCheck', checkHandler, { apiKey: ws.key, query: { phone: '081234560001', templateId: TEMPLATE_ID } }));
+    expect(check.body).toEqual({ sent: false, dispatchId: null, submittedAt: null });
+    const again = parseResult(await invokeRoute('sendMessage', sendHandler, { apiKey: ws.key, body: sendBody }));
+    expect([again.status, again.body.error ?? again.body.status]).toEqual([202, 'queued']);
+
+    // The day's send is the new one's now: the first's failure, handed over again by the stream, does not give it back.
+    await runStreamConsumer(env.table, { again: true });
+    const third = parseResult(await invokeRoute('sendMessage', sendHandler, { apiKey: ws.key, body: sendBody }));
+    expect([third.status, third.body.error]).toEqual([409, 'duplicate_send']);
+  });
+
+
   it('a failed status for another workspace’s answer-lost (unknown) dispatch, on our number, never touches it', async () => {
     const { own, other } = await setup();
     const theirs = await sent(other.id, '081234560001', ''); // unknown: its number learned from no answer

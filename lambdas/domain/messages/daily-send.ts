@@ -1,6 +1,11 @@
-import type { Write } from '../../shared/writes';
+import * as z from '../../shared/zod';
+import { defaultStore } from '../../shared/default-store';
+import type { Store } from '../../shared/store';
+import { parseItem } from '../../shared/stored-item';
+import { writeIfAllowed, type Write } from '../../shared/writes';
 import { keys, type ItemKey } from '../../shared/table';
 import { wibDay } from '../time/wib';
+import { DELIVERY_EVENTS_MADE } from './dispatch';
 
 /**
  * The daily-send marker: one send of a template to a number per WIB day, for workspaces with
@@ -17,3 +22,35 @@ export const dailySendClaim = (key: ItemKey, dispatchId: string, now: Date): Wri
 
 /** Gives the day's send back (the send failed). */
 export const dailySendRelease = (key: ItemKey): Write => ({ Delete: { Key: key } });
+
+const failedChangeSchema = z.object({
+  dispatchId: z.string().check(z.minLength(1)),
+  workspaceId: z.string().check(z.minLength(1)),
+  to: z.string().check(z.minLength(1)),
+  templateId: z.string().check(z.minLength(1)),
+  createdAt: z.string().check(z.minLength(1)),
+});
+
+/**
+ * The release of the day's send a dispatch took, for the change that failed it (its REJECTED event):
+ * the template did not go, so the day's send is free again (docs/api.md#dedupe), as send-check
+ * already says. Only the marker this dispatch holds: a later send's is not taken back. None for any
+ * other change.
+ */
+export function dailySendReleaseOfFailure(newImage: Record<string, unknown>): Write | undefined {
+  const made = newImage[DELIVERY_EVENTS_MADE];
+  if (newImage.status !== 'failed' || !Array.isArray(made) || !made.includes('REJECTED')) return undefined;
+  const change = parseItem(failedChangeSchema, newImage, 'dispatch');
+  return {
+    Delete: {
+      Key: dailySendKey(change.workspaceId, new Date(change.createdAt), change.to, change.templateId),
+      ConditionExpression: 'dispatchId = :dispatch',
+      ExpressionAttributeValues: { ':dispatch': change.dispatchId },
+    },
+  };
+}
+
+/** Makes each change's release (settled per change); a marker that is not the dispatch's, or none (`dedupe: none`), is left as it is. */
+export async function releaseFailedDailySends(releases: readonly (Write | undefined)[], store: Store = defaultStore()): Promise<PromiseSettledResult<void>[]> {
+  return Promise.allSettled(releases.map(async (release) => void (release && (await writeIfAllowed(store, release)))));
+}
