@@ -31,7 +31,7 @@ export const wholeNumberQuery = (message: string, bounds: { min: number; max?: n
   // zod leaves a default over a transform out of it.
   z.prefault(
     z.pipe(
-      z.transform((value: unknown) => (typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value)),
+      z.transform((value: unknown) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value)),
       z.number({ error: message }).check(z.int(message), z.gte(bounds.min, message), ...(bounds.max === undefined ? [] : [z.lte(bounds.max, message)])),
     ),
     fallback,

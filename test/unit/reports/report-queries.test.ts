@@ -65,6 +65,12 @@ describe('report query rules (docs/api.md#reports)', () => {
     expect([status, body.message]).toEqual([422, 'query.page: must be a whole number ≥ 1']);
   });
 
+  // The contract sets no maximum page: one far past the last is an empty page, whatever its digits.
+  it.each(['1000000000000000', '9007199254740991'])('GET tracking-tags with page=%s (past the last page) is 200 with no items', async (page) => {
+    const { status, body } = await tags({ ...period, page });
+    expect([status, body]).toEqual([200, { items: [], pagination: { page: Number(page), limit: 50, totalItems: 0, totalPages: 0 } }]);
+  });
+
   it('reads an empty prefix as none, as a client filling the URL from an empty filter sends it: every tag', async () => {
     const { status, body } = await tags({ ...period, prefix: '' });
     expect([status, body.pagination]).toEqual([200, { page: 1, limit: 50, totalItems: 0, totalPages: 0 }]);
