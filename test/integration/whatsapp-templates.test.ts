@@ -584,6 +584,23 @@ describe('template webhooks, applied at once through the webhook router', () => 
     ]);
   });
 
+  // Decision 188 takes contentReadAt from the clock of whoever ran the sync: `admin templates
+  // sync` on an operator's machine, a Lambda. A run whose clock was ahead leaves a contentReadAt in
+  // the future, and until our clock catches up every edit webhook and every hourly sync is "older
+  // news": Meta's edit is never applied, sends keep the old content's parameters.
+  it('applies an edit webhook after a sync whose clock ran 10 minutes ahead', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, { ...syncDeps(), now: () => new Date(Date.now() + 10 * 60_000) });
+    serveEditedCoupon();
+    const templateId = syncedTemplateId(ws, 'coupon_expiration_reminder', 'en');
+    const edit = readWhatsAppTemplateFixture<{ entry: { changes: { field: 'message_template_components_update'; value: unknown }[] }[] }>('components-update.json').entry[0]!.changes[0]!;
+    expect(await applyTemplateWebhook(WABA, edit, env.table, new Date(), readTemplate)).toBe('applied');
+    expect((await getTemplate(ws, templateId, env.table))!.versions.map((v) => [v.version, v.status])).toEqual([
+      [1, 'SUPERSEDED'],
+      [2, 'READY'],
+    ]);
+  });
+
   it('reads a template approved before any sync saw it from the Graph API at once, so it is sendable now, not at the next sync (decision 147)', async () => {
     const ws = await workspace();
     const [reservation] = pages[0]!.data as { id: string }[];

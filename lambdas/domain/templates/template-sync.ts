@@ -95,8 +95,11 @@ export async function upsertSyncedTemplate(
   const listed = { status: listedStatus, category: graph.category };
   const id = syncedTemplateId(workspaceId, graph.name, graph.language);
   return applyToTemplate(workspaceId, id, store, async (existing) => {
-    // An edit read after this list was asked for: what the list says of the template is older.
-    if (existing?.contentReadAt && Date.parse(existing.contentReadAt) > readFrom.getTime()) return 'unchanged';
+    // An edit read after this list was asked for: what the list says of the template is older. A
+    // read time past our own clock was written by a clock ahead (an operator's machine): it
+    // would freeze the template until ours caught up, so it holds nothing back.
+    const contentReadAt = existing?.contentReadAt ? Date.parse(existing.contentReadAt) : undefined;
+    if (contentReadAt !== undefined && contentReadAt > readFrom.getTime() && contentReadAt <= now.getTime() + MARK_READ_SKEW_MS) return 'unchanged';
     const { status, category } = newerOfReadAndMarks(existing, listed, readFrom);
     const merged = mergeSyncedTemplate(existing, { id, graph, status, category, content, creditCostPerSend: costs[category], contentReadAt: readFrom.toISOString() }, now);
     if (merged.change === 'unchanged') return merged.change;
