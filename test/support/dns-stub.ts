@@ -3,13 +3,18 @@ import { createSocket, type RemoteInfo } from 'node:dgram';
 /**
  * A DNS server on a local UDP port (RFC 1035 messages), so a resolver that asks DNS servers itself
  * can be tested without the network. `answers` names the A and AAAA records per name; a name in
- * `silent` is never answered (a name server that does not reply); any other name is NXDOMAIN.
+ * `silent` is never answered (a name server that does not reply), nor an AAAA query for a name in
+ * `silentAAAA` (one that drops them); any other name is NXDOMAIN.
  */
-export async function startDnsStub(answers: Record<string, { A?: string[]; AAAA?: string[] }>, silent: readonly string[] = []): Promise<{ server: string; close(): Promise<void> }> {
+export async function startDnsStub(
+  answers: Record<string, { A?: string[]; AAAA?: string[] }>,
+  silent: readonly string[] = [],
+  silentAAAA: readonly string[] = [],
+): Promise<{ server: string; close(): Promise<void> }> {
   const socket = createSocket('udp4');
   socket.on('message', (query: Buffer, from: RemoteInfo) => {
     const { name, type, end } = question(query);
-    if (silent.includes(name)) return;
+    if (silent.includes(name) || (type === 28 && silentAAAA.includes(name))) return;
     const records = type === 1 ? (answers[name]?.A ?? []) : type === 28 ? (answers[name]?.AAAA ?? []) : [];
     const header = Buffer.alloc(12);
     query.copy(header, 0, 0, 2); // the query's id

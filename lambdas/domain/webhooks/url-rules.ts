@@ -24,7 +24,7 @@ export function dnsResolver(servers?: string[], { tryMs = DNS_TRY_MS } = {}): Re
       client = new DnsClient({ timeout: tryMs, tries: 2 });
       if (servers) client.setServers(servers);
     }
-    const [v4, v6] = await Promise.allSettled([client.resolve4(hostname), client.resolve6(hostname)]);
+    const [v4, v6] = await bothFamilies(client.resolve4(hostname), client.resolve6(hostname));
     const answers = [
       ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 as const })) : []),
       ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 as const })) : []),
@@ -33,6 +33,42 @@ export function dnsResolver(servers?: string[], { tryMs = DNS_TRY_MS } = {}): Re
     // No address: the A query's error says why (ENOTFOUND, ETIMEOUT), unless it found the name without one.
     throw v4.status === 'rejected' ? v4.reason : Object.assign(new Error(`${hostname} has no address`), { code: 'ENODATA' });
   };
+}
+
+/** How long the other family's query is waited for once one has answered with addresses. */
+const OTHER_FAMILY_GRACE_MS = 300;
+
+/**
+ * Both queries' outcomes, as `Promise.allSettled`, but once one has answered with addresses the
+ * other has OTHER_FAMILY_GRACE_MS more: servers (and middleboxes) that drop AAAA queries still
+ * exist, and waiting out their retries threw away the A answer in hand. One still unanswered then
+ * counts as no address of its family.
+ */
+async function bothFamilies(v4: Promise<string[]>, v6: Promise<string[]>): Promise<[PromiseSettledResult<string[]>, PromiseSettledResult<string[]>]> {
+  const outcomes: [PromiseSettledResult<string[]>, PromiseSettledResult<string[]>] = [
+    { status: 'fulfilled', value: [] },
+    { status: 'fulfilled', value: [] },
+  ];
+  let oneAnswered: () => void = () => undefined;
+  const answered = new Promise<void>((resolve) => (oneAnswered = resolve));
+  const settled = Promise.all(
+    [v4, v6].map((query, i) =>
+      query.then(
+        (value) => {
+          outcomes[i] = { status: 'fulfilled', value };
+          if (value.length) oneAnswered();
+        },
+        (reason: unknown) => void (outcomes[i] = { status: 'rejected', reason }),
+      ),
+    ),
+  );
+  let grace: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await Promise.race([settled, answered.then(() => Promise.race([settled, new Promise((resolve) => (grace = setTimeout(resolve, OTHER_FAMILY_GRACE_MS)))]))]);
+  } finally {
+    clearTimeout(grace);
+  }
+  return [outcomes[0], outcomes[1]];
 }
 
 /** The resolver deployed functions use: the system's DNS servers, asked directly. */
