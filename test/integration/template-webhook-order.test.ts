@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { BuildMiddleware } from '@smithy/types';
 import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
 import { getDispatch } from '../../lambdas/domain/messages/dispatch-repository';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
@@ -211,5 +212,41 @@ describe('template status webhooks that arrive out of order', () => {
     Object.assign((untimed as unknown as { entry: { changes: { value: Record<string, unknown> }[] }[] }).entry[0]!.changes[0]!.value, { event: 'REINSTATED' });
     await applyProviderReports(webhookEnvelopeSchema.parse(untimed), env.table);
     expect((await getTemplate(ws, couponId, env.table))!.status).toBe('APPROVED');
+  });
+});
+
+// Meta re-delivers a backlog of one template's webhooks at once: each applies over the template as it
+// read it, and is refused when another moved the mark in between; it reads again, and must still apply.
+describe('a backlog of one template’s status webhooks', () => {
+  it('applies the newest, answered 200, after older ones landed between each of its reads and its save', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    const id = syncedTemplateId(ws, 'coupon_expiration_reminder', 'en');
+    const t = 1751247548;
+
+    // After each of the newest webhook's reads of the template, an older one of the backlog lands
+    // (PAUSED, REINSTATED, … each newer than the last): six times running.
+    const older = Array.from({ length: 6 }, (_, i) => () => webhookAt(i % 2 ? 'status-update-reinstated.json' : 'status-update-paused.json', t + i));
+    let landing = false;
+    const olderLandsAfterRead: BuildMiddleware<object, object> = (next, context) => async (args) => {
+      const answer = await next(args);
+      const key = (args.input as { Key?: { sk?: { S?: string } } }).Key;
+      const land = older[0];
+      if (!landing && land && context.commandName === 'GetItemCommand' && key?.sk?.S === `TPL#${id}`) {
+        landing = true;
+        older.shift();
+        await land().finally(() => (landing = false));
+      }
+      return answer;
+    };
+    env.table.db.middlewareStack.add(olderLandsAfterRead as never, { step: 'build', name: 'older-lands-after-read' });
+    try {
+      // The newest: a PAUSED a minute after them all.
+      await expect(webhookAt('status-update-paused.json', t + 60)).resolves.toBeDefined();
+    } finally {
+      env.table.db.middlewareStack.remove('older-lands-after-read');
+    }
+    expect(older).toHaveLength(0);
+    expect(await getTemplate(ws, id, env.table)).toMatchObject({ status: 'PAUSED', statusChangedAt: new Date((t + 60) * 1000).toISOString() });
   });
 });

@@ -197,11 +197,15 @@ describe('asynchronous WhatsApp failures', () => {
 
   // docs/api.md#marketing-opt-outs: a `131050` failed status opts the number out; provider-reports.ts records it
   // "as the failure is recorded, and again on a replay of it: ... a POST retried because it failed finds the dispatch failed already".
-  it('a 131050 whose opt-out write failed is recorded when Meta retries the POST, also for a dispatch whose send answer was lost', async () => {
+  // The dispatch's send answer lost (`unknown`: it learns its wamid from the status), or kept.
+  it.each([
+    ['lost', ''],
+    ['kept', 'wamid'],
+  ])('a 131050 whose opt-out write failed is recorded when Meta retries the POST (send answer %s)', async (_answer, kept) => {
     const { own } = await setup();
-    const wamid = `wamid.lost.${own.number}`;
-    const dispatchId = await sent(own.id, '081234560001', ''); // the provider's answer was lost: `unknown`
-    expect((await getDispatchById(dispatchId, env.table))!.status).toBe('unknown');
+    const wamid = `wamid.${kept || 'lost'}.${own.number}`;
+    const dispatchId = await sent(own.id, '081234560001', kept && wamid);
+    expect((await getDispatchById(dispatchId, env.table))!.status).toBe(kept ? 'sent' : 'unknown');
     const { dynamo } = await import('../../lambdas/shared/clients');
     let armed = true;
     dynamo.middlewareStack.add(
@@ -212,50 +216,21 @@ describe('asynchronous WhatsApp failures', () => {
         }
         return next(args);
       },
-      { step: 'initialize', name: 'revCodesOptOutBlip' },
+      { step: 'initialize', name: 'optOutBlip' },
     );
-    const body = JSON.stringify(
-      statusPost(own.number, [failed(wamid, dispatchId, [metaError(131050, 'Unable to deliver the message. This recipient has chosen to stop receiving marketing messages on WhatsApp from your business.', 'Unable to deliver the message. This recipient has chosen to stop receiving marketing messages on WhatsApp from your business.')])]),
-    );
+    const stopped = 'Unable to deliver the message. This recipient has chosen to stop receiving marketing messages on WhatsApp from your business.';
+    const body = JSON.stringify(statusPost(own.number, [failed(wamid, dispatchId, [metaError(131050, stopped, stopped)])]));
     const signed = { body, headers: { 'Content-Type': 'application/json', 'X-Hub-Signature-256': signWebhookBody(body, process.env.WHATSAPP_APP_SECRET!) } };
     try {
-      const first = await invokeRoute('whatsappWebhook', h.webhook!, signed);
-      expect(first.statusCode).toBeGreaterThanOrEqual(500); // Meta retries it
-    } finally {
-      dynamo.middlewareStack.remove('revCodesOptOutBlip');
-    }
-    // Meta's retry of the same POST.
-    const retry = await invokeRoute('whatsappWebhook', h.webhook!, signed);
-    expect(retry.statusCode).toBe(200);
-    await runStreamConsumer(env.table);
-    expect((await getMessage(own.key, dispatchId)).body).toMatchObject({ status: 'failed', failureCode: '131050' });
-    expect(await listMarketingOptOuts(own.id, env.table)).toEqual([expect.objectContaining({ phone: '+6281234560001', source: 'whatsapp' })]);
-  });
-
-  it('control: the same with the send answer kept (dispatch knows its wamid) records the opt-out on the retry', async () => {
-    const { own } = await setup();
-    const wamid = `wamid.kept.${own.number}`;
-    const dispatchId = await sent(own.id, '081234560001', wamid);
-    const { dynamo } = await import('../../lambdas/shared/clients');
-    let armed = true;
-    dynamo.middlewareStack.add(
-      (next) => async (args) => {
-        if (armed && JSON.stringify(args.input).includes('OPTOUT#')) {
-          armed = false;
-          throw Object.assign(new Error('Throughput exceeds the current capacity of your table'), { name: 'ProvisionedThroughputExceededException', $fault: 'server' });
-        }
-        return next(args);
-      },
-      { step: 'initialize', name: 'revCodesOptOutBlip2' },
-    );
-    const body = JSON.stringify(statusPost(own.number, [failed(wamid, dispatchId, [metaError(131050, 'stopped marketing', 'stopped marketing')])]));
-    const signed = { body, headers: { 'Content-Type': 'application/json', 'X-Hub-Signature-256': signWebhookBody(body, process.env.WHATSAPP_APP_SECRET!) } };
-    try {
+      // Answered 5xx: Meta retries it.
       expect((await invokeRoute('whatsappWebhook', h.webhook!, signed)).statusCode).toBeGreaterThanOrEqual(500);
     } finally {
-      dynamo.middlewareStack.remove('revCodesOptOutBlip2');
+      dynamo.middlewareStack.remove('optOutBlip');
     }
+    // Meta's retry of the same POST.
     expect((await invokeRoute('whatsappWebhook', h.webhook!, signed)).statusCode).toBe(200);
+    await runStreamConsumer(env.table);
+    expect((await getMessage(own.key, dispatchId)).body).toMatchObject({ status: 'failed', failureCode: '131050' });
     expect(await listMarketingOptOuts(own.id, env.table)).toEqual([expect.objectContaining({ phone: '+6281234560001', source: 'whatsapp' })]);
   });
 
