@@ -96,13 +96,28 @@ export async function transactWrite<N extends string>(store: Store, writes: Name
  * in flight on one of its items (up to CONFLICT_RETRIES times): for a request's write of an item
  * others write too (a workspace's endpoint count, a template a sync and a webhook both save).
  * Still refused so, a ServiceUnavailableError: 503 with `Retry-After`, as nothing was written and
- * the request may simply be made again. Any other refusal comes back as `transactWrite`'s.
+ * the request may simply be made again (`untilNotOutrun`). Any other refusal comes back as `transactWrite`'s.
  */
 export async function transactWriteThroughConflicts<N extends string>(store: Store, writes: NamedWrites<N>): Promise<TransactionResult<N>> {
-  for (let retry = 0; ; retry++) {
+  return untilNotOutrun(async () => {
     const result = await transactWrite(store, writes);
-    if (result.committed || !onlyConflicts(result.refused)) return result;
-    if (retry >= CONFLICT_RETRIES) throw new ServiceUnavailableError();
+    return result.committed || !onlyConflicts(result.refused) ? result : undefined;
+  });
+}
+
+/**
+ * Calls `attempt` until it answers anything but undefined, which says it was outrun by another
+ * write of the same item and wrote nothing (a transaction conflict, a condition on what it read).
+ * Between tries, `conflictPause`: up to CONFLICT_RETRIES more within CONFLICT_WAIT_MS, which leaves
+ * a 10 s function its answer; then a ServiceUnavailableError, 503, as the request may simply be made
+ * again.
+ */
+export async function untilNotOutrun<T>(attempt: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + CONFLICT_WAIT_MS;
+  for (let retry = 0; ; retry++) {
+    const answer = await attempt();
+    if (answer !== undefined) return answer;
+    if (retry >= CONFLICT_RETRIES || Date.now() >= deadline) throw new ServiceUnavailableError();
     await conflictPause(retry);
   }
 }

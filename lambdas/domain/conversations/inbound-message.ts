@@ -1,8 +1,7 @@
 import { defaultStore } from '../../shared/default-store';
-import { ServiceUnavailableError } from '../../shared/errors';
 import type { Store } from '../../shared/store';
 import { keys, type ItemKey } from '../../shared/table';
-import { CONFLICT_RETRIES, CONFLICT_WAIT_MS, conflictPause, isConditionFailed, transactWrite, writeOne } from '../../shared/writes';
+import { isConditionFailed, transactWrite, untilNotOutrun, writeOne } from '../../shared/writes';
 import { findProviderMessage, providerMessagePut } from '../delivery/provider-message';
 import { conversationOfDispatch } from '../messages/dispatch';
 import { getDispatchById } from '../messages/dispatch-repository';
@@ -52,21 +51,17 @@ export async function recordInboundMessage(inbound: Inbound, store: Store = defa
   // Made once: whichever try commits carries it, and a repeated webhook (refused on the message) writes none.
   const outbox = await outboxFor(inbound.workspaceId, () => messageReceivedEvent(message, new Date()), store);
   let placement: Placement = inbound.content.kind === 'notice' ? 'notice' : 'latest';
-  // A customer's burst, each message in its own POST, meets itself on the conversation: as many
-  // tries as a send's, within the time that leaves the webhook function (10 s) its answer.
-  const deadline = Date.now() + CONFLICT_WAIT_MS;
-  for (let retry = 0; ; retry++) {
+  // A customer's burst, each message in its own POST, meets itself on the conversation: tried as a
+  // send is; still outrun, 503 (nothing written), and Meta posts the webhook again.
+  return untilNotOutrun(async () => {
     const result = await transactWrite(store, { ...conversationMessageWrites(message, placement), providerMessage: lookup, outbox });
     if (result.committed) return true;
     if (result.refused.message === 'ConditionalCheckFailed') return false;
-    const refusedOnlyFor = result.refused.conversation === 'ConditionalCheckFailed' ? 'newer' : Object.values(result.refused).includes('TransactionConflict') ? 'conflict' : undefined;
-    if (!refusedOnlyFor) throw new Error(`Inbound message transaction cancelled: ${JSON.stringify(result.refused)}`);
-    // Nothing was written: Meta posts the webhook again (503, not an unexpected 500).
-    if (retry >= CONFLICT_RETRIES || Date.now() >= deadline) throw new ServiceUnavailableError();
     // A newer message is already the conversation's latest: this one is only counted.
-    if (refusedOnlyFor === 'newer') placement = 'earlier';
-    else await conflictPause(retry);
-  }
+    if (result.refused.conversation === 'ConditionalCheckFailed') placement = 'earlier';
+    else if (!Object.values(result.refused).includes('TransactionConflict')) throw new Error(`Inbound message transaction cancelled: ${JSON.stringify(result.refused)}`);
+    return undefined;
+  });
 }
 
 /**

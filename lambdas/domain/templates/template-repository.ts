@@ -1,12 +1,12 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from '../../shared/zod';
-import { ServiceUnavailableError, ValidationError } from '../../shared/errors';
+import { ValidationError } from '../../shared/errors';
 import { queryAll } from '../../shared/query-all';
 import { accessPatterns, keys } from '../../shared/table';
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
-import { CONFLICT_RETRIES, CONFLICT_WAIT_MS, conflictPause, transactWriteThroughConflicts, type Write } from '../../shared/writes';
+import { transactWriteThroughConflicts, untilNotOutrun, type Write } from '../../shared/writes';
 import { keptVersions, storableTemplateSchema, templateInputSchema, templateVersionInputSchema, type Template, type TemplateInput, type TemplateVersion } from './template';
 
 /** The template item and its version pointers: keys, the import's writes, reading back. */
@@ -32,14 +32,8 @@ export async function saveTemplate(workspaceId: string, input: TemplateInput, st
  * template's webhooks at once. As many tries as other writes that meet others on one item, within
  * the time that leaves the webhook function its answer; then 503 (nothing was written).
  */
-export async function applyToTemplate<T>(workspaceId: string, templateId: string, store: Store, apply: (template: Template | undefined) => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + CONFLICT_WAIT_MS;
-  for (let retry = 0; ; retry++) {
-    const answer = await apply(await getTemplate(workspaceId, templateId, store, { consistent: true }));
-    if (answer !== undefined) return answer;
-    if (retry >= CONFLICT_RETRIES || Date.now() >= deadline) throw new ServiceUnavailableError();
-    await conflictPause(retry);
-  }
+export function applyToTemplate<T>(workspaceId: string, templateId: string, store: Store, apply: (template: Template | undefined) => Promise<T | undefined>): Promise<T> {
+  return untilNotOutrun(async () => apply(await getTemplate(workspaceId, templateId, store, { consistent: true })));
 }
 
 /**

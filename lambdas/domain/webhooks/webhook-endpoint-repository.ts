@@ -1,10 +1,10 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { defaultStore } from '../../shared/default-store';
-import { ConflictError, ServiceUnavailableError } from '../../shared/errors';
+import { ConflictError } from '../../shared/errors';
 import { queryAll } from '../../shared/query-all';
 import type { Store } from '../../shared/store';
 import { accessPatterns, keys } from '../../shared/table';
-import { CONFLICT_RETRIES, CONFLICT_WAIT_MS, conflictPause, isConditionFailed, transactWriteThroughConflicts, writeOne } from '../../shared/writes';
+import { isConditionFailed, transactWriteThroughConflicts, untilNotOutrun, writeIfAllowed, writeOne } from '../../shared/writes';
 import type { WebhookEventType } from './event-types';
 import { keepsMissedEvents } from './missed-events';
 import {
@@ -164,32 +164,25 @@ export async function rotateWebhookSecret(
 ): Promise<{ secret: string; previousSecretExpiresAt: string } | undefined> {
   const previousSecretExpiresAt = new Date(now.getTime() + overlapSeconds * 1000).toISOString();
   const inOverlap = (entry: { expiresAt: string | null }) => entry.expiresAt !== null && Date.parse(entry.expiresAt) > now.getTime();
-  // Rotations that meet others of the same endpoint are redone as a conflict is (each then holds), within the time a route has.
-  const deadline = Date.now() + CONFLICT_WAIT_MS;
-  for (let retry = 0; ; retry++) {
+  // Rotations that meet others of the same endpoint are redone as a conflict is, each on the last.
+  const rotated = await untilNotOutrun(async () => {
     const endpoint = await getWebhookEndpoint(workspaceId, endpointId, store);
-    if (!endpoint) return undefined;
+    if (!endpoint) return null;
     const [current, ...older] = endpoint.secrets;
     const secret = newWebhookSecret();
     const retiring = [{ secret: current.secret, expiresAt: previousSecretExpiresAt }, ...older].filter(inOverlap);
     const secrets: WebhookEndpoint['secrets'] = [{ secret, expiresAt: null }, ...retiring.slice(0, WEBHOOK_SECRETS_KEPT - 1)];
-    try {
-      // Conditioned on the secret read, so a rotation that raced another is redone on top of it
-      // rather than dropping the other's new secret.
-      await writeOne(
-        store,
-        webhookEndpointUpdate(workspaceId, endpointId, { secrets }, now.toISOString(), {
-          expression: '#secrets[0].#secret = :current',
-          names: { '#secret': 'secret' },
-          values: { ':current': current.secret },
-        }),
-      );
-      return { secret, previousSecretExpiresAt };
-    } catch (error) {
-      if (!isConditionFailed(error)) throw error;
-      // Still outrun: nothing of this rotation was written, so the caller may simply retry.
-      if (retry >= CONFLICT_RETRIES || Date.now() >= deadline) throw new ServiceUnavailableError({ cause: error });
-      await conflictPause(retry);
-    }
-  }
+    // Conditioned on the secret read, so a rotation that raced another is redone on top of it
+    // rather than dropping the other's new secret.
+    const written = await writeIfAllowed(
+      store,
+      webhookEndpointUpdate(workspaceId, endpointId, { secrets }, now.toISOString(), {
+        expression: '#secrets[0].#secret = :current',
+        names: { '#secret': 'secret' },
+        values: { ':current': current.secret },
+      }),
+    );
+    return written ? { secret, previousSecretExpiresAt } : undefined;
+  });
+  return rotated ?? undefined;
 }
