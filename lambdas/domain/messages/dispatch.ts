@@ -123,7 +123,14 @@ export interface DispatchRequest {
  * A new `queued` dispatch of `version` of `template`: its text rendered, its tags without
  * duplicates, its price fixed at the workspace's rate of today.
  */
-export function draftDispatch(request: DispatchRequest, template: Template, version: TemplateVersion, workspace: Pick<Workspace, 'rupiahPerCredit'>): DraftedDispatch {
+export function draftDispatch(
+  request: DispatchRequest,
+  template: Template,
+  version: TemplateVersion,
+  workspace: Pick<Workspace, 'rupiahPerCredit'>,
+  // The send renders it first, to check its size: given, it is not rendered again.
+  renderedText = renderBody(version.body, new Map(Object.entries(request.variables))),
+): DraftedDispatch {
   const values = new Map(Object.entries(request.variables));
   const createdAt = request.now.toISOString();
   const parameters = templateParameters(version, values);
@@ -137,7 +144,7 @@ export function draftDispatch(request: DispatchRequest, template: Template, vers
     templateName: template.displayName,
     providerTemplateName: template.providerName,
     language: template.language,
-    renderedText: renderBody(version.body, values),
+    renderedText,
     bodyParameters: bodyParameters(version.body, values),
     ...(Object.keys(parameters).length ? { templateParameters: parameters } : {}),
     tagIds: [...new Set(request.tagIds)],
