@@ -13,6 +13,9 @@ const keyOf = (item: Record<string, unknown>) => `${String(item.pk)}\u0000${Stri
 /** One request of a BatchWriteItem: an item to put, or the key of one to delete. */
 export type BatchWriteRequest = { put: Record<string, unknown> } | { delete: { pk: string; sk: string } };
 
+/** Of the requests for one key, only the last: a batch, like a transaction, refuses two writes of one item. */
+export const lastPerKey = (requests: readonly BatchWriteRequest[]): BatchWriteRequest[] => [...new Map(requests.map((request) => [keyOf('put' in request ? request.put : request.delete), request])).values()];
+
 /**
  * Puts every item, 25 to a request, retrying what DynamoDB left unprocessed; throws when some are
  * still left after that. Items with the same key are put once (the last of them), which a single
@@ -28,7 +31,7 @@ export function batchPut(store: Store, items: readonly Record<string, unknown>[]
  * followed by a delete of the same item deletes it.
  */
 export async function batchWrite(store: Store, requests: readonly BatchWriteRequest[]): Promise<void> {
-  const distinct = [...new Map(requests.map((request) => [keyOf('put' in request ? request.put : request.delete), request])).values()];
+  const distinct = lastPerKey(requests);
   const chunks = Array.from({ length: Math.ceil(distinct.length / CHUNK) }, (_, i) => distinct.slice(i * CHUNK, (i + 1) * CHUNK));
   await mapWithConcurrency(chunks, 4, async (chunk) => {
     let pending: NonNullable<BatchWriteCommandOutput['UnprocessedItems']>[string] | undefined = chunk.map((request) => ('put' in request ? { PutRequest: { Item: request.put } } : { DeleteRequest: { Key: request.delete } }));

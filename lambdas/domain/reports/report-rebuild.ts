@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { BatchWriteRequest } from '../../shared/batch-write';
+import { lastPerKey, type BatchWriteRequest } from '../../shared/batch-write';
 import { mapWithConcurrency } from '../../shared/concurrency';
 import type { Store } from '../../shared/store';
 import { keys } from '../../shared/table';
@@ -185,10 +185,7 @@ async function writeWhileHeld(store: Store, lease: { pk: string; sk: string }, u
 }
 
 /** A link found in both its shapes is deleted once: a transaction refuses two writes of one item. */
-function distinctLinkWrites(requests: BatchWriteRequest[]): Write[] {
-  const byKey = new Map(requests.map((request) => ['put' in request ? `${String(request.put.pk)}\u0000${String(request.put.sk)}` : `${request.delete.pk}\u0000${request.delete.sk}`, request]));
-  return [...byKey.values()].map((request) => ('put' in request ? { Put: { Item: request.put } } : { Delete: { Key: request.delete } }));
-}
+const distinctLinkWrites = (requests: BatchWriteRequest[]): Write[] => lastPerKey(requests).map((request) => ('put' in request ? { Put: { Item: request.put } } : { Delete: { Key: request.delete } }));
 
 /** What `second` found that `first` found too, the same: a difference the projection is not about to write away. */
 function steadyPart(first: DayReportCheck, second: DayReportCheck): DayReportCheck {
