@@ -54,11 +54,10 @@ export function queryOf(event: Pick<APIGatewayProxyEvent, 'multiValueQueryString
   const single = event.queryStringParameters ?? {};
   const collected = new Map<string, string[]>();
   for (const name of new Set([...Object.keys(multi), ...Object.keys(single)])) {
-    const values = multi[name] ?? (single[name] !== undefined ? [single[name]] : []);
+    const values = Object.hasOwn(multi, name) ? (multi[name] ?? []) : Object.hasOwn(single, name) && single[name] !== undefined ? [single[name]] : [];
     const key = name.endsWith('[]') && name.length > 2 ? name.slice(0, -2) : name;
     collected.set(key, [...(collected.get(key) ?? []), ...values]);
   }
-  const query: Record<string, string | string[]> = {};
-  for (const [name, values] of collected) query[name] = values.length === 1 ? values[0]! : values;
-  return query;
+  // Own properties, as JSON.parse makes them: a parameter named `__proto__` is one the route does not know, not a prototype.
+  return Object.fromEntries([...collected].map(([name, values]) => [name, values.length === 1 ? values[0]! : values]));
 }

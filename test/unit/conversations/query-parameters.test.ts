@@ -35,3 +35,14 @@ it('still lists with the parameters it knows', async () => {
   const { status, body } = parseResult(await invokeRoute('listConversations', listConversations, { apiKey: KEY, query: { phone: '081234567890', limit: '5' } }));
   expect([status, body]).toEqual([200, { items: [], nextCursor: null }]);
 });
+
+// Built by JSON.parse so the name is an own property, as the event's are: in an object literal
+// `__proto__` would set the prototype instead.
+it.each([
+  ['__proto__', '{"__proto__":"x"}'],
+  ['__proto__[]', '{"__proto__[]":["a","b"]}'],
+])('answers a parameter named %s 422 naming it, as any other it does not know', async (_name, query) => {
+  const { status, body } = parseResult(await invokeRoute('listConversations', listConversations, { apiKey: KEY, query: JSON.parse(query) }));
+  expect([status, body.error, body.message]).toEqual([422, 'validation_failed', 'query: Unrecognized key: "__proto__"']);
+  expect(ddb.commandCalls(QueryCommand)).toHaveLength(0);
+});
