@@ -11,7 +11,7 @@ import { ValidationError } from '../shared/errors';
 import { logger } from '../shared/logger';
 import { flushMetrics } from '../shared/metrics';
 import type { Scope } from '../shared/scopes';
-import { parseWith, queryOf } from './input';
+import { headersOf, parseWith, queryOf } from './input';
 import { requestIdOf } from './request-id';
 import { bodyLimits } from './middleware/body-limits';
 import { contentTypeGuard } from './middleware/content-type-guard';
@@ -112,7 +112,7 @@ export function httpStack<S extends RequestSchemas>(
       path: (schemas.path ? parseWith(schemas.path, event.pathParameters ?? {}, 'path') : undefined) as Parsed<S, 'path'>,
       query: (schemas.query ? parseWith(schemas.query, queryOf(event), 'query') : undefined) as Parsed<S, 'query'>,
       body: (schemas.body ? parseWith(schemas.body, event.body, 'body') : undefined) as Parsed<S, 'body'>,
-      headers: (schemas.headers ? parseWith(schemas.headers, event.headers ?? {}, 'headers') : undefined) as Parsed<S, 'headers'>,
+      headers: (schemas.headers ? headersOf(schemas.headers, event) : undefined) as Parsed<S, 'headers'>,
       requestId,
       baseUrl: baseUrlOf(event),
     };

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type * as z from '../shared/zod';
 import { ValidationError } from '../shared/errors';
+import { headerLinesSent, type SentHeaderLines } from './header-lines';
 import { hasLoneSurrogate, shortened, someNames, withoutLoneSurrogates } from '../shared/unicode-text';
 
 /** At most this many issues, and (`someNames`) five unknown fields, are named: an error stays small whatever was sent. */
@@ -60,4 +61,22 @@ export function queryOf(event: Pick<APIGatewayProxyEvent, 'multiValueQueryString
   }
   // Own properties, as JSON.parse makes them: a parameter named `__proto__` is one the route does not know, not a prototype.
   return Object.fromEntries([...collected].map(([name, values]) => [name, values.length === 1 ? values[0]! : values]));
+}
+
+/** `idempotency-key` as its spec writes it, `Idempotency-Key`. */
+const headerName = (name: string) => name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase());
+
+/**
+ * The headers a route reads (those its schema keeps), each sent once. API Gateway hands the
+ * function a repeated header's last value: with two `Idempotency-Key` lines the request would be
+ * keyed by whichever came last, and a retry with the other would be a second send. A repeated
+ * `X-API-Key` is refused the same way (api-key-header.ts).
+ */
+export function headersOf<S extends z.ZodMiniType>(schema: S, event: SentHeaderLines & Pick<APIGatewayProxyEvent, 'headers'>): z.infer<S> {
+  const headers = parseWith(schema, event.headers ?? {}, 'headers');
+  for (const name of Object.keys(headers as object)) {
+    const lines = headerLinesSent(event, name).length;
+    if (lines > 1) throw new ValidationError(`headers.${name}: send one ${headerName(name)} header, not ${lines}`);
+  }
+  return headers;
 }

@@ -193,3 +193,32 @@ describe('POST /v1/messages: an optional variable whose placeholder is in the bo
     expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(0);
   });
 });
+
+/**
+ * API Gateway hands the function a repeated header's last value, so a request with two
+ * Idempotency-Key headers would be keyed by whichever came last: a retry with the other (the one
+ * the client logged) would send the message again. Refused before anything is written, as two
+ * X-API-Key headers are.
+ */
+describe('POST /v1/messages with two Idempotency-Key headers', () => {
+  const sendWith = (event: ReturnType<typeof routeEvent>) => handler(event, lambdaContext('sendMessage')).then((result) => parseResult(result));
+
+  it.each([
+    ['the same name twice', () => {
+      const event = routeEvent('sendMessage', { apiKey: SEND_KEY, body: validSend(), headers: { 'Idempotency-Key': 'order-1-b' } });
+      event.multiValueHeaders['Idempotency-Key'] = ['order-1-a', 'order-1-b'];
+      return event;
+    }],
+    ['names that differ only in case', () => routeEvent('sendMessage', { apiKey: SEND_KEY, body: validSend(), headers: { 'Idempotency-Key': 'order-1-a', 'idempotency-key': 'order-1-b' } })],
+  ])('is 422 naming the header, writing nothing (%s)', async (_case, request) => {
+    const { status, body } = await sendWith(request());
+    expect([status, body.error, body.message]).toEqual([422, 'validation_failed', 'headers.idempotency-key: send one Idempotency-Key header, not 2']);
+    expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(0);
+    expect(sqs.calls()).toHaveLength(0);
+  });
+
+  it('one header is a keyed send (202)', async () => {
+    const { status } = await sendWith(routeEvent('sendMessage', { apiKey: SEND_KEY, body: validSend(), headers: { 'Idempotency-Key': 'order-1-a' } }));
+    expect(status).toBe(202);
+  });
+});
