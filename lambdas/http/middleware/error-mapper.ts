@@ -15,6 +15,18 @@ interface MiddyHttpError extends Error {
 const isMiddyHttpError = (error: unknown): error is MiddyHttpError =>
   error instanceof Error && typeof (error as Partial<MiddyHttpError>).statusCode === 'number';
 
+/**
+ * A Middy error's message for the caller. The JSON parser refuses a prototype key (`__proto__`, or
+ * a `constructor` holding `prototype`) without saying which; the key is in its cause, and is
+ * named as the form parsers name it.
+ */
+function middyMessage(error: MiddyHttpError): string {
+  if (error.message === 'Unsupported Media Type') return 'Unsupported Content-Type';
+  const key = (error.cause as { data?: unknown } | undefined)?.data;
+  if (error.message === 'Forbidden key in JSON body' && typeof key === 'string') return `The JSON body could not be read: "${key}" is not a field name`;
+  return error.message;
+}
+
 /** Middy's own answer when the handler is still running just before the function's timeout (its `timeoutEarlyResponse`). */
 const isFunctionTimeout = (error: unknown): boolean =>
   error instanceof Error && error.name === 'TimeoutError' && (error.cause as { package?: string } | undefined)?.package === '@middy/core';
@@ -48,7 +60,7 @@ export function errorMapper(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGate
       } else if (isMiddyHttpError(error) && error.statusCode < 500) {
         code = 'validation_failed';
         status = 422;
-        message = error.message === 'Unsupported Media Type' ? 'Unsupported Content-Type' : error.message;
+        message = middyMessage(error);
         logger.info('Request rejected', { error: code, status, cause: error.message });
       } else {
         code = 'internal_error';

@@ -103,6 +103,15 @@ describe('the shared HTTP middleware stack', () => {
     expect(body).toEqual({ success: false, error: 'validation_failed', message: 'Invalid or malformed JSON was provided', requestId: expect.any(String) });
   });
 
+  // Refused by Middy's parser (a prototype key), named as the form bodies name it.
+  it.each([
+    ['{"name":"Budi","__proto__":{"a":1}}', '__proto__'],
+    ['{"nested":{"constructor":{"prototype":{}}}}', 'constructor'],
+  ])('refuses the JSON body %s with 422 naming the key', async (json, key) => {
+    const { status, body } = await invoke({ body: json, headers: { 'Content-Type': 'application/json' } });
+    expect([status, body.error, body.message]).toEqual([422, 'validation_failed', `The JSON body could not be read: "${key}" is not a field name`]);
+  });
+
   it('answers an unsupported Content-Type with 422 naming the accepted ones', async () => {
     const { status, body } = await invoke({ body: '<xml/>', headers: { 'Content-Type': 'text/xml' } });
     expect(status).toBe(422);
