@@ -8,7 +8,20 @@ import type { HttpContext } from './http-context';
 export const mediaTypeOf = (contentType: string | undefined): string => (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 
 /**
- * Rejects a missing body or a Content-Type the route does not accept, before any parser runs; an
+ * Bodies are read as UTF-8: JSON is UTF-8 (RFC 8259), and the forms' escapes are read as UTF-8. A
+ * body declared in another charset would reach the customer with its accented letters as U+FFFD,
+ * so it is refused. ASCII is UTF-8's first 128 characters.
+ */
+const UTF8_CHARSETS = new Set(['utf-8', 'utf8', 'us-ascii']);
+
+/** The `charset` parameter's value, lower case and unquoted, if there is one. */
+const charsetOf = (parameters: string[]): string | undefined => {
+  const value = parameters.find((parameter) => /^charset\s*=/i.test(parameter))?.replace(/^charset\s*=\s*/i, '');
+  return value === undefined ? undefined : value.replace(/^"(.*)"$/, '$1').trim().toLowerCase();
+};
+
+/**
+ * Rejects a missing body, or a Content-Type the route does not accept or in another charset, before any parser runs; an
  * accepted one is rewritten in one spelling (`application/json; charset=utf-8`), since the parsers
  * after it match it as written: Middy's JSON parser skipped `application/json ; charset=utf-8`,
  * which RFC 9110 allows, and the route then read the body as a string.
@@ -25,6 +38,8 @@ export function contentTypeGuard(accepted: readonly BodyEncoding[]): middy.Middl
       }
       if (body === null || body === undefined || body === '') throw new ValidationError('A request body is required');
       const parameters = contentType.split(';').slice(1).map((parameter) => parameter.trim()).filter(Boolean);
+      const charset = charsetOf(parameters);
+      if (charset && !UTF8_CHARSETS.has(charset)) throw new ValidationError(`Content-Type charset must be utf-8; got ${charset}`);
       request.event.headers = { ...headers, 'content-type': [mediaType, ...parameters].join('; ') };
     },
   };

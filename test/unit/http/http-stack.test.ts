@@ -118,6 +118,21 @@ describe('the shared HTTP middleware stack', () => {
     expect(body.message).toBe('Content-Type must be application/json, application/x-www-form-urlencoded, multipart/form-data; got text/xml');
   });
 
+  // JSON is UTF-8 (RFC 8259), and so are the forms' escapes: a body in another charset would reach
+  // the customer with its accented letters as U+FFFD.
+  it.each(['application/json; charset=iso-8859-1', 'application/json;charset="windows-1252"', 'application/x-www-form-urlencoded; charset=latin1'])(
+    'refuses the Content-Type %s with 422 naming the charset',
+    async (contentType) => {
+      const { status, body } = await invoke({ body: '{"name":"Ren\u00e9e"}', headers: { 'Content-Type': contentType } });
+      expect([status, body.error, body.message]).toEqual([422, 'validation_failed', expect.stringMatching(/^Content-Type charset must be utf-8; got (iso-8859-1|windows-1252|latin1)$/)]);
+    },
+  );
+
+  it.each(['application/json; charset=utf-8', 'application/json; charset="UTF-8"', 'application/json; charset=us-ascii'])('accepts the Content-Type %s', async (contentType) => {
+    const { status, body } = await invoke({ body: '{"name":"Budi"}', headers: { 'Content-Type': contentType } });
+    expect([status, body.body]).toEqual([200, { name: 'Budi' }]);
+  });
+
   it('answers a missing body with 422', async () => {
     const { status, body } = await invoke({ headers: { 'Content-Type': 'application/json' } });
     expect([status, body.message]).toEqual([422, 'A request body is required']);
