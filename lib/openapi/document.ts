@@ -293,7 +293,7 @@ function successOf(route: RouteDefinition, schema: JsonObject, doc: OperationDoc
  */
 function errorResponsesOf(route: RouteDefinition, schemas: RequestSchemas, doc: OperationDoc, shared: Record<string, JsonObject>): JsonObject {
   const responses: JsonObject = {};
-  for (const [status, codes] of errorsOf(route, schemas, doc.errors ?? [])) {
+  for (const [status, codes] of errorsOf(route, doc.errors ?? [])) {
     const name = `${codes.map((code) => pascal(code.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase()))).join('Or')}${status}`;
     responses[String(status)] = { $ref: `#/components/responses/${name}` };
     if (shared[name]) continue;

@@ -1,4 +1,3 @@
-import type { RequestSchemas } from '../../lambdas/http/http-handler';
 import type { RouteDefinition } from '../../lambdas/routes';
 import { WEBHOOK_ENDPOINTS_PER_WORKSPACE } from '../../lambdas/domain/webhooks/webhook-endpoint';
 import { errorCodes, type ErrorCode } from '../../lambdas/shared/errors';
@@ -41,14 +40,15 @@ export const retryAfterCodes: ReadonlySet<ErrorCode> = new Set(['rate_limited', 
  * (authentication, input validation, body limits, the table or queue being briefly away, the
  * gateway's own), and those its handler raises (`own`).
  */
-export function errorsOf(route: RouteDefinition, schemas: RequestSchemas, own: readonly ErrorCode[]): Map<number, ErrorCode[]> {
+export function errorsOf(route: RouteDefinition, own: readonly ErrorCode[]): Map<number, ErrorCode[]> {
   const pairs: { status: number; code: ErrorCode }[] = [];
   const add = (code: ErrorCode, status: number = errorCodes[code]) => pairs.push({ status, code });
   if (route.scope) {
     add('unauthorized');
     add('forbidden');
   }
-  if (schemas.path || schemas.query || schemas.headers || route.body) add('validation_failed');
+  // Every route: one that reads no body refuses a body with fields (decision 176).
+  add('validation_failed');
   if (route.body) add('payload_too_large');
   for (const code of own) add(code);
   add('internal_error');

@@ -93,7 +93,9 @@ describe('docs/openapi.json', () => {
       for (const code of codes) expect([name, code, errorCodes[code] === status || status === 502 || status === 504]).toEqual([name, code, true]);
     }
     expect(Object.keys(committed.paths['/v1/messages']!.post!.responses)).toEqual(['202', '401', '403', '409', '413', '422', '429', '500', '502', '503', '504']);
-    expect(Object.keys(committed.paths['/health']!.get!.responses)).toEqual(['200', '429', '500', '502', '504']);
+    // A route that reads no body answers a body with fields 422 (decision 176): documented on every operation.
+    expect(Object.keys(committed.paths['/health']!.get!.responses)).toEqual(['200', '422', '429', '500', '502', '504']);
+    expect(Object.keys(committed.paths['/v1/message-templates']!.get!.responses)).toContain('422');
   });
 });
 
