@@ -17,4 +17,16 @@ describe('local router', () => {
     expect(match('GET', '/v1/message-templates/x/preview')).toBeUndefined();
     expect(match('GET', '/v1/messages/a/b')).toBeUndefined();
   });
+
+  // API Gateway finds the resource first, then its method: `GET /v1/messages/delivery-status` is the
+  // delivery-status resource without a GET (404), not a dispatch id that is not a UUID (422).
+  it('answers a literal resource without the method as not found, not as the parameter resource beside it', () => {
+    const routes = createRouter([
+      { method: 'GET', path: '/v1/messages/{dispatchId}' },
+      { method: 'POST', path: '/v1/messages/delivery-status' },
+    ] as const);
+    expect(routes('GET', '/v1/messages/delivery-status')).toBeUndefined();
+    expect(routes('POST', '/v1/messages/delivery-status')?.route.path).toBe('/v1/messages/delivery-status');
+    expect(routes('GET', '/v1/messages/abc')?.pathParameters).toEqual({ dispatchId: 'abc' });
+  });
 });
