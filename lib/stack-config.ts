@@ -10,7 +10,7 @@ import { issueLine } from '../lambdas/shared/zod-issues';
  * Parsed once with zod so a typo fails the synth with a clear message instead of deploying.
  */
 /** `-c key=true` arrives as a string, cdk.json's as a boolean. */
-const booleanFlag = z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]);
+const booleanFlag = z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')], { error: 'true or false' });
 
 /**
  * Tags the stack puts on every taggable resource, under the `tags` setting's: `service` (which
@@ -83,7 +83,10 @@ const schema = z.object({
     .string()
     .regex(/^[\w/+=.@-]{1,512}$/, 'a Secrets Manager secret name (letters, digits and /_+=.@-), not its ARN: the functions are granted the name'),
   /** WhatsApp Graph API base URL, with its version. */
-  graphApiBaseUrl: z.url().refine((url) => !url.endsWith('/'), 'the Graph API URL with its version and no trailing "/" (https://graph.facebook.com/v26.0)'),
+  // The functions send the WhatsApp access token there, as a Bearer header: never in clear text.
+  graphApiBaseUrl: z
+    .url({ protocol: /^https$/, error: 'an https URL: the functions send the WhatsApp access token there' })
+    .refine((url) => !url.endsWith('/'), 'the Graph API URL with its version and no trailing "/" (https://graph.facebook.com/v26.0)'),
   /** Subscribed by email to the alarm topic when given (the address confirms it once). */
   alarmEmail: z.email().optional(),
   /**
@@ -245,18 +248,33 @@ export function readStackConfig(node: Node): StackConfig {
   return parsed.data;
 }
 
+/** Context keys of CDK's CLI without a `@`, `:` or `/` in them (`cdk acknowledge`, `cdk cli-telemetry`). */
+const CLI_CONTEXT_KEYS = new Set(['acknowledged-issue-numbers', 'cli-telemetry']);
+
 /**
- * Context keys that are a setting of this stack mistyped, each with the one probably meant: `-c
- * stge=prod` would otherwise be ignored and the dev stage deployed. Other keys pass: CDK keeps its
- * own in the context too (`@aws-cdk/…` flags, `acknowledged-issue-numbers`, `cli-telemetry`).
+ * Context keys that are not a setting of this stack, each with the one probably meant: `-c
+ * stge=prod` would otherwise deploy the dev stage, and `-c webAcl=…` a stack without its WAF. CDK
+ * keeps its own keys in the context too, all with a `@`, `:` or `/` in them (`@aws-cdk/…` flags,
+ * `aws:cdk:…`, `availability-zones:…` lookups), but for the CLI's few above.
  */
 function unknownContextKeys(node: Node): string[] {
   const known = new Set<string>(contextKeys);
   return Object.keys(node.getAllContext() as Record<string, unknown>).flatMap((key) => {
-    if (known.has(key) || /[@:/]/.test(key)) return [];
-    const meant = contextKeys.find((candidate) => candidate.toLowerCase() === key.toLowerCase()) ?? contextKeys.find((candidate) => editDistance(candidate.toLowerCase(), key.toLowerCase()) <= 2);
-    return meant ? [`${key}: not a setting of this stack (did you mean ${meant}?)`] : [];
+    if (known.has(key) || CLI_CONTEXT_KEYS.has(key) || /[@:/]/.test(key)) return [];
+    const meant = settingMeant(key);
+    return [`${key}: not a setting of this stack (${meant ? `did you mean ${meant}?` : 'README.md lists the settings'})`];
   });
+}
+
+/** The setting a name is probably a slip for: the same but for case, a shortening of it (`webAcl`), or two edits away. */
+function settingMeant(key: string): string | undefined {
+  const typed = key.toLowerCase();
+  const settings = contextKeys.map((setting) => ({ setting, name: setting.toLowerCase() }));
+  return (
+    settings.find(({ name }) => name === typed) ??
+    settings.find(({ name }) => typed.length >= 4 && name.includes(typed)) ??
+    settings.find(({ name }) => editDistance(name, typed) <= 2)
+  )?.setting;
 }
 
 /** Levenshtein distance: how many one-character edits make `a` into `b`. */

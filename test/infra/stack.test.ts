@@ -1,4 +1,7 @@
+import { App } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
+import cdkJson from '../../cdk.json';
+import { readStackConfig } from '../../lib/stack-config';
 import { routeEntries, routes } from '../../lambdas/routes';
 import { tableDefinition } from '../../lambdas/shared/table';
 import { dispatchQueueSettings } from '../../lambdas/shared/dispatch-queue-settings';
@@ -321,5 +324,21 @@ describe('stack configuration', () => {
     );
     // CDK's own keys pass, those of the CLI too (`cdk acknowledge`, `cdk cli-telemetry`).
     expect(() => synthStack({ 'aws:cdk:enable-path-metadata': true, 'acknowledged-issue-numbers': [32775], 'cli-telemetry': false })).not.toThrow();
+  });
+
+  // A shortened name is as easy a slip, and each of these dropped would deploy without a WAF, the
+  // customer's key, the retention asked for or the alarms' e-mail.
+  const settingsOf = (context: Record<string, unknown>) => readStackConfig(new App({ context: { ...cdkJson.context, ...context } }).node);
+  it.each([
+    ['webAcl', 'webAclArn'],
+    ['kmsKey', 'kmsKeyArn'],
+    ['logRetention', 'logRetentionDays'],
+    ['email', 'alarmEmail'],
+  ])('rejects the shortened %s, naming %s', (key, meant) => {
+    expect(() => settingsOf({ [key]: 'x' })).toThrow(`Invalid CDK context: ${key}: not a setting of this stack (did you mean ${meant}?)`);
+  });
+
+  it('rejects a name like no setting, pointing to the list', () => {
+    expect(() => settingsOf({ wafArn: 'x' })).toThrow('Invalid CDK context: wafArn: not a setting of this stack (README.md lists the settings)');
   });
 });
