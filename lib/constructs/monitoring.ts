@@ -23,6 +23,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
 import { FAILURE_CODE_DIMENSION, METRICS_SERVICE, metricNames, senderRefusalCodes, SKIP_REASON_DIMENSION } from '../../lambdas/shared/metric-names';
 import { tableDefinition } from '../../lambdas/shared/table';
+import { webhookQueueSettings } from '../../lambdas/shared/webhook-queue-settings';
 import type { WebhookMetrics } from './messaging-api';
 
 /**
@@ -96,6 +97,11 @@ export const thresholds = {
   sendersRefused: 0,
   /** A message in the webhook DLQ is an event we failed to deliver for reasons of our own: always worth a look. */
   webhookDeadLetterMessages: 0,
+  /**
+   * Five-minute periods in a row with webhook event messages waiting and none received. A consumer
+   * that reads receives some in every period (a batch of ten in seconds), so three is not a slow one.
+   */
+  webhookQueueStalledPeriods: 3,
   /** A stream batch the publisher gave up on holds delivery events and webhook events never written: always worth a look. */
   streamBatchesFailed: 0,
   /**
@@ -347,6 +353,25 @@ export class Monitoring extends Construct {
       { evaluate: 3, breaching: 2 },
     );
     queueHolds('WebhookDeadLetterQueueNotEmpty', 'webhook-dlq-not-empty', 'Webhook event deliveries failed five receives on our side (table or queue unreachable).', props.webhooks.deadLetterQueue, thresholds.webhookDeadLetterMessages);
+    // A consumer that no longer polls (its event source mapping disabled, or denied the queue or its
+    // key) fails nothing, so nothing reaches the DLQ: its messages wait, then expire. Retries wait
+    // as delayed messages, which are not visible, so visible messages with none received is the tell.
+    alarm(
+      'WebhookQueueStalled',
+      'webhook-queue-stalled',
+      `Webhook event messages waited on the webhook-events queue for ${thresholds.webhookQueueStalledPeriods * 5} minutes and none was received: the consumer is not reading it, and its events expire after ${webhookQueueSettings.retentionDays} days.`,
+      new MathExpression({
+        label: 'Webhook event messages waiting while none is received',
+        expression: 'IF(FILL(received, 0) == 0, FILL(visible, 0), 0)',
+        usingMetrics: {
+          visible: props.webhooks.queue.metricApproximateNumberOfMessagesVisible({ statistic: Stats.MAXIMUM, period: fiveMinutes }),
+          received: props.webhooks.queue.metricNumberOfMessagesReceived({ statistic: Stats.SUM, period: fiveMinutes }),
+        },
+        period: fiveMinutes,
+      }),
+      0,
+      { evaluate: thresholds.webhookQueueStalledPeriods, breaching: thresholds.webhookQueueStalledPeriods },
+    );
     queueHolds('StreamBatchesFailed', 'stream-batches-failed', 'The table’s stream publisher gave up on a batch of records (11 tries or a day): their delivery events and webhook events were not written.', props.webhooks.streamFailures, thresholds.streamBatchesFailed);
     const streamConsumerAge = props.webhooks.publishFunction.metric('IteratorAge', { statistic: Stats.MAXIMUM, period: fiveMinutes });
     alarm(

@@ -23,7 +23,7 @@ describe('business metrics', () => {
 });
 
 describe('alarms', () => {
-  it('are exactly the seventeen the runbook explains, each notifying the alarm topic when it fires and when it clears', () => {
+  it('are exactly the eighteen the runbook explains, each notifying the alarm topic when it fires and when it clears', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((alarm) => alarm.Properties);
     expect(alarms.map((alarm) => alarm.AlarmName).sort()).toEqual(
       [
@@ -41,6 +41,7 @@ describe('alarms', () => {
         'webhook-endpoint-disabled',
         'webhook-endpoints-failing',
         'webhook-items-skipped',
+        'webhook-queue-stalled',
         'whatsapp-account-restricted',
         'whatsapp-sender-refused',
         'whatsapp-token-refused',
@@ -81,6 +82,17 @@ describe('alarms', () => {
     expect(byId.age!.MetricStat).toMatchObject({ Metric: { Namespace: 'AWS/SQS', MetricName: 'ApproximateAgeOfOldestMessage', Dimensions: queueDimension }, Stat: 'Maximum' });
     expect(byId.quietAge!.MetricStat).toMatchObject({ Metric: { Namespace: 'AWS/SQS', MetricName: 'ApproximateAgeOfOldestMessageInQuietGroups', Dimensions: queueDimension }, Stat: 'Maximum' });
     expect(byId.sent!.MetricStat).toMatchObject({ Metric: { MetricName: 'MessagesSent', Dimensions: [{ Name: 'service', Value: 'messaging-api' }] }, Stat: 'Sum' });
+  });
+
+  // A consumer that stops polling fails nothing, so no message reaches the webhook DLQ: they wait, then expire.
+  it('fire when webhook event messages wait on their queue for fifteen minutes and none is received', () => {
+    const alarm = alarmNamed('webhook-queue-stalled');
+    expect(alarm).toMatchObject({ Threshold: 0, EvaluationPeriods: 3, DatapointsToAlarm: 3 });
+    expect(alarm.Metrics!.find((metric) => metric.ReturnData !== false)!.Expression).toBe('IF(FILL(received, 0) == 0, FILL(visible, 0), 0)');
+    const byId = Object.fromEntries(alarm.Metrics!.map((metric) => [metric.Id, metric]));
+    const queue = { Name: 'QueueName', Value: { 'Fn::GetAtt': [expect.stringMatching(/^WebhooksEvents/), 'QueueName'] } };
+    expect(byId.visible!.MetricStat).toMatchObject({ Metric: { Namespace: 'AWS/SQS', MetricName: 'ApproximateNumberOfMessagesVisible', Dimensions: [queue] }, Stat: 'Maximum', Period: 300 });
+    expect(byId.received!.MetricStat).toMatchObject({ Metric: { Namespace: 'AWS/SQS', MetricName: 'NumberOfMessagesReceived', Dimensions: [queue] }, Stat: 'Sum', Period: 300 });
   });
 
   it('fire on a 5xx rate over 5% of the stage’s requests, once there are enough requests to tell', () => {
