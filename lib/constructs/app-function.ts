@@ -34,6 +34,18 @@ export interface AppFunctionProps {
 }
 
 /**
+ * What the functions do with the table, and no more. CDK's `grantReadData` adds `Scan` (no function
+ * scans: every read is by key or a query, so a function's role cannot read the whole table, every
+ * workspace's data, in a few calls), `DescribeTable` and the stream's actions on the table.
+ * A transaction needs each of its items' actions (`ConditionCheckItem` for its checks).
+ */
+const TABLE_READS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+const TABLE_WRITES = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem'];
+/** The table key's actions DynamoDB needs of a reader and a writer (as CDK's grants give them). */
+const KEY_READS = ['kms:Decrypt', 'kms:DescribeKey'];
+const KEY_WRITES = ['kms:Encrypt', 'kms:ReEncrypt*', 'kms:GenerateDataKey*'];
+
+/**
  * A NodejsFunction with the project's defaults: the project's Node (../node-runtime.ts) on arm64, no X-Ray (docs/decisions.md 59), JSON logs in a
  * log group with retention, and the project's bundle (./bundling.ts). Access is granted only through
  * the helpers below, which set the environment variable and the IAM grant together.
@@ -76,13 +88,15 @@ export class AppFunction extends NodejsFunction {
   }
 
   readsTable(table: ITableV2): this {
-    table.grantReadData(this);
+    table.grant(this, ...TABLE_READS);
+    table.encryptionKey?.grant(this, ...KEY_READS);
     this.addEnvironment('TABLE_NAME', table.tableName);
     return this.acknowledgeIndexGrant(table);
   }
 
   writesTable(table: ITableV2): this {
-    table.grantReadWriteData(this);
+    table.grant(this, ...TABLE_READS, ...TABLE_WRITES);
+    table.encryptionKey?.grant(this, ...KEY_READS, ...KEY_WRITES);
     this.addEnvironment('TABLE_NAME', table.tableName);
     if (table.encryptionKey) this.acknowledgeKeyGrant();
     return this.acknowledgeIndexGrant(table);

@@ -144,6 +144,14 @@ describe('functions', () => {
     expect(actions.filter((action) => /^(dynamodb:(Put|Update|Delete|BatchWrite)|sqs:)/.test(action))).toEqual([]);
   });
 
+  // Every read is by key or a query: a role that could Scan would read every workspace's data in a few calls.
+  it('grants no function a Scan of the table, nor a stream action on the table itself', () => {
+    const policies = Object.values(template.findResources('AWS::IAM::Policy'));
+    const actions = policies.flatMap((policy) => (policy.Properties.PolicyDocument.Statement as { Action: string | string[] }[]).flatMap((statement) => [statement.Action].flat()));
+    expect(actions).toContain('dynamodb:Query');
+    expect(actions.filter((action) => /^dynamodb:(Scan|DescribeTable|\*)$/.test(action))).toEqual([]);
+  });
+
   it('lets only the send route write the table and send to the dispatch queue', () => {
     const send = functionFor('sendMessage');
     expect(send.properties.Environment?.Variables).toEqual(expect.objectContaining({ TABLE_NAME: expect.anything(), QUEUE_URL: expect.anything() }));
