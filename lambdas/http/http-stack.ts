@@ -111,7 +111,8 @@ export function httpStack<S extends RequestSchemas>(
     const request: HttpRequest<S> = {
       path: (schemas.path ? parseWith(schemas.path, event.pathParameters ?? {}, 'path') : undefined) as Parsed<S, 'path'>,
       query: (schemas.query ? parseWith(schemas.query, queryOf(event), 'query') : undefined) as Parsed<S, 'query'>,
-      body: (schemas.body ? parseWith(schemas.body, event.body, 'body') : undefined) as Parsed<S, 'body'>,
+      // A signed body is the provider's, proven by its signature: what it says is read, not refused.
+      body: (schemas.body ? parseWith(schemas.body, event.body, 'body', route.signed ? 'replace' : 'refuse') : undefined) as Parsed<S, 'body'>,
       headers: (schemas.headers ? headersOf(schemas.headers, event) : undefined) as Parsed<S, 'headers'>,
       requestId,
       baseUrl: baseUrlOf(event),

@@ -34,11 +34,27 @@ function illFormedStringAt(value: unknown, path: string[] = [], depth = 0): stri
   return undefined;
 }
 
-export function parseWith<S extends z.ZodMiniType>(schema: S, value: unknown, where: string): z.infer<S> {
+/** The value with every string (and name) that holds a lone surrogate holding U+FFFD in its place, as deep as `illFormedStringAt` looks. */
+function wellFormed(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return withoutLoneSurrogates(value);
+  if (typeof value !== 'object' || value === null || depth > 32) return value;
+  if (Array.isArray(value)) return value.map((inner) => wellFormed(inner, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [withoutLoneSurrogates(key), wellFormed(inner, depth + 1)]));
+}
+
+/**
+ * The value as the schema reads it. A string that is not Unicode text (a lone surrogate) is
+ * refused, naming where; or, with `loneSurrogates: 'replace'`, read with U+FFFD in its place: a
+ * provider's signed body, where one customer's half emoji must not refuse the batch it came in
+ * with (decision 51), and Meta would send the same bytes again for days.
+ */
+export function parseWith<S extends z.ZodMiniType>(schema: S, value: unknown, where: string, loneSurrogates: 'refuse' | 'replace' = 'refuse'): z.infer<S> {
   const illFormed = illFormedStringAt(value);
   // The path is named with U+FFFD in place of any lone surrogate, so the error body is valid text itself.
-  if (illFormed) throw new ValidationError(`${[where, ...illFormed.map((name) => withoutLoneSurrogates(shortened(name, MAX_NAME_LENGTH)))].join('.')}: is not valid Unicode text (a lone UTF-16 surrogate)`);
-  const result = schema.safeParse(value);
+  if (illFormed && loneSurrogates === 'refuse') {
+    throw new ValidationError(`${[where, ...illFormed.map((name) => withoutLoneSurrogates(shortened(name, MAX_NAME_LENGTH)))].join('.')}: is not valid Unicode text (a lone UTF-16 surrogate)`);
+  }
+  const result = schema.safeParse(illFormed ? wellFormed(value) : value);
   if (!result.success) throw new ValidationError(describeIssues(where, result.error));
   return result.data;
 }

@@ -296,7 +296,10 @@ export interface ProviderInbound {
 export function readMessage(raw: unknown): Read<ProviderInbound> {
   const base = messageBase.safeParse(raw);
   if (!base.success) return skip('malformed_message', base.error);
-  const { id, timestamp, type, from, from_user_id, group_id } = base.data;
+  const { id, timestamp, from, from_user_id, group_id } = base.data;
+  // Earlier Cloud API versions, and Meta's Node SDK (`WebhookTypesEnum.Unknown`), name a message
+  // WhatsApp could not pass on `unknown`; today's reference names it `unsupported`.
+  const type = base.data.type === 'unknown' ? 'unsupported' : base.data.type;
   // Not the participant's one-to-one conversation, and conversations here are one-to-one: filed
   // there, it would read as a private message, and an integration might answer it privately.
   if (group_id !== undefined) return skip('group_message', `group "${group_id}"`);
