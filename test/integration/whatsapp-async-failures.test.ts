@@ -236,7 +236,27 @@ describe('asynchronous WhatsApp failures', () => {
 
   // DESIGN.md: `duplicate_send` when "the same template already went to the same number that WIB day";
   // docs/api.md#dedupe: "A rejected send ... does not count"; docs/api.md#send-check: a failed dispatch is not a send.
-  it('dedupe wib-day: after WhatsApp reports the template failed, send-check says not sent and a new send of it is accepted', async () => {
+  const failItLate = async (ws: { number: string }, dispatchId: string, workspaceId: string) => {
+    const wamid = `wamid.dedupe.${ws.number}`;
+    const provider = { send: () => Promise.resolve({ providerMessageId: wamid }), settle: () => Promise.resolve() };
+    await deliverDispatch({ dispatchId, workspaceId, receiveCount: 1, maxReceives: 5 }, { providerFor: () => provider, store: env.table });
+    await runStreamConsumer(env.table);
+    await post(statusPost(ws.number, [failed(wamid, dispatchId, [metaError(131026, 'Message undeliverable', 'Message Undeliverable.')])]));
+    return '131026';
+  };
+  // No verdict of WhatsApp's, so no REJECTED event: the fifth "later" fails the dispatch all the same.
+  const failItAfterRetries = async (_ws: { number: string }, dispatchId: string, workspaceId: string) => {
+    const later = { send: () => Promise.reject(new ProviderError('transient', '131000', 'Something went wrong')), settle: () => Promise.resolve() };
+    for (const receiveCount of [1, 2, 3, 4, 5]) await deliverDispatch({ dispatchId, workspaceId, receiveCount, maxReceives: 5 }, { providerFor: () => later, store: env.table });
+    return 'retries_exhausted:131000';
+  };
+
+  // DESIGN.md: `duplicate_send` when "the same template already went to the same number that WIB day";
+  // docs/api.md#dedupe: "A rejected send ... does not count"; docs/api.md#send-check: a failed dispatch is not a send.
+  it.each([
+    ['WhatsApp reports the template failed', failItLate],
+    ['WhatsApp answered "later" on every try', failItAfterRetries],
+  ])('dedupe wib-day: after %s, send-check says not sent and a new send of it is accepted', async (_case, failIt) => {
     const id = randomUUID().slice(0, 8);
     const ws = { id: `ws-rc-d-${id}`, number: `rc-d-${id}`, key: generateApiKey() };
     await saveWorkspace({ id: ws.id, name: ws.id, rupiahPerCredit: 150, settings: { whatsappPhoneNumberId: ws.number, dedupe: 'wib-day' } }, new Date(), env.table);
@@ -249,12 +269,9 @@ describe('asynchronous WhatsApp failures', () => {
     const first = parseResult(await invokeRoute('sendMessage', sendHandler, { apiKey: ws.key, body: sendBody }));
     expect(first.status).toBe(202);
     const dispatchId = first.body.dispatchId as string;
-    const wamid = `wamid.dedupe.${ws.number}`;
-    const provider = { send: () => Promise.resolve({ providerMessageId: wamid }), settle: () => Promise.resolve() };
-    await deliverDispatch({ dispatchId, workspaceId: ws.id, receiveCount: 1, maxReceives: 5 }, { providerFor: () => provider, store: env.table });
+    const failureCode = await failIt(ws, dispatchId, ws.id);
     await runStreamConsumer(env.table);
-    await post(statusPost(ws.number, [failed(wamid, dispatchId, [metaError(131026, 'Message undeliverable', 'Message Undeliverable.')])]));
-    expect((await getMessage(ws.key, dispatchId)).body).toMatchObject({ status: 'failed', failureCode: '131026' });
+    expect((await getMessage(ws.key, dispatchId)).body).toMatchObject({ status: 'failed', failureCode });
 
     const check = parseResult(await invokeRoute('sendCheck', checkHandler, { apiKey: ws.key, query: { phone: '081234560001', templateId: TEMPLATE_ID } }));
     expect(check.body).toEqual({ sent: false, dispatchId: null, submittedAt: null });
@@ -266,7 +283,6 @@ describe('asynchronous WhatsApp failures', () => {
     const third = parseResult(await invokeRoute('sendMessage', sendHandler, { apiKey: ws.key, body: sendBody }));
     expect([third.status, third.body.error]).toEqual([409, 'duplicate_send']);
   });
-
 
   it('a failed status for another workspace’s answer-lost (unknown) dispatch, on our number, never touches it', async () => {
     const { own, other } = await setup();

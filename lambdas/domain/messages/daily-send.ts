@@ -32,14 +32,23 @@ const failedChangeSchema = z.object({
 });
 
 /**
- * The release of the day's send a dispatch took, for the change that failed it (its REJECTED event):
- * the template did not go, so the day's send is free again (docs/api.md#dedupe), as send-check
- * already says. Only the marker this dispatch holds: a later send's is not taken back. None for any
- * other change.
+ * Whether the change failed the dispatch: WhatsApp refused it (the change's REJECTED event), or
+ * answered "later" on every try (`retries_exhausted:<code>`, no verdict of WhatsApp's, so no event).
+ * A later change of a failed dispatch may say so again: its release is refused, or finds nothing.
+ */
+function failedByChange(newImage: Record<string, unknown>): boolean {
+  if (newImage.status !== 'failed') return false;
+  const made = newImage[DELIVERY_EVENTS_MADE];
+  return (Array.isArray(made) && made.includes('REJECTED')) || (typeof newImage.failureCode === 'string' && newImage.failureCode.startsWith('retries_exhausted:'));
+}
+
+/**
+ * The release of the day's send a dispatch took, for the change that failed it: the template did
+ * not go, so the day's send is free again (docs/api.md#dedupe), as send-check already says. Only
+ * the marker this dispatch holds: a later send's is not taken back. None for any other change.
  */
 export function dailySendReleaseOfFailure(newImage: Record<string, unknown>): Write | undefined {
-  const made = newImage[DELIVERY_EVENTS_MADE];
-  if (newImage.status !== 'failed' || !Array.isArray(made) || !made.includes('REJECTED')) return undefined;
+  if (!failedByChange(newImage)) return undefined;
   const change = parseItem(failedChangeSchema, newImage, 'dispatch');
   return {
     Delete: {
