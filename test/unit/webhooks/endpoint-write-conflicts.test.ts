@@ -3,7 +3,7 @@ import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-s
 import { mockClient } from 'aws-sdk-client-mock';
 import { handler as createEndpoint } from '../../../lambdas/handlers/create-webhook-endpoint';
 import { handler as deleteEndpoint } from '../../../lambdas/handlers/delete-webhook-endpoint';
-import { CONFLICT_RETRIES, transactWriteThroughConflicts } from '../../../lambdas/shared/writes';
+import { CONFLICT_RETRIES, CONFLICT_WAIT_MS, transactWriteThroughConflicts } from '../../../lambdas/shared/writes';
 import type { Store } from '../../../lambdas/shared/store';
 import { apiKeyItem, invokeRoute, parseResult, resetContainerCaches } from '../../../lib/testing';
 
@@ -42,17 +42,28 @@ describe('webhook endpoint writes meeting a concurrent write of the same workspa
 });
 
 describe('transactWriteThroughConflicts', () => {
-  afterEach(() => jest.useRealTimers());
+  afterEach(() => {
+    jest.useRealTimers();
+    jest.restoreAllMocks();
+  });
 
-  it('gives up with a 503 to retry once the conflicts outlast its retries, having written nothing', async () => {
+  // The pauses are random (full jitter): each bound is held with the pauses pinned at one end.
+  it.each([
+    ['its retries, with the shortest pauses', 0, CONFLICT_RETRIES + 1],
+    ['its time, with the longest pauses (8 s of them within 13 retries)', 0.999_999, 14],
+  ])('gives up with a 503 to retry once the conflicts outlast %s, having written nothing', async (_case, random, tries) => {
     jest.useFakeTimers();
+    jest.spyOn(Math, 'random').mockReturnValue(random);
     let calls = 0;
     const store = { tableName: 't', db: { send: () => ((calls += 1), Promise.reject(conflict())) } } as unknown as Store;
+    const started = Date.now();
     const write = transactWriteThroughConflicts(store, { a: { Put: { Item: { pk: 'A', sk: 'A' } } }, b: { Put: { Item: { pk: 'B', sk: 'B' } } } });
     const outcome = write.then(() => undefined, (error: unknown) => error);
     await jest.runAllTimersAsync();
     expect(await outcome).toMatchObject({ code: 'service_unavailable', status: 503, headers: { 'Retry-After': '1' } });
-    expect(calls).toBe(CONFLICT_RETRIES + 1);
+    expect(calls).toBe(tries);
+    // A 10 s function still answers: the last pause starts before CONFLICT_WAIT_MS and lasts at most a second.
+    expect(Date.now() - started).toBeLessThan(CONFLICT_WAIT_MS + 1_000);
   });
 
   it('answers any other refusal as transactWrite does, at once', async () => {
