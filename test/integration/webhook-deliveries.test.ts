@@ -9,7 +9,7 @@ import { MISSED_EVENTS_KEPT_MS } from '../../lambdas/domain/webhooks/missed-even
 import { listEventDeliveries, resendEvent, resendEventsSince, sendTestEvent } from '../../lambdas/domain/webhooks/event-deliveries';
 import { eventDeliveryMessageSchema } from '../../lambdas/domain/webhooks/event-queue';
 import { attemptRecordUpdate } from '../../lambdas/domain/webhooks/webhook-delivery';
-import { createWebhookEndpoint, disableWebhookEndpoint, getWebhookEndpoint, updateWebhookEndpoint } from '../../lambdas/domain/webhooks/webhook-endpoint-repository';
+import { createWebhookEndpoint, disableWebhookEndpoint, endpointReadsOfBatch, getWebhookEndpoint, updateWebhookEndpoint, type EndpointReader } from '../../lambdas/domain/webhooks/webhook-endpoint-repository';
 import type { WebhookEventType } from '../../lambdas/domain/webhooks/event-types';
 import { newEventId } from '../../lambdas/domain/webhooks/webhook-event';
 import type { AppError } from '../../lambdas/shared/errors';
@@ -267,10 +267,15 @@ describe('when an endpoint counts as failing (3 days of events given up, no 2xx 
     return { ws, endpoint: await createWebhookEndpoint({ workspaceId: ws, url, events: null, description: null }, createdAt, env.table) };
   };
   /** The last attempt at an event that first failed at `firstFailure`, made at `now`. */
-  const attempt = (ws: string, endpointId: string, now: number, options: { attempt: number; firstFailure?: number; rules?: { resolve: () => Promise<{ address: string; family: 4 }[]>; allowLocal: boolean } }) =>
+  const attempt = (
+    ws: string,
+    endpointId: string,
+    now: number,
+    options: { attempt: number; firstFailure?: number; rules?: { resolve: () => Promise<{ address: string; family: 4 }[]>; allowLocal: boolean }; endpoints?: EndpointReader },
+  ) =>
     deliverEvent(
       { workspaceId: ws, endpointId, eventId: newEventId(new Date(now)), type: 'message.received', payload: '{}', attempt: options.attempt, ...(options.firstFailure === undefined ? {} : { failingSince: new Date(options.firstFailure).toISOString() }) },
-      { store: env.table, queue: env.queues, now: () => new Date(now), urlRules: options.rules ?? unreachable, timeoutMs: 2_000 },
+      { store: env.table, queue: env.queues, now: () => new Date(now), urlRules: options.rules ?? unreachable, timeoutMs: 2_000, ...(options.endpoints ? { endpoints: options.endpoints } : {}) },
     );
   const statusOf = async (ws: string, endpointId: string) => (await getWebhookEndpoint(ws, endpointId, env.table))!.status;
   const HOUR = 60 * 60_000;
@@ -309,6 +314,21 @@ describe('when an endpoint counts as failing (3 days of events given up, no 2xx 
     expect(await statusOf(ws, endpoint.id)).toBe('enabled');
     expect(await attempt(ws, endpoint.id, t0 + 13.1 * DAY, { attempt: 11, firstFailure: t0 + 12 * DAY })).toBe('abandoned');
     expect(await statusOf(ws, endpoint.id)).toBe('disabled');
+  });
+
+  // A batch reads each endpoint once. One that read it before another container disabled it and the
+  // integration re-enabled it judged failures the re-enable forgave: its disable did not see the re-enable.
+  it('leaves an endpoint re-enabled since a delivery batch read it enabled, whatever that batch gives up', async () => {
+    const { ws, endpoint } = await newEndpoint();
+    await attempt(ws, endpoint.id, t0 + 1.1 * DAY, { attempt: 11, firstFailure: t0 });
+    const batchRead = endpointReadsOfBatch(env.table);
+    expect(await batchRead(ws, endpoint.id)).toMatchObject({ status: 'enabled' });
+    await attempt(ws, endpoint.id, t0 + 3.1 * DAY, { attempt: 11, firstFailure: t0 + 2 * DAY });
+    expect(await statusOf(ws, endpoint.id)).toBe('disabled');
+    await updateWebhookEndpoint(ws, endpoint.id, { status: 'enabled' }, new Date(t0 + 3.1 * DAY + 5_000), env.table);
+
+    expect(await attempt(ws, endpoint.id, t0 + 3.1 * DAY + 10_000, { attempt: 11, firstFailure: t0 + 2.5 * DAY, endpoints: batchRead })).toBe('abandoned');
+    expect(await getWebhookEndpoint(ws, endpoint.id, env.table)).toMatchObject({ status: 'enabled', disabledReason: null });
   });
 
   // Re-enabled, then quiet for two days: the first event given up counted from the re-enable, not from its own first failure.

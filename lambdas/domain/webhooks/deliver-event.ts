@@ -12,7 +12,7 @@ import { nextAttemptAt, queueDelaySeconds } from './retry-schedule';
 import { signedHeaders } from './signing';
 import { checkWebhookUrl, configuredUrlRules, type Resolver } from './url-rules';
 import { attemptRecordUpdate, recordMissedEvent, UNSUBSCRIBED, type DeliveryState } from './webhook-delivery';
-import { subscribesTo } from './webhook-endpoint';
+import { subscribesTo, type WebhookEndpoint } from './webhook-endpoint';
 import { disableWebhookEndpoint, enabledSince, endpointReadsOfBatch, type EndpointReader } from './webhook-endpoint-repository';
 import { TEST_EVENT_TYPE } from './webhook-event';
 
@@ -91,7 +91,7 @@ export async function deliverEvent(message: EventDeliveryMessage, deps: EventDel
   const failingSince = message.failingSince ?? now.toISOString();
   if (outcome.statusCode === 410) {
     await record('failed', null);
-    await disable(message, 'gone', now, store);
+    await disable(message, 'gone', now, store, endpoint);
     eventDeliveryMetrics.abandoned();
     return 'gone';
   }
@@ -105,7 +105,7 @@ export async function deliverEvent(message: EventDeliveryMessage, deps: EventDel
   await record('failed', null);
   eventDeliveryMetrics.abandoned();
   const since = await noteGivenUp(message.workspaceId, message.endpointId, new Date(failingSince), new Date(enabledSince(endpoint)), store);
-  if (now.getTime() - since.getTime() >= FAILING_DISABLE_AFTER_MS) await disable(message, 'failing', now, store);
+  if (now.getTime() - since.getTime() >= FAILING_DISABLE_AFTER_MS) await disable(message, 'failing', now, store, endpoint);
   return 'abandoned';
 }
 
@@ -120,8 +120,9 @@ async function attempt(url: string, secrets: Parameters<typeof signedHeaders>[0]
   return pinnedPost(verdict, headers, message.payload, Math.max(1, deadline - Date.now()));
 }
 
-async function disable(message: EventDeliveryMessage, reason: 'gone' | 'failing', now: Date, store: Store): Promise<void> {
-  await disableWebhookEndpoint(message.workspaceId, message.endpointId, reason, now, store);
+/** Disables the endpoint as this batch read it (one re-enabled since stays enabled), counted and logged when it did. */
+async function disable(message: EventDeliveryMessage, reason: 'gone' | 'failing', now: Date, store: Store, asRead: WebhookEndpoint): Promise<void> {
+  if (!(await disableWebhookEndpoint(message.workspaceId, message.endpointId, reason, now, store, asRead))) return;
   eventDeliveryMetrics.endpointDisabled();
   logger.warn('Webhook endpoint disabled', { workspaceId: message.workspaceId, endpointId: message.endpointId, reason });
 }

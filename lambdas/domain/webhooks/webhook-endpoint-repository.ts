@@ -134,19 +134,32 @@ export async function deleteWebhookEndpoint(workspaceId: string, endpointId: str
 
 /**
  * Stops deliveries to the endpoint, saying why; an endpoint disabled already keeps its first
- * reason, and a deleted one stays deleted.
+ * reason, and a deleted one stays deleted. Given the endpoint as the caller read it, only while it
+ * is still enabled since then: a delivery batch that read it before someone disabled and re-enabled
+ * it judged failures the re-enable forgave, and the re-enable stands. Whether it disabled it.
  */
-export async function disableWebhookEndpoint(workspaceId: string, endpointId: string, reason: DisabledReason, now: Date, store: Store = defaultStore()): Promise<void> {
+export async function disableWebhookEndpoint(
+  workspaceId: string,
+  endpointId: string,
+  reason: DisabledReason,
+  now: Date,
+  store: Store = defaultStore(),
+  asRead?: Pick<WebhookEndpoint, 'enabledAt'>,
+): Promise<boolean> {
+  const sameEnable = asRead && (asRead.enabledAt ? ' AND #enabledAt = :enabledAt' : ' AND attribute_not_exists(#enabledAt)');
   try {
     await writeOne(
       store,
       webhookEndpointUpdate(workspaceId, endpointId, { status: 'disabled', disabledReason: reason, disabledAt: now.toISOString() }, now.toISOString(), {
-        expression: '#status = :enabled',
-        values: { ':enabled': 'enabled' },
+        expression: `#status = :enabled${sameEnable ?? ''}`,
+        ...(sameEnable ? { names: { '#enabledAt': 'enabledAt' } } : {}),
+        values: { ':enabled': 'enabled', ...(asRead?.enabledAt ? { ':enabledAt': asRead.enabledAt } : {}) },
       }),
     );
+    return true;
   } catch (error) {
     if (!isConditionFailed(error)) throw error;
+    return false;
   }
 }
 
