@@ -31,4 +31,33 @@ describe('a send whose template renders its values past what one stored item hol
 
     await expect(sendTemplateMessage(sendCommand(ws, { variables: { name: 'x'.repeat(500), order: 'A-1' } }), { store: env.table, queue: env.queues })).resolves.toMatchObject({ status: 'queued' });
   });
+
+  // A carousel's card bodies are kept the same way, a value per placeholder (32 × `{{1}}` fits Meta's 160 characters).
+  it('counts what a carousel’s cards repeat: 422 naming the size, nothing written', async () => {
+    const ws = await sendingWorkspace(env.table);
+    const version = template.versions[0]!;
+    const cards = Array.from({ length: 10 }, (_, i) => `card_${i}`);
+    await saveTemplate(
+      ws,
+      {
+        ...template,
+        versions: [
+          {
+            ...version,
+            variableDefinitions: [...version.variableDefinitions, ...cards.map((name) => ({ name, type: 'text' as const, required: true }))],
+            components: { parameterFormat: 'POSITIONAL' as const, buttons: [], cards: cards.map((name) => ({ body: Array.from({ length: 32 }, () => name), buttons: [] })) },
+          },
+        ],
+      },
+      env.table,
+    );
+    const before = (await env.table.scanAll()).length;
+    const variables = { name: 'Budi', order: 'A-1', ...Object.fromEntries(cards.map((name) => [name, 'x'.repeat(4000)])) };
+    const refused = await sendTemplateMessage(sendCommand(ws, { variables }), { store: env.table, queue: env.queues }).then(
+      () => undefined,
+      (error: unknown) => error as AppError,
+    );
+    expect([refused?.status, refused?.code, refused?.message]).toEqual([422, 'validation_failed', expect.stringMatching(/renders these values to 12\d\d KB of UTF-8 .*; at most 120 KB/)]);
+    expect((await env.table.scanAll()).length).toBe(before);
+  });
 });

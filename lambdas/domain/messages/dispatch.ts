@@ -93,12 +93,24 @@ export interface Dispatch {
 export const conversationOfDispatch = (dispatch: Pick<Dispatch, 'workspaceId' | 'channel' | 'to'>): string => conversationIdFor(dispatch.workspaceId, dispatch.channel, dispatch.to);
 
 /**
- * The most UTF-8 a template's body may render to with a send's values. The values in their
- * placeholders' order go on the dispatch, and the rendered text into its conversation, each in one
- * DynamoDB item (400 KB): a body that repeats a placeholder repeats its value in both, so the
- * variables' own limit (120 KB) does not bound them.
+ * The most UTF-8 a template may render a send's values to. The values in their placeholders' order
+ * go on the dispatch (the body's, and a carousel's cards'), and the rendered text into its
+ * conversation, each in one DynamoDB item (400 KB): a body or card that repeats a placeholder
+ * repeats its value, so the variables' own limit (120 KB) does not bound them.
  */
 export const MAX_RENDERED_BYTES = 120_000;
+
+/** What a send's values make of a version: the body's text, and what WhatsApp takes beside the body's values. */
+export interface RenderedSend {
+  text: string;
+  parameters: TemplateParameters;
+}
+
+export const renderSend = (version: TemplateVersion, values: ReadonlyMap<string, string>): RenderedSend => ({ text: renderBody(version.body, values), parameters: templateParameters(version, values) });
+
+/** The UTF-8 the rendering takes: the text (the conversation's message; the body's values on the dispatch are as many) and the parameters beside it. */
+export const renderedBytes = ({ text, parameters }: RenderedSend): number =>
+  Buffer.byteLength(text, 'utf8') + (Object.keys(parameters).length ? Buffer.byteLength(JSON.stringify(parameters), 'utf8') : 0);
 
 /** A new dispatch, with what its send writes beside it: the conversation message's text, the conversation's contact name. */
 export interface DraftedDispatch extends Dispatch {
@@ -129,11 +141,10 @@ export function draftDispatch(
   version: TemplateVersion,
   workspace: Pick<Workspace, 'rupiahPerCredit'>,
   // The send renders it first, to check its size: given, it is not rendered again.
-  renderedText = renderBody(version.body, new Map(Object.entries(request.variables))),
+  { text: renderedText, parameters }: RenderedSend = renderSend(version, new Map(Object.entries(request.variables))),
 ): DraftedDispatch {
   const values = new Map(Object.entries(request.variables));
   const createdAt = request.now.toISOString();
-  const parameters = templateParameters(version, values);
   return {
     dispatchId: randomUUID(),
     workspaceId: request.workspaceId,

@@ -9,12 +9,12 @@ import { shortened, someNames } from '../../shared/unicode-text';
 import { toE164 } from '../phones/phone-number';
 import { isListable, isOnHold, type Template, type TemplateVersion } from '../templates/template';
 import { lookUpTemplate, sendableVersion, unsendableParts } from '../templates/template-lookup';
-import { checkVariables, renderBody } from '../templates/render';
+import { checkVariables } from '../templates/render';
 import { getMarketingOptOut } from '../workspaces/marketing-opt-out';
 import type { Workspace } from '../workspaces/workspace';
 import { lookUpWorkspace } from '../workspaces/workspace-lookup';
 import { dailySendKey } from './daily-send';
-import { draftDispatch, MAX_RENDERED_BYTES, type DispatchStatus } from './dispatch';
+import { draftDispatch, MAX_RENDERED_BYTES, renderedBytes, renderSend, type DispatchStatus, type RenderedSend } from './dispatch';
 import { enqueueDispatch } from './dispatch-queue';
 import { completeIdempotencyRecord, earlierAnswer, inFlightRecord, sendFingerprint } from './idempotency';
 import { returnSendAllowance, takeSendAllowance } from './send-rate';
@@ -73,7 +73,7 @@ export async function sendTemplateMessage(command: SendTemplateMessage, deps: Pa
   if (earlier) return { ...earlier, replayed: true };
 
   if (!to) throw new ValidationError(`to: "${shortened(command.to, 64)}" is not a valid phone number`);
-  const { template, version, renderedText } = await templateToSend(command, store);
+  const { template, version, rendered } = await templateToSend(command, store);
   if (template.category === 'MARKETING' && (await getMarketingOptOut(workspaceId, to, store))) {
     throw new ValidationError(`to: ${to} opted out of this workspace's marketing messages; template ${template.id} is MARKETING`, 'recipient_opted_out');
   }
@@ -86,7 +86,7 @@ export async function sendTemplateMessage(command: SendTemplateMessage, deps: Pa
   // allowance goes back, but for a table that does not answer, which would not take it either.
   let result: SendResult;
   try {
-    result = await commitAndQueue(command, { to, template, version, renderedText, workspace, idempotency }, { store, queue });
+    result = await commitAndQueue(command, { to, template, version, rendered, workspace, idempotency }, { store, queue });
   } catch (error) {
     if (!isDependencyUnavailable(error)) await returnSendAllowance(allowance, store);
     throw error;
@@ -102,14 +102,14 @@ async function commitAndQueue(
     to,
     template,
     version,
-    renderedText,
+    rendered,
     workspace,
     idempotency,
-  }: { to: string; template: Template; version: TemplateVersion; renderedText: string; workspace: Workspace; idempotency?: { key: string; fingerprint: string } },
+  }: { to: string; template: Template; version: TemplateVersion; rendered: RenderedSend; workspace: Workspace; idempotency?: { key: string; fingerprint: string } },
   { store, queue }: SendDependencies,
 ): Promise<SendResult> {
   const { workspaceId, now } = command;
-  const dispatch = draftDispatch({ ...command, to }, template, version, workspace, renderedText);
+  const dispatch = draftDispatch({ ...command, to }, template, version, workspace, rendered);
   const claims: SendClaims = {
     idempotency: idempotency && inFlightRecord(idempotency, dispatch),
     dailySend: workspace.settings.dedupe === 'wib-day' ? dailySendKey(workspaceId, now, to, template.id) : undefined,
@@ -145,7 +145,7 @@ async function commitAndQueue(
 }
 
 /** The template and version a send uses: approved in the workspace, READY, given exactly its variables. */
-async function templateToSend(command: SendTemplateMessage, store: Store): Promise<{ template: Template; version: TemplateVersion; renderedText: string }> {
+async function templateToSend(command: SendTemplateMessage, store: Store): Promise<{ template: Template; version: TemplateVersion; rendered: RenderedSend }> {
   const template = await lookUpTemplate(command.workspaceId, command.templateId, command.now, store);
   if (template && isOnHold(template)) {
     throw new ValidationError(`content.templateId: template ${template.id} is ${template.status} by WhatsApp and cannot be sent until it is approved again`, 'template_not_ready');
@@ -165,12 +165,12 @@ async function templateToSend(command: SendTemplateMessage, store: Store): Promi
   if (missing.length) throw new ValidationError(`content.variables: missing required variables: ${missing.join(', ')}`, 'missing_variables');
   if (unknown.length) throw new ValidationError(`content.variables: not defined by template ${template.id}: ${someNames(unknown)}`);
   if (malformed.length) throw new ValidationError(`content.variables: ${malformed.join('; ')}`);
-  const renderedText = renderBody(version.body, values);
-  const rendered = Buffer.byteLength(renderedText, 'utf8');
-  if (rendered > MAX_RENDERED_BYTES) {
+  const rendered = renderSend(version, values);
+  const bytes = renderedBytes(rendered);
+  if (bytes > MAX_RENDERED_BYTES) {
     throw new ValidationError(
-      `content.variables: template ${template.id}'s body renders these values to ${Math.ceil(rendered / 1000)} KB of UTF-8 (its placeholders repeat them); at most ${MAX_RENDERED_BYTES / 1000} KB, so the message fits in one stored item`,
+      `content.variables: template ${template.id} renders these values to ${Math.ceil(bytes / 1000)} KB of UTF-8 (its placeholders repeat them); at most ${MAX_RENDERED_BYTES / 1000} KB, so the message fits in one stored item`,
     );
   }
-  return { template, version, renderedText };
+  return { template, version, rendered };
 }
