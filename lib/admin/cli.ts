@@ -66,9 +66,11 @@ export async function runAdmin(argv: readonly string[], io: AdminIo): Promise<nu
     const named: Record<string, unknown> = values;
     const given = Object.fromEntries(command.optionNames.flatMap((option) => (typeof named[option] === 'string' ? [[option, named[option]]] : [])));
     const run = command.prepare(given);
+    const localPort = Number(values.port);
+    if (values.local && !(Number.isInteger(localPort) && localPort >= 1 && localPort <= 65_535)) throw new UsageError(`--port takes a port number (1 to 65535); got ${values.port}`);
 
     const store = await (io.target ?? resolveTarget)({
-      ...(values.local ? { localPort: Number(values.port) } : {}),
+      ...(values.local ? { localPort } : {}),
       ...(typeof values.stack === 'string' ? { stack: values.stack } : {}),
       ...(typeof values.region === 'string' ? { region: values.region } : {}),
       env: io.env,

@@ -190,9 +190,11 @@ describe('admin CLI: workspaces', () => {
     expect(await run('workspace', 'create', '--id', 'x', '--rupiah-per-credit', 'abc', '--dedupe', 'daily')).toBe(2);
     expect(await run('workspace', 'explode', '--id', 'x')).toBe(2);
     expect(await run('workspace', 'show', '--id', 'x', '--bogus', '1')).toBe(2);
+    expect(await run('workspace', 'list', '--local', '--port', 'abc')).toBe(2);
     expect(lines[0]).toBe('admin: workspace create needs --name; --rupiah-per-credit takes a number; --dedupe takes one of none, wib-day');
     expect(lines[1]).toBe('admin: Unknown command "workspace explode"; `npm run admin -- --help` lists them');
     expect(lines[2]).toMatch(/^admin: Unknown option '--bogus'/);
+    expect(lines[3]).toBe('admin: --port takes a port number (1 to 65535); got abc');
     expect(lines.every((line) => !line.includes('\n'))).toBe(true);
     expect(target).not.toHaveBeenCalled();
   });
