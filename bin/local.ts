@@ -2,6 +2,7 @@ import './node-check.cjs';
 import * as z from 'zod';
 import { portSetting, readSettings } from '../lib/entry-settings';
 import { LocalRuntimeError } from '../lib/local/dynamodb-local';
+import { whenParentGone } from '../lib/local/parent-watch';
 import { DEMO_SEED_PATH } from '../lib/local/paths';
 import { assertPortFree, startLocalRuntime } from '../lib/local/runtime';
 import { readSeed } from '../lib/local/seed-file';
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+  whenParentGone(() => shutdown('npm start ended'));
 
   const key = seed.workspaces[0]?.apiKeys[0];
   console.log(`\nMessaging API ready on ${runtime.url}  (data: ${env.MESSAGING_DATA_DIR ?? 'in memory'}, seed: ${seedPath})`);
