@@ -169,20 +169,11 @@ export class Monitoring extends Construct {
     // AWS-managed SNS key, whose policy does not let it encrypt.
     const key = props.encryptionKey ?? this.alarmTopicKey(stackName, props.removalPolicy);
     this.topic = new Topic(this, 'AlarmTopic', { displayName: `${stackName} alarms`, masterKey: key, enforceSSL: true });
-    // The topic's policy (enforceSSL writes one) replaces SNS's default, whose account-wide Allow is
-    // what lets alarms publish: without this statement every alarm action fails "not authorized".
-    const { account, region } = Stack.of(this);
-    this.topic.addToResourcePolicy(
-      new PolicyStatement({
-        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
-        actions: ['sns:Publish'],
-        resources: [this.topic.topicArn],
-        conditions: { StringEquals: { 'aws:SourceAccount': account }, ArnLike: { 'aws:SourceArn': `arn:${Stack.of(this).partition}:cloudwatch:${region}:${account}:alarm:${stackName}-*` } },
-      }),
-    );
     if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
 
+    const alarmNames: string[] = [];
     const alarm = (id: string, name: string, description: string, metric: IMetric, threshold: number, periods: { evaluate: number; breaching: number }) => {
+      alarmNames.push(`${stackName}-${name}`);
       const created = new Alarm(this, id, {
         metric,
         alarmName: `${stackName}-${name}`,
@@ -407,6 +398,23 @@ export class Monitoring extends Construct {
       hourly(metricNames.endpointsDisabled),
       thresholds.webhookEndpointsDisabled,
       { evaluate: 1, breaching: 1 },
+    );
+
+    // The topic's policy (enforceSSL writes one) replaces SNS's default, whose account-wide Allow is
+    // what lets alarms publish: without this statement every alarm action fails "not authorized".
+    // This stack's alarms by name, each: a prefix would let a stage named after it (`prod-eu` after
+    // `prod`) publish here too.
+    const { account, region, partition } = Stack.of(this);
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': account },
+          ArnLike: { 'aws:SourceArn': alarmNames.map((name) => `arn:${partition}:cloudwatch:${region}:${account}:alarm:${name}`) },
+        },
+      }),
     );
 
     this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: stackName, defaultInterval: Duration.hours(6) });

@@ -277,6 +277,14 @@ describe('alarm topic', () => {
         ]),
       },
     });
+    // Each of this stack's alarms by name: a prefix (`MessagingApi-dev-*`) would take a stage named after it (`dev-eu`) too.
+    const policy = Object.values(synthesized.findResources('AWS::SNS::TopicPolicy'))[0]!;
+    const allow = (policy.Properties.PolicyDocument.Statement as { Effect: string; Condition?: { ArnLike?: { 'aws:SourceArn': unknown[] } } }[]).find((statement) => statement.Effect === 'Allow')!;
+    const sources = JSON.stringify(allow.Condition!.ArnLike!['aws:SourceArn']);
+    const alarmNames = Object.values(synthesized.findResources('AWS::CloudWatch::Alarm')).map((alarm) => alarm.Properties.AlarmName as string);
+    expect(allow.Condition!.ArnLike!['aws:SourceArn']).toHaveLength(alarmNames.length);
+    for (const name of alarmNames) expect(sources).toContain(`:alarm:${name}`);
+    expect(sources).not.toContain('*');
   });
 
   it('has no subscriber unless an alarm email is given, then that one', () => {
