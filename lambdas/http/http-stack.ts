@@ -10,6 +10,7 @@ import { answeredBy } from '../shared/answered-by';
 import { ValidationError } from '../shared/errors';
 import { logger } from '../shared/logger';
 import { flushMetrics } from '../shared/metrics';
+import { withinConflictDeadline } from '../shared/conflict-deadline';
 import type { Scope } from '../shared/scopes';
 import { headersOf, parseWith, queryOf } from './input';
 import { requestIdOf } from './request-id';
@@ -117,7 +118,8 @@ export function httpStack<S extends RequestSchemas>(
       requestId,
       baseUrl: baseUrlOf(event),
     };
-    const result = await handle(request, context);
+    const remaining = context.getRemainingTimeInMillis?.();
+    const result = await (remaining === undefined ? handle(request, context) : withinConflictDeadline(Date.now() + remaining - CONFLICTS_ANSWER_MS, () => handle(request, context)));
     if (result.statusCode === 204) return { statusCode: 204, headers: { 'x-request-id': requestId, ...result.headers }, body: '' };
     const headers = { 'content-type': result.contentType ?? JSON_CONTENT_TYPE, 'x-request-id': requestId, ...result.headers };
     // A streaming route's body is a Readable that Middy pipes to the response stream as it comes.
@@ -125,6 +127,13 @@ export function httpStack<S extends RequestSchemas>(
     return { statusCode: result.statusCode, headers, body: result.contentType ? String(result.body) : JSON.stringify(result.body) };
   });
 }
+
+/**
+ * What a request's waits for conflicts leave of the function's time (`withinConflictDeadline`): a
+ * last try still in flight, then the 503 and the metrics' flush. A WhatsApp webhook POST with
+ * several contended items gives up on them together, not each after its own 8 s.
+ */
+const CONFLICTS_ANSWER_MS = 1_000;
 
 /** What a before-middleware leaves of the function's time to answer in, as Middy's early timeout does for the handler. */
 const BEFORE_ANSWER_MS = 100;

@@ -3,6 +3,7 @@ import { isDependencyUnavailable, isThrottledTransaction } from './dependency-er
 import { ServiceUnavailableError } from './errors';
 import type { Store } from './store';
 import { answeredBy } from './answered-by';
+import { outerConflictDeadline, withinConflictDeadline } from './conflict-deadline';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 type WithoutTable<T> = Omit<NonNullable<T>, 'TableName'>;
@@ -54,6 +55,9 @@ export const onlyConflicts = (refused: Record<string, string | undefined>): bool
  */
 export const CONFLICT_RETRIES = 20;
 export const CONFLICT_WAIT_MS = 8_000;
+
+/** When a wait for conflicts starting now gives up: after CONFLICT_WAIT_MS, or at the deadline of the work it is part of. */
+export const conflictDeadline = (): number => Math.min(Date.now() + CONFLICT_WAIT_MS, outerConflictDeadline() ?? Infinity);
 export const conflictPause = (retry: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1_000, 25 * 2 ** retry)));
 
 /** Not `instanceof Error`: an error may come from another realm (see dependency-errors.ts). */
@@ -108,18 +112,21 @@ export async function transactWriteThroughConflicts<N extends string>(store: Sto
 /**
  * Calls `attempt` until it answers anything but undefined, which says it was outrun by another
  * write of the same item and wrote nothing (a transaction conflict, a condition on what it read).
- * Between tries, `conflictPause`: up to CONFLICT_RETRIES more within CONFLICT_WAIT_MS, which leaves
- * a 10 s function its answer; then a ServiceUnavailableError, 503, as the request may simply be made
- * again.
+ * Between tries, `conflictPause`: up to CONFLICT_RETRIES more within CONFLICT_WAIT_MS, or by the
+ * deadline of the request it is part of (`conflictDeadline`), which leaves the function its answer;
+ * then a ServiceUnavailableError, 503, as the request may simply be made again.
  */
 export async function untilNotOutrun<T>(attempt: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + CONFLICT_WAIT_MS;
-  for (let retry = 0; ; retry++) {
-    const answer = await attempt();
-    if (answer !== undefined) return answer;
-    if (retry >= CONFLICT_RETRIES || Date.now() >= deadline) throw new ServiceUnavailableError();
-    await conflictPause(retry);
-  }
+  const deadline = conflictDeadline();
+  // A wait inside an attempt (its transaction's) ends by this one's deadline too.
+  return withinConflictDeadline(deadline, async () => {
+    for (let retry = 0; ; retry++) {
+      const answer = await attempt();
+      if (answer !== undefined) return answer;
+      if (retry >= CONFLICT_RETRIES || Date.now() >= deadline) throw new ServiceUnavailableError();
+      await conflictPause(retry);
+    }
+  });
 }
 
 export interface UntilAnsweredOptions {

@@ -3,7 +3,7 @@ import { logger } from '../../shared/logger';
 import { isSenderRefusal } from '../../shared/metric-names';
 import { messageMetrics } from '../../shared/metrics';
 import type { Store } from '../../shared/store';
-import { conflictPause, CONFLICT_RETRIES, CONFLICT_WAIT_MS, isConditionFailed, isTransactionConflict, writeOne, type Write } from '../../shared/writes';
+import { conflictDeadline, conflictPause, CONFLICT_RETRIES, isConditionFailed, isTransactionConflict, writeOne, type Write } from '../../shared/writes';
 import type { Dispatch } from '../messages/dispatch';
 import { getDispatchById, pricingChange, readReceipt, statusMove, type DispatchChange, type StatusMove } from '../messages/dispatch-repository';
 import type { Pricing } from '../providers/whatsapp-webhook';
@@ -84,7 +84,7 @@ export async function changeDispatch(
  * way). Any other error throws too: only a failed condition is an answer to decide on.
  */
 async function commitThroughConflicts(dispatchId: string, store: Store, write: Write): Promise<boolean> {
-  const deadline = Date.now() + CONFLICT_WAIT_MS;
+  const deadline = conflictDeadline();
   for (let retry = 0; ; retry++) {
     try {
       await writeOne(store, write);

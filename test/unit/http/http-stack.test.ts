@@ -6,6 +6,7 @@ import { clearApiKeyCache } from '../../../lambdas/domain/api-keys/authenticate'
 import { httpHandler } from '../../../lambdas/http/http-handler';
 import { formBodyParser } from '../../../lambdas/http/middleware/form-body-parser';
 import { ok } from '../../../lambdas/http/responses';
+import { outerConflictDeadline } from '../../../lambdas/shared/conflict-deadline';
 import { AppError, RateLimitedError } from '../../../lambdas/shared/errors';
 import { routes } from '../../../lambdas/routes';
 import { apiKeyItem } from '../../support/api-keys';
@@ -95,6 +96,16 @@ describe('the shared HTTP middleware stack', () => {
     expect(status).toBe(422);
     expect(body.error).toBe('validation_failed');
     expect(body.message).toMatch(/file uploads are not accepted/);
+  });
+
+  // Every wait for conflicts in the request gives up together, leaving the function time to answer 503.
+  it('gives the handler a deadline for its waits on conflicts: the function’s time less a second', async () => {
+    let deadline: number | undefined;
+    behaviour = async () => void (deadline = outerConflictDeadline());
+    const before = Date.now();
+    await probe(routeEvent('listTemplates', { apiKey: KEY, body: { name: 'Budi' } }), lambdaContext('probe', 10_000));
+    expect(deadline! - before).toBeGreaterThan(8_000);
+    expect(deadline! - before).toBeLessThanOrEqual(9_000);
   });
 
   it('answers malformed JSON with 422 validation_failed and a clear message', async () => {
