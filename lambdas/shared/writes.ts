@@ -50,8 +50,9 @@ export const onlyConflicts = (refused: Record<string, string | undefined>): bool
  * random pause, 25 ms doubling to 1 s (full jitter, so contenders spread out). Status changes
  * (one write of the dispatch, held by its send's or its release's transaction) and the report projection's window sums
  * (a workspace's rollups, written by each stream shard's windows) try up to CONFLICT_RETRIES
- * times; status changes also for at most CONFLICT_WAIT_MS, which leaves the webhook function
- * (10 s) time to answer.
+ * times; status changes also for at most CONFLICT_WAIT_MS, or until the deadline of the request
+ * they are part of (`conflictDeadline`, decision 193), which leaves the webhook function (10 s)
+ * time to answer.
  */
 export const CONFLICT_RETRIES = 20;
 export const CONFLICT_WAIT_MS = 8_000;
