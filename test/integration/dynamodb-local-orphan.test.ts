@@ -1,24 +1,17 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import { childEndsWithParent, isAlive } from '../support/processes';
 
 /**
  * DynamoDB Local is a Java process of its own. A local runtime or test run that dies without its
  * stop (kill -9, the OOM killer, a crash) must not leave it behind, holding its memory and the data
  * directory's database: it ends itself when the process that started it is gone.
  */
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 const started: number[] = [];
 afterAll(() => {
-  for (const pid of started.filter(alive)) process.kill(pid, 'SIGKILL');
+  for (const pid of started.filter(isAlive)) process.kill(pid, 'SIGKILL');
 });
 
 it.each([false, true])('ends DynamoDB Local when the process that started it is killed (outlivesInterrupt %s)', async (outlivesInterrupt) => {
@@ -29,12 +22,6 @@ it.each([false, true])('ends DynamoDB Local when the process that started it is 
   const [line] = (await once(parent.stdout, 'data')) as [Buffer];
   const javaPid = Number(line.toString().trim());
   started.push(javaPid);
-  expect(alive(javaPid)).toBe(true);
-
-  parent.kill('SIGKILL');
-  await once(parent, 'exit');
-
-  const deadline = Date.now() + 10_000;
-  while (alive(javaPid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-  expect(alive(javaPid)).toBe(false);
+  expect(isAlive(javaPid)).toBe(true);
+  expect(await childEndsWithParent(parent, javaPid)).toBe(true);
 }, 90_000);

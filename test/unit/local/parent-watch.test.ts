@@ -1,20 +1,13 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import { childEndsWithParent, isAlive } from '../../support/processes';
 
 /**
  * `npm start` runs the runtime under `sh -c`: a signal to npm's own process ends npm and the shell,
  * not the runtime, which then holds the port and DynamoDB Local until someone finds it. The runtime
  * watches its parent and stops when it is gone.
  */
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 it('calls back once the process that started this one has ended, and not before', async () => {
   const watcher = `import(${JSON.stringify(join(process.cwd(), 'lib/local/parent-watch.ts'))}).then(({ whenParentGone }) => {
@@ -28,14 +21,9 @@ it('calls back once the process that started this one has ended, and not before'
   const watcherPid = Number(line.toString().trim());
   try {
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(alive(watcherPid)).toBe(true);
-
-    shell.kill('SIGKILL');
-    await once(shell, 'exit');
-    const deadline = Date.now() + 10_000;
-    while (alive(watcherPid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(alive(watcherPid)).toBe(false);
+    expect(isAlive(watcherPid)).toBe(true);
+    expect(await childEndsWithParent(shell, watcherPid)).toBe(true);
   } finally {
-    if (alive(watcherPid)) process.kill(watcherPid, 'SIGKILL');
+    if (isAlive(watcherPid)) process.kill(watcherPid, 'SIGKILL');
   }
 }, 30_000);
