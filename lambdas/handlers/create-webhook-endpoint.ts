@@ -5,6 +5,7 @@ import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { created } from '../http/responses';
 import * as routes from '../routes';
 import { descriptionField, eventsField, urlField } from './webhook-endpoint-schemas';
+import { bodyReading } from '../http/middleware/body-reading';
 
 export const schemas = {
   body: z.strictObject({ url: urlField, events: z.optional(eventsField), description: z.optional(descriptionField) }),
@@ -17,4 +18,4 @@ export const schemas = {
 export const createEndpoint = async ({ principal, body }: AuthorizedRequest<typeof schemas>) =>
   created(await registerEndpoint({ workspaceId: principal.workspaceId, url: body.url, events: body.events ?? null, description: body.description ?? null }, new Date()));
 
-export const handler = httpHandler(routes.createWebhookEndpoint, schemas, createEndpoint);
+export const handler = httpHandler(routes.createWebhookEndpoint, schemas, createEndpoint, { bodyReading });

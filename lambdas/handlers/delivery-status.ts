@@ -6,6 +6,7 @@ import { orderedDates, orderedDatesMessage, wibDate } from '../http/schemas';
 import { streamedItems, slices } from '../http/streamed-json';
 import { streamingResponse } from '../http/streaming-response';
 import * as routes from '../routes';
+import { bodyReading } from '../http/middleware/body-reading';
 
 export const schemas = {
   body: z.strictObject({
@@ -24,4 +25,4 @@ export const schemas = {
 export const getDeliveryStatus = async ({ principal, body }: AuthorizedRequest<typeof schemas>) =>
   ok<ResponseBody<typeof schemas>>(streamedItems({}, slices(await deliveryEventsForPhones(principal.workspaceId, body.phones, body), 10)));
 
-export const handler = httpHandler(routes.deliveryStatus, schemas, getDeliveryStatus, { streamingResponse });
+export const handler = httpHandler(routes.deliveryStatus, schemas, getDeliveryStatus, { bodyReading, streamingResponse });

@@ -4,6 +4,7 @@ import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
 import { uuid } from '../http/schemas';
 import * as routes from '../routes';
+import { bodyReading } from '../http/middleware/body-reading';
 
 const variable = z.strictObject({
   name: z.string().check(z.minLength(1), z.maxLength(64)),
@@ -28,4 +29,4 @@ export const schemas = {
 export const previewMessageTemplate = async ({ principal, path, body }: AuthorizedRequest<typeof schemas>) =>
   ok(await previewTemplateVersion(principal.workspaceId, path.templateId, body.variables));
 
-export const handler = httpHandler(routes.previewTemplate, schemas, previewMessageTemplate);
+export const handler = httpHandler(routes.previewTemplate, schemas, previewMessageTemplate, { bodyReading });

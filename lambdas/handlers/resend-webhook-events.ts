@@ -5,6 +5,7 @@ import { accepted } from '../http/responses';
 import * as routes from '../routes';
 import { instant } from '../domain/time/instant';
 import { endpointPath } from './webhook-endpoint-schemas';
+import { bodyReading } from '../http/middleware/body-reading';
 
 export const schemas = {
   path: endpointPath,
@@ -16,4 +17,4 @@ export const schemas = {
 export const resendSince = async ({ principal, path, body }: AuthorizedRequest<typeof schemas>) =>
   accepted(await resendEventsSince(principal.workspaceId, path.id, new Date(body.since)));
 
-export const handler = httpHandler(routes.resendWebhookEvents, schemas, resendSince);
+export const handler = httpHandler(routes.resendWebhookEvents, schemas, resendSince, { bodyReading });

@@ -4,6 +4,7 @@ import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
 import * as routes from '../routes';
 import { endpointPath } from './webhook-endpoint-schemas';
+import { bodyReading } from '../http/middleware/body-reading';
 
 const OVERLAP_MESSAGE = `must be a whole number of seconds from 0 to ${MAX_SECRET_OVERLAP_SECONDS}`;
 
@@ -23,4 +24,4 @@ export const schemas = {
 export const rotateEndpointSecret = async ({ principal, path, body }: AuthorizedRequest<typeof schemas>) =>
   ok(await rotateSecret(principal.workspaceId, path.id, body.overlapSeconds, new Date()));
 
-export const handler = httpHandler(routes.rotateWebhookSecret, schemas, rotateEndpointSecret);
+export const handler = httpHandler(routes.rotateWebhookSecret, schemas, rotateEndpointSecret, { bodyReading });

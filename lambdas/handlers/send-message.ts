@@ -6,6 +6,7 @@ import { accepted } from '../http/responses';
 import { ValidationError } from '../shared/errors';
 import * as routes from '../routes';
 import { sendMessageAccepted, sendMessageBody, sendMessageHeaders } from './send-message.schema';
+import { bodyReading } from '../http/middleware/body-reading';
 
 export const schemas = { body: sendMessageBody, headers: sendMessageHeaders, response: sendMessageAccepted };
 
@@ -38,4 +39,4 @@ export const sendMessage = async ({ principal, body, headers, baseUrl }: Authori
   );
 };
 
-export const handler = httpHandler(routes.sendMessage, schemas, sendMessage, { formBodyParser });
+export const handler = httpHandler(routes.sendMessage, schemas, sendMessage, { bodyReading, formBodyParser });

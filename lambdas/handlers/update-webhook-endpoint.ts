@@ -5,6 +5,7 @@ import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { ok } from '../http/responses';
 import * as routes from '../routes';
 import { descriptionField, endpointPath, eventsField, urlField } from './webhook-endpoint-schemas';
+import { bodyReading } from '../http/middleware/body-reading';
 
 export const schemas = {
   path: endpointPath,
@@ -22,4 +23,4 @@ export const schemas = {
 /** PATCH /v1/webhook-endpoints/{id}: changes what the body names; a new url is checked again. */
 export const updateEndpoint = async ({ principal, path, body }: AuthorizedRequest<typeof schemas>) => ok(await changeEndpoint(principal.workspaceId, path.id, body, new Date()));
 
-export const handler = httpHandler(routes.updateWebhookEndpoint, schemas, updateEndpoint);
+export const handler = httpHandler(routes.updateWebhookEndpoint, schemas, updateEndpoint, { bodyReading });

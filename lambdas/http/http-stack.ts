@@ -1,7 +1,6 @@
 import { Readable } from 'node:stream';
 import middy, { type PluginExecutionMode } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
-import httpJsonBodyParser from '@middy/http-json-body-parser';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type * as z from '../shared/zod';
@@ -14,8 +13,6 @@ import { withinConflictDeadline } from '../shared/conflict-deadline';
 import type { Scope } from '../shared/scopes';
 import { headersOf, parseWith, queryOf } from './input';
 import { requestIdOf } from './request-id';
-import { bodyLimits } from './middleware/body-limits';
-import { contentTypeGuard } from './middleware/content-type-guard';
 import { errorMapper } from './middleware/error-mapper';
 import type { HttpContext } from './middleware/http-context';
 import { JSON_CONTENT_TYPE, type HttpResult } from './responses';
@@ -61,7 +58,11 @@ export type Middleware = middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayPro
  */
 export interface StackOptions {
   formBodyParser?: (body?: z.ZodMiniType) => Middleware;
+  /** A route with a body: the middlewares that read it (./middleware/body-reading.ts), carried only by the bundles that need them. */
+  bodyReading?: (route: Pick<RouteDefinition, 'signed'> & { body: NonNullable<RouteDefinition['body']> }) => Middleware[];
   signatureCheck?: () => Middleware;
+  /** A signed route's parsed body as its schema reads it: the provider's, proven by its signature, so read rather than refused. */
+  providerBody?: (body: unknown) => unknown;
   streamingResponse?: PluginExecutionMode;
 }
 
@@ -98,10 +99,8 @@ export function httpStack<S extends RequestSchemas>(
   if (!route.body) {
     chain.use(noBody());
   } else {
-    chain.use(contentTypeGuard(route.body));
-    // A signed route's body is the provider's, proven by its signature; every other is a caller's.
-    if (!route.signed) chain.use(bodyLimits());
-    if (route.body.includes('json')) chain.use(httpJsonBodyParser({ disableContentTypeError: true }));
+    if (!options.bodyReading) throw new Error('This route reads a body: pass bodyReading to its handler');
+    for (const middleware of options.bodyReading({ ...route, body: route.body })) chain.use(middleware);
     if (route.body.some((encoding) => encoding !== 'json')) {
       if (!options.formBodyParser) throw new Error('This route accepts form bodies: pass formBodyParser to its handler');
       chain.use(options.formBodyParser(schemas.body));
@@ -112,8 +111,7 @@ export function httpStack<S extends RequestSchemas>(
     const request: HttpRequest<S> = {
       path: (schemas.path ? parseWith(schemas.path, event.pathParameters ?? {}, 'path') : undefined) as Parsed<S, 'path'>,
       query: (schemas.query ? parseWith(schemas.query, queryOf(event), 'query') : undefined) as Parsed<S, 'query'>,
-      // A signed body is the provider's, proven by its signature: what it says is read, not refused.
-      body: (schemas.body ? parseWith(schemas.body, event.body, 'body', route.signed ? 'replace' : 'refuse') : undefined) as Parsed<S, 'body'>,
+      body: (schemas.body ? parseWith(schemas.body, options.providerBody ? options.providerBody(event.body) : event.body, 'body') : undefined) as Parsed<S, 'body'>,
       headers: (schemas.headers ? headersOf(schemas.headers, event) : undefined) as Parsed<S, 'headers'>,
       requestId,
       baseUrl: baseUrlOf(event),

@@ -34,27 +34,11 @@ function illFormedStringAt(value: unknown, path: string[] = [], depth = 0): stri
   return undefined;
 }
 
-/** The value with every string (and name) that holds a lone surrogate holding U+FFFD in its place, as deep as `illFormedStringAt` looks. */
-function wellFormed(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return withoutLoneSurrogates(value);
-  if (typeof value !== 'object' || value === null || depth > 32) return value;
-  if (Array.isArray(value)) return value.map((inner) => wellFormed(inner, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [withoutLoneSurrogates(key), wellFormed(inner, depth + 1)]));
-}
-
-/**
- * The value as the schema reads it. A string that is not Unicode text (a lone surrogate) is
- * refused, naming where; or, with `loneSurrogates: 'replace'`, read with U+FFFD in its place: a
- * provider's signed body, where one customer's half emoji must not refuse the batch it came in
- * with (decision 51), and Meta would send the same bytes again for days.
- */
-export function parseWith<S extends z.ZodMiniType>(schema: S, value: unknown, where: string, loneSurrogates: 'refuse' | 'replace' = 'refuse'): z.infer<S> {
+export function parseWith<S extends z.ZodMiniType>(schema: S, value: unknown, where: string): z.infer<S> {
   const illFormed = illFormedStringAt(value);
   // The path is named with U+FFFD in place of any lone surrogate, so the error body is valid text itself.
-  if (illFormed && loneSurrogates === 'refuse') {
-    throw new ValidationError(`${[where, ...illFormed.map((name) => withoutLoneSurrogates(shortened(name, MAX_NAME_LENGTH)))].join('.')}: is not valid Unicode text (a lone UTF-16 surrogate)`);
-  }
-  const result = schema.safeParse(illFormed ? wellFormed(value) : value);
+  if (illFormed) throw new ValidationError(`${[where, ...illFormed.map((name) => withoutLoneSurrogates(shortened(name, MAX_NAME_LENGTH)))].join('.')}: is not valid Unicode text (a lone UTF-16 surrogate)`);
+  const result = schema.safeParse(value);
   if (!result.success) throw new ValidationError(describeIssues(where, result.error));
   return result.data;
 }
@@ -79,9 +63,6 @@ export function queryOf(event: Pick<APIGatewayProxyEvent, 'multiValueQueryString
   return Object.fromEntries([...collected].map(([name, values]) => [name, values.length === 1 ? values[0]! : values]));
 }
 
-/** `idempotency-key` as its spec writes it, `Idempotency-Key`. */
-const headerName = (name: string) => name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase());
-
 /**
  * The headers a route reads (those its schema keeps), each sent once. API Gateway hands the
  * function a repeated header's last value: with two `Idempotency-Key` lines the request would be
@@ -92,7 +73,7 @@ export function headersOf<S extends z.ZodMiniType>(schema: S, event: SentHeaderL
   const headers = parseWith(schema, event.headers ?? {}, 'headers');
   for (const name of Object.keys(headers as object)) {
     const lines = headerLinesSent(event, name).length;
-    if (lines > 1) throw new ValidationError(`headers.${name}: send one ${headerName(name)} header, not ${lines}`);
+    if (lines > 1) throw new ValidationError(`headers.${name}: send it once, not ${lines} times`);
   }
   return headers;
 }

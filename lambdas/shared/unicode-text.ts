@@ -34,3 +34,15 @@ export function someNames(names: readonly string[], { count = 5, quote = '' } = 
   const named = names.slice(0, count).map((name) => `${quote}${shortened(name, 64)}${quote}`).join(', ');
   return names.length > count ? `${named} and ${names.length - count} more` : named;
 }
+
+/**
+ * The parsed JSON value with every string (and name) holding a lone surrogate holding U+FFFD in its
+ * place: a provider's signed body is read, not refused, as one customer's half emoji must not
+ * refuse the batch it came in with (decision 51), which Meta would send again for days.
+ */
+export function withWellFormedText(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return withoutLoneSurrogates(value);
+  if (typeof value !== 'object' || value === null || depth > 64) return value;
+  if (Array.isArray(value)) return value.map((inner) => withWellFormedText(inner, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [withoutLoneSurrogates(key), withWellFormedText(inner, depth + 1)]));
+}

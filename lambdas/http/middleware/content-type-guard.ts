@@ -12,13 +12,8 @@ export const mediaTypeOf = (contentType: string | undefined): string => (content
  * body declared in another charset would reach the customer with its accented letters as U+FFFD,
  * so it is refused. ASCII is UTF-8's first 128 characters.
  */
-const UTF8_CHARSETS = new Set(['utf-8', 'utf8', 'us-ascii']);
-
-/** The `charset` parameter's value, lower case and unquoted, if there is one. */
-const charsetOf = (parameters: string[]): string | undefined => {
-  const value = parameters.find((parameter) => /^charset\s*=/i.test(parameter))?.replace(/^charset\s*=\s*/i, '');
-  return value === undefined ? undefined : value.replace(/^"(.*)"$/, '$1').trim().toLowerCase();
-};
+const charsetOf = (contentType: string) => /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1]!.toLowerCase();
+const UTF8 = /^(utf-?8|us-ascii)$/;
 
 /**
  * Rejects a missing body, or a Content-Type the route does not accept or in another charset, before any parser runs; an
@@ -38,8 +33,8 @@ export function contentTypeGuard(accepted: readonly BodyEncoding[]): middy.Middl
       }
       if (body === null || body === undefined || body === '') throw new ValidationError('A request body is required');
       const parameters = contentType.split(';').slice(1).map((parameter) => parameter.trim()).filter(Boolean);
-      const charset = charsetOf(parameters);
-      if (charset && !UTF8_CHARSETS.has(charset)) throw new ValidationError(`Content-Type charset must be utf-8; got ${charset}`);
+      const charset = charsetOf(contentType);
+      if (charset && !UTF8.test(charset)) throw new ValidationError(`Content-Type charset must be utf-8; got ${charset}`);
       request.event.headers = { ...headers, 'content-type': [mediaType, ...parameters].join('; ') };
     },
   };

@@ -4,6 +4,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { expand } from '../../../lambdas/http/middleware/form-decoding';
 import { clearApiKeyCache } from '../../../lambdas/domain/api-keys/authenticate';
 import { httpHandler } from '../../../lambdas/http/http-handler';
+import { bodyReading } from '../../../lambdas/http/middleware/body-reading';
 import { formBodyParser } from '../../../lambdas/http/middleware/form-body-parser';
 import { ok } from '../../../lambdas/http/responses';
 import { outerConflictDeadline } from '../../../lambdas/shared/conflict-deadline';
@@ -21,7 +22,7 @@ let behaviour: () => Promise<unknown> = async () => undefined;
 const probe = httpHandler(route, { body: bodySchema }, async ({ body, principal, baseUrl }) => {
   await behaviour();
   return ok({ body, workspaceId: principal.workspaceId, baseUrl });
-}, { formBodyParser });
+}, { bodyReading, formBodyParser });
 const invoke = async (input: Parameters<typeof routeEvent>[1]) =>
   parseResult(await probe(routeEvent('listTemplates', { apiKey: KEY, ...input }), lambdaContext('probe')));
 
@@ -102,8 +103,9 @@ describe('the shared HTTP middleware stack', () => {
   it('gives the handler a deadline for its waits on conflicts: the function’s time less a second', async () => {
     let deadline: number | undefined;
     behaviour = async () => void (deadline = outerConflictDeadline());
+    const context = lambdaContext('probe', 10_000);
     const before = Date.now();
-    await probe(routeEvent('listTemplates', { apiKey: KEY, body: { name: 'Budi' } }), lambdaContext('probe', 10_000));
+    await probe(routeEvent('listTemplates', { apiKey: KEY, body: { name: 'Budi' } }), context);
     expect(deadline! - before).toBeGreaterThan(8_000);
     expect(deadline! - before).toBeLessThanOrEqual(9_000);
   });
@@ -206,7 +208,8 @@ describe('the shared HTTP middleware stack', () => {
   it('refuses, when the handler is built, a route whose needs its handler does not bring', () => {
     const handle = async () => ok({});
     // Each of these lives outside the shared stack so that only the routes needing it bundle it.
-    expect(() => httpHandler(route, { body: bodySchema }, handle)).toThrow('This route accepts form bodies: pass formBodyParser to its handler');
+    expect(() => httpHandler(route, { body: bodySchema }, handle)).toThrow('This route reads a body: pass bodyReading to its handler');
+    expect(() => httpHandler(route, { body: bodySchema }, handle, { bodyReading })).toThrow('This route accepts form bodies: pass formBodyParser to its handler');
     expect(() => httpHandler({ scope: 'messages:read', streaming: true }, {}, handle)).toThrow('This route streams its response: pass streamingResponse to its handler');
     expect(() => httpHandler({ scope: 'messages:read', signed: true }, {}, handle)).toThrow('This route is signed: pass signatureCheck to its handler');
   });

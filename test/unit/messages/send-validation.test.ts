@@ -212,7 +212,7 @@ describe('POST /v1/messages with two Idempotency-Key headers', () => {
     ['names that differ only in case', () => routeEvent('sendMessage', { apiKey: SEND_KEY, body: validSend(), headers: { 'Idempotency-Key': 'order-1-a', 'idempotency-key': 'order-1-b' } })],
   ])('is 422 naming the header, writing nothing (%s)', async (_case, request) => {
     const { status, body } = await sendWith(request());
-    expect([status, body.error, body.message]).toEqual([422, 'validation_failed', 'headers.idempotency-key: send one Idempotency-Key header, not 2']);
+    expect([status, body.error, body.message]).toEqual([422, 'validation_failed', 'headers.idempotency-key: send it once, not 2 times']);
     expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(0);
     expect(sqs.calls()).toHaveLength(0);
   });

@@ -36,7 +36,6 @@ const moduleState: Record<string, keyof typeof containerCaches | { notACache: st
   'lambdas/shared/default-store.ts queueFromConfig': { notACache: 'the queue named by QUEUE_URL, which is fixed per container' },
   'lambdas/shared/metrics.ts recorded': { notACache: 'one invocation’s metrics; every handler’s flushMetrics writes and empties it' },
   'lambdas/shared/default-store.ts webhookQueueFromConfig': { notACache: 'the queue named by WEBHOOK_QUEUE_URL, which is fixed per container' },
-  'lambdas/http/middleware/content-type-guard.ts UTF8_CHARSETS': { notACache: 'a constant' },
   'lambdas/shared/dependency-errors.ts SOCKET_CODES': { notACache: 'a constant' },
   'lambdas/shared/dependency-errors.ts UNAVAILABLE_NAMES': { notACache: 'a constant' },
   'lambdas/shared/dependency-errors.ts THROTTLED_REASONS': { notACache: 'a constant' },
