@@ -61,7 +61,7 @@ export interface StackOptions {
   /** A route with a body: the middlewares that read it (./middleware/body-reading.ts), carried only by the bundles that need them. */
   bodyReading?: (route: Pick<RouteDefinition, 'signed'> & { body: NonNullable<RouteDefinition['body']> }) => Middleware[];
   signatureCheck?: () => Middleware;
-  /** A signed route's parsed body as its schema reads it: the provider's, proven by its signature, so read rather than refused. */
+  /** A signed route's repair of a parsed body holding text that is not Unicode: the provider's, proven by its signature, so read rather than refused. */
   providerBody?: (body: unknown) => unknown;
   streamingResponse?: PluginExecutionMode;
 }
@@ -111,7 +111,7 @@ export function httpStack<S extends RequestSchemas>(
     const request: HttpRequest<S> = {
       path: (schemas.path ? parseWith(schemas.path, event.pathParameters ?? {}, 'path') : undefined) as Parsed<S, 'path'>,
       query: (schemas.query ? parseWith(schemas.query, queryOf(event), 'query') : undefined) as Parsed<S, 'query'>,
-      body: (schemas.body ? parseWith(schemas.body, options.providerBody ? options.providerBody(event.body) : event.body, 'body') : undefined) as Parsed<S, 'body'>,
+      body: (schemas.body ? parseWith(schemas.body, event.body, 'body', options.providerBody) : undefined) as Parsed<S, 'body'>,
       headers: (schemas.headers ? headersOf(schemas.headers, event) : undefined) as Parsed<S, 'headers'>,
       requestId,
       baseUrl: baseUrlOf(event),

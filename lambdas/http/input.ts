@@ -34,11 +34,16 @@ function illFormedStringAt(value: unknown, path: string[] = [], depth = 0): stri
   return undefined;
 }
 
-export function parseWith<S extends z.ZodMiniType>(schema: S, value: unknown, where: string): z.infer<S> {
+/**
+ * The value as the schema reads it. A string that is not Unicode text (a lone surrogate) is refused,
+ * naming where, unless `repair` is given: a signed route reads its provider's body that way
+ * (`providerBody`), and only such a body pays for the repair.
+ */
+export function parseWith<S extends z.ZodMiniType>(schema: S, value: unknown, where: string, repair?: (value: unknown) => unknown): z.infer<S> {
   const illFormed = illFormedStringAt(value);
   // The path is named with U+FFFD in place of any lone surrogate, so the error body is valid text itself.
-  if (illFormed) throw new ValidationError(`${[where, ...illFormed.map((name) => withoutLoneSurrogates(shortened(name, MAX_NAME_LENGTH)))].join('.')}: is not valid Unicode text (a lone UTF-16 surrogate)`);
-  const result = schema.safeParse(value);
+  if (illFormed && !repair) throw new ValidationError(`${[where, ...illFormed.map((name) => withoutLoneSurrogates(shortened(name, MAX_NAME_LENGTH)))].join('.')}: is not valid Unicode text (a lone UTF-16 surrogate)`);
+  const result = schema.safeParse(illFormed && repair ? repair(value) : value);
   if (!result.success) throw new ValidationError(describeIssues(where, result.error));
   return result.data;
 }
