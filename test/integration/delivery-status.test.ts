@@ -124,7 +124,7 @@ describe('delivery-status against DynamoDB Local', () => {
 
     expect(await applyStatus(dispatchId, { to: 'sent', occurredAt: '2026-10-01T01:00:00.000Z' }, env.table)).toBe(true);
     expect(await stored()).toMatchObject({ dispatch: { deliveryEvents: ['ACCEPTED'], sentAt: '2026-10-01T01:00:00.000Z' }, events: [] });
-    expect(await applyPricing(dispatchId, { billable: true, category: 'utility', pricingModel: 'PMP', type: 'regular' }, env.table)).toBe(true);
+    expect(await applyPricing(dispatchId, { billable: true, category: 'utility', pricingModel: 'PMP', type: 'regular' }, '2026-10-01T01:30:00.000Z', env.table)).toBe(true);
     expect((await stored()).dispatch).not.toHaveProperty('deliveryEvents');
     expect(await applyStatus(dispatchId, { to: 'delivered', event: 'DELIVERED', occurredAt: '2026-10-01T02:00:00.000Z' }, env.table)).toBe(true);
     expect(await stored()).toMatchObject({ dispatch: { deliveryEvents: ['DELIVERED'] }, events: [] });

@@ -328,6 +328,23 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect((await getDispatch(ws, dispatchId, env.table))!.pricing).toEqual({ billable: null, category: 'utility', pricingModel: 'PMP', type: 'free_customer_service' });
   });
 
+  it('keeps the pricing of the latest status: an older one Meta delivers again later changes nothing, whether it moves the dispatch or not', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo'], BEFORE_REPORTS);
+    await deliver(dispatchId, ws, scriptedProvider(() => Promise.resolve({ providerMessageId: 'wamid.late' })).provider, 1, BEFORE_REPORTS);
+    const report = (status: 'delivered' | 'read', at: number, type: string) =>
+      applyProviderReports(statusWebhook(`sandbox:${ws}`, [{ id: 'wamid.late', status, timestamp: String(at), biz_opaque_callback_data: dispatchId, pricing: { billable: type === 'regular', category: 'utility', pricing_model: 'PMP', type } }]), env.table);
+    const free = { billable: false, category: 'utility', pricingModel: 'PMP', type: 'free_customer_service' };
+
+    // The delivered POST got no 200 at first; the read, four minutes later, is applied first and moves the dispatch.
+    expect(await report('read', 1_767_225_900, 'free_customer_service')).toMatchObject({ applied: 1 });
+    // Meta delivers the older POST again, with the pricing it had then: the dispatch keeps the later one.
+    expect(await report('delivered', 1_767_225_660, 'regular')).toMatchObject({ applied: 0 });
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'delivered', pricing: free });
+    // A status of the same second or later still replaces it.
+    await report('read', 1_767_225_900, 'regular');
+    expect((await getDispatch(ws, dispatchId, env.table))!.pricing).toMatchObject({ type: 'regular' });
+  });
+
   it('reads a pricing stored before Meta’s `type` was kept with a null type', async () => {
     const { ws, dispatchId } = await queuedDispatch(['promo']);
     await env.table.db.send(

@@ -43,9 +43,9 @@ export async function applyReadReceipt(dispatchId: string, readAt: string, store
   return changed !== undefined;
 }
 
-/** Meta's pricing of the message, when it differs from the one kept. */
-export async function applyPricing(dispatchId: string, pricing: Pricing, store: Store = defaultStore(), known?: Dispatch): Promise<boolean> {
-  const changed = await changeDispatch(dispatchId, store, known, (current) => pricingChange(current, pricing, new Date().toISOString()));
+/** Meta's pricing of the message, as a status of `pricedAt` gave it, when it differs from the one kept and is no older. */
+export async function applyPricing(dispatchId: string, pricing: Pricing, pricedAt: string, store: Store = defaultStore(), known?: Dispatch): Promise<boolean> {
+  const changed = await changeDispatch(dispatchId, store, known, (current) => pricingChange(current, pricing, pricedAt, new Date().toISOString()));
   return changed !== undefined;
 }
 

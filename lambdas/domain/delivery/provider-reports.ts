@@ -274,7 +274,7 @@ async function applyStatusReport(workspaceId: string | undefined, phoneNumberId:
     await optOutFromFailure({ workspaceId: dispatch.workspaceId, phone: dispatch.to, failureCode: status.failureCode, occurredAt: status.occurredAt, providerMessageId: status.providerMessageId }, store);
   }
   const read = status.status === 'read' && (await applyReadReceipt(dispatch.dispatchId, status.occurredAt, store, dispatch));
-  if (pricing && !moved && pricedAlone(status)) await applyPricing(dispatch.dispatchId, pricing, store, dispatch);
+  if (pricing && !moved && pricedAlone(status)) await applyPricing(dispatch.dispatchId, pricing, status.occurredAt, store, dispatch);
   return moved || read ? 'applied' : 'unchanged';
 }
 

@@ -63,6 +63,7 @@ const storedDispatchSchema = z.object({
   providerMessageId: z.optional(z.string()),
   senderPhoneNumberId: z.optional(z.string()),
   failedAt: z.optional(z.string()),
+  pricedAt: z.optional(z.string()),
 }) satisfies z.ZodMiniType<Dispatch>;
 
 /**
@@ -270,10 +271,12 @@ export function statusMove(dispatch: Dispatch, move: StatusMove, now: string): D
     values[':code'] = move.failureCode;
     after.failureCode = move.failureCode;
   }
-  if (move.pricing) {
-    set.push('pricing = :pricing');
+  if (move.pricing && !olderPricing(dispatch, move.occurredAt)) {
+    set.push('pricing = :pricing', 'pricedAt = :pricedAt');
     values[':pricing'] = move.pricing;
+    values[':pricedAt'] = move.occurredAt;
     after.pricing = move.pricing;
+    after.pricedAt = move.occurredAt;
   }
   if (move.providerMessageId) {
     // The first wamid stays: the one the provider answered with, or the first status that named it.
@@ -309,7 +312,7 @@ export function statusMove(dispatch: Dispatch, move: StatusMove, now: string): D
       Update: {
         Key: keys.dispatch(dispatch.dispatchId),
         UpdateExpression: sequence.expression(set, remove),
-        ConditionExpression: `#status IN (${fromList.join(', ')})${sentAtCondition(countsAsSent(move.to) ? firstReport : reports !== -1, values)}${attemptCondition(move, values)}`,
+        ConditionExpression: `#status IN (${fromList.join(', ')})${sentAtCondition(countsAsSent(move.to) ? firstReport : reports !== -1, values)}${attemptCondition(move, values)}${':pricedAt' in values ? ` AND ${PRICED_NO_LATER}` : ''}`,
         ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
         ExpressionAttributeValues: values,
       },
@@ -343,23 +346,33 @@ export const samePricing = (a: Pricing, b: Pricing | null | undefined): boolean 
   !!b && a.billable === b.billable && a.category === b.category && a.pricingModel === b.pricingModel && a.type === b.type;
 
 /**
- * Meta's pricing of the message, as its latest status gave it. Meta repeats it on every status:
- * only a pricing that differs is written, so the body changes only when it does.
+ * Whether a status of `at` is older than the one whose pricing the dispatch keeps: Meta delivers a
+ * POST again for days after a failed answer, with the pricing it had then, after later ones.
  */
-export function pricingChange(dispatch: Dispatch, pricing: Pricing, now: string): DispatchChange | undefined {
-  if (samePricing(pricing, dispatch.pricing)) return undefined;
+const olderPricing = (dispatch: Dispatch, at: string): boolean => dispatch.pricedAt !== undefined && at < dispatch.pricedAt;
+
+/** The write's side of `olderPricing`, for a dispatch priced since it was read. */
+const PRICED_NO_LATER = '(attribute_not_exists(pricedAt) OR pricedAt <= :pricedAt)';
+
+/**
+ * Meta's pricing of the message, as the status of `pricedAt` gave it. Meta repeats it on every
+ * status: only a pricing that differs, from a status no older than the kept one's, is written, so
+ * the body changes only when it does.
+ */
+export function pricingChange(dispatch: Dispatch, pricing: Pricing, pricedAt: string, now: string): DispatchChange | undefined {
+  if (samePricing(pricing, dispatch.pricing) || olderPricing(dispatch, pricedAt)) return undefined;
   const sequence = sequenceStep(now);
   return {
     write: {
       Update: {
         Key: keys.dispatch(dispatch.dispatchId),
-        UpdateExpression: sequence.expression(['pricing = :pricing']),
-        ConditionExpression: 'attribute_exists(pk)',
+        UpdateExpression: sequence.expression(['pricing = :pricing', 'pricedAt = :pricedAt']),
+        ConditionExpression: `attribute_exists(pk) AND ${PRICED_NO_LATER}`,
         ExpressionAttributeNames: sequence.names,
-        ExpressionAttributeValues: { ':pricing': pricing, ...sequence.values },
+        ExpressionAttributeValues: { ':pricing': pricing, ':pricedAt': pricedAt, ...sequence.values },
       },
     },
-    after: { ...dispatch, pricing, sequence: dispatch.sequence + 1 },
+    after: { ...dispatch, pricing, pricedAt, sequence: dispatch.sequence + 1 },
   };
 }
 

@@ -87,6 +87,11 @@ export interface Dispatch {
   senderPhoneNumberId?: string;
   /** When it failed, at the provider (or now): its REJECTED event's time. Absent until then. */
   failedAt?: string;
+  /**
+   * When the status that brought the kept `pricing` happened: a status Meta delivers again days
+   * later, older than it, does not replace it. Absent until priced, and on pricing kept before it.
+   */
+  pricedAt?: string;
 }
 
 /** The conversation a dispatch belongs to: the number's in its workspace, derived, not stored (decision 92). */
