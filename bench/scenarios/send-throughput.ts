@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { DynamoDBClient, TransactWriteItemsCommand, type TransactWriteItemsCommandInput } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, TransactionCanceledException, TransactWriteItemsCommand, type TransactWriteItemsCommandInput } from '@aws-sdk/client-dynamodb';
 import { SQSClient, SendMessageCommand, type SendMessageCommandInput } from '@aws-sdk/client-sqs';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SerializeMiddleware } from '@smithy/types';
 import autocannon from 'autocannon';
 import { withoutCallLog } from '../../lambdas/shared/store';
@@ -15,12 +15,17 @@ const CONCURRENCY = 32;
 const ROUND_SECONDS = 8;
 const ROUNDS = 3;
 const TARGET = 0.8;
+/** The send's own bound on trying its transaction again (CONFLICT_RETRIES). */
+const CONFLICT_TRIES = 20;
 
 interface Captured {
   transaction: TransactWriteItemsCommandInput;
   message: SendMessageCommandInput;
   dispatchId: string;
 }
+
+/** A send's times as the SDK serialises them: each replay renews them, as each send has its own. */
+const ISO_TIME = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g;
 
 /**
  * Rows 3 and 7a as the bench runs them: in a process of their own (bench/send-throughput-child.ts)
@@ -48,18 +53,44 @@ export async function sendThroughput(options: {
 }): Promise<Row[]> {
   const body = JSON.stringify({ channel: 'whatsapp', to: '081234567890', content: { type: 'template', templateId: '7b0c5c3e-0000-4000-8000-000000000001', variables: { name: 'Budi', order: 'B-1' } } });
   const headers = { 'content-type': 'application/json', 'x-api-key': options.apiKey };
-  const captured = await captureOneSend(options, headers, body);
+  const { latest: captured, earlier } = await captureSends(options, headers, body);
 
   // The baseline's own clients, configured as the handlers' are (without the SDK's call logger, decision 120).
   const dynamodb = withoutCallLog(new DynamoDBClient({ region: options.runtime.region, endpoint: options.runtime.dynamodbEndpoint }));
   const sqs = withoutCallLog(new SQSClient({ region: options.runtime.region, endpoint: options.runtime.sqsEndpoint }));
-  const template = JSON.stringify(captured.transaction);
-  const messageTemplate = JSON.stringify(captured.message);
+  const replay = <T>(input: T, from: string) => {
+    const template = JSON.stringify(input);
+    return (id: string, at: string) => JSON.parse(template.replaceAll(from, id).replace(ISO_TIME, at)) as T;
+  };
+  const transaction = replay(captured.transaction, captured.dispatchId);
+  const lostRace = replay(earlier.transaction, earlier.dispatchId);
+  const message = replay(captured.message, captured.dispatchId);
+  const conversation = conversationWriteOf(captured.transaction);
+  // What the direct side met, for the round's line: the HTTP side's sends meet the same.
+  const met = { lostRaces: 0, conflicts: 0 };
   const direct = async () => {
-    // The same items under a fresh dispatch id, so each transaction's conditions hold.
+    // The same items under a fresh dispatch id and time, so each transaction's conditions hold.
     const id = randomUUID();
-    await dynamodb.send(new TransactWriteItemsCommand(JSON.parse(template.replaceAll(captured.dispatchId, id)) as TransactWriteItemsCommandInput));
-    await sqs.send(new SendMessageCommand(JSON.parse(messageTemplate.replaceAll(captured.dispatchId, id)) as SendMessageCommandInput));
+    const at = new Date().toISOString();
+    for (let attempt = 0, input = transaction(id, at); ; attempt++) {
+      try {
+        await dynamodb.send(new TransactWriteItemsCommand(input));
+        break;
+      } catch (error) {
+        if (!(error instanceof TransactionCanceledException) || attempt >= CONFLICT_TRIES) throw error;
+        const reasons = error.CancellationReasons?.map((reason) => reason.Code) ?? [];
+        // As the send does: a send that began later is the conversation's last already, so this one
+        // writes itself in as an earlier message; a transaction on the same items is waited out.
+        if (reasons[conversation] === 'ConditionalCheckFailed') {
+          met.lostRaces++;
+          input = lostRace(id, at);
+        } else if (reasons.includes('TransactionConflict')) {
+          met.conflicts++;
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1_000, 25 * 2 ** attempt)));
+        } else throw error;
+      }
+    }
+    await sqs.send(new SendMessageCommand(message(id, at)));
   };
 
   const rss = { peak: 0 };
@@ -112,7 +143,7 @@ export async function sendThroughput(options: {
       const cpuMsPerSend = (cpu.user + cpu.system) / 1000 / Math.max(1, result.perSecond * ROUND_SECONDS);
       (side === overHttp ? http : sdk).push({ ...result, cpuMsPerSend });
     }
-    options.log(`  round ${round + 1}: HTTP ${http.at(-1)!.perSecond.toFixed(0)}/s, SDK ${sdk.at(-1)!.perSecond.toFixed(0)}/s`);
+    options.log(`  round ${round + 1}: HTTP ${http.at(-1)!.perSecond.toFixed(0)}/s, SDK ${sdk.at(-1)!.perSecond.toFixed(0)}/s (so far, direct: ${met.lostRaces} written again as earlier, ${met.conflicts} conflicts waited out)`);
   }
   const ownRate = median(http.map((r) => r.perSecond));
   const floorRate = median(sdk.map((r) => r.perSecond));
@@ -148,8 +179,37 @@ export async function sendThroughput(options: {
   ];
 }
 
-/** The transaction and message one real send makes, as the SDK serialises them. */
-async function captureOneSend(options: { runtime: LocalRuntime; clients: { dynamodb: DynamoDBDocumentClient; sqs: SQSClient } }, headers: Record<string, string>, body: string): Promise<Captured> {
+/**
+ * The transaction and message one real send makes, as the SDK serialises them (`latest`), and the
+ * transaction of a send that lost the conversation to a later one (`earlier`): at concurrency 32
+ * on one number, sends commit out of the order of their times, and such a send writes again as
+ * an earlier message (send-transaction.ts). It is captured by making the conversation's last
+ * message one from the future for one send, then putting its time back.
+ */
+async function captureSends(options: { runtime: LocalRuntime; clients: { dynamodb: DynamoDBDocumentClient; sqs: SQSClient } }, headers: Record<string, string>, body: string): Promise<{ latest: Captured; earlier: Captured }> {
+  const latest = await captureOneSend(options, headers, body);
+  const key = latest.transaction.TransactItems![conversationWriteOf(latest.transaction)]!.Update!.Key!;
+  const setLast = (at: string) =>
+    options.clients.dynamodb.send(
+      new UpdateCommand({ TableName: options.runtime.tableName, Key: Object.fromEntries(Object.entries(key).map(([name, value]) => [name, value.S])), UpdateExpression: 'SET lastMessageAt = :at', ExpressionAttributeValues: { ':at': at } }),
+    );
+  await setLast('2999-01-01T00:00:00.000Z');
+  try {
+    return { latest, earlier: await captureOneSend(options, headers, body, 'last') };
+  } finally {
+    await setLast(new Date().toISOString());
+  }
+}
+
+/** The index of the conversation's write in a send's transaction: the one held to the conversation's last message. */
+function conversationWriteOf(transaction: TransactWriteItemsCommandInput): number {
+  const index = transaction.TransactItems!.findIndex((item) => item.Update?.ConditionExpression?.includes('lastMessageAt'));
+  if (index < 0) throw new Error('The captured send has no conversation write held to its last message');
+  return index;
+}
+
+/** The transaction and message one real send makes, as the SDK serialises them: its first transaction, or its `last` when it wrote again. */
+async function captureOneSend(options: { runtime: LocalRuntime; clients: { dynamodb: DynamoDBDocumentClient; sqs: SQSClient } }, headers: Record<string, string>, body: string, which: 'first' | 'last' = 'first'): Promise<Captured> {
   // Every transaction and message the process sends meanwhile: the consumer shares these clients,
   // so the send's own are the ones that name the dispatch it answered with.
   const seen: { transaction: TransactWriteItemsCommandInput[]; message: SendMessageCommandInput[] } = { transaction: [], message: [] };
@@ -166,10 +226,11 @@ async function captureOneSend(options: { runtime: LocalRuntime; clients: { dynam
   try {
     const response = await fetch(`${options.runtime.url}/v1/messages`, { method: 'POST', headers, body });
     const { dispatchId } = JSON.parse(await response.text()) as { dispatchId: string };
-    const own = <T>(inputs: T[]) => inputs.find((input) => JSON.stringify(input).includes(dispatchId));
-    const transaction = own(seen.transaction);
-    const message = own(seen.message);
+    const own = <T>(inputs: T[]) => inputs.filter((input) => JSON.stringify(input).includes(dispatchId));
+    const transaction = which === 'first' ? own(seen.transaction)[0] : own(seen.transaction).at(-1);
+    const [message] = own(seen.message);
     if (response.status !== 202 || !transaction || !message) throw new Error(`Could not capture a send (HTTP ${response.status})`);
+    if (which === 'last' && own(seen.transaction).length < 2) throw new Error('The captured send did not write again as an earlier message');
     return { transaction, message, dispatchId };
   } finally {
     options.clients.dynamodb.middlewareStack.remove('bench-capture-transaction');
