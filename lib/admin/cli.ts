@@ -57,12 +57,14 @@ export async function runAdmin(argv: readonly string[], io: AdminIo): Promise<nu
     const command = commands.find((candidate) => candidate.name === name);
     if (!command) throw new UsageError(`Unknown command "${name}"; \`npm run admin -- --help\` lists them`);
 
-    const { values } = parseArgs({
+    const { values, tokens } = parseArgs({
       args: argv.slice(words.length),
       options: { ...globalOptions, ...Object.fromEntries(command.optionNames.map((option) => [option, { type: 'string' as const }])) },
       strict: true,
       allowPositionals: false,
+      tokens: true,
     });
+    refuseAmbiguity(tokens.flatMap((token) => (token.kind === 'option' ? [token.name] : [])));
     const named: Record<string, unknown> = values;
     const given = Object.fromEntries(command.optionNames.flatMap((option) => (typeof named[option] === 'string' ? [[option, named[option]]] : [])));
     const run = command.prepare(given);
@@ -88,6 +90,21 @@ export async function runAdmin(argv: readonly string[], io: AdminIo): Promise<nu
     if (json) io.out(JSON.stringify({ error: failure.code, message: failure.message }));
     return failure.exitCode;
   }
+}
+
+/**
+ * The command line is the whole of what the operator meant: an option given twice (parseArgs keeps
+ * the last), two targets, or a target's option without its target would run the command on a
+ * value the operator may not have meant, a key revoked in the second workspace named or a write
+ * to the second stack. Each is a mistake in the command line.
+ */
+function refuseAmbiguity(given: string[]): void {
+  const repeated = given.find((option, index) => given.indexOf(option) !== index);
+  if (repeated) throw new UsageError(`--${repeated} is given more than once: name it once`);
+  const local = given.includes('local');
+  if (local && given.includes('stack')) throw new UsageError('Name one target: --local or --stack NAME, not both');
+  if (!local && given.includes('port')) throw new UsageError('--port is for --local; name --local too, or leave --port out');
+  if (local && given.includes('region')) throw new UsageError('--region is for --stack or TABLE_NAME, not --local');
 }
 
 /** Any failure as one line an operator can act on: the code `--json` shows, the message, the exit status. */

@@ -199,6 +199,24 @@ describe('admin CLI: workspaces', () => {
     expect(target).not.toHaveBeenCalled();
   });
 
+  // The command line is the whole of what the operator meant: a value given twice, or two targets,
+  // is a mistake, not a choice of the last one (a key revoked in the second workspace named, a
+  // write to the second stack).
+  it.each([
+    [['key', 'revoke', '--workspace', 'ws-a', '--workspace', 'ws-b', '--key-id', 'k-1'], '--workspace is given more than once: name it once'],
+    [['reports', 'rebuild', '--workspace', 'ws-a', '--date', '2026-11-24', '--date', '2026-11-25'], '--date is given more than once: name it once'],
+    [['workspace', 'update', '--id', 'a', '--sends-per-minute', '10', '--stack', 'MessagingApi-staging', '--stack', 'MessagingApi-prod'], '--stack is given more than once: name it once'],
+    [['key', 'revoke', '--workspace', 'ws-a', '--key-id', 'k-1', '--stack', 'MessagingApi-prod', '--local'], 'Name one target: --local or --stack NAME, not both'],
+    [['workspace', 'show', '--id', 'ws-a', '--port', '3917'], '--port is for --local; name --local too, or leave --port out'],
+    [['workspace', 'show', '--id', 'ws-a', '--local', '--region', 'eu-west-1'], '--region is for --stack or TABLE_NAME, not --local'],
+  ])('refuses %j with exit status 2 before reaching any table', async (argv, message) => {
+    const target = jest.fn();
+    const lines: string[] = [];
+    expect(await runAdmin(argv, { out: () => {}, err: (text) => lines.push(text), env: {}, target })).toBe(2);
+    expect(lines).toEqual([`admin: ${message}`]);
+    expect(target).not.toHaveBeenCalled();
+  });
+
   it('reports a failure of the table as one line with exit status 1', async () => {
     const lines: string[] = [];
     const status = await runAdmin(['workspace', 'show', '--id', 'x'], {
