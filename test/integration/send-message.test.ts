@@ -9,6 +9,7 @@ import { keys } from '../../lambdas/shared/table';
 import { CONFLICT_RETRIES } from '../../lambdas/shared/writes';
 import { conversationIdFor } from '../../lambdas/domain/conversations/conversation-id';
 import { deliverDispatch } from '../../lambdas/domain/delivery/deliver-dispatch';
+import { QUEUED_GRACE_MS, reconcile } from '../../lambdas/domain/delivery/reconcile';
 import type { Provider } from '../../lambdas/domain/providers/provider';
 import { useTableAndQueues } from '../support/sqs';
 import { emulateTransactionConflicts } from '../support/transaction-conflicts';
@@ -147,6 +148,51 @@ describe('sending a template message against DynamoDB Local and the SQS emulator
     expect(retried.replayed).toBe(false);
     expect(retried.dispatchId).not.toBe(failed!.dispatchId);
     expect(await env.queues.receiveAll()).toEqual([{ dispatchId: retried.dispatchId, workspaceId: ws }]);
+  });
+
+  it('keeps a send a duplicate was refused for (409, "already sent today"): its queue failing then leaves it queued for the reconciler, not released as never sent', async () => {
+    const ws = await workspace({ dedupe: 'wib-day' });
+    let entered!: () => void;
+    const inQueue = new Promise<void>((resolve) => (entered = resolve));
+    let fail!: () => void;
+    const failing = new Promise<void>((resolve) => (fail = resolve));
+    // The first send's queue call hangs, then fails; meanwhile its caller, timed out, sends again.
+    const stalling: QueueTarget = {
+      queueUrl: env.queues.queueUrl,
+      sqs: {
+        send: async () => {
+          entered();
+          await failing;
+          throw Object.assign(new Error('The specified queue does not exist.'), { name: 'QueueDoesNotExist', $metadata: { httpStatusCode: 400 } });
+        },
+      } as unknown as QueueTarget['sqs'],
+    };
+
+    const first = send(command(ws), stalling);
+    await inQueue;
+    const duplicate = await rejection(send(command(ws)));
+    fail();
+    const accepted = await first;
+
+    // The duplicate was told the message is sent today, so it must be: the first answers 202 and
+    // its dispatch stays queued, with the day's marker, for the reconciler to queue.
+    expect([duplicate?.status, duplicate?.code]).toEqual([409, 'duplicate_send']);
+    expect(accepted).toMatchObject({ status: 'queued', replayed: false });
+    expect(await getDispatch(ws, accepted.dispatchId, env.table)).toMatchObject({ status: 'queued' });
+    expect((await env.table.scanAll()).filter((item) => item.entity === 'dailySend' && item.dispatchId === accepted.dispatchId)).toEqual([expect.objectContaining({ duplicateRefused: true })]);
+    expect(await env.queues.receiveAll()).toEqual([]);
+    // The file's other queued dispatches are the reconciler's too: this workspace's is the one asked about.
+    await reconcile(new Date(Date.now() + QUEUED_GRACE_MS + 1_000), env.table, env.queues);
+    expect(((await env.queues.receiveAll()) as { workspaceId: string }[]).filter((message) => message.workspaceId === ws)).toEqual([{ dispatchId: accepted.dispatchId, workspaceId: ws }]);
+  });
+
+  it('lets a duplicate refused while the first send still had the day go through once that send gave the day back', async () => {
+    const ws = await workspace({ dedupe: 'wib-day' });
+    const broken = { sqs: env.queues.sqs, queueUrl: `${env.queues.queueUrl}-does-not-exist` };
+    expect((await rejection(send(command(ws), broken)))?.status).toBe(502);
+    // The marker went with the first send's 502: the next send is not a duplicate.
+    await expect(send(command(ws))).resolves.toMatchObject({ status: 'queued' });
+    expect((await rejection(send(command(ws))))?.code).toBe('duplicate_send');
   });
 
   it('answers 202, not "nothing will be sent", when the queue took the message but its answer was lost and a consumer has claimed it', async () => {

@@ -20,8 +20,23 @@ export const dailySendClaim = (key: ItemKey, dispatchId: string, now: Date): Wri
   Put: { Item: { ...key, entity: 'dailySend', dispatchId, ttl: Math.floor(now.getTime() / 1000) + TTL_SECONDS }, ConditionExpression: 'attribute_not_exists(pk)' },
 });
 
-/** Gives the day's send back (the send failed). */
-export const dailySendRelease = (key: ItemKey): Write => ({ Delete: { Key: key } });
+/**
+ * Gives the day's send back (the queue refused its message), unless a duplicate was answered 409
+ * for it meanwhile (`dailySendPromised`): that caller was told the message is sent today, so it
+ * must be, and the send keeps its dispatch queued for the reconciler instead.
+ */
+export const dailySendRelease = (key: ItemKey): Write => ({ Delete: { Key: key, ConditionExpression: `attribute_not_exists(${PROMISED})` } });
+
+const PROMISED = 'duplicateRefused';
+
+/**
+ * Marks the day's send as one a duplicate was refused for, before that duplicate is answered 409
+ * `duplicate_send`. Refused (ConditionalCheckFailed) when the marker is gone: its send gave the day
+ * back, and the duplicate may take it.
+ */
+export const dailySendPromised = (key: ItemKey): Write => ({
+  Update: { Key: key, UpdateExpression: `SET ${PROMISED} = :true`, ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':true': true } },
+});
 
 const failedChangeSchema = z.object({
   dispatchId: z.string().check(z.minLength(1)),

@@ -129,8 +129,9 @@ async function commitAndQueue(
       messageMetrics.failed('enqueue_failed');
       throw new UpstreamUnavailableError('The message queue is unavailable; the message was not queued. Retry the request.', { cause: error });
     }
-    // Taken: a consumer has it. Unreleased: it stays queued, and the reconciler queues it. Either way it will be sent once.
+    // Taken: a consumer has it. Unreleased, or promised to a duplicate: it stays queued, and the reconciler queues it. Either way it will be sent once.
     if (released === 'taken') logger.warn('Dispatch queue answered an error for a message it had taken; a consumer has it', { dispatchId: dispatch.dispatchId, error: error as Error });
+    else if (released === 'promised') logger.error('Dispatch queue refused a message a duplicate was answered 409 for; it stays queued, and the reconciler will queue it', { dispatchId: dispatch.dispatchId, error: error as Error });
     else logger.error('Dispatch queue refused a message and the table did not take it back; the reconciler will queue it', { dispatchId: dispatch.dispatchId, error: error as Error });
   }
 

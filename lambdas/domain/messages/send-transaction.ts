@@ -3,9 +3,9 @@ import { ConflictError, ServiceUnavailableError } from '../../shared/errors';
 import { logger } from '../../shared/logger';
 import type { Store } from '../../shared/store';
 import type { ItemKey } from '../../shared/table';
-import { CONFLICT_RETRIES, conflictPause, transactWrite, untilAnswered } from '../../shared/writes';
+import { CONFLICT_RETRIES, conflictPause, transactWrite, untilAnswered, writeIfAllowed } from '../../shared/writes';
 import { conversationMessageWrites, type Placement } from '../conversations/conversation-item';
-import { dailySendClaim, dailySendRelease } from './daily-send';
+import { dailySendClaim, dailySendPromised, dailySendRelease } from './daily-send';
 import type { Dispatch, DraftedDispatch } from './dispatch';
 import { dispatchCreate, enqueueFailed, getDispatchById } from './dispatch-repository';
 import { getIdempotencyRecord, idempotencyClaim, idempotencyRelease, replayableResponse, type IdempotencyRecord } from './idempotency';
@@ -66,11 +66,16 @@ export async function commitSend(dispatch: DraftedDispatch, claims: SendClaims, 
       // No record: its request failed and released the key, or is still writing it. Try to claim it ourselves.
       if (record) {
         // Another request's key on a send already made today: the duplicate is check 7, the key check 8 (docs/api.md#send-a-message).
-        if (record.fingerprint !== claims.idempotency.fingerprint && refused.dailySend === 'ConditionalCheckFailed') return { outcome: 'duplicate' };
+        if (record.fingerprint !== claims.idempotency.fingerprint && refused.dailySend === 'ConditionalCheckFailed') {
+          if (await promisedToDuplicate(claims.dailySend!, store)) return { outcome: 'duplicate' };
+          continue;
+        }
         return { outcome: 'replayed', response: replayableResponse(record, claims.idempotency.fingerprint, now) };
       }
     } else if (refused.dailySend === 'ConditionalCheckFailed') {
-      return { outcome: 'duplicate' };
+      if (await promisedToDuplicate(claims.dailySend!, store)) return { outcome: 'duplicate' };
+      // The send that had the day gave it back meanwhile (its queue refused it): this one may take it.
+      continue;
     } else if (!Object.values(refused).includes('TransactionConflict')) {
       throw new Error(`Send transaction cancelled: ${JSON.stringify(refused)}`);
     }
@@ -83,6 +88,14 @@ export async function commitSend(dispatch: DraftedDispatch, claims: SendClaims, 
     await conflictPause(attempt);
   }
 }
+
+/**
+ * Whether the day's send stands for a duplicate about to be told so (409, "already sent today"):
+ * marked, so the send that has it, should its queue then refuse the message, keeps it for the
+ * reconciler to queue rather than giving the day back as never sent (`releaseSend`). False when
+ * the marker is gone: that send gave it back, and the duplicate is tried again as a send.
+ */
+const promisedToDuplicate = (dailySend: ItemKey, store: Store): Promise<boolean> => writeIfAllowed(store, dailySendPromised(dailySend));
 
 /** How long a send keeps asking an unreachable table to give its writes back: the send's own retries have used up to 6 s of its 10. */
 export const RELEASE_DEADLINE_MS = 2_500;
@@ -97,8 +110,10 @@ export const RELEASE_DEADLINE_MS = 2_500;
  * RELEASE_DEADLINE_MS (its retry is refused on the dispatch, and the dispatch then says whether
  * the earlier try was applied); one never answered leaves the dispatch `queued` for the reconciler
  * to queue (`unreleased`): the message will be sent, so it is not the caller's to send again.
+ * So does one whose day's send a duplicate was answered 409 for meanwhile (`promised`): that caller
+ * was told the message is sent today.
  */
-export async function releaseSend(dispatch: Dispatch, claims: SendClaims, now: Date, store: Store): Promise<'released' | 'taken' | 'unreleased'> {
+export async function releaseSend(dispatch: Dispatch, claims: SendClaims, now: Date, store: Store): Promise<'released' | 'taken' | 'unreleased' | 'promised'> {
   const writes = {
     dispatch: enqueueFailed(dispatch, now).write,
     idempotency: claims.idempotency && idempotencyRelease(dispatch.workspaceId, claims.idempotency.key),
@@ -121,6 +136,8 @@ export async function releaseSend(dispatch: Dispatch, claims: SendClaims, now: D
       if (!current) return 'unreleased';
       return current.status === 'failed' && current.failureCode === 'enqueue_failed' ? 'released' : 'taken';
     }
+    // A duplicate was answered 409 for this send: it stays queued, and the reconciler queues it.
+    if (result.refused.dailySend === 'ConditionalCheckFailed') return 'promised';
     // Only the dispatch's claim can race this (the consumer taking it): ask again after it.
     if (!Object.values(result.refused).includes('TransactionConflict') || attempt > CONFLICT_RETRIES) {
       throw new Error(`Send release cancelled: ${JSON.stringify(result.refused)}`);
