@@ -28,6 +28,6 @@ export async function usageIdentityOf(rawKey: string | undefined, options: Usage
   const workspace = await lookUpWorkspace(principal.workspaceId, now, options.store);
   if (workspace.gatewayUsageKey) return { principal, usageKey: workspace.gatewayUsageKey.value, shared: false };
   // A stack deployed with usage plans always sets it; its absence is a wiring fault, not the client's.
-  if (!options.fallbackKey) throw new Error(`Workspace ${workspace.id} has no gateway usage key and no fallback key is configured`);
+  if (!options.fallbackKey) throw new Error(`Workspace ${workspace.id} has no gateway usage key and FALLBACK_USAGE_KEY (the stack’s fallback key) is not set`);
   return { principal, usageKey: options.fallbackKey, shared: true };
 }

@@ -32,8 +32,13 @@ export async function oldestMessageAge(queueName: string, now: Date, cloudwatch:
 /** A queue's name, the last part of its URL (`https://sqs.<region>.amazonaws.com/<account>/<name>`). */
 const queueNameOf = (queueUrl: string): string => queueUrl.slice(queueUrl.lastIndexOf('/') + 1);
 
-/** Whether a queue is SQS's own (its URL on an `amazonaws.com` host), of which CloudWatch has metrics, and not an emulator's. */
-const isSqsQueue = (queueUrl: string): boolean => /\.amazonaws\.com(\.cn)?$/.test(URL.parse(queueUrl)?.hostname ?? '');
+/**
+ * Whether a queue is SQS's own, of which CloudWatch has metrics, and not an emulator's: its URL on
+ * an `amazonaws.com` host, reached at SQS's own endpoint. A client pointed elsewhere (SQS_ENDPOINT:
+ * the local runtime, or a developer's unit test aiming it at a dead port) sends to no SQS queue,
+ * whatever the URL names, and CloudWatch is not asked; a test of the reconciler never reaches AWS.
+ */
+const isSqsQueue = (queue: QueueTarget): boolean => !queue.sqs.config.isCustomEndpoint && /\.amazonaws\.com(\.cn)?$/.test(URL.parse(queue.queueUrl)?.hostname ?? '');
 
 /**
  * How long the function's dispatch queue has held its oldest message (ms), for the reconciler
@@ -42,7 +47,7 @@ const isSqsQueue = (queueUrl: string): boolean => /\.amazonaws\.com(\.cn)?$/.tes
  * as it did before it asked.
  */
 export async function dispatchQueueAge(queue: QueueTarget, now: Date, cloudwatch: CloudWatchClient = defaultCloudwatch): Promise<number | undefined> {
-  if (!isSqsQueue(queue.queueUrl)) return undefined;
+  if (!isSqsQueue(queue)) return undefined;
   try {
     return await oldestMessageAge(queueNameOf(queue.queueUrl), now, cloudwatch);
   } catch (error) {

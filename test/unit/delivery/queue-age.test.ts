@@ -7,6 +7,7 @@ import { handler } from '../../../lambdas/handlers/reconcile';
 import { draftDispatch } from '../../../lambdas/domain/messages/dispatch';
 import { dispatchItem } from '../../../lambdas/domain/messages/dispatch-repository';
 import { resetContainerCaches } from '../../../lib/testing';
+import { sqs as sqsClient } from '../../../lambdas/shared/clients';
 import { lambdaContext } from '../../support/events';
 import { template, WORKSPACE } from '../../support/send-fixtures';
 
@@ -22,7 +23,10 @@ beforeEach(() => {
   sqs.reset();
   resetContainerCaches();
 });
-afterEach(() => jest.useRealTimers());
+afterEach(() => {
+  jest.useRealTimers();
+  jest.restoreAllMocks();
+});
 
 describe('the dispatch queue’s age, from SQS’s metric in CloudWatch (decision 137)', () => {
   it('is the latest minute’s maximum of ApproximateAgeOfOldestMessage, aged by the time since that minute began', async () => {
@@ -61,6 +65,13 @@ describe('the dispatch queue’s age, from SQS’s metric in CloudWatch (decisio
     expect(await dispatchQueueAge({ sqs: sqsClient, queueUrl: 'https://sqs.ap-southeast-3.amazonaws.com/123456789012/MessagingApi-prod-dispatch' }, NOW)).toBe(90_000);
     expect(cloudwatch.commandCalls(GetMetricStatisticsCommand)[0]!.args[0].input.Dimensions).toEqual([{ Name: 'QueueName', Value: 'MessagingApi-prod-dispatch' }]);
   });
+
+  it('is not asked of CloudWatch for a queue reached at an endpoint of its own (SQS_ENDPOINT), whatever its URL names', async () => {
+    // A developer's unit test with the README's dead-port endpoints: the reconciler must not reach AWS.
+    const elsewhere = new SQSClient({ endpoint: 'http://127.0.0.1:9' });
+    expect(await dispatchQueueAge({ sqs: elsewhere, queueUrl: 'https://sqs.ap-southeast-3.amazonaws.com/123456789012/MessagingApi-prod-dispatch' }, NOW)).toBeUndefined();
+    expect(cloudwatch.calls()).toHaveLength(0);
+  });
 });
 
 describe('the reconciler, as deployed', () => {
@@ -74,6 +85,8 @@ describe('the reconciler, as deployed', () => {
   const { dispatchId } = dispatch;
   const stored = dispatchItem(dispatch);
   beforeEach(() => {
+    // As deployed, the functions' SQS client is at SQS's own endpoint (a full test run points it at the emulator).
+    jest.replaceProperty(sqsClient.config, 'isCustomEndpoint', false);
     ddb.on(QueryCommand).resolves({ Items: [stored] });
     ddb.on(BatchGetCommand).callsFake((input: { RequestItems: Record<string, unknown> }) => Promise.resolve({ Responses: { [Object.keys(input.RequestItems)[0]!]: [stored] } }));
     ddb.on(UpdateCommand).resolves({ Attributes: { ...stored, updatedAt: NOW.toISOString() } });

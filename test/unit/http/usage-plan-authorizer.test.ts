@@ -1,6 +1,7 @@
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { hashApiKey } from '../../../lambdas/domain/api-keys/api-key-secret';
+import { usageIdentityOf } from '../../../lambdas/domain/api-keys/usage-identity';
 import { handler as authorizer } from '../../../lambdas/handlers/usage-plan-authorizer';
 import { handler as sendMessage } from '../../../lambdas/handlers/send-message';
 import { keys } from '../../../lambdas/shared/table';
@@ -55,6 +56,13 @@ describe('usage-plan authorizer', () => {
     const result = await authorize('listTemplates', { 'x-api-key': KEY });
 
     expect(result).toMatchObject({ usageIdentifierKey: process.env.FALLBACK_USAGE_KEY, context: { usageKey: 'fallback' } });
+  });
+
+  it('fails naming FALLBACK_USAGE_KEY when a workspace has no usage key and the variable is not set (a wiring fault, 500)', async () => {
+    ddb.on(GetCommand, keyLookup).resolves({ Item: apiKeyItem(KEY) });
+    ddb.on(GetCommand, workspaceLookup).resolves({ Item: storedWorkspace() });
+    // The handler passes config.FALLBACK_USAGE_KEY, read once per container: unset, it is undefined.
+    await expect(usageIdentityOf(KEY, { fallbackKey: undefined })).rejects.toThrow('Workspace ws-test has no gateway usage key and FALLBACK_USAGE_KEY (the stack’s fallback key) is not set');
   });
 
   it('allows a key without the route’s scope, whose 403 the route answers itself in the contract body', async () => {
