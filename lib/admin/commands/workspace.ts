@@ -43,7 +43,13 @@ export const workspaceCommands = [
     name: 'workspace create',
     synopsis: `--id ID --name NAME --rupiah-per-credit N ${SETTINGS_SYNOPSIS}`,
     summary: 'Creates a workspace; refused if the id exists or a WhatsApp id it binds is another workspace’s. On a stack with usage plans it gets its own usage key, in the default plan unless --usage-plan names one.',
-    options: z.object({ id: option.text(), name: option.text(), 'rupiah-per-credit': option.number(), ...settingOptions }),
+    options: z.object({
+      // A workspace's usage key is named <stack>-<id>: `fallback` would take the name of the stack's own key.
+      id: option.text().refine((id) => id !== 'fallback', 'fallback is the name of the stack’s own usage key; choose another id'),
+      name: option.text(),
+      'rupiah-per-credit': option.number(),
+      ...settingOptions,
+    }),
     async run(options, context) {
       const { store, now, usagePlans } = context;
       const plan = options['usage-plan'] ?? (usagePlans?.kind === 'stack' ? usagePlans.defaultPlan : undefined);
