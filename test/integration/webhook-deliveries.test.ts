@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { deliverEvent } from '../../lambdas/domain/webhooks/deliver-event';
 import type * as EndpointHealth from '../../lambdas/domain/webhooks/endpoint-health';
@@ -125,6 +125,38 @@ describe('webhook deliveries against DynamoDB Local', () => {
   });
 
   // The consumer skipped the retry and left the record `retrying`, with a next attempt in the past that never came.
+  it('keeps a newer attempt’s result when an older, slower one ends after it (a retry a resend overtook), and counts both', async () => {
+    let hung: ServerResponse | undefined;
+    let posts = 0;
+    // The first POST hangs until its attempt times out; the next is answered 204.
+    const server = createServer((request, response) => {
+      posts += 1;
+      request.resume();
+      if (posts === 1) hung = response;
+      else request.on('end', () => response.writeHead(204).end());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const ws = `ws-${randomUUID().slice(0, 8)}`;
+      const endpoint = await createWebhookEndpoint({ workspaceId: ws, url: `http://localhost:${(server.address() as AddressInfo).port}/in`, events: null, description: null }, T0, env.table);
+      const eventId = newEventId(T0);
+      const message = { workspaceId: ws, endpointId: endpoint.id, eventId, type: 'message.received', payload: JSON.stringify({ id: eventId, type: 'message.received', timestamp: T0.toISOString(), data: {} }) };
+      const reachable = { resolve: () => Promise.resolve([{ address: '127.0.0.1', family: 4 as const }]), allowLocal: true };
+      const deps = (now: Date) => ({ store: env.table, queue: env.queues, now: () => now, urlRules: reachable, timeoutMs: 1_500 });
+
+      const older = deliverEvent({ ...message, attempt: 2, failingSince: T0.toISOString() }, deps(at(1)));
+      while (posts < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await deliverEvent({ ...message, attempt: 1 }, deps(at(2)))).toBe('delivered');
+      expect(await older).toBe('retrying');
+      hung?.destroy();
+
+      const { items } = await listEventDeliveries(ws, endpoint.id, { limit: 20 }, env.table);
+      expect(items).toEqual([expect.objectContaining({ eventId, attempts: 2, state: 'delivered', lastAttemptAt: at(2).toISOString(), lastStatusCode: 204, lastError: null, nextAttemptAt: null })]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it('gives a delivery up once its endpoint is disabled before its next attempt: `failed`, no next attempt, the last answer kept', async () => {
     const { ws, endpointId, eventIds } = await endpointWithDeliveries(1);
     await disableWebhookEndpoint(ws, endpointId, 'gone', at(0.5), env.table);

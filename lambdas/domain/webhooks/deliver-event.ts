@@ -4,14 +4,14 @@ import { logger } from '../../shared/logger';
 import { eventDeliveryMetrics } from '../../shared/metrics';
 import type { QueueTarget } from '../../shared/queue';
 import type { Store } from '../../shared/store';
-import { writeOne } from '../../shared/writes';
+import { writeIfAllowed, writeOne } from '../../shared/writes';
 import { FAILING_DISABLE_AFTER_MS, noteDelivered, noteGivenUp } from './endpoint-health';
 import { enqueueEventDeliveries, type EventDeliveryMessage } from './event-queue';
 import { pinnedPost, type PostOutcome } from './pinned-post';
 import { nextAttemptAt, queueDelaySeconds } from './retry-schedule';
 import { signedHeaders } from './signing';
 import { checkWebhookUrl, configuredUrlRules, type Resolver } from './url-rules';
-import { attemptRecordUpdate, recordMissedEvent, UNSUBSCRIBED, type DeliveryState } from './webhook-delivery';
+import { attemptCountUpdate, attemptRecordUpdate, recordMissedEvent, UNSUBSCRIBED, type DeliveryState } from './webhook-delivery';
 import { subscribesTo, type WebhookEndpoint } from './webhook-endpoint';
 import { disableWebhookEndpoint, enabledSince, endpointReadsOfBatch, type EndpointReader } from './webhook-endpoint-repository';
 import { TEST_EVENT_TYPE } from './webhook-event';
@@ -75,11 +75,11 @@ export async function deliverEvent(message: EventDeliveryMessage, deps: EventDel
   }
 
   const outcome = await attempt(endpoint.url, endpoint.secrets, message, now, deps);
-  const record = (state: DeliveryState, next: Date | null) =>
-    writeOne(
-      store,
-      attemptRecordUpdate({ ...message, attemptedAt: now, statusCode: outcome.statusCode, error: outcome.error, state, nextAttemptAt: next }),
-    );
+  const record = async (state: DeliveryState, next: Date | null) => {
+    const recorded = await writeIfAllowed(store, attemptRecordUpdate({ ...message, attemptedAt: now, statusCode: outcome.statusCode, error: outcome.error, state, nextAttemptAt: next }));
+    // A newer attempt's result is recorded already (a resend overtook this one): it stands, this one is counted.
+    if (!recorded) await writeOne(store, attemptCountUpdate(message));
+  };
 
   if (outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300) {
     await record('delivered', null);

@@ -43,6 +43,8 @@ export function attemptRecordUpdate(attempt: AttemptRecord): Write {
       UpdateExpression:
         'SET entity = :entity, workspaceId = :ws, endpointId = :endpoint, eventId = :event, #type = :type, payload = :payload, #state = :state, ' +
         'lastAttemptAt = :at, lastStatusCode = :code, lastError = :error, nextAttemptAt = :next, #ttl = :ttl ADD attempts :one',
+      // An attempt older than the one recorded (a slow one that a resend overtook) leaves the newer result standing.
+      ConditionExpression: 'attribute_not_exists(lastAttemptAt) OR attribute_type(lastAttemptAt, :nullType) OR lastAttemptAt <= :at',
       ExpressionAttributeNames: { '#type': 'type', '#state': 'state', '#ttl': 'ttl' },
       ExpressionAttributeValues: {
         ':entity': 'webhookDelivery',
@@ -58,9 +60,15 @@ export function attemptRecordUpdate(attempt: AttemptRecord): Write {
         ':next': attempt.nextAttemptAt?.toISOString() ?? null,
         ':ttl': Math.floor(attempt.attemptedAt.getTime() / 1000) + DELIVERY_RECORD_DAYS * 24 * 60 * 60,
         ':one': 1,
+        ':nullType': 'NULL',
       },
     },
   };
+}
+
+/** Counts an attempt whose result came after a newer attempt's was recorded: the newer result stands. */
+export function attemptCountUpdate(attempt: Pick<AttemptRecord, 'workspaceId' | 'endpointId' | 'eventId'>): Write {
+  return { Update: { Key: keys.webhookDelivery(attempt.workspaceId, attempt.endpointId, attempt.eventId), UpdateExpression: 'ADD attempts :one', ExpressionAttributeValues: { ':one': 1 } } };
 }
 
 export type MissedEvent = Pick<AttemptRecord, 'workspaceId' | 'endpointId' | 'eventId' | 'type' | 'payload'>;
