@@ -1,3 +1,4 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import {
@@ -214,6 +215,30 @@ describe('webhook endpoints against DynamoDB Local', () => {
 
     expect(await rotateWebhookSecret(other, endpoint.id, 3_600, later(10), table)).toBeUndefined();
     expect(await rotateWebhookSecret(ws, 'whe_00000000000000000000000000000000', 3_600, later(10), table)).toBeUndefined();
+  });
+
+  it('takes a rotation the SDK sent again after losing its answer as the one rotation it is: no third secret nobody was shown', async () => {
+    const ws = workspace();
+    const endpoint = await create(ws);
+    const original = endpoint.secrets[0].secret;
+    let lost = false;
+    // The first UpdateItem commits, its answer is lost, and the SDK sends the same request again.
+    const lossy = {
+      ...table,
+      db: {
+        send: async (command: unknown) => {
+          const answer = await table.db.send(command as never);
+          if (command instanceof UpdateCommand && !lost) {
+            lost = true;
+            return table.db.send(command as never);
+          }
+          return answer;
+        },
+      },
+    } as unknown as typeof table;
+
+    const rotated = await rotateWebhookSecret(ws, endpoint.id, 3_600, later(1), lossy);
+    expect((await getWebhookEndpoint(ws, endpoint.id, table))!.secrets.map((s) => s.secret)).toEqual([rotated!.secret, original]);
   });
 
   it('concurrent rotations each keep their secret: every one answered is current or in its overlap', async () => {

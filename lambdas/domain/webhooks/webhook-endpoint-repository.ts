@@ -177,12 +177,15 @@ export async function rotateWebhookSecret(
 ): Promise<{ secret: string; previousSecretExpiresAt: string } | undefined> {
   const previousSecretExpiresAt = new Date(now.getTime() + overlapSeconds * 1000).toISOString();
   const inOverlap = (entry: { expiresAt: string | null }) => entry.expiresAt !== null && Date.parse(entry.expiresAt) > now.getTime();
+  // One secret for every try: a try whose write was applied and its answer lost (the SDK sends the
+  // same request again, refused by its condition) finds it current, and is the rotation, not outrun.
+  const secret = newWebhookSecret();
   // Rotations that meet others of the same endpoint are redone as a conflict is, each on the last.
   const rotated = await untilNotOutrun(async () => {
     const endpoint = await getWebhookEndpoint(workspaceId, endpointId, store);
     if (!endpoint) return null;
     const [current, ...older] = endpoint.secrets;
-    const secret = newWebhookSecret();
+    if (current.secret === secret) return { secret, previousSecretExpiresAt };
     const retiring = [{ secret: current.secret, expiresAt: previousSecretExpiresAt }, ...older].filter(inOverlap);
     const secrets: WebhookEndpoint['secrets'] = [{ secret, expiresAt: null }, ...retiring.slice(0, WEBHOOK_SECRETS_KEPT - 1)];
     // Conditioned on the secret read, so a rotation that raced another is redone on top of it
