@@ -882,7 +882,7 @@ describe('a burst in one workspace, and DynamoDB’s transaction conflicts', () 
     jest.spyOn(Math, 'random').mockReturnValue(0);
     const conflicts = emulateTransactionConflicts(env.table.db, { heldForever: (pk) => called && pk === `DSP#${dispatchId}` });
     try {
-      await expect(deliver(dispatchId, ws, provider)).rejects.toThrow(`Change of dispatch ${dispatchId} kept conflicting with other transactions`);
+      await expect(deliver(dispatchId, ws, provider)).rejects.toMatchObject({ code: 'service_unavailable', cause: new Error(`Change of dispatch ${dispatchId} kept conflicting with other transactions`) });
       expect(conflicts.stats.refusedWrites).toBe(CONFLICT_RETRIES + 1);
       jest.restoreAllMocks();
       // The message's next receive finds its claim held the same way: it comes back again, and the provider is not called.

@@ -1,4 +1,5 @@
 import { defaultStore } from '../../shared/default-store';
+import { ServiceUnavailableError } from '../../shared/errors';
 import { logger } from '../../shared/logger';
 import { isSenderRefusal } from '../../shared/metric-names';
 import { messageMetrics } from '../../shared/metrics';
@@ -93,7 +94,8 @@ async function commitThroughConflicts(dispatchId: string, store: Store, write: W
       if (isConditionFailed(error)) return false;
       if (!isTransactionConflict(error)) throw error;
     }
-    if (retry >= CONFLICT_RETRIES || Date.now() >= deadline) throw new Error(`Change of dispatch ${dispatchId} kept conflicting with other transactions`);
+    // 503 with Retry-After on a request (Meta retries the POST); a consumer's record fails and comes back.
+    if (retry >= CONFLICT_RETRIES || Date.now() >= deadline) throw new ServiceUnavailableError({ cause: new Error(`Change of dispatch ${dispatchId} kept conflicting with other transactions`) });
     await conflictPause(retry);
   }
 }
