@@ -27,3 +27,21 @@ it('calls back once the process that started this one has ended, and not before'
     if (isAlive(watcherPid)) process.kill(watcherPid, 'SIGKILL');
   }
 }, 30_000);
+
+it('calls back too when the parent ended while this one was still starting, before it began to watch', async () => {
+  // The runtime watches once it is ready, seconds after it began (DynamoDB Local starts first); npm
+  // stopped in those seconds has handed it to init by then, so the parent is the one it began with.
+  const watcher = `import(${JSON.stringify(join(process.cwd(), 'lib/local/parent-watch.ts'))}).then(({ whenParentGone }) => {
+    console.log(process.pid);
+    setTimeout(() => whenParentGone(() => process.exit(0), 50), 1_500);
+    setInterval(() => undefined, 1_000);
+  });`;
+  const shell = spawn('sh', ['-c', `"${process.execPath}" --import tsx -e '${watcher}'; true`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [line] = (await once(shell.stdout, 'data')) as [Buffer];
+  const watcherPid = Number(line.toString().trim());
+  try {
+    expect(await childEndsWithParent(shell, watcherPid)).toBe(true);
+  } finally {
+    if (isAlive(watcherPid)) process.kill(watcherPid, 'SIGKILL');
+  }
+}, 30_000);
