@@ -8,12 +8,28 @@ import type { HttpContext } from './http-context';
 export const mediaTypeOf = (contentType: string | undefined): string => (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 
 /**
+ * A Content-Type's parameters after its media type (RFC 9110 §5.6.6): `;`, a name, and a token or a
+ * quoted string, read one after another so a `;` or `charset=` inside a quoted value is that
+ * value's. Whitespace around `=` and empty parameters are let pass; a name without a value is
+ * skipped. Names are lower case, a quoted value unquoted; `written` is the parameter as sent.
+ */
+function parametersOf(contentType: string): { name: string; value: string; written: string }[] {
+  const parameter = /\s*;\s*(?:([^\s;="]+)\s*(?:=\s*("(?:[^"\\]|\\.)*"|[^\s;"]*))?)?/y;
+  parameter.lastIndex = contentType.indexOf(';') < 0 ? contentType.length : contentType.indexOf(';');
+  const parameters: { name: string; value: string; written: string }[] = [];
+  for (let match; parameter.lastIndex < contentType.length && (match = parameter.exec(contentType)) && match[0]; ) {
+    const [, name, raw] = match;
+    if (name && raw !== undefined) parameters.push({ name: name.toLowerCase(), value: raw.startsWith('"') ? raw.slice(1, -1).replace(/\\(.)/g, '$1') : raw, written: `${name}=${raw}` });
+  }
+  return parameters;
+}
+
+/**
  * Bodies are read as UTF-8: JSON is UTF-8 (RFC 8259), and the forms' escapes are read as UTF-8. A
  * body declared in another charset would reach the customer with its accented letters as U+FFFD,
- * so it is refused. ASCII is UTF-8's first 128 characters.
+ * so it is refused, and so is one that names its charset twice. ASCII is UTF-8's first 128 characters.
  */
-const charsetOf = (contentType: string) => /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1]!.toLowerCase();
-const UTF8 = /^(utf-?8|us-ascii)$/;
+const UTF8 = /^(utf-?8|us-ascii)$/i;
 
 /**
  * Rejects a missing body, or a Content-Type the route does not accept or in another charset, before any parser runs; an
@@ -32,10 +48,12 @@ export function contentTypeGuard(accepted: readonly BodyEncoding[]): middy.Middl
         throw new ValidationError(`Content-Type must be ${allowed.join(', ')}${mediaType ? `; got ${mediaType}` : ''}`);
       }
       if (body === null || body === undefined || body === '') throw new ValidationError('A request body is required');
-      const parameters = contentType.split(';').slice(1).map((parameter) => parameter.trim()).filter(Boolean);
-      const charset = charsetOf(contentType);
-      if (charset && !UTF8.test(charset)) throw new ValidationError(`Content-Type charset must be utf-8; got ${charset}`);
-      request.event.headers = { ...headers, 'content-type': [mediaType, ...parameters].join('; ') };
+      const parameters = parametersOf(contentType);
+      const charsets = parameters.filter((parameter) => parameter.name === 'charset');
+      if (charsets.length > 1) throw new ValidationError('Content-Type names its charset more than once');
+      const [charset] = charsets;
+      if (charset && !UTF8.test(charset.value)) throw new ValidationError(`Content-Type charset must be utf-8; got ${/^\S+$/.test(charset.value) ? charset.value.toLowerCase() : JSON.stringify(charset.value)}`);
+      request.event.headers = { ...headers, 'content-type': [mediaType, ...parameters.map(({ written }) => written)].join('; ') };
     },
   };
 }

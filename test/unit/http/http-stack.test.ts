@@ -141,10 +141,23 @@ describe('the shared HTTP middleware stack', () => {
     },
   );
 
-  it.each(['application/json; charset=utf-8', 'application/json; charset="UTF-8"', 'application/json; charset=us-ascii'])('accepts the Content-Type %s', async (contentType) => {
-    const { status, body } = await invoke({ body: '{"name":"Budi"}', headers: { 'Content-Type': contentType } });
-    expect([status, body.body]).toEqual([200, { name: 'Budi' }]);
+  // The parameters as RFC 9110 gives them (§5.6.6), not the first text that looks like a charset:
+  // a second charset, or one quoted with a space, is not UTF-8 alone.
+  it.each([
+    ['application/json; charset=utf-8; charset=windows-1252', 'Content-Type names its charset more than once'],
+    ['application/json; charset=" latin1"', 'Content-Type charset must be utf-8; got " latin1"'],
+  ])('refuses the Content-Type %s with 422', async (contentType, message) => {
+    const { status, body } = await invoke({ body: '{"name":"Ren\u00e9e"}', headers: { 'Content-Type': contentType } });
+    expect([status, body.error, body.message]).toEqual([422, 'validation_failed', message]);
   });
+
+  it.each(['application/json; charset=utf-8', 'application/json; charset="UTF-8"', 'application/json; charset=us-ascii', 'application/json; Charset = utf8', 'application/json;', 'application/json; profile="https://example.com/p;charset=latin1"'])(
+    'accepts the Content-Type %s',
+    async (contentType) => {
+      const { status, body } = await invoke({ body: '{"name":"Budi"}', headers: { 'Content-Type': contentType } });
+      expect([status, body.body]).toEqual([200, { name: 'Budi' }]);
+    },
+  );
 
   it('answers a missing body with 422', async () => {
     const { status, body } = await invoke({ headers: { 'Content-Type': 'application/json' } });
