@@ -248,19 +248,22 @@ export function readStackConfig(node: Node): StackConfig {
   return parsed.data;
 }
 
-/** Context keys of CDK's CLI without a `@`, `:` or `/` in them (`cdk acknowledge`, `cdk cli-telemetry`). */
-const CLI_CONTEXT_KEYS = new Set(['acknowledged-issue-numbers', 'cli-telemetry']);
+/**
+ * CDK's context keys without a `@`, `:` or `/` in them: the CLI's (`cdk acknowledge`, `cdk
+ * cli-telemetry`) and aws-cdk-lib's legacy synthesizer's (its assets' ECR repository).
+ */
+const CDK_PLAIN_KEYS = new Set(['acknowledged-issue-numbers', 'cli-telemetry', 'assets-ecr-repository-name']);
 
 /**
  * Context keys that are not a setting of this stack, each with the one probably meant: `-c
  * stge=prod` would otherwise deploy the dev stage, and `-c webAcl=…` a stack without its WAF. CDK
  * keeps its own keys in the context too, all with a `@`, `:` or `/` in them (`@aws-cdk/…` flags,
- * `aws:cdk:…`, `availability-zones:…` lookups), but for the CLI's few above.
+ * `aws:cdk:…`, `availability-zones:…` lookups), but for the few above.
  */
 function unknownContextKeys(node: Node): string[] {
   const known = new Set<string>(contextKeys);
   return Object.keys(node.getAllContext() as Record<string, unknown>).flatMap((key) => {
-    if (known.has(key) || CLI_CONTEXT_KEYS.has(key) || /[@:/]/.test(key)) return [];
+    if (known.has(key) || CDK_PLAIN_KEYS.has(key) || /[@:/]/.test(key)) return [];
     const meant = settingMeant(key);
     return [`${key}: not a setting of this stack (${meant ? `did you mean ${meant}?` : 'README.md lists the settings'})`];
   });

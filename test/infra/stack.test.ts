@@ -330,8 +330,8 @@ describe('stack configuration', () => {
     expect(() => synthStack({ alarmemail: 'ops@example.com', logRetentionDay: 30 })).toThrow(
       'Invalid CDK context: alarmemail: not a setting of this stack (did you mean alarmEmail?); logRetentionDay: not a setting of this stack (did you mean logRetentionDays?)',
     );
-    // CDK's own keys pass, those of the CLI too (`cdk acknowledge`, `cdk cli-telemetry`).
-    expect(() => synthStack({ 'aws:cdk:enable-path-metadata': true, 'acknowledged-issue-numbers': [32775], 'cli-telemetry': false })).not.toThrow();
+    // CDK's own keys pass, those of the CLI too (`cdk acknowledge`, `cdk cli-telemetry`), and the one aws-cdk-lib reads without a `@`, `:` or `/`.
+    expect(() => synthStack({ 'aws:cdk:enable-path-metadata': true, 'acknowledged-issue-numbers': [32775], 'cli-telemetry': false, 'assets-ecr-repository-name': 'assets' })).not.toThrow();
   });
 
   // A shortened name is as easy a slip, and each of these dropped would deploy without a WAF, the
