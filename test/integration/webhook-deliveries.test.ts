@@ -1,3 +1,4 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -152,6 +153,59 @@ describe('webhook deliveries against DynamoDB Local', () => {
 
       const { items } = await listEventDeliveries(ws, endpoint.id, { limit: 20 }, env.table);
       expect(items).toEqual([expect.objectContaining({ eventId, attempts: 2, state: 'delivered', lastAttemptAt: at(2).toISOString(), lastStatusCode: 204, lastError: null, nextAttemptAt: null })]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('queues a failed attempt’s next attempt once, even when its record’s write failed and the message came back', async () => {
+    let posts = 0;
+    const server = createServer((request, response) => {
+      posts += 1;
+      request.resume().on('end', () => response.writeHead(500).end());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const ws = `ws-${randomUUID().slice(0, 8)}`;
+      const now = new Date();
+      const endpoint = await createWebhookEndpoint({ workspaceId: ws, url: `http://localhost:${(server.address() as AddressInfo).port}/in`, events: null, description: null }, now, env.table);
+      const eventId = newEventId(now);
+      const message = { workspaceId: ws, endpointId: endpoint.id, eventId, type: 'message.received', payload: JSON.stringify({ id: eventId, type: 'message.received', timestamp: now.toISOString(), data: {} }), attempt: 1 };
+      // The table throttles the first write of the delivery record, after the SDK's own tries.
+      let throttled = false;
+      const flaky = {
+        ...env.table,
+        db: {
+          send: (command: unknown) => {
+            if (command instanceof UpdateCommand && !throttled && String(command.input.Key?.sk).startsWith('DLV#')) {
+              throttled = true;
+              return Promise.reject(Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), { name: 'ThrottlingException', $metadata: { httpStatusCode: 400 } }));
+            }
+            return env.table.db.send(command as never);
+          },
+        },
+      } as unknown as typeof env.table;
+      const reachable = { resolve: () => Promise.resolve([{ address: '127.0.0.1', family: 4 as const }]), allowLocal: true };
+      // The next attempts queued (delayed, so not yet to be received), as the queue is asked for them;
+      // sent on to a queue this file's other tests do not read, where they are not in their way.
+      const next: number[] = [];
+      const counting = {
+        queueUrl: env.queues.dlqUrl,
+        sqs: {
+          send: (command: { input: { Entries?: { MessageBody?: string }[]; MessageBody?: string } }) => {
+            for (const body of [command.input.MessageBody, ...(command.input.Entries ?? []).map((entry) => entry.MessageBody)]) {
+              if (body) next.push(eventDeliveryMessageSchema.parse(JSON.parse(body)).attempt);
+            }
+            return env.queues.sqs.send(command as never);
+          },
+        },
+      } as unknown as typeof env.queues;
+      const deps = { store: flaky, queue: counting, urlRules: reachable, timeoutMs: 1_500 };
+
+      await expect(deliverEvent(message, deps)).rejects.toThrow('Rate of requests');
+      // SQS hands the message out again: the same attempt, POSTed again, and one next attempt queued in all.
+      expect(await deliverEvent(message, deps)).toBe('retrying');
+      expect({ posts, next }).toEqual({ posts: 2, next: [2] });
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }

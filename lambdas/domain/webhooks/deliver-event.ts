@@ -97,9 +97,11 @@ export async function deliverEvent(message: EventDeliveryMessage, deps: EventDel
   }
   const next = nextAttemptAt(message.attempt, now);
   if (next) {
-    // The next attempt is queued before it is promised in the record.
-    await enqueueEventDeliveries([{ message: { ...message, attempt: message.attempt + 1, dueAt: next.toISOString(), failingSince }, delaySeconds: queueDelaySeconds(next, now) }], queue);
+    // Recorded before the next attempt is queued: a record that fails fails the message, which comes
+    // back to this attempt, so its next one is queued once. A queue that then refuses fails it too,
+    // until it takes it (or the message reaches the DLQ, which alarms).
     await record('retrying', next);
+    await enqueueEventDeliveries([{ message: { ...message, attempt: message.attempt + 1, dueAt: next.toISOString(), failingSince }, delaySeconds: queueDelaySeconds(next, now) }], queue);
     return 'retrying';
   }
   await record('failed', null);
