@@ -29,7 +29,9 @@ export type EventDeliveryOutcome =
   /** Not due yet: put back for another hop. */
   | 'waiting'
   /** The endpoint was deleted or disabled since: nothing sent. */
-  | 'skipped';
+  | 'skipped'
+  /** Failed, after a later attempt's result was recorded (a resend overtook it): that one stands, and retries, if any, are its own. */
+  | 'overtaken';
 
 export interface EventDeliveryDependencies {
   store?: Store;
@@ -75,10 +77,11 @@ export async function deliverEvent(message: EventDeliveryMessage, deps: EventDel
   }
 
   const outcome = await attempt(endpoint.url, endpoint.secrets, message, now, deps);
-  const record = async (state: DeliveryState, next: Date | null) => {
+  /** Whether this attempt's result is the record's: false when a later attempt's is recorded already (a resend overtook this one), which stands; this one is counted. */
+  const record = async (state: DeliveryState, next: Date | null): Promise<boolean> => {
     const recorded = await writeIfAllowed(store, attemptRecordUpdate({ ...message, attemptedAt: now, statusCode: outcome.statusCode, error: outcome.error, state, nextAttemptAt: next }));
-    // A newer attempt's result is recorded already (a resend overtook this one): it stands, this one is counted.
     if (!recorded) await writeOne(store, attemptCountUpdate(message));
+    return recorded;
   };
 
   if (outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300) {
@@ -100,11 +103,12 @@ export async function deliverEvent(message: EventDeliveryMessage, deps: EventDel
     // Recorded before the next attempt is queued: a record that fails fails the message, which comes
     // back to this attempt, so its next one is queued once. A queue that then refuses fails it too,
     // until it takes it (or the message reaches the DLQ, which alarms).
-    await record('retrying', next);
+    if (!(await record('retrying', next))) return 'overtaken';
     await enqueueEventDeliveries([{ message: { ...message, attempt: message.attempt + 1, dueAt: next.toISOString(), failingSince }, delaySeconds: queueDelaySeconds(next, now) }], queue);
     return 'retrying';
   }
-  await record('failed', null);
+  // Given up only if no later attempt was recorded since: a delivered resend is not a give-up.
+  if (!(await record('failed', null))) return 'overtaken';
   eventDeliveryMetrics.abandoned();
   const since = await noteGivenUp(message.workspaceId, message.endpointId, new Date(failingSince), new Date(enabledSince(endpoint)), store);
   if (now.getTime() - since.getTime() >= FAILING_DISABLE_AFTER_MS) await disable(message, 'failing', now, store, endpoint);
