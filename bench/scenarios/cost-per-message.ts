@@ -104,8 +104,9 @@ const provisionedReadUnit = prices.dynamodbReadCapacityHour / (3600 * PROVISIONE
  * The fewest write units a delivered, read message with one tracking tag needs in this design
  * (docs/cost.md "The write floor"): every item and index entry the contract's reads need, each under
  * 1 KB, written once, in the transactions its guarantees need (a transactional write costs 2);
- * a delivery event and the wamid item are put by the stream consumer from their move's record
- * (decisions 112, 114), a tag link and the rollups by the report projection (decision 113).
+ * a delivery event is put by the stream consumer from its move's record (decision 112), the wamid
+ * item by the deliver consumer before the sent move (decision 196), a tag link and the rollups by
+ * the report projection (decision 113).
  */
 export const WRITE_FLOOR = [
   { write: 'send: dispatch + its pending index entry (transaction; send-check reads the conversation message, decision 115)', units: 2 * 2 },
@@ -113,7 +114,7 @@ export const WRITE_FLOOR = [
   { write: 'send: conversation + its activity index entry (transaction)', units: 2 * 2 },
   { write: 'claim: the dispatch, no index entry touched', units: 1 },
   { write: 'sent: dispatch, its pending entry moved to the sent-by-day index (delete + put), alone (decision 114)', units: 3 },
-  { write: 'sent: the wamid item (put by the stream consumer, decision 114)', units: 1 },
+  { write: 'sent: the wamid item (put by the deliver consumer before the sent move, decision 196)', units: 1 },
   { write: 'sent: ACCEPTED event, in its number’s partition (put by the stream consumer, decision 112)', units: 1 },
   { write: 'sent: tag link, in its tag’s partition (put by the report projection, decision 113)', units: 1 },
   {

@@ -17,7 +17,8 @@ import type { Write } from '../shared/writes';
 /**
  * What a stream record asks of the consumer: the webhook event it tells of (an outbox insert or a
  * dispatch's change; the stack's filters let little else through), the items a dispatch's
- * change made: its delivery events (decision 112) and its wamid's item (decision 114), and, for
+ * change made: its delivery events (decision 112) and the wamid's item of a status that first told
+ * it (decision 114), and, for
  * the change that failed it, the release of the day's send it took (decision 192).
  */
 function changeOf(record: DynamoDBRecord): { event: StreamEvent | undefined; deliveryEvents: Record<string, unknown>[]; release: Write | undefined } {

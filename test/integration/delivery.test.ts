@@ -353,7 +353,7 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect((await getDispatch(ws, dispatchId, env.table))!.pricing).toEqual({ billable: true, category: 'marketing', pricingModel: 'PMP', type: null });
   });
 
-  it('writes a sent move as the dispatch alone, naming its wamid for the stream consumer, which puts the wamid’s item (decision 114)', async () => {
+  it('puts the wamid’s item before the sent move, which is the dispatch alone and names no wamid for the stream consumer (decisions 114, 196)', async () => {
     const { ws, dispatchId } = await queuedDispatch(['promo']);
     const wamid = `wamid.${randomUUID()}`;
     const commands: string[] = [];
@@ -364,19 +364,18 @@ describe('the deliver consumer against DynamoDB Local', () => {
     } finally {
       env.table.db.middlewareStack.remove(name);
     }
-    expect(commands.filter((command) => command !== 'GetItemCommand')).toEqual(['UpdateItemCommand', 'UpdateItemCommand']);
-    expect(await findProviderMessage(wamid, env.table)).toBeUndefined();
-    await runStreamConsumer(env.table);
+    // The claim, the wamid's item, the sent move.
+    expect(commands.filter((command) => command !== 'GetItemCommand')).toEqual(['UpdateItemCommand', 'PutItemCommand', 'UpdateItemCommand']);
     expect(await findProviderMessage(wamid, env.table)).toEqual({ kind: 'dispatch', workspaceId: ws, dispatchId });
     const item = (await env.table.db.send(new GetCommand({ TableName: env.table.tableName, Key: keys.dispatch(dispatchId) }))).Item;
-    expect(item).toMatchObject({ providerMessageId: wamid, wamidMade: true });
+    expect(item).toMatchObject({ providerMessageId: wamid });
+    expect(item).not.toHaveProperty('wamidMade');
   });
 
   it('finds a status’s dispatch by the dispatch id Meta echoes, with one read and none by wamid; a status without it, by its wamid; a read receipt with one read', async () => {
     const deliveredBy = async (wamid: string, echoed: boolean) => {
       const { ws, dispatchId } = await queuedDispatch(['promo']);
       await deliver(dispatchId, ws, scriptedProvider(() => Promise.resolve({ providerMessageId: wamid })).provider);
-      // The wamid's item is the stream consumer's, from the sent move (decision 114).
       await runStreamConsumer(env.table);
       const status = { id: wamid, status: 'delivered', timestamp: String(Math.floor(Date.now() / 1000)), ...(echoed ? { biz_opaque_callback_data: dispatchId } : {}) };
       const { result, read } = await itemsRead(() => applyProviderReports(statusWebhook(`sandbox:${ws}`, [status]), env.table));

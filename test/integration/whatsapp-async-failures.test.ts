@@ -49,15 +49,18 @@ async function setup() {
   return { own, other };
 }
 
-/** Sends a dispatch and records WhatsApp's acceptance (`sent`) with its wamid. */
-async function sent(workspaceId: string, to: string, wamid: string): Promise<string> {
+/**
+ * Sends a dispatch and records WhatsApp's acceptance (`sent`) with its wamid; `streamed: false` stops
+ * before the table's stream consumer runs, as a status arriving within the second after does.
+ */
+async function sent(workspaceId: string, to: string, wamid: string, { streamed = true } = {}): Promise<string> {
   const { dispatchId } = await sendTemplateMessage(
     { workspaceId, apiClient: { id: randomUUID(), name: 'k' }, to, templateId: TEMPLATE_ID, variables: { name: 'Sari', order: 'A-1' }, tagIds: [], trackingTags: ['promo'], now: SENT_AT },
     { store: env.table, queue: env.queues },
   );
   const provider = { send: () => (wamid ? Promise.resolve({ providerMessageId: wamid }) : Promise.reject(new ProviderError('unknown', 'timeout', 'lost'))), settle: () => Promise.resolve() };
   await deliverDispatch({ dispatchId, workspaceId, receiveCount: 1, maxReceives: 5 }, { providerFor: () => provider, store: env.table, now: () => SENT_AT });
-  await runStreamConsumer(env.table);
+  if (streamed) await runStreamConsumer(env.table);
   return dispatchId;
 }
 
@@ -304,8 +307,8 @@ describe('asynchronous WhatsApp failures', () => {
     expect((await summary(own.key)).items[0]).toMatchObject({ dispatchCount: 0, amountRupiah: 0 });
   });
 
-  // docs/api.md#webhooks: a status without the echoed dispatch id finds its dispatch by its wamid. Meta's 131026 can
-  // come within a second of the send: before the stream consumer has put the wamid's item (decision 114).
+  // Meta's failure can come while its answer to our send is still on its way: the echoed dispatch id finds the
+  // dispatch before our sent write does.
   it('a failed status that overtakes our own sent write: failed once, never counted, REJECTED once', async () => {
     const { own } = await setup();
     const { dispatchId } = await sendTemplateMessage(
@@ -326,6 +329,25 @@ describe('asynchronous WhatsApp failures', () => {
     expect((await getMessage(own.key, dispatchId)).body).toMatchObject({ status: 'failed', failureCode: '131049' });
     const { items } = await deliveryEvents(own.key, '+6281234560001');
     expect(items[0]!.events.map((event) => event.status)).toEqual(['REJECTED']);
+    expect((await summary(own.key)).items[0]).toMatchObject({ dispatchCount: 0, amountRupiah: 0 });
+  });
+
+  // The wamid's item is the deliver consumer's, put before its sent move (decision 196): a failure without the echo in
+  // the second after the send (before the table's stream consumer runs) finds its dispatch. It was skipped, answered 200
+  // so Meta never sent it again, and the message stayed `sent`, counted, its number never opted out.
+  it('a failed status without the echoed dispatch id, arriving before the table’s stream consumer runs, fails the dispatch and opts the number out', async () => {
+    const { own } = await setup();
+    const wamid = `wamid.unechoed.${own.number}`;
+    const dispatchId = await sent(own.id, '081234560001', wamid, { streamed: false });
+    await post(statusPost(own.number, [failed(wamid, undefined, [metaError(131050, 'Unable to deliver the message. This recipient has chosen to stop receiving marketing messages on WhatsApp from your business.')])]));
+
+    expect((await getMessage(own.key, dispatchId)).body).toMatchObject({ status: 'failed', failureCode: '131050' });
+    expect(await listMarketingOptOuts(own.id, env.table)).toHaveLength(1);
+    const { items } = await deliveryEvents(own.key, '+6281234560001');
+    expect(items[0]!.events.map((event) => [event.status, event.failureCode ?? null])).toEqual([
+      ['ACCEPTED', null],
+      ['REJECTED', '131050'],
+    ]);
     expect((await summary(own.key)).items[0]).toMatchObject({ dispatchCount: 0, amountRupiah: 0 });
   });
 });

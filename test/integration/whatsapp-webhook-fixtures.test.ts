@@ -138,8 +138,8 @@ async function play(fixture: Fixture, post: Post) {
     values[`dispatch:${ref}`] = await sentDispatch(own.id, to, answerLost ? null : values[`wamid:${ref}`]!, held);
   }
   for (const optOut of fixture.given.optOuts ?? []) await recordMarketingOptOut({ ...optOut, workspaceId: own.id }, env.table);
-  // A dispatch's wamid item is put by the table's stream consumer from the move that learned it
-  // (decision 114), about a second after it, as Meta's next POST would find it.
+  // The table's stream consumer writes what the sends' moves made (their events; a wamid's item
+  // when a status told it, decision 114) about a second after them, as Meta's next POST finds it.
   await runStreamConsumer(env.table);
   capture.clear();
 

@@ -4,7 +4,7 @@ import { messageMetrics } from '../../shared/metrics';
 import type { Store } from '../../shared/store';
 import type { Dispatch } from '../messages/dispatch';
 import { enqueueDispatch, type CarriedRelease, type CarriedVerdict, type DispatchMessage } from '../messages/dispatch-queue';
-import { defaultQueue } from '../../shared/default-store';
+import { defaultQueue, defaultStore } from '../../shared/default-store';
 import type { QueueTarget } from '../../shared/queue';
 import { ProviderError, type Provider, type ProviderAcceptance, type ProviderMessage } from '../providers/provider';
 import { lookUpWorkspace } from '../workspaces/workspace-lookup';
@@ -15,6 +15,7 @@ import { answeredBy } from '../../shared/answered-by';
 import { untilAnswered } from '../../shared/writes';
 import { claimDispatch, releaseAttempt } from './delivery-attempt';
 import { applyStatus } from './dispatch-status';
+import { putDispatchWamid } from './provider-message';
 import { noteHeldSend } from './template-pacing';
 
 /**
@@ -142,7 +143,20 @@ async function deliver(attempt: DeliveryAttempt, deps: DeliveryDependencies): Pr
  * (decision 63). Returns whether the move was made (false: it did not apply), or `carried`.
  */
 function writeVerdict(attempt: DeliveryAttempt, verdict: CarriedVerdict, deps: DeliveryDependencies, known?: Dispatch): Promise<boolean | 'carried'> {
-  return writtenOrCarried(attempt, { verdict }, verdict.to, deps, known, () => applyStatus(attempt.dispatchId, verdict, deps.store, known));
+  return writtenOrCarried(attempt, { verdict }, verdict.to, deps, known, () => applyVerdict(attempt, verdict, deps, known));
+}
+
+/**
+ * The verdict's move. A wamid the provider answered with has its item put first (decision 196), so
+ * a status that does not echo the dispatch id finds its dispatch from the moment the dispatch shows
+ * it sent; put from the move's stream record, it named nothing for a second, and a `failed` in that
+ * second was skipped for good (Meta does not send a status again once it was answered 200).
+ */
+async function applyVerdict(attempt: DeliveryAttempt, verdict: CarriedVerdict, deps: DeliveryDependencies, known?: Dispatch): Promise<boolean> {
+  if (!verdict.providerMessageId) return applyStatus(attempt.dispatchId, verdict, deps.store, known);
+  const store = deps.store ?? defaultStore();
+  await putDispatchWamid(verdict.providerMessageId, { workspaceId: known?.workspaceId ?? attempt.workspaceId, dispatchId: attempt.dispatchId }, store);
+  return applyStatus(attempt.dispatchId, { ...verdict, wamidItemPut: true }, store, known);
 }
 
 /**

@@ -16,8 +16,9 @@ const ATTEMPTS = 3;
  * Moves a dispatch to `change.to` if docs/api.md#dispatch-statuses allows it from its current
  * status, once: a redelivered message or a repeated callback finds the move made and changes
  * nothing. What follows from the move is named on the dispatch and written from the write's
- * stream record: its delivery events (decision 112), its wamid's item the first time it learns
- * the wamid (decision 114) and, the first time it counts as sent or when it stops counting, its
+ * stream record: its delivery events (decision 112), the wamid's item when a status first tells
+ * the wamid (decision 114; the deliver consumer puts its own, decision 196) and, the first time it
+ * counts as sent or when it stops counting, its
  * tag links and report rollups (decision 113). Returns false when the move is not allowed: a
  * duplicate, late or out-of-order report.
  */
@@ -102,10 +103,10 @@ async function commitThroughConflicts(dispatchId: string, store: Store, write: W
 
 /**
  * What one move writes: the dispatch alone, naming what follows from it for the table's stream
- * readers (decisions 112–114): its delivery events, its reports change, and, for the move that
- * first learns the wamid (the provider's answer, or a status that echoed the dispatch id when that
- * answer was lost), the wamid's item, by which a later status without the echo, or a reaction,
- * finds the dispatch. The conversation is not written: a message's status is read live from its
+ * readers (decisions 112–114): its delivery events, its reports change, and, for a status that
+ * first tells the wamid (it echoed the dispatch id when the provider's answer was lost), the
+ * wamid's item, by which a later status without the echo, or a reaction, finds the dispatch (the
+ * deliver consumer puts the item of the wamid it was answered with, decision 196). The conversation is not written: a message's status is read live from its
  * dispatch, and the conversation's own fields do not change with it (decision 99).
  */
 function transitionWrites(dispatch: Dispatch, requested: StatusMove, now: string): DispatchChange {

@@ -3,16 +3,16 @@ import * as z from '../../shared/zod';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
 import { keys } from '../../shared/table';
-import type { Write } from '../../shared/writes';
+import { writeOne, type Write } from '../../shared/writes';
 import { WAMID_MADE } from '../messages/dispatch';
 
 /**
  * The provider message item: what a WhatsApp message id (wamid) names. Every status Meta sends
  * carries the wamid, and a reaction names the wamid it reacts to, so this is how both find their
- * message: one of our dispatches (put by the table's stream consumer from the move that first
- * recorded the wamid on the dispatch, the provider's answer or a status that echoed the dispatch
- * id when that answer was lost: decision 114), or a customer's message in its conversation
- * (written with it).
+ * message: one of our dispatches, or a customer's message in its conversation (written with it).
+ * A dispatch's item is put by the deliver consumer from the provider's answer, before its sent move
+ * (decision 196), or, when that answer was lost and a status that echoed the dispatch id first told
+ * the wamid, by the table's stream consumer from that status's move (decision 114).
  */
 
 const storedSchema = z.discriminatedUnion('kind', [
@@ -26,6 +26,11 @@ const providerMessageItem = (wamid: string, ref: ProviderMessageRef) => ({ ...ke
 
 export const providerMessagePut = (wamid: string, ref: ProviderMessageRef): Write => ({ Put: { Item: providerMessageItem(wamid, ref) } });
 
+/** Puts the item of a wamid the provider answered our send with: a repeat puts the same item. */
+export async function putDispatchWamid(wamid: string, dispatch: { workspaceId: string; dispatchId: string }, store: Store): Promise<void> {
+  await writeOne(store, providerMessagePut(wamid, { kind: 'dispatch', workspaceId: dispatch.workspaceId, dispatchId: dispatch.dispatchId }));
+}
+
 /** What `wamid` names, if we know it. */
 export async function findProviderMessage(wamid: string, store: Store): Promise<ProviderMessageRef | undefined> {
   const { Item } = await store.db.send(new GetCommand({ TableName: store.tableName, Key: keys.providerMessage(wamid) }));
@@ -36,7 +41,8 @@ const changeSchema = z.object({ dispatchId: z.string().check(z.minLength(1)), wo
 
 /**
  * The wamid's item a dispatch change made, from its stream record's new image (unmarshalled):
- * the move that first recorded the wamid names it (`WAMID_MADE`); other changes make none.
+ * a status move that first recorded the wamid names it (`WAMID_MADE`); other changes make none,
+ * nor does the sent move, whose consumer put the item before it (decision 196).
  */
 export function providerMessageOfChange(newImage: Record<string, unknown>): Record<string, unknown>[] {
   if (newImage[WAMID_MADE] !== true) return [];

@@ -208,6 +208,8 @@ export interface StatusMove {
   event?: DeliveryEventStatus;
   /** The move settles this attempt only (its `attemptStartedAt`): refused once the dispatch holds another, or none. */
   ofAttempt?: string;
+  /** The wamid's item is put already (the deliver consumer's, before its sent move: decision 196), so the move names none. */
+  wamidItemPut?: true;
 }
 
 /**
@@ -244,8 +246,9 @@ export function statusMove(dispatch: Dispatch, move: StatusMove, now: string): D
   const firstReport = isFirstReport(dispatch, move.to);
   // A late failure after sent takes the dispatch back out of the reports, which count only SENT or DELIVERED.
   const reports = firstReport ? 1 : dispatch.sentAt && !countsAsSent(move.to) ? -1 : undefined;
-  // The move that first learns the wamid names it, for the stream consumer to put its item (decision 114).
-  const wamid = Boolean(move.providerMessageId && !dispatch.providerMessageId);
+  // The move that first learns the wamid names it, for the stream consumer to put its item (decision
+  // 114), unless its item is put already (decision 196).
+  const wamid = Boolean(move.providerMessageId && !dispatch.providerMessageId && !move.wamidItemPut);
   const sequence = sequenceStep(undefined, { events: eventsOfMove(dispatch, move), ...(reports ? { reports } : {}), wamid });
   const set = ['#status = :to', 'updatedAt = :now'];
   const remove: string[] = [];

@@ -16,7 +16,8 @@ export const DISPATCH_ENTITY = 'dispatch';
  * What a dispatch item's last write made beside its own change (`dispatch-repository.sequenceStep`),
  * for the table's stream readers to write: the delivery events (decision 112), whether it made
  * the dispatch count as sent (1) or stop counting (−1) in the reports (decision 113), and whether
- * it first recorded the dispatch's wamid, whose item then names the dispatch (decision 114).
+ * it is a status's move that first recorded the dispatch's wamid, whose item then names the
+ * dispatch (decision 114; the deliver consumer puts the item of the wamid it was answered with, decision 196).
  */
 export const DELIVERY_EVENTS_MADE = 'deliveryEvents';
 export const REPORTS_CHANGE_MADE = 'reportsChange';
