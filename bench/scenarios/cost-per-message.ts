@@ -541,7 +541,7 @@ async function eventReceiver(store: Store): Promise<EventReceiver> {
   const received: EventReceiver['received'] = [];
   // The secret comes with the registration, and the receiver verifies with it: the port first.
   const port = await freePort();
-  const endpoint = await registerEndpoint({ workspaceId: BENCH_WORKSPACE, url: `http://127.0.0.1:${port}/hooks`, events: null, description: 'row 8' }, new Date(), { store });
+  const { answer: endpoint } = await registerEndpoint({ workspaceId: BENCH_WORKSPACE, url: `http://127.0.0.1:${port}/hooks`, events: null, description: 'row 8' }, new Date(), { store });
   const listening = await startWebhookReceiver({ secret: endpoint.secret, port, onEvent: (event) => received.push(event) });
   clearEventGateCache();
   return {

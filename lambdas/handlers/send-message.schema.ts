@@ -54,6 +54,4 @@ export const sendMessageAccepted = z.strictObject({
   statusUrl: z.url(),
 });
 
-export const sendMessageHeaders = z.object({
-  'idempotency-key': z.optional(z.string().check(z.regex(/^[\x21-\x7e]{1,255}$/, 'Idempotency-Key must be 1 to 255 visible ASCII characters'))),
-});
+export { idempotencyKeyHeaders as sendMessageHeaders } from '../shared/idempotency-key';

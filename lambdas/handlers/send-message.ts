@@ -1,10 +1,10 @@
-import { requestFingerprint } from '../domain/messages/idempotency';
 import { sendTemplateMessage } from '../domain/messages/send-message';
 import { httpHandler, type AuthorizedRequest } from '../http/http-handler';
 import { formBodyParser } from '../http/middleware/form-body-parser';
-import { accepted } from '../http/responses';
+import { accepted, replayedHeader } from '../http/responses';
 import { ValidationError } from '../shared/errors';
 import * as routes from '../routes';
+import { requestFingerprint } from '../shared/idempotency-key';
 import { sendMessageAccepted, sendMessageBody, sendMessageHeaders } from './send-message.schema';
 import { bodyReading } from '../http/middleware/body-reading';
 
@@ -29,13 +29,14 @@ export const sendMessage = async ({ principal, body, headers, baseUrl }: Authori
     tagIds: body.tagIds ?? [],
     trackingTags: body.trackingTags ?? [],
     idempotencyKey: headers['idempotency-key'],
+    // The validated body's fingerprint is what the releases before decision 174 recorded.
     ...(headers['idempotency-key'] ? { formerFingerprint: requestFingerprint(body) } : {}),
     now: new Date(),
   });
   const statusUrl = `${baseUrl}${routes.pathOf(routes.getMessage, { dispatchId: result.dispatchId })}`;
   return accepted(
     { dispatchId: result.dispatchId, status: result.status, statusUrl },
-    { Location: statusUrl, ...(result.replayed ? { 'Idempotent-Replayed': 'true' } : {}) },
+    { Location: statusUrl, ...replayedHeader(result.replayed) },
   );
 };
 

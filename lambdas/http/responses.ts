@@ -18,6 +18,8 @@ export const created = <B>(body: B, headers?: Record<string, string>): HttpResul
 /** 204: the stack sends no body and no Content-Type. */
 export const noContent = (): HttpResult<undefined> => ({ statusCode: 204, body: undefined });
 export const accepted = <B>(body: B, headers?: Record<string, string>): HttpResult<B> => ({ statusCode: 202, body, ...(headers ? { headers } : {}) });
+/** The header of an answer replayed for a repeat with its `Idempotency-Key` (docs/api.md#idempotency). */
+export const replayedHeader = (replayed: boolean | undefined): Record<string, string> | undefined => (replayed ? { 'Idempotent-Replayed': 'true' } : undefined);
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 export const TEXT_CONTENT_TYPE = 'text/plain; charset=utf-8';

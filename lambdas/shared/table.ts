@@ -71,6 +71,8 @@ export const keys = {
   /** Read by id alone; the item's workspaceId is compared, so a foreign id reads as missing. */
   dispatch: (dispatchId: string): ItemKey => ({ pk: `DSP#${dispatchId}`, sk: 'DSP' }),
   idempotency: (ws: string, key: string): ItemKey => ({ pk: `IDEM#${ws}#${key}`, sk: 'IDEM' }),
+  /** The same key on a webhook endpoint's create or rotation: its own item, so a send's and an endpoint request's never meet (decision 197). */
+  endpointIdempotency: (ws: string, key: string): ItemKey => ({ pk: `IDEM#${ws}#${key}`, sk: 'WHEP' }),
   sendRate: (ws: string, minute: number): ItemKey => ({ pk: `RATE#${ws}#${minute}`, sk: 'RATE' }),
   /** The sends a WhatsApp number was offered in one second (epoch seconds), for its pace (lambdas/domain/delivery/number-pace.ts). */
   numberPace: (number: string, second: number): ItemKey => ({ pk: `PACE#${number}#${second}`, sk: 'PACE' }),
@@ -312,6 +314,7 @@ export type Entity =
   | 'templateVersion'
   | 'dispatch'
   | 'idempotencyRecord'
+  | 'endpointIdempotencyRecord'
   | 'sendRate'
   | 'numberPace'
   | 'dailySend'

@@ -126,7 +126,7 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
     if (parameters.length) operation.parameters = parameters;
     if (route.body) operation.requestBody = requestBodyOf(route, refOf(requests, body), doc);
     operation.responses = {
-      ...successOf(route, refOf(responses, schemas.response) ?? {}, doc),
+      ...successOf(route, refOf(responses, schemas.response) ?? {}, doc, parameters.some((parameter) => parameter.in === 'header' && parameter.name === 'Idempotency-Key')),
       ...errorResponsesOf(route, schemas, doc, errorResponses),
     };
     if (route.streaming) operation['x-streamed'] = true;
@@ -269,11 +269,11 @@ function requestBodyOf(route: RouteDefinition, schema: JsonObject | undefined, d
   return { required: true, content };
 }
 
-function successOf(route: RouteDefinition, schema: JsonObject, doc: OperationDoc): JsonObject {
+function successOf(route: RouteDefinition, schema: JsonObject, doc: OperationDoc, keyed: boolean): JsonObject {
   const status = String(doc.successStatus ?? 200);
   const headers: JsonObject = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
-  if (doc.successStatus === 202) {
-    headers.Location = { description: 'The dispatch’s status URL, as `statusUrl`.', schema: { type: 'string', format: 'uri' } };
+  if (doc.successStatus === 202) headers.Location = { description: 'The dispatch’s status URL, as `statusUrl`.', schema: { type: 'string', format: 'uri' } };
+  if (keyed) {
     headers['Idempotent-Replayed'] = { description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.', schema: { type: 'string', const: 'true' } };
   }
   if (doc.successStatus === 204) return { '204': { description: route.summary, headers } };

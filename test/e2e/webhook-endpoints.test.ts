@@ -66,6 +66,24 @@ describe('webhook endpoints over HTTP', () => {
     expect((await call(runtime.url, 'GET', COLLECTION, { apiKey: OWNER })).body).toEqual({ items: [] });
   });
 
+  it('replays a create and a rotation sent again with their Idempotency-Key: the same answer, Idempotent-Replayed, nothing changed again', async () => {
+    const create = () => call(runtime.url, 'POST', COLLECTION, { apiKey: OWNER, body: { url: 'http://127.0.0.1:4000/hooks' }, headers: { 'Idempotency-Key': 'e2e-create' } });
+    const made = await create();
+    const again = await create();
+    expect([made.status, made.headers.get('idempotent-replayed')]).toEqual([201, null]);
+    expect([again.status, again.headers.get('idempotent-replayed'), again.body]).toEqual([201, 'true', made.body]);
+    const id = String(made.body.id);
+    expect(((await call(runtime.url, 'GET', COLLECTION, { apiKey: OWNER })).body.items as { id: string }[]).filter((item) => item.id === id)).toHaveLength(1);
+
+    const rotate = () => call(runtime.url, 'POST', pathOf(routes.rotateWebhookSecret, { id }), { apiKey: OWNER, body: {}, headers: { 'Idempotency-Key': 'e2e-rotate' } });
+    const rotated = await Promise.all([rotate(), rotate()]);
+    expect(rotated.map((answer) => answer.status)).toEqual([200, 200]);
+    expect(rotated[1].body).toEqual(rotated[0].body);
+    const conflict = await call(runtime.url, 'POST', pathOf(routes.rotateWebhookSecret, { id }), { apiKey: OWNER, body: { overlapSeconds: 0 }, headers: { 'Idempotency-Key': 'e2e-rotate' } });
+    expect([conflict.status, conflict.body.error]).toEqual([409, 'idempotency_conflict']);
+    expect((await call(runtime.url, 'DELETE', one(id), { apiKey: OWNER })).status).toBe(204);
+  });
+
   it('answers another workspace’s endpoint exactly as one that does not exist: 404, and changes nothing', async () => {
     const made = await call(runtime.url, 'POST', COLLECTION, { apiKey: OWNER, body: { url: 'http://localhost:4000/hooks' } });
     const id = String(made.body.id);

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from '../../shared/zod';
 import { ConflictError } from '../../shared/errors';
@@ -9,11 +8,10 @@ import { parseItem } from '../../shared/stored-item';
 import type { Write } from '../../shared/writes';
 import { dispatchStatuses, type Dispatch } from './dispatch';
 import type { SendTemplateMessage } from './send-message';
+import { holdsKey, keyRecordClaim, requestFingerprint } from '../../shared/idempotency-key';
 
 /** The idempotency record of an `Idempotency-Key`: its key, its writes and its reading back. */
 
-/** Keys live 24 h (docs/api.md#idempotency). */
-export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 /**
  * A record still `in_flight` after this long belongs to a request that stopped between its
  * transaction and marking the record complete; its dispatch exists, so replay it.
@@ -47,26 +45,6 @@ export function sendFingerprint({ to, contactName, templateId, variables, tagIds
 
 const asSet = (values: readonly string[]) => [...new Set(values)].sort();
 
-/**
- * A fingerprint of a value's canonical JSON: key order and undefined members do not count. Of the
- * validated body, it is the fingerprint the releases before decision 174 recorded (`formerFingerprint`).
- */
-export function requestFingerprint(request: unknown): string {
-  return createHash('sha256').update(canonicalJson(request)).digest('hex');
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.entries(value)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
 /** The record a send claims its key with: in flight, holding the answer a replay will give. */
 export function inFlightRecord(idempotency: { key: string; fingerprint: string }, dispatch: Dispatch): IdempotencyRecord {
   return {
@@ -81,16 +59,7 @@ export function inFlightRecord(idempotency: { key: string; fingerprint: string }
 
 /** The record's write for the send transaction: it claims the key unless a live record holds it. */
 export function idempotencyClaim(workspaceId: string, record: IdempotencyRecord, now: Date): Write {
-  const nowSeconds = Math.floor(now.getTime() / 1000);
-  return {
-    Put: {
-      Item: { ...keys.idempotency(workspaceId, record.key), entity: 'idempotencyRecord', workspaceId, ...record, ttl: nowSeconds + IDEMPOTENCY_TTL_SECONDS },
-      // TTL deletes lazily; an expired record must not block the key.
-      ConditionExpression: 'attribute_not_exists(pk) OR #ttl < :now',
-      ExpressionAttributeNames: { '#ttl': 'ttl' },
-      ExpressionAttributeValues: { ':now': nowSeconds },
-    },
-  };
+  return keyRecordClaim({ ...keys.idempotency(workspaceId, record.key), entity: 'idempotencyRecord', workspaceId, ...record }, now);
 }
 
 /** Gives the key back (the send failed), so a retry with it can succeed. */
@@ -126,7 +95,7 @@ export async function earlierAnswer(
   store: Store = defaultStore(),
 ): Promise<IdempotencyRecord['response'] | undefined> {
   const record = await getIdempotencyRecord(workspaceId, idempotency.key, store);
-  if (!record || (record.ttl !== undefined && record.ttl < Math.floor(now.getTime() / 1000))) return undefined;
+  if (!record || !holdsKey(record, now)) return undefined;
   // A key another request holds is the send's last check (docs/api.md#send-a-message): this request's
   // own errors answer first, and the claim's refusal answers the conflict. A record the release
   // before decision 174 wrote holds that release's fingerprint of this request: the same request.

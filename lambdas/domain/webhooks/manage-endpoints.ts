@@ -10,9 +10,13 @@ import {
   listWebhookEndpoints,
   rotateWebhookSecret,
   updateWebhookEndpoint,
+  KEY_TAKEN,
   type NewWebhookEndpoint,
+  type RotatedSecret,
+  type WebhookEndpoint,
   type WebhookEndpointPatch,
 } from './webhook-endpoint-repository';
+import { answerOfTakenKey, earlierEndpointAnswer, endpointKeyClaim, endpointRequestKey } from './endpoint-idempotency';
 
 /** The longest overlap a rotation may give the old secret: a week. */
 export const MAX_SECRET_OVERLAP_SECONDS = 7 * 24 * 60 * 60;
@@ -33,11 +37,25 @@ async function checkedUrl(url: string, urlRules = configuredUrlRules()): Promise
   return verdict.url.href;
 }
 
-/** Registers an endpoint after checking its URL; the answer holds its secret, the only time it is shown. */
-export async function registerEndpoint(input: NewWebhookEndpoint, now: Date, deps: ManageDependencies = {}): Promise<WebhookEndpointResource & { secret: string }> {
+/** An answer, and whether it is an earlier request's with the same `Idempotency-Key` (decision 197). */
+export type Answered<T> = { answer: T; replayed: boolean };
+
+type CreatedEndpoint = WebhookEndpointResource & { secret: string };
+
+/**
+ * Registers an endpoint after checking its URL; the answer holds its secret, the only time it is
+ * shown. With an `Idempotency-Key`, the same request made again within 24 h gets that answer.
+ */
+export async function registerEndpoint(input: NewWebhookEndpoint, now: Date, deps: ManageDependencies = {}, idempotencyKey?: string): Promise<Answered<CreatedEndpoint>> {
+  const store = deps.store ?? defaultStore();
+  const key = idempotencyKey ? endpointRequestKey(idempotencyKey, { route: 'createWebhookEndpoint', url: input.url, events: input.events, description: input.description }) : undefined;
+  const earlier = key && (await earlierEndpointAnswer<CreatedEndpoint>(input.workspaceId, key, now, store));
+  if (earlier) return { answer: earlier, replayed: true };
   const url = await checkedUrl(input.url, deps.urlRules);
-  const endpoint = await createWebhookEndpoint({ ...input, url }, now, deps.store ?? defaultStore());
-  return { ...toResource(endpoint), secret: endpoint.secrets[0].secret };
+  const answerOf = (endpoint: WebhookEndpoint): CreatedEndpoint => ({ ...toResource(endpoint), secret: endpoint.secrets[0].secret });
+  const created = await createWebhookEndpoint({ ...input, url }, now, store, key && ((endpoint) => endpointKeyClaim(input.workspaceId, key, answerOf(endpoint), now)));
+  if (created === KEY_TAKEN) return { answer: await answerOfTakenKey<CreatedEndpoint>(input.workspaceId, key!, now, store), replayed: true };
+  return { answer: answerOf(created), replayed: false };
 }
 
 export async function listEndpoints(workspaceId: string, deps: ManageDependencies = {}): Promise<WebhookEndpointResource[]> {
@@ -66,15 +84,25 @@ export async function removeEndpoint(workspaceId: string, endpointId: string, de
   if (!(await deleteWebhookEndpoint(workspaceId, endpointId, deps.store ?? defaultStore()))) throw notFound();
 }
 
-/** Gives the endpoint a new secret, shown in the answer only; the old one signs on until `previousSecretExpiresAt`. */
+/**
+ * Gives the endpoint a new secret, shown in the answer only; the old one signs on until
+ * `previousSecretExpiresAt`. With an `Idempotency-Key`, the same request made again within 24 h
+ * gets that answer, and rotates nothing.
+ */
 export async function rotateSecret(
   workspaceId: string,
   endpointId: string,
   overlapSeconds: number,
   now: Date,
   deps: ManageDependencies = {},
-): Promise<{ secret: string; previousSecretExpiresAt: string }> {
-  const rotated = await rotateWebhookSecret(workspaceId, endpointId, overlapSeconds, now, deps.store ?? defaultStore());
+  idempotencyKey?: string,
+): Promise<Answered<RotatedSecret>> {
+  const store = deps.store ?? defaultStore();
+  const key = idempotencyKey ? endpointRequestKey(idempotencyKey, { route: 'rotateWebhookSecret', endpointId, overlapSeconds }) : undefined;
+  const earlier = key && (await earlierEndpointAnswer<RotatedSecret>(workspaceId, key, now, store));
+  if (earlier) return { answer: earlier, replayed: true };
+  const rotated = await rotateWebhookSecret(workspaceId, endpointId, overlapSeconds, now, store, key && ((answer) => endpointKeyClaim(workspaceId, key, answer, now)));
   if (!rotated) throw notFound();
-  return rotated;
+  if (rotated === KEY_TAKEN) return { answer: await answerOfTakenKey<RotatedSecret>(workspaceId, key!, now, store), replayed: true };
+  return { answer: rotated, replayed: false };
 }

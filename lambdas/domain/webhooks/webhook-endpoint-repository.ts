@@ -4,7 +4,7 @@ import { ConflictError } from '../../shared/errors';
 import { queryAll } from '../../shared/query-all';
 import type { Store } from '../../shared/store';
 import { accessPatterns, keys } from '../../shared/table';
-import { isConditionFailed, transactWriteThroughConflicts, untilNotOutrun, writeIfAllowed, writeOne } from '../../shared/writes';
+import { isConditionFailed, onlyConflicts, transactWrite, transactWriteThroughConflicts, untilNotOutrun, writeIfAllowed, writeOne, type Write } from '../../shared/writes';
 import type { WebhookEventType } from './event-types';
 import { keepsMissedEvents } from './missed-events';
 import {
@@ -38,7 +38,25 @@ export interface NewWebhookEndpoint {
  * Stores a new, enabled endpoint with a fresh secret. Refused with 409
  * `webhook_endpoint_limit_reached` when the workspace has `WEBHOOK_ENDPOINTS_PER_WORKSPACE` already.
  */
-export async function createWebhookEndpoint(input: NewWebhookEndpoint, now: Date, store: Store = defaultStore()): Promise<WebhookEndpoint> {
+/**
+ * A request's `Idempotency-Key` claim, given what the change will answer: written in the change's
+ * transaction (decision 197). Its refusal (another request holds the key) comes back as `KEY_TAKEN`.
+ */
+export type KeyClaimOf<A> = (answer: A) => Write;
+export interface RotatedSecret {
+  secret: string;
+  previousSecretExpiresAt: string;
+}
+export const KEY_TAKEN = 'keyTaken';
+
+export function createWebhookEndpoint(input: NewWebhookEndpoint, now: Date, store?: Store): Promise<WebhookEndpoint>;
+export function createWebhookEndpoint(input: NewWebhookEndpoint, now: Date, store: Store, keyClaimOf: KeyClaimOf<WebhookEndpoint> | undefined): Promise<WebhookEndpoint | typeof KEY_TAKEN>;
+export async function createWebhookEndpoint(
+  input: NewWebhookEndpoint,
+  now: Date,
+  store: Store = defaultStore(),
+  keyClaimOf?: KeyClaimOf<WebhookEndpoint>,
+): Promise<WebhookEndpoint | typeof KEY_TAKEN> {
   const endpoint: WebhookEndpoint = {
     id: newWebhookEndpointId(),
     ...input,
@@ -52,8 +70,11 @@ export async function createWebhookEndpoint(input: NewWebhookEndpoint, now: Date
   const result = await transactWriteThroughConflicts(store, {
     endpoint: webhookEndpointPut(endpoint),
     count: webhookEndpointCountUp(input.workspaceId, WEBHOOK_ENDPOINTS_PER_WORKSPACE),
+    key: keyClaimOf?.(endpoint),
   });
   if (result.committed) return endpoint;
+  // A retry of a create that committed finds its key first, whatever the count says now.
+  if (result.refused.key === 'ConditionalCheckFailed') return KEY_TAKEN;
   if (result.refused.count === 'ConditionalCheckFailed') {
     throw new ConflictError('webhook_endpoint_limit_reached', `A workspace may have at most ${WEBHOOK_ENDPOINTS_PER_WORKSPACE} webhook endpoints; delete one first`);
   }
@@ -168,13 +189,23 @@ export async function disableWebhookEndpoint(
  * retires it at once). Secrets already past their overlap are dropped, and at most
  * `WEBHOOK_SECRETS_KEPT` are kept, newest first. Undefined when the workspace has no such endpoint.
  */
+export function rotateWebhookSecret(workspaceId: string, endpointId: string, overlapSeconds: number, now: Date, store?: Store): Promise<RotatedSecret | undefined>;
+export function rotateWebhookSecret(
+  workspaceId: string,
+  endpointId: string,
+  overlapSeconds: number,
+  now: Date,
+  store: Store,
+  keyClaimOf: KeyClaimOf<RotatedSecret> | undefined,
+): Promise<RotatedSecret | typeof KEY_TAKEN | undefined>;
 export async function rotateWebhookSecret(
   workspaceId: string,
   endpointId: string,
   overlapSeconds: number,
   now: Date,
   store: Store = defaultStore(),
-): Promise<{ secret: string; previousSecretExpiresAt: string } | undefined> {
+  keyClaimOf?: KeyClaimOf<RotatedSecret>,
+): Promise<RotatedSecret | typeof KEY_TAKEN | undefined> {
   const previousSecretExpiresAt = new Date(now.getTime() + overlapSeconds * 1000).toISOString();
   const inOverlap = (entry: { expiresAt: string | null }) => entry.expiresAt !== null && Date.parse(entry.expiresAt) > now.getTime();
   // One secret for every try: a try whose write was applied and its answer lost (the SDK sends the
@@ -185,20 +216,24 @@ export async function rotateWebhookSecret(
     const endpoint = await getWebhookEndpoint(workspaceId, endpointId, store);
     if (!endpoint) return null;
     const [current, ...older] = endpoint.secrets;
-    if (current.secret === secret) return { secret, previousSecretExpiresAt };
+    const answer = { secret, previousSecretExpiresAt };
+    if (current.secret === secret) return answer;
     const retiring = [{ secret: current.secret, expiresAt: previousSecretExpiresAt }, ...older].filter(inOverlap);
     const secrets: WebhookEndpoint['secrets'] = [{ secret, expiresAt: null }, ...retiring.slice(0, WEBHOOK_SECRETS_KEPT - 1)];
     // Conditioned on the secret read, so a rotation that raced another is redone on top of it
     // rather than dropping the other's new secret.
-    const written = await writeIfAllowed(
-      store,
-      webhookEndpointUpdate(workspaceId, endpointId, { secrets }, now.toISOString(), {
-        expression: '#secrets[0].#secret = :current',
-        names: { '#secret': 'secret' },
-        values: { ':current': current.secret },
-      }),
-    );
-    return written ? { secret, previousSecretExpiresAt } : undefined;
+    const update = webhookEndpointUpdate(workspaceId, endpointId, { secrets }, now.toISOString(), {
+      expression: '#secrets[0].#secret = :current',
+      names: { '#secret': 'secret' },
+      values: { ':current': current.secret },
+    });
+    if (!keyClaimOf) return (await writeIfAllowed(store, update)) ? answer : undefined;
+    const result = await transactWrite(store, { endpoint: update, key: keyClaimOf(answer) });
+    if (result.committed) return answer;
+    if (result.refused.key === 'ConditionalCheckFailed') return KEY_TAKEN;
+    // Outrun (the secret read is no longer current, or a transaction held the endpoint): redone on the last.
+    if (result.refused.endpoint === 'ConditionalCheckFailed' || onlyConflicts(result.refused)) return undefined;
+    throw new Error(`Webhook secret rotation refused: ${JSON.stringify(result.refused)}`);
   });
   return rotated ?? undefined;
 }

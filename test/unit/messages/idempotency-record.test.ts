@@ -1,7 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { earlierAnswer, IDEMPOTENCY_TTL_SECONDS, sendFingerprint } from '../../../lambdas/domain/messages/idempotency';
+import { earlierAnswer, sendFingerprint } from '../../../lambdas/domain/messages/idempotency';
+import { IDEMPOTENCY_TTL_SECONDS } from '../../../lambdas/shared/idempotency-key';
 import { keys } from '../../../lambdas/shared/table';
 
 /** docs/api.md#idempotency: which requests are "the same", and for how long a key answers for its first. */

@@ -87,6 +87,28 @@ describe('POST /v1/webhook-endpoints', () => {
     ]);
   });
 
+  it('with an Idempotency-Key, claims the key in the same transaction, its record holding the answer for 24 h (decision 197)', async () => {
+    givenKey();
+    ddb.on(TransactWriteCommand).resolves({});
+
+    const { status, headers, body } = parseResult(
+      await invokeRoute('createWebhookEndpoint', createEndpoint, { apiKey: KEY, body: { url: 'https://93.184.215.14/hooks' }, headers: { 'Idempotency-Key': 'crm-setup-1' } }),
+    );
+
+    expect([status, headers['idempotent-replayed']]).toEqual([201, undefined]);
+    // The key is looked up first (consistently), then claimed beside the endpoint and the count.
+    expect(ddb.commandCalls(GetCommand).map((call) => call.args[0].input)).toContainEqual({ TableName: TABLE, Key: keys.endpointIdempotency(WS, 'crm-setup-1'), ConsistentRead: true });
+    const items = ddb.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+    expect(items).toHaveLength(3);
+    const claim = items[2]!.Put!;
+    expect(claim).toMatchObject({
+      TableName: TABLE,
+      Item: { ...keys.endpointIdempotency(WS, 'crm-setup-1'), entity: 'endpointIdempotencyRecord', workspaceId: WS, fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/), response: body },
+      ConditionExpression: 'attribute_not_exists(pk) OR #ttl < :now',
+    });
+    expect((claim.Item!.ttl as number) - (claim.ExpressionAttributeValues![':now'] as number)).toBe(24 * 60 * 60);
+  });
+
   it('answers 409 webhook_endpoint_limit_reached when the count refuses the 11th', async () => {
     givenKey();
     ddb.on(TransactWriteCommand).rejects(new TransactionCanceledException({ message: 'cancelled', $metadata: {}, CancellationReasons: [{ Code: 'None' }, { Code: 'ConditionalCheckFailed' }] }));
