@@ -324,6 +324,31 @@ describe('sends of synced templates', () => {
       ],
     });
   });
+
+  // WhatsApp fills {{n}} with the n-th body parameter, wherever {{n}} stands in the text, and a placeholder used twice
+  // takes one parameter. Listed as they appear, the gate and the seat were swapped in every message.
+  it('sends a positional body’s parameters by number, each once, whatever order its text uses them in', async () => {
+    const ws = await workspace();
+    const gateChange = {
+      id: '900000000000001',
+      name: 'gate_change',
+      language: 'en',
+      status: 'APPROVED',
+      category: 'UTILITY',
+      parameter_format: 'POSITIONAL',
+      components: [{ type: 'BODY', text: 'Hi {{1}}, your flight now boards at gate {{3}}; your seat stays {{2}}. See you at gate {{3}}!', example: { body_text: [['Sari', '12A', 'B7']] } }],
+    };
+    graph.answer = templatePages(WABA, [{ data: [gateChange] }]);
+    await syncTemplates(ws, syncDeps());
+    const { dispatchId } = await send(command(ws, (await templateOf(ws, 'gate_change', 'en')).id, { '1': 'Sari', '2': '12A', '3': 'B7' }));
+
+    await deliverToGraph(ws, dispatchId, 'wamid.gate');
+    expect((graph.received[0]!.body as { template: unknown }).template).toEqual({
+      name: 'gate_change',
+      language: { code: 'en' },
+      components: [{ type: 'body', parameters: [{ type: 'text', text: 'Sari' }, { type: 'text', text: '12A' }, { type: 'text', text: 'B7' }] }],
+    });
+  });
 });
 
 describe('templates with parts a send cannot fill, limited-time offers and carousels (decisions 143, 145)', () => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { GraphTemplate, GraphTemplateComponent } from '../providers/whatsapp-templates';
-import { PLACEHOLDER } from './render';
+import { cardVariablePrefix, PLACEHOLDER } from './render';
 import type { TemplateComponents, TemplateVersion } from './template';
 
 /**
@@ -31,7 +31,7 @@ export function syncedContent(template: Pick<GraphTemplate, 'parameter_format' |
   const offer = component('LIMITED_TIME_OFFER')?.limited_time_offer?.has_expiration === true;
   if (offer) variables.push({ name: OFFER_EXPIRATION_VARIABLE, type: 'timestamp_ms', required: true });
   variables.push(...buttons.map(buttonVariable));
-  const cards = (component('CAROUSEL')?.cards ?? []).map((card, index) => cardBinding(card.components, `card_${index}_`));
+  const cards = (component('CAROUSEL')?.cards ?? []).map((card, index) => cardBinding(card.components, cardVariablePrefix(index)));
   for (const card of cards) variables.push(...card.variables);
 
   const components: TemplateComponents = {

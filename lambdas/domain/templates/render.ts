@@ -4,6 +4,9 @@ import type { HeaderParameter, TemplateParameters } from './template-parameters'
 /** `{{name}}` placeholders; names are what variableDefinitions declare. */
 export const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g;
 
+/** A carousel card's variables are named for the card: `card_0_1` is the first card's {{1}}. */
+export const cardVariablePrefix = (index: number): string => `card_${index}_`;
+
 export interface VariableCheck {
   missing: string[];
   unknown: string[];
@@ -89,9 +92,24 @@ export function renderBody(body: string, values: ReadonlyMap<string, string>): s
   return body.replace(PLACEHOLDER, (_, name: string) => values.get(name) ?? '');
 }
 
-/** Values in the order their placeholders appear in the body: WhatsApp's body parameters. */
+/**
+ * The order WhatsApp takes a text's parameters in, each once: a positional text's ({{1}}, {{2}}, …)
+ * by number, since WhatsApp fills {{n}} with the n-th parameter wherever {{n}} stands in the text; a
+ * named text's as they first appear (each goes with its `parameter_name`). A carousel card's
+ * variables carry the card's `prefix` before the placeholder's own name.
+ */
+export function parameterOrder(names: readonly string[], prefix = ''): string[] {
+  const unique = [...new Set(names)];
+  const numbers = unique.map((name) => (name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length)) ? Number(name.slice(prefix.length)) : NaN));
+  if (numbers.some(Number.isNaN)) return unique;
+  return unique.map((name, i) => ({ name, number: numbers[i]! })).sort((a, b) => a.number - b.number).map(({ name }) => name);
+}
+
+const placeholdersOf = (text: string) => [...text.matchAll(PLACEHOLDER)].map((match) => match[1]!);
+
+/** The body's values, in WhatsApp's order (`parameterOrder`): its body parameters. */
 export function bodyParameters(body: string, values: ReadonlyMap<string, string>): string[] {
-  return [...body.matchAll(PLACEHOLDER)].map((match) => values.get(match[1]!) ?? '');
+  return parameterOrder(placeholdersOf(body)).map((name) => values.get(name) ?? '');
 }
 
 /**
@@ -107,13 +125,14 @@ export function templateParameters(version: Pick<TemplateVersion, 'body' | 'comp
   const header = components.header && headerParameter(components.header, values, named);
   const buttons = buttonParameters(components.buttons, values);
   const offerEnd = components.limitedTimeOffer && values.get(components.limitedTimeOffer.variable);
-  const cards = components.cards?.map((card) => {
+  const cards = components.cards?.map((card, index) => {
     const cardHeader = card.header && headerParameter(card.header, values, named);
     const cardButtons = buttonParameters(card.buttons, values);
-    return { ...(cardHeader ? { header: cardHeader } : {}), bodyParameters: card.body.map((name) => values.get(name) ?? ''), ...(cardButtons.length ? { buttons: cardButtons } : {}) };
+    const cardBody = parameterOrder(card.body, cardVariablePrefix(index)).map((name) => values.get(name) ?? '');
+    return { ...(cardHeader ? { header: cardHeader } : {}), bodyParameters: cardBody, ...(cardButtons.length ? { buttons: cardButtons } : {}) };
   });
   return {
-    ...(named ? { bodyParameterNames: [...version.body.matchAll(PLACEHOLDER)].map((match) => match[1]!) } : {}),
+    ...(named ? { bodyParameterNames: parameterOrder(placeholdersOf(version.body)) } : {}),
     ...(header ? { header } : {}),
     ...(offerEnd ? { offerExpirationTimeMs: Number(offerEnd) } : {}),
     ...(buttons.length ? { buttons } : {}),
