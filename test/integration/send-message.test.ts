@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { TransactionConflictException } from '@aws-sdk/client-dynamodb';
+import type { BuildMiddleware } from '@smithy/types';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getDispatch } from '../../lambdas/domain/messages/dispatch-repository';
 import { IN_FLIGHT_WINDOW_MS } from '../../lambdas/domain/messages/idempotency';
@@ -184,6 +186,31 @@ describe('sending a template message against DynamoDB Local and the SQS emulator
     // The file's other queued dispatches are the reconciler's too: this workspace's is the one asked about.
     await reconcile(new Date(Date.now() + QUEUED_GRACE_MS + 1_000), env.table, env.queues);
     expect(((await env.queues.receiveAll()) as { workspaceId: string }[]).filter((message) => message.workspaceId === ws)).toEqual([{ dispatchId: accepted.dispatchId, workspaceId: ws }]);
+  });
+
+  // DynamoDB refuses an UpdateItem on an item a transaction in flight writes (another duplicate's claim, or the first
+  // send's release), and the SDK does not retry it: the duplicate's mark met one and escaped as a 500.
+  it('answers a duplicate whose mark of the day’s send meets a transaction in flight 409 duplicate_send, once marked', async () => {
+    const ws = await workspace({ dedupe: 'wib-day' });
+    const first = await send(command(ws));
+    let refused = 0;
+    const name = `marker-conflict-${randomUUID()}`;
+    const oneConflict: BuildMiddleware<object, object> = (next, context) => async (args) => {
+      const input = args.input as { Key?: { pk?: { S?: string } } };
+      if (refused === 0 && context.commandName === 'UpdateItemCommand' && input.Key?.pk?.S?.startsWith('DEDUPE#')) {
+        refused++;
+        throw new TransactionConflictException({ message: 'Transaction is ongoing for the item', $metadata: { httpStatusCode: 400 } });
+      }
+      return next(args);
+    };
+    env.table.db.middlewareStack.add(oneConflict as never, { step: 'build', name });
+    try {
+      const duplicate = await rejection(send(command(ws)));
+      expect([duplicate?.status, duplicate?.code, refused]).toEqual([409, 'duplicate_send', 1]);
+    } finally {
+      env.table.db.middlewareStack.remove(name);
+    }
+    expect((await env.table.scanAll()).filter((item) => item.entity === 'dailySend' && item.dispatchId === first.dispatchId)).toEqual([expect.objectContaining({ duplicateRefused: true })]);
   });
 
   it('lets a duplicate refused while the first send still had the day go through once that send gave the day back', async () => {

@@ -3,7 +3,7 @@ import { ConflictError, ServiceUnavailableError } from '../../shared/errors';
 import { logger } from '../../shared/logger';
 import type { Store } from '../../shared/store';
 import type { ItemKey } from '../../shared/table';
-import { CONFLICT_RETRIES, conflictPause, transactWrite, untilAnswered, writeIfAllowed } from '../../shared/writes';
+import { CONFLICT_RETRIES, conflictPause, isTransactionConflict, transactWrite, untilAnswered, writeIfAllowed } from '../../shared/writes';
 import { conversationMessageWrites, type Placement } from '../conversations/conversation-item';
 import { dailySendClaim, dailySendPromised, dailySendRelease } from './daily-send';
 import type { Dispatch, DraftedDispatch } from './dispatch';
@@ -67,15 +67,16 @@ export async function commitSend(dispatch: DraftedDispatch, claims: SendClaims, 
       if (record) {
         // Another request's key on a send already made today: the duplicate is check 7, the key check 8 (docs/api.md#send-a-message).
         if (record.fingerprint !== claims.idempotency.fingerprint && refused.dailySend === 'ConditionalCheckFailed') {
-          if (await promisedToDuplicate(claims.dailySend!, store)) return { outcome: 'duplicate' };
-          continue;
-        }
-        return { outcome: 'replayed', response: replayableResponse(record, claims.idempotency.fingerprint, now) };
+          const promise = await promiseToDuplicate(claims.dailySend!, store);
+          if (promise === 'promised') return { outcome: 'duplicate' };
+          if (promise === 'gone') continue;
+        } else return { outcome: 'replayed', response: replayableResponse(record, claims.idempotency.fingerprint, now) };
       }
     } else if (refused.dailySend === 'ConditionalCheckFailed') {
-      if (await promisedToDuplicate(claims.dailySend!, store)) return { outcome: 'duplicate' };
+      const promise = await promiseToDuplicate(claims.dailySend!, store);
+      if (promise === 'promised') return { outcome: 'duplicate' };
       // The send that had the day gave it back meanwhile (its queue refused it): this one may take it.
-      continue;
+      if (promise === 'gone') continue;
     } else if (!Object.values(refused).includes('TransactionConflict')) {
       throw new Error(`Send transaction cancelled: ${JSON.stringify(refused)}`);
     }
@@ -92,10 +93,20 @@ export async function commitSend(dispatch: DraftedDispatch, claims: SendClaims, 
 /**
  * Whether the day's send stands for a duplicate about to be told so (409, "already sent today"):
  * marked, so the send that has it, should its queue then refuse the message, keeps it for the
- * reconciler to queue rather than giving the day back as never sent (`releaseSend`). False when
- * the marker is gone: that send gave it back, and the duplicate is tried again as a send.
+ * reconciler to queue rather than giving the day back as never sent (`releaseSend`). `gone` when
+ * the marker is: that send gave it back, and the duplicate is tried again as a send. `busy` when a
+ * transaction in flight holds the marker (another duplicate's claim, or that send's release),
+ * which DynamoDB refuses a lone write for and the SDK does not retry: the send pauses as for any
+ * conflict, within its retries and deadline, and decides again.
  */
-const promisedToDuplicate = (dailySend: ItemKey, store: Store): Promise<boolean> => writeIfAllowed(store, dailySendPromised(dailySend));
+async function promiseToDuplicate(dailySend: ItemKey, store: Store): Promise<'promised' | 'gone' | 'busy'> {
+  try {
+    return (await writeIfAllowed(store, dailySendPromised(dailySend))) ? 'promised' : 'gone';
+  } catch (error) {
+    if (isTransactionConflict(error)) return 'busy';
+    throw error;
+  }
+}
 
 /** How long a send keeps asking an unreachable table to give its writes back: the send's own retries have used up to 6 s of its 10. */
 export const RELEASE_DEADLINE_MS = 2_500;
