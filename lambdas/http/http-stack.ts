@@ -67,6 +67,15 @@ export interface StackOptions {
 }
 
 /**
+ * The caller's workspace and key on the request's log lines: reached only when the key check
+ * answered within the request's time, so a check that outlasted its request (answered 503 at the
+ * deadline, and still running) never names its caller on the container's next request.
+ */
+const callerLogKeys = (): Middleware => ({
+  before: ({ context }) => void (context.principal && logger.appendKeys({ workspaceId: context.principal.workspaceId, apiKeyId: context.principal.keyId })),
+});
+
+/**
  * The one middleware stack every HTTP route runs, in this order: header normalisation →
  * Lambda context on the logger → metrics flush (after everything else, errors too) → error mapping
  * (its onError sees every later failure) →
@@ -91,7 +100,7 @@ export function httpStack<S extends RequestSchemas>(
     .use(flushMetrics())
     .use({ before: (request: middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>) => void logger.appendKeys({ requestId: requestIdOf(request.event, request.context) }) })
     .use(errorMapper());
-  if (auth) chain.use(withinFunctionTime(auth));
+  if (auth) chain.use(withinFunctionTime(auth)).use(callerLogKeys());
   if (route.signed) {
     if (!options.signatureCheck) throw new Error('This route is signed: pass signatureCheck to its handler');
     chain.use(withinFunctionTime(options.signatureCheck()));
