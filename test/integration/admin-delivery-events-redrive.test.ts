@@ -32,7 +32,7 @@ async function deliveredBatch() {
   expect(await applyStatus(dispatchId, { to: 'sent', occurredAt: '2026-10-01T06:00:00.000Z' }, env.table)).toBe(true);
   expect(await applyStatus(dispatchId, { to: 'delivered', event: 'DELIVERED', occurredAt: '2026-10-01T06:00:05.000Z' }, env.table)).toBe(true);
   const batch = (await streamRecords(env.table)).filter(({ record }) => record.dynamodb?.Keys?.pk?.S === `DSP#${dispatchId}` && record.eventName === 'MODIFY');
-  return { ws, batch, shardId: batch[0]!.shardId, from: batch[0]!.record.dynamodb!.SequenceNumber!, to: batch.at(-1)!.record.dynamodb!.SequenceNumber! };
+  return { ws, batch, streamArn: batch[0]!.streamArn, shardId: batch[0]!.shardId, from: batch[0]!.record.dynamodb!.SequenceNumber!, to: batch.at(-1)!.record.dynamodb!.SequenceNumber! };
 }
 
 // The stream as DynamoDB Streams may serve it, once the batch is built from the real one.
@@ -54,6 +54,16 @@ it('reads past empty pages to the batch’s last record, and writes its events',
   expect(JSON.parse(answer.stdout)).toMatchObject({ records: batch.length, dispatchChanges: batch.length, events: 2 });
   const events = (await deliveryEventsForPhones(ws, ['+6281234560088'], { startDate: '2026-10-01', endDate: '2026-10-01' }, env.table))[0]!.events;
   expect(events.map((event) => event.status)).toEqual(['ACCEPTED', 'DELIVERED']);
+});
+
+// A stream-failure message names its batch's stream (`streamArn`), which is the table's latest
+// only until the stream is replaced; the one named must be the table's, by DynamoDB's own ARNs.
+it('reads the stream --stream-arn names, one of the table’s, and writes the batch’s events', async () => {
+  const { ws, streamArn, shardId, from, to } = await deliveredBatch();
+  const answer = await admin('delivery-events', 'redrive', '--stream-arn', streamArn, '--shard', shardId, '--from', from, '--to', to, '--json');
+  expect([answer.status, answer.stderr]).toEqual([0, 'Target: test table']);
+  const events = (await deliveryEventsForPhones(ws, ['+6281234560088'], { startDate: '2026-10-01', endDate: '2026-10-01' }, env.table))[0]?.events;
+  expect(events?.map((event) => event.status)).toEqual(['ACCEPTED', 'DELIVERED']);
 });
 
 it('fails, writing nothing, when the shard ends before the batch’s last record', async () => {

@@ -7,7 +7,7 @@ import { providerMessageOfChange } from '../../../lambdas/domain/delivery/provid
 import { isDispatchChange } from '../../../lambdas/domain/webhooks/stream-filters';
 import { batchPut } from '../../../lambdas/shared/batch-write';
 import type { Store } from '../../../lambdas/shared/store';
-import { AdminError, defineCommand } from '../command';
+import { AdminError, defineCommand, option } from '../command';
 
 /** A stream sequence number: digits, kept as given (the stream wants its leading zeros), compared as a number. */
 const sequenceNumber = () => z.string().trim().regex(/^\d{1,64}$/, 'takes a stream sequence number (digits)');
@@ -20,14 +20,29 @@ const sequenceNumber = () => z.string().trim().regex(/^\d{1,64}$/, 'takes a stre
 const MAX_EMPTY_PAGES = 50;
 
 /**
- * The records of one shard of the table's stream from `from` to `to`, both included, as the
- * stream still holds them (24 hours). Read until the record at `to` (or one past it); a shard that
- * ends, or keeps answering empty pages, before it is an error, so a batch is written whole or not.
+ * The stream a batch is read from: the one the operator names (a stream-failure message's
+ * `streamArn`), or else the table's latest. A stream replaced since (its view type changed) is
+ * disabled but still holds its records 24 hours under its own ARN, which the latest no longer is.
+ * Another table's stream is refused: its changes would be written as this table's events.
  */
-async function shardRecords(store: Store, shardId: string, from: string, to: string): Promise<_Record[]> {
+async function streamOf(store: Store, named: string | undefined): Promise<string> {
   const { Table } = await store.db.send(new DescribeTableCommand({ TableName: store.tableName }));
-  const streamArn = Table?.LatestStreamArn;
-  if (!streamArn) throw new AdminError('no_stream', `Table ${store.tableName} has no stream`);
+  if (named === undefined) {
+    if (!Table?.LatestStreamArn) throw new AdminError('no_stream', `Table ${store.tableName} has no stream`);
+    return Table.LatestStreamArn;
+  }
+  // DescribeTable always answers the table's ARN; each of its streams' ARNs is that and `/stream/<label>`.
+  const streams = `${Table!.TableArn!}/stream/`;
+  if (!named.startsWith(streams)) throw new AdminError('not_table_stream', `--stream-arn ${named} is not a stream of table ${store.tableName} (its streams start with ${streams})`, 2);
+  return named;
+}
+
+/**
+ * The records of one shard of the stream from `from` to `to`, both included, as the stream still
+ * holds them (24 hours). Read until the record at `to` (or one past it); a shard that ends, or
+ * keeps answering empty pages, before it is an error, so a batch is written whole or not.
+ */
+async function shardRecords(store: Store, streamArn: string, shardId: string, from: string, to: string): Promise<_Record[]> {
   // The table's own client configuration (region, endpoint, credentials) reads its stream.
   const { region, endpoint, credentials } = store.db.config;
   const streams = new DynamoDBStreamsClient({ region, credentials, ...(endpoint ? { endpoint } : {}) });
@@ -55,13 +70,13 @@ async function shardRecords(store: Store, shardId: string, from: string, to: str
 export const deliveryEventCommands = [
   defineCommand({
     name: 'delivery-events redrive',
-    synopsis: '--shard SHARD_ID --from SEQUENCE_NUMBER --to SEQUENCE_NUMBER',
+    synopsis: '--shard SHARD_ID --from SEQUENCE_NUMBER --to SEQUENCE_NUMBER [--stream-arn STREAM_ARN]',
     summary:
-      'Writes the delivery events and wamid items of a stream batch the stream consumer gave up on (a stream-failure queue message’s shardId, startSequenceNumber and endSequenceNumber), from the table’s stream, which keeps records 24 hours. Safe to repeat.',
-    options: z.object({ shard: z.string().trim().min(1, 'must not be empty'), from: sequenceNumber(), to: sequenceNumber() }),
-    async run({ shard, from, to }, { store }) {
+      'Writes the delivery events and wamid items of a stream batch the stream consumer gave up on (a stream-failure queue message’s shardId, startSequenceNumber, endSequenceNumber and streamArn), from the table’s stream (by default its latest), which keeps records 24 hours. Safe to repeat.',
+    options: z.object({ shard: z.string().trim().min(1, 'must not be empty'), from: sequenceNumber(), to: sequenceNumber(), 'stream-arn': option.text().optional() }),
+    async run({ shard, from, to, 'stream-arn': named }, { store }) {
       if (BigInt(from) > BigInt(to)) throw new AdminError('invalid_range', `--from ${from} comes after --to ${to}`, 2);
-      const records = await shardRecords(store, shard, from, to);
+      const records = await shardRecords(store, await streamOf(store, named), shard, from, to);
       const changes = records.filter((record) => isDispatchChange(record) && record.dynamodb?.NewImage);
       const images = changes.map((record) => unmarshall(record.dynamodb!.NewImage! as Record<string, AttributeValue>));
       const events = images.flatMap(deliveryEventsOfChange);
