@@ -62,9 +62,10 @@ export function createApiServer(routes: LoadedRoute[], onError: (error: unknown)
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', `http://${request.headers.host ?? '127.0.0.1'}`);
-    if (!isDecodable(url.pathname)) {
+    const unreadable = !isDecodable(url.pathname) ? 'path' : !isDecodable(url.search) ? 'query string' : undefined;
+    if (unreadable) {
       request.resume();
-      send(response, gatewayError('bad_request', 'The request path is not valid percent-encoded UTF-8'));
+      send(response, gatewayError('bad_request', `The request ${unreadable} is not valid percent-encoded UTF-8`));
       return;
     }
     const document = request.method === 'GET' ? documents.get(url.pathname) : undefined;
@@ -176,10 +177,15 @@ export function send(response: ServerResponse, result: APIGatewayProxyResult): v
   response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
 
-/** The router decodes path parameters; a malformed escape such as `%E0%A4` is the client's error. */
-function isDecodable(path: string): boolean {
+/**
+ * The router decodes path parameters; a malformed escape such as `%E0%A4` is the client's error.
+ * So is one in the query, which `URLSearchParams` would hand the route as U+FFFD (`%FF`) or as the
+ * text (`100%`). The query's `&`, `=` and `+` are no escapes, so it decodes whole exactly when each
+ * name and value does, and `searchParams` then decodes them as sent.
+ */
+function isDecodable(text: string): boolean {
   try {
-    decodeURIComponent(path);
+    decodeURIComponent(text);
     return true;
   } catch {
     return false;
