@@ -11,23 +11,31 @@ export const mediaTypeOf = (contentType: string | undefined): string => (content
  * A Content-Type's parameters after its media type (RFC 9110 §5.6.6): `;`, a name, and a token or a
  * quoted string, read one after another so a `;` or `charset=` inside a quoted value is that
  * value's. Whitespace around `=` and empty parameters are let pass; a name without a value is
- * skipped. Names are lower case, a quoted value unquoted; `written` is the parameter as sent.
+ * skipped. Names are lower case, a quoted value unquoted; `written` is the parameter as sent. What
+ * cannot be read so is refused, rather than the rest left unread: a charset may stand after it.
  */
 function parametersOf(contentType: string): { name: string; value: string; written: string }[] {
   const parameter = /\s*;\s*(?:([^\s;="]+)\s*(?:=\s*("(?:[^"\\]|\\.)*"|[^\s;"]*))?)?/y;
-  parameter.lastIndex = contentType.indexOf(';') < 0 ? contentType.length : contentType.indexOf(';');
   const parameters: { name: string; value: string; written: string }[] = [];
-  for (let match; parameter.lastIndex < contentType.length && (match = parameter.exec(contentType)) && match[0]; ) {
+  let at = contentType.indexOf(';') < 0 ? contentType.length : contentType.indexOf(';');
+  for (; at < contentType.length; at = parameter.lastIndex) {
+    parameter.lastIndex = at;
+    const match = parameter.exec(contentType);
+    if (!match?.[0]) break;
     const [, name, raw] = match;
     if (name && raw !== undefined) parameters.push({ name: name.toLowerCase(), value: raw.startsWith('"') ? raw.slice(1, -1).replace(/\\(.)/g, '$1') : raw, written: `${name}=${raw}` });
   }
+  const unread = contentType.slice(at).trim();
+  if (unread) throw new ValidationError(`Content-Type parameters cannot be read from ${JSON.stringify(unread)}`);
   return parameters;
 }
 
 /**
  * Bodies are read as UTF-8: JSON is UTF-8 (RFC 8259), and the forms' escapes are read as UTF-8. A
  * body declared in another charset would reach the customer with its accented letters as U+FFFD,
- * so it is refused, and so is one that names its charset twice. ASCII is UTF-8's first 128 characters.
+ * so it is refused, and so is one that names another charset beside UTF-8 (which of the two it is
+ * in, nobody knows); UTF-8 named twice, as some client stacks add it, is UTF-8. ASCII is UTF-8's
+ * first 128 characters.
  */
 const UTF8 = /^(utf-?8|us-ascii)$/i;
 
@@ -49,11 +57,10 @@ export function contentTypeGuard(accepted: readonly BodyEncoding[]): middy.Middl
       }
       if (body === null || body === undefined || body === '') throw new ValidationError('A request body is required');
       const parameters = parametersOf(contentType);
-      const charsets = parameters.filter((parameter) => parameter.name === 'charset');
-      if (charsets.length > 1) throw new ValidationError('Content-Type names its charset more than once');
-      const [charset] = charsets;
-      if (charset && !UTF8.test(charset.value)) throw new ValidationError(`Content-Type charset must be utf-8; got ${/^\S+$/.test(charset.value) ? charset.value.toLowerCase() : JSON.stringify(charset.value)}`);
-      request.event.headers = { ...headers, 'content-type': [mediaType, ...parameters.map(({ written }) => written)].join('; ') };
+      const other = parameters.find((parameter) => parameter.name === 'charset' && !UTF8.test(parameter.value));
+      if (other) throw new ValidationError(`Content-Type charset must be utf-8; got ${/^\S+$/.test(other.value) ? other.value.toLowerCase() : JSON.stringify(other.value)}`);
+      const kept = parameters.filter((parameter, i) => parameter.name !== 'charset' || parameters.findIndex(({ name }) => name === 'charset') === i);
+      request.event.headers = { ...headers, 'content-type': [mediaType, ...kept.map(({ written }) => written)].join('; ') };
     },
   };
 }

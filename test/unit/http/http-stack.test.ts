@@ -142,16 +142,32 @@ describe('the shared HTTP middleware stack', () => {
   );
 
   // The parameters as RFC 9110 gives them (§5.6.6), not the first text that looks like a charset:
-  // a second charset, or one quoted with a space, is not UTF-8 alone.
+  // a second charset, or one quoted with a space, is not UTF-8 alone; and parameters that cannot be
+  // read whole may hide one (the reading stopped there, and a Latin-1 body was read as UTF-8).
   it.each([
-    ['application/json; charset=utf-8; charset=windows-1252', 'Content-Type names its charset more than once'],
+    ['application/json; charset=utf-8; charset=windows-1252', 'Content-Type charset must be utf-8; got windows-1252'],
     ['application/json; charset=" latin1"', 'Content-Type charset must be utf-8; got " latin1"'],
+    ['application/json; foo=bar baz; charset=iso-8859-1', 'Content-Type parameters cannot be read from "baz; charset=iso-8859-1"'],
+    ['application/json; foo=a"b; charset=iso-8859-1', 'Content-Type parameters cannot be read from "\\"b; charset=iso-8859-1"'],
+    ['application/json; foo="x"y; charset=windows-1252', 'Content-Type parameters cannot be read from "y; charset=windows-1252"'],
+    ['application/json; =x; charset=latin1', 'Content-Type parameters cannot be read from "=x; charset=latin1"'],
+    ['application/json; foo="unterminated; charset=latin1', 'Content-Type parameters cannot be read from "\\"unterminated; charset=latin1"'],
   ])('refuses the Content-Type %s with 422', async (contentType, message) => {
     const { status, body } = await invoke({ body: '{"name":"Ren\u00e9e"}', headers: { 'Content-Type': contentType } });
     expect([status, body.error, body.message]).toEqual([422, 'validation_failed', message]);
   });
 
-  it.each(['application/json; charset=utf-8', 'application/json; charset="UTF-8"', 'application/json; charset=us-ascii', 'application/json; Charset = utf8', 'application/json;', 'application/json; profile="https://example.com/p;charset=latin1"'])(
+  it.each([
+    'application/json; charset=utf-8',
+    'application/json; charset="UTF-8"',
+    'application/json; charset=us-ascii',
+    'application/json; Charset = utf8',
+    'application/json;',
+    'application/json; charset=utf-8; ',
+    'application/json; profile="https://example.com/p;charset=latin1"',
+    // Some client stacks add a charset to a type that carries one: UTF-8 twice is UTF-8.
+    'application/json;charset=utf-8;charset=utf-8',
+  ])(
     'accepts the Content-Type %s',
     async (contentType) => {
       const { status, body } = await invoke({ body: '{"name":"Budi"}', headers: { 'Content-Type': contentType } });
