@@ -46,7 +46,9 @@ export class UsagePlans extends Construct {
     const stackName = Stack.of(this).stackName;
     // Not a credential and not secret: with `apiKeySourceType: AUTHORIZER` API Gateway reads usage
     // keys only from this stack's authorizer, never from a request, so knowing it grants nothing.
-    const fallbackKeyValue = `${stackName}-fallback-usage-key`;
+    // It names the default plan because the key belongs to it (decision 198): API Gateway keeps one
+    // key per value, and the next default plan's key is created while this one still exists.
+    const fallbackKeyValue = `${stackName}-fallback-usage-key-${props.defaultPlan}`;
 
     const fn = new AppFunction(this, 'AuthorizerFunction', {
       entry: join(HANDLERS_DIR, 'usage-plan-authorizer.ts'),
@@ -75,8 +77,11 @@ export class UsagePlans extends Construct {
       });
     }
     // A usage plan, not a stage, is what makes a key count: like the workspaces' keys, it names none.
-    const fallbackKey = new ApiKey(this, 'FallbackUsageKey', {
-      apiKeyName: `${stackName}-fallback`,
+    // One key per default plan, never one key moved: CloudFormation would link it to the new plan
+    // before unlinking it from the old, and API Gateway refuses a key in two plans on one stage
+    // (aws/aws-cdk#11876). A new default plan gets a new key; the old goes in the update's cleanup.
+    const fallbackKey = new ApiKey(this, `FallbackUsageKey-${props.defaultPlan}`, {
+      apiKeyName: `${stackName}-fallback-${props.defaultPlan}`,
       value: fallbackKeyValue,
       description: 'Counts the requests of workspaces without a usage key of their own, in the default usage plan',
     });

@@ -1,4 +1,4 @@
-import { Match } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { routeEntries } from '../../lambdas/routes';
 import { synthStack, unacknowledgedNagFindings } from '../support/synth';
 
@@ -14,7 +14,7 @@ const { app, stack, template } = synthStack(PLANS);
 
 const resourcesOf = (type: string, from = template) => Object.entries(from.findResources(type));
 const logicalIdOf = (type: string) => resourcesOf(type)[0]![0];
-const authorizerFunction = () => resourcesOf('AWS::Lambda::Function').find(([, fn]) => (fn.Properties.Description as string).startsWith('Usage-plan authorizer'))!;
+const authorizerFunction = (from = template) => resourcesOf('AWS::Lambda::Function', from).find(([, fn]) => (fn.Properties.Description as string).startsWith('Usage-plan authorizer'))!;
 const planNamed = (name: string) => resourcesOf('AWS::ApiGateway::UsagePlan').find(([, plan]) => plan.Properties.UsagePlanName === `MessagingApi-dev-${name}`)!;
 const renderedGatewayBody = (properties: Record<string, unknown>) =>
   JSON.parse(((properties.ResponseTemplates as Record<string, string>)['application/json'] ?? '').replace('$context.error.messageString', '"msg"').replace('$context.requestId', 'req')) as Record<string, unknown>;
@@ -76,6 +76,7 @@ describe('with usagePlans', () => {
     template.resourceCountIs('AWS::ApiGateway::UsagePlanKey', 1);
     template.hasResourceProperties('AWS::ApiGateway::UsagePlanKey', { KeyId: { Ref: keyId }, KeyType: 'API_KEY', UsagePlanId: { Ref: planNamed('standard')[0] } });
     expect(authorizerFunction()[1].Properties.Environment.Variables.FALLBACK_USAGE_KEY).toBe(key.Properties.Value);
+    expect(key.Properties).toMatchObject({ Name: 'MessagingApi-dev-fallback-standard', Value: 'MessagingApi-dev-fallback-usage-key-standard' });
     expect(key.Properties.StageKeys).toBeUndefined();
   });
 
@@ -138,6 +139,39 @@ describe('with usagePlans', () => {
     const { template: single } = synthStack({ usagePlans: '{"basic":{"rateLimit":10,"burstLimit":20,"quota":{"limit":5000,"period":"DAY"}}}' });
     single.hasResourceProperties('AWS::ApiGateway::UsagePlan', { UsagePlanName: 'MessagingApi-dev-basic', Quota: { Limit: 5000, Period: 'DAY' } });
     single.resourceCountIs('AWS::ApiGateway::UsagePlanKey', 1);
+  });
+});
+
+/**
+ * A deployed stack whose default plan changes. CloudFormation creates a resource (a new logical id,
+ * or a replacement) before it deletes the one it replaces, in the cleanup phase after the rest of
+ * the update, and API Gateway refuses a key in two plans on one stage (aws/aws-cdk#11876): a key
+ * the stack keeps must never be linked to another plan, or the update fails.
+ */
+describe('changing the default plan of a deployed stack', () => {
+  const linksOf = (from: Template) =>
+    resourcesOf('AWS::ApiGateway::UsagePlanKey', from).map(([, link]) => `${(link.Properties.KeyId as { Ref: string }).Ref} -> ${(link.Properties.UsagePlanId as { Ref: string }).Ref}`);
+  const keysOf = (from: Template) => resourcesOf('AWS::ApiGateway::ApiKey', from);
+
+  it.each([
+    ['switched', { ...PLANS, defaultUsagePlan: 'bulk' }, 'bulk'],
+    ['renamed', { usagePlans: { premium: PLANS.usagePlans.standard, bulk: PLANS.usagePlans.bulk }, defaultUsagePlan: 'premium' }, 'premium'],
+    ['removed', { usagePlans: { bulk: PLANS.usagePlans.bulk } }, 'bulk'],
+  ])('%s: links no kept key to another plan; a new fallback key, which the authorizer names, joins the new default plan', (_change, context, defaultPlan) => {
+    const { template: after } = synthStack(context);
+    const kept = new Set(keysOf(template).map(([id]) => id));
+    expect(linksOf(after).filter((link) => kept.has(link.split(' -> ')[0]!) && !linksOf(template).includes(link))).toEqual([]);
+    const [[keyId, key]] = keysOf(after) as [[string, { Properties: Record<string, unknown> }]];
+    const [planId] = resourcesOf('AWS::ApiGateway::UsagePlan', after).find(([, plan]) => plan.Properties.UsagePlanName === `MessagingApi-dev-${defaultPlan}`)!;
+    expect(linksOf(after)).toEqual([`${keyId} -> ${planId}`]);
+    expect(authorizerFunction(after)[1].Properties.Environment.Variables.FALLBACK_USAGE_KEY).toBe(key.Properties.Value);
+  });
+
+  // API Gateway keeps one key per value in an account and region: the new key is created while the
+  // old one (and, on the upgrade to decision 198, the one before it) still exists.
+  it('gives each default plan a fallback key of its own value, none the key of the releases before decision 198 had', () => {
+    const values = ['standard', 'bulk'].map((plan) => keysOf(synthStack({ ...PLANS, defaultUsagePlan: plan }).template)[0]![1].Properties.Value as string);
+    expect(new Set([...values, 'MessagingApi-dev-fallback-usage-key']).size).toBe(3);
   });
 });
 

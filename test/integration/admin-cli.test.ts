@@ -209,7 +209,8 @@ describe('admin CLI: workspaces', () => {
     [['key', 'revoke', '--workspace', 'ws-a', '--key-id', 'k-1', '--stack', 'MessagingApi-prod', '--local'], 'Name one target: --local or --stack NAME, not both'],
     [['workspace', 'show', '--id', 'ws-a', '--port', '3917'], '--port is for --local; name --local too, or leave --port out'],
     [['workspace', 'show', '--id', 'ws-a', '--local', '--region', 'eu-west-1'], '--region is for --stack or TABLE_NAME, not --local'],
-    [['workspace', 'create', '--id', 'fallback', '--name', 'F', '--rupiah-per-credit', '150'], '--id fallback is the name of the stack’s own usage key; choose another id'],
+    [['workspace', 'create', '--id', 'fallback', '--name', 'F', '--rupiah-per-credit', '150'], '--id fallback and fallback-… name the stack’s own usage keys; choose another id'],
+    [['workspace', 'create', '--id', 'fallback-standard', '--name', 'F', '--rupiah-per-credit', '150'], '--id fallback and fallback-… name the stack’s own usage keys; choose another id'],
   ])('refuses %j with exit status 2 before reaching any table', async (argv, message) => {
     const target = jest.fn();
     const lines: string[] = [];

@@ -44,8 +44,9 @@ export const workspaceCommands = [
     synopsis: `--id ID --name NAME --rupiah-per-credit N ${SETTINGS_SYNOPSIS}`,
     summary: 'Creates a workspace; refused if the id exists or a WhatsApp id it binds is another workspace’s. On a stack with usage plans it gets its own usage key, in the default plan unless --usage-plan names one.',
     options: z.object({
-      // A workspace's usage key is named <stack>-<id>: `fallback` would take the name of the stack's own key.
-      id: option.text().refine((id) => id !== 'fallback', 'fallback is the name of the stack’s own usage key; choose another id'),
+      // A workspace's usage key is named <stack>-<id>: `fallback-<plan>` would take the name of the
+      // stack's own key (<stack>-fallback-<default plan>, decision 198), `fallback` that of the one before.
+      id: option.text().refine((id) => !/^fallback(-|$)/.test(id), 'fallback and fallback-… name the stack’s own usage keys; choose another id'),
       name: option.text(),
       'rupiah-per-credit': option.number(),
       ...settingOptions,
