@@ -140,7 +140,7 @@ describe('the admin CLI against the local runtime', () => {
       const key = (await admin('key', 'create', '--workspace', 'ws-waba', '--name', 'ci', '--scopes', 'templates:read')).stdout.trim();
       const { stdout } = await runAdmin(runtime, ['templates', 'sync', '--workspace', 'ws-waba'], { GRAPH_API_BASE_URL: graph.baseUrl, WHATSAPP_ACCESS_TOKEN: 'token-1' });
       // The summary is the last line; before it, the sync's log lines (a skipped template is a warning).
-      expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({ read: 7, created: 6, newVersions: 0, updated: 0, unchanged: 0, skipped: 1 });
+      expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({ read: 7, created: 6, newVersions: 0, updated: 0, unchanged: 0, skipped: 1, deleted: 0 });
       const { body } = await call(runtime.url, 'GET', '/v1/message-templates', { apiKey: key });
       expect((body.items as { displayName: string }[]).map((t) => t.displayName)).toEqual(['coupon_expiration_reminder (en)', 'reservation_confirmation (en_US)', 'verification_code (id)']);
     } finally {

@@ -7,7 +7,7 @@ import { getDispatch } from '../../lambdas/domain/messages/dispatch-repository';
 import { sendTemplateMessage, type SendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import { whatsAppCloudProvider } from '../../lambdas/domain/providers/whatsapp-cloud';
 import { webhookEnvelopeSchema } from '../../lambdas/domain/providers/whatsapp-webhook';
-import { previewTemplateVersion } from '../../lambdas/domain/templates/read-templates';
+import { listApprovedTemplates, previewTemplateVersion } from '../../lambdas/domain/templates/read-templates';
 import { syncedTemplateId } from '../../lambdas/domain/templates/synced-template';
 import { applyTemplateWebhook } from '../../lambdas/domain/templates/template-webhook';
 import { graphTemplateSchema, readMessageTemplate } from '../../lambdas/domain/providers/whatsapp-templates';
@@ -105,7 +105,7 @@ async function deliverToGraph(ws: string, dispatchId: string, wamid: string): Pr
 describe('templates sync from the WhatsApp Business Account', () => {
   it('reads every page, following paging.cursors.after while Meta gives paging.next, with the stack’s token', async () => {
     const ws = await workspace();
-    expect(await syncTemplates(ws, syncDeps())).toEqual({ read: 7, created: 6, newVersions: 0, updated: 0, unchanged: 0, skipped: 1 });
+    expect(await syncTemplates(ws, syncDeps())).toEqual({ read: 7, created: 6, newVersions: 0, updated: 0, unchanged: 0, skipped: 1, deleted: 0 });
 
     expect(graph.received.map((request) => new URL(request.url, 'http://graph.local').searchParams.get('after'))).toEqual([null, 'QVFIUk9pYmFn1', 'QVFIUk9pYmFn2']);
     expect(graph.received.every((request) => request.authorization === 'Bearer token-1' && request.url.startsWith(`/v26.0/${WABA}/message_templates?`))).toBe(true);
@@ -123,7 +123,7 @@ describe('templates sync from the WhatsApp Business Account', () => {
     const ws = await workspace();
     await syncTemplates(ws, syncDeps());
     const before = await listTemplates(ws, env.table);
-    expect(await syncTemplates(ws, syncDeps())).toEqual({ read: 7, created: 0, newVersions: 0, updated: 0, unchanged: 6, skipped: 1 });
+    expect(await syncTemplates(ws, syncDeps())).toEqual({ read: 7, created: 0, newVersions: 0, updated: 0, unchanged: 6, skipped: 1, deleted: 0 });
     expect(await listTemplates(ws, env.table)).toEqual(before);
     expect(before.find((t) => t.providerName === 'reservation_confirmation')!.id).toBe(syncedTemplateId(ws, 'reservation_confirmation', 'en_US'));
   });
@@ -282,6 +282,93 @@ describe('templates sync from the WhatsApp Business Account', () => {
   });
 });
 
+describe('templates Meta no longer lists (deleted in WhatsApp Manager, decision 199)', () => {
+  /** Meta's pages without the named templates: Meta's list once they were deleted. */
+  const pagesWithout = (...names: string[]) => pages.map((page) => ({ ...page, data: page.data.filter((item) => !names.includes((item as { name: string }).name)) }));
+  const reservationVariables = { number_of_guests: '4', day: 'Saturday', date: 'August 30th', time: '7:30 pm', header_image: 'https://example.com/r.jpg', button_0: 'R-1042' };
+
+  it('marks a synced template DELETED once a whole read no longer lists it: unlisted, its sends 422 template_not_found; a template imported into the workspace stays', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    const imported = {
+      id: randomUUID(),
+      displayName: 'Order shipped',
+      status: 'APPROVED',
+      providerName: 'order_shipped',
+      language: 'id',
+      versions: [{ id: randomUUID(), version: 1, status: 'READY', body: 'Halo {{name}}', variableDefinitions: [{ name: 'name', type: 'text', required: true }], creditCostPerSend: 1, createdAt: '2026-01-05T03:00:00Z' }],
+    };
+    await saveTemplate(ws, imported, env.table);
+    graph.answer = templatePages(WABA, pagesWithout('reservation_confirmation'));
+
+    const summary = await syncTemplates(ws, syncDeps());
+
+    const reservation = await templateOf(ws, 'reservation_confirmation', 'en_US');
+    expect(reservation.status).toBe('DELETED');
+    expect(summary).toEqual({ read: 6, created: 0, newVersions: 0, updated: 0, unchanged: 5, skipped: 1, deleted: 1 });
+    expect((await listApprovedTemplates(ws, env.table)).map((template) => template.displayName).sort()).toEqual(['Order shipped', 'coupon_expiration_reminder (en)', 'verification_code (id)']);
+    clearTemplateCache();
+    expect(await rejection(send(command(ws, reservation.id, reservationVariables)))).toMatchObject({ status: 422, code: 'template_not_found' });
+    expect(await env.queues.receiveAll()).toEqual([]);
+    // Already DELETED: the next sync changes nothing.
+    expect(await syncTemplates(ws, syncDeps())).toMatchObject({ unchanged: 5, deleted: 0 });
+  });
+
+  it('retires nothing after a read that stopped part-way, or that listed an item it could not name; an item it could name but not read is still Meta’s', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    const withoutReservation = templatePages(WABA, pagesWithout('reservation_confirmation'));
+    const after = (request: { url: string }) => new URL(request.url, 'http://graph.local').searchParams.get('after');
+    graph.answer = (request) => (after(request) === 'QVFIUk9pYmFn2' ? { status: 500, body: { error: { code: 2, message: 'Service temporarily unavailable' } } } : withoutReservation(request));
+    await expect(syncTemplates(ws, syncDeps())).rejects.toThrow();
+    // A next page with no cursor to it: the list cannot be read whole.
+    graph.answer = templatePages(WABA, [{ data: page1.data.slice(1), paging: { next: 'https://graph.facebook.com/v26.0/next' } }]);
+    await expect(syncTemplates(ws, syncDeps())).rejects.toMatchObject({ code: 'unreadable_page' });
+    graph.answer = templatePages(WABA, [{ data: [...page1.data.slice(1), { id: '1000000000000009', status: 'APPROVED' }], paging: lastPage }]);
+    expect(await syncTemplates(ws, syncDeps())).toMatchObject({ skipped: 1, deleted: 0 });
+    expect((await listTemplates(ws, env.table)).map((template) => template.status).sort()).toEqual(['APPROVED', 'APPROVED', 'APPROVED', 'PAUSED', 'PENDING', 'REJECTED']);
+
+    // Named but unreadable (no category): the reservation stays; what the list does not name goes.
+    graph.answer = templatePages(WABA, [{ data: [...page1.data.slice(1), { id: '1000000000000010', name: 'reservation_confirmation', language: 'en_US', status: 'APPROVED' }], paging: lastPage }]);
+    expect(await syncTemplates(ws, syncDeps())).toMatchObject({ skipped: 1, deleted: 4 });
+    expect((await listTemplates(ws, env.table)).map((template) => [template.providerName, template.status]).sort()).toEqual([
+      ['address_update', 'DELETED'],
+      ['coupon_expiration_reminder', 'APPROVED'],
+      ['order_delivery_update', 'DELETED'],
+      ['reservation_confirmation', 'APPROVED'],
+      ['summer_sale', 'DELETED'],
+      ['verification_code', 'DELETED'],
+    ]);
+  });
+
+  it('keeps a template a webhook changed or read after the list was asked for, until a list asked for later still lacks it', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    // Meta pauses the coupon as the list is asked for, and says so at once.
+    const paused = readWhatsAppTemplateFixture<{ entry: { time: number }[] }>('status-update-paused.json');
+    paused.entry[0]!.time = Math.floor(Date.now() / 1000);
+    await applyProviderReports(webhookEnvelopeSchema.parse(paused), env.table);
+    graph.answer = templatePages(WABA, pagesWithout('coupon_expiration_reminder', 'reservation_confirmation'));
+    expect(await syncTemplates(ws, syncDeps())).toMatchObject({ deleted: 1 });
+    expect([(await templateOf(ws, 'coupon_expiration_reminder', 'en')).status, (await templateOf(ws, 'reservation_confirmation', 'en_US')).status]).toEqual(['PAUSED', 'DELETED']);
+
+    // A list asked for five minutes ago, before a webhook read the template (approved meanwhile): the list does not have it yet.
+    const asked = [new Date(Date.now() - 5 * 60_000)];
+    graph.answer = templatePages(WABA, pagesWithout('coupon_expiration_reminder', 'reservation_confirmation', 'verification_code'));
+    expect(await syncTemplates(ws, { ...syncDeps(), now: () => asked.shift() ?? new Date() })).toMatchObject({ deleted: 0 });
+    expect((await templateOf(ws, 'verification_code', 'id')).status).toBe('APPROVED');
+
+    // Asked for past the pause's minute: both go.
+    expect(await syncTemplates(ws, { ...syncDeps(), now: () => new Date(Date.now() + 2 * 60_000) })).toMatchObject({ deleted: 2 });
+    expect([(await templateOf(ws, 'coupon_expiration_reminder', 'en')).status, (await templateOf(ws, 'verification_code', 'id')).status]).toEqual(['DELETED', 'DELETED']);
+    // A reinstatement of Meta's from before, delivered again late, is older than the deletion.
+    const reinstated = readWhatsAppTemplateFixture<{ entry: { changes: { value: Record<string, unknown> }[] }[] }>('status-update-reinstated.json');
+    Object.assign(reinstated.entry[0]!.changes[0]!.value, { message_template_name: 'verification_code', message_template_language: 'id' });
+    await applyProviderReports(webhookEnvelopeSchema.parse(reinstated), env.table);
+    expect((await templateOf(ws, 'verification_code', 'id')).status).toBe('DELETED');
+  });
+});
+
 describe('sends of synced templates', () => {
   it('answers 422 template_not_ready for a template Meta paused, and template_not_found for one under review', async () => {
     const ws = await workspace();
@@ -365,7 +452,7 @@ describe('templates with parts a send cannot fill, limited-time offers and carou
   it('marks a catalog’s version UNSUPPORTED, and reads an offer’s end, a carousel’s cards and a Flow button as sendable', async () => {
     const ws = await workspace();
     formats();
-    expect(await syncTemplates(ws, syncDeps())).toEqual({ read: 4, created: 4, newVersions: 0, updated: 0, unchanged: 0, skipped: 0 });
+    expect(await syncTemplates(ws, syncDeps())).toEqual({ read: 4, created: 4, newVersions: 0, updated: 0, unchanged: 0, skipped: 0, deleted: 0 });
     const version = async (name: string) => (await templateOf(ws, name, 'en_US')).versions;
     const [carousel] = await version('summer_succulents_carousel');
     expect(carousel).toMatchObject({ status: 'READY' });

@@ -29,10 +29,18 @@ const componentSchema = z.looseObject({
   cards: z.optional(z.array(z.looseObject({ components: z._default(z.array(z.looseObject(componentFields)), []) }))),
 });
 
-export const graphTemplateSchema = z.looseObject({
-  id: z.string(),
+/** What names a template at Meta, and for us (lambdas/domain/templates/synced-template.ts). */
+const templateRefFields = {
   name: z.string().check(z.minLength(1)),
   language: z.string().check(z.minLength(1)),
+};
+
+/** The name and language of a listed item the sync could not read otherwise: the template is still Meta's. */
+export const graphTemplateRefSchema = z.looseObject(templateRefFields);
+
+export const graphTemplateSchema = z.looseObject({
+  id: z.string(),
+  ...templateRefFields,
   status: z.string(),
   category: z.string(),
   parameter_format: z._default(z.enum(['POSITIONAL', 'NAMED']), 'POSITIONAL'),
@@ -63,11 +71,12 @@ const PAGE_SIZE = 100;
  * `paging.next`, the next is asked for with its `paging.cursors.after` (against our own base
  * URL, so a stub or proxy stays in the path). Each item is read on its own: one Meta adds fields
  * to, or one we cannot read, comes back as `unreadable` with its issue rather than stopping the sync.
- * Errors are the provider's (ProviderError; `credentials` when the token is refused).
+ * Errors are the provider's (ProviderError; `credentials` when the token is refused). Ending
+ * without an error, it has read Meta's whole list: the sync retires what the list no longer has.
  */
 export async function* readMessageTemplates(options: TemplateListOptions): AsyncGenerator<{ template: GraphTemplate } | { unreadable: unknown; issue: string }> {
   let after: string | undefined;
-  do {
+  for (;;) {
     const url = new URL(`${options.baseUrl}/${options.businessAccountId}/message_templates`);
     url.searchParams.set('fields', FIELDS);
     url.searchParams.set('limit', String(PAGE_SIZE));
@@ -79,8 +88,11 @@ export async function* readMessageTemplates(options: TemplateListOptions): Async
       const parsed = graphTemplateSchema.safeParse(item);
       yield parsed.success ? { template: parsed.data } : { unreadable: item, issue: issueLine(parsed.error) };
     }
-    after = page.data.paging?.next ? page.data.paging.cursors?.after : undefined;
-  } while (after);
+    if (!page.data.paging?.next) return;
+    after = page.data.paging.cursors?.after;
+    // A next page no cursor asks for: ending here would pass the list's first pages for all of it.
+    if (!after) throw new ProviderError('transient', 'unreadable_page', 'WhatsApp answered a template page with a next page but no cursor to it');
+  }
 }
 
 /**

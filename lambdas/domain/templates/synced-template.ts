@@ -17,6 +17,9 @@ export const syncedTemplateId = (workspaceId: string, name: string, language: st
 /** One version per template, content and category: syncing unchanged content again finds it. */
 export const syncedVersionId = (templateId: string, contentDigest: string, category: TemplateCategory) => uuidV5(`${templateId}/${contentDigest}/${category}`, SYNCED_TEMPLATE_NAMESPACE);
 
+/** Deleted at Meta: its webhook said so, or a sync's whole list no longer had it (decision 199). Never listed or sent. */
+export const DELETED = 'DELETED';
+
 /**
  * Meta's template statuses (and webhook events) as ours. Only APPROVED is sendable; PAUSED and
  * DISABLED answer a send 422 template_not_ready. `undefined`: the event says nothing about
@@ -39,7 +42,7 @@ export function templateStatusOf(metaStatus: string): string | undefined {
       return 'DISABLED';
     case 'PENDING_DELETION':
     case 'DELETED':
-      return 'DELETED';
+      return DELETED;
     case 'ARCHIVED':
       return 'ARCHIVED';
     default:

@@ -2,14 +2,14 @@ import { defaultStore } from '../../shared/default-store';
 import { logger } from '../../shared/logger';
 import type { Store } from '../../shared/store';
 import { issueLine } from '../../shared/zod-issues';
-import { readMessageTemplates, type GraphTemplate, type TemplateListOptions } from '../providers/whatsapp-templates';
+import { graphTemplateRefSchema, readMessageTemplates, type GraphTemplate, type TemplateListOptions } from '../providers/whatsapp-templates';
 import type { TemplateCategory, WorkspaceSettings } from '../workspaces/workspace';
 import { workspacesWithBusinessAccounts } from '../workspaces/workspace-binding';
 import { getWorkspace } from '../workspaces/workspace-repository';
 import { syncedContent, type SyncedContent } from './component-reading';
-import { isTemplateCategory, sameReading, syncedTemplateId, syncedVersionId, templateStatusOf, versionStatusOf } from './synced-template';
+import { DELETED, isTemplateCategory, sameReading, syncedTemplateId, syncedVersionId, templateStatusOf, versionStatusOf } from './synced-template';
 import { keptVersions, SUPERSEDED, storableTemplateSchema, type Template, type TemplateVersion } from './template';
-import { applyToTemplate, saveTemplateOverRead } from './template-repository';
+import { applyToTemplate, listTemplates, saveTemplateOverRead } from './template-repository';
 import { outboxFor } from '../webhooks/event-gate';
 import { templateStatusEvent } from '../webhooks/webhook-event';
 
@@ -31,6 +31,8 @@ export interface TemplateSyncSummary {
   unchanged: number;
   /** Templates we could not read or that have no body; logged with the reason. */
   skipped: number;
+  /** Synced templates Meta no longer listed (deleted at Meta): now DELETED. */
+  deleted: number;
 }
 
 export interface TemplateSyncDependencies {
@@ -44,7 +46,8 @@ export interface TemplateSyncDependencies {
 /**
  * Reads every template of the workspace's WhatsApp Business Account and upserts each one
  * (docs/api.md#templates-from-whatsapp): one template per name and language, its status Meta's,
- * a new version when Meta's content or category changed; earlier versions stay.
+ * a new version when Meta's content or category changed; earlier versions stay. Once the whole
+ * list is read, a synced template it does not have is DELETED (decision 199).
  */
 export async function syncTemplates(workspaceId: string, deps: TemplateSyncDependencies): Promise<TemplateSyncSummary> {
   const store = deps.store ?? defaultStore();
@@ -54,24 +57,71 @@ export async function syncTemplates(workspaceId: string, deps: TemplateSyncDepen
   const businessAccountId = workspace.settings.whatsappBusinessAccountId;
   if (!businessAccountId) throw new TemplateSyncError(`Workspace ${workspaceId} has no whatsappBusinessAccountId setting`);
 
-  const summary: TemplateSyncSummary = { read: 0, created: 0, newVersions: 0, updated: 0, unchanged: 0, skipped: 0 };
+  const summary: TemplateSyncSummary = { read: 0, created: 0, newVersions: 0, updated: 0, unchanged: 0, skipped: 0, deleted: 0 };
   // Before the first page is asked for: no page of the list says anything newer than this.
   const listedFrom = now();
+  // The ids of the templates Meta listed, skipped ones too: they are still Meta's. Unknown once an item names none.
+  let listed: Set<string> | undefined = new Set();
   const pages = readMessageTemplates({ ...deps.graph, businessAccountId, accessToken: await deps.accessToken() });
   for await (const item of pages) {
     summary.read += 1;
     if ('unreadable' in item) {
       logger.warn('WhatsApp template unreadable; skipped', { workspaceId, issue: item.issue });
       summary.skipped += 1;
+      const ref = graphTemplateRefSchema.safeParse(item.unreadable);
+      if (ref.success) listed?.add(syncedTemplateId(workspaceId, ref.data.name, ref.data.language));
+      else listed = undefined;
       continue;
     }
+    listed?.add(syncedTemplateId(workspaceId, item.template.name, item.template.language));
     const change = await upsertSyncedTemplate(workspaceId, { graph: item.template, readFrom: listedFrom }, workspace.settings.creditCostByCategory, now(), store);
     if (change === 'skipped') summary.skipped += 1;
     else if (change === 'new_version') summary.newVersions += 1;
     else summary[change] += 1;
   }
+  // Here only when every page was read: a page that failed threw, and nothing is retired.
+  if (listed) summary.deleted = await retireUnlisted(workspaceId, listed, listedFrom, now, store);
+  else logger.warn('WhatsApp listed a template without a name or language; no template is marked DELETED this run', { workspaceId });
   logger.info('Templates synced', { workspaceId, ...summary });
   return summary;
+}
+
+/**
+ * Marks DELETED each template of the workspace that Meta's whole list (`listed`, asked for at
+ * `listedFrom`) does not have and `retiredTemplate` lets go, with its status event: Meta lists a
+ * template until it is deleted, and its status webhook for a deletion does not always come.
+ */
+async function retireUnlisted(workspaceId: string, listed: ReadonlySet<string>, listedFrom: Date, now: () => Date, store: Store): Promise<number> {
+  let deleted = 0;
+  for (const stored of await listTemplates(workspaceId, store)) {
+    if (listed.has(stored.id) || !retiredTemplate(workspaceId, stored, listedFrom, now())) continue;
+    const retired = await applyToTemplate(workspaceId, stored.id, store, async (existing) => {
+      const at = now();
+      const template = existing && retiredTemplate(workspaceId, existing, listedFrom, at);
+      if (!existing || !template) return false;
+      const outbox = await outboxFor(workspaceId, () => templateStatusEvent(template, existing.status, at), store);
+      if (!(await saveTemplateOverRead(workspaceId, template, existing, store, { outbox }))) return undefined;
+      logger.info('WhatsApp template no longer listed; marked DELETED', { workspaceId, templateId: template.id, name: template.providerName, language: template.language, previousStatus: existing.status });
+      return true;
+    });
+    if (retired) deleted += 1;
+  }
+  return deleted;
+}
+
+/**
+ * The stored template once a whole list of Meta's read from `readFrom` did not have it: DELETED,
+ * marked as changed at `readFrom` (Meta deleted it before), so a status webhook of Meta's from
+ * before, delivered again late, is stale (decision 183). None when it stays as it is: a template
+ * of ours, not Meta's (imported or seeded: not the id a sync gives its name and language, or
+ * without Meta's id); one already DELETED; one a webhook changed or read after the list was asked
+ * for, as one approved while the list was read, which the list may not have.
+ */
+export function retiredTemplate(workspaceId: string, existing: Template, readFrom: Date, now: Date): Template | undefined {
+  const synced = existing.providerTemplateId !== undefined && existing.id === syncedTemplateId(workspaceId, existing.providerName, existing.language);
+  const newer = contentReadSince(existing, readFrom, now) || markedSince(existing.statusChangedAt, readFrom) || markedSince(existing.categoryChangedAt, readFrom);
+  if (!synced || existing.status === DELETED || newer) return undefined;
+  return { ...existing, status: DELETED, statusChangedAt: readFrom.toISOString() };
 }
 
 /**
@@ -95,11 +145,8 @@ export async function upsertSyncedTemplate(
   const listed = { status: listedStatus, category: graph.category };
   const id = syncedTemplateId(workspaceId, graph.name, graph.language);
   return applyToTemplate(workspaceId, id, store, async (existing) => {
-    // An edit read after this list was asked for: what the list says of the template is older. A
-    // read time past our own clock was written by a clock ahead (an operator's machine): it
-    // would freeze the template until ours caught up, so it holds nothing back.
-    const contentReadAt = existing?.contentReadAt ? Date.parse(existing.contentReadAt) : undefined;
-    if (contentReadAt !== undefined && contentReadAt > readFrom.getTime() && contentReadAt <= now.getTime() + MARK_READ_SKEW_MS) return 'unchanged';
+    // An edit read after this list was asked for: what the list says of the template is older.
+    if (existing && contentReadSince(existing, readFrom, now)) return 'unchanged';
     const { status, category } = newerOfReadAndMarks(existing, listed, readFrom);
     const merged = mergeSyncedTemplate(existing, { id, graph, status, category, content, creditCostPerSend: costs[category], contentReadAt: readFrom.toISOString() }, now);
     if (merged.change === 'unchanged') return merged.change;
@@ -131,6 +178,19 @@ export async function upsertSyncedTemplate(
  */
 const MARK_READ_SKEW_MS = 60_000;
 
+/** Whether a webhook's mark (Meta's time of a change) is news the Graph API read from `readFrom` may not show. */
+const markedSince = (mark: string | undefined, readFrom: Date) => mark !== undefined && Date.parse(mark) >= readFrom.getTime() - MARK_READ_SKEW_MS;
+
+/**
+ * Whether the template's content was read from the Graph API after `readFrom` (both our clock). A
+ * read time past our own clock was written by a clock ahead (an operator's machine): it would
+ * freeze the template until ours caught up, so it holds nothing back.
+ */
+function contentReadSince(existing: Template, readFrom: Date, now: Date): boolean {
+  const contentReadAt = existing.contentReadAt ? Date.parse(existing.contentReadAt) : undefined;
+  return contentReadAt !== undefined && contentReadAt > readFrom.getTime() && contentReadAt <= now.getTime() + MARK_READ_SKEW_MS;
+}
+
 /**
  * The status and category to store: Meta's answer's, unless a webhook applied one Meta made after
  * that answer was asked for (its mark, Meta's time of the change, decision 188). The sync reads a
@@ -139,10 +199,9 @@ const MARK_READ_SKEW_MS = 60_000;
  * milliseconds between the item's read and its save (decision 183).
  */
 function newerOfReadAndMarks(existing: Template | undefined, read: { status: string; category: TemplateCategory }, readFrom: Date) {
-  const newer = (mark: string | undefined) => mark !== undefined && Date.parse(mark) >= readFrom.getTime() - MARK_READ_SKEW_MS;
   return {
-    status: existing && newer(existing.statusChangedAt) ? existing.status : read.status,
-    category: existing?.category && newer(existing.categoryChangedAt) ? existing.category : read.category,
+    status: existing && markedSince(existing.statusChangedAt, readFrom) ? existing.status : read.status,
+    category: existing?.category && markedSince(existing.categoryChangedAt, readFrom) ? existing.category : read.category,
   };
 }
 

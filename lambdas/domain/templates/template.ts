@@ -87,7 +87,8 @@ export const templateInputSchema = z.object({
   category: z.optional(z.enum(templateCategories)),
   /**
    * Synced templates: when the status, and the category, last changed by a webhook of Meta's (its
-   * entry's `time`). An older webhook, re-delivered late, changes neither (decision 183).
+   * entry's `time`). An older webhook, re-delivered late, changes neither (decision 183). A
+   * template a sync marked DELETED: when the list that no longer had it was asked for (decision 199).
    */
   statusChangedAt: z.optional(z.iso.datetime({ offset: true })),
   categoryChangedAt: z.optional(z.iso.datetime({ offset: true })),

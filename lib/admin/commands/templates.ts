@@ -54,7 +54,7 @@ export const templateCommands = [
     name: 'templates sync',
     synopsis: '--workspace ID [--whatsapp-secret NAME]',
     summary:
-      "Reads every template of the workspace's WhatsApp Business Account and upserts them (a changed one is a new version). " +
+      "Reads every template of the workspace's WhatsApp Business Account and upserts them (a changed one is a new version); a synced one Meta no longer lists is marked DELETED. " +
       'The token: the Secrets Manager secret NAME (a deployed stack: messaging-api/whatsapp), else WHATSAPP_ACCESS_TOKEN; the Graph API: GRAPH_API_BASE_URL.',
     options: z.object({ workspace: option.text(), 'whatsapp-secret': option.text().optional() }),
     async run({ workspace, 'whatsapp-secret': secretName }, { store, now, env }) {

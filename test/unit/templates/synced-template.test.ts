@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OFFER_EXPIRATION_VARIABLE, syncedContent } from '../../../lambdas/domain/templates/component-reading';
 import { syncedTemplateId, templateStatusOf, versionStatusOf } from '../../../lambdas/domain/templates/synced-template';
-import { mergeSyncedTemplate } from '../../../lambdas/domain/templates/template-sync';
+import { mergeSyncedTemplate, retiredTemplate } from '../../../lambdas/domain/templates/template-sync';
 import { DEFAULT_GRAPH_API_BASE_URL } from '../../../lambdas/shared/graph-api';
 import { uuidV5 } from '../../../lambdas/shared/stable-id';
 
@@ -73,6 +73,39 @@ describe('templates synced from WhatsApp', () => {
     expect(again.change).toBe('updated');
     expect(again.template).toEqual(fresh);
     expect(mergeSyncedTemplate(fresh, state, new Date('2026-11-02T00:00:00Z')).change).toBe('unchanged');
+  });
+
+  describe('a synced template Meta’s whole list no longer has (decision 199)', () => {
+    const content = syncedContent({ parameter_format: 'POSITIONAL', components: [{ type: 'BODY', text: 'Hi {{1}}' }] })!;
+    const graph = { id: '1054283442389574', name: 'order_update', language: 'en' };
+    const { template: synced } = mergeSyncedTemplate(
+      undefined,
+      { id: syncedTemplateId('ws-a', 'order_update', 'en'), graph, status: 'APPROVED', category: 'UTILITY', content, creditCostPerSend: 1, contentReadAt: '2026-11-01T00:00:00.000Z' },
+      new Date('2026-11-01T00:00:00Z'),
+    );
+    const listedFrom = new Date('2026-11-01T01:00:00Z');
+    const now = new Date('2026-11-01T01:00:05Z');
+
+    it('is DELETED, its status marked as changed when the list was asked for; its versions stay as they are', () => {
+      expect(retiredTemplate('ws-a', synced, listedFrom, now)).toEqual({ ...synced, status: 'DELETED', statusChangedAt: '2026-11-01T01:00:00.000Z' });
+    });
+
+    it.each([
+      ['imported or seeded: its id is not the one a sync gives its name and language', { ...synced, id: '7b0c5c3e-0000-4000-8000-000000000001' }],
+      ['imported under the synced id, without Meta’s id', { ...synced, providerTemplateId: undefined }],
+      ['of another workspace’s name and language', synced, 'ws-b'],
+      ['already DELETED', { ...synced, status: 'DELETED' }],
+      ['read from the Graph API after the list was asked for (approved while it was read)', { ...synced, contentReadAt: '2026-11-01T01:00:01.000Z' }],
+      ['changed by a webhook from a minute before the list was asked for, or later', { ...synced, status: 'PAUSED', statusChangedAt: '2026-11-01T00:59:30.000Z' }],
+      ['recategorised by a webhook from then', { ...synced, categoryChangedAt: '2026-11-01T01:00:00.000Z' }],
+    ])('stays as it is when %s', (_, template, workspaceId = 'ws-a') => {
+      expect(retiredTemplate(workspaceId, template, listedFrom, now)).toBeUndefined();
+    });
+
+    it('is DELETED after a webhook older than the list’s minute, and after a read time a clock ahead wrote', () => {
+      expect(retiredTemplate('ws-a', { ...synced, status: 'PAUSED', statusChangedAt: '2026-11-01T00:58:59.000Z' }, listedFrom, now)).toMatchObject({ status: 'DELETED' });
+      expect(retiredTemplate('ws-a', { ...synced, contentReadAt: '2026-11-01T01:10:00.000Z' }, listedFrom, now)).toMatchObject({ status: 'DELETED' });
+    });
   });
 
   it('ids a template by workspace, name and language, the same every time (UUID v5)', () => {
