@@ -314,6 +314,17 @@ describe('templates Meta no longer lists (deleted in WhatsApp Manager, decision 
     expect(await syncTemplates(ws, syncDeps())).toMatchObject({ unchanged: 5, deleted: 0 });
   });
 
+  // A whole list that is empty is more likely an account or token that sees none (a business account id set wrong,
+  // Meta's own fault) than every template deleted at once: taken as the truth, it stopped every send of the workspace.
+  it('retires nothing after a whole read that listed no template at all', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    graph.answer = templatePages(WABA, [{ data: [] }]);
+
+    expect(await syncTemplates(ws, syncDeps())).toMatchObject({ read: 0, deleted: 0 });
+    expect((await templateOf(ws, 'reservation_confirmation', 'en_US')).status).toBe('APPROVED');
+  });
+
   it('retires nothing after a read that stopped part-way, or that listed an item it could not name; an item it could name but not read is still Meta’s', async () => {
     const ws = await workspace();
     await syncTemplates(ws, syncDeps());

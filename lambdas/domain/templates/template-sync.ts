@@ -79,8 +79,11 @@ export async function syncTemplates(workspaceId: string, deps: TemplateSyncDepen
     else if (change === 'new_version') summary.newVersions += 1;
     else summary[change] += 1;
   }
-  // Here only when every page was read: a page that failed threw, and nothing is retired.
-  if (listed) summary.deleted = await retireUnlisted(workspaceId, listed, listedFrom, now, store);
+  // Here only when every page was read: a page that failed threw, and nothing is retired. A list
+  // with nothing in it is more likely an account or token that sees no template than every one
+  // deleted at once, and taken as the truth it would stop every send of the workspace.
+  if (listed?.size) summary.deleted = await retireUnlisted(workspaceId, listed, listedFrom, now, store);
+  else if (listed) logger.warn('WhatsApp listed no template; none is marked DELETED this run', { workspaceId });
   else logger.warn('WhatsApp listed a template without a name or language; no template is marked DELETED this run', { workspaceId });
   logger.info('Templates synced', { workspaceId, ...summary });
   return summary;
