@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, LambdaFunctionURLEvent } from 'aws-lambda';
 import { apiGatewayEvent } from '../http/rest-proxy-event';
 import { JSON_CONTENT_TYPE } from '../http/responses';
@@ -37,7 +38,10 @@ export const handler = async (event: LambdaFunctionURLEvent, context: Context): 
     sourceIp,
     requestId: event.requestContext.requestId,
   });
-  return target.handle(restEvent, context);
+  // Bytes that are not UTF-8 stay bytes, for the signature to be checked on: read as text they
+  // would be U+FFFD, another body than the one sent.
+  const bytes = body instanceof Buffer && !restEvent.isBase64Encoded && !isUtf8(body);
+  return target.handle(bytes ? { ...restEvent, body: body.toString('base64'), isBase64Encoded: true } : restEvent, context);
 };
 
 function notFound(method: string, path: string, requestId: string): APIGatewayProxyResult {

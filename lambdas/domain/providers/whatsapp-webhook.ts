@@ -535,12 +535,12 @@ export function readNumberQualityUpdate(value: Record<string, unknown>): Read<Nu
 // ---- signing, and the sandbox's own reports ---------------------------------------------------------
 
 /** `X-Hub-Signature-256`: "sha256=" and the hex HMAC-SHA256 of the raw body with the app secret. */
-export function signWebhookBody(rawBody: string, appSecret: string): string {
-  return `sha256=${createHmac('sha256', appSecret).update(rawBody, 'utf8').digest('hex')}`;
+export function signWebhookBody(rawBody: string | Uint8Array, appSecret: string): string {
+  return `sha256=${createHmac('sha256', appSecret).update(typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody).digest('hex')}`;
 }
 
-/** Compares in constant time, on the exact bytes received (never a re-serialised body). */
-export function isValidWebhookSignature(rawBody: string, header: string | undefined, appSecret: string): boolean {
+/** Compares in constant time, on the exact bytes received (never a re-serialised body, nor one decoded as text). */
+export function isValidWebhookSignature(rawBody: string | Uint8Array, header: string | undefined, appSecret: string): boolean {
   if (!header) return false;
   const expected = Buffer.from(signWebhookBody(rawBody, appSecret));
   const given = Buffer.from(header.trim());

@@ -14,7 +14,9 @@ import type { HttpContext } from './http-context';
 export function whatsAppSignature(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
   return {
     before: async ({ event }) => {
-      const raw = typeof event.body !== 'string' ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+      // Bytes as sent: decoded as text first, bytes that are not UTF-8 would become U+FFFD, and
+      // other bytes than those signed could pass for them.
+      const raw = typeof event.body !== 'string' ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64') : event.body;
       // Headers are lower-cased by the header normaliser that runs first.
       const signature = event.headers?.['x-hub-signature-256'];
       const { appSecret } = await whatsAppCredentials();

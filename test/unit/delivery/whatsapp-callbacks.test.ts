@@ -56,6 +56,20 @@ describe('POST /webhooks/whatsapp on the function URL', () => {
     // The report named a dispatch, which was looked up.
     expect(ddb.calls().length).toBeGreaterThan(0);
   });
+
+  // Decoded leniently before the check, bytes that are not UTF-8 became U+FFFD: a body Meta signed holding U+FFFD
+  // (EF BF BD) could be sent with one 0xFF byte in its place, other bytes, and pass.
+  it('checks the signature on the bytes as sent: other bytes that read as the same text are 401, reading nothing', async () => {
+    const signedText = JSON.stringify(statusWebhook('1111', [{ id: 'wamid.\uFFFD', status: 'delivered', timestamp: '1767225600' }]));
+    const signed = Buffer.from(signedText, 'utf8');
+    const at = signed.indexOf(Buffer.from('\uFFFD'));
+    const altered = Buffer.concat([signed.subarray(0, at), Buffer.from([0xff]), signed.subarray(at + 3)]);
+
+    const { status, body: answer } = await post({ 'X-Hub-Signature-256': signWebhookBody(signedText, 'test-app-secret') }, { body: altered, base64: true });
+
+    expect([status, JSON.parse(answer).error]).toEqual([401, 'unauthorized']);
+    expect(ddb.calls()).toHaveLength(0);
+  });
 });
 
 describe('anything else on the function URL', () => {
