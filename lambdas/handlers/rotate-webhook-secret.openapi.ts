@@ -6,6 +6,7 @@ export const operation: OperationDoc = {
   description:
     'Gives the endpoint a new signing secret, shown in this answer only. Until `previousSecretExpiresAt` each event carries a signature under ' +
     'both secrets (space-separated in `webhook-signature`), so a receiver can switch without losing events. Send `{}` for the default overlap of 24 h. ' +
+    'An earlier rotation’s secret still in its overlap signs until `previousSecretExpiresAt` at the latest, so `overlapSeconds: 0` leaves the new secret alone. ' +
     'An endpoint keeps at most three secrets: a new rotation drops the oldest still in its overlap. An unknown endpoint and another workspace’s are the same 404. ' +
     'With an `Idempotency-Key`, tries of the same rotation rotate once, and a repeat within 24 h returns the first answer with `Idempotent-Replayed: true`; ' +
     'the same key with another endpoint or overlap is 409 `idempotency_conflict`.',

@@ -202,6 +202,23 @@ describe('webhook endpoints against DynamoDB Local', () => {
     ]);
   });
 
+  // docs/security.md: a leaked secret is replaced with a rotation with overlapSeconds 0. A secret leaked from an earlier
+  // rotation, still in its overlap, kept signing until its own end.
+  it('ends every earlier secret’s overlap by the rotation’s: a zero overlap leaves the new secret alone', async () => {
+    const ws = workspace();
+    const endpoint = await create(ws);
+    const first = await rotateWebhookSecret(ws, endpoint.id, 86_400, later(1), table);
+    const second = await rotateWebhookSecret(ws, endpoint.id, 3_600, later(2), table);
+    expect((await getWebhookEndpoint(ws, endpoint.id, table))!.secrets).toEqual([
+      { secret: second!.secret, expiresAt: null },
+      { secret: first!.secret, expiresAt: later(3_602).toISOString() },
+      { secret: endpoint.secrets[0].secret, expiresAt: later(3_602).toISOString() },
+    ]);
+
+    const third = await rotateWebhookSecret(ws, endpoint.id, 0, later(3), table);
+    expect((await getWebhookEndpoint(ws, endpoint.id, table))!.secrets).toEqual([{ secret: third!.secret, expiresAt: null }]);
+  });
+
   it('retires the old secret at once with a zero overlap, keeps at most three, and ignores foreign ids', async () => {
     const [ws, other] = [workspace(), workspace()];
     const endpoint = await create(ws);

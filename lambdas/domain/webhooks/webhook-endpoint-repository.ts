@@ -218,7 +218,11 @@ export async function rotateWebhookSecret(
     const [current, ...older] = endpoint.secrets;
     const answer = { secret, previousSecretExpiresAt };
     if (current.secret === secret) return answer;
-    const retiring = [{ secret: current.secret, expiresAt: previousSecretExpiresAt }, ...older].filter(inOverlap);
+    // Every earlier secret signs until the rotation's overlap ends at the latest: a rotation with
+    // overlap 0, which replaces a leaked secret, leaves none of them signing.
+    const retiring = [{ secret: current.secret, expiresAt: previousSecretExpiresAt }, ...older]
+      .map((entry) => ({ secret: entry.secret, expiresAt: entry.expiresAt !== null && entry.expiresAt < previousSecretExpiresAt ? entry.expiresAt : previousSecretExpiresAt }))
+      .filter(inOverlap);
     const secrets: WebhookEndpoint['secrets'] = [{ secret, expiresAt: null }, ...retiring.slice(0, WEBHOOK_SECRETS_KEPT - 1)];
     // Conditioned on the secret read, so a rotation that raced another is redone on top of it
     // rather than dropping the other's new secret.
