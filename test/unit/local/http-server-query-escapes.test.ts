@@ -1,7 +1,4 @@
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import { createApiServer, type LoadedRoute } from '../../../lib/local/http-server';
-import { routes } from '../../../lambdas/routes';
+import { useSummaryRouteServer } from '../../support/summary-route-server';
 
 /**
  * docs/api.md: a form body's percent escape that is not UTF-8 (`%FF`) is 422, "rather than sent on",
@@ -9,26 +6,10 @@ import { routes } from '../../../lambdas/routes';
  * A query's names and values are percent-encoded the same way: `trackingTags=%FF` names no tag the
  * client could have written as text, and reached the route as a tag U+FFFD (`�`) it never sent.
  */
-const queries: (Record<string, string[]> | null)[] = [];
-const summary: LoadedRoute = {
-  id: 'trackingSummary',
-  definition: routes.trackingSummary,
-  handler: (event) => {
-    queries.push(event.multiValueQueryStringParameters as Record<string, string[]> | null);
-    return Promise.resolve({ statusCode: 200, headers: { 'content-type': 'application/json', 'x-request-id': event.requestContext.requestId }, body: '{"items":[]}' });
-  },
-};
-let server: Server;
-let base: string;
-beforeAll(async () => {
-  server = createApiServer([summary], () => undefined);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-afterAll(() => new Promise((resolve) => server.close(resolve)));
-beforeEach(() => void queries.splice(0));
+const server = useSummaryRouteServer();
+const queries = () => server.handed.map((event) => event.multiValueQueryStringParameters);
 
-const summaryOf = (query: string) => fetch(`${base}/v1/messages/tracking-report/summary?startDate=2026-11-01&endDate=2026-11-30&${query}`, { headers: { 'x-api-key': 'k' } });
+const summaryOf = (query: string) => fetch(`${server.base()}/v1/messages/tracking-report/summary?startDate=2026-11-01&endDate=2026-11-30&${query}`, { headers: { 'x-api-key': 'k' } });
 
 it.each([
   ['a value whose escape is not UTF-8', 'trackingTags=%FF'],
@@ -40,11 +21,11 @@ it.each([
   const requestId = response.headers.get('x-request-id');
   expect([response.status, response.headers.get('content-type')]).toEqual([400, 'application/json']);
   expect(await response.json()).toEqual({ success: false, error: 'bad_request', message: 'The request query string is not valid percent-encoded UTF-8', requestId });
-  expect(queries).toEqual([]);
+  expect(queries()).toEqual([]);
 });
 
 it('hands the route a query it can read as sent: escapes decoded, `+` a space, repeated names kept', async () => {
   const response = await summaryOf('trackingTags=promo+n%C3%B3v&trackingTags=%25vip&trackingTags[]=a%2Bb');
   expect(response.status).toBe(200);
-  expect(queries).toEqual([{ startDate: ['2026-11-01'], endDate: ['2026-11-30'], trackingTags: ['promo nóv', '%vip'], 'trackingTags[]': ['a+b'] }]);
+  expect(queries()).toEqual([{ startDate: ['2026-11-01'], endDate: ['2026-11-30'], trackingTags: ['promo nóv', '%vip'], 'trackingTags[]': ['a+b'] }]);
 });
