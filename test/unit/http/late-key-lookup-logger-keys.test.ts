@@ -5,6 +5,7 @@ import { hashApiKey } from '../../../lambdas/domain/api-keys/api-key-secret';
 import { handler } from '../../../lambdas/handlers/get-template';
 import { apiKeyItem } from '../../support/api-keys';
 import { lambdaContext, routeEvent } from '../../support/events';
+import { captureLogLines } from '../../support/log-lines';
 
 /**
  * The logger is one per container, and the HTTP stack resets its keys as each request ends. A key
@@ -18,24 +19,19 @@ const KEY_B = 'msk_test_BBBBccccDDDDeeee0002';
 const TEMPLATE = '7b0c5c3e-0000-4000-8000-000000000001';
 const later = <T>(ms: number, value: T) => new Promise<T>((resolve) => setTimeout(() => resolve(value), ms));
 
-/** The JSON lines the requests log, kept from the console. */
-function capturedLines() {
-  const lines: Record<string, unknown>[] = [];
-  const keep = (chunk: unknown) => {
-    for (const text of String(chunk).split('\n')) if (text.startsWith('{')) lines.push(JSON.parse(text) as Record<string, unknown>);
-    return true;
-  };
-  jest.spyOn(process.stdout, 'write').mockImplementation(keep);
-  jest.spyOn(process.stderr, 'write').mockImplementation(keep);
-  return { rejected: () => lines.filter((line) => line.message === 'Request rejected'), clear: () => void (lines.length = 0) };
-}
+/** The `Request rejected` lines logged from now on; `restore` after each test. */
+let log: ReturnType<typeof captureLogLines> | undefined;
+const capturedLines = () => {
+  const capture = (log = captureLogLines());
+  return { rejected: () => capture.lines.filter((line) => line.message === 'Request rejected'), clear: () => void capture.lines.splice(0) };
+};
 
 beforeEach(() => {
   clearApiKeyCache();
   ddb.reset();
   ddb.on(QueryCommand).resolves({ Items: [] });
 });
-afterEach(() => jest.restoreAllMocks());
+afterEach(() => log?.restore());
 
 /** A's request, whose key the table answers only after its 300 ms of function time. */
 async function timedOutRequestOfA() {
