@@ -59,7 +59,9 @@ export function contentTypeGuard(accepted: readonly BodyEncoding[]): middy.Middl
       const parameters = parametersOf(contentType);
       const other = parameters.find((parameter) => parameter.name === 'charset' && !UTF8.test(parameter.value));
       if (other) throw new ValidationError(`Content-Type charset must be utf-8; got ${/^\S+$/.test(other.value) ? other.value.toLowerCase() : JSON.stringify(other.value)}`);
-      const kept = parameters.filter((parameter, i) => parameter.name !== 'charset' || parameters.findIndex(({ name }) => name === 'charset') === i);
+      // UTF-8 named twice is written once.
+      const charset = parameters.find(({ name }) => name === 'charset');
+      const kept = parameters.filter((parameter) => parameter.name !== 'charset' || parameter === charset);
       request.event.headers = { ...headers, 'content-type': [mediaType, ...kept.map(({ written }) => written)].join('; ') };
     },
   };
