@@ -12,6 +12,7 @@ import { isDispatchChange } from '../domain/webhooks/stream-filters';
 import { dailySendReleaseOfFailure, releaseFailedDailySends } from '../domain/messages/daily-send';
 import { logger } from '../shared/logger';
 import { flushMetrics } from '../shared/metrics';
+import type { BatchWriteRequest } from '../shared/batch-write';
 import type { Write } from '../shared/writes';
 
 /**
@@ -21,14 +22,14 @@ import type { Write } from '../shared/writes';
  * it (decision 114), and, for
  * the change that failed it, the release of the day's send it took (decision 192).
  */
-function changeOf(record: DynamoDBRecord): { event: StreamEvent | undefined; deliveryEvents: Record<string, unknown>[]; release: Write | undefined } {
+function changeOf(record: DynamoDBRecord): { event: StreamEvent | undefined; deliveryEvents: BatchWriteRequest[]; release: Write | undefined } {
   if (!record.dynamodb?.NewImage) return { event: undefined, deliveryEvents: [], release: undefined };
   // The stream's image is DynamoDB JSON; aws-lambda and the SDK each declare their own AttributeValue.
   const image = unmarshall(record.dynamodb.NewImage as Record<string, AttributeValue>);
   const dispatch = isDispatchChange(record);
   return {
     event: streamEventOf(record, image),
-    deliveryEvents: dispatch ? [...deliveryEventsOfChange(image), ...providerMessageOfChange(image)] : [],
+    deliveryEvents: dispatch ? [...deliveryEventsOfChange(image), ...providerMessageOfChange(image).map((item) => ({ put: item }))] : [],
     release: dispatch ? dailySendReleaseOfFailure(image) : undefined,
   };
 }

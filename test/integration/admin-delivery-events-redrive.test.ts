@@ -2,7 +2,7 @@ import { DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } fro
 import { mockClient } from 'aws-sdk-client-mock';
 import { claimDispatch } from '../../lambdas/domain/delivery/delivery-attempt';
 import { deliveryEventsForPhones } from '../../lambdas/domain/delivery/delivery-events';
-import { applyStatus } from '../../lambdas/domain/delivery/dispatch-status';
+import { applyDeliveredTime, applyReadReceipt, applyStatus } from '../../lambdas/domain/delivery/dispatch-status';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import { runAdmin } from '../../lib/admin/cli';
 import { sendCommand, sendingWorkspace } from '../support/send-commands';
@@ -64,6 +64,27 @@ it('reads the stream --stream-arn names, one of the table’s, and writes the ba
   expect([answer.status, answer.stderr]).toEqual([0, 'Target: test table']);
   const events = (await deliveryEventsForPhones(ws, ['+6281234560088'], { startDate: '2026-10-01', endDate: '2026-10-01' }, env.table))[0]?.events;
   expect(events?.map((event) => event.status)).toEqual(['ACCEPTED', 'DELIVERED']);
+});
+
+// A read that came first moved the dispatch at its time; the delivered after it moved the event back (decision 200).
+it('writes the DELIVERED event where a later delivered corrected it, and not where the read had put it', async () => {
+  const ws = await sendingWorkspace(env.table);
+  const { dispatchId } = await sendTemplateMessage(sendCommand(ws, { to: '+6281234560089', now: new Date('2026-10-01T00:00:00.000Z') }), { store: env.table, queue: env.queues });
+  await claimDispatch(dispatchId, new Date(), env.table);
+  expect(await applyStatus(dispatchId, { to: 'sent', occurredAt: '2026-10-01T06:00:00.000Z' }, env.table)).toBe(true);
+  expect(await applyStatus(dispatchId, { to: 'delivered', event: 'DELIVERED', occurredAt: '2026-10-01T06:00:20.000Z' }, env.table)).toBe(true);
+  expect(await applyReadReceipt(dispatchId, '2026-10-01T06:00:20.000Z', env.table)).toBe(true);
+  expect(await applyDeliveredTime(dispatchId, '2026-10-01T06:00:05.000Z', env.table)).toBe(true);
+  const batch = (await streamRecords(env.table)).filter(({ record }) => record.dynamodb?.Keys?.pk?.S === `DSP#${dispatchId}` && record.eventName === 'MODIFY');
+
+  const first = batch[0]!;
+  const answer = await admin('delivery-events', 'redrive', '--shard', first.shardId, '--from', first.record.dynamodb!.SequenceNumber!, '--to', batch.at(-1)!.record.dynamodb!.SequenceNumber!);
+  expect(answer.status).toBe(0);
+  const events = (await deliveryEventsForPhones(ws, ['+6281234560089'], { startDate: '2026-10-01', endDate: '2026-10-01' }, env.table))[0]!.events;
+  expect(events.map(({ status, occurredAt }) => [status, occurredAt])).toEqual([
+    ['ACCEPTED', '2026-10-01T06:00:00.000Z'],
+    ['DELIVERED', '2026-10-01T06:00:05.000Z'],
+  ]);
 });
 
 it('fails, writing nothing, when the shard ends before the batch’s last record', async () => {

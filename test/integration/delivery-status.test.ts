@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { claimDispatch } from '../../lambdas/domain/delivery/delivery-attempt';
 import { deliveryEventsForPhones } from '../../lambdas/domain/delivery/delivery-events';
-import { applyPricing, applyReadReceipt, applyStatus } from '../../lambdas/domain/delivery/dispatch-status';
+import { applyDeliveredTime, applyPricing, applyReadReceipt, applyStatus } from '../../lambdas/domain/delivery/dispatch-status';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
@@ -137,6 +137,34 @@ describe('delivery-status against DynamoDB Local', () => {
       { dispatchId, status: 'ACCEPTED', occurredAt: '2026-10-01T01:00:00.000Z' },
       { dispatchId, status: 'DELIVERED', occurredAt: '2026-10-01T02:00:00.000Z' },
     ]);
+  });
+
+  // A read that came before its delivered moved the dispatch at the read's time (decision 200).
+  it('moves deliveredAt and its DELIVERED event back to a later report’s earlier delivery, never before the send, and only earlier', async () => {
+    const ws = await workspace();
+    const dispatchId = await message(ws, PHONE, { sentAt: '2026-10-01T01:00:00.000Z', deliveredAt: '2026-10-01T01:05:00.000Z' });
+    const item = async () => (await env.table.scanAll()).find((candidate) => candidate.pk === `DSP#${dispatchId}`)!;
+    const events = async () => (await deliveryEventsForPhones(ws, [PHONE], { startDate: '2026-10-01', endDate: '2026-10-01' }, env.table))[0]!.events.map(({ status, occurredAt }) => [status, occurredAt]);
+
+    // The same time, or a later one (Meta's retry of an older POST), moves nothing.
+    expect(await applyDeliveredTime(dispatchId, '2026-10-01T01:05:00.000Z', env.table)).toBe(false);
+    expect(await applyDeliveredTime(dispatchId, '2026-10-01T01:06:00.000Z', env.table)).toBe(false);
+    // WhatsApp's whole seconds may fall before our own sent time: never delivered before it was sent.
+    expect(await applyDeliveredTime(dispatchId, '2026-10-01T00:59:59.000Z', env.table)).toBe(true);
+    expect(await item()).toMatchObject({ deliveredAt: '2026-10-01T01:00:00.000Z', deliveredEventMovedFrom: '2026-10-01T01:05:00.000Z', deliveryEvents: ['DELIVERED'] });
+    await runStreamConsumer(env.table);
+    expect(await events()).toEqual([
+      ['ACCEPTED', '2026-10-01T01:00:00.000Z'],
+      ['DELIVERED', '2026-10-01T01:00:00.000Z'],
+    ]);
+
+    // A write after the correction names no move, so a stream record of it deletes nothing.
+    expect(await applyReadReceipt(dispatchId, '2026-10-01T02:00:00.000Z', env.table)).toBe(true);
+    const after = await item();
+    expect([after.deliveredEventMovedFrom, after.deliveryEvents, after.readAt]).toEqual([undefined, undefined, '2026-10-01T02:00:00.000Z']);
+    // Nothing but a delivered dispatch is redated.
+    const failed = await message(ws, PHONE, { sentAt: '2026-10-01T03:00:00.000Z', failedAt: '2026-10-01T03:05:00.000Z' });
+    expect(await applyDeliveredTime(failed, '2026-10-01T03:01:00.000Z', env.table)).toBe(false);
   });
 
   it('gives a first report of delivered both its events at once, and a failure of our own (retries exhausted) its time but no REJECTED event', async () => {

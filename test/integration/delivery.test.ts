@@ -337,9 +337,10 @@ describe('the deliver consumer against DynamoDB Local', () => {
 
     // The delivered POST got no 200 at first; the read, four minutes later, is applied first and moves the dispatch.
     expect(await report('read', 1_767_225_900, 'free_customer_service')).toMatchObject({ applied: 1 });
-    // Meta delivers the older POST again, with the pricing it had then: the dispatch keeps the later one.
-    expect(await report('delivered', 1_767_225_660, 'regular')).toMatchObject({ applied: 0 });
-    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'delivered', pricing: free });
+    // Meta delivers the older POST again, with the pricing it had then: the dispatch keeps the later
+    // one (its delivered time alone goes back to the delivered's, decision 200).
+    expect(await report('delivered', 1_767_225_660, 'regular')).toMatchObject({ applied: 1 });
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'delivered', deliveredAt: '2026-01-01T00:01:00.000Z', pricing: free });
     // A status of the same second or later still replaces it.
     await report('read', 1_767_225_900, 'regular');
     expect((await getDispatch(ws, dispatchId, env.table))!.pricing).toMatchObject({ type: 'regular' });

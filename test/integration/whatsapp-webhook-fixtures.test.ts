@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { conversationIdFor } from '../../lambdas/domain/conversations/conversation-id';
 import { conversationHistory, getConversation } from '../../lambdas/domain/conversations/read-conversations';
 import { deliverDispatch } from '../../lambdas/domain/delivery/deliver-dispatch';
+import { deliveryEventsForPhones, type DeliveryEvent } from '../../lambdas/domain/delivery/delivery-events';
 import { countsAsSent } from '../../lambdas/domain/delivery/transitions';
 import { getDispatchById } from '../../lambdas/domain/messages/dispatch-repository';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
@@ -44,6 +45,8 @@ interface Fixture {
   posts: unknown[];
   expect: {
     dispatches?: Record<string, Record<string, unknown> & { counted?: boolean }>;
+    /** A dispatch's delivery events afterwards, exactly, as delivery-status lists them. */
+    deliveryEvents?: Record<string, Omit<DeliveryEvent, 'dispatchId'>[]>;
     /** The workspace's marketing opt-outs afterwards, exactly. */
     optOuts?: Omit<MarketingOptOut, 'workspaceId'>[];
     conversation?: Contact & { fields: Record<string, unknown> };
@@ -160,6 +163,12 @@ async function play(fixture: Fixture, post: Post) {
     const present = Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, value === 'present' ? expect.any(String) : value]));
     expect(dispatch).toMatchObject(present);
     if (counted !== undefined) expect(countsAsSent(dispatch!.status)).toBe(counted);
+  }
+  for (const [ref, events] of Object.entries(expected.deliveryEvents ?? {})) {
+    const dispatchId = values[`dispatch:${ref}`]!;
+    const to = fixture.given.dispatches!.find((given) => given.ref === ref)!.to;
+    const [ofPhone] = await deliveryEventsForPhones(own.id, [to], { startDate: '2025-12-31', endDate: '2026-01-02' }, env.table);
+    expect(ofPhone!.events.filter((event) => event.dispatchId === dispatchId)).toEqual(events.map((event) => ({ ...event, dispatchId })));
   }
   if (expected.optOuts) {
     expect(await listMarketingOptOuts(own.id, env.table)).toEqual(expected.optOuts.map((optOut) => ({ ...optOut, workspaceId: own.id })));

@@ -1,10 +1,10 @@
 import * as z from '../../shared/zod';
-import { batchPut } from '../../shared/batch-write';
+import { batchWrite, type BatchWriteRequest } from '../../shared/batch-write';
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
 import { keys } from '../../shared/table';
-import { DELIVERY_EVENTS_MADE } from '../messages/dispatch';
+import { DELIVERED_EVENT_MOVED, DELIVERY_EVENTS_MADE } from '../messages/dispatch';
 import { deliveryEventStatuses, type DeliveryEventStatus } from './transitions';
 
 /**
@@ -38,33 +38,40 @@ const changeSchema = z.object({
   failedAt: z.optional(z.string()),
   failureCode: z.optional(z.string()),
   [DELIVERY_EVENTS_MADE]: z.array(z.enum(deliveryEventStatuses)),
+  [DELIVERED_EVENT_MOVED]: z.optional(z.string()),
 });
 const timeOf = { ACCEPTED: 'sentAt', DELIVERED: 'deliveredAt', REJECTED: 'failedAt' } as const;
 
 /**
- * The delivery event items a dispatch change made, from its stream record's new image
- * (unmarshalled); none for a change that made none (a claim, Meta's pricing, a read receipt).
+ * The writes of the delivery event items a dispatch change made, from its stream record's new
+ * image (unmarshalled): a put each, and the delete of the DELIVERED event a correction of
+ * `deliveredAt` moved from (decision 200). None for a change that made none (a claim, Meta's
+ * pricing, a read receipt).
  */
-export function deliveryEventsOfChange(newImage: Record<string, unknown>): Record<string, unknown>[] {
+export function deliveryEventsOfChange(newImage: Record<string, unknown>): BatchWriteRequest[] {
   if (!(DELIVERY_EVENTS_MADE in newImage)) return [];
   const change = parseItem(changeSchema, newImage, 'dispatch');
-  return change[DELIVERY_EVENTS_MADE].map((status) => {
+  const puts = change[DELIVERY_EVENTS_MADE].map((status): BatchWriteRequest => {
     const occurredAt = change[timeOf[status]];
     if (!occurredAt) throw new Error(`Dispatch ${change.dispatchId} made a ${status} event but holds no ${timeOf[status]}`);
-    return deliveryEventItem(change, status, occurredAt, status === 'REJECTED' ? change.failureCode : undefined);
+    return { put: deliveryEventItem(change, status, occurredAt, status === 'REJECTED' ? change.failureCode : undefined) };
   });
+  const movedFrom = change[DELIVERED_EVENT_MOVED];
+  // Before the puts: of the writes of one key only the last is made, and a move to the same time puts it back.
+  return movedFrom ? [{ delete: keys.deliveryEvent(change.workspaceId, change.to, movedFrom, change.dispatchId, 'DELIVERED') }, ...puts] : puts;
 }
 
 /**
- * Writes the events of a stream batch's changes together, settled per change: a put the table did
- * not take fails every change of the batch that had events, for the stream to hand them over again
- * (a repeated put writes the same item).
+ * Writes the events of a stream batch's changes together (and the other items their changes made,
+ * such as a wamid's), settled per change: a write the table did not take fails every change of
+ * the batch that had any, for the stream to hand them over again (a repeated put writes the same
+ * item, a repeated delete deletes nothing).
  */
-export async function recordDeliveryEvents(itemsPerChange: readonly Record<string, unknown>[][], store: Store = defaultStore()): Promise<PromiseSettledResult<void>[]> {
+export async function recordDeliveryEvents(writesPerChange: readonly BatchWriteRequest[][], store: Store = defaultStore()): Promise<PromiseSettledResult<void>[]> {
   try {
-    await batchPut(store, itemsPerChange.flat());
-    return itemsPerChange.map(() => ({ status: 'fulfilled', value: undefined }));
+    await batchWrite(store, writesPerChange.flat());
+    return writesPerChange.map(() => ({ status: 'fulfilled', value: undefined }));
   } catch (reason) {
-    return itemsPerChange.map((items) => (items.length ? { status: 'rejected', reason } : { status: 'fulfilled', value: undefined }));
+    return writesPerChange.map((writes) => (writes.length ? { status: 'rejected', reason } : { status: 'fulfilled', value: undefined }));
   }
 }

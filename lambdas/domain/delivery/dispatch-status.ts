@@ -6,7 +6,7 @@ import { messageMetrics } from '../../shared/metrics';
 import type { Store } from '../../shared/store';
 import { conflictDeadline, conflictPause, CONFLICT_RETRIES, isConditionFailed, isTransactionConflict, writeOne, type Write } from '../../shared/writes';
 import type { Dispatch } from '../messages/dispatch';
-import { getDispatchById, pricingChange, readReceipt, statusMove, type DispatchChange, type StatusMove } from '../messages/dispatch-repository';
+import { deliveredAtCorrection, getDispatchById, pricingChange, readReceipt, statusMove, type DispatchChange, type StatusMove } from '../messages/dispatch-repository';
 import type { Pricing } from '../providers/whatsapp-webhook';
 import { canTransition, isFirstReport, mayStillMove } from './transitions';
 
@@ -42,6 +42,23 @@ export async function applyReadReceipt(dispatchId: string, readAt: string, store
     // Never read before it was delivered, however the provider's whole seconds fall.
     current.status === 'delivered' && current.readAt === null ? readReceipt(current, current.deliveredAt && readAt < current.deliveredAt ? current.deliveredAt : readAt, new Date().toISOString()) : undefined,
   );
+  return changed !== undefined;
+}
+
+/**
+ * WhatsApp's `delivered` on a dispatch already delivered: a `read` that came first moved it at the
+ * read's time, and this one says when it was delivered. `deliveredAt` goes back to that time, never
+ * before the dispatch was sent (decision 200). False when it does not apply (not delivered, or
+ * delivered no later).
+ */
+export async function applyDeliveredTime(dispatchId: string, deliveredAt: string, store: Store = defaultStore(), known?: Dispatch): Promise<boolean> {
+  // A repeated `delivered` (Meta's retry of a POST) finds nothing to do without reading again.
+  if (known && (known.status === 'delivered' ? !known.deliveredAt || deliveredAt >= known.deliveredAt : !mayStillMove(known.status, 'delivered'))) return false;
+  const changed = await changeDispatch(dispatchId, store, known, (current) => {
+    if (current.status !== 'delivered' || !current.deliveredAt) return undefined;
+    const at = current.sentAt && deliveredAt < current.sentAt ? current.sentAt : deliveredAt;
+    return at < current.deliveredAt ? deliveredAtCorrection({ ...current, deliveredAt: current.deliveredAt }, at, new Date().toISOString()) : undefined;
+  });
   return changed !== undefined;
 }
 

@@ -31,7 +31,7 @@ import { currentNumberOwner, lookUpNumberOwner } from '../workspaces/number-owne
 import { sendingNumberOf } from '../workspaces/workspace-number';
 import { lookUpWorkspace } from '../workspaces/workspace-lookup';
 import { workspaceOfBusinessAccount } from '../workspaces/workspace-binding';
-import { applyPricing, applyReadReceipt, applyStatus } from './dispatch-status';
+import { applyDeliveredTime, applyPricing, applyReadReceipt, applyStatus } from './dispatch-status';
 import { findProviderMessage } from './provider-message';
 import { noteReport } from './report-evidence';
 
@@ -274,8 +274,10 @@ async function applyStatusReport(workspaceId: string | undefined, phoneNumberId:
     await optOutFromFailure({ workspaceId: dispatch.workspaceId, phone: dispatch.to, failureCode: status.failureCode, occurredAt: status.occurredAt, providerMessageId: status.providerMessageId }, store);
   }
   const read = status.status === 'read' && (await applyReadReceipt(dispatch.dispatchId, status.occurredAt, store, dispatch));
+  // A `delivered` after the `read` that moved the dispatch at the read's time says when it was delivered (decision 200).
+  const redated = status.status === 'delivered' && !moved && (await applyDeliveredTime(dispatch.dispatchId, status.occurredAt, store, dispatch));
   if (pricing && !moved && pricedAlone(status)) await applyPricing(dispatch.dispatchId, pricing, status.occurredAt, store, dispatch);
-  return moved || read ? 'applied' : 'unchanged';
+  return moved || read || redated ? 'applied' : 'unchanged';
 }
 
 /**

@@ -10,7 +10,7 @@ import type { Pricing } from '../providers/whatsapp-webhook';
 import { allowedFrom, countsAsSent, eventsOfMove, isFirstReport, type DeliveryEventStatus } from '../delivery/transitions';
 import { wibDay } from '../time/wib';
 import { templateParametersSchema } from '../templates/template-parameters';
-import { DELIVERY_EVENTS_MADE, DISPATCH_ENTITY, dispatchStatuses, REPORTS_CHANGE_MADE, WAMID_MADE, type Dispatch, type DispatchStatus } from './dispatch';
+import { DELIVERED_EVENT_MOVED, DELIVERY_EVENTS_MADE, DISPATCH_ENTITY, dispatchStatuses, REPORTS_CHANGE_MADE, WAMID_MADE, type Dispatch, type DispatchStatus } from './dispatch';
 
 /**
  * The dispatch item: its key and index entries, every write to it (create, status moves, the
@@ -123,6 +123,8 @@ export interface ChangeMade {
   reports?: 1 | -1;
   /** The write records the dispatch's wamid for the first time. */
   wamid?: boolean;
+  /** The time of the DELIVERED event the write moved to the new `deliveredAt` (decision 200). */
+  deliveredMovedFrom?: string;
 }
 
 /**
@@ -148,6 +150,7 @@ export function sequenceStep(changedAt?: string, made: ChangeMade = {}) {
     ...(events.length ? [`${DELIVERY_EVENTS_MADE} = :eventsMade`] : []),
     ...(made.reports ? [`${REPORTS_CHANGE_MADE} = :reportsMade`] : []),
     ...(made.wamid ? [`${WAMID_MADE} = :wamidMade`] : []),
+    ...(made.deliveredMovedFrom ? [`${DELIVERED_EVENT_MOVED} = :deliveredMovedFrom`] : []),
   ];
   return {
     names: { '#sequence': 'sequence' },
@@ -158,10 +161,17 @@ export function sequenceStep(changedAt?: string, made: ChangeMade = {}) {
       ...(events.length ? { ':eventsMade': [...events] } : {}),
       ...(made.reports ? { ':reportsMade': made.reports } : {}),
       ...(made.wamid ? { ':wamidMade': true } : {}),
+      ...(made.deliveredMovedFrom ? { ':deliveredMovedFrom': made.deliveredMovedFrom } : {}),
     },
     /** The write's UpdateExpression: its own SET and REMOVE parts (and an ADD) with the step's. */
     expression(ownSet: readonly string[], ownRemove: readonly string[] = [], add?: string): string {
-      const remove = [...ownRemove, ...(events.length ? [] : [DELIVERY_EVENTS_MADE]), ...(made.reports ? [] : [REPORTS_CHANGE_MADE]), ...(made.wamid ? [] : [WAMID_MADE])];
+      const remove = [
+        ...ownRemove,
+        ...(events.length ? [] : [DELIVERY_EVENTS_MADE]),
+        ...(made.reports ? [] : [REPORTS_CHANGE_MADE]),
+        ...(made.wamid ? [] : [WAMID_MADE]),
+        ...(made.deliveredMovedFrom ? [] : [DELIVERED_EVENT_MOVED]),
+      ];
       return `SET ${[...ownSet, ...set].join(', ')}${add ? ` ADD ${add}` : ''}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`;
     },
   };
@@ -341,6 +351,28 @@ export function readReceipt(dispatch: Dispatch, readAt: string, now: string): Di
       },
     },
     after: { ...dispatch, readAt, sequence: dispatch.sequence + 1 },
+  };
+}
+
+/**
+ * A `delivered` that came after the `read` which moved the dispatch to delivered at its own time
+ * (WhatsApp's webhooks are not ordered): `deliveredAt` goes back to when it was delivered, and its
+ * DELIVERED event moves with it, named for the stream consumer to delete where it was and put
+ * where it is now (decision 200). Made only on the `deliveredAt` it was decided on.
+ */
+export function deliveredAtCorrection(dispatch: Dispatch & { deliveredAt: string }, deliveredAt: string, now: string): DispatchChange {
+  const sequence = sequenceStep(now, { events: ['DELIVERED'], deliveredMovedFrom: dispatch.deliveredAt });
+  return {
+    write: {
+      Update: {
+        Key: keys.dispatch(dispatch.dispatchId),
+        UpdateExpression: sequence.expression(['deliveredAt = :at']),
+        ConditionExpression: '#status = :delivered AND deliveredAt = :was',
+        ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
+        ExpressionAttributeValues: { ':at': deliveredAt, ':was': dispatch.deliveredAt, ':delivered': 'delivered', ...sequence.values },
+      },
+    },
+    after: { ...dispatch, deliveredAt, sequence: dispatch.sequence + 1 },
   };
 }
 

@@ -5,7 +5,7 @@ import * as z from 'zod';
 import { deliveryEventsOfChange } from '../../../lambdas/domain/delivery/delivery-event-projection';
 import { providerMessageOfChange } from '../../../lambdas/domain/delivery/provider-message';
 import { isDispatchChange } from '../../../lambdas/domain/webhooks/stream-filters';
-import { batchPut } from '../../../lambdas/shared/batch-write';
+import { batchWrite } from '../../../lambdas/shared/batch-write';
 import type { Store } from '../../../lambdas/shared/store';
 import { AdminError, defineCommand, option } from '../command';
 
@@ -79,10 +79,12 @@ export const deliveryEventCommands = [
       const records = await shardRecords(store, await streamOf(store, named), shard, from, to);
       const changes = records.filter((record) => isDispatchChange(record) && record.dynamodb?.NewImage);
       const images = changes.map((record) => unmarshall(record.dynamodb!.NewImage! as Record<string, AttributeValue>));
-      const events = images.flatMap(deliveryEventsOfChange);
+      // With an event's put, the delete of the DELIVERED event a correction moved (decision 200).
+      const writes = images.flatMap(deliveryEventsOfChange);
+      const events = writes.filter((write) => 'put' in write);
       // The wamid items the changes made ride with the events in the same batch (decision 114).
       const wamids = images.flatMap(providerMessageOfChange);
-      await batchPut(store, [...events, ...wamids]);
+      await batchWrite(store, [...writes, ...wamids.map((item) => ({ put: item }))]);
       const data = { records: records.length, dispatchChanges: changes.length, events: events.length, wamids: wamids.length };
       return { data, lines: [`Read ${data.records} stream records (${data.dispatchChanges} dispatch changes) and wrote their ${data.events} delivery events and ${data.wamids} wamid items.`] };
     },
