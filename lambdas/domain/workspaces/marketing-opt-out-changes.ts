@@ -24,6 +24,15 @@ const MARKETING_STOPPED = '131050';
 const resumeMark: ForwardMark = { entity: 'marketingResume', attribute: 'resumedAt', grainMs: 0, ttlSeconds: 8 * 86_400 };
 
 /**
+ * How much earlier than its own time an operator's lift is remembered as a resume (decision 203).
+ * The lift is timed by a clock of ours to the millisecond, the customer's stop by Meta's in whole
+ * seconds: a stop tapped just after the lift may be stamped before it. A minute covers that and
+ * clocks a little apart; a stop from that minute arriving late opts the number out again, which
+ * errs toward the customer's word.
+ */
+const LIFT_CLOCK_ALLOWANCE_MS = 60_000;
+
+/**
  * Writes one change and its event; false when the change's condition (or its guard's) refused it
  * (then neither is written). A transaction refused for another reason throws (a conflict, 503): the
  * caller's source (Meta's retried POST, the operator) tries again.
@@ -63,16 +72,19 @@ export async function recordMarketingOptOut(optOut: MarketingOptOut, store: Stor
 /**
  * An operator lifts the opt-out, so marketing sends reach the number again; false when it had none.
  * The lift is remembered as a resume, so the customer's older word (a tap, a stop, a `131050`) that
- * Meta delivers late does not opt the number out again (decision 151); a newer one does.
+ * Meta delivers late does not opt the number out again (decision 151); a newer one does, and so
+ * does one from the minute before the lift, whose whole second or clock may put it before the lift
+ * when it came after (decision 203).
  */
 export async function removeMarketingOptOut(workspaceId: string, phone: string, store: Store = defaultStore(), now = new Date()): Promise<boolean> {
   const at = now.toISOString();
   const remove: Write = { Delete: { Key: keys.marketingOptOut(workspaceId, phone), ConditionExpression: 'attribute_exists(pk)' } };
   const change: MarketingOptOutChange = { phone, optedOut: false, by: 'admin', at };
+  const resumed = new Date(now.getTime() - LIFT_CLOCK_ALLOWANCE_MS).toISOString();
   // Remembered in the lift's own transaction: written after it, a late tap landing between the two
   // opted the number out again. Only for a lift that happens: a refused one changes nothing.
-  if (await writeChange(store, workspaceId, remove, change, markForwardWrite(keys.marketingResume(workspaceId, phone), at, resumeMark))) return true;
-  // Refused: no opt-out to lift, or a resume already later than this lift (a clock ahead), which guards it as well.
+  if (await writeChange(store, workspaceId, remove, change, markForwardWrite(keys.marketingResume(workspaceId, phone), resumed, resumeMark))) return true;
+  // Refused: no opt-out to lift, or a resume already as late (the customer's), which guards it as well.
   return writeChange(store, workspaceId, remove, change);
 }
 

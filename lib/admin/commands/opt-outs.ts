@@ -3,6 +3,7 @@ import { toE164 } from '../../../lambdas/domain/phones/phone-number';
 import { getMarketingOptOut, listMarketingOptOuts, type MarketingOptOut } from '../../../lambdas/domain/workspaces/marketing-opt-out';
 import { recordMarketingOptOut, removeMarketingOptOut } from '../../../lambdas/domain/workspaces/marketing-opt-out-changes';
 import { AdminError, defineCommand, option } from '../command';
+import { earlier, tableClock } from '../table-clock';
 import { requireWorkspace } from './workspace-exists';
 
 /** A phone number in any form a send accepts, as the E.164 number opt-outs are stored under. */
@@ -46,7 +47,8 @@ export const optOutCommands = [
     options: z.object({ workspace: option.text(), phone: phone() }),
     async run({ workspace, phone }, { store, now }) {
       await requireWorkspace(store, workspace);
-      if (!(await removeMarketingOptOut(workspace, phone, store, now))) throw new AdminError('not_found', `${phone} has no opt-out in workspace ${workspace}`);
+      // Not later than AWS's clock: a lift timed ahead of it would swallow the customer's next stop (decision 203).
+      if (!(await removeMarketingOptOut(workspace, phone, store, earlier(now, tableClock(store))))) throw new AdminError('not_found', `${phone} has no opt-out in workspace ${workspace}`);
       return { data: { workspaceId: workspace, phone, removed: true }, lines: [`Removed the opt-out of ${phone} in ${workspace}.`] };
     },
   }),
