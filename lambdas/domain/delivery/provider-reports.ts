@@ -241,9 +241,15 @@ function noteNumberError(phoneNumberId: string, workspaceId: string | undefined,
   logger.warn('WhatsApp reported an error on the number', { phoneNumberId, workspaceId: workspaceId ?? null, ...error });
 }
 
-/** The message's sender, completed from the change's contacts (its name, and the identifier the message left out). */
+/**
+ * The message's sender, completed from the change's contacts (its name, and the identifier the
+ * message left out). Meta warns that a user's number (`from`) and WhatsApp id (`wa_id`) may not
+ * match: a change's only contact is still its sender, whose profile name is taken, though not its
+ * identifiers, which the message's own stand for.
+ */
 function senderOf(from: { phone: string | null; userId: string | null }, contacts: Sender[]): Sender {
   const contact = contacts.find((candidate) => (from.phone && candidate.phone === from.phone) || (from.userId && candidate.userId === from.userId));
+  if (!contact && contacts.length === 1) return { phone: from.phone, userId: from.userId, name: contacts[0]!.name };
   return { phone: from.phone ?? contact?.phone ?? null, userId: from.userId ?? contact?.userId ?? null, name: contact?.name ?? null };
 }
 
