@@ -211,7 +211,7 @@ describe('delivery-status against DynamoDB Local', () => {
     for (let run = 0; run < 2; run++) {
       const answer = await admin('delivery-events', 'redrive', ...range, '--json');
       expect(answer).toMatchObject({ status: 0 });
-      expect(JSON.parse(answer.stdout)).toEqual({ records: inRange.length, dispatchChanges: batch.length, events: 2, wamids: 1 });
+      expect(JSON.parse(answer.stdout)).toEqual({ records: inRange.length, dispatchChanges: batch.length, events: 2, wamids: 1, dailySendReleases: 0 });
       expect(await findProviderMessage(wamid, env.table)).toEqual({ kind: 'dispatch', workspaceId: ws, dispatchId });
       expect(await eventsNow()).toEqual([
         { dispatchId, status: 'ACCEPTED', occurredAt: '2026-10-01T06:00:00.000Z' },

@@ -6,6 +6,7 @@ import { deliveryEventsOfChange } from '../../../lambdas/domain/delivery/deliver
 import { providerMessageOfChange } from '../../../lambdas/domain/delivery/provider-message';
 import { isDispatchChange } from '../../../lambdas/domain/webhooks/stream-filters';
 import { batchWrite } from '../../../lambdas/shared/batch-write';
+import { dailySendReleaseOfFailure, releaseFailedDailySends } from '../../../lambdas/domain/messages/daily-send';
 import type { Store } from '../../../lambdas/shared/store';
 import { AdminError, defineCommand, option } from '../command';
 
@@ -72,7 +73,7 @@ export const deliveryEventCommands = [
     name: 'delivery-events redrive',
     synopsis: '--shard SHARD_ID --from SEQUENCE_NUMBER --to SEQUENCE_NUMBER [--stream-arn STREAM_ARN]',
     summary:
-      'Writes the delivery events and wamid items of a stream batch the stream consumer gave up on (a stream-failure queue message’s shardId, startSequenceNumber, endSequenceNumber and streamArn), from the table’s stream (by default its latest), which keeps records 24 hours. Safe to repeat.',
+      'Writes the delivery events and wamid items of a stream batch, and gives back the day’s send of its failed dispatches, the stream consumer gave up on (a stream-failure queue message’s shardId, startSequenceNumber, endSequenceNumber and streamArn), from the table’s stream (by default its latest), which keeps records 24 hours. Safe to repeat.',
     options: z.object({ shard: z.string().trim().min(1, 'must not be empty'), from: sequenceNumber(), to: sequenceNumber(), 'stream-arn': option.text().optional() }),
     async run({ shard, from, to, 'stream-arn': named }, { store }) {
       if (BigInt(from) > BigInt(to)) throw new AdminError('invalid_range', `--from ${from} comes after --to ${to}`, 2);
@@ -85,8 +86,15 @@ export const deliveryEventCommands = [
       // The wamid items the changes made ride with the events in the same batch (decision 114).
       const wamids = images.flatMap(providerMessageOfChange);
       await batchWrite(store, [...writes, ...wamids.map((item) => ({ put: item }))]);
-      const data = { records: records.length, dispatchChanges: changes.length, events: events.length, wamids: wamids.length };
-      return { data, lines: [`Read ${data.records} stream records (${data.dispatchChanges} dispatch changes) and wrote their ${data.events} delivery events and ${data.wamids} wamid items.`] };
+      // And what the consumer gives back for a change that failed its dispatch: the day's send it took (decision 192).
+      const releases = images.map(dailySendReleaseOfFailure).filter((release) => release !== undefined);
+      const failed = (await releaseFailedDailySends(releases, store)).find((outcome) => outcome.status === 'rejected');
+      if (failed) throw failed.reason;
+      const data = { records: records.length, dispatchChanges: changes.length, events: events.length, wamids: wamids.length, dailySendReleases: releases.length };
+      return {
+        data,
+        lines: [`Read ${data.records} stream records (${data.dispatchChanges} dispatch changes) and wrote their ${data.events} delivery events and ${data.wamids} wamid items, and gave back the day's send of ${data.dailySendReleases} failed ones.`],
+      };
     },
   }),
 ];
