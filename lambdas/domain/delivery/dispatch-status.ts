@@ -129,9 +129,10 @@ async function commitThroughConflicts(dispatchId: string, store: Store, write: W
 function transitionWrites(dispatch: Dispatch, requested: StatusMove, now: string): DispatchChange {
   // Provider timestamps are whole seconds: a report may predate our own record of the dispatch, or
   // of its send, by a fraction of one. A message is never sent before it was accepted, nor
-  // delivered or failed (a late failure, REJECTED after ACCEPTED) before it was sent.
+  // delivered or failed (a late failure, REJECTED after ACCEPTED) before it was sent. Only the
+  // times kept of the move are moved up: its pricing is ordered by Meta's own times (decision 202).
   const earliest = ((requested.to === 'delivered' || requested.to === 'failed') && dispatch.sentAt) || dispatch.createdAt;
-  return statusMove(dispatch, requested.occurredAt < earliest ? { ...requested, occurredAt: earliest } : requested, now);
+  return statusMove(dispatch, requested, requested.occurredAt < earliest ? earliest : requested.occurredAt, now);
 }
 
 /** Metrics of a move that committed; a dispatch counts as sent once, however it got there. */

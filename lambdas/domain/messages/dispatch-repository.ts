@@ -251,8 +251,11 @@ function attemptCondition(move: StatusMove, values: Record<string, unknown>): st
  * out of reporting drops the entry. The delivery events it makes are named on the item, each at
  * the time it keeps (`sentAt`, `deliveredAt`, `failedAt`), for the stream consumer to write (decision 112),
  * and so is its change of standing in the reports, for the report projection (decision 113).
+ * Those times are `at`: the move's `occurredAt`, moved up where it falls before what came first
+ * (decision 22). A pricing the move brings keeps `occurredAt` itself as `pricedAt`, so that Meta's
+ * statuses are ordered by Meta's times alone (decision 202).
  */
-export function statusMove(dispatch: Dispatch, move: StatusMove, now: string): DispatchChange {
+export function statusMove(dispatch: Dispatch, move: StatusMove, at: string, now: string): DispatchChange {
   const firstReport = isFirstReport(dispatch, move.to);
   // A late failure after sent takes the dispatch back out of the reports, which count only SENT or DELIVERED.
   const reports = firstReport ? 1 : dispatch.sentAt && !countsAsSent(move.to) ? -1 : undefined;
@@ -267,17 +270,17 @@ export function statusMove(dispatch: Dispatch, move: StatusMove, now: string): D
 
   if (countsAsSent(move.to)) {
     set.push(firstReport ? 'sentAt = :at' : 'sentAt = if_not_exists(sentAt, :at)');
-    values[':at'] = move.occurredAt;
-    after.sentAt ??= move.occurredAt;
+    values[':at'] = at;
+    after.sentAt ??= at;
   }
   if (move.to === 'delivered') {
     set.push('deliveredAt = :at');
-    after.deliveredAt = move.occurredAt;
+    after.deliveredAt = at;
   }
   if (move.to === 'failed') {
     set.push('failedAt = :at');
-    values[':at'] = move.occurredAt;
-    after.failedAt = move.occurredAt;
+    values[':at'] = at;
+    after.failedAt = at;
   }
   if (move.failureCode) {
     set.push('failureCode = :code');
