@@ -6,12 +6,14 @@ import { getDispatch } from '../../lambdas/domain/messages/dispatch-repository';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import { webhookEnvelopeSchema } from '../../lambdas/domain/providers/whatsapp-webhook';
 import { syncedTemplateId } from '../../lambdas/domain/templates/synced-template';
+import { currentVersion } from '../../lambdas/domain/templates/template';
 import { clearTemplateCache } from '../../lambdas/domain/templates/template-lookup';
 import { getTemplate, saveTemplate } from '../../lambdas/domain/templates/template-repository';
 import { syncTemplates } from '../../lambdas/domain/templates/template-sync';
+import { applyTemplateWebhook, type TemplateWebhookField } from '../../lambdas/domain/templates/template-webhook';
 import { clearWorkspaceCache } from '../../lambdas/domain/workspaces/workspace-lookup';
 import { saveWorkspace, updateWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
-import { readWhatsAppTemplateFixture, startGraphStub, templatePages, type GraphStub } from '../support/graph-stub';
+import { READ_BEFORE_TEMPLATE_FIXTURES, readWhatsAppTemplateFixture, startGraphStub, templatePages, type GraphStub } from '../support/graph-stub';
 import { useTableAndQueues } from '../support/sqs';
 
 /**
@@ -55,12 +57,18 @@ function webhookAt(name: string, time: number) {
   body.entry[0]!.time = time;
   return applyProviderReports(webhookEnvelopeSchema.parse(body), env.table);
 }
-const syncDeps = () => ({ graph: { baseUrl: graph.baseUrl, timeoutMs: 2_000 }, accessToken: () => Promise.resolve('token-1'), store: env.table });
+/** A fixture's template change applied as the webhook router applies it: its outcome. */
+function outcomeOf(name: string) {
+  const [entry] = readWhatsAppTemplateFixture<{ entry: { id: string; time: number; changes: { field: TemplateWebhookField; value: unknown }[] }[] }>(name).entry;
+  return applyTemplateWebhook(entry!.id, { ...entry!.changes[0]!, time: entry!.time }, env.table);
+}
+/** The sync's dependencies; `listedAt`, when its list is read (our clock's now without it). */
+const syncDeps = (listedAt?: Date) => ({ graph: { baseUrl: graph.baseUrl, timeoutMs: 2_000 }, accessToken: () => Promise.resolve('token-1'), store: env.table, ...(listedAt ? { now: () => listedAt } : {}) });
 
 describe('template status webhooks that arrive out of order', () => {
   it('a PAUSED re-delivered after the REINSTATED that ended it leaves the template APPROVED and sendable', async () => {
     const ws = await workspace();
-    await syncTemplates(ws, syncDeps());
+    await syncTemplates(ws, syncDeps(READ_BEFORE_TEMPLATE_FIXTURES));
     const coupon = (await getTemplate(ws, syncedTemplateId(ws, 'coupon_expiration_reminder', 'en'), env.table))!;
     expect(coupon.status).toBe('APPROVED');
 
@@ -78,7 +86,7 @@ describe('template status webhooks that arrive out of order', () => {
 
   it('a REINSTATED delivered late, after the second PAUSED that followed it, leaves the template PAUSED: a send is 422, not queued for WhatsApp to refuse', async () => {
     const ws = await workspace();
-    await syncTemplates(ws, syncDeps());
+    await syncTemplates(ws, syncDeps(READ_BEFORE_TEMPLATE_FIXTURES));
     const coupon = (await getTemplate(ws, syncedTemplateId(ws, 'coupon_expiration_reminder', 'en'), env.table))!;
 
     await webhook('status-update-paused.json');
@@ -91,7 +99,7 @@ describe('template status webhooks that arrive out of order', () => {
 
   it('a category change delivered late, after the later change that undid it, leaves the category and credit cost Meta has now', async () => {
     const ws = await workspace({ MARKETING: 5, UTILITY: 1, AUTHENTICATION: 1 });
-    await syncTemplates(ws, syncDeps());
+    await syncTemplates(ws, syncDeps(READ_BEFORE_TEMPLATE_FIXTURES));
     const before = (await getTemplate(ws, syncedTemplateId(ws, 'reservation_confirmation', 'en_US'), env.table))!;
     expect(before.category).toBe('UTILITY');
 
@@ -112,7 +120,7 @@ describe('template status webhooks that arrive out of order', () => {
 
   it('two at once: the older one, saving after the newer one landed, is refused on the mark and read again, so it does not win', async () => {
     const ws = await workspace();
-    await syncTemplates(ws, syncDeps());
+    await syncTemplates(ws, syncDeps(READ_BEFORE_TEMPLATE_FIXTURES));
     const couponId = syncedTemplateId(ws, 'coupon_expiration_reminder', 'en');
     // The PAUSED has read the template (APPROVED, no mark); the REINSTATED that ended it is saved before the PAUSED's save.
     let reinstated = false;
@@ -134,9 +142,9 @@ describe('template status webhooks that arrive out of order', () => {
     expect(await getTemplate(ws, couponId, env.table)).toMatchObject({ status: 'APPROVED', statusChangedAt: '2025-06-30T04:39:08.000Z' });
   });
 
-  it('the hourly sync sets Meta’s status now and keeps the marks: a change older than them, arriving after the sync, still changes nothing', async () => {
+  it('the hourly sync sets Meta’s status now and marks it at its read: a change older than that, arriving after the sync, still changes nothing', async () => {
     const ws = await workspace();
-    await syncTemplates(ws, syncDeps());
+    await syncTemplates(ws, syncDeps(READ_BEFORE_TEMPLATE_FIXTURES));
     const couponId = syncedTemplateId(ws, 'coupon_expiration_reminder', 'en');
     await webhook('status-update-reinstated.json');
     await webhook('category-update-completed.json');
@@ -145,9 +153,12 @@ describe('template status webhooks that arrive out of order', () => {
     const paused = structuredClone(pages);
     for (const page of paused) for (const template of page.data as { name: string; status: string }[]) if (template.name === 'coupon_expiration_reminder') template.status = 'PAUSED';
     graph.answer = templatePages(WABA, paused);
-    await syncTemplates(ws, syncDeps());
-    expect(await getTemplate(ws, couponId, env.table)).toMatchObject({ status: 'PAUSED', statusChangedAt: '2025-06-30T04:39:08.000Z' });
-    expect((await getTemplate(ws, syncedTemplateId(ws, 'reservation_confirmation', 'en_US'), env.table))!.categoryChangedAt).toBe('2025-05-02T07:00:00.000Z');
+    const listedAt = new Date();
+    await syncTemplates(ws, syncDeps(listedAt));
+    // What the list moved (the status, and the category it had before the webhook) is marked at its read, less the minute's skew.
+    const readMark = new Date(listedAt.getTime() - 60_000).toISOString();
+    expect(await getTemplate(ws, couponId, env.table)).toMatchObject({ status: 'PAUSED', statusChangedAt: readMark });
+    expect(await getTemplate(ws, syncedTemplateId(ws, 'reservation_confirmation', 'en_US'), env.table)).toMatchObject({ category: 'UTILITY', categoryChangedAt: readMark });
 
     await webhookAt('status-update-reinstated.json', 1_751_250_000);
     expect((await getTemplate(ws, couponId, env.table))!.status).toBe('PAUSED');
@@ -189,7 +200,7 @@ describe('template status webhooks that arrive out of order', () => {
   // A mark may carry an offset (an import takes any ISO time): it is a time, not a string to sort.
   it('compares a mark written with an offset as the time it is: a later PAUSED applies', async () => {
     const ws = await workspace();
-    await syncTemplates(ws, syncDeps());
+    await syncTemplates(ws, syncDeps(READ_BEFORE_TEMPLATE_FIXTURES));
     const couponId = syncedTemplateId(ws, 'coupon_expiration_reminder', 'en');
     // 01:00 UTC, before the PAUSED's 01:39:08 UTC, though "08:00+07:00" sorts after "01:39:08Z".
     await saveTemplate(ws, { ...(await getTemplate(ws, couponId, env.table))!, statusChangedAt: '2025-06-30T08:00:00+07:00' }, env.table);
@@ -200,7 +211,7 @@ describe('template status webhooks that arrive out of order', () => {
 
   it('an entry without a time (the sandbox’s), or with one that is not Unix seconds, applies as it comes', async () => {
     const ws = await workspace();
-    await syncTemplates(ws, syncDeps());
+    await syncTemplates(ws, syncDeps(READ_BEFORE_TEMPLATE_FIXTURES));
     const couponId = syncedTemplateId(ws, 'coupon_expiration_reminder', 'en');
     await webhook('status-update-reinstated.json');
 
@@ -220,7 +231,7 @@ describe('template status webhooks that arrive out of order', () => {
 describe('a backlog of one template’s status webhooks', () => {
   it('applies the newest, answered 200, after older ones landed between each of its reads and its save', async () => {
     const ws = await workspace();
-    await syncTemplates(ws, syncDeps());
+    await syncTemplates(ws, syncDeps(READ_BEFORE_TEMPLATE_FIXTURES));
     const id = syncedTemplateId(ws, 'coupon_expiration_reminder', 'en');
     const t = 1751247548;
 
@@ -248,5 +259,81 @@ describe('a backlog of one template’s status webhooks', () => {
     }
     expect(older).toHaveLength(0);
     expect(await getTemplate(ws, id, env.table)).toMatchObject({ status: 'PAUSED', statusChangedAt: new Date((t + 60) * 1000).toISOString() });
+  });
+});
+
+// Decision 183 took a webhook Meta delivers again to find nothing left to change; but the hourly
+// sync may have read a newer status or category in between, and the late webhook put the older one
+// back (sends refused 422, a wrong template.status.updated event, the old category's credit cost).
+describe('a template webhook Meta delivers again after the sync read a newer status or category', () => {
+  it('does not put back the PAUSED the sync’s later read of the list replaced', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps(READ_BEFORE_TEMPLATE_FIXTURES));
+    const id = syncedTemplateId(ws, 'coupon_expiration_reminder', 'en');
+    // PAUSED (entry.time 2025-06-30T01:39:08Z) applied; our answer to that POST failed, so Meta will deliver it again.
+    await webhook('status-update-paused.json');
+    expect((await getTemplate(ws, id, env.table))!.status).toBe('PAUSED');
+    // Hours later the pause is over; the hourly sync reads the list now and finds it APPROVED.
+    await syncTemplates(ws, syncDeps());
+    expect((await getTemplate(ws, id, env.table))!.status).toBe('APPROVED');
+
+    // Meta's retry of the PAUSED POST: older than what the sync read, it changes nothing (no event either).
+    expect(await outcomeOf('status-update-paused.json')).toBe('stale');
+    clearTemplateCache();
+    expect((await getTemplate(ws, id, env.table))!.status).toBe('APPROVED');
+  });
+
+  it('does not apply a PAUSED first delivered (Meta’s retry after our outage) long after a sync read the template APPROVED', async () => {
+    const ws = await workspace();
+    const id = syncedTemplateId(ws, 'coupon_expiration_reminder', 'en');
+    // The pause came while our webhook was failing; the sync, long after it ended, reads APPROVED.
+    await syncTemplates(ws, syncDeps());
+    expect((await getTemplate(ws, id, env.table))!.status).toBe('APPROVED');
+    await webhook('status-update-paused.json');
+
+    clearTemplateCache();
+    expect((await getTemplate(ws, id, env.table))!.status).toBe('APPROVED');
+  });
+
+  it('does not put back the category, and its credit cost, the sync’s later read replaced', async () => {
+    const ws = await workspace({ MARKETING: 5, UTILITY: 1, AUTHENTICATION: 1 });
+    await syncTemplates(ws, syncDeps(READ_BEFORE_TEMPLATE_FIXTURES));
+    const id = syncedTemplateId(ws, 'reservation_confirmation', 'en_US');
+    // UTILITY to MARKETING (entry.time 2025-05-02T07:00Z), applied; Meta then moved it back, and that webhook was lost.
+    await webhook('category-update-completed.json');
+    expect((await getTemplate(ws, id, env.table))!.category).toBe('MARKETING');
+    await syncTemplates(ws, syncDeps());
+    expect((await getTemplate(ws, id, env.table))!.category).toBe('UTILITY');
+
+    expect(await outcomeOf('category-update-completed.json')).toBe('stale');
+    const after = (await getTemplate(ws, id, env.table))!;
+    expect({ category: after.category, creditCostPerSend: currentVersion(after)?.creditCostPerSend }).toEqual({ category: 'UTILITY', creditCostPerSend: 1 });
+  });
+
+  it('still applies a change Meta made after the list was read, or in the minute before its read', async () => {
+    const ws = await workspace();
+    const listedAt = new Date();
+    await syncTemplates(ws, syncDeps(listedAt));
+    const id = syncedTemplateId(ws, 'coupon_expiration_reminder', 'en');
+    const listedSeconds = Math.floor(listedAt.getTime() / 1000);
+
+    // Meta's whole seconds and clocks: a change that close before the read may be one the list did not show yet.
+    await webhookAt('status-update-paused.json', listedSeconds - 30);
+    expect((await getTemplate(ws, id, env.table))!.status).toBe('PAUSED');
+    await webhookAt('status-update-reinstated.json', listedSeconds + 5);
+    expect((await getTemplate(ws, id, env.table))!.status).toBe('APPROVED');
+  });
+
+  it('lets the hourly sync set Meta’s status over a mark a clock ahead wrote (an operator’s templates sync)', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps(new Date(Date.now() + 10 * 60_000)));
+    const verification = syncedTemplateId(ws, 'verification_code', 'id');
+
+    // Meta pauses it and its webhook is lost: the hourly sync, on our clock, reads it.
+    const paused = structuredClone(pages);
+    for (const page of paused) for (const template of page.data as { name: string; status: string }[]) if (template.name === 'verification_code') template.status = 'PAUSED';
+    graph.answer = templatePages(WABA, paused);
+    await syncTemplates(ws, syncDeps());
+    expect((await getTemplate(ws, verification, env.table))!.status).toBe('PAUSED');
   });
 });

@@ -18,7 +18,7 @@ import { syncedContent } from '../../lambdas/domain/templates/component-reading'
 import { clearWorkspaceCache } from '../../lambdas/domain/workspaces/workspace-lookup';
 import { saveWorkspace, updateWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import type { AppError } from '../../lambdas/shared/errors';
-import { readWhatsAppTemplateFixture, startGraphStub, templatePages, type GraphStub } from '../support/graph-stub';
+import { READ_BEFORE_TEMPLATE_FIXTURES, readWhatsAppTemplateFixture, startGraphStub, templatePages, type GraphStub } from '../support/graph-stub';
 import { useTableAndQueues } from '../support/sqs';
 import { publishMetrics } from '../../lambdas/shared/metrics';
 import { metricNames } from '../../lambdas/shared/metric-names';
@@ -52,7 +52,8 @@ beforeEach(() => {
 });
 afterEach(() => env.queues.receiveAll());
 
-const syncDeps = () => ({ graph: { baseUrl: graph.baseUrl, timeoutMs: 2_000 }, accessToken: () => Promise.resolve('token-1'), store: env.table });
+/** The sync's dependencies; `listedAt`, when its list is read (our clock's now without it). */
+const syncDeps = (listedAt?: Date) => ({ graph: { baseUrl: graph.baseUrl, timeoutMs: 2_000 }, accessToken: () => Promise.resolve('token-1'), store: env.table, ...(listedAt ? { now: () => listedAt } : {}) });
 /** One template as an edit webhook reads it from the Graph stub. */
 const readTemplate = (id: string) => readMessageTemplate({ baseUrl: graph.baseUrl, timeoutMs: 2_000, accessToken: 'token-1' }, id);
 /** The stub answers coupon_expiration_reminder by its id as Meta has it after an edit (edited-page.json), and the pages as before. */
@@ -501,7 +502,7 @@ describe('templates with parts a send cannot fill, limited-time offers and carou
     const page = readWhatsAppTemplateFixture<{ data: { name: string; status: string }[] }>('formats-page.json');
     page.data.find((t) => t.name === 'intro_catalog_offer')!.status = 'PENDING';
     graph.answer = templatePages(WABA, [page]);
-    await syncTemplates(ws, syncDeps());
+    await syncTemplates(ws, syncDeps(READ_BEFORE_TEMPLATE_FIXTURES));
     expect((await templateOf(ws, 'intro_catalog_offer', 'en_US')).versions.map((v) => v.status)).toEqual(['PENDING']);
 
     const approval = readWhatsAppTemplateFixture<{ entry: { changes: { value: Record<string, unknown> }[] }[] }>('status-update-reinstated.json');
@@ -592,7 +593,7 @@ describe('templates with parts a send cannot fill, limited-time offers and carou
 describe('template webhooks, applied at once through the webhook router', () => {
   it('pauses a template (sends answer template_not_ready) and reinstates it', async () => {
     const ws = await workspace();
-    await syncTemplates(ws, syncDeps());
+    await syncTemplates(ws, syncDeps(READ_BEFORE_TEMPLATE_FIXTURES));
     const coupon = await templateOf(ws, 'coupon_expiration_reminder', 'en');
     const variables = { '1': 'SUMMER20', '2': '10', header_1: 'Budi', button_0: 'SUMMER20' };
 
@@ -609,7 +610,7 @@ describe('template webhooks, applied at once through the webhook router', () => 
 
   it('adds a version at the new category’s cost when a category change is made, and ignores an announced one', async () => {
     const ws = await workspace({ MARKETING: 5, UTILITY: 1, AUTHENTICATION: 1 });
-    await syncTemplates(ws, syncDeps());
+    await syncTemplates(ws, syncDeps(READ_BEFORE_TEMPLATE_FIXTURES));
     const before = await templateOf(ws, 'reservation_confirmation', 'en_US');
 
     await webhook('category-update-impending.json');
@@ -627,7 +628,7 @@ describe('template webhooks, applied at once through the webhook router', () => 
 
   it('sends the version Meta holds again when a category change is undone: UTILITY credits, not the newer MARKETING version’s (decision 146)', async () => {
     const ws = await workspace({ MARKETING: 5, UTILITY: 1, AUTHENTICATION: 1 });
-    await syncTemplates(ws, syncDeps());
+    await syncTemplates(ws, syncDeps(READ_BEFORE_TEMPLATE_FIXTURES));
     await webhook('category-update-completed.json');
     // Meta moves it back (an appeal upheld): the same content in UTILITY, version 1's.
     const undone = readWhatsAppTemplateFixture<{ entry: { changes: { value: Record<string, unknown> }[] }[] }>('category-update-completed.json');

@@ -78,6 +78,13 @@ export function templatePages(businessAccountId: string, pages: TemplatePage[], 
   };
 }
 
+/**
+ * A template list read before every change the fixtures' webhooks carry (their `entry[].time`, the
+ * first 2025-05-01T07:00Z): a sync that reads then leaves them news, where one read now makes them
+ * older than its read, and stale (decision 201).
+ */
+export const READ_BEFORE_TEMPLATE_FIXTURES = new Date('2025-05-01T00:00:00Z');
+
 export function readWhatsAppTemplateFixture<T = unknown>(name: string): T {
   return JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'whatsapp-templates', name), 'utf8')) as T;
 }

@@ -122,7 +122,7 @@ async function retireUnlisted(workspaceId: string, listed: ReadonlySet<string>, 
  */
 export function retiredTemplate(workspaceId: string, existing: Template, readFrom: Date, now: Date): Template | undefined {
   const synced = existing.providerTemplateId !== undefined && existing.id === syncedTemplateId(workspaceId, existing.providerName, existing.language);
-  const newer = contentReadSince(existing, readFrom, now) || markedSince(existing.statusChangedAt, readFrom) || markedSince(existing.categoryChangedAt, readFrom);
+  const newer = contentReadSince(existing, readFrom, now) || markedSince(existing.statusChangedAt, readFrom, now) || markedSince(existing.categoryChangedAt, readFrom, now);
   if (!synced || existing.status === DELETED || newer) return undefined;
   return { ...existing, status: DELETED, statusChangedAt: readFrom.toISOString() };
 }
@@ -150,7 +150,7 @@ export async function upsertSyncedTemplate(
   return applyToTemplate(workspaceId, id, store, async (existing) => {
     // An edit read after this list was asked for: what the list says of the template is older.
     if (existing && contentReadSince(existing, readFrom, now)) return 'unchanged';
-    const { status, category } = newerOfReadAndMarks(existing, listed, readFrom);
+    const { status, category } = newerOfReadAndMarks(existing, listed, readFrom, now);
     const merged = mergeSyncedTemplate(existing, { id, graph, status, category, content, creditCostPerSend: costs[category], contentReadAt: readFrom.toISOString() }, now);
     if (merged.change === 'unchanged') return merged.change;
     const statusMoved = existing !== undefined && existing.status !== merged.template.status;
@@ -181,17 +181,20 @@ export async function upsertSyncedTemplate(
  */
 const MARK_READ_SKEW_MS = 60_000;
 
-/** Whether a webhook's mark (Meta's time of a change) is news the Graph API read from `readFrom` may not show. */
-const markedSince = (mark: string | undefined, readFrom: Date) => mark !== undefined && Date.parse(mark) >= readFrom.getTime() - MARK_READ_SKEW_MS;
-
 /**
- * Whether the template's content was read from the Graph API after `readFrom` (both our clock). A
- * read time past our own clock was written by a clock ahead (an operator's machine): it would
- * freeze the template until ours caught up, so it holds nothing back.
+ * Whether a time stored on a template (a read time, or a mark a read wrote) is past our clock, plus
+ * the skew: written by a clock ahead (an operator's machine), it would keep Meta's list off the
+ * template until ours caught up, so it holds nothing back, and the save writes a sane one.
  */
+const writtenAhead = (time: string, now: Date) => Date.parse(time) > now.getTime() + MARK_READ_SKEW_MS;
+
+/** Whether a webhook's mark (Meta's time of a change) is news the Graph API read from `readFrom` may not show. */
+const markedSince = (mark: string | undefined, readFrom: Date, now: Date) => mark !== undefined && Date.parse(mark) >= readFrom.getTime() - MARK_READ_SKEW_MS && !writtenAhead(mark, now);
+
+/** Whether the template's content was read from the Graph API after `readFrom` (both our clock). */
 function contentReadSince(existing: Template, readFrom: Date, now: Date): boolean {
-  const contentReadAt = existing.contentReadAt ? Date.parse(existing.contentReadAt) : undefined;
-  return contentReadAt !== undefined && contentReadAt > readFrom.getTime() && contentReadAt <= now.getTime() + MARK_READ_SKEW_MS;
+  const { contentReadAt } = existing;
+  return contentReadAt !== undefined && Date.parse(contentReadAt) > readFrom.getTime() && !writtenAhead(contentReadAt, now);
 }
 
 /**
@@ -201,10 +204,10 @@ function contentReadSince(existing: Template, readFrom: Date, now: Date): boolea
  * change landing in between would be put back for an hour; the marks' condition only covers the
  * milliseconds between the item's read and its save (decision 183).
  */
-function newerOfReadAndMarks(existing: Template | undefined, read: { status: string; category: TemplateCategory }, readFrom: Date) {
+function newerOfReadAndMarks(existing: Template | undefined, read: { status: string; category: TemplateCategory }, readFrom: Date, now: Date) {
   return {
-    status: existing && markedSince(existing.statusChangedAt, readFrom) ? existing.status : read.status,
-    category: existing?.category && markedSince(existing.categoryChangedAt, readFrom) ? existing.category : read.category,
+    status: existing && markedSince(existing.statusChangedAt, readFrom, now) ? existing.status : read.status,
+    category: existing?.category && markedSince(existing.categoryChangedAt, readFrom, now) ? existing.category : read.category,
   };
 }
 
@@ -215,7 +218,10 @@ export interface SyncedTemplateState {
   category: TemplateCategory;
   content: SyncedContent;
   creditCostPerSend: number;
-  /** When `content` was asked of the Graph API; absent, the template keeps the time it had (a category webhook's merge). */
+  /**
+   * When `content`, status and category were asked of the Graph API; absent, the template keeps the
+   * time it had, and its marks (a category webhook's merge, which marks its own change).
+   */
   contentReadAt?: string;
 }
 
@@ -250,6 +256,8 @@ export function mergeSyncedTemplate(existing: Template | undefined, state: Synce
         ...(versionStatus === 'READY' ? { readyAt: at } : {}),
       };
   const contentReadAt = state.contentReadAt ?? existing?.contentReadAt;
+  const statusChangedAt = markAfterRead(existing?.statusChangedAt, existing?.status !== state.status, state.contentReadAt);
+  const categoryChangedAt = markAfterRead(existing?.categoryChangedAt, existing?.category !== state.category, state.contentReadAt);
   const template: Template = {
     id: state.id,
     displayName: `${state.graph.name} (${state.graph.language})`,
@@ -258,9 +266,8 @@ export function mergeSyncedTemplate(existing: Template | undefined, state: Synce
     language: state.graph.language,
     providerTemplateId: state.graph.id,
     category: state.category,
-    // Meta's state now, but not when it changed: the marks of the webhooks applied stay (decision 183).
-    ...(existing?.statusChangedAt ? { statusChangedAt: existing.statusChangedAt } : {}),
-    ...(existing?.categoryChangedAt ? { categoryChangedAt: existing.categoryChangedAt } : {}),
+    ...(statusChangedAt ? { statusChangedAt } : {}),
+    ...(categoryChangedAt ? { categoryChangedAt } : {}),
     ...(contentReadAt ? { contentReadAt } : {}),
     // Meta holds one content in one category: every other version is superseded (decision 146).
     versions: keptVersions([...versions.map((version) => (version.id === versionId ? next : superseded(version, at))), ...(current ? [] : [next])]),
@@ -270,6 +277,17 @@ export function mergeSyncedTemplate(existing: Template | undefined, state: Synce
     !existing ? 'created' : !current ? 'new_version' : existing.status !== state.status || current.status !== next.status || reread || supersedes ? 'updated' : 'unchanged';
   return { template, change };
 }
+
+/**
+ * A mark of the template Meta's state was merged into. Meta's list says what it holds, not when it
+ * changed, so the mark of the webhook that applied a status or category stays (decision 183). One the
+ * Graph API read at `readAt` set (a new template's too; the read only sets one whose mark is older
+ * than it) is marked that read, less the skew: a webhook of an earlier change, delivered late, is
+ * then stale rather than putting back what the read replaced, and one of a change Meta made after
+ * the read, or in the minute before it, still applies (decision 201).
+ */
+const markAfterRead = (mark: string | undefined, moved: boolean, readAt: string | undefined) =>
+  moved && readAt ? new Date(Date.parse(readAt) - MARK_READ_SKEW_MS).toISOString() : mark;
 
 const superseded = (version: TemplateVersion, at: string): TemplateVersion => (version.status === SUPERSEDED ? version : { ...version, status: SUPERSEDED, disabledAt: at });
 const withoutDisabledAt = ({ disabledAt: _d, ...version }: TemplateVersion): TemplateVersion => version;

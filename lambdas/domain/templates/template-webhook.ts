@@ -45,7 +45,8 @@ export type TemplateWebhookOutcome = 'applied' | 'unchanged' | 'stale' | 'ignore
  * version charging the new category's cost; an edit reads the template from the Graph API as a
  * sync would (decision 147). A template no sync has seen yet waits for the next sync, which reads
  * its content; an announced (not yet made) category change changes nothing. `time` is its entry's
- * (Unix seconds): a status or category change older than the last one applied is stale (decision 183).
+ * (Unix seconds): a status or category change older than the last one applied is stale (decision
+ * 183), and so is one older than the Graph API read that last set it (decision 201).
  */
 export async function applyTemplateWebhook(
   businessAccountId: string,
