@@ -742,9 +742,11 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect(await deliver(dispatchId, ws, unready, 1)).toBe('retry');
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'queued' });
     expect((await itemsOf(dispatchId)).find((item) => item.sk === 'DSP')).not.toHaveProperty('attemptStartedAt');
-    // Still not ready on the last receive: one "later" counted, the claim released for the reconciler.
-    expect(await deliver(dispatchId, ws, unready, 5)).toBe('held');
-    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'processing', laterAnswers: 1, failureCode: null });
+    // Still not ready on the last receive: a fault of ours, not a "later" of the provider's. Still
+    // unclaimed, nothing counted, and the message goes to the DLQ (decision 205).
+    expect(await deliver(dispatchId, ws, unready, 5)).toBe('retry');
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'queued', failureCode: null });
+    expect((await itemsOf(dispatchId)).find((item) => item.sk === 'DSP')).not.toHaveProperty('laterAnswers');
     expect(await deliver(dispatchId, ws, provider.provider, 1)).toBe('sent');
     expect(provider.calls).toEqual([dispatchId]);
   });

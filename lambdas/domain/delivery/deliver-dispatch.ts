@@ -91,6 +91,10 @@ async function deliver(attempt: DeliveryAttempt, deps: DeliveryDependencies): Pr
   const now = deps.now ?? (() => new Date());
   if (attempt.release) return recordCarriedRelease(attempt, attempt.release, now(), deps);
   let sender = await readySender(attempt.workspaceId, deps, now());
+  // Not ready is never the provider's answer: the dispatch stays `queued`, unclaimed, and its
+  // message comes back as for any fault of ours, to the DLQ after its last receive (decision 205).
+  // Only a token to replace is held on the last receive, as WhatsApp's refusal of one is.
+  if (sender instanceof ProviderError && sender.kind !== 'credentials') return failedOnOurSide(attempt, sender);
   if (sender instanceof ProviderError && !isLastReceive(attempt)) {
     logger.warn('Provider not ready; dispatch left queued for its retry', { dispatchId: attempt.dispatchId, kind: sender.kind, code: sender.code });
     return retryAfterReceive(attempt);
@@ -104,7 +108,7 @@ async function deliver(attempt: DeliveryAttempt, deps: DeliveryDependencies): Pr
     logger.error('Queue message named another workspace than its dispatch', { dispatchId: dispatch.dispatchId });
     sender = await readySender(dispatch.workspaceId, deps, now());
   }
-  // Still not ready on the message's last receive: settled as the provider's own answer would be.
+  // A token still unusable on the message's last receive (or the dispatch's own workspace not ready): as the provider's answer would be.
   if (sender instanceof ProviderError) return recordVerdict(dispatch, sender, attempt, now(), deps);
   let acceptance: ProviderAcceptance;
   try {
@@ -253,8 +257,8 @@ interface Sender {
 
 /**
  * The workspace's provider, ready to send: its settings read and its credentials loaded. A table
- * that does not answer throws (the message comes back); credentials that cannot be loaded are the
- * provider's verdict, returned.
+ * that does not answer throws (the message comes back); credentials that cannot be loaded are
+ * returned as the ProviderError that says so, which no request reached the provider for.
  */
 async function readySender(workspaceId: string, deps: DeliveryDependencies, now: Date): Promise<Sender | ProviderError> {
   const workspace = await lookUpWorkspace(workspaceId, now, deps.store);
@@ -262,7 +266,7 @@ async function readySender(workspaceId: string, deps: DeliveryDependencies, now:
   try {
     await provider.ready?.();
   } catch (error) {
-    return error instanceof ProviderError ? error : new ProviderError('transient', 'provider_not_ready', (error as Error).message, { cause: error });
+    return error instanceof ProviderError ? error : new ProviderError('transient', 'provider_not_ready', (error as Error).message, { cause: error, reached: false });
   }
   return { provider, phoneNumberId: sendingNumberOf(workspace) };
 }
@@ -282,6 +286,14 @@ export const retryDelaySeconds = (receiveCount: number) => Math.min(dispatchQueu
 export const longRetryDelaySeconds = (laterAnswers: number) => Math.min(dispatchQueueSettings.visibilityTimeoutSeconds, 4 ** laterAnswers);
 
 const retryAfterReceive = (attempt: DeliveryAttempt) => ({ outcome: 'retry' as const, afterSeconds: retryDelaySeconds(attempt.receiveCount) });
+
+/**
+ * A fault of ours before the provider had the request (its credentials not loaded, a connection
+ * never made): the message comes back after the short back-off, and after its last receive goes to
+ * the DLQ, as when the table is away. Settled on the dispatch, it spent the provider's answers on an
+ * outage of ours and failed messages WhatsApp never saw (decision 205).
+ */
+const failedOnOurSide = (attempt: DeliveryAttempt, cause: ProviderError): MessageVerdict => ({ ...retryAfterReceive(attempt), cause });
 
 /**
  * The consumer's retry policy for one queue message: deliver it, and when the provider asked to
@@ -324,6 +336,11 @@ async function recordVerdict(dispatch: Dispatch, verdict: ProviderError, attempt
       if ((await writeRelease(attempt, releaseOf(dispatch, false, retryDelaySeconds(attempt.receiveCount)), now, deps, dispatch)) === 'carried') return { outcome: 'carried' };
       return isLastReceive(attempt) ? { outcome: 'held' } : retryAfterReceive(attempt);
     case 'transient': {
+      // No answer of the provider's (a connection never made): the claim is given back uncounted.
+      if (!verdict.reached) {
+        if ((await writeRelease(attempt, releaseOf(dispatch, false, retryDelaySeconds(attempt.receiveCount)), now, deps, dispatch)) === 'carried') return { outcome: 'carried' };
+        return failedOnOurSide(attempt, verdict);
+      }
       messageMetrics.deliveryDeferred();
       // The budget is the provider's answers, as many as the queue gives receives: a receive spent
       // before the provider was asked (a consumer killed, the table away) is not one of them.

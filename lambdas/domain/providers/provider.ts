@@ -17,7 +17,8 @@ export interface ProviderMessage extends TemplateParameters {
 /**
  * A provider's verdict when it did not plainly accept:
  * `permanent` — it refused this message for good (dispatch failed with `code`);
- * `transient` — it certainly did not take it, try again later (rate limit, 5xx, no connection);
+ * `transient` — it certainly did not take it, try again later (rate limit, 5xx, no connection;
+ *                 `reached` says whether that was the provider's answer or a fault of ours);
  * `unknown`   — it may have taken it (timeout after sending): never send again, wait for a report;
  * `credentials` — it refused our access token (expired, revoked, lacking a permission): nothing is
  *                 wrong with the message, so delivery holds until someone fixes the token.
@@ -35,16 +36,23 @@ export class ProviderError extends Error {
    * `error_subcode`, `error_data.details`, `fbtrace_id`, which Meta's support asks for).
    */
   readonly detail: Readonly<Record<string, string | number>>;
+  /**
+   * Whether a request reached the provider. False for a fault of ours before one did (credentials
+   * not loaded, a connection never made, decision 160): no answer of the provider's, so it spends
+   * nothing of a dispatch's retry budget, which counts the provider's "later" answers (decision 205).
+   */
+  readonly reached: boolean;
 
   constructor(
     readonly kind: 'permanent' | 'transient' | 'unknown' | 'credentials',
     readonly code: string,
     message: string,
-    options?: ErrorOptions & { backOff?: 'short' | 'long'; detail?: Record<string, string | number> },
+    options?: ErrorOptions & { backOff?: 'short' | 'long'; detail?: Record<string, string | number>; reached?: boolean },
   ) {
     super(message, options);
     this.backOff = options?.backOff ?? 'short';
     this.detail = options?.detail ?? {};
+    this.reached = options?.reached ?? true;
   }
 }
 

@@ -29,8 +29,9 @@ export function whatsAppCloudProvider(options: WhatsAppCloudOptions): Provider {
       return await options.credentials();
     } catch (error) {
       // A token no request can carry is a token to replace, as one WhatsApp refuses: held, not retried to failure.
-      if (error instanceof UnusableTokenError) throw new ProviderError('credentials', 'token_unusable', error.message);
-      throw new ProviderError('transient', 'credentials_unavailable', 'WhatsApp credentials could not be read', { cause: error });
+      if (error instanceof UnusableTokenError) throw new ProviderError('credentials', 'token_unusable', error.message, { reached: false });
+      // Secrets Manager away or throttled: ours, and WhatsApp was not asked (decision 205).
+      throw new ProviderError('transient', 'credentials_unavailable', 'WhatsApp credentials could not be read', { cause: error, reached: false });
     }
   };
   return {

@@ -129,7 +129,7 @@ export function classifyUnansweredSend(error: unknown, timeoutMs: number, access
   const detail = withoutToken(`${message}${cause?.code ? ` (${cause.code})` : ''}`, accessToken);
   // An error that quoted the token is not kept as the cause: it would be logged with it.
   const options = detail.includes(TOKEN_MARK) ? undefined : { cause: error };
-  if (isBeforeRequest(cause?.code)) return new ProviderError('transient', 'network', `WhatsApp could not be reached: ${detail}`, options);
+  if (isBeforeRequest(cause?.code)) return new ProviderError('transient', 'network', `WhatsApp could not be reached: ${detail}`, { ...options, reached: false });
   return new ProviderError('unknown', 'connection_lost', `The connection to WhatsApp was lost before its answer: ${detail}`, options);
 }
 
