@@ -10,6 +10,7 @@ export interface AdminIo {
   env: Record<string, string | undefined>;
   /** The table commands use; by default the target the command line names (`resolveTarget`). */
   target?: (options: TargetOptions) => Promise<AdminTarget>;
+  /** The clock (tests): read once for a command's start, and again as it runs. */
   now?: () => Date;
   /** What a command that waits for the stack to settle (`reports rebuild`) waits on, in place of its timer. */
   wait?: () => Promise<void>;
@@ -78,7 +79,8 @@ export async function runAdmin(argv: readonly string[], io: AdminIo): Promise<nu
       env: io.env,
     });
     io.err(`Target: ${store.description}`);
-    const result = await run({ store, now: io.now?.() ?? new Date(), usagePlans: store.usagePlans, env: io.env, wait: io.wait });
+    const clock = io.now ?? (() => new Date());
+    const result = await run({ store, now: clock(), clock, usagePlans: store.usagePlans, env: io.env, wait: io.wait });
     for (const note of result.notes ?? []) io.err(note);
     if (json) io.out(JSON.stringify(result.data, null, 2));
     else if (result.lines.length) io.out(result.lines.join('\n'));

@@ -18,7 +18,10 @@ export interface CommandSpec<S extends z.ZodObject> {
 
 export interface CommandContext {
   store: Store;
+  /** When the command started. */
   now: Date;
+  /** The time as the command runs, for one that takes long enough for it to matter (`templates sync`). */
+  clock: () => Date;
   /** The CLI's environment (process.env when run from the shell). */
   env: Record<string, string | undefined>;
   /** Where usage plans are; undefined for a target named only by TABLE_NAME. */

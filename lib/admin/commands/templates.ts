@@ -57,13 +57,15 @@ export const templateCommands = [
       "Reads every template of the workspace's WhatsApp Business Account and upserts them (a changed one is a new version); a synced one Meta no longer lists is marked DELETED. " +
       'The token: the Secrets Manager secret NAME (a deployed stack: messaging-api/whatsapp), else WHATSAPP_ACCESS_TOKEN; the Graph API: GRAPH_API_BASE_URL.',
     options: z.object({ workspace: option.text(), 'whatsapp-secret': option.text().optional() }),
-    async run({ workspace, 'whatsapp-secret': secretName }, { store, now, env }) {
+    async run({ workspace, 'whatsapp-secret': secretName }, { store, clock, env }) {
       await requireWorkspace(store, workspace);
       const token = await graphToken(secretName, env, store);
       try {
         const summary = await syncTemplates(workspace, {
           store,
-          now: () => now,
+          // A live clock: a sync of a large account runs minutes, and a template a webhook read from
+          // Meta meanwhile is newer than its list only by the time it was read (decision 199).
+          now: clock,
           graph: { baseUrl: config.GRAPH_API_BASE_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS },
           accessToken: () => Promise.resolve(token),
         });
