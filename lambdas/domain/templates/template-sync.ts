@@ -134,7 +134,7 @@ export function retiredTemplate(workspaceId: string, existing: Template, readFro
  */
 export async function upsertSyncedTemplate(
   workspaceId: string,
-  { graph, readFrom }: { graph: GraphTemplate; readFrom: Date },
+  { graph, readFrom, statusChangedAt }: { graph: GraphTemplate; readFrom: Date; statusChangedAt?: string },
   costs: WorkspaceSettings['creditCostByCategory'],
   now: Date,
   store: Store,
@@ -151,7 +151,7 @@ export async function upsertSyncedTemplate(
     // An edit read after this list was asked for: what the list says of the template is older.
     if (existing && contentReadSince(existing, readFrom, now)) return 'unchanged';
     const { status, category } = newerOfReadAndMarks(existing, listed, readFrom, now);
-    const merged = mergeSyncedTemplate(existing, { id, graph, status, category, content, creditCostPerSend: costs[category], contentReadAt: readFrom.toISOString() }, now);
+    const merged = mergeSyncedTemplate(existing, { id, graph, status, category, content, creditCostPerSend: costs[category], contentReadAt: readFrom.toISOString(), ...(statusChangedAt ? { statusChangedAt } : {}) }, now);
     if (merged.change === 'unchanged') return merged.change;
     const statusMoved = existing !== undefined && existing.status !== merged.template.status;
     const outbox = statusMoved ? await outboxFor(workspaceId, () => templateStatusEvent(merged.template, existing.status, now), store) : undefined;
@@ -223,6 +223,8 @@ export interface SyncedTemplateState {
    * time it had, and its marks (a category webhook's merge, which marks its own change).
    */
   contentReadAt?: string;
+  /** Meta's time of the status change whose webhook asked for the read (an approval's): its mark, when later than the read's. */
+  statusChangedAt?: string;
 }
 
 /**
@@ -256,7 +258,7 @@ export function mergeSyncedTemplate(existing: Template | undefined, state: Synce
         ...(versionStatus === 'READY' ? { readyAt: at } : {}),
       };
   const contentReadAt = state.contentReadAt ?? existing?.contentReadAt;
-  const statusChangedAt = markAfterRead(existing?.statusChangedAt, existing?.status !== state.status, state.contentReadAt);
+  const statusChangedAt = markAfterRead(existing?.statusChangedAt, existing?.status !== state.status, state.contentReadAt, state.statusChangedAt);
   const categoryChangedAt = markAfterRead(existing?.categoryChangedAt, existing?.category !== state.category, state.contentReadAt);
   const template: Template = {
     id: state.id,
@@ -284,10 +286,15 @@ export function mergeSyncedTemplate(existing: Template | undefined, state: Synce
  * Graph API read at `readAt` set (a new template's too; the read only sets one whose mark is older
  * than it) is marked that read, less the skew: a webhook of an earlier change, delivered late, is
  * then stale rather than putting back what the read replaced, and one of a change Meta made after
- * the read, or in the minute before it, still applies (decision 201).
+ * the read, or in the minute before it, still applies (decision 201). A read an approval's webhook
+ * asked for marks the approval's own time when that is later: a list asked for in the minute after
+ * it may not have the template yet, and must not retire it (decision 199).
  */
-const markAfterRead = (mark: string | undefined, moved: boolean, readAt: string | undefined) =>
-  moved && readAt ? new Date(Date.parse(readAt) - MARK_READ_SKEW_MS).toISOString() : mark;
+function markAfterRead(mark: string | undefined, moved: boolean, readAt: string | undefined, changedAt?: string): string | undefined {
+  if (!moved || !readAt) return mark;
+  const read = Date.parse(readAt) - MARK_READ_SKEW_MS;
+  return new Date(changedAt && Date.parse(changedAt) > read ? Date.parse(changedAt) : read).toISOString();
+}
 
 const superseded = (version: TemplateVersion, at: string): TemplateVersion => (version.status === SUPERSEDED ? version : { ...version, status: SUPERSEDED, disabledAt: at });
 const withoutDisabledAt = ({ disabledAt: _d, ...version }: TemplateVersion): TemplateVersion => version;

@@ -74,7 +74,7 @@ export async function applyTemplateWebhook(
     const newlyApproved = !template && 'event' in parsed.data && templateStatusOf(parsed.data.event) === 'APPROVED';
     const webhookId = parsed.data.message_template_id;
     const metaId = template?.providerTemplateId ?? (webhookId === undefined ? undefined : String(webhookId));
-    if ((edited || newlyApproved) && metaId) return readTemplateFromGraph(workspaceId, metaId, readTemplate, store, now);
+    if ((edited || newlyApproved) && metaId) return readTemplateFromGraph(workspaceId, metaId, readTemplate, store, now, newlyApproved ? changedAt : undefined);
     if (!template) {
       logger.info('Template webhook for a template not synced yet; the next sync reads it', { workspaceId, name, language, field: change.field });
       return 'unknown_template';
@@ -121,7 +121,7 @@ async function applyChange(
  * would give WhatsApp the old content's values, or find no template; if the Graph API cannot be
  * read, the hourly sync reads it, and the webhook is still answered 200.
  */
-async function readTemplateFromGraph(workspaceId: string, templateId: string, readTemplate: TemplateReader, store: Store, now: Date): Promise<TemplateWebhookOutcome> {
+async function readTemplateFromGraph(workspaceId: string, templateId: string, readTemplate: TemplateReader, store: Store, now: Date, approvedAt?: string): Promise<TemplateWebhookOutcome> {
   let graph: GraphTemplate;
   try {
     graph = await readTemplate(templateId);
@@ -132,7 +132,7 @@ async function readTemplateFromGraph(workspaceId: string, templateId: string, re
   const workspace = await getWorkspace(workspaceId, store);
   if (!workspace) return 'unknown_account';
   // `now` was taken before the read: the answer is no older than it.
-  const change = await upsertSyncedTemplate(workspaceId, { graph, readFrom: now }, workspace.settings.creditCostByCategory, now, store);
+  const change = await upsertSyncedTemplate(workspaceId, { graph, readFrom: now, ...(approvedAt ? { statusChangedAt: approvedAt } : {}) }, workspace.settings.creditCostByCategory, now, store);
   logger.info('Template read from WhatsApp after its webhook', { workspaceId, providerTemplateId: templateId, name: graph.name, language: graph.language, change });
   return change === 'unchanged' || change === 'skipped' ? 'unchanged' : 'applied';
 }
