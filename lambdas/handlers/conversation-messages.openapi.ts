@@ -21,7 +21,7 @@ export const operation: OperationDoc = {
           dispatchId: null,
           status: null,
           readAt: null,
-          createdAt: '2026-11-03T02:15:04.120Z',
+          createdAt: '2026-11-03T02:15:04.000Z',
         },
         {
           id: DISPATCH_ID,

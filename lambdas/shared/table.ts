@@ -132,9 +132,10 @@ export const keys = {
   webhookEndpointHealth: (ws: string, endpointId: string): ItemKey => ({ pk: partitions.deliveriesOfEndpoint(ws, endpointId).value, sk: 'HEALTH' }),
   /** Where a WhatsApp message id (wamid) belongs: our dispatch, or a customer's message in its conversation. */
   providerMessage: (wamid: string): ItemKey => ({ pk: `WAMID#${wamid}`, sk: 'WAMID' }),
-  conversationMessage: (ws: string, conversationId: string, createdAt: string, messageId: string): ItemKey => ({
+  /** A message in its conversation, at the time it stands there (`placedAt`, conversation-item.ts; a send's `createdAt`). */
+  conversationMessage: (ws: string, conversationId: string, placedAt: string, messageId: string): ItemKey => ({
     pk: partitions.messagesOfConversation(ws, conversationId).value,
-    sk: `MSG#${createdAt}#${messageId}`,
+    sk: `MSG#${placedAt}#${messageId}`,
   }),
   /** Where a workspace's events are posted; its endpoints share one partition, so one Query lists them. */
   webhookEndpoint: (ws: string, endpointId: string): ItemKey => ({ pk: partitions.webhookEndpointsOfWorkspace(ws).value, sk: `WHE#${endpointId}` }),
@@ -209,8 +210,8 @@ function keyCondition(partition: Partition, sort?: SortKeyCondition): KeyConditi
 export const accessPatterns = {
   templatesOfWorkspace: (ws: string) => keyCondition(partitions.templatesOfWorkspace(ws), { beginsWith: 'TPL#' }),
   /**
-   * A conversation's messages, in time order (sort keys are `MSG#<createdAt>#<messageId>`), those
-   * created in [start, end) when `range` is given: an exclusive `end` instant still sorts after
+   * A conversation's messages, in time order (sort keys are `MSG#<placedAt>#<messageId>`), those
+   * placed in [start, end) when `range` is given: an exclusive `end` instant still sorts after
    * every message before it.
    */
   messagesOfConversation: (ws: string, conversationId: string, range?: { start: string; end: string }) =>

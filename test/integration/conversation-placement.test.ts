@@ -42,7 +42,7 @@ describe('a send that commits after a newer message', () => {
 
     const list = await listConversations(ws, { limit: 20 }, env.table);
     expect(list.items.map((conversation) => conversation.contactPhone)).toEqual(['+6281234567890', '+6281299998888']);
-    expect(list.items[0]).toMatchObject({ lastMessageAt: '2026-10-01T10:00:03.000Z', lastMessageDirection: 'inbound', lastMessagePreview: 'Kapan sampai?', inboundCount: 1, outboundCount: 1 });
+    expect(list.items[0]).toMatchObject({ lastMessageAt: '2026-10-01T10:00:03.999Z', lastMessageDirection: 'inbound', lastMessagePreview: 'Kapan sampai?', inboundCount: 1, outboundCount: 1 });
   });
 });
 
@@ -125,7 +125,7 @@ describe('WhatsApp’s notices', () => {
       messageCount: 1,
       unreadCount: 1,
       lastMessagePreview: 'Pesanan saya di mana?',
-      lastMessageAt: '2026-10-01T10:00:10.000Z',
+      lastMessageAt: '2026-10-01T10:00:10.999Z',
     });
   });
 });

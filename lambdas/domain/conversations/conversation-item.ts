@@ -58,28 +58,43 @@ export interface ConversationMessage {
  */
 export type Placement = 'latest' | 'earlier' | 'notice';
 
+/**
+ * Where a message stands in its conversation: the time of its history key, and, as its last
+ * message, the conversation's `lastMessageAt` and place in the list. A send stands at our clock's
+ * millisecond. A customer's message (or WhatsApp's notice), which WhatsApp stamps in whole
+ * seconds, stands at the last millisecond of its second, after a send of ours in the same second:
+ * what the customer sends in that second is far likelier a reply to the send (or an
+ * auto-responder's) than a message crossing it (decision 204). Its `createdAt` stays WhatsApp's.
+ */
+export function placedAt(message: Pick<ConversationMessage, 'direction' | 'createdAt'>): string {
+  if (message.direction === 'outbound') return message.createdAt;
+  const time = Date.parse(message.createdAt);
+  return new Date(time - (time % 1000) + 999).toISOString();
+}
+
 /** The conversation of a workspace, channel and contact: derived, so a write needs no lookup. */
 export const conversationOf = (message: Pick<ConversationMessage, 'workspaceId' | 'channel' | 'contactPhone' | 'contactUserId'>) =>
   conversationIdFor(message.workspaceId, message.channel, message.contactPhone ?? `user:${message.contactUserId ?? ''}`);
 
 /**
- * A message's two writes, for one transaction: the message itself (written once: a repeated
- * webhook is refused on it) and its conversation, created on its first message and placed as
- * `placement` says. `changedAt` (the write's time) is the conversation's `updatedAt`: a message's
- * own time may be older than a change already recorded (a late message's), and an integration
- * syncing by `updatedAt` must never see it go back.
+ * A message's two writes, for one transaction: the message itself, keyed at its `placedAt`
+ * (written once: a repeated webhook is refused on it), and its conversation, created on its first
+ * message and placed at its `placedAt` as `placement` says. `changedAt` (the write's time) is the
+ * conversation's `updatedAt`: a message's own time may be older than a change already recorded
+ * (a late message's), and an integration syncing by `updatedAt` must never see it go back.
  *
  * The contact's name: a sender's is `contactName`, the newest send's; the customer's WhatsApp
  * profile name is `profileName`, the newest message's, shown only where no sender named them.
  */
 export function conversationMessageWrites(message: ConversationMessage, placement: Placement, changedAt = new Date().toISOString()): { message: Write; conversation: Write } {
   const { workspaceId, createdAt } = message;
+  const at = placedAt(message);
   const conversationId = conversationOf(message);
   const inbound = message.direction === 'inbound';
-  const activity = indexKeys.conversationActivity(workspaceId, createdAt, conversationId);
+  const activity = indexKeys.conversationActivity(workspaceId, at, conversationId);
   const preview = firstCharacters(message.text ?? `[${message.type}]`, PREVIEW_LENGTH);
   const moves = placement === 'latest';
-  const set = ['entity = :entity', 'id = :id', 'workspaceId = :ws', 'channel = :channel', 'createdAt = if_not_exists(createdAt, :at)'];
+  const set = ['entity = :entity', 'id = :id', 'workspaceId = :ws', 'channel = :channel', 'createdAt = if_not_exists(createdAt, :createdAt)'];
   if (message.contactPhone) set.push('contactPhone = :phone');
   if (message.contactUserId) set.push('contactUserId = :userId');
   // A name goes with the newest message: one counted `earlier` only fills a gap.
@@ -92,13 +107,13 @@ export function conversationMessageWrites(message: ConversationMessage, placemen
     else if (placement === 'notice') set.push(`${field} = if_not_exists(${field}, ${value})`);
   }
   set.push(placement === 'notice' ? 'updatedAt = if_not_exists(updatedAt, :changedAt)' : 'updatedAt = :changedAt');
-  if (inbound && placement !== 'notice') set.push(moves ? 'lastInboundAt = :at' : 'lastInboundAt = if_not_exists(lastInboundAt, :at)');
+  if (inbound && placement !== 'notice') set.push(moves ? 'lastInboundAt = :createdAt' : 'lastInboundAt = if_not_exists(lastInboundAt, :createdAt)');
   const counts = placement === 'notice' ? '' : inbound ? ' ADD messageCount :one, inboundCount :one, unreadCount :one' : ' ADD messageCount :one, outboundCount :one';
   return {
     message: {
       Put: {
         Item: {
-          ...keys.conversationMessage(workspaceId, conversationId, createdAt, message.messageId),
+          ...keys.conversationMessage(workspaceId, conversationId, at, message.messageId),
           entity: 'conversationMessage',
           conversationId,
           messageId: message.messageId,
@@ -127,9 +142,9 @@ export function conversationMessageWrites(message: ConversationMessage, placemen
           ...(message.contactPhone ? { ':phone': message.contactPhone } : {}),
           ...(message.contactUserId ? { ':userId': message.contactUserId } : {}),
           ...(message.contactName ? { ':name': message.contactName } : {}),
-          ':at': createdAt,
+          ':createdAt': createdAt,
           ':changedAt': changedAt,
-          ...(placement === 'earlier' ? {} : { ':preview': preview, ':direction': message.direction, ':gsi1pk': activity.gsi1pk, ':gsi1sk': activity.gsi1sk }),
+          ...(placement === 'earlier' ? {} : { ':at': at, ':preview': preview, ':direction': message.direction, ':gsi1pk': activity.gsi1pk, ':gsi1sk': activity.gsi1sk }),
           ...(counts ? { ':one': 1 } : {}),
         },
       },

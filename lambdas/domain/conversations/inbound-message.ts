@@ -9,7 +9,7 @@ import { fromWhatsAppNumber } from '../phones/whatsapp-number';
 import type { InboundContent } from '../providers/whatsapp-webhook';
 import { outboxFor } from '../webhooks/event-gate';
 import { messageReceivedEvent } from '../webhooks/webhook-event';
-import { conversationMessageWrites, conversationOf, reactionUpdate, type ConversationMessage, type Placement } from './conversation-item';
+import { conversationMessageWrites, conversationOf, placedAt, reactionUpdate, type ConversationMessage, type Placement } from './conversation-item';
 
 /** A customer's message (or WhatsApp's notice) for a workspace, as the webhook gave it. */
 export interface Inbound {
@@ -25,10 +25,10 @@ export interface Inbound {
 /**
  * Stores a customer's message in its conversation, once: a repeated webhook finds the message
  * there and changes nothing. The conversation's last message, preview and place in the list
- * follow the newest message time, so a late, retried message is counted and shown in history
- * but never moves them back. A contact known only by a business-scoped user id has a
- * conversation of its own (docs/api.md#conversations). Its `message.received` event is written
- * with it.
+ * follow the newest message time (a customer's at the end of its whole second: `placedAt`), so a
+ * late, retried message is counted and shown in history but never moves them back. A contact
+ * known only by a business-scoped user id has a conversation of its own
+ * (docs/api.md#conversations). Its `message.received` event is written with it.
  */
 export async function recordInboundMessage(inbound: Inbound, store: Store = defaultStore()): Promise<boolean> {
   const { phone, userId } = inbound.from;
@@ -46,9 +46,9 @@ export async function recordInboundMessage(inbound: Inbound, store: Store = defa
     ...(inbound.content.kind === 'message' ? { payload: inbound.content.payload, media: inbound.content.media } : {}),
     createdAt: inbound.occurredAt,
   };
-  // A reaction names the message it reacts to by wamid: this says where the message lives.
-  const lookup = providerMessagePut(inbound.providerMessageId, { kind: 'customerMessage', workspaceId: inbound.workspaceId, conversationId: conversationOf(message), createdAt: inbound.occurredAt });
-  // Made once: whichever try commits carries it, and a repeated webhook (refused on the message) writes none.
+  // A reaction names the message it reacts to by wamid: this says where the message lives, by the time it is keyed at.
+  const lookup = providerMessagePut(inbound.providerMessageId, { kind: 'customerMessage', workspaceId: inbound.workspaceId, conversationId: conversationOf(message), createdAt: placedAt(message) });
+  // Made once: whichever try commits carries it, and a repeated webhook (refused below) writes none.
   const outbox = await outboxFor(inbound.workspaceId, () => messageReceivedEvent(message, new Date()), store);
   let placement: Placement = inbound.content.kind === 'notice' ? 'notice' : 'latest';
   // A customer's burst, each message in its own POST, meets itself on the conversation: tried as a
@@ -56,7 +56,9 @@ export async function recordInboundMessage(inbound: Inbound, store: Store = defa
   return untilNotOutrun(async () => {
     const result = await transactWrite(store, { ...conversationMessageWrites(message, placement), providerMessage: lookup, outbox });
     if (result.committed) return true;
-    if (result.refused.message === 'ConditionalCheckFailed') return false;
+    // A repeated webhook: refused on its message, or on its wamid's item where the message was
+    // stored before decision 204, keyed at WhatsApp's own time rather than where this one would be.
+    if (result.refused.message === 'ConditionalCheckFailed' || result.refused.providerMessage === 'ConditionalCheckFailed') return false;
     // A newer message is already the conversation's latest: this one is only counted.
     if (result.refused.conversation === 'ConditionalCheckFailed') placement = 'earlier';
     else if (!Object.values(result.refused).includes('TransactionConflict')) throw new Error(`Inbound message transaction cancelled: ${JSON.stringify(result.refused)}`);

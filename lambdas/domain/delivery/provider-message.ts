@@ -17,6 +17,8 @@ import { WAMID_MADE } from '../messages/dispatch';
 
 const storedSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('dispatch'), workspaceId: z.string(), dispatchId: z.string() }),
+  // `createdAt`: the time the message is keyed at in its conversation (its `placedAt`, decision
+  // 204; WhatsApp's own time for one stored before, whose key holds that), not the time it shows.
   z.object({ kind: z.literal('customerMessage'), workspaceId: z.string(), conversationId: z.string(), createdAt: z.string() }),
 ]);
 export type ProviderMessageRef = z.output<typeof storedSchema>;
@@ -24,7 +26,17 @@ export type ProviderMessageRef = z.output<typeof storedSchema>;
 /** The item: written once per wamid; a repeat writes the same item. */
 const providerMessageItem = (wamid: string, ref: ProviderMessageRef) => ({ ...keys.providerMessage(wamid), entity: 'providerMessage', wamid, ...ref });
 
-export const providerMessagePut = (wamid: string, ref: ProviderMessageRef): Write => ({ Put: { Item: providerMessageItem(wamid, ref) } });
+/**
+ * The item's put. A customer's message's is written with its message and refused where it already
+ * names that conversation: a repeated webhook is refused on it as on the message, even where the
+ * message was stored at another time in its key (decision 204).
+ */
+export const providerMessagePut = (wamid: string, ref: ProviderMessageRef): Write => ({
+  Put: {
+    Item: providerMessageItem(wamid, ref),
+    ...(ref.kind === 'customerMessage' ? { ConditionExpression: 'attribute_not_exists(pk) OR conversationId <> :conversationId', ExpressionAttributeValues: { ':conversationId': ref.conversationId } } : {}),
+  },
+});
 
 /** Puts the item of a wamid the provider answered our send with: a repeat puts the same item. */
 export async function putDispatchWamid(wamid: string, dispatch: { workspaceId: string; dispatchId: string }, store: Store): Promise<void> {
