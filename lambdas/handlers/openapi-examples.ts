@@ -37,7 +37,7 @@ export const conversation = {
   contactPhone: '+6281234567890',
   contactUserId: 'ID.13491208655302741918',
   contactName: 'Budi',
-  lastMessageAt: '2026-11-03T02:15:04.999Z',
+  lastMessageAt: '2026-11-03T02:15:04.420Z',
   lastMessagePreview: 'Terima kasih!',
   lastMessageDirection: 'inbound',
   messageCount: 2,
@@ -45,7 +45,7 @@ export const conversation = {
   outboundCount: 1,
   unreadCount: 1,
   createdAt: '2026-11-03T02:14:00.000Z',
-  updatedAt: '2026-11-03T02:15:05.120Z',
+  updatedAt: '2026-11-03T02:15:04.420Z',
 };
 
 export const WEBHOOK_ENDPOINT_ID = 'whe_5f0d3b8e2a914c7fb1e6d2a0c49e7b13';

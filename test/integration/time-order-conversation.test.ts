@@ -41,11 +41,11 @@ const metaInbound = (phoneNumberId: string, id: string, timestamp: string, conte
 /** The reply's wamid: one per workspace, as the table is shared by the file's tests. */
 const replyOf = (ws: string) => `wamid.HBgLNjI4MTIzNDU2Nzg5MBUCABIYIDQ.${ws}`;
 
-/** Our send at 10:00:00.700 (the API function's clock), then the customer's reply WhatsApp stamps 10:00:00 (1790848800). */
+/** Our send at 10:00:00.700 (the API function's clock), then the customer's reply WhatsApp stamps 10:00:00 (1790848800), which reaches us at .900. */
 async function replyInTheSecondOfTheSend() {
   const ws = await sendingWorkspace(env.table);
   await sendTemplateMessage(sendCommand(ws, { now: new Date('2026-10-01T10:00:00.700Z') }), { store: env.table, queue: env.queues });
-  expect(await applyProviderReports(metaInbound(`sandbox:${ws}`, replyOf(ws), '1790848800', { text: { body: 'Terima kasih!' } }), env.table)).toMatchObject({ inbound: 1 });
+  expect(await applyProviderReports(metaInbound(`sandbox:${ws}`, replyOf(ws), '1790848800', { text: { body: 'Terima kasih!' } }), env.table, new Date('2026-10-01T10:00:00.900Z'))).toMatchObject({ inbound: 1 });
   const conversation = (await listConversations(ws, { phone: '081234567890', limit: 1 }, env.table)).items[0]!;
   return { ws, conversation, reply: replyOf(ws) };
 }
@@ -61,10 +61,10 @@ describe('a reply in the same whole second as the send it answers', () => {
     });
   });
 
-  it('shows WhatsApp’s own time on the message, and the end of its second as the conversation’s lastMessageAt', async () => {
+  it('shows WhatsApp’s own time on the message, and where in its second it reached us as the conversation’s lastMessageAt', async () => {
     const { ws, conversation } = await replyInTheSecondOfTheSend();
     const history = await conversationHistory(ws, conversation.id, { limit: 20 }, env.table);
-    expect(conversation.lastMessageAt).toBe('2026-10-01T10:00:00.999Z');
+    expect(conversation.lastMessageAt).toBe('2026-10-01T10:00:00.900Z');
     expect(history.items.map((message) => message.createdAt)).toEqual(['2026-10-01T10:00:00.000Z', '2026-10-01T10:00:00.700Z']);
   });
 
@@ -93,7 +93,7 @@ describe('a customer’s message stored before decision 204, keyed at WhatsApp�
   /** Moves the reply, and its wamid's item, back to where they were stored before: at 10:00:00.000. */
   async function storedTheOldWay(ws: string, conversationId: string, reply: string) {
     const { db, tableName } = env.table;
-    const placed = keys.conversationMessage(ws, conversationId, '2026-10-01T10:00:00.999Z', reply);
+    const placed = keys.conversationMessage(ws, conversationId, '2026-10-01T10:00:00.900Z', reply);
     const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: placed }));
     await db.send(new DeleteCommand({ TableName: tableName, Key: placed }));
     await db.send(new PutCommand({ TableName: tableName, Item: { ...Item, ...keys.conversationMessage(ws, conversationId, '2026-10-01T10:00:00.000Z', reply) } }));

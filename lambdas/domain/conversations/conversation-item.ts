@@ -43,6 +43,8 @@ export interface ConversationMessage {
   payload?: string | null;
   media?: MessageMedia | null;
   createdAt: string;
+  /** Inbound only: when its webhook reached us, by our clock (`placedAt`). */
+  receivedAt?: string;
   /** Outbound only: the dispatch that sends it, and its template. */
   dispatchId?: string;
   templateId?: string;
@@ -62,14 +64,18 @@ export type Placement = 'latest' | 'earlier' | 'notice';
  * Where a message stands in its conversation: the time of its history key, and, as its last
  * message, the conversation's `lastMessageAt` and place in the list. A send stands at our clock's
  * millisecond. A customer's message (or WhatsApp's notice), which WhatsApp stamps in whole
- * seconds, stands at the last millisecond of its second, after a send of ours in the same second:
- * what the customer sends in that second is far likelier a reply to the send (or an
- * auto-responder's) than a message crossing it (decision 204). Its `createdAt` stays WhatsApp's.
+ * seconds, stands where in that second it reached us, by the same clock as our sends: after a
+ * send of ours it came after (a reply, an auto-responder's), before one made after we had it (an
+ * integration's answer to it). One that reached us after its second (late, or Meta's retry)
+ * stands at the second's last millisecond, and one our clock says came before it, at its first
+ * (decision 204). Its `createdAt` stays WhatsApp's.
  */
-export function placedAt(message: Pick<ConversationMessage, 'direction' | 'createdAt'>): string {
+export function placedAt(message: Pick<ConversationMessage, 'direction' | 'createdAt' | 'receivedAt'>): string {
   if (message.direction === 'outbound') return message.createdAt;
   const time = Date.parse(message.createdAt);
-  return new Date(time - (time % 1000) + 999).toISOString();
+  const second = time - (time % 1000);
+  const received = message.receivedAt ? Date.parse(message.receivedAt) : Number.POSITIVE_INFINITY;
+  return new Date(Math.min(Math.max(received, second), second + 999)).toISOString();
 }
 
 /** The conversation of a workspace, channel and contact: derived, so a write needs no lookup. */

@@ -19,6 +19,8 @@ export interface Inbound {
   contactName: string | null;
   providerMessageId: string;
   occurredAt: string;
+  /** When its webhook reached us, by our clock: where in its whole second it stands (decision 204). */
+  receivedAt?: string;
   content: Exclude<InboundContent, { kind: 'reaction' }>;
 }
 
@@ -45,6 +47,7 @@ export async function recordInboundMessage(inbound: Inbound, store: Store = defa
     text: inbound.content.text,
     ...(inbound.content.kind === 'message' ? { payload: inbound.content.payload, media: inbound.content.media } : {}),
     createdAt: inbound.occurredAt,
+    ...(inbound.receivedAt ? { receivedAt: inbound.receivedAt } : {}),
   };
   // A reaction names the message it reacts to by wamid: this says where the message lives, by the time it is keyed at.
   const lookup = providerMessagePut(inbound.providerMessageId, { kind: 'customerMessage', workspaceId: inbound.workspaceId, conversationId: conversationOf(message), createdAt: placedAt(message) });

@@ -70,7 +70,7 @@ export interface ReportSummary {
  * and the rest of the batch still applies: Meta retries a whole POST for days on any answer but
  * 200. Only a failure of our own (the table unreachable) stops it, so that Meta retries it.
  */
-export async function applyProviderReports(envelope: WebhookEnvelope, store: Store = defaultStore()): Promise<ReportSummary> {
+export async function applyProviderReports(envelope: WebhookEnvelope, store: Store = defaultStore(), receivedAt: Date = new Date()): Promise<ReportSummary> {
   const summary: ReportSummary = { statuses: 0, applied: 0, inbound: 0, reactions: 0, preferences: 0, skipped: 0 };
   const skip = (reason: SkipReason, context: Record<string, unknown>) => {
     summary.skipped += 1;
@@ -82,7 +82,7 @@ export async function applyProviderReports(envelope: WebhookEnvelope, store: Sto
       switch (field) {
         case 'messages': {
           const change = readMessagesChange(value);
-          if (change.ok) await applyMessagesChange(change.value, summary, skip, store);
+          if (change.ok) await applyMessagesChange(change.value, summary, skip, store, receivedAt);
           else skip(change.reason, { field, detail: change.detail });
           break;
         }
@@ -130,7 +130,7 @@ type Skip = (reason: SkipReason, context: Record<string, unknown>) => void;
  * before it is skipped (decision 122). On a number no workspace owns, statuses apply only to the
  * dispatches of workspaces that send from the stack's default number (decision 171).
  */
-async function applyMessagesChange(change: MessagesChange, summary: ReportSummary, skip: Skip, store: Store): Promise<void> {
+async function applyMessagesChange(change: MessagesChange, summary: ReportSummary, skip: Skip, store: Store, receivedAt: Date): Promise<void> {
   const { phoneNumberId } = change;
   const now = new Date();
   const workspaceId = await (change.messages.length ? currentNumberOwner : lookUpNumberOwner)(phoneNumberId, now, store);
@@ -174,7 +174,7 @@ async function applyMessagesChange(change: MessagesChange, summary: ReportSummar
       continue;
     }
     const sender = senderOf(message.value.from, senders);
-    const stored = await recordInboundMessage({ workspaceId, from: sender, contactName: sender.name, providerMessageId, occurredAt, content }, store);
+    const stored = await recordInboundMessage({ workspaceId, from: sender, contactName: sender.name, providerMessageId, occurredAt, receivedAt: receivedAt.toISOString(), content }, store);
     if (stored) summary.inbound += 1;
     // A "Stop promotions" tap; sends go to numbers, so one known only by its user id cannot opt out here.
     if (content.kind === 'message' && sender.phone) {
