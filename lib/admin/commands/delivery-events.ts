@@ -5,7 +5,8 @@ import * as z from 'zod';
 import { deliveryEventsOfChange } from '../../../lambdas/domain/delivery/delivery-event-projection';
 import { providerMessageOfChange } from '../../../lambdas/domain/delivery/provider-message';
 import { isDispatchChange } from '../../../lambdas/domain/webhooks/stream-filters';
-import { batchWrite } from '../../../lambdas/shared/batch-write';
+import { batchWrite, type BatchWriteRequest } from '../../../lambdas/shared/batch-write';
+import { getDispatchById } from '../../../lambdas/domain/messages/dispatch-repository';
 import { dailySendReleaseOfFailure, releaseFailedDailySends } from '../../../lambdas/domain/messages/daily-send';
 import type { Store } from '../../../lambdas/shared/store';
 import { AdminError, defineCommand, option } from '../command';
@@ -68,6 +69,19 @@ async function shardRecords(store: Store, streamArn: string, shardId: string, fr
   }
 }
 
+/**
+ * A batch redriven after later ones were written: a DELIVERED event is put only at the time its
+ * dispatch holds now. A later `delivered` may have moved it from the time an earlier `read` set
+ * (decision 200), and that correction's record, written by the consumer, deleted the event there;
+ * put back from the older record, it would list the message delivered twice.
+ */
+async function deliveredWhereHeldNow(writes: BatchWriteRequest[], store: Store): Promise<BatchWriteRequest[]> {
+  const delivered = writes.flatMap((write) => ('put' in write && write.put.status === 'DELIVERED' ? [String(write.put.dispatchId)] : []));
+  const held = new Map<string, string | null | undefined>();
+  for (const dispatchId of new Set(delivered)) held.set(dispatchId, (await getDispatchById(dispatchId, store, true))?.deliveredAt);
+  return writes.filter((write) => !('put' in write && write.put.status === 'DELIVERED' && held.get(String(write.put.dispatchId)) !== write.put.occurredAt));
+}
+
 export const deliveryEventCommands = [
   defineCommand({
     name: 'delivery-events redrive',
@@ -81,7 +95,7 @@ export const deliveryEventCommands = [
       const changes = records.filter((record) => isDispatchChange(record) && record.dynamodb?.NewImage);
       const images = changes.map((record) => unmarshall(record.dynamodb!.NewImage! as Record<string, AttributeValue>));
       // With an event's put, the delete of the DELIVERED event a correction moved (decision 200).
-      const writes = images.flatMap(deliveryEventsOfChange);
+      const writes = await deliveredWhereHeldNow(images.flatMap(deliveryEventsOfChange), store);
       const events = writes.filter((write) => 'put' in write);
       // The wamid items the changes made ride with the events in the same batch (decision 114).
       const wamids = images.flatMap(providerMessageOfChange);
