@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
-import type { WebhookEnvelope } from '../../lambdas/domain/providers/whatsapp-webhook';
+import type { WebhookPayload } from '../../lambdas/domain/providers/whatsapp-webhook';
 import { getMarketingOptOut } from '../../lambdas/domain/workspaces/marketing-opt-out';
 import { optOutFromReply, removeMarketingOptOut } from '../../lambdas/domain/workspaces/marketing-opt-out-changes';
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import { runAdmin } from '../../lib/admin/cli';
 import { useTableAndQueues } from '../support/sqs';
+import { whatsAppEnvelope } from '../support/webhooks';
 
 /**
  * An operator's lift of an opt-out is timed by a clock of ours, to the millisecond; a customer's
@@ -16,35 +17,26 @@ const env = useTableAndQueues();
 const PHONE = '+6281234567890';
 
 /** A "Stop promotions" quick-reply tap, as Meta's webhook reference documents a `button` message. */
-const stopTap = (phoneNumberId: string, id: string, at: Date): WebhookEnvelope =>
-  ({
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: '102290129340398',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '15550783881', phone_number_id: phoneNumberId },
-              contacts: [{ profile: { name: 'Budi' }, wa_id: '6281234567890' }],
-              messages: [
-                {
-                  context: { from: '15550783881', id: 'wamid.HBgLMTU1NTA3ODM4ODEVAgARGBI4QzE5OTc0RkU5RUQ4QTk2NjMA' },
-                  from: '6281234567890',
-                  id,
-                  timestamp: String(Math.floor(at.getTime() / 1000)),
-                  type: 'button',
-                  button: { payload: 'Stop promotions', text: 'Stop promotions' },
-                },
-              ],
-            },
-          },
-        ],
-      },
-    ],
-  }) as unknown as WebhookEnvelope;
+const stopTap = (phoneNumberId: string, id: string, at: Date): WebhookPayload =>
+  whatsAppEnvelope(
+    'messages',
+    {
+      messaging_product: 'whatsapp',
+      metadata: { display_phone_number: '15550783881', phone_number_id: phoneNumberId },
+      contacts: [{ profile: { name: 'Budi' }, wa_id: '6281234567890' }],
+      messages: [
+        {
+          context: { from: '15550783881', id: 'wamid.HBgLMTU1NTA3ODM4ODEVAgARGBI4QzE5OTc0RkU5RUQ4QTk2NjMA' },
+          from: '6281234567890',
+          id,
+          timestamp: String(Math.floor(at.getTime() / 1000)),
+          type: 'button',
+          button: { payload: 'Stop promotions', text: 'Stop promotions' },
+        },
+      ],
+    },
+    '102290129340398',
+  );
 
 /** A workspace whose customer opted out by a tap the day before. */
 async function optedOut(): Promise<string> {

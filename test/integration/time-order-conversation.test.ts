@@ -2,10 +2,11 @@ import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
 import { conversationHistory, listConversations } from '../../lambdas/domain/conversations/read-conversations';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
-import type { WebhookEnvelope } from '../../lambdas/domain/providers/whatsapp-webhook';
+import type { WebhookPayload } from '../../lambdas/domain/providers/whatsapp-webhook';
 import { keys } from '../../lambdas/shared/table';
 import { sendCommand, sendingWorkspace } from '../support/send-commands';
 import { useTableAndQueues } from '../support/sqs';
+import { whatsAppEnvelope } from '../support/webhooks';
 
 /**
  * Decision 204: WhatsApp stamps a customer's message in whole seconds and our sends carry our
@@ -15,28 +16,18 @@ import { useTableAndQueues } from '../support/sqs';
 const env = useTableAndQueues();
 afterEach(() => env.queues.receiveAll());
 
-
 /** A customer's message (`text` or `reaction`) as Meta's webhook reference documents it. */
-const metaInbound = (phoneNumberId: string, id: string, timestamp: string, content: { text: { body: string } } | { reaction: { message_id: string; emoji: string } }): WebhookEnvelope =>
-  ({
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: '102290129340398',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '15550783881', phone_number_id: phoneNumberId },
-              contacts: [{ profile: { name: 'Budi' }, wa_id: '6281234567890' }],
-              messages: [{ from: '6281234567890', id, timestamp, type: 'text' in content ? 'text' : 'reaction', ...content }],
-            },
-          },
-        ],
-      },
-    ],
-  }) as unknown as WebhookEnvelope;
+const metaInbound = (phoneNumberId: string, id: string, timestamp: string, content: { text: { body: string } } | { reaction: { message_id: string; emoji: string } }): WebhookPayload =>
+  whatsAppEnvelope(
+    'messages',
+    {
+      messaging_product: 'whatsapp',
+      metadata: { display_phone_number: '15550783881', phone_number_id: phoneNumberId },
+      contacts: [{ profile: { name: 'Budi' }, wa_id: '6281234567890' }],
+      messages: [{ from: '6281234567890', id, timestamp, type: 'text' in content ? 'text' : 'reaction', ...content }],
+    },
+    '102290129340398',
+  );
 
 /** The reply's wamid: one per workspace, as the table is shared by the file's tests. */
 const replyOf = (ws: string) => `wamid.HBgLNjI4MTIzNDU2Nzg5MBUCABIYIDQ.${ws}`;

@@ -1,9 +1,10 @@
 import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
 import { conversationHistory, listConversations } from '../../lambdas/domain/conversations/read-conversations';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
-import type { WebhookEnvelope } from '../../lambdas/domain/providers/whatsapp-webhook';
+import type { WebhookPayload } from '../../lambdas/domain/providers/whatsapp-webhook';
 import { sendCommand, sendingWorkspace } from '../support/send-commands';
 import { useTableAndQueues } from '../support/sqs';
+import { whatsAppEnvelope } from '../support/webhooks';
 
 /**
  * Decision 204 placed a customer's message at the last millisecond of its whole second (found by the
@@ -15,26 +16,17 @@ const env = useTableAndQueues();
 afterEach(() => env.queues.receiveAll());
 
 /** A customer's text message as Meta's webhook reference documents it. */
-const metaText = (phoneNumberId: string, id: string, timestamp: string, body: string): WebhookEnvelope =>
-  ({
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: '102290129340398',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '15550783881', phone_number_id: phoneNumberId },
-              contacts: [{ profile: { name: 'Budi' }, wa_id: '6281234567890' }],
-              messages: [{ from: '6281234567890', id, timestamp, type: 'text', text: { body } }],
-            },
-          },
-        ],
-      },
-    ],
-  }) as unknown as WebhookEnvelope;
+const metaText = (phoneNumberId: string, id: string, timestamp: string, body: string): WebhookPayload =>
+  whatsAppEnvelope(
+    'messages',
+    {
+      messaging_product: 'whatsapp',
+      metadata: { display_phone_number: '15550783881', phone_number_id: phoneNumberId },
+      contacts: [{ profile: { name: 'Budi' }, wa_id: '6281234567890' }],
+      messages: [{ from: '6281234567890', id, timestamp, type: 'text', text: { body } }],
+    },
+    '102290129340398',
+  );
 
 it('keeps our auto-reply, sent after the customer’s message in its second, as the last message', async () => {
   const ws = await sendingWorkspace(env.table);
