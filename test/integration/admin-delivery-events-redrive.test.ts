@@ -1,11 +1,13 @@
 import { DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import { mockClient } from 'aws-sdk-client-mock';
 import { claimDispatch } from '../../lambdas/domain/delivery/delivery-attempt';
+import { checkSend } from '../../lambdas/domain/delivery/send-check';
 import { deliveryEventsForPhones } from '../../lambdas/domain/delivery/delivery-events';
 import { applyDeliveredTime, applyReadReceipt, applyStatus } from '../../lambdas/domain/delivery/dispatch-status';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import { runAdmin } from '../../lib/admin/cli';
 import { sendCommand, sendingWorkspace } from '../support/send-commands';
+import { TEMPLATE_ID } from '../support/send-fixtures';
 import { useTableAndQueues } from '../support/sqs';
 import { streamRecords } from '../support/table-stream';
 
@@ -85,6 +87,30 @@ it('writes the DELIVERED event where a later delivered corrected it, and not whe
     ['ACCEPTED', '2026-10-01T06:00:00.000Z'],
     ['DELIVERED', '2026-10-01T06:00:05.000Z'],
   ]);
+});
+
+// Decision 192: the change that fails a dispatch gives back its day's send (dedupe wib-day), which the
+// stream consumer writes; when it gave the batch up, the runbook's redrive must, or a new send of the
+// message the customer never got is 409 duplicate_send for the rest of the day (found by the failure review).
+it('a REJECTED dispatch in a batch the publisher gave up on gets its day’s send back from the runbook’s redrive', async () => {
+  const ws = await sendingWorkspace(env.table, { dedupe: 'wib-day' });
+  const to = '+6281234560177';
+  const now = new Date();
+  const { dispatchId } = await sendTemplateMessage(sendCommand(ws, { to, now }), { store: env.table, queue: env.queues });
+  await claimDispatch(dispatchId, new Date(), env.table);
+  expect(await applyStatus(dispatchId, { to: 'failed', event: 'REJECTED', failureCode: '131026', occurredAt: new Date().toISOString() }, env.table)).toBe(true);
+
+  // The publisher gave this batch up (it never ran on it); the operator runs the runbook's redrive.
+  const batch = (await streamRecords(env.table)).filter(({ record }) => record.dynamodb?.Keys?.pk?.S === `DSP#${dispatchId}` && record.eventName === 'MODIFY');
+  const answer = await admin('delivery-events', 'redrive', '--stream-arn', batch[0]!.streamArn, '--shard', batch[0]!.shardId, '--from', batch[0]!.record.dynamodb!.SequenceNumber!, '--to', batch.at(-1)!.record.dynamodb!.SequenceNumber!);
+  expect(answer.status).toBe(0);
+
+  expect(await checkSend(ws, { phone: to, templateId: TEMPLATE_ID }, env.table)).toMatchObject({ sent: false });
+  const again = await sendTemplateMessage(sendCommand(ws, { to, now: new Date() }), { store: env.table, queue: env.queues }).then(
+    (result) => result.status,
+    (error: { code?: string }) => error.code,
+  );
+  expect(again).toBe('queued');
 });
 
 it('fails, writing nothing, when the shard ends before the batch’s last record', async () => {
