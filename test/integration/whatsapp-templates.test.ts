@@ -379,6 +379,27 @@ describe('templates Meta no longer lists (deleted in WhatsApp Manager, decision 
     await applyProviderReports(webhookEnvelopeSchema.parse(reinstated), env.table);
     expect((await templateOf(ws, 'verification_code', 'id')).status).toBe('DELETED');
   });
+
+  // A template approved before any sync saw it is read whole by its APPROVED webhook (decision 147);
+  // Meta's list asked for in the minute after may not show it yet (found by the skeptic review of decision 199).
+  it('keeps a template its APPROVED webhook read ten seconds before the list was asked for', async () => {
+    const ws = await workspace();
+    const listAskedAt = new Date();
+    graph.answer = templatePages(WABA, pagesWithout('reservation_confirmation'));
+    await syncTemplates(ws, syncDeps(new Date(listAskedAt.getTime() - 3_600_000)));
+    const approvedAt = new Date(listAskedAt.getTime() - 10_000);
+    const reservation = graphTemplateSchema.parse(page1.data.find((item) => item.name === 'reservation_confirmation'));
+    const webhook = {
+      field: 'message_template_status_update' as const,
+      time: Math.floor(approvedAt.getTime() / 1000),
+      value: { event: 'APPROVED', message_template_id: Number(reservation.id), message_template_name: 'reservation_confirmation', message_template_language: 'en_US', reason: 'NONE', message_template_category: 'UTILITY' },
+    };
+    expect(await applyTemplateWebhook(WABA, webhook, env.table, approvedAt, async () => reservation)).toBe('applied');
+    expect((await templateOf(ws, 'reservation_confirmation', 'en_US')).status).toBe('APPROVED');
+
+    expect(await syncTemplates(ws, syncDeps(listAskedAt))).toMatchObject({ deleted: 0 });
+    expect((await templateOf(ws, 'reservation_confirmation', 'en_US')).status).toBe('APPROVED');
+  });
 });
 
 describe('sends of synced templates', () => {
