@@ -6,7 +6,9 @@ import { deliveryEventsOfChange } from '../../../lambdas/domain/delivery/deliver
 import { providerMessageOfChange } from '../../../lambdas/domain/delivery/provider-message';
 import { isDispatchChange } from '../../../lambdas/domain/webhooks/stream-filters';
 import { batchWrite, type BatchWriteRequest } from '../../../lambdas/shared/batch-write';
-import { getDispatchById } from '../../../lambdas/domain/messages/dispatch-repository';
+import { toDispatch } from '../../../lambdas/domain/messages/dispatch-repository';
+import { batchGet } from '../../../lambdas/shared/batch-get';
+import { keys } from '../../../lambdas/shared/table';
 import { dailySendReleaseOfFailure, releaseFailedDailySends } from '../../../lambdas/domain/messages/daily-send';
 import type { Store } from '../../../lambdas/shared/store';
 import { AdminError, defineCommand, option } from '../command';
@@ -76,9 +78,9 @@ async function shardRecords(store: Store, streamArn: string, shardId: string, fr
  * put back from the older record, it would list the message delivered twice.
  */
 async function deliveredWhereHeldNow(writes: BatchWriteRequest[], store: Store): Promise<BatchWriteRequest[]> {
-  const delivered = writes.flatMap((write) => ('put' in write && write.put.status === 'DELIVERED' ? [String(write.put.dispatchId)] : []));
-  const held = new Map<string, string | null | undefined>();
-  for (const dispatchId of new Set(delivered)) held.set(dispatchId, (await getDispatchById(dispatchId, store, true))?.deliveredAt);
+  const delivered = new Set(writes.flatMap((write) => ('put' in write && write.put.status === 'DELIVERED' ? [String(write.put.dispatchId)] : [])));
+  const dispatches = (await batchGet(store, [...delivered].map((dispatchId) => keys.dispatch(dispatchId)))).map(toDispatch);
+  const held = new Map(dispatches.map((dispatch) => [dispatch.dispatchId, dispatch.deliveredAt]));
   return writes.filter((write) => !('put' in write && write.put.status === 'DELIVERED' && held.get(String(write.put.dispatchId)) !== write.put.occurredAt));
 }
 
