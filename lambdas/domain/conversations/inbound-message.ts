@@ -27,7 +27,7 @@ export interface Inbound {
 /**
  * Stores a customer's message in its conversation, once: a repeated webhook finds the message
  * there and changes nothing. The conversation's last message, preview and place in the list
- * follow the newest message time (a customer's at the end of its whole second: `placedAt`), so a
+ * follow the newest message time (a customer's where in its whole second it reached us: `placedAt`), so a
  * late, retried message is counted and shown in history but never moves them back. A contact
  * known only by a business-scoped user id has a conversation of its own
  * (docs/api.md#conversations). Its `message.received` event is written with it.

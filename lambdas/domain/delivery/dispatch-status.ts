@@ -5,7 +5,7 @@ import { isSenderRefusal } from '../../shared/metric-names';
 import { messageMetrics } from '../../shared/metrics';
 import type { Store } from '../../shared/store';
 import { conflictDeadline, conflictPause, CONFLICT_RETRIES, isConditionFailed, isTransactionConflict, writeOne, type Write } from '../../shared/writes';
-import type { Dispatch } from '../messages/dispatch';
+import type { Dispatch, DispatchStatus } from '../messages/dispatch';
 import { deliveredAtCorrection, getDispatchById, pricingChange, readReceipt, statusMove, type DispatchChange, type StatusMove } from '../messages/dispatch-repository';
 import type { Pricing } from '../providers/whatsapp-webhook';
 import { canTransition, isFirstReport, mayStillMove } from './transitions';
@@ -56,7 +56,7 @@ export async function applyDeliveredTime(dispatchId: string, deliveredAt: string
   if (known && (known.status === 'delivered' ? !known.deliveredAt || deliveredAt >= known.deliveredAt : !mayStillMove(known.status, 'delivered'))) return false;
   const changed = await changeDispatch(dispatchId, store, known, (current) => {
     if (current.status !== 'delivered' || !current.deliveredAt) return undefined;
-    const at = current.sentAt && deliveredAt < current.sentAt ? current.sentAt : deliveredAt;
+    const at = notBefore(current, 'delivered', deliveredAt);
     return at < current.deliveredAt ? deliveredAtCorrection({ ...current, deliveredAt: current.deliveredAt }, at, new Date().toISOString()) : undefined;
   });
   return changed !== undefined;
@@ -127,12 +127,19 @@ async function commitThroughConflicts(dispatchId: string, store: Store, write: W
  * dispatch, and the conversation's own fields do not change with it (decision 99).
  */
 function transitionWrites(dispatch: Dispatch, requested: StatusMove, now: string): DispatchChange {
-  // Provider timestamps are whole seconds: a report may predate our own record of the dispatch, or
-  // of its send, by a fraction of one. A message is never sent before it was accepted, nor
-  // delivered or failed (a late failure, REJECTED after ACCEPTED) before it was sent. Only the
-  // times kept of the move are moved up: its pricing is ordered by Meta's own times (decision 202).
-  const earliest = ((requested.to === 'delivered' || requested.to === 'failed') && dispatch.sentAt) || dispatch.createdAt;
-  return statusMove(dispatch, requested, requested.occurredAt < earliest ? earliest : requested.occurredAt, now);
+  // Only the times kept of the move are moved up: its pricing is ordered by Meta's own times (decision 202).
+  return statusMove(dispatch, requested, notBefore(dispatch, requested.to, requested.occurredAt), now);
+}
+
+/**
+ * The time a move to `to` keeps for a report of `at`. Provider timestamps are whole seconds: a
+ * report may predate our own record of the dispatch, or of its send, by a fraction of one. A
+ * message is never sent before it was accepted, nor delivered or failed (a late failure, REJECTED
+ * after ACCEPTED) before it was sent.
+ */
+function notBefore(dispatch: Dispatch, to: DispatchStatus, at: string): string {
+  const earliest = ((to === 'delivered' || to === 'failed') && dispatch.sentAt) || dispatch.createdAt;
+  return at < earliest ? earliest : at;
 }
 
 /** Metrics of a move that committed; a dispatch counts as sent once, however it got there. */
