@@ -72,6 +72,12 @@ export const thresholds = {
    */
   reconcilerErrors: 0,
   /**
+   * A reconciler that is never invoked (its schedule disabled or deleted, its target's permission
+   * removed) throws nothing, so `reconciler-failing` stays quiet. It runs every minute: fifteen
+   * minutes with no run at all is not a slow one.
+   */
+  reconcilerSilentPeriods: 3,
+  /**
    * A throttling burst that clears within minutes is absorbed by retries (SQS redelivers, clients
    * retry on 429/5xx); ten minutes of it is capacity that is missing.
    */
@@ -152,8 +158,8 @@ export interface MonitoringProps {
 
 /**
  * Alarms on what needs a person (DLQ, queue age, API 5xx rate, deliver errors, a WhatsApp token,
- * account or number refused, throttles, skipped webhook items, the table's stream consumer behind), all
- * notifying one SNS topic, and a dashboard with the business metrics next to the queue, API and
+ * account or number refused, throttles, skipped webhook items, a reconciler failing or not running,
+ * the table's stream consumer behind), all notifying one SNS topic, and a dashboard with the business metrics next to the queue, API and
  * Lambda ones. What each alarm means and what to do: docs/operations.md.
  */
 export class Monitoring extends Construct {
@@ -172,18 +178,26 @@ export class Monitoring extends Construct {
     if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
 
     const alarmNames: string[] = [];
-    const alarm = (id: string, name: string, description: string, metric: IMetric, threshold: number, periods: { evaluate: number; breaching: number }) => {
+    /** By default an alarm fires above `threshold`, and no data is no traffic (or an idle queue), not a fault. */
+    const alarm = (
+      id: string,
+      name: string,
+      description: string,
+      metric: IMetric,
+      threshold: number,
+      periods: { evaluate: number; breaching: number },
+      when: { comparison: ComparisonOperator; missingData: TreatMissingData } = { comparison: ComparisonOperator.GREATER_THAN_THRESHOLD, missingData: TreatMissingData.NOT_BREACHING },
+    ) => {
       alarmNames.push(`${stackName}-${name}`);
       const created = new Alarm(this, id, {
         metric,
         alarmName: `${stackName}-${name}`,
         alarmDescription: `${description} Runbook: ${RUNBOOK}#${name}`,
         threshold,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        comparisonOperator: when.comparison,
         evaluationPeriods: periods.evaluate,
         datapointsToAlarm: periods.breaching,
-        // No data is no traffic (or an idle queue), not a fault.
-        treatMissingData: TreatMissingData.NOT_BREACHING,
+        treatMissingData: when.missingData,
       });
       created.addAlarmAction(new SnsAction(this.topic));
       created.addOkAction(new SnsAction(this.topic));
@@ -282,6 +296,17 @@ export class Monitoring extends Construct {
       props.reconcileFunction.metricErrors({ statistic: Stats.SUM, period: fiveMinutes }),
       thresholds.reconcilerErrors,
       { evaluate: 3, breaching: 3 },
+    );
+    // Lambda publishes no Invocations datapoint for a period without a run, so a missing one is the
+    // breach here: the only alarm of the stack that fires on silence.
+    alarm(
+      'ReconcilerNotRunning',
+      'reconciler-not-running',
+      `The reconciler was not invoked in ${thresholds.reconcilerSilentPeriods * 5} minutes: its schedule is disabled, deleted or cannot invoke it, and dispatches of dead attempts and releases are not moved on.`,
+      props.reconcileFunction.metricInvocations({ statistic: Stats.SUM, period: fiveMinutes }),
+      1,
+      { evaluate: thresholds.reconcilerSilentPeriods, breaching: thresholds.reconcilerSilentPeriods },
+      { comparison: ComparisonOperator.LESS_THAN_THRESHOLD, missingData: TreatMissingData.BREACHING },
     );
     alarm(
       'DeliveriesHeld',

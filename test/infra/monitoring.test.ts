@@ -23,7 +23,7 @@ describe('business metrics', () => {
 });
 
 describe('alarms', () => {
-  it('are exactly the eighteen the runbook explains, each notifying the alarm topic when it fires and when it clears', () => {
+  it('are exactly the nineteen the runbook explains, each notifying the alarm topic when it fires and when it clears', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((alarm) => alarm.Properties);
     expect(alarms.map((alarm) => alarm.AlarmName).sort()).toEqual(
       [
@@ -33,6 +33,7 @@ describe('alarms', () => {
         'dlq-not-empty',
         'lambda-throttles',
         'reconciler-failing',
+        'reconciler-not-running',
         'reports-behind',
         'stream-batches-failed',
         'stream-consumer-behind',
@@ -51,10 +52,10 @@ describe('alarms', () => {
       expect(alarm).toMatchObject({
         AlarmActions: [{ Ref: topic() }],
         OKActions: [{ Ref: topic() }],
-        ComparisonOperator: 'GreaterThanThreshold',
-        TreatMissingData: 'notBreaching',
         AlarmDescription: expect.stringContaining('Runbook: docs/operations.md#'),
       });
+      // Every alarm but the one on a reconciler's silence fires on too much, and no data is quiet.
+      if (alarm.AlarmName !== 'MessagingApi-dev-reconciler-not-running') expect(alarm).toMatchObject({ ComparisonOperator: 'GreaterThanThreshold', TreatMissingData: 'notBreaching' });
     }
   });
 
@@ -138,6 +139,23 @@ describe('alarms', () => {
       Threshold: 0,
       EvaluationPeriods: 3,
       DatapointsToAlarm: 3,
+    });
+  });
+
+  // A disabled schedule throws nothing: reconciler-failing stayed quiet while no run happened.
+  it('fire when the reconciler has not been invoked for 15 minutes, counting a period without data as one', () => {
+    const reconciler = logicalIdOf('AWS::Lambda::Function', /Re-enqueues stuck queued dispatches/);
+    expect(alarmNamed('reconciler-not-running')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Invocations',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: reconciler } }],
+      Statistic: 'Sum',
+      Period: 300,
+      ComparisonOperator: 'LessThanThreshold',
+      Threshold: 1,
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 3,
+      TreatMissingData: 'breaching',
     });
   });
 
