@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { BuildMiddleware } from '@smithy/types';
-import { deliverDispatch } from '../../lambdas/domain/delivery/deliver-dispatch';
+import { deliverDispatch, deliverQueuedDispatch } from '../../lambdas/domain/delivery/deliver-dispatch';
 import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
 import { getDispatchById } from '../../lambdas/domain/messages/dispatch-repository';
 import type { WebhookEnvelope } from '../../lambdas/domain/providers/whatsapp-webhook';
@@ -153,6 +153,63 @@ describe('marketing opt-outs against DynamoDB Local', () => {
     }
     expect(landed).toBe(true);
     expect(await getMarketingOptOut(ws, '+6281234567890', env.table)).toBeUndefined();
+  });
+});
+
+describe('an opt-out recorded while a marketing message waits on the queue', () => {
+  /** A provider that takes every message, counting the calls. */
+  const counting = () => {
+    const calls: string[] = [];
+    return { calls, provider: { send: (message: { dispatchId: string }) => (calls.push(message.dispatchId), Promise.resolve({ providerMessageId: `wamid.${randomUUID()}` })), settle: () => Promise.resolve() } };
+  };
+  const deliver = (ws: string, dispatchId: string, provider: ReturnType<typeof counting>['provider'], store: Store = env.table) =>
+    deliverQueuedDispatch({ dispatchId, workspaceId: ws, receiveCount: 1, maxReceives: 5 }, { providerFor: () => provider, store, queue: env.queues });
+
+  // The opt-out was checked only when the send was accepted: a paced campaign, WhatsApp's "later" or
+  // a backlog handed a promotion to WhatsApp after the customer's "Stop promotions" or an operator's
+  // opt-out (a request by email), and only a stop WhatsApp itself holds (131050) kept it from them.
+  it('fails the MARKETING message recipient_opted_out without asking WhatsApp; other categories are still sent', async () => {
+    const ws = await workspace();
+    const marketing = await send(ws, MARKETING);
+    const utility = await send(ws, UTILITY);
+    await recordMarketingOptOut({ workspaceId: ws, phone: '+6281234567890', optedOutAt: new Date().toISOString(), source: 'admin' }, env.table);
+    const { provider, calls } = counting();
+
+    expect(await deliver(ws, marketing.dispatchId, provider)).toEqual({ outcome: 'failed' });
+    expect(await deliver(ws, utility.dispatchId, provider)).toEqual({ outcome: 'sent' });
+
+    expect(calls).toEqual([utility.dispatchId]);
+    const refused = await getDispatchById(marketing.dispatchId, env.table);
+    expect(refused).toMatchObject({ status: 'failed', failureCode: 'recipient_opted_out', sentAt: null });
+    expect(refused).not.toHaveProperty('attemptStartedAt');
+    await runStreamConsumer(env.table);
+    const events = (await env.table.scanAll()).filter((item) => item.entity === 'deliveryEvent' && item.dispatchId === marketing.dispatchId).map((item) => item.status);
+    expect(events).toEqual(['REJECTED']);
+  });
+
+  it('gives the claim back uncounted when the opt-out cannot be read, and sends nothing until it can', async () => {
+    const ws = await workspace();
+    const marketing = await send(ws, MARKETING);
+    const { provider, calls } = counting();
+    const optOutsAway: Store = {
+      tableName: env.table.tableName,
+      db: {
+        send: (command: { input: { Key?: { sk?: unknown } } }) =>
+          typeof command.input.Key?.sk === 'string' && command.input.Key.sk.startsWith('OPTOUT#')
+            ? Promise.reject(Object.assign(new Error('Service unavailable'), { name: 'ServiceUnavailable', $metadata: { httpStatusCode: 503 } }))
+            : env.table.db.send(command as never),
+      } as unknown as Store['db'],
+    };
+
+    expect(await deliver(ws, marketing.dispatchId, provider, optOutsAway)).toMatchObject({ outcome: 'retry' });
+    expect(calls).toEqual([]);
+    const released = await getDispatchById(marketing.dispatchId, env.table);
+    expect(released).toMatchObject({ status: 'processing', failureCode: null });
+    expect(released).not.toHaveProperty('attemptStartedAt');
+    expect(released?.laterAnswers ?? 0).toBe(0);
+
+    expect(await deliver(ws, marketing.dispatchId, provider)).toEqual({ outcome: 'sent' });
+    expect(calls).toEqual([marketing.dispatchId]);
   });
 });
 

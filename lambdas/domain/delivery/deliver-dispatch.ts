@@ -8,6 +8,7 @@ import { defaultQueue, defaultStore } from '../../shared/default-store';
 import type { QueueTarget } from '../../shared/queue';
 import { ProviderError, type Provider, type ProviderAcceptance, type ProviderMessage } from '../providers/provider';
 import { lookUpWorkspace } from '../workspaces/workspace-lookup';
+import { getMarketingOptOut } from '../workspaces/marketing-opt-out';
 import { sendingNumberOf } from '../workspaces/workspace-number';
 import type { WorkspaceSettings } from '../workspaces/workspace';
 import { isDependencyUnavailable } from '../../shared/dependency-errors';
@@ -110,6 +111,8 @@ async function deliver(attempt: DeliveryAttempt, deps: DeliveryDependencies): Pr
   }
   // A token still unusable on the message's last receive (or the dispatch's own workspace not ready): as the provider's answer would be.
   if (sender instanceof ProviderError) return recordVerdict(dispatch, sender, attempt, now(), deps);
+  const optedOut = dispatch.marketing ? await marketingRefusal(dispatch, deps.store) : undefined;
+  if (optedOut) return recordVerdict(dispatch, optedOut, attempt, now(), deps);
   let acceptance: ProviderAcceptance;
   try {
     acceptance = await callProvider(sender.provider, {
@@ -249,6 +252,22 @@ async function noteHeld(phoneNumberId: string | undefined, dispatch: Dispatch, s
  */
 const untilRecorded = <T>(attempt: DeliveryAttempt, write: () => Promise<T>): Promise<T> =>
   untilAnswered(write, attempt.writeDeadline ?? Date.now() + VERDICT_WRITE_DEADLINE_MS, { abandonAtDeadline: true });
+
+/**
+ * A MARKETING message to a number that opted out since the send was accepted (a paced campaign,
+ * WhatsApp's "later", a backlog): refused as the send would refuse it now, and WhatsApp is not
+ * asked (decision 207). An opt-out that cannot be read is a fault of ours before WhatsApp was
+ * asked: the claim is given back uncounted, as for a connection never made, and nothing is sent
+ * until it can be read.
+ */
+async function marketingRefusal(dispatch: Dispatch, store?: Store): Promise<ProviderError | undefined> {
+  try {
+    if (!(await getMarketingOptOut(dispatch.workspaceId, dispatch.to, store))) return undefined;
+  } catch (error) {
+    return new ProviderError('transient', 'opt_out_unread', (error as Error).message, { cause: error, reached: false });
+  }
+  return new ProviderError('permanent', 'recipient_opted_out', 'The number opted out of the workspace’s marketing messages while this one waited');
+}
 
 interface Sender {
   provider: Provider;

@@ -64,6 +64,7 @@ const storedDispatchSchema = z.object({
   senderPhoneNumberId: z.optional(z.string()),
   failedAt: z.optional(z.string()),
   pricedAt: z.optional(z.string()),
+  marketing: z.optional(z.literal(true)),
 }) satisfies z.ZodMiniType<Dispatch>;
 
 /**

@@ -95,6 +95,12 @@ export interface Dispatch {
    * later, older than it, does not replace it. Absent until priced, and on pricing kept before it.
    */
   pricedAt?: string;
+  /**
+   * A MARKETING template's message: the number's opt-out is read again when it is delivered, since
+   * it may have waited on the queue past a "Stop promotions" (decision 207). Absent otherwise, and
+   * on dispatches stored before it was kept.
+   */
+  marketing?: true;
 }
 
 /** The conversation a dispatch belongs to: the number's in its workspace, derived, not stored (decision 92). */
@@ -166,6 +172,7 @@ export function draftDispatch(
     renderedText,
     bodyParameters: bodyParameters(version.body, values),
     ...(Object.keys(parameters).length ? { templateParameters: parameters } : {}),
+    ...(template.category === 'MARKETING' ? { marketing: true as const } : {}),
     tagIds: [...new Set(request.tagIds)],
     trackingTags: [...new Set(request.trackingTags)],
     source: 'EXTERNAL_API',
