@@ -39,7 +39,7 @@ export interface ConversationMessage {
   type: string;
   /** Null for an inbound message without text (media without a caption). */
   text: string | null;
-  /** Inbound replies: the button's payload, the list row's id, a Flow's answers or an order's items, as read-conversations.ts describes. */
+  /** Inbound replies: the button's payload, the list row's id, a Flow's answers or an order's items; a number change's new number, as read-conversations.ts describes. */
   payload?: string | null;
   media?: MessageMedia | null;
   createdAt: string;

@@ -46,6 +46,9 @@ export async function recordInboundMessage(inbound: Inbound, store: Store = defa
     type: inbound.content.type,
     text: inbound.content.text,
     ...(inbound.content.kind === 'message' ? { payload: inbound.content.payload, media: inbound.content.media } : {}),
+    // A number change names the customer's new number, in the form the API shows numbers in: an
+    // integration follows the customer to the conversation their next messages open.
+    ...(inbound.content.kind === 'notice' ? { payload: inbound.content.newPhone ? fromWhatsAppNumber(inbound.content.newPhone) : null } : {}),
     createdAt: inbound.occurredAt,
     ...(inbound.receivedAt ? { receivedAt: inbound.receivedAt } : {}),
   };

@@ -49,7 +49,8 @@ export const conversationMessageSchema = z.object({
   /**
    * Inbound replies: the button's payload or the list row's id; a completed WhatsApp Flow's
    * answers (its `response_json`, a JSON string as WhatsApp sent it); an order's
-   * `{"catalog_id", "product_items"}` as a JSON string, in WhatsApp's field names.
+   * `{"catalog_id", "product_items"}` as a JSON string, in WhatsApp's field names; a number
+   * change's notice: the customer's new number (E.164).
    */
   payload: z.nullable(z.string()),
   /** Inbound media: WhatsApp's media id (fetched with the workspace's token), type, checksum, file name. */

@@ -259,7 +259,8 @@ const contentSchemas = {
   /** No emoji (or an empty one): the customer took their reaction back. */
   reaction: z.object({ reaction: z.object({ message_id: metaId(), emoji: z.optional(z.string()) }) }),
   unsupported: z.object({}),
-  system: z.object({ system: z.object({ body: z.optional(z.string()), type: z.optional(z.string()) }) }),
+  // `wa_id`: the customer's new number, on a number change.
+  system: z.object({ system: z.object({ body: z.optional(z.string()), type: z.optional(z.string()), wa_id: z.optional(z.string()) }) }),
 } as const;
 type ReadType = keyof typeof contentSchemas;
 const isReadType = (type: string): type is ReadType => Object.hasOwn(contentSchemas, type);
@@ -279,12 +280,13 @@ export interface InboundMedia {
  *   on: a button's payload, a list row's id, a Flow's `response_json`, an order's items as JSON),
  *   media;
  * `reaction` — an emoji on an earlier message (or its removal), never a message of its own;
- * `notice` — something WhatsApp says about the conversation (a number change), shown, never unread.
+ * `notice` — something WhatsApp says about the conversation (a number change, with the new number
+ *   as WhatsApp gives it), shown, never unread.
  */
 export type InboundContent =
   | { kind: 'message'; type: string; text: string | null; payload: string | null; media: InboundMedia | null }
   | { kind: 'reaction'; reactsTo: string; emoji: string | null }
-  | { kind: 'notice'; type: string; text: string | null };
+  | { kind: 'notice'; type: string; text: string | null; newPhone: string | null };
 
 export interface ProviderInbound {
   providerMessageId: string;
@@ -360,8 +362,10 @@ function contentOf(type: ReadType, data: Record<string, unknown>): InboundConten
     case 'unsupported':
       // As WhatsApp's own apps do: the customer wrote something this API cannot show (a poll, an edit…).
       return message(null);
-    case 'system':
-      return { kind: 'notice', type, text: contentSchemas.system.parse(data).system.body ?? null };
+    case 'system': {
+      const { body, wa_id } = contentSchemas.system.parse(data).system;
+      return { kind: 'notice', type, text: body ?? null, newPhone: wa_id || null };
+    }
     default: {
       const item = media.parse(data[type]);
       return message(item.caption ?? null, { media: { id: item.id, mimeType: item.mime_type, sha256: item.sha256 ?? null, filename: item.filename ?? null } });
