@@ -1,5 +1,6 @@
 import type { HeaderParameter } from '../templates/template-parameters';
 import { ProviderError, type Provider, type ProviderMessage } from './provider';
+import { watchRequest, type RequestWrites } from './request-writes';
 import { UnusableTokenError, type WhatsAppCredentials } from './whatsapp-credentials';
 import { classifyUnansweredSend, classifyWhatsAppError, isGatewayLoss, type GraphError } from './whatsapp-errors';
 
@@ -56,15 +57,18 @@ export function whatsAppCloudProvider(options: WhatsAppCloudOptions): Provider {
       };
 
       let response: Response;
+      const writes: RequestWrites = { made: false, written: false };
       try {
-        response = await request(`${options.baseUrl}/${phoneNumberId}/messages`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${credentials.accessToken}`, 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-          signal: AbortSignal.timeout(options.timeoutMs),
-        });
+        response = await watchRequest(writes, () =>
+          request(`${options.baseUrl}/${phoneNumberId}/messages`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${credentials.accessToken}`, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+            signal: AbortSignal.timeout(options.timeoutMs),
+          }),
+        );
       } catch (error) {
-        throw classifyUnansweredSend(error, options.timeoutMs, credentials.accessToken);
+        throw classifyUnansweredSend(error, options.timeoutMs, credentials.accessToken, writes);
       }
 
       const answer = (await response.json().catch(() => ({}))) as GraphResponse;

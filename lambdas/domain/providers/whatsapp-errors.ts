@@ -1,3 +1,4 @@
+import type { RequestWrites } from './request-writes';
 import { ProviderError } from './provider';
 
 /**
@@ -120,16 +121,23 @@ const TOKEN_MARK = '[access token]';
 const BEFORE_REQUEST = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'CERT_HAS_EXPIRED', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN']);
 const isBeforeRequest = (code: string | undefined) => code !== undefined && (BEFORE_REQUEST.has(code) || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_'));
 
-/** Classifies a send that got no answer: `fetch`'s error, its cause carrying the socket's code. */
-export function classifyUnansweredSend(error: unknown, timeoutMs: number, accessToken?: string): ProviderError {
+/**
+ * Classifies a send that got no answer: `fetch`'s error, its cause carrying the socket's code.
+ * What the HTTP client says of the request decides first (decision 215): never written, it never
+ * reached WhatsApp, though the connect hung until our timeout (a dropped SYN never ends in the
+ * client's own connect timeout, which is longer than ours); written, it may have, though the error
+ * reads like a connection never made (a TLS or routing error on a kept-alive connection). The
+ * error's code decides only when the client told nothing.
+ */
+export function classifyUnansweredSend(error: unknown, timeoutMs: number, accessToken?: string, writes?: RequestWrites): ProviderError {
   const { name, message, cause } = error as Error & { cause?: { code?: string } };
-  if (name === 'TimeoutError' || name === 'AbortError') {
-    return new ProviderError('unknown', 'timeout', `WhatsApp did not answer within ${timeoutMs} ms`, { cause: error });
-  }
-  const detail = withoutToken(`${message}${cause?.code ? ` (${cause.code})` : ''}`, accessToken);
+  const timedOut = name === 'TimeoutError' || name === 'AbortError';
+  const detail = timedOut ? `no connection within ${timeoutMs} ms` : withoutToken(`${message}${cause?.code ? ` (${cause.code})` : ''}`, accessToken);
   // An error that quoted the token is not kept as the cause: it would be logged with it.
   const options = detail.includes(TOKEN_MARK) ? undefined : { cause: error };
-  if (isBeforeRequest(cause?.code)) return new ProviderError('transient', 'network', `WhatsApp could not be reached: ${detail}`, { ...options, reached: false });
+  const neverWritten = writes?.made ? !writes.written : !timedOut && isBeforeRequest(cause?.code);
+  if (neverWritten) return new ProviderError('transient', 'network', `WhatsApp could not be reached: ${detail}`, { ...options, reached: false });
+  if (timedOut) return new ProviderError('unknown', 'timeout', `WhatsApp did not answer within ${timeoutMs} ms`, { cause: error });
   return new ProviderError('unknown', 'connection_lost', `The connection to WhatsApp was lost before its answer: ${detail}`, options);
 }
 

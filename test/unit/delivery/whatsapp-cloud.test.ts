@@ -1,7 +1,9 @@
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { type ProviderError } from '../../../lambdas/domain/providers/provider';
 import { whatsAppCloudProvider } from '../../../lambdas/domain/providers/whatsapp-cloud';
+import { classifyUnansweredSend } from '../../../lambdas/domain/providers/whatsapp-errors';
 import { readWhatsAppTemplateFixture, startGraphStub, type GraphStub } from '../../support/graph-stub';
 
 /** The local Graph API stand-in (test/support/graph-stub.ts): answers what each test scripts, records what it got. */
@@ -22,6 +24,26 @@ const provider = (timeoutMs = 1_000) =>
   whatsAppCloudProvider({ baseUrl, timeoutMs, credentials: () => Promise.resolve({ accessToken: 'token-1', appSecret: 's', verifyToken: 'v', phoneNumberId: '1111' }) });
 const message = { dispatchId: '3f2b0c1e-5d6a-4b7c-8d9e-0f1a2b3c4d5e', to: '+6281234567890', templateName: 'order_shipped', language: 'id', bodyParameters: ['Budi', 'A-1'] };
 const verdict = (promise: Promise<unknown>) => promise.then(() => undefined, (error: ProviderError) => [error.kind, error.code]);
+
+/**
+ * A host that answers no connection, as one behind a dropped SYN: a listener whose process is
+ * stopped, its accept queue filled, so the kernel completes no new connect. Nothing reaches it.
+ */
+async function hostDroppingConnections(): Promise<{ port: number; close: () => void }> {
+  const child = spawn(process.execPath, ['-e', "const s=require('net').createServer();s.listen({port:0,host:'127.0.0.1',backlog:1},()=>console.log(s.address().port))"], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const port = await new Promise<number>((resolve) => child.stdout.once('data', (data: Buffer) => resolve(Number(String(data).trim()))));
+  process.kill(child.pid!, 'SIGSTOP');
+  const fillers: Socket[] = [];
+  for (let i = 0; i < 4; i++) fillers.push(connect(port, '127.0.0.1').on('error', () => undefined));
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  return {
+    port,
+    close: () => {
+      for (const filler of fillers) filler.destroy();
+      child.kill('SIGKILL');
+    },
+  };
+}
 
 describe('WhatsApp Cloud API provider', () => {
   it('loads its credentials when asked to get ready, before any request, and names a credential store that does not answer as transient', async () => {
@@ -114,6 +136,28 @@ describe('WhatsApp Cloud API provider', () => {
     await new Promise((resolve) => closed.close(resolve));
     const unreachable = whatsAppCloudProvider({ baseUrl: `http://127.0.0.1:${port}/v26.0`, timeoutMs: 1_000, credentials: () => Promise.resolve({ accessToken: 't', appSecret: 's', verifyToken: 'v', phoneNumberId: '1' }) });
     expect(await verdict(unreachable.send(message))).toEqual(['transient', 'network']);
+  });
+
+  // A dropped SYN (a blackholed route, a NAT gateway down) hangs the connect past our timeout, which
+  // is shorter than the HTTP client's own connect timeout: the abort read as "WhatsApp may have it",
+  // and every message in flight ended `unknown`, never sent (decision 215).
+  it('calls a connect that never completed a connection never made, though our timeout ended it: nothing was written', async () => {
+    const host = await hostDroppingConnections();
+    try {
+      const blackholed = whatsAppCloudProvider({ baseUrl: `http://127.0.0.1:${host.port}/v26.0`, timeoutMs: 500, credentials: () => Promise.resolve({ accessToken: 't', appSecret: 's', verifyToken: 'v', phoneNumberId: '1' }) });
+      const error = await blackholed.send(message).then(() => undefined, (failure: ProviderError) => failure);
+      expect([error?.kind, error?.code, error?.reached]).toEqual(['transient', 'network', false]);
+    } finally {
+      host.close();
+    }
+  });
+
+  it('calls an error that reads like a connection never made unknown once the request was written: a kept-alive connection may fail after WhatsApp read it', () => {
+    const tlsError = Object.assign(new TypeError('fetch failed'), { cause: { code: 'ERR_SSL_BAD_RECORD_MAC' } });
+    expect(classifyUnansweredSend(tlsError, 1_000, 't', { made: true, written: true })).toMatchObject({ kind: 'unknown', code: 'connection_lost', reached: true });
+    expect(classifyUnansweredSend(tlsError, 1_000, 't', { made: true, written: false })).toMatchObject({ kind: 'transient', code: 'network', reached: false });
+    // A stand-in `fetch` tells nothing of its request: the code decides, as before.
+    expect(classifyUnansweredSend(tlsError, 1_000, 't', { made: false, written: false })).toMatchObject({ kind: 'transient', code: 'network', reached: false });
   });
 
   // Sending again on these would send twice whenever WhatsApp had taken the message (decision 160).
