@@ -1,10 +1,12 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { BuildMiddleware } from '@smithy/types';
 import { recordInboundMessage, type Inbound } from '../../lambdas/domain/conversations/inbound-message';
+import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
 import { conversationHistory, getConversation, listConversations } from '../../lambdas/domain/conversations/read-conversations';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import { sendCommand, sendingWorkspace } from '../support/send-commands';
 import { useTableAndQueues } from '../support/sqs';
+import { whatsAppEnvelope } from '../support/webhooks';
 
 /**
  * A review of conversations (docs/api.md#conversations): "Order and preview follow the newest
@@ -154,5 +156,35 @@ describe('a Mexican customer, whose WhatsApp id keeps the old mobile 1 (52155123
     const [shown] = (await listConversations(ws, { limit: 20 }, env.table)).items;
     await send(ws, shown!.contactPhone!, 'MX-1', '2026-10-01T10:01:00.000Z');
     expect(await getConversation(ws, shown!.id, env.table)).toMatchObject({ messageCount: 2, inboundCount: 1, outboundCount: 1 });
+  });
+});
+
+describe('an Argentine customer, written +54 11 … by the integration and 549 11 … by WhatsApp (decision 208)', () => {
+  // A review: the send was stored under +541123456789, the reply under +5491123456789; two
+  // conversations, and the one the integration finds by the number it sends to had no reply.
+  const waId = '5491123456789';
+  /** The customer's reply, as Meta's webhook reference documents a text message. */
+  const reply = (ws: string) =>
+    whatsAppEnvelope(
+      'messages',
+      {
+        messaging_product: 'whatsapp',
+        metadata: { display_phone_number: '15550783881', phone_number_id: `sandbox:${ws}` },
+        contacts: [{ profile: { name: 'Lucía' }, wa_id: waId }],
+        messages: [{ from: waId, id: `wamid.HBgNNTQ5MTEyMzQ1Njc4ORUCABIYIDQ.${ws}`, timestamp: '1790848860', type: 'text', text: { body: 'Gracias, ya llegó' } }],
+      },
+      '102290129340398',
+    );
+
+  it('files the reply in the conversation of the send it answers, found by the number written either way', async () => {
+    const ws = await sendingWorkspace(env.table);
+    await send(ws, '+54 11 2345 6789', 'AR-1', '2026-10-01T10:00:00.000Z');
+    expect(await applyProviderReports(reply(ws), env.table)).toMatchObject({ inbound: 1 });
+
+    const { items } = await listConversations(ws, { phone: '+54 11 2345 6789', limit: 20 }, env.table);
+    expect(items).toEqual([expect.objectContaining({ contactPhone: '+541123456789', messageCount: 2, inboundCount: 1, lastMessagePreview: 'Gracias, ya llegó' })]);
+    for (const phone of ['+54 9 11 2345 6789', '+5491123456789']) {
+      expect((await listConversations(ws, { phone, limit: 20 }, env.table)).items.map((conversation) => conversation.id)).toEqual([items[0]!.id]);
+    }
   });
 });

@@ -15,6 +15,7 @@ import type { AppError } from '../../lambdas/shared/errors';
 import { keys } from '../../lambdas/shared/table';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
 import { useTableAndQueues } from '../support/sqs';
+import { whatsAppEnvelope } from '../support/webhooks';
 import { runStreamConsumer } from '../support/stream-consumer';
 
 const env = useTableAndQueues();
@@ -153,6 +154,42 @@ describe('marketing opt-outs against DynamoDB Local', () => {
     }
     expect(landed).toBe(true);
     expect(await getMarketingOptOut(ws, '+6281234567890', env.table)).toBeUndefined();
+  });
+});
+
+describe('an Argentine customer’s "Stop promotions" (decision 208)', () => {
+  // A review: WhatsApp names the customer 549 11 …, the integration writes +54 11 …; the tap was
+  // stored under +5491123456789 and the next MARKETING send to +54 11 2345 6789 went out.
+  it('refuses the next MARKETING send to the number as the integration writes it, with or without the 9', async () => {
+    const ws = await workspace();
+    const waId = '5491123456789';
+    // A quick-reply tap, as Meta's webhook reference documents a `button` message.
+    const stop = whatsAppEnvelope(
+      'messages',
+      {
+        messaging_product: 'whatsapp',
+        metadata: { display_phone_number: '15550783881', phone_number_id: `sandbox:${ws}` },
+        contacts: [{ profile: { name: 'Lucía' }, wa_id: waId }],
+        messages: [
+          {
+            context: { from: '15550783881', id: 'wamid.HBgNNTQ5MTEyMzQ1Njc4ORUCABEYEjhDMTk5NzRGRTlFRDhBOTY2MwA=' },
+            from: waId,
+            id: `wamid.HBgNNTQ5MTEyMzQ1Njc4ORUCABIYIDU.${ws}`,
+            timestamp: '1793502000',
+            type: 'button',
+            button: { payload: 'Stop promotions', text: 'Stop promotions' },
+          },
+        ],
+      },
+      '102290129340398',
+    );
+    await applyProviderReports(stop, env.table);
+
+    for (const to of ['+54 11 2345 6789', '+54 9 11 2345 6789']) {
+      const refused = await rejection(send(ws, MARKETING, to));
+      expect([to, refused?.code]).toEqual([to, 'recipient_opted_out']);
+    }
+    expect(await getMarketingOptOut(ws, '+541123456789', env.table)).toMatchObject({ source: 'button' });
   });
 });
 

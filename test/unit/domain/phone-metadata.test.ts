@@ -35,12 +35,18 @@ describe('the phone metadata the functions bundle', () => {
 
   it('reads a WhatsApp id (international digits, no "+") as the phone parser does, without it', () => {
     // As webhooks give them: Indonesia, the US, the UK, Mexico (with and without the old mobile 1),
-    // Brazil (with and without the ninth digit), India, Singapore.
-    const waIds = ['6281234567890', '16315551002', '447946095800', '5215512345678', '525512345678', '551187654321', '5511987654321', '919876543210', '6561234567'];
+    // Brazil (with and without the ninth digit), Argentina (a mobile with its 9, a landline), India, Singapore.
+    const waIds = ['6281234567890', '16315551002', '447946095800', '5215512345678', '525512345678', '551187654321', '5511987654321', '5491123456789', '541143210000', '919876543210', '6561234567'];
     expect(waIds.map(fromWhatsAppNumber)).toEqual(waIds.map((waId) => toE164(`+${waId}`) ?? `+${waId}`));
     expect(fromWhatsAppNumber('6281234567890')).toBe('+6281234567890');
     // Mexico's old mobile 1, which WhatsApp ids keep and the parser refuses: one number, written without it.
     expect([fromWhatsAppNumber('5215512345678'), toE164('+52 1 55 1234 5678'), toE164('+52 55 1234 5678')]).toEqual(['+525512345678', '+525512345678', '+525512345678']);
+    // Argentina's mobile 9, which WhatsApp ids carry and integrations leave out (decision 208): one
+    // number, written without it, however it is written (the local "15" the parser turns into the 9
+    // too); a landline, +54 and ten digits, stays as it is.
+    const argentineMobile = [fromWhatsAppNumber('5491123456789'), toE164('+54 9 11 2345-6789'), toE164('+54 11 2345-6789'), toE164('+54 11 15 2345-6789'), toE164('+5491123456789')];
+    expect(argentineMobile).toEqual(Array(argentineMobile.length).fill('+541123456789'));
+    expect([fromWhatsAppNumber('541143210000'), toE164('+54 11 4321-0000'), toE164('+54 351 423-4567')]).toEqual(['+541143210000', '+541143210000', '+543514234567']);
     expect(fromWhatsAppNumber('+6281234567890')).toBe('+6281234567890');
   });
 });
