@@ -400,6 +400,45 @@ describe('templates Meta no longer lists (deleted in WhatsApp Manager, decision 
     expect(await syncTemplates(ws, syncDeps(listAskedAt))).toMatchObject({ deleted: 0 });
     expect((await templateOf(ws, 'reservation_confirmation', 'en_US')).status).toBe('APPROVED');
   });
+
+  // Deleted in WhatsApp Manager and submitted again under the same name and language, with new
+  // content: Meta's APPROVED names the new template's id. Only a template no sync had seen was read,
+  // so the DELETED row was approved with the deleted one's content and Meta id, and sends asked
+  // for the old variables until the hourly sync (found by the skeptic review of session 35).
+  it('reads the re-created template its APPROVED webhook names, rather than approving the deleted one’s content', async () => {
+    const ws = await workspace();
+    const now = Date.now();
+    await syncTemplates(ws, syncDeps(new Date(now - 7_200_000)));
+    graph.answer = templatePages(WABA, pagesWithout('reservation_confirmation'));
+    await syncTemplates(ws, syncDeps(new Date(now - 3_600_000)));
+    const old = await templateOf(ws, 'reservation_confirmation', 'en_US');
+    expect(old.status).toBe('DELETED');
+
+    const recreated = graphTemplateSchema.parse({
+      name: 'reservation_confirmation',
+      parameter_format: 'NAMED',
+      components: [{ type: 'BODY', text: 'Your table for {{guests}} is booked for {{slot}}.', example: { body_text_named_params: [{ param_name: 'guests', example: '4' }, { param_name: 'slot', example: 'Saturday 7:30 pm' }] } }],
+      language: 'en_US',
+      status: 'APPROVED',
+      category: 'UTILITY',
+      id: '1999999999999999',
+    });
+    expect(recreated.id).not.toBe(old.providerTemplateId);
+    const approvedAt = new Date(now - 60_000);
+    const webhook = {
+      field: 'message_template_status_update' as const,
+      time: Math.floor(approvedAt.getTime() / 1000),
+      value: { event: 'APPROVED', message_template_id: Number(recreated.id), message_template_name: 'reservation_confirmation', message_template_language: 'en_US', reason: 'NONE', message_template_category: 'UTILITY' },
+    };
+    const reads: string[] = [];
+    const outcome = await applyTemplateWebhook(WABA, webhook, env.table, new Date(now), async (templateId) => (reads.push(templateId), recreated));
+
+    expect([outcome, reads]).toEqual(['applied', [recreated.id]]);
+    const stored = await templateOf(ws, 'reservation_confirmation', 'en_US');
+    expect([stored.status, stored.providerTemplateId]).toEqual(['APPROVED', recreated.id]);
+    clearTemplateCache();
+    await expect(send(command(ws, stored.id, { guests: '4', slot: 'Saturday 7:30 pm' }))).resolves.toMatchObject({ status: 'queued' });
+  });
 });
 
 describe('sends of synced templates', () => {
@@ -524,10 +563,12 @@ describe('templates with parts a send cannot fill, limited-time offers and carou
     page.data.find((t) => t.name === 'intro_catalog_offer')!.status = 'PENDING';
     graph.answer = templatePages(WABA, [page]);
     await syncTemplates(ws, syncDeps(READ_BEFORE_TEMPLATE_FIXTURES));
-    expect((await templateOf(ws, 'intro_catalog_offer', 'en_US')).versions.map((v) => v.status)).toEqual(['PENDING']);
+    const pending = await templateOf(ws, 'intro_catalog_offer', 'en_US');
+    expect(pending.versions.map((v) => v.status)).toEqual(['PENDING']);
 
+    // Meta's approval of that template: its own id (another's would be a template to read, decision 216).
     const approval = readWhatsAppTemplateFixture<{ entry: { changes: { value: Record<string, unknown> }[] }[] }>('status-update-reinstated.json');
-    Object.assign(approval.entry[0]!.changes[0]!.value, { event: 'APPROVED', message_template_name: 'intro_catalog_offer', message_template_language: 'en_US' });
+    Object.assign(approval.entry[0]!.changes[0]!.value, { event: 'APPROVED', message_template_id: Number(pending.providerTemplateId), message_template_name: 'intro_catalog_offer', message_template_language: 'en_US' });
     await applyProviderReports(webhookEnvelopeSchema.parse(approval), env.table);
     const approved = await templateOf(ws, 'intro_catalog_offer', 'en_US');
     expect([approved.status, approved.versions.map((v) => [v.status, v.readyAt])]).toEqual(['APPROVED', [['UNSUPPORTED', undefined]]]);

@@ -43,8 +43,9 @@ export type TemplateWebhookOutcome = 'applied' | 'unchanged' | 'stale' | 'ignore
  * Applies one template change of a WhatsApp Business Account webhook at once: a status event
  * moves the template's status (APPROVED, PAUSED, DISABLED, …); a completed category change adds a
  * version charging the new category's cost; an edit reads the template from the Graph API as a
- * sync would (decision 147). A template no sync has seen yet waits for the next sync, which reads
- * its content; an announced (not yet made) category change changes nothing. `time` is its entry's
+ * sync would (decision 147), and so does the approval of a template other than the one stored
+ * (decision 216). Any other change of a template no sync has seen waits for the next sync, which
+ * reads its content; an announced (not yet made) category change changes nothing. `time` is its entry's
  * (Unix seconds): a status or category change older than the last one applied is stale (decision
  * 183), and so is one older than the Graph API read that last set it (decision 201).
  */
@@ -68,12 +69,15 @@ export async function applyTemplateWebhook(
   const { message_template_name: name, message_template_language: language } = parsed.data;
   const changedAt = change.time === undefined ? undefined : new Date(change.time * 1000).toISOString();
   return applyToTemplate(workspaceId, syncedTemplateId(workspaceId, name, language), store, async (template) => {
-    // An edit is read whole; so is a template approved before any sync saw it, which would
-    // otherwise wait up to an hour to be sendable (decision 147).
+    // An edit is read whole; so is a template approved that is not the one stored: none stored
+    // (approved before any sync saw it), or the stored one deleted and its name submitted again
+    // under a new Meta id. Either would otherwise wait up to an hour to be sendable with its own
+    // content (decisions 147, 216).
     const edited = change.field === 'message_template_components_update';
-    const newlyApproved = !template && 'event' in parsed.data && templateStatusOf(parsed.data.event) === 'APPROVED';
-    const webhookId = parsed.data.message_template_id;
-    const metaId = template?.providerTemplateId ?? (webhookId === undefined ? undefined : String(webhookId));
+    const webhookId = parsed.data.message_template_id === undefined ? undefined : String(parsed.data.message_template_id);
+    const another = !template || template.status === 'DELETED' || (webhookId !== undefined && template.providerTemplateId !== undefined && webhookId !== template.providerTemplateId);
+    const newlyApproved = another && 'event' in parsed.data && templateStatusOf(parsed.data.event) === 'APPROVED';
+    const metaId = newlyApproved ? (webhookId ?? template?.providerTemplateId) : (template?.providerTemplateId ?? webhookId);
     if ((edited || newlyApproved) && metaId) return readTemplateFromGraph(workspaceId, metaId, readTemplate, store, now, newlyApproved ? changedAt : undefined);
     if (!template) {
       logger.info('Template webhook for a template not synced yet; the next sync reads it', { workspaceId, name, language, field: change.field });
