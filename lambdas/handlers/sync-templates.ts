@@ -1,6 +1,6 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
-import { whatsAppCredentials } from '../domain/providers/whatsapp-credentials';
+import { graphCredentials } from '../domain/providers/whatsapp-credentials';
 import { syncEveryWorkspace } from '../domain/templates/template-sync';
 import { config } from '../shared/config';
 import { logger } from '../shared/logger';
@@ -10,7 +10,7 @@ import { flushMetrics } from '../shared/metrics';
 export const syncAllTemplates = () =>
   syncEveryWorkspace({
     graph: { baseUrl: config.GRAPH_API_BASE_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS },
-    accessToken: async () => (await whatsAppCredentials()).accessToken,
+    accessToken: async () => (await graphCredentials()).accessToken,
   });
 
 export const handler = middy(syncAllTemplates).use(injectLambdaContext(logger)).use(flushMetrics());

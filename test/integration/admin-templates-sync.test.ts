@@ -86,6 +86,23 @@ it('reads the secret in the region the stack is in (--region), not the shell’s
   expect(regions).toEqual(['eu-west-1']);
 });
 
+it('syncs with a secret that holds the access token and nothing else of the WhatsApp app', async () => {
+  const ws = await workspaceWithAccount();
+  secrets.on(GetSecretValueCommand).resolves({ SecretString: JSON.stringify({ accessToken: 'token-1' }) });
+  const synced = await admin(['templates', 'sync', '--workspace', ws, '--whatsapp-secret', 'ops/whatsapp-sync-token']);
+  expect([synced.status, synced.stderr]).toEqual([0, 'Target: test table']);
+  expect(JSON.parse(synced.stdout)).toMatchObject({ read: 7, created: 6 });
+});
+
+it('names the field a secret of JSON lacks, not calling it other than JSON', async () => {
+  const ws = await workspaceWithAccount();
+  const before = graph.received.length;
+  secrets.on(GetSecretValueCommand).resolves({ SecretString: JSON.stringify({ appSecret: 'EAAJB-app-secret', verifyToken: 'verify' }) });
+  const synced = await admin(['templates', 'sync', '--workspace', ws, '--whatsapp-secret', 'ops/whatsapp-sync-token']);
+  expect([synced.status, synced.stderr]).toEqual([1, 'Target: test table\nadmin: Error: Secret ops/whatsapp-sync-token has no accessToken (ADMIN_DEBUG=1 shows the stack)']);
+  expect(graph.received.length).toBe(before);
+});
+
 it('refuses a secret that is not the stack’s JSON without quoting any of it', async () => {
   const ws = await workspaceWithAccount();
   secrets.on(GetSecretValueCommand).resolves({ SecretString: 'EAAJB-not-json-token' });

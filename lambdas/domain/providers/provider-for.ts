@@ -3,7 +3,7 @@ import type { WorkspaceSettings } from '../workspaces/workspace';
 import type { Provider } from './provider';
 import { sandboxProvider } from './sandbox';
 import { whatsAppCloudProvider } from './whatsapp-cloud';
-import { whatsAppCredentials } from './whatsapp-credentials';
+import { graphCredentials, whatsAppCredentials } from './whatsapp-credentials';
 
 /** One instance of each provider per container. */
 const providers: Record<WorkspaceSettings['provider'], Provider> = {
@@ -12,7 +12,7 @@ const providers: Record<WorkspaceSettings['provider'], Provider> = {
     appSecret: async () => (await whatsAppCredentials()).appSecret,
     reportDelayMs: config.SANDBOX_REPORT_DELAY_MS,
   }),
-  whatsapp: whatsAppCloudProvider({ baseUrl: config.GRAPH_API_BASE_URL, credentials: whatsAppCredentials, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
+  whatsapp: whatsAppCloudProvider({ baseUrl: config.GRAPH_API_BASE_URL, credentials: graphCredentials, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
 };
 
 /** The provider a workspace's settings choose (docs/api.md#sandbox: sandbox unless set to whatsapp). */

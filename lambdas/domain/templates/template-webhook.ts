@@ -9,7 +9,7 @@ import { currentVersion, type Template, type TemplateVersion } from './template'
 import { mergeSyncedTemplate, upsertSyncedTemplate } from './template-sync';
 import { config } from '../../shared/config';
 import { readMessageTemplate, type GraphTemplate } from '../providers/whatsapp-templates';
-import { whatsAppCredentials } from '../providers/whatsapp-credentials';
+import { graphCredentials } from '../providers/whatsapp-credentials';
 import { applyToTemplate, saveTemplateOverRead } from './template-repository';
 import { outboxFor } from '../webhooks/event-gate';
 import { templateStatusEvent } from '../webhooks/webhook-event';
@@ -35,7 +35,7 @@ const schemaOf = { message_template_status_update: statusUpdateSchema, template_
 /** One template as the Graph API has it now, by Meta's id. */
 export type TemplateReader = (templateId: string) => Promise<GraphTemplate>;
 const readFromGraph: TemplateReader = async (templateId) =>
-  readMessageTemplate({ baseUrl: config.GRAPH_API_BASE_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS, accessToken: (await whatsAppCredentials()).accessToken }, templateId);
+  readMessageTemplate({ baseUrl: config.GRAPH_API_BASE_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS, accessToken: (await graphCredentials()).accessToken }, templateId);
 
 export type TemplateWebhookOutcome = 'applied' | 'unchanged' | 'stale' | 'ignored' | 'unknown_account' | 'unknown_template' | 'unreadable' | 'not_read';
 

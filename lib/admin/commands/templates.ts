@@ -5,7 +5,7 @@ import { repeatedTemplateIds, storableTemplateSchema } from '../../../lambdas/do
 import { saveTemplate, versionsHeldElsewhere } from '../../../lambdas/domain/templates/template-repository';
 import { syncTemplates, TemplateSyncError } from '../../../lambdas/domain/templates/template-sync';
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
-import { credentialsInSecret } from '../../../lambdas/domain/providers/whatsapp-credentials';
+import { accessTokenInSecret } from '../../../lambdas/domain/providers/whatsapp-credentials';
 import type { Store } from '../../../lambdas/shared/store';
 import { config } from '../../../lambdas/shared/config';
 import { AdminError, defineCommand, option, UsageError } from '../command';
@@ -89,5 +89,5 @@ async function graphToken(secretName: string | undefined, env: Record<string, st
     return env.WHATSAPP_ACCESS_TOKEN;
   }
   const secrets = new SecretsProvider({ clientConfig: { region: await store.db.config.region() } });
-  return credentialsInSecret(secretName, await secrets.get(secretName)).accessToken;
+  return accessTokenInSecret(secretName, await secrets.get(secretName));
 }

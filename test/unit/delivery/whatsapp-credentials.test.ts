@@ -19,16 +19,39 @@ describe('WhatsApp credentials from Secrets Manager', () => {
     expect(secrets.commandCalls(GetSecretValueCommand)).toHaveLength(1);
   });
 
-  it('refuses a secret that is not its JSON without quoting any of it, as the error reaches the logs', async () => {
-    const { credentialsInSecret } = jest.requireActual<CredentialsModule>('../../../lambdas/domain/providers/whatsapp-credentials');
-    for (const value of ['EAAJBsecret-token-not-json', JSON.stringify({ accessToken: 'EAAJBsecret' }), undefined]) {
-      let message = '';
+  it('reads the secret once for the webhook and a send alike, checking the token only for the send', async () => {
+    const secretName = 'messaging-api/whatsapp-pasted';
+    secrets.on(GetSecretValueCommand, { SecretId: secretName }).resolves({
+      SecretString: JSON.stringify({ accessToken: 'EAAG\u200btoken', appSecret: 'b', verifyToken: 'c' }),
+    });
+    const { whatsAppCredentials, graphCredentials, UnusableTokenError } = jest.requireActual<CredentialsModule>('../../../lambdas/domain/providers/whatsapp-credentials');
+    await expect(whatsAppCredentials(secretName)).resolves.toMatchObject({ appSecret: 'b', verifyToken: 'c' });
+    const refused = graphCredentials(secretName);
+    await expect(refused).rejects.toBeInstanceOf(UnusableTokenError);
+    await expect(refused).rejects.toThrow(`The access token in secret ${secretName} holds a space, a line break or a character outside ASCII (pasted with it?): paste it again`);
+    expect(secrets.commandCalls(GetSecretValueCommand, { SecretId: secretName })).toHaveLength(1);
+  });
+
+  it('refuses a secret that is not its JSON, or names the field it lacks, without quoting any of it, as the error reaches the logs', async () => {
+    const { credentialsInSecret, accessTokenInSecret } = jest.requireActual<CredentialsModule>('../../../lambdas/domain/providers/whatsapp-credentials');
+    const refusal = (read: () => unknown) => {
       try {
-        credentialsInSecret('messaging-api/whatsapp', value);
+        read();
       } catch (error) {
-        message = (error as Error).message;
+        return (error as Error).message;
       }
-      expect(message).toBe('Secret messaging-api/whatsapp is not JSON { accessToken, appSecret, verifyToken, phoneNumberId? }');
+      return '';
+    };
+    const notJson = 'Secret messaging-api/whatsapp is not JSON { accessToken, appSecret, verifyToken, phoneNumberId? }';
+    const cases: [unknown, string, string][] = [
+      ['EAAJBsecret-token-not-json', notJson, notJson],
+      [JSON.stringify('EAAJBsecret'), notJson, notJson],
+      [undefined, notJson, notJson],
+      [JSON.stringify({ accessToken: 'EAAJBsecret' }), 'Secret messaging-api/whatsapp has no appSecret and no verifyToken', ''],
+      [JSON.stringify({ appSecret: 'EAAJBsecret', verifyToken: '' }), 'Secret messaging-api/whatsapp has no accessToken and no verifyToken', 'Secret messaging-api/whatsapp has no accessToken'],
+    ];
+    for (const [value, stack, sync] of cases) {
+      expect([refusal(() => credentialsInSecret('messaging-api/whatsapp', value)), refusal(() => accessTokenInSecret('messaging-api/whatsapp', value))]).toEqual([stack, sync]);
     }
   });
 });
