@@ -126,7 +126,11 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
     if (parameters.length) operation.parameters = parameters;
     if (route.body) operation.requestBody = requestBodyOf(route, refOf(requests, body), doc);
     operation.responses = {
-      ...successOf(route, refOf(responses, schemas.response) ?? {}, doc, parameters.some((parameter) => parameter.in === 'header' && parameter.name === 'Idempotency-Key')),
+      ...successOf(route, refOf(responses, schemas.response) ?? {}, doc, {
+        keyed: parameters.some((parameter) => parameter.in === 'header' && parameter.name === 'Idempotency-Key'),
+        // Only an answer that names a status URL repeats it as Location (the send's): other 202s have none to give.
+        locates: Boolean(schemas.response && 'shape' in schemas.response && 'statusUrl' in (schemas.response.shape as object)),
+      }),
       ...errorResponsesOf(route, schemas, doc, errorResponses),
     };
     if (route.streaming) operation['x-streamed'] = true;
@@ -269,10 +273,10 @@ function requestBodyOf(route: RouteDefinition, schema: JsonObject | undefined, d
   return { required: true, content };
 }
 
-function successOf(route: RouteDefinition, schema: JsonObject, doc: OperationDoc, keyed: boolean): JsonObject {
+function successOf(route: RouteDefinition, schema: JsonObject, doc: OperationDoc, { keyed, locates }: { keyed: boolean; locates: boolean }): JsonObject {
   const status = String(doc.successStatus ?? 200);
   const headers: JsonObject = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
-  if (doc.successStatus === 202) headers.Location = { description: 'The dispatch’s status URL, as `statusUrl`.', schema: { type: 'string', format: 'uri' } };
+  if (doc.successStatus === 202 && locates) headers.Location = { description: 'The dispatch’s status URL, as `statusUrl`.', schema: { type: 'string', format: 'uri' } };
   if (keyed) {
     headers['Idempotent-Replayed'] = { description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.', schema: { type: 'string', const: 'true' } };
   }

@@ -99,6 +99,17 @@ describe('docs/openapi.json', () => {
   });
 });
 
+describe('success headers', () => {
+  // Every 202 documented a `Location` "as `statusUrl`": a client generated from the document read it
+  // on the webhook test and resend routes, whose handlers never send it (the docs review).
+  it('documents a Location header on exactly the 202s whose body carries the statusUrl it repeats', () => {
+    const withLocation = Object.entries(committed.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).flatMap(([method, operation]) => (Object.keys((operation.responses['202'] as { headers?: JsonObject } | undefined)?.headers ?? {}).includes('Location') ? [`${method.toUpperCase()} ${path}`] : [])),
+    );
+    expect(withLocation).toEqual(['POST /v1/messages']);
+  });
+});
+
 describe('checking a response against the document', () => {
   const health = JSON.stringify({ success: true, data: { status: 'ok', service: 'messaging-api-external' } });
   const json = 'application/json; charset=utf-8';
