@@ -19,17 +19,23 @@ export interface ForwardMark {
   grainMs: number;
   /** The item expires this long after its moment (none: it stays). */
   ttlSeconds?: number;
+  /**
+   * Each write removes the item's `ttl`: for a mark that once expired and is now kept for good
+   * (decision 212), so an item an earlier version wrote is not deleted by its old expiry.
+   */
+  dropsExpiry?: true;
 }
 
 /** The write that moves `mark` on `key` to `at`, refused when it is there or further already: for a transaction of its own. */
 export function markForwardWrite(key: ItemKey, at: string, mark: ForwardMark): Write {
   const ttl = mark.ttlSeconds === undefined ? undefined : Math.floor(Date.parse(at) / 1000) + mark.ttlSeconds;
+  const expiry = ttl !== undefined ? ', #ttl = :ttl' : mark.dropsExpiry ? ' REMOVE #ttl' : '';
   return {
     Update: {
       Key: key,
-      UpdateExpression: `SET entity = :entity, #at = :at${ttl === undefined ? '' : ', #ttl = :ttl'}`,
+      UpdateExpression: `SET entity = :entity, #at = :at${expiry}`,
       ConditionExpression: 'attribute_not_exists(#at) OR #at < :at',
-      ExpressionAttributeNames: { '#at': mark.attribute, ...(ttl === undefined ? {} : { '#ttl': 'ttl' }) },
+      ExpressionAttributeNames: { '#at': mark.attribute, ...(expiry ? { '#ttl': 'ttl' } : {}) },
       ExpressionAttributeValues: { ':entity': mark.entity, ':at': at, ...(ttl === undefined ? {} : { ':ttl': ttl }) },
     },
   };

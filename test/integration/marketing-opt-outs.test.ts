@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { BuildMiddleware } from '@smithy/types';
 import { deliverDispatch, deliverQueuedDispatch } from '../../lambdas/domain/delivery/deliver-dispatch';
 import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
@@ -13,7 +14,11 @@ import { optOutFromReply, recordMarketingOptOut, removeMarketingOptOut } from '.
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import type { AppError } from '../../lambdas/shared/errors';
 import { keys } from '../../lambdas/shared/table';
+import { signWebhookBody } from '../../lambdas/domain/providers/whatsapp-webhook';
+import { expireTtlItems } from '../support/dynamodb';
+import { invokeRoute, routeEvent, type RouteHandler } from '../support/events';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
+import { whatsAppEnvelope } from '../support/webhooks';
 import { useTableAndQueues } from '../support/sqs';
 import { whatsAppEnvelope } from '../support/webhooks';
 import { runStreamConsumer } from '../support/stream-consumer';
@@ -305,5 +310,107 @@ describe('WhatsApp’s 131050 and a retried POST', () => {
     // Another replay keeps the one record.
     await applyProviderReports(post, env.table);
     expect(await listMarketingOptOuts(ws, env.table)).toHaveLength(1);
+  });
+});
+
+describe('a signed POST replayed after Meta’s re-deliveries have ended', () => {
+  // Meta's signature carries no time: whoever kept a POST (a logging proxy, a leaked request log)
+  // can send it again byte for byte, and it verifies. The resume (or lift) that guarded against the
+  // customer's older word was remembered for eight days; a replay after that opted the customer out
+  // again, and every marketing send they had asked for was refused.
+  const DAY = 86_400_000;
+  const seconds = (at: Date) => String(Math.floor(at.getTime() / 1000));
+  let receive: RouteHandler;
+  beforeAll(async () => {
+    process.env.QUEUE_URL = env.queues.queueUrl;
+    ({ handler: receive } = (await import('../../lambdas/handlers/whatsapp-webhook')) as { handler: RouteHandler });
+  });
+  const post = async (body: string) =>
+    (await invokeRoute('whatsappWebhook', receive, routeEvent('whatsappWebhook', { body, headers: { 'Content-Type': 'application/json', 'X-Hub-Signature-256': signWebhookBody(body, process.env.WHATSAPP_APP_SECRET!) } }))).statusCode;
+  const numberOf = async (ws: string) => {
+    await saveWorkspace({ id: ws, name: ws, rupiahPerCredit: 150 }, new Date(), env.table);
+    return { display_phone_number: '15550783881', phone_number_id: `sandbox:${ws}` };
+  };
+  /** A "Stop promotions" quick-reply tap, as Meta's messages webhook reference documents a `button` message. */
+  const stopTap = (metadata: object, at: Date, id = 'wamid.HBgLNjI4MTIzNDU2Nzg5MBUCABIYFjNFQjBDNzQ1RjQxRkQ4QzYwQjZBAA==') =>
+    JSON.stringify(
+      whatsAppEnvelope(
+        'messages',
+        {
+          messaging_product: 'whatsapp',
+          metadata,
+          contacts: [{ profile: { name: 'Budi' }, wa_id: '6281234567890' }],
+          messages: [
+            {
+              context: { from: '15550783881', id: 'wamid.HBgLMTU1NTA3ODM4ODEVAgARGBI4QzE5OTc0RkU5RUQ4QTk2NjMA' },
+              from: '6281234567890',
+              id,
+              timestamp: seconds(at),
+              type: 'button',
+              button: { payload: 'Stop promotions', text: 'Stop promotions' },
+            },
+          ],
+        },
+        '102290129340398',
+      ),
+    );
+  /** The customer stops or resumes marketing messages in WhatsApp (Meta's user_preferences webhook reference). */
+  const preference = (metadata: object, value: 'stop' | 'resume', at: Date) =>
+    JSON.stringify(
+      whatsAppEnvelope(
+        'user_preferences',
+        {
+          messaging_product: 'whatsapp',
+          metadata,
+          contacts: [{ profile: { name: 'Budi' }, wa_id: '6281234567890' }],
+          user_preferences: [{ wa_id: '6281234567890', detail: `User requested to ${value} marketing messages`, category: 'marketing_messages', value, timestamp: Number(seconds(at)) }],
+        },
+        '102290129340398',
+      ),
+    );
+
+  it('records nothing from a "Stop promotions" tap replayed after the customer resumed; a newer tap still opts out', async () => {
+    const ws = `ws-${randomUUID().slice(0, 8)}`;
+    const number = await numberOf(ws);
+    // Ten days ago the customer tapped "Stop promotions"; a day later they resumed in WhatsApp.
+    const tapped = stopTap(number, new Date(Date.now() - 10 * DAY));
+    expect(await post(tapped)).toBe(200);
+    expect(await getMarketingOptOut(ws, '+6281234567890', env.table)).toMatchObject({ source: 'button' });
+    expect(await post(preference(number, 'resume', new Date(Date.now() - 9 * DAY)))).toBe(200);
+    expect(await getMarketingOptOut(ws, '+6281234567890', env.table)).toBeUndefined();
+
+    // Today, with every item DynamoDB's TTL would have deleted gone, the kept POST is sent again.
+    await expireTtlItems(env.table, new Date());
+    expect(await post(tapped)).toBe(200);
+    expect(await getMarketingOptOut(ws, '+6281234567890', env.table)).toBeUndefined();
+
+    // The customer's own later word still counts.
+    expect(await post(stopTap(number, new Date(), 'wamid.HBgLNjI4MTIzNDU2Nzg5MBUCABIYFjJDNEUzQTE5RDBBN0I5MkU1RkIzAA=='))).toBe(200);
+    expect(await getMarketingOptOut(ws, '+6281234567890', env.table)).toMatchObject({ source: 'button', providerMessageId: 'wamid.HBgLNjI4MTIzNDU2Nzg5MBUCABIYFjJDNEUzQTE5RDBBN0I5MkU1RkIzAA==' });
+  });
+
+  it('records nothing from WhatsApp’s stop replayed after an operator’s lift', async () => {
+    const ws = `ws-${randomUUID().slice(0, 8)}`;
+    const number = await numberOf(ws);
+    const stopped = preference(number, 'stop', new Date(Date.now() - 10 * DAY));
+    expect(await post(stopped)).toBe(200);
+    expect(await removeMarketingOptOut(ws, '+6281234567890', env.table, new Date(Date.now() - 9 * DAY))).toBe(true);
+
+    await expireTtlItems(env.table, new Date());
+    expect(await post(stopped)).toBe(200);
+    expect(await getMarketingOptOut(ws, '+6281234567890', env.table)).toBeUndefined();
+  });
+
+  it('keeps for good a remembered resume that an earlier version gave an expiry, once the customer resumes again', async () => {
+    const ws = `ws-${randomUUID().slice(0, 8)}`;
+    const number = await numberOf(ws);
+    const resumedAt = new Date(Date.now() - 2 * DAY);
+    const key = keys.marketingResume(ws, '+6281234567890');
+    await env.table.db.send(new PutCommand({ TableName: env.table.tableName, Item: { ...key, entity: 'marketingResume', resumedAt: resumedAt.toISOString(), ttl: Math.floor(resumedAt.getTime() / 1000) + 8 * 86_400 } }));
+
+    const resumedAgain = new Date(Math.floor((Date.now() - DAY) / 1000) * 1000);
+    expect(await post(preference(number, 'resume', resumedAgain))).toBe(200);
+    const { Item } = await env.table.db.send(new GetCommand({ TableName: env.table.tableName, Key: key }));
+    expect(Item).toEqual({ ...key, entity: 'marketingResume', resumedAt: resumedAgain.toISOString() });
   });
 });

@@ -1,4 +1,5 @@
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { scanTable } from '../../lib/local/scan-table';
 import { ensureTable } from '../../lib/local/bootstrap';
 import { createStore, type Store } from '../../lambdas/shared/store';
@@ -27,3 +28,15 @@ export async function createTestTable(): Promise<Store & { drop(): Promise<void>
 
 /** Every item of a store's table. Tests may scan: they read it all to prove what is (and is not) in it. */
 export const scanAll = (store: Store): Promise<Record<string, unknown>[]> => scanTable(store);
+
+/**
+ * What DynamoDB's TTL does in the days after an item's `ttl` has passed: deletes it. DynamoDB Local
+ * never does, so a test that must see what outlives an expiry calls this at the moment it imagines.
+ */
+export async function expireTtlItems(store: Store, now: Date): Promise<void> {
+  for (const item of await scanAll(store)) {
+    if (typeof item.ttl === 'number' && item.ttl < now.getTime() / 1000) {
+      await store.db.send(new DeleteCommand({ TableName: store.tableName, Key: { pk: item.pk, sk: item.sk } }));
+    }
+  }
+}

@@ -20,8 +20,12 @@ import { isStopPromotionsReply, marketingOptOutItem, type ButtonReply, type Mark
 /** WhatsApp's failure code for a marketing message to a customer who stopped the business's marketing messages. */
 const MARKETING_STOPPED = '131050';
 
-/** Meta re-delivers a failed webhook for up to 7 days: a resume is remembered longer than a stop older than it can come late. */
-const resumeMark: ForwardMark = { entity: 'marketingResume', attribute: 'resumedAt', grainMs: 0, ttlSeconds: 8 * 86_400 };
+/**
+ * The customer's last resume (or an operator's lift), kept for good (decision 212): Meta re-delivers
+ * a POST for 7 days, but its signature carries no time, so whoever kept one can replay the older
+ * word byte for byte any day after. One small item per number that ever resumed.
+ */
+const resumeMark: ForwardMark = { entity: 'marketingResume', attribute: 'resumedAt', grainMs: 0, dropsExpiry: true };
 
 /**
  * How much earlier than its own time an operator's lift is remembered as a resume (decision 203).
@@ -159,8 +163,9 @@ export async function applyMarketingPreference(change: PreferenceChange, store: 
 
 /**
  * Keeps the latest moment the number resumed, forward only, so that a stop or a tap older than it
- * arriving later (Meta's webhooks may come out of order, and a POST is re-delivered for days) records
- * nothing. Kept apart from the opt-out, so the send's read and the opt-out list never see it.
+ * arriving later (Meta's webhooks may come out of order, a POST is re-delivered for days, and a kept
+ * one can be replayed any day after) records nothing. Kept apart from the opt-out, so the send's
+ * read and the opt-out list never see it.
  */
 const rememberResume = (workspaceId: string, phone: string, resumedAt: string, store: Store): Promise<void> =>
   moveMarkForward(store, keys.marketingResume(workspaceId, phone), resumedAt, resumeMark);
