@@ -1,16 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { findApiKey } from '../../lambdas/domain/api-keys/api-key-repository';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { findApiKey, saveApiKey } from '../../lambdas/domain/api-keys/api-key-repository';
+import { generateApiKey } from '../../lambdas/domain/api-keys/api-key-secret';
 import { authenticate, clearApiKeyCache } from '../../lambdas/domain/api-keys/authenticate';
 import { getWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import { workspaceOfBusinessAccount } from '../../lambdas/domain/workspaces/workspace-binding';
 import { workspaceOfNumber } from '../../lambdas/domain/workspaces/workspace-number';
 import { runAdmin } from '../../lib/admin/cli';
 import { createTestTable } from '../support/dynamodb';
+import { invokeRoute, parseResult, type RouteHandler } from '../support/events';
+import { createTestQueues } from '../support/sqs';
+import { keys } from '../../lambdas/shared/table';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { getTemplate, getTemplateVersion } from '../../lambdas/domain/templates/template-repository';
+import { clearTemplateCache } from '../../lambdas/domain/templates/template-lookup';
 import { template } from '../support/send-fixtures';
 import { getMarketingOptOut } from '../../lambdas/domain/workspaces/marketing-opt-out';
 import { optOutFromReply } from '../../lambdas/domain/workspaces/marketing-opt-out-changes';
@@ -401,6 +406,85 @@ describe('admin CLI: templates import and version ids', () => {
     expect([copy.status, copy.stderr.split('\n').at(-1)]).toEqual([1, `admin: version ${shared} is template ${a.id}'s: a version id names one version of the workspace, so nothing was imported`]);
     expect((await getTemplateVersion(ws, shared, table))?.templateId).toBe(a.id);
     expect(await getTemplate(ws, b.id, table)).toBeUndefined();
+  });
+
+  // docs/api.md: ids are answered in lower case and read in either case. A file may write them in
+  // upper case (Swift's `uuidString`, .NET's "B" and "N" formats); stored as written, the template was
+  // listed by an id its read answered 404 and a send naming it 422 template_not_found (decision 214).
+  describe('ids a file writes in upper case', () => {
+    let queues: Awaited<ReturnType<typeof createTestQueues>>;
+    let getTemplateRoute: RouteHandler;
+    let listTemplatesRoute: RouteHandler;
+    let send: RouteHandler;
+    beforeAll(async () => {
+      queues = await createTestQueues();
+      process.env.QUEUE_URL = queues.queueUrl;
+      getTemplateRoute = ((await import('../../lambdas/handlers/get-template')) as { handler: RouteHandler }).handler;
+      listTemplatesRoute = ((await import('../../lambdas/handlers/list-templates')) as { handler: RouteHandler }).handler;
+      send = ((await import('../../lambdas/handlers/send-message')) as { handler: RouteHandler }).handler;
+    });
+    afterAll(() => queues.close());
+
+    async function readerOf(ws: string) {
+      expect((await admin('workspace', 'create', '--id', ws, '--name', 'Upper', '--rupiah-per-credit', '150')).status).toBe(0);
+      const key = generateApiKey();
+      await saveApiKey(key, { workspaceId: ws, name: 'reader', scopes: ['templates:read', 'messages:send'] }, now, table);
+      return key;
+    }
+    const upperCaseTemplate = () => ({ ...template, id: randomUUID().toUpperCase(), versions: [{ ...template.versions[0]!, id: randomUUID().toUpperCase() }] });
+    /** What an integration sees: the ids listed, a read by the id as the file wrote it, a send naming the listed id. */
+    async function seenThroughTheApi(key: string, writtenId: string) {
+      const listed = parseResult(await invokeRoute('listTemplates', listTemplatesRoute, { apiKey: key }));
+      const ids = (listed.body as { items: { id: string }[] }).items.map((item) => item.id);
+      const read = parseResult(await invokeRoute('getTemplate', getTemplateRoute, { apiKey: key, pathParameters: { templateId: writtenId } }));
+      const sent = parseResult(
+        await invokeRoute('sendMessage', send, { apiKey: key, body: { channel: 'whatsapp', to: '081234567890', content: { type: 'template', templateId: ids[0], variables: { name: 'Sari', order: 'A-1' } } } }),
+      );
+      return { ids, readStatus: read.status, sendStatus: sent.status };
+    }
+
+    it('imports a template under its ids in lower case: found by its id in either case, answered in lower case, sendable', async () => {
+      const ws = id();
+      const key = await readerOf(ws);
+      const upper = upperCaseTemplate();
+      const imported = await admin('templates', 'import', '--workspace', ws, '--file', fileOf([upper]));
+      expect(imported.status).toBe(0);
+
+      expect(await seenThroughTheApi(key, upper.id)).toEqual({ ids: [upper.id.toLowerCase()], readStatus: 200, sendStatus: 202 });
+      expect(imported.stdout).toBe(`Imported ${upper.id.toLowerCase()} ${template.displayName} (APPROVED, 1 version(s))`);
+      expect(await getTemplateVersion(ws, upper.versions[0]!.id.toLowerCase(), table)).toMatchObject({ templateId: upper.id.toLowerCase() });
+    });
+
+    it('refuses a file that gives one id twice, once in each case, writing nothing', async () => {
+      const ws = id();
+      await readerOf(ws);
+      const upper = upperCaseTemplate();
+      const lower = { ...template, id: randomUUID(), versions: [{ ...template.versions[0]!, id: upper.versions[0]!.id.toLowerCase() }] };
+      const imported = await admin('templates', 'import', '--workspace', ws, '--file', fileOf([upper, lower]));
+      expect([imported.status, imported.stderr.split('\n').at(-1)]).toEqual([2, expect.stringContaining(`1.versions.0.id: "${lower.versions[0]!.id}" is given twice`)]);
+      expect(await getTemplate(ws, upper.id.toLowerCase(), table)).toBeUndefined();
+    });
+
+    it('imported again, replaces the copy an earlier import stored under the upper-case ids, which no request could read', async () => {
+      const ws = id();
+      const key = await readerOf(ws);
+      const upper = upperCaseTemplate();
+      const version = { ...upper.versions[0]!, variableDefinitions: template.versions[0]!.variableDefinitions };
+      // The template and its version pointer as an import before decision 214 stored them: keyed by the ids as written.
+      await table.db.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.template(ws, upper.id), entity: 'template', workspaceId: ws, ...upper, versions: [version] } }));
+      await table.db.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.templateVersion(ws, version.id), entity: 'templateVersion', workspaceId: ws, templateId: upper.id, templateStatus: upper.status, version } }));
+      expect(await seenThroughTheApi(key, upper.id)).toEqual({ ids: [upper.id.toLowerCase()], readStatus: 404, sendStatus: 422 });
+      // A running function's sends find it once its template cache lapses; this one's is emptied now.
+      clearTemplateCache();
+
+      const imported = await admin('templates', 'import', '--workspace', ws, '--file', fileOf([upper]), '--json');
+      expect(imported.json()).toEqual([expect.objectContaining({ id: upper.id.toLowerCase(), replaced: upper.id })]);
+      expect(await seenThroughTheApi(key, upper.id)).toEqual({ ids: [upper.id.toLowerCase()], readStatus: 200, sendStatus: 202 });
+      const held = (await table.scanAll()).filter((item) => item.workspaceId === ws && String(item.sk).startsWith('TPL')).map((item) => item.sk);
+      expect(held.sort()).toEqual([`TPL#${upper.id.toLowerCase()}`, `TPLV#${version.id.toLowerCase()}`]);
+      // Once replaced, an import of the same file again has nothing more to replace.
+      expect((await admin('templates', 'import', '--workspace', ws, '--file', fileOf([upper]))).stdout).toBe(`Imported ${upper.id.toLowerCase()} ${template.displayName} (APPROVED, 1 version(s))`);
+    });
   });
 });
 

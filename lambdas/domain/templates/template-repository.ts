@@ -92,6 +92,30 @@ export async function versionsHeldElsewhere(workspaceId: string, templates: read
   return held.flatMap(({ id, template, holder }) => (holder !== undefined && holder !== template ? [{ id, holder }] : []));
 }
 
+/**
+ * Removes the copy of a template an import before decision 214 stored under its id as the file wrote
+ * it (`writtenId`, upper case), with that copy's version pointers: no request could read it, and its
+ * lower-case template, now saved, stands for it. Nothing when the id was written in lower case or no
+ * such copy is held. A pointer is removed only while it is still the copy's. True when one was removed.
+ */
+export async function removeTemplateStoredAsWritten(workspaceId: string, writtenId: string, store: Store = defaultStore()): Promise<boolean> {
+  if (writtenId === writtenId.toLowerCase()) return false;
+  const { Item } = await store.db.send(new GetCommand({ TableName: store.tableName, Key: keys.template(workspaceId, writtenId), ConsistentRead: true }));
+  if (!Item) return false;
+  // Read as stored: the template schema would give its version ids in lower case, not the pointers' keys.
+  const { versions } = parseItem(writtenVersionIdsSchema, Item, 'template');
+  const result = await transactWriteThroughConflicts(store, {
+    template: { Delete: { Key: keys.template(workspaceId, writtenId) } },
+    versions: versions.map(({ id }) => ({
+      Delete: { Key: keys.templateVersion(workspaceId, id), ConditionExpression: 'attribute_not_exists(pk) OR templateId = :template', ExpressionAttributeValues: { ':template': writtenId } },
+    })),
+  });
+  if (!result.committed) throw new Error(`Removing template ${writtenId} as stored cancelled: ${JSON.stringify(result.refused)}`);
+  return true;
+}
+
+const writtenVersionIdsSchema = z.object({ versions: z.array(z.object({ id: z.string() })) });
+
 /** The stored template item (also the testing kit's, lib/testing/send-items.ts). */
 export const storedTemplateItem = (workspaceId: string, template: Template) => ({ ...keys.template(workspaceId, template.id), entity: 'template', workspaceId, ...template });
 

@@ -31,8 +31,15 @@ export const templateComponentsSchema = z.object({
 });
 export type TemplateComponents = z.infer<typeof templateComponentsSchema>;
 
+/**
+ * A template's or a version's id, kept and answered in lower case: every request's id is read so
+ * (lambdas/http/schemas.ts `uuid()`), so one stored as a file wrote it (`08DAF716-…`, Swift's and
+ * .NET's upper case) was listed but never found, by its own id or the listed one (decision 214).
+ */
+const templateId = () => z.uuid().check(z.toLowerCase());
+
 export const templateVersionInputSchema = z.object({
-  id: z.uuid(),
+  id: templateId(),
   version: z.int().check(z.gte(1)),
   status: z.string().check(z.minLength(1)),
   body: z.string().check(z.minLength(1), z.maxLength(4096)),
@@ -74,7 +81,7 @@ export const versionsBytes = (versions: readonly TemplateVersion[]): number => B
  * Management API would fill in.
  */
 export const templateInputSchema = z.object({
-  id: z.uuid(),
+  id: templateId(),
   // A synced template's is `name (language)`: Meta's name may have 512 characters, its language 15.
   displayName: z.string().check(z.minLength(1), z.maxLength(530)),
   status: z.string().check(z.minLength(1)),
@@ -117,7 +124,8 @@ export type TemplateVersion = z.infer<typeof templateVersionInputSchema>;
 /**
  * Where a list of templates gives an id a second time, a template's or a version's (a version id
  * names one version in its workspace: a preview finds it by that id alone), with its path in the
- * list. A seed file and a template file are refused for any, before anything is written.
+ * list. A seed file and a template file are refused for any, before anything is written. The ids
+ * are compared as parsed, in lower case: `7B0C…` and `7b0c…` are one id.
  */
 export function repeatedTemplateIds(templates: readonly Pick<Template, 'id' | 'versions'>[]): { path: (string | number)[]; message: string }[] {
   const seen = new Set<string>();

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import * as z from 'zod';
 import { repeatedTemplateIds, storableTemplateSchema } from '../../../lambdas/domain/templates/template';
-import { saveTemplate, versionsHeldElsewhere } from '../../../lambdas/domain/templates/template-repository';
+import { removeTemplateStoredAsWritten, saveTemplate, versionsHeldElsewhere } from '../../../lambdas/domain/templates/template-repository';
 import { syncTemplates, TemplateSyncError } from '../../../lambdas/domain/templates/template-sync';
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { accessTokenInSecret } from '../../../lambdas/domain/providers/whatsapp-credentials';
@@ -43,10 +43,20 @@ export const templateCommands = [
       if (taken.length) {
         throw new AdminError('version_taken', `${taken.map(({ id, holder }) => `version ${id} is template ${holder}'s`).join('; ')}: a version id names one version of the workspace, so nothing was imported`);
       }
-      for (const template of parsed.data) await saveTemplate(workspace, template, store);
+      // The ids as the file writes them: an import before decision 214 stored a template under its id so.
+      const written = (Array.isArray(raw) ? raw : (raw as { templates: unknown[] }).templates) as { id: string }[];
+      const replaced: (string | undefined)[] = [];
+      for (const [t, template] of parsed.data.entries()) {
+        await saveTemplate(workspace, template, store);
+        // Saved first: an import stopped between the two is run again, and no moment has neither.
+        replaced.push((await removeTemplateStoredAsWritten(workspace, written[t]!.id, store)) ? written[t]!.id : undefined);
+      }
       return {
-        data: parsed.data.map(({ id, displayName, status, category, versions }) => ({ id, displayName, status, category: category ?? null, versions: versions.length })),
-        lines: parsed.data.map((template) => `Imported ${template.id} ${template.displayName} (${template.status}, ${template.versions.length} version(s))`),
+        data: parsed.data.map(({ id, displayName, status, category, versions }, t) => ({ id, displayName, status, category: category ?? null, versions: versions.length, ...(replaced[t] ? { replaced: replaced[t] } : {}) })),
+        lines: parsed.data.map(
+          (template, t) =>
+            `Imported ${template.id} ${template.displayName} (${template.status}, ${template.versions.length} version(s))${replaced[t] ? `, replacing the copy stored as ${replaced[t]}` : ''}`,
+        ),
       };
     },
   }),
