@@ -88,6 +88,12 @@ export class UsageError extends AdminError {
 /** Option values, read from the strings the command line gives. */
 export const option = {
   text: () => z.string().trim().min(1, 'must not be empty'),
+  /**
+   * An id stored as a lower-case UUID (a dispatch's, a key's), read in either case as the API reads
+   * one: an id pasted from a client that prints it in upper case found nothing. Not held to be a
+   * UUID: one that is not names nothing, and is answered so.
+   */
+  id: () => z.string().trim().min(1, 'must not be empty').toLowerCase(),
   number: () => z.string().trim().min(1, 'takes a number').transform(Number).pipe(z.number({ error: 'takes a number' })),
   integer: () => z.string().trim().min(1, 'takes a whole number').transform(Number).pipe(z.int({ error: 'takes a whole number' })),
   oneOf: <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, { error: `takes one of ${values.join(', ')}` }),

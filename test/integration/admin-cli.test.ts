@@ -263,6 +263,16 @@ describe('admin CLI: keys', () => {
     }
   });
 
+  it('finds a key by its id written in upper case, as a client may print it', async () => {
+    const ws = id();
+    await admin('workspace', 'create', '--id', ws, '--name', 'Keys', '--rupiah-per-credit', '1');
+    const key = (await admin('key', 'create', '--workspace', ws, '--name', 'backend', '--scopes', 'messages:send', '--json')).json();
+    const rotated = await admin('key', 'rotate', '--workspace', ws, '--key-id', String(key.keyId).toUpperCase(), '--json');
+    expect([rotated.status, rotated.json().replaced]).toEqual([0, expect.objectContaining({ keyId: key.keyId })]);
+    const revoked = await admin('key', 'revoke', '--workspace', ws, '--key-id', String(rotated.json().keyId).toUpperCase(), '--json');
+    expect(revoked.json()).toEqual({ keyId: rotated.json().keyId, status: 'revoked' });
+  });
+
   it('creates a key with the webhooks:manage scope, which authenticates for that scope only', async () => {
     const ws = id();
     await admin('workspace', 'create', '--id', ws, '--name', 'Hooks', '--rupiah-per-credit', '1');

@@ -692,6 +692,9 @@ describe('the deliver consumer against DynamoDB Local', () => {
 
     const live = await show(new Date(), '--id', dispatchId, '--json');
     expect([live.status, JSON.parse(live.stdout)]).toEqual([0, expect.objectContaining({ dispatchId, workspaceId: ws, status: 'processing', attemptStartedAt: started, next: { kind: 'attempt', deadAfter: after(STALE_ATTEMPT_MS) } })]);
+    // Its id in upper case, as the API reads it (a client may print it so): the same dispatch.
+    const upper = await show(new Date(), '--id', dispatchId.toUpperCase(), '--json');
+    expect([upper.status, upper.stdout]).toEqual([0, live.stdout]);
     const unpaced = { kind: 'dead', paced: false, judgedAt: after(REPORT_SILENCE_MS), evidenceNeeded: after(-10_000), reportedThrough: null, unknownAt: after(DEAD_ATTEMPT_UNKNOWN_MS + UNKNOWN_NOTICE_MS) };
     expect((await show(dead, '--id', dispatchId, '--json')).next()).toEqual(unpaced);
     // WhatsApp holds a send of the template on the number: the attempt's wait is two hours.

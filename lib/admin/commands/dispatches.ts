@@ -28,7 +28,7 @@ export const dispatchCommands = [
     name: 'dispatch show',
     synopsis: '--id DISPATCH_ID',
     summary: 'Shows a dispatch as stored (its attempt, the provider’s message id, its workspace) and what the reconciler does with it next, and when.',
-    options: z.object({ id: option.text() }),
+    options: z.object({ id: option.id() }),
     async run({ id }, { store, now }) {
       const dispatch = await getDispatchById(id, store, true);
       if (!dispatch) throw new AdminError('not_found', `No dispatch ${id}`);

@@ -66,7 +66,7 @@ export const keyCommands = [
     name: 'key revoke',
     synopsis: '--workspace ID --key-id UUID',
     summary: 'Revokes a key.',
-    options: z.object({ workspace: option.text(), 'key-id': option.text() }),
+    options: z.object({ workspace: option.text(), 'key-id': option.id() }),
     async run(options, { store, now }) {
       if (!(await revokeApiKey(options.workspace, options['key-id'], now, store))) throw await keyMissing(store, options.workspace, options['key-id']);
       return { data: { keyId: options['key-id'], status: 'revoked' }, lines: [`Revoked ${options['key-id']}; ${CACHE_NOTE}.`] };
@@ -78,7 +78,7 @@ export const keyCommands = [
     summary: 'Creates a key with the same name, scopes and expiry and prints it once; the old key keeps working for the overlap (default 24h, at most 30d), then expires. An expired or revoked key is not rotated.',
     options: z.object({
       workspace: option.text(),
-      'key-id': option.text(),
+      'key-id': option.id(),
       overlap: overlap().default(86_400),
       environment: z.string().regex(/^[a-z0-9]{1,16}$/, 'takes lower-case letters and digits').optional(),
     }),
