@@ -720,6 +720,30 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect([missing.status, missing.stderr]).toEqual([1, ['Target: test table', 'admin: No dispatch no-such-dispatch']]);
   });
 
+  // A claim on the stack's default number names none: its reports are not kept, so the reconciler
+  // never releases it, and only settles it `unknown`. The command promised a release (the docs review).
+  it('tells an operator that a dead attempt on the default number is never released, only settled unknown', async () => {
+    const ws = `ws-${randomUUID().slice(0, 8)}`;
+    await saveWorkspace({ id: ws, name: ws, rupiahPerCredit: 150, settings: { provider: 'whatsapp' } }, new Date(), env.table);
+    await saveTemplate(ws, template, env.table);
+    const { dispatchId } = await sendTemplateMessage(
+      { workspaceId: ws, apiClient: { id: randomUUID(), name: 'k' }, to: '081234567890', templateId: TEMPLATE_ID, variables: { name: 'Sari', order: 'A-1' }, tagIds: [], trackingTags: [], now: new Date() },
+      { store: env.table, queue: env.queues },
+    );
+    await claimDispatch(dispatchId, new Date(), env.table, undefined);
+    const started = Date.parse((await getDispatch(ws, dispatchId, env.table))!.attemptStartedAt!);
+    const out: string[] = [];
+    expect(await runAdmin(['dispatch', 'show', '--id', dispatchId], { out: (text) => out.push(text), err: () => undefined, env: {}, target: async () => ({ ...env.table, description: 'test table' }), now: () => new Date(started + 6 * 60_000) })).toBe(0);
+    const next = out.join('\n').split('\n').at(-1)!;
+    expect(next).toMatch(/never released: it names no number .*; settled unknown at /);
+    expect(next).not.toMatch(/then released/);
+
+    // As the reconciler does.
+    await reconcile(new Date(started + DEAD_ATTEMPT_UNKNOWN_MS + 60_000), env.table, env.queues);
+    await reconcile(new Date(started + DEAD_ATTEMPT_UNKNOWN_MS + 6 * 60_000), env.table, env.queues);
+    expect((await getDispatch(ws, dispatchId, env.table))!.status).toBe('unknown');
+  });
+
   // With no run to note it yet (the table away past its wait), the view gave a moment already past.
   it('never tells an operator that a dead attempt no run has noted is settled `unknown` at a moment already past', async () => {
     const { ws, dispatchId } = await queuedDispatch(['promo']);

@@ -185,7 +185,7 @@ export type ReconcilerView =
   | { kind: 'settled' }
   | { kind: 'requeue'; after: string }
   | { kind: 'attempt'; deadAfter: string }
-  | { kind: 'dead'; paced: boolean; judgedAt: string; evidenceNeeded: string; reportedThrough: string | null; unknownAt: string };
+  | { kind: 'dead'; paced: boolean; judgedAt: string; evidenceNeeded: string | null; reportedThrough: string | null; unknownAt: string };
 
 export async function reconcilerView(dispatch: Dispatch, now: Date, store: Store = defaultStore()): Promise<ReconcilerView> {
   const iso = (ms: number) => new Date(ms).toISOString();
@@ -200,7 +200,8 @@ export async function reconcilerView(dispatch: Dispatch, now: Date, store: Store
   // Noted by a run at or after `unknownAt` (the next, if that has passed), settled by the first run a notice after the note and not before `unknownAt`.
   const notedAt = await deadAttemptNotedAt(dispatch.dispatchId, started, store);
   const settledFrom = Math.max(unknownAt, (notedAt ? Date.parse(notedAt) : Math.max(unknownAt, now.getTime())) + UNKNOWN_NOTICE_MS);
-  return { kind: 'dead', paced, judgedAt: iso(judgedAt), evidenceNeeded: iso(evidenceNeeded), reportedThrough, unknownAt: iso(settledFrom) };
+  // A claim that names no number has no reports to prove it never reached the provider: never released.
+  return { kind: 'dead', paced, judgedAt: iso(judgedAt), evidenceNeeded: dispatch.senderPhoneNumberId ? iso(evidenceNeeded) : null, reportedThrough, unknownAt: iso(settledFrom) };
 }
 
 /**
