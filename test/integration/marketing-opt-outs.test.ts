@@ -18,7 +18,6 @@ import { signWebhookBody } from '../../lambdas/domain/providers/whatsapp-webhook
 import { expireTtlItems } from '../support/dynamodb';
 import { invokeRoute, routeEvent, type RouteHandler } from '../support/events';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
-import { whatsAppEnvelope } from '../support/webhooks';
 import { useTableAndQueues } from '../support/sqs';
 import { whatsAppEnvelope } from '../support/webhooks';
 import { runStreamConsumer } from '../support/stream-consumer';
