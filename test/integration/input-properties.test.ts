@@ -64,7 +64,7 @@ beforeAll(async () => {
   const { writeOne } = await import('../../lambdas/shared/writes');
   await writeOne(
     env.table,
-    attemptRecordUpdate({ workspaceId: 'ws-second', endpointId, eventId: DELIVERED_EVENT_ID, type: 'message.status.updated', payload: '{}', attemptedAt: new Date(), statusCode: 500, error: null, state: 'failed', nextAttemptAt: null }),
+    attemptRecordUpdate({ workspaceId: 'ws-second', endpointId, eventId: DELIVERED_EVENT_ID, type: 'message.status.updated', payload: '{}', attempt: 1, attemptedAt: new Date(), statusCode: 500, error: null, state: 'failed', nextAttemptAt: null }),
   );
   await drain(env.queues);
 }, 60_000);

@@ -8,7 +8,7 @@ import { clearEventGateCache, writesEvents } from '../../lambdas/domain/webhooks
 import { publishStreamEvents } from '../../lambdas/domain/webhooks/publish-events';
 import { MISSED_EVENTS_KEPT_MS } from '../../lambdas/domain/webhooks/missed-events';
 import { listEventDeliveries, resendEvent, resendEventsSince, sendTestEvent } from '../../lambdas/domain/webhooks/event-deliveries';
-import { eventDeliveryMessageSchema } from '../../lambdas/domain/webhooks/event-queue';
+import { eventDeliveryMessageSchema, type EventDeliveryMessage } from '../../lambdas/domain/webhooks/event-queue';
 import { attemptRecordUpdate } from '../../lambdas/domain/webhooks/webhook-delivery';
 import { createWebhookEndpoint, disableWebhookEndpoint, endpointReadsOfBatch, getWebhookEndpoint, updateWebhookEndpoint, type EndpointReader } from '../../lambdas/domain/webhooks/webhook-endpoint-repository';
 import type { WebhookEventType } from '../../lambdas/domain/webhooks/event-types';
@@ -33,7 +33,7 @@ async function endpointWithDeliveries(count: number) {
     const payload = JSON.stringify({ id: eventId, type: 'message.received', timestamp: at(i).toISOString(), data: { n: i } });
     await writeOne(
       env.table,
-      attemptRecordUpdate({ workspaceId: ws, endpointId: endpoint.id, eventId, type: 'message.received', payload, attemptedAt: at(i), statusCode: 500, error: null, state: 'retrying', nextAttemptAt: at(i + 1) }),
+      attemptRecordUpdate({ workspaceId: ws, endpointId: endpoint.id, eventId, type: 'message.received', payload, attempt: 1, attemptedAt: at(i), statusCode: 500, error: null, state: 'retrying', nextAttemptAt: at(i + 1) }),
     );
   }
   return { ws, endpointId: endpoint.id, eventIds };
@@ -41,24 +41,27 @@ async function endpointWithDeliveries(count: number) {
 const queued = async () => (await env.queues.receiveAll()).map((body) => eventDeliveryMessageSchema.parse(body));
 
 /**
- * A queue that notes the attempt of each message sent to it, as it is asked (a next attempt is
+ * A queue that notes each message sent to it (and its attempt), as it is asked (a next attempt is
  * delayed, so not yet to be received), and sends it on to a queue this file's other tests do not
  * read, where it is not in their way.
  */
 function countingQueue() {
+  const messages: EventDeliveryMessage[] = [];
   const attempts: number[] = [];
   const queue = {
     queueUrl: env.queues.dlqUrl,
     sqs: {
       send: (command: { input: { Entries?: { MessageBody?: string }[]; MessageBody?: string } }) => {
         for (const body of [command.input.MessageBody, ...(command.input.Entries ?? []).map((entry) => entry.MessageBody)]) {
-          if (body) attempts.push(eventDeliveryMessageSchema.parse(JSON.parse(body)).attempt);
+          if (!body) continue;
+          messages.push(eventDeliveryMessageSchema.parse(JSON.parse(body)));
+          attempts.push(messages.at(-1)!.attempt);
         }
         return env.queues.sqs.send(command as never);
       },
     },
   } as unknown as typeof env.queues;
-  return { queue, attempts };
+  return { queue, attempts, messages };
 }
 
 describe('webhook deliveries against DynamoDB Local', () => {
@@ -170,7 +173,7 @@ describe('webhook deliveries against DynamoDB Local', () => {
 
       const older = deliverEvent({ ...message, attempt: 2, failingSince: T0.toISOString() }, deps(at(1)));
       while (posts < 1) await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(await deliverEvent({ ...message, attempt: 1 }, deps(at(2)))).toBe('delivered');
+      expect(await deliverEvent({ ...message, attempt: 1, round: 1 }, deps(at(2)))).toBe('delivered');
       // The delivered resend stands: the older attempt queues no retry of a delivered event.
       expect(await older).toBe('overtaken');
       expect(queuedAttempts).toEqual([]);
@@ -178,6 +181,48 @@ describe('webhook deliveries against DynamoDB Local', () => {
 
       const { items } = await listEventDeliveries(ws, endpoint.id, { limit: 20 }, env.table);
       expect(items).toEqual([expect.objectContaining({ eventId, attempts: 2, state: 'delivered', lastAttemptAt: at(2).toISOString(), lastStatusCode: 204, lastError: null, nextAttemptAt: null })]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  // docs/api.md#webhook-events: each failed attempt is followed by one next attempt, on the schedule,
+  // with the same webhook-id. SQS hands a message out again when the consumer's invocation dies (a
+  // timeout, a crash) after the next attempt was queued but before the batch's answer deleted it:
+  // attempt 1 came back the visibility timeout (180 s) later, POSTed again after the event was
+  // delivered, queued a second attempt 2, and the list said `retrying` again.
+  it('does not fork an event’s retry chain when a failed attempt’s message comes back after its next attempt was queued', async () => {
+    let posts = 0;
+    let answer = 500;
+    const server = createServer((request, response) => {
+      posts += 1;
+      request.resume().on('end', () => response.writeHead(answer).end());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const ws = `ws-${randomUUID().slice(0, 8)}`;
+      const endpoint = await createWebhookEndpoint({ workspaceId: ws, url: `http://localhost:${(server.address() as AddressInfo).port}/in`, events: null, description: null }, T0, env.table);
+      const eventId = newEventId(T0);
+      const first: EventDeliveryMessage = { workspaceId: ws, endpointId: endpoint.id, eventId, type: 'message.received', payload: JSON.stringify({ id: eventId, type: 'message.received', timestamp: T0.toISOString(), data: {} }), attempt: 1 };
+      const reachable = { resolve: () => Promise.resolve([{ address: '127.0.0.1', family: 4 as const }]), allowLocal: true };
+      const { queue: counting, messages: sent } = countingQueue();
+      const deps = (now: Date) => ({ store: env.table, queue: counting, now: () => now, urlRules: reachable, timeoutMs: 1_500 });
+      const seconds = (s: number) => at(s / 60);
+
+      // Attempt 1 fails; attempt 2 is queued (due 5 s later). The invocation then dies before its batch answer.
+      expect(await deliverEvent(first, deps(seconds(0)))).toBe('retrying');
+      // Attempt 2, 5 s on, fails too; attempt 3 is queued (due 30 s later).
+      expect(await deliverEvent(sent[0]!, deps(seconds(5)))).toBe('retrying');
+      // Attempt 3 is answered 204: the integration has the event.
+      answer = 204;
+      expect(await deliverEvent(sent[1]!, deps(seconds(35)))).toBe('delivered');
+      // 180 s after it was first received, attempt 1's message, never deleted, comes back.
+      answer = 500;
+      await deliverEvent(first, deps(seconds(180)));
+
+      // One chain: attempts 2 and 3 queued once each, and nothing POSTed after the 204.
+      const { items } = await listEventDeliveries(ws, endpoint.id, { limit: 20 }, env.table);
+      expect({ queuedAttempts: sent.map((message) => message.attempt), posts, state: items[0]?.state }).toEqual({ queuedAttempts: [2, 3], posts: 3, state: 'delivered' });
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
@@ -224,6 +269,46 @@ describe('webhook deliveries against DynamoDB Local', () => {
     }
   });
 
+  // The attempt is recorded before its next one is queued; a queue that then refuses fails the
+  // message, which comes back to find its own attempt recorded: it must queue the next, not stop.
+  it('queues a failed attempt’s next attempt, without a second POST, when the queue refused it after the attempt was recorded', async () => {
+    let posts = 0;
+    const server = createServer((request, response) => {
+      posts += 1;
+      request.resume().on('end', () => response.writeHead(500).end());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const ws = `ws-${randomUUID().slice(0, 8)}`;
+      const endpoint = await createWebhookEndpoint({ workspaceId: ws, url: `http://localhost:${(server.address() as AddressInfo).port}/in`, events: null, description: null }, T0, env.table);
+      const eventId = newEventId(T0);
+      const message = { workspaceId: ws, endpointId: endpoint.id, eventId, type: 'message.received', payload: JSON.stringify({ id: eventId, type: 'message.received', timestamp: T0.toISOString(), data: {} }), attempt: 1, attemptId: 'a1' };
+      const reachable = { resolve: () => Promise.resolve([{ address: '127.0.0.1', family: 4 as const }]), allowLocal: true };
+      const { queue: counting, messages: next } = countingQueue();
+      let refused = false;
+      const refusing = {
+        ...counting,
+        sqs: {
+          send: (command: never) => {
+            if (refused) return counting.sqs.send(command);
+            refused = true;
+            return Promise.reject(Object.assign(new Error('Service unavailable'), { name: 'ServiceUnavailable', $metadata: { httpStatusCode: 503 } }));
+          },
+        },
+      } as unknown as typeof env.queues;
+      const deps = (queue: typeof env.queues, now: Date) => ({ store: env.table, queue, now: () => now, urlRules: reachable, timeoutMs: 1_500 });
+
+      await expect(deliverEvent(message, deps(refusing, at(0)))).rejects.toThrow('Service unavailable');
+      // Back after the visibility timeout: the next attempt, due when the record says, and no POST.
+      expect(await deliverEvent(message, deps(refusing, at(3)))).toBe('retrying');
+      // A copy of that message (another id) is an attempt made already.
+      expect(await deliverEvent({ ...message, attemptId: 'a1-copy' }, deps(refusing, at(3.5)))).toBe('replayed');
+      expect({ posts, next: next.map(({ attempt, dueAt }) => ({ attempt, dueAt })) }).toEqual({ posts: 1, next: [{ attempt: 2, dueAt: new Date(T0.getTime() + 5_000).toISOString() }] });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it('gives a delivery up once its endpoint is disabled before its next attempt: `failed`, no next attempt, the last answer kept', async () => {
     const { ws, endpointId, eventIds } = await endpointWithDeliveries(1);
     await disableWebhookEndpoint(ws, endpointId, 'gone', at(0.5), env.table);
@@ -238,7 +323,7 @@ describe('webhook deliveries against DynamoDB Local', () => {
   describe('resend since, page by page', () => {
     /** A delivery record of `eventId` whose POST body is `size` characters. */
     const record = (ws: string, endpointId: string, eventId: string, size = 20) =>
-      writeOne(env.table, attemptRecordUpdate({ workspaceId: ws, endpointId, eventId, type: 'message.status.updated', payload: JSON.stringify({ id: eventId, pad: 'x'.repeat(size) }), attemptedAt: at(5), statusCode: 500, error: null, state: 'failed', nextAttemptAt: null }));
+      writeOne(env.table, attemptRecordUpdate({ workspaceId: ws, endpointId, eventId, type: 'message.status.updated', payload: JSON.stringify({ id: eventId, pad: 'x'.repeat(size) }), attempt: 1, attemptedAt: at(5), statusCode: 500, error: null, state: 'failed', nextAttemptAt: null }));
     const recordAll = async (ws: string, endpointId: string, eventIds: string[], size?: number) => {
       for (let i = 0; i < eventIds.length; i += 25) await Promise.all(eventIds.slice(i, i + 25).map((eventId) => record(ws, endpointId, eventId, size)));
     };
@@ -334,7 +419,7 @@ describe('events an endpoint misses while disabled (decision 165)', () => {
   it('keeps a first attempt the consumer finds disabled the same way, and leaves a delivered record as it was', async () => {
     const { ws, endpoint } = await newEndpoint();
     const [first, delivered] = [newEventId(at(1)), newEventId(at(2))];
-    await writeOne(env.table, attemptRecordUpdate({ workspaceId: ws, endpointId: endpoint.id, eventId: delivered, type: 'message.received', payload: '{}', attemptedAt: at(2), statusCode: 204, error: null, state: 'delivered', nextAttemptAt: null }));
+    await writeOne(env.table, attemptRecordUpdate({ workspaceId: ws, endpointId: endpoint.id, eventId: delivered, type: 'message.received', payload: '{}', attempt: 1, attemptedAt: at(2), statusCode: 204, error: null, state: 'delivered', nextAttemptAt: null }));
     await disableWebhookEndpoint(ws, endpoint.id, 'gone', at(3), env.table);
     for (const eventId of [first, delivered]) {
       expect(await deliverEvent({ workspaceId: ws, endpointId: endpoint.id, eventId, type: 'message.received', payload: '{}', attempt: 1 }, { store: env.table, queue: env.queues, now: () => at(4) })).toBe('skipped');

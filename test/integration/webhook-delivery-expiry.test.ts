@@ -25,7 +25,7 @@ describe('webhook delivery records past their 14 days, not yet deleted by TTL', 
     const attemptedAt = new Date(now - 20 * DAY);
     const eventId = newEventId(attemptedAt);
     const payload = JSON.stringify({ id: eventId, type: 'message.received', timestamp: attemptedAt.toISOString(), data: { text: 'a customer message' } });
-    await writeOne(env.table, attemptRecordUpdate({ workspaceId: ws, endpointId: endpoint.id, eventId, type: 'message.received', payload, attemptedAt, statusCode: 200, error: null, state: 'delivered', nextAttemptAt: null }));
+    await writeOne(env.table, attemptRecordUpdate({ workspaceId: ws, endpointId: endpoint.id, eventId, type: 'message.received', payload, attempt: 1, attemptedAt, statusCode: 200, error: null, state: 'delivered', nextAttemptAt: null }));
     const { Item } = await env.table.db.send(new GetCommand({ TableName: env.table.tableName, Key: keys.webhookDelivery(ws, endpoint.id, eventId) }));
     expect(Item!.ttl).toBe(Math.floor(attemptedAt.getTime() / 1000) + DELIVERY_RECORD_DAYS * 86_400);
     expect(Item!.ttl).toBeLessThan(Math.floor(now / 1000));

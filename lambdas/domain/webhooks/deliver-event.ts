@@ -11,7 +11,7 @@ import { pinnedPost, type PostOutcome } from './pinned-post';
 import { nextAttemptAt, queueDelaySeconds } from './retry-schedule';
 import { signedHeaders } from './signing';
 import { checkWebhookUrl, configuredUrlRules, type Resolver } from './url-rules';
-import { attemptCountUpdate, attemptRecordUpdate, recordMissedEvent, UNSUBSCRIBED, type DeliveryState } from './webhook-delivery';
+import { attemptCountUpdate, attemptRecordUpdate, recordedPlace, recordMissedEvent, turnOf, UNSUBSCRIBED, type DeliveryState } from './webhook-delivery';
 import { subscribesTo, type WebhookEndpoint } from './webhook-endpoint';
 import { disableWebhookEndpoint, enabledSince, endpointReadsOfBatch, type EndpointReader } from './webhook-endpoint-repository';
 import { TEST_EVENT_TYPE } from './webhook-event';
@@ -31,7 +31,9 @@ export type EventDeliveryOutcome =
   /** The endpoint was deleted or disabled since: nothing sent. */
   | 'skipped'
   /** Failed, after a later attempt's result was recorded (a resend overtook it): that one stands, and retries, if any, are its own. */
-  | 'overtaken';
+  | 'overtaken'
+  /** Made already (SQS handed its message out again, or a copy of it), or overtaken before it began: nothing posted or queued. */
+  | 'replayed';
 
 export interface EventDeliveryDependencies {
   store?: Store;
@@ -51,7 +53,8 @@ export interface EventDeliveryDependencies {
  * disables the endpoint; anything else, or no answer within the timeout, is retried on the
  * schedule with the same `webhook-id`. An endpoint whose events have been given up for
  * FAILING_DISABLE_AFTER_MS is disabled (`failing`). Every attempt is recorded for the deliveries
- * list.
+ * list, and one that does not come after the recorded one (`turnOf`: a message handed out again
+ * after its attempt was made, a retry a resend overtook) is not made.
  */
 export async function deliverEvent(message: EventDeliveryMessage, deps: EventDeliveryDependencies = {}): Promise<EventDeliveryOutcome> {
   const store = deps.store ?? defaultStore();
@@ -74,6 +77,13 @@ export async function deliverEvent(message: EventDeliveryMessage, deps: EventDel
     // Missed: kept as given up (a record `retrying` would wait for an attempt that will not come), for a resend once re-enabled.
     await recordMissedEvent(message, now, store);
     return 'skipped';
+  }
+
+  const place = turnOf(message, await recordedPlace(message, store));
+  if (place.turn === 'replayed') return 'replayed';
+  if (place.turn === 'requeue') {
+    await queueNextAttempt(message, place.nextAttemptAt, message.failingSince ?? place.failedAt.toISOString(), now, queue);
+    return 'retrying';
   }
 
   const outcome = await attempt(endpoint.url, endpoint.secrets, message, now, deps);
@@ -102,9 +112,10 @@ export async function deliverEvent(message: EventDeliveryMessage, deps: EventDel
   if (next) {
     // Recorded before the next attempt is queued: a record that fails fails the message, which comes
     // back to this attempt, so its next one is queued once. A queue that then refuses fails it too,
-    // until it takes it (or the message reaches the DLQ, which alarms).
+    // and the message, back, finds its attempt recorded and only queues the next (`turnOf`), until
+    // the queue takes it (or the message reaches the DLQ, which alarms).
     if (!(await record('retrying', next))) return 'overtaken';
-    await enqueueEventDeliveries([{ message: { ...message, attempt: message.attempt + 1, dueAt: next.toISOString(), failingSince }, delaySeconds: queueDelaySeconds(next, now) }], queue);
+    await queueNextAttempt(message, next, failingSince, now, queue);
     return 'retrying';
   }
   // Given up only if no later attempt was recorded since: a delivered resend is not a give-up.
@@ -113,6 +124,10 @@ export async function deliverEvent(message: EventDeliveryMessage, deps: EventDel
   const since = await noteGivenUp(message.workspaceId, message.endpointId, new Date(failingSince), new Date(enabledSince(endpoint)), store);
   if (now.getTime() - since.getTime() >= FAILING_DISABLE_AFTER_MS) await disable(message, 'failing', now, store, endpoint);
   return 'abandoned';
+}
+
+function queueNextAttempt(message: EventDeliveryMessage, dueAt: Date, failingSince: string, now: Date, queue: QueueTarget): Promise<void> {
+  return enqueueEventDeliveries([{ message: { ...message, attempt: message.attempt + 1, dueAt: dueAt.toISOString(), failingSince }, delaySeconds: queueDelaySeconds(dueAt, now) }], queue);
 }
 
 async function attempt(url: string, secrets: Parameters<typeof signedHeaders>[0], message: EventDeliveryMessage, now: Date, deps: EventDeliveryDependencies): Promise<PostOutcome> {

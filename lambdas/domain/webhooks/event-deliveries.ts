@@ -6,7 +6,7 @@ import type { Store } from '../../shared/store';
 import { decodeCursor, encodeCursor } from '../conversations/cursor';
 import type { PageOf } from '../conversations/read-conversations';
 import { instant } from '../time/instant';
-import { enqueueEventDeliveries } from './event-queue';
+import { enqueueEventDeliveries, type EventDeliveryMessage } from './event-queue';
 import { eventIdTime, TEST_EVENT_TYPE, testEvent } from './webhook-event';
 import { subscribesTo } from './webhook-endpoint';
 import { deliveriesOfEndpoint, deliveriesSince, deliveryStates, getDelivery, type StoredDelivery } from './webhook-delivery';
@@ -85,7 +85,7 @@ export async function resendEvent(
   if (!delivery) throw new NotFoundError('Webhook delivery');
   // Its delivery would give it up unsent (deliver-event.ts): say why now, rather than 202 and nothing.
   if (!resendable(endpoint, delivery)) throw new ValidationError(`The endpoint no longer takes ${delivery.type} events; add the type to its events (PATCH) to resend it`);
-  await enqueueEventDeliveries([{ message: { workspaceId, endpointId, eventId, type: delivery.type, payload: delivery.payload, attempt: 1 } }], queue ?? defaultWebhookQueue());
+  await enqueueEventDeliveries([{ message: resendOf(workspaceId, endpointId, delivery) }], queue ?? defaultWebhookQueue());
   return { eventId };
 }
 
@@ -110,11 +110,26 @@ export async function resendEventsSince(
   // Only the types the endpoint takes now: another's delivery would be given up unsent.
   const resent = batch.filter((delivery) => resendable(endpoint, delivery));
   await enqueueEventDeliveries(
-    resent.map((delivery) => ({ message: { workspaceId, endpointId, eventId: delivery.eventId, type: delivery.type, payload: delivery.payload, attempt: 1 } })),
+    resent.map((delivery) => ({ message: resendOf(workspaceId, endpointId, delivery) })),
     queue ?? defaultWebhookQueue(),
   );
   return { resent: resent.length, nextSince: nextSince?.toISOString() ?? null };
 }
+
+/**
+ * A resend's first attempt: a round after the record's, which every attempt of the rounds before
+ * it then gives way to (webhook-delivery.ts, `turnOf`). Two resends queued before either's attempt
+ * was recorded are the same round: one POST, as one resend.
+ */
+const resendOf = (workspaceId: string, endpointId: string, delivery: StoredDelivery): EventDeliveryMessage => ({
+  workspaceId,
+  endpointId,
+  eventId: delivery.eventId,
+  type: delivery.type,
+  payload: delivery.payload,
+  attempt: 1,
+  round: (delivery.round ?? 0) + 1,
+});
 
 /** A test event goes to the endpoint whatever it subscribes to; any other, if it takes the type. */
 const resendable = (endpoint: WebhookEndpoint, delivery: StoredDelivery) => delivery.type === TEST_EVENT_TYPE || subscribesTo(endpoint, delivery.type);

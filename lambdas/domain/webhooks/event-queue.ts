@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import * as z from '../../shared/zod';
 import { ServiceUnavailableError } from '../../shared/errors';
 import { QueueRefusal, sendBatched, type QueueTarget } from '../../shared/queue';
@@ -13,8 +14,12 @@ export const eventDeliveryMessageSchema = z.object({
   eventId: z.string().check(z.minLength(1)),
   type: z.string().check(z.minLength(1)),
   payload: z.string(),
-  /** 1 for the first attempt (and for a resend); one more for each retry. */
+  /** 1 for a round's first attempt; one more for each retry. */
   attempt: z.int().check(z.gte(1)),
+  /** 0 (or absent) for the event as published; a resend's is one more than its delivery record's (webhook-delivery.ts, `AttemptPlace`). */
+  round: z.optional(z.int().check(z.gte(0))),
+  /** This message's own: each message put on the queue gets a new one, so a copy of a recorded attempt is told from the message that made it. */
+  attemptId: z.optional(z.string()),
   /** Not before: a retry due later than SQS can hold a message back waits in hops (retry-schedule.ts). */
   dueAt: z.optional(z.iso.datetime()),
   /** When the event first failed at this endpoint: how long an endpoint has been failing is counted from it. */
@@ -31,7 +36,7 @@ const REQUESTS_IN_FLIGHT = 10;
  * error of the request that carried it.
  */
 export function sendEventDeliveries(messages: readonly { message: EventDeliveryMessage; delaySeconds?: number }[], queue: QueueTarget): Promise<Map<number, Error>> {
-  return sendBatched(queue, messages.map(({ message, delaySeconds }) => ({ body: message, delaySeconds })), REQUESTS_IN_FLIGHT);
+  return sendBatched(queue, messages.map(({ message, delaySeconds }) => ({ body: { ...message, attemptId: randomUUID() }, delaySeconds })), REQUESTS_IN_FLIGHT);
 }
 
 /**

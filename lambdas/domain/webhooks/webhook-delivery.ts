@@ -19,8 +19,22 @@ export const DELIVERY_RECORD_DAYS = 14;
 export const deliveryStates = ['delivered', 'retrying', 'failed'] as const;
 export type DeliveryState = (typeof deliveryStates)[number];
 
+/**
+ * Where an attempt stands among its event's attempts at one endpoint (decision 209): attempts
+ * are ordered by round, then by number, never by time (a message SQS hands out again is always
+ * later).
+ */
+export interface AttemptPlace {
+  /** 0 (or absent) for the event as published; a resend's is one more than its record's. */
+  round?: number;
+  /** 1 for a round's first attempt; one more for each retry. */
+  attempt: number;
+  /** The queue message's own id (event-queue.ts): tells the message that made the recorded attempt from a copy of it. */
+  attemptId?: string;
+}
+
 /** One attempt as the consumer records it. */
-export interface AttemptRecord {
+export interface AttemptRecord extends AttemptPlace {
   workspaceId: string;
   endpointId: string;
   eventId: string;
@@ -34,7 +48,15 @@ export interface AttemptRecord {
   nextAttemptAt: Date | null;
 }
 
-/** Records an attempt: counts it, and keeps its answer and what comes next. */
+/**
+ * Records an attempt: counts it, and keeps its answer, what comes next and its place. Only an
+ * attempt that comes after the recorded one is recorded (`turnOf` is the same order, read before
+ * the POST): a later round's (a resend overtakes the round before it, whatever its state), or the
+ * same round's later attempt while the round still waits for one (`retrying`). Anything else (a
+ * slow attempt a resend overtook, a copy of an attempt recorded while both were in flight) leaves
+ * the record as it is. A record written before attempts had places has no `round`: any attempt
+ * goes.
+ */
 export function attemptRecordUpdate(attempt: AttemptRecord): Write {
   const at = attempt.attemptedAt.toISOString();
   return {
@@ -42,10 +64,9 @@ export function attemptRecordUpdate(attempt: AttemptRecord): Write {
       Key: keys.webhookDelivery(attempt.workspaceId, attempt.endpointId, attempt.eventId),
       UpdateExpression:
         'SET entity = :entity, workspaceId = :ws, endpointId = :endpoint, eventId = :event, #type = :type, payload = :payload, #state = :state, ' +
-        'lastAttemptAt = :at, lastStatusCode = :code, lastError = :error, nextAttemptAt = :next, #ttl = :ttl ADD attempts :one',
-      // An attempt older than the one recorded (a slow one that a resend overtook) leaves the newer result standing.
-      ConditionExpression: 'attribute_not_exists(lastAttemptAt) OR attribute_type(lastAttemptAt, :nullType) OR lastAttemptAt <= :at',
-      ExpressionAttributeNames: { '#type': 'type', '#state': 'state', '#ttl': 'ttl' },
+        'lastAttemptAt = :at, lastStatusCode = :code, lastError = :error, nextAttemptAt = :next, #ttl = :ttl, #round = :round, roundAttempt = :attempt, attemptId = :attemptId ADD attempts :one',
+      ConditionExpression: 'attribute_not_exists(#round) OR #round < :round OR (#round = :round AND roundAttempt < :attempt AND #state = :retrying)',
+      ExpressionAttributeNames: { '#type': 'type', '#state': 'state', '#ttl': 'ttl', '#round': 'round' },
       ExpressionAttributeValues: {
         ':entity': 'webhookDelivery',
         ':ws': attempt.workspaceId,
@@ -60,13 +81,16 @@ export function attemptRecordUpdate(attempt: AttemptRecord): Write {
         ':next': attempt.nextAttemptAt?.toISOString() ?? null,
         ':ttl': Math.floor(attempt.attemptedAt.getTime() / 1000) + DELIVERY_RECORD_DAYS * 24 * 60 * 60,
         ':one': 1,
-        ':nullType': 'NULL',
+        ':round': attempt.round ?? 0,
+        ':attempt': attempt.attempt,
+        ':attemptId': attempt.attemptId ?? null,
+        ':retrying': 'retrying',
       },
     },
   };
 }
 
-/** Counts an attempt whose result came after a newer attempt's was recorded: the newer result stands. */
+/** Counts an attempt whose result was not recorded (`attemptRecordUpdate`): the one recorded stands. */
 export function attemptCountUpdate(attempt: Pick<AttemptRecord, 'workspaceId' | 'endpointId' | 'eventId'>): Write {
   return { Update: { Key: keys.webhookDelivery(attempt.workspaceId, attempt.endpointId, attempt.eventId), UpdateExpression: 'ADD attempts :one', ExpressionAttributeValues: { ':one': 1 } } };
 }
@@ -108,9 +132,9 @@ function missedDeliveryUpdate(missed: MissedEvent, now: Date, reason: MissReason
       UpdateExpression:
         'SET entity = :entity, workspaceId = :ws, endpointId = :endpoint, eventId = :event, #type = :type, payload = :payload, #state = :failed, nextAttemptAt = :none, ' +
         'attempts = if_not_exists(attempts, :zero), lastAttemptAt = if_not_exists(lastAttemptAt, :none), lastStatusCode = if_not_exists(lastStatusCode, :none), ' +
-        'lastError = if_not_exists(lastError, :reason), #ttl = if_not_exists(#ttl, :ttl)',
+        'lastError = if_not_exists(lastError, :reason), #ttl = if_not_exists(#ttl, :ttl), #round = if_not_exists(#round, :zero), roundAttempt = if_not_exists(roundAttempt, :zero)',
       ConditionExpression: 'attribute_not_exists(#state) OR #state = :retrying',
-      ExpressionAttributeNames: { '#type': 'type', '#state': 'state', '#ttl': 'ttl' },
+      ExpressionAttributeNames: { '#type': 'type', '#state': 'state', '#ttl': 'ttl', '#round': 'round' },
       ExpressionAttributeValues: {
         ':entity': 'webhookDelivery',
         ':ws': missed.workspaceId,
@@ -140,6 +164,8 @@ const storedDeliverySchema = z.object({
   lastStatusCode: z.nullable(z.int()),
   lastError: z.nullable(z.string()),
   nextAttemptAt: z.nullable(z.string()),
+  /** The round of the last attempt recorded (a resend queues the next); absent on records written before decision 209. */
+  round: z.optional(z.int().check(z.gte(0))),
 });
 export type StoredDelivery = z.output<typeof storedDeliverySchema>;
 
@@ -194,4 +220,57 @@ export async function deliveriesSince(workspaceId: string, endpointId: string, s
 export async function getDelivery(workspaceId: string, endpointId: string, eventId: string, store: Store, now: Date): Promise<StoredDelivery | undefined> {
   const { Item } = await store.db.send(new GetCommand({ TableName: store.tableName, Key: keys.webhookDelivery(workspaceId, endpointId, eventId) }));
   return Item && !hasExpired(Item, now) ? toDelivery(Item) : undefined;
+}
+
+/** What a record says of the attempts made: its last attempt's place, whether its round is over, and when its next attempt is due. */
+const recordedPlaceSchema = z.object({
+  round: z.int(),
+  roundAttempt: z.int(),
+  attemptId: z.nullable(z.string()),
+  state: z.enum(deliveryStates),
+  lastAttemptAt: z.nullable(z.string()),
+  nextAttemptAt: z.nullable(z.string()),
+});
+export type RecordedPlace = z.output<typeof recordedPlaceSchema>;
+
+/**
+ * The place of the delivery's last recorded attempt; undefined when none was recorded, or the record
+ * predates places (decision 209). Eventually consistent (half the read units): what it guards
+ * against is a message handed out again minutes later; two copies in flight at once are kept to
+ * one result by `attemptRecordUpdate`'s condition.
+ */
+export async function recordedPlace(delivery: Pick<AttemptRecord, 'workspaceId' | 'endpointId' | 'eventId'>, store: Store): Promise<RecordedPlace | undefined> {
+  const { Item } = await store.db.send(
+    new GetCommand({
+      TableName: store.tableName,
+      Key: keys.webhookDelivery(delivery.workspaceId, delivery.endpointId, delivery.eventId),
+      ProjectionExpression: '#round, roundAttempt, attemptId, #state, lastAttemptAt, nextAttemptAt',
+      ExpressionAttributeNames: { '#round': 'round', '#state': 'state' },
+    }),
+  );
+  return Item?.round === undefined ? undefined : parseItem(recordedPlaceSchema, { attemptId: null, ...Item }, 'webhook delivery');
+}
+
+/** What an attempt may do: POST; only queue its next attempt (its own was recorded already); or nothing. */
+export type AttemptTurn = { turn: 'post' } | { turn: 'requeue'; nextAttemptAt: Date; failedAt: Date } | { turn: 'replayed' };
+
+/**
+ * An attempt POSTs only when it comes after the recorded one, in `attemptRecordUpdate`'s order:
+ * a later round, or the same round's later attempt while the round waits (`retrying`). The very
+ * message whose attempt is the recorded one (same id) came back after its record was written, with
+ * its next attempt perhaps never queued (the queue refused it, or the invocation ended first): it
+ * queues that, without a POST; a second copy then finds another id and is refused, so copies end
+ * there. Anything else (an attempt of a round a resend overtook, one the round has passed, one of a
+ * round delivered or given up) was made already: no POST, nothing queued.
+ */
+export function turnOf(place: AttemptPlace, recorded: RecordedPlace | undefined): AttemptTurn {
+  if (!recorded) return { turn: 'post' };
+  const round = place.round ?? 0;
+  if (recorded.round !== round) return recorded.round < round ? { turn: 'post' } : { turn: 'replayed' };
+  if (recorded.state !== 'retrying') return { turn: 'replayed' };
+  if (recorded.roundAttempt < place.attempt) return { turn: 'post' };
+  if (recorded.roundAttempt === place.attempt && recorded.attemptId === (place.attemptId ?? null) && recorded.nextAttemptAt && recorded.lastAttemptAt) {
+    return { turn: 'requeue', nextAttemptAt: new Date(recorded.nextAttemptAt), failedAt: new Date(recorded.lastAttemptAt) };
+  }
+  return { turn: 'replayed' };
 }

@@ -126,6 +126,8 @@ beforeEach(() => {
   clock = T0;
   sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
   ddb.on(UpdateCommand).resolves({});
+  // No delivery record yet: every attempt comes after it.
+  ddb.on(GetCommand).resolves({});
 });
 afterEach(() => target?.close());
 const useEndpoint = (url: string, overrides: Record<string, unknown> = {}) =>
