@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { config } from '../../shared/config';
 import { defaultStore, defaultWebhookQueue } from '../../shared/default-store';
 import { logger } from '../../shared/logger';
@@ -82,7 +83,8 @@ export async function deliverEvent(message: EventDeliveryMessage, deps: EventDel
   const place = turnOf(message, await recordedPlace(message, store));
   if (place.turn === 'replayed') return 'replayed';
   if (place.turn === 'requeue') {
-    await queueNextAttempt(message, place.nextAttemptAt, message.failingSince ?? place.failedAt.toISOString(), now, queue);
+    // A copy of its own, in case the first was queued after all: whichever is attempted second is `replayed`.
+    await queueNextAttempt(message, place.nextAttemptAt, message.failingSince ?? place.failedAt.toISOString(), now, queue, randomUUID());
     return 'retrying';
   }
 
@@ -126,8 +128,9 @@ export async function deliverEvent(message: EventDeliveryMessage, deps: EventDel
   return 'abandoned';
 }
 
-function queueNextAttempt(message: EventDeliveryMessage, dueAt: Date, failingSince: string, now: Date, queue: QueueTarget): Promise<void> {
-  return enqueueEventDeliveries([{ message: { ...message, attempt: message.attempt + 1, dueAt: dueAt.toISOString(), failingSince }, delaySeconds: queueDelaySeconds(dueAt, now) }], queue);
+function queueNextAttempt(message: EventDeliveryMessage, dueAt: Date, failingSince: string, now: Date, queue: QueueTarget, attemptId?: string): Promise<void> {
+  const next = { ...message, attempt: message.attempt + 1, dueAt: dueAt.toISOString(), failingSince, attemptId };
+  return enqueueEventDeliveries([{ message: next, delaySeconds: queueDelaySeconds(dueAt, now) }], queue);
 }
 
 async function attempt(url: string, secrets: Parameters<typeof signedHeaders>[0], message: EventDeliveryMessage, now: Date, deps: EventDeliveryDependencies): Promise<PostOutcome> {

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import * as z from '../../shared/zod';
 import { ServiceUnavailableError } from '../../shared/errors';
 import { QueueRefusal, sendBatched, type QueueTarget } from '../../shared/queue';
@@ -18,7 +17,7 @@ export const eventDeliveryMessageSchema = z.object({
   attempt: z.int().check(z.gte(1)),
   /** 0 (or absent) for the event as published; a resend's is one more than its delivery record's (webhook-delivery.ts, `AttemptPlace`). */
   round: z.optional(z.int().check(z.gte(0))),
-  /** This message's own: each message put on the queue gets a new one, so a copy of a recorded attempt is told from the message that made it. */
+  /** Only on a next attempt queued again (deliver-event.ts): tells that copy from the message first queued, so whichever comes second ends there. */
   attemptId: z.optional(z.string()),
   /** Not before: a retry due later than SQS can hold a message back waits in hops (retry-schedule.ts). */
   dueAt: z.optional(z.iso.datetime()),
@@ -36,7 +35,7 @@ const REQUESTS_IN_FLIGHT = 10;
  * error of the request that carried it.
  */
 export function sendEventDeliveries(messages: readonly { message: EventDeliveryMessage; delaySeconds?: number }[], queue: QueueTarget): Promise<Map<number, Error>> {
-  return sendBatched(queue, messages.map(({ message, delaySeconds }) => ({ body: { ...message, attemptId: randomUUID() }, delaySeconds })), REQUESTS_IN_FLIGHT);
+  return sendBatched(queue, messages.map(({ message, delaySeconds }) => ({ body: message, delaySeconds })), REQUESTS_IN_FLIGHT);
 }
 
 /**

@@ -29,7 +29,7 @@ export interface AttemptPlace {
   round?: number;
   /** 1 for a round's first attempt; one more for each retry. */
   attempt: number;
-  /** The queue message's own id (event-queue.ts): tells the message that made the recorded attempt from a copy of it. */
+  /** Set on a next attempt queued again (event-queue.ts): tells that copy from the message first queued. */
   attemptId?: string;
 }
 
@@ -259,8 +259,8 @@ export type AttemptTurn = { turn: 'post' } | { turn: 'requeue'; nextAttemptAt: D
  * a later round, or the same round's later attempt while the round waits (`retrying`). The very
  * message whose attempt is the recorded one (same id) came back after its record was written, with
  * its next attempt perhaps never queued (the queue refused it, or the invocation ended first): it
- * queues that, without a POST; a second copy then finds another id and is refused, so copies end
- * there. Anything else (an attempt of a round a resend overtook, one the round has passed, one of a
+ * queues that again under an id of its own, without a POST; of the two, the one attempted second
+ * finds another id recorded and is refused, so copies end there. Anything else (an attempt of a round a resend overtook, one the round has passed, one of a
  * round delivered or given up) was made already: no POST, nothing queued.
  */
 export function turnOf(place: AttemptPlace, recorded: RecordedPlace | undefined): AttemptTurn {

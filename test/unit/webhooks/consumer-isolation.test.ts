@@ -46,6 +46,8 @@ describe('the webhook-events consumer', () => {
     const endpoint = (id: string, path: string) => storedWebhookEndpoint({ workspaceId: 'ws-a', id, url: `http://127.0.0.1:${port}${path}`, at: NOW });
     const slow = `whe_${'5'.repeat(32)}`;
     const fast = `whe_${'6'.repeat(32)}`;
+    // No delivery record yet: every attempt comes after it.
+    ddb.on(GetCommand).resolves({});
     ddb.on(GetCommand, { Key: keys.webhookEndpoint('ws-a', slow) }).resolves({ Item: endpoint(slow, '/slow') });
     ddb.on(GetCommand, { Key: keys.webhookEndpoint('ws-a', fast) }).resolves({ Item: endpoint(fast, '/fast') });
     ddb.on(UpdateCommand).resolves({ Attributes: { failingSince: NOW.toISOString() } });
@@ -99,12 +101,13 @@ describe('the webhook-events consumer', () => {
     const { port } = server.address() as AddressInfo;
     const [first, second] = [`whe_${'7'.repeat(32)}`, `whe_${'8'.repeat(32)}`];
     const endpoint = (id: string) => storedWebhookEndpoint({ workspaceId: 'ws-a', id, url: `http://127.0.0.1:${port}/${id}`, at: NOW });
+    ddb.on(GetCommand).resolves({});
     for (const id of [first, second]) ddb.on(GetCommand, { Key: keys.webhookEndpoint('ws-a', id) }).resolves({ Item: endpoint(id) });
     ddb.on(UpdateCommand).resolves({});
     const events = [0, 1, 2].map((i) => testEvent(first, new Date(NOW.getTime() + i * 1_000)));
     const message = (endpointId: string, event: (typeof events)[number]) => ({ workspaceId: 'ws-a', endpointId, eventId: event.id, type: event.type, payload: JSON.stringify(event), attempt: 1 });
     const batch = sqsEvent([...events.map((event) => ({ body: message(first, event) })), { body: message(second, events[0]!) }]);
-    const endpointReads = () => ddb.commandCalls(GetCommand).map((call) => ({ key: call.args[0].input.Key, consistent: call.args[0].input.ConsistentRead }));
+    const endpointReads = () => ddb.commandCalls(GetCommand).filter((call) => !String(call.args[0].input.Key?.sk).startsWith('DLV#')).map((call) => ({ key: call.args[0].input.Key, consistent: call.args[0].input.ConsistentRead }));
     try {
       expect(await deliverEventBatch(batch, lambdaContext('deliver-webhook-event'))).toEqual({ batchItemFailures: [] });
       // Four events posted, each to its endpoint, each recorded as delivered.
