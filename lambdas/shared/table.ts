@@ -98,6 +98,8 @@ export const keys = {
   tagLinkUnderDispatch: (dispatchId: string, tag: string): ItemKey => ({ pk: `DSP#${dispatchId}`, sk: `TAG#${tag}` }),
   /** The reconciler's note that a dead attempt of the dispatch is due `unknown` (decision 163). */
   deadAttemptNote: (dispatchId: string, attemptStartedAt: string): ItemKey => ({ pk: `DSP#${dispatchId}`, sk: `DEAD#${attemptStartedAt}` }),
+  /** Where the reconciler's last run stopped reading a pending shard it could not read to its end (decision 210). */
+  reconcilerPosition: (shard: number): ItemKey => ({ pk: `RECONCILE#${shard}`, sk: 'POSITION' }),
   /** Summary rollup: per tag, WIB day and template, in `ROLLUP_SHARDS` shards. */
   tagRollup: (ws: string, tag: string, day: string, templateId: string, shard = 0): ItemKey => ({ pk: partitions.rollupsOfTag(ws, tag).value, sk: rollupShard(`${day}#${templateId}`, shard) }),
   /** Per-day count of a workspace's dispatches that counted as sent, tagged or not (WORKSPACE-scope totals), in `ROLLUP_SHARDS` shards. */
@@ -333,6 +335,7 @@ export type Entity =
   | 'numberReports'
   | 'templatePacing'
   | 'deadAttemptNote'
+  | 'reconcilerPosition'
   | 'whatsappBusinessAccount'
   | 'marketingOptOut'
   | 'marketingResume'

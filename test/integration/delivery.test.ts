@@ -8,7 +8,7 @@ import { applyProviderReports } from '../../lambdas/domain/delivery/provider-rep
 import { findProviderMessage } from '../../lambdas/domain/delivery/provider-message';
 import { DEAD_ATTEMPT_UNKNOWN_MS, PACED_REPORT_SILENCE_MS, QUEUED_GRACE_MS, RELEASED_GRACE_MS, reconcile, REPORT_SILENCE_MS, UNKNOWN_NOTICE_MS } from '../../lambdas/domain/delivery/reconcile';
 import { listConversations } from '../../lambdas/domain/conversations/read-conversations';
-import { getDispatch } from '../../lambdas/domain/messages/dispatch-repository';
+import { dispatchItem, getDispatch, getDispatchById } from '../../lambdas/domain/messages/dispatch-repository';
 import { enqueueDispatch, type DispatchMessage } from '../../lambdas/domain/messages/dispatch-queue';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import { ProviderError, type Provider } from '../../lambdas/domain/providers/provider';
@@ -18,7 +18,8 @@ import { saveTemplate } from '../../lambdas/domain/templates/template-repository
 import { clearWorkspaceCache } from '../../lambdas/domain/workspaces/workspace-lookup';
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import type { Store } from '../../lambdas/shared/store';
-import { keys } from '../../lambdas/shared/table';
+import { batchPut, batchWrite } from '../../lambdas/shared/batch-write';
+import { keys, PENDING_SHARDS } from '../../lambdas/shared/table';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { BuildMiddleware } from '@smithy/types';
 import { runAdmin } from '../../lib/admin/cli';
@@ -1341,5 +1342,66 @@ describe('the queue around the consumer', () => {
     await reconcile(new Date(Date.now() + RELEASED_GRACE_MS + 1_000), env.table, env.queues);
     expect(await env.queues.receiveAll()).toContainEqual(message);
     expect(await deliver(released.dispatchId, released.ws, scriptedProvider(accept).provider, 2)).toBe('sent');
+  });
+});
+
+// docs/architecture.md (the delivery path, 6): a dead attempt is released once the number's reports show WhatsApp never took it,
+// five minutes after it; decision 137: a queued dispatch whose message may still wait behind a campaign's backlog is left alone.
+describe('the reconciler behind a campaign’s backlog of more queued dispatches than a run acts on', () => {
+  const shardOf = (dispatchId: string) => parseInt(dispatchId.slice(-2), 16) % PENDING_SHARDS;
+  const backlog: Record<string, unknown>[] = [];
+  const perShard = new Map<number, number>();
+  // Another workspace's campaign, queued half an hour ago and still waiting in the queue (the fair queue serves it last).
+  beforeAll(async () => {
+    const before = new Date(Date.now() - 30 * 60_000);
+    const { dispatchId } = await queuedDispatch([], before);
+    const model = (await getDispatchById(dispatchId, env.table))!;
+    while ([...Array(PENDING_SHARDS).keys()].some((shard) => (perShard.get(shard) ?? 0) < 210)) {
+      const id = randomUUID();
+      perShard.set(shardOf(id), (perShard.get(shardOf(id)) ?? 0) + 1);
+      backlog.push(dispatchItem({ ...model, dispatchId: id, createdAt: before.toISOString(), updatedAt: before.toISOString() }));
+    }
+    await batchPut(env.table, backlog);
+  });
+  afterAll(() => batchWrite(env.table, backlog.map((item) => ({ delete: keys.dispatch(String(item.dispatchId)) }))));
+
+  /** A workspace's message, claimed now, its consumer killed before it called WhatsApp; the number's reports flow, and none comes for it. */
+  async function deadAttempt() {
+    const { ws, dispatchId } = await queuedDispatch([]);
+    await claimDispatch(dispatchId, new Date(Date.now() - 1_000), env.table, `sandbox:${ws}`);
+    const later = await sendAfter(ws);
+    expect(await deliver(later, ws, scriptedProvider(accept).provider)).toBe('sent');
+    await reportOn(ws, later, 'delivered');
+    return { ws, dead: dispatchId };
+  }
+
+  it('judges a dead attempt behind it', async () => {
+    const { ws, dead } = await deadAttempt();
+
+    // The campaign's oldest message has waited as long as its dispatches (CloudWatch's age): they are `waiting`, as decision 137 wants.
+    const judgedAt = Date.now() + REPORT_SILENCE_MS + 1_000;
+    const runs = [];
+    for (const minutes of [0, 10, 30, 60]) runs.push(await reconcile(new Date(judgedAt + minutes * 60_000), env.table, env.queues, { queueAgeMs: 40 * 60_000 + minutes * 60_000 }));
+    // The dead attempt is released by one of the runs in the hour after it was due, as it is without a backlog.
+    expect({ released: runs.reduce((sum, run) => sum + run.released, 0), attemptStartedAt: (await getDispatch(ws, dead, env.table))?.attemptStartedAt ?? null }).toEqual({ released: 1, attemptStartedAt: null });
+  });
+
+  it('reads on from where the last run stopped when a shard holds more than a run reads, and from the oldest again once it read to the end', async () => {
+    const { ws, dead } = await deadAttempt();
+    const judgedAt = Date.now() + REPORT_SILENCE_MS + 1_000;
+    const ahead = perShard.get(shardOf(dead))!;
+    const runs = [];
+    for (let run = 0; run <= Math.ceil(ahead / 100) + 1; run++) {
+      runs.push(await reconcile(new Date(judgedAt + run * 60_000), env.table, env.queues, { queueAgeMs: 40 * 60_000 + run * 60_000, readsPerShard: 100 }));
+    }
+    // No run read more than 100 entries a shard, and one past the campaign's released the dead attempt, once.
+    expect(runs.every((run) => run.waiting <= PENDING_SHARDS * 100)).toBe(true);
+    expect({ first: runs[0]!.released, released: runs.reduce((sum, run) => sum + run.released, 0) }).toEqual({ first: 0, released: 1 });
+    const released = (await getDispatch(ws, dead, env.table))!;
+    expect({ status: released.status, attemptStartedAt: released.attemptStartedAt ?? null }).toEqual({ status: 'processing', attemptStartedAt: null });
+    // A run that reads every shard to its end leaves nothing to read on from: the next starts again at the campaign's oldest.
+    const again = async () => (await reconcile(new Date(judgedAt), env.table, env.queues, { queueAgeMs: 40 * 60_000, readsPerShard: 1_000 })).waiting;
+    await again();
+    expect(await again()).toBeGreaterThanOrEqual(PENDING_SHARDS * 210);
   });
 });

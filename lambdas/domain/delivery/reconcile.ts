@@ -7,10 +7,11 @@ import { writeIfAllowed } from '../../shared/writes';
 import { PENDING_SHARDS } from '../../shared/table';
 import { enqueueDispatch } from '../messages/dispatch-queue';
 import type { Dispatch } from '../messages/dispatch';
-import { pendingDispatches, pendingEntryDrop, requeueChange } from '../messages/dispatch-repository';
+import { indexedPendingDispatches, pendingDispatchPage, pendingEntryDrop, requeueChange } from '../messages/dispatch-repository';
 import { STALE_ATTEMPT_MS } from './deliver-dispatch';
 import { deadAttemptNotedAt, noteDeadAttempt } from './dead-attempt-note';
 import { releaseClaim } from './delivery-attempt';
+import { keepReconcilerPosition, reconcilerPosition } from './reconcile-position';
 import { applyStatus, changeDispatch } from './dispatch-status';
 import { EVIDENCE_GRAIN_MS, reportedThrough } from './report-evidence';
 import { mayBeHeld, PACING_HOLD_MS } from './template-pacing';
@@ -46,8 +47,16 @@ export const UNKNOWN_NOTICE_MS = RELEASED_GRACE_MS;
  * verdict (decision 148). Until then the dispatch stays `processing`.
  */
 export const PACED_REPORT_SILENCE_MS = 2 * PACING_HOLD_MS;
-/** Work per run is bounded; what is left waits for the next run. */
+/** Dispatches a run acts on per shard (each a write, a requeue a queue message too); what is left waits for the next run. */
 const MAX_PER_SHARD = 200;
+/**
+ * Pending entries a run reads per shard, each a dispatch by BatchGet (half a read unit), a page of
+ * `PENDING_PAGE` at a time: 8 000 a run, about 4 000 read units and a few seconds. `waiting`
+ * dispatches (a campaign's backlog) are read past, not acted on; a shard holding more is read on
+ * from where the run stopped by the next run (decision 210).
+ */
+export const READS_PER_SHARD = 2_000;
+const PENDING_PAGE = 200;
 /** CloudWatch's figure for the queue's oldest message is a minute's maximum, a minute or two late: what a dispatch's wait must pass it by. */
 export const QUEUE_AGE_MARGIN_MS = 60_000;
 
@@ -80,39 +89,76 @@ export interface ReconcileSummary {
  * `unknown` (never sent again) when nothing can show it, a notice after a first run noted it so
  * (decision 163); for a template WhatsApp was holding
  * (template pacing), both after two hours (decision 148). Reads only the sparse pending entries: a Query per shard (two while entries from before
- * decision 104 may remain), and a BatchGet of the dispatches they name.
+ * decision 104 may remain), and a BatchGet of the dispatches they name; behind a backlog, a page
+ * at a time up to `readsPerShard` (READS_PER_SHARD; tests lower it), the next run reading on from
+ * where this one stopped (decision 210).
  *
  * `queueAgeMs`, how long the queue has held its oldest message, tells a lost message from one still
  * waiting behind a backlog (a campaign, a number's pace, a workspace the fair queue serves last): a
  * dispatch idle no longer than that (and a margin) may still have its message in the queue, and
  * is not queued twice (decision 137). Without it, every dispatch idle past its grace is queued again.
  */
-export async function reconcile(now: Date, store: Store = defaultStore(), queue: QueueTarget = defaultQueue(), options: { queueAgeMs?: number | undefined } = {}): Promise<ReconcileSummary> {
+export async function reconcile(
+  now: Date,
+  store: Store = defaultStore(),
+  queue: QueueTarget = defaultQueue(),
+  options: { queueAgeMs?: number | undefined; readsPerShard?: number } = {},
+): Promise<ReconcileSummary> {
   const summary: ReconcileSummary = { requeued: 0, released: 0, noted: 0, settledUnknown: 0, droppedEntries: 0, waiting: 0 };
   const mayStillBeQueued = (idleFor: number) => options.queueAgeMs !== undefined && idleFor <= options.queueAgeMs + QUEUE_AGE_MARGIN_MS;
   const cutoff = new Date(now.getTime() - QUEUED_GRACE_MS).toISOString();
   const evidence = reportEvidence(store);
-  for (let shard = 0; shard < PENDING_SHARDS; shard++) {
-    for (const dispatch of await pendingDispatches(shard, cutoff, MAX_PER_SHARD, store)) {
-      const idleFor = now.getTime() - Date.parse(dispatch.updatedAt);
-      if (dispatch.status === 'processing' && dispatch.attemptStartedAt) {
-        const verdict = await deadAttemptVerdict(dispatch, dispatch.attemptStartedAt, now, evidence);
-        if (verdict === 'release' && (await releaseDeadAttempt(dispatch, now, store))) summary.released += 1;
-        if (verdict === 'unknown') {
-          const sinceNoted = now.getTime() - Date.parse(await noteDeadAttempt(dispatch.dispatchId, dispatch.attemptStartedAt, now, store));
-          if (sinceNoted < UNKNOWN_NOTICE_MS) summary.noted += 1;
-          // Its release, carried on the queue since before the note, may be waiting behind a backlog (decision 163).
-          else if (mayStillBeQueued(sinceNoted)) summary.waiting += 1;
-          // Of the attempt it judged: since its read, the claim may have been given back and taken again (decision 161).
-          else if (await applyStatus(dispatch.dispatchId, { to: 'unknown', occurredAt: now.toISOString(), ofAttempt: dispatch.attemptStartedAt }, store, dispatch)) summary.settledUnknown += 1;
-        }
-      } else if (dispatch.status === 'queued' || (dispatch.status === 'processing' && idleFor > RELEASED_GRACE_MS)) {
-        if (mayStillBeQueued(idleFor)) summary.waiting += 1;
-        else if (await requeue(dispatch, now, store, queue)) summary.requeued += 1;
-      } else if (dispatch.status !== 'processing' && (await dropPendingEntry(dispatch.dispatchId, store))) {
-        summary.droppedEntries += 1;
+  const readsPerShard = options.readsPerShard ?? READS_PER_SHARD;
+
+  /** Does what the dispatch's state calls for; true when that took a write (the run's work is bounded by those). */
+  async function judge(dispatch: Dispatch): Promise<boolean> {
+    const idleFor = now.getTime() - Date.parse(dispatch.updatedAt);
+    if (dispatch.status === 'processing' && dispatch.attemptStartedAt) {
+      const verdict = await deadAttemptVerdict(dispatch, dispatch.attemptStartedAt, now, evidence);
+      if (verdict === 'release' && (await releaseDeadAttempt(dispatch, now, store))) summary.released += 1;
+      if (verdict === 'unknown') {
+        const sinceNoted = now.getTime() - Date.parse(await noteDeadAttempt(dispatch.dispatchId, dispatch.attemptStartedAt, now, store));
+        if (sinceNoted < UNKNOWN_NOTICE_MS) summary.noted += 1;
+        // Its release, carried on the queue since before the note, may be waiting behind a backlog (decision 163).
+        else if (mayStillBeQueued(sinceNoted)) summary.waiting += 1;
+        // Of the attempt it judged: since its read, the claim may have been given back and taken again (decision 161).
+        else if (await applyStatus(dispatch.dispatchId, { to: 'unknown', occurredAt: now.toISOString(), ofAttempt: dispatch.attemptStartedAt }, store, dispatch)) summary.settledUnknown += 1;
       }
+      return verdict === 'release' || verdict === 'unknown';
     }
+    if (dispatch.status === 'queued' || (dispatch.status === 'processing' && idleFor > RELEASED_GRACE_MS)) {
+      if (mayStillBeQueued(idleFor)) {
+        summary.waiting += 1;
+        return false;
+      }
+      if (await requeue(dispatch, now, store, queue)) summary.requeued += 1;
+      return true;
+    }
+    if (dispatch.status === 'processing') return false;
+    if (await dropPendingEntry(dispatch.dispatchId, store)) summary.droppedEntries += 1;
+    return true;
+  }
+
+  for (let shard = 0; shard < PENDING_SHARDS; shard++) {
+    let acted = 0;
+    for (const dispatch of await indexedPendingDispatches(shard, cutoff, MAX_PER_SHARD, store)) if (await judge(dispatch)) acted += 1;
+    // Oldest first, from where the last run stopped: entries it only waits on do not keep it from those behind them (decision 210).
+    const from = await reconcilerPosition(shard, store);
+    let position = from;
+    let read = 0;
+    pages: while (acted < MAX_PER_SHARD && read < readsPerShard) {
+      const limit = Math.min(PENDING_PAGE, readsPerShard - read);
+      const page = await pendingDispatchPage(shard, cutoff, limit, position, store);
+      read += limit;
+      for (const entry of page.entries) {
+        if (acted >= MAX_PER_SHARD) break pages;
+        if (await judge(entry.dispatch)) acted += 1;
+        position = entry.position;
+      }
+      position = page.next;
+      if (!position) break;
+    }
+    await keepReconcilerPosition(shard, from, position, store);
   }
   if (summary.requeued || summary.released || summary.noted || summary.settledUnknown || summary.droppedEntries || summary.waiting) logger.info('Reconciled stuck dispatches', { ...summary, queueAgeMs: options.queueAgeMs });
   return summary;

@@ -473,15 +473,35 @@ export function pendingEntryDrop(dispatchId: string): Write {
 }
 
 /**
- * Up to `limit` dispatches of one pending shard not moved since `cutoff`, oldest first: those
- * whose entry is on gsi2 (written before decision 104, each a whole copy), then those whose report
- * entry names them, read whole from the table.
+ * Up to `limit` dispatches of one pending shard not moved since `cutoff` whose entry is on gsi2
+ * (written before decision 104, each a whole copy), oldest first.
  */
-export async function pendingDispatches(shard: number, cutoff: string, limit: number, store: Store): Promise<Dispatch[]> {
-  const query = (pattern: ReturnType<typeof accessPatterns.pendingBefore>, Limit: number) => store.db.send(new QueryCommand({ TableName: store.tableName, ...pattern, Limit }));
-  const { Items: whole = [] } = await query(accessPatterns.indexedPendingBefore(shard, cutoff), limit);
-  if (whole.length >= limit) return whole.map(toDispatch);
-  const { Items: entries = [] } = await query(accessPatterns.pendingBefore(shard, cutoff), limit - whole.length);
-  const named = await batchGet(store, entries.map((entry) => keys.dispatch(String(entry.dispatchId))));
-  return [...whole, ...named].map(toDispatch);
+export async function indexedPendingDispatches(shard: number, cutoff: string, limit: number, store: Store): Promise<Dispatch[]> {
+  const { Items = [] } = await store.db.send(new QueryCommand({ TableName: store.tableName, ...accessPatterns.indexedPendingBefore(shard, cutoff), Limit: limit }));
+  return Items.map(toDispatch);
+}
+
+/** Where a read of a pending shard stopped: the last entry read, as DynamoDB names it to start after it. */
+export type PendingPosition = Record<string, string>;
+export const pendingPositionSchema = z.record(z.string(), z.string());
+
+/**
+ * Up to `limit` report entries of one pending shard not moved since `cutoff`, oldest first, after
+ * `after` (from the first without it), each with the dispatch it names read whole from the table
+ * and its own position; `next` is where the following page starts, absent at the shard's end.
+ */
+export async function pendingDispatchPage(
+  shard: number,
+  cutoff: string,
+  limit: number,
+  after: PendingPosition | undefined,
+  store: Store,
+): Promise<{ entries: { dispatch: Dispatch; position: PendingPosition }[]; next: PendingPosition | undefined }> {
+  const { Items = [], LastEvaluatedKey } = await store.db.send(
+    new QueryCommand({ TableName: store.tableName, ...accessPatterns.pendingBefore(shard, cutoff), Limit: limit, ...(after ? { ExclusiveStartKey: after } : {}) }),
+  );
+  const { partitionKey, sortKey } = tableDefinition.indexes.gsi4;
+  const positionOf = new Map(Items.map((entry) => [String(entry.dispatchId), Object.fromEntries([partitionKey, sortKey, 'pk', 'sk'].map((name) => [name, String(entry[name])]))]));
+  const named = (await batchGet(store, Items.map((entry) => keys.dispatch(String(entry.dispatchId))))).map(toDispatch);
+  return { entries: named.map((dispatch) => ({ dispatch, position: positionOf.get(dispatch.dispatchId)! })), next: LastEvaluatedKey ? pendingPositionSchema.parse(LastEvaluatedKey) : undefined };
 }

@@ -1,6 +1,6 @@
 import { CloudWatchClient, GetMetricStatisticsCommand } from '@aws-sdk/client-cloudwatch';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { dispatchQueueAge, oldestMessageAge } from '../../../lambdas/domain/delivery/queue-age';
 import { handler } from '../../../lambdas/handlers/reconcile';
@@ -87,6 +87,7 @@ describe('the reconciler, as deployed', () => {
   beforeEach(() => {
     // As deployed, the functions' SQS client is at SQS's own endpoint (a full test run points it at the emulator).
     jest.replaceProperty(sqsClient.config, 'isCustomEndpoint', false);
+    ddb.on(GetCommand).resolves({}); // no position kept from a run before: each shard is read from its oldest entry
     ddb.on(QueryCommand).resolves({ Items: [stored] });
     ddb.on(BatchGetCommand).callsFake((input: { RequestItems: Record<string, unknown> }) => Promise.resolve({ Responses: { [Object.keys(input.RequestItems)[0]!]: [stored] } }));
     ddb.on(UpdateCommand).resolves({ Attributes: { ...stored, updatedAt: NOW.toISOString() } });
