@@ -23,6 +23,7 @@ const carriedVerdictSchema = z.object({
   senderPhoneNumberId: z.optional(z.string()),
   failureCode: z.optional(z.string()),
   event: z.optional(z.literal('REJECTED')),
+  ofClaim: z.optional(z.int().check(z.gte(1))),
 });
 /** A release an earlier receive could not write (decision 161): given back, then the dispatch queued again after its back-off (decision 164). */
 const carriedReleaseSchema = z.object({ attemptStartedAt: z.string(), providerSaidLater: z.boolean(), retryAfterSeconds: z.optional(z.int().check(z.gte(0))) });

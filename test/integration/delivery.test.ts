@@ -1167,7 +1167,7 @@ describe('the table away while WhatsApp has the message, and back before WhatsAp
     } finally {
       outage.remove();
     }
-    const verdict = { to: 'sent', occurredAt: expect.any(String), providerMessageId: expect.stringMatching(/^wamid\./) };
+    const verdict = { to: 'sent', occurredAt: expect.any(String), providerMessageId: expect.stringMatching(/^wamid\./), ofClaim: 1 };
     expect(carried).toEqual([{ dispatchId, workspaceId: ws, verdict }, { dispatchId, workspaceId: ws, verdict }]);
     const [message] = await queuedFor(ws);
     expect(await deliverQueuedDispatch({ ...attempt(dispatchId, ws), ...message }, deps)).toEqual({ outcome: 'sent' });
@@ -1175,6 +1175,102 @@ describe('the table away while WhatsApp has the message, and back before WhatsAp
     // SQS may hand the same message out twice: the second finds the verdict written.
     expect(await deliverQueuedDispatch({ ...attempt(dispatchId, ws), ...message }, deps)).toEqual({ outcome: 'skipped' });
     expect(await queuedFor(ws)).toEqual([]);
+    expect(whatsapp.calls).toEqual([dispatchId]);
+  });
+
+  // A carried message that reached the DLQ (five receives with the table still away, a bad deploy)
+  // was moved back by the dlq-not-empty runbook after the reconciler had given its dead claim back
+  // and a later attempt had sent the message: its refusal failed that sent dispatch with the first
+  // attempt's code, and an integration that resends a failed message sent it twice (decision 211).
+  /**
+   * A queued dispatch whose first attempt WhatsApp answered with `answer` as the table went away,
+   * its verdict carried on the queue (and taken to the DLQ); then, the table back and the number's
+   * new sends reported, the reconciler gives the dead claim back and queues the dispatch again.
+   * Returns the carried message, as the DLQ holds it.
+   */
+  const verdictInDlqWhileRequeued = async (answer: Parameters<typeof scriptedProvider>[0]) => {
+    const { ws, dispatchId } = await queuedDispatch([]);
+    await env.queues.receiveAll();
+    let called = false;
+    const refusing = scriptedProvider(() => ((called = true), answer()));
+    const outage = emulateRefusedWrites(env.table.db, { on: () => true, name: 'ThrottlingException', refusing: () => called });
+    let dlq: DispatchMessage[];
+    try {
+      expect(await deliverQueuedDispatch({ ...attempt(dispatchId, ws), writeDeadline: Date.now() + 1_000 }, { providerFor: () => refusing.provider, store: env.table, queue: env.queues })).toEqual({ outcome: 'carried' });
+      dlq = await queuedFor(ws);
+    } finally {
+      outage.remove();
+    }
+    expect(dlq).toEqual([expect.objectContaining({ dispatchId, verdict: expect.any(Object) })]);
+    const later = await sendAfter(ws);
+    await env.queues.receiveAll();
+    expect(await deliver(later, ws, scriptedProvider(accept).provider)).toBe('sent');
+    expect(await reportOn(ws, later, 'delivered')).toMatchObject({ applied: 1 });
+    const judgedAt = Date.now() + REPORT_SILENCE_MS + 1_000;
+    await reconcile(new Date(judgedAt), env.table, env.queues);
+    await reconcile(new Date(judgedAt + RELEASED_GRACE_MS + 1_000), env.table, env.queues);
+    return { ws, dispatchId, dlq };
+  };
+  /** What the runbook's redrive does: each message back on the dispatch queue, and received. */
+  const redrive = async (messages: DispatchMessage[], provider: Provider) => {
+    for (const message of messages) await deliverQueuedDispatch({ ...attempt(message.dispatchId, message.workspaceId), ...message, writeDeadline: Date.now() + 1_000 }, { providerFor: () => provider, store: env.table, queue: env.queues });
+  };
+  /** A message carried before decision 211: its verdict names no claim. */
+  const unnamed = (message: DispatchMessage): DispatchMessage => ({ ...message, verdict: { ...message.verdict!, ofClaim: undefined } });
+
+  it.each([
+    ['as carried now', (message: DispatchMessage) => message],
+    ['as carried before the verdict named its claim', unnamed],
+  ])('does not fail with a refusal moved back from the DLQ (%s) a dispatch a later attempt sent', async (_, carried) => {
+    const { ws, dispatchId, dlq } = await verdictInDlqWhileRequeued(() => Promise.reject(new ProviderError('permanent', '131053', 'Media upload error')));
+    expect(dlq).toEqual([expect.objectContaining({ verdict: expect.objectContaining({ to: 'failed', failureCode: '131053', ofClaim: 1 }) })]);
+    const whatsapp = scriptedProvider(accept);
+    await consumeQueue(ws, whatsapp.provider);
+    expect(whatsapp.calls).toEqual([dispatchId]);
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent' });
+
+    // The operator fixes the cause and moves the DLQ's messages back, as the runbook says.
+    const logs = captureLogLines();
+    try {
+      await redrive(dlq.map(carried), whatsapp.provider);
+      expect(logs.at('WARN')).toEqual([expect.objectContaining({ message: 'Skipped a carried verdict: its attempt is not the dispatch’s last', dispatchId, verdict: 'failed', attempts: 2, status: 'sent' })]);
+    } finally {
+      logs.restore();
+    }
+    const after = await getDispatch(ws, dispatchId, env.table);
+    expect({ status: after?.status, failureCode: after?.failureCode ?? null }).toEqual({ status: 'sent', failureCode: null });
+    expect(whatsapp.calls).toEqual([dispatchId]);
+  });
+
+  it('does not settle `unknown` with a timeout moved back from the DLQ a later attempt in flight: its own answer is recorded', async () => {
+    const { ws, dispatchId, dlq } = await verdictInDlqWhileRequeued(refuse('unknown', 'timeout'));
+    // A consumer has claimed the dispatch again and is asking WhatsApp when the redrive lands.
+    const claim = await claimDispatch(dispatchId, new Date(), env.table, `sandbox:${ws}`);
+    expect(claim).toMatchObject({ claimed: true, dispatch: { attempts: 2 } });
+    await redrive(dlq, scriptedProvider(accept).provider);
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'processing', attemptStartedAt: claim.claimed && claim.dispatch.attemptStartedAt });
+  });
+
+  it('gives back nothing with a release moved back from the DLQ once a later attempt sent the dispatch: the delivery it queues is skipped', async () => {
+    const { ws, dispatchId } = await releaseCarriedThroughOutage(refuse('transient', '130429'));
+    const dlq = await queuedFor(ws);
+    expect(dlq).toEqual([expect.objectContaining({ release: expect.objectContaining({ attemptStartedAt: expect.any(String) }) })]);
+    // Meanwhile the reconciler gave the dead claim back (the number's reports passed it), and a later attempt sent it.
+    const later = await sendAfter(ws);
+    await env.queues.receiveAll();
+    expect(await deliver(later, ws, scriptedProvider(accept).provider)).toBe('sent');
+    expect(await reportOn(ws, later, 'delivered')).toMatchObject({ applied: 1 });
+    const judgedAt = Date.now() + REPORT_SILENCE_MS + 1_000;
+    await reconcile(new Date(judgedAt), env.table, env.queues);
+    await reconcile(new Date(judgedAt + RELEASED_GRACE_MS + 1_000), env.table, env.queues);
+    const whatsapp = scriptedProvider(accept);
+    await consumeQueue(ws, whatsapp.provider);
+    const sent = await getDispatch(ws, dispatchId, env.table);
+    expect(sent).toMatchObject({ status: 'sent' });
+
+    await redrive(dlq, whatsapp.provider);
+    expect(await deliverQueuedDispatch(attempt(dispatchId, ws), { providerFor: () => whatsapp.provider, store: env.table, queue: env.queues })).toEqual({ outcome: 'skipped' });
+    expect(await getDispatch(ws, dispatchId, env.table)).toEqual(sent);
     expect(whatsapp.calls).toEqual([dispatchId]);
   });
 });

@@ -4,6 +4,7 @@ import { messageMetrics } from '../../shared/metrics';
 import type { Store } from '../../shared/store';
 import type { Dispatch } from '../messages/dispatch';
 import { enqueueDispatch, type CarriedRelease, type CarriedVerdict, type DispatchMessage } from '../messages/dispatch-queue';
+import { getDispatchById } from '../messages/dispatch-repository';
 import { defaultQueue, defaultStore } from '../../shared/default-store';
 import type { QueueTarget } from '../../shared/queue';
 import { ProviderError, type Provider, type ProviderAcceptance, type ProviderMessage } from '../providers/provider';
@@ -15,7 +16,7 @@ import { isDependencyUnavailable } from '../../shared/dependency-errors';
 import { answeredBy } from '../../shared/answered-by';
 import { untilAnswered } from '../../shared/writes';
 import { claimDispatch, releaseAttempt } from './delivery-attempt';
-import { applyStatus } from './dispatch-status';
+import { applyStatus, holdsAttempt } from './dispatch-status';
 import { putDispatchWamid } from './provider-message';
 import { noteHeldSend } from './template-pacing';
 
@@ -147,10 +148,12 @@ async function deliver(attempt: DeliveryAttempt, deps: DeliveryDependencies): Pr
  * on the queue in a message of its own, and a later receive writes it (decision 161). Lost, it
  * would leave the claim standing, and once the table is back the number's new reports, arriving
  * before WhatsApp's retry of this message's own, would read as proof that WhatsApp never had it
- * (decision 63). Returns whether the move was made (false: it did not apply), or `carried`.
+ * (decision 63). The verdict names the claim it settles, written or carried (decision 211). Returns
+ * whether the move was made (false: it did not apply), or `carried`.
  */
-function writeVerdict(attempt: DeliveryAttempt, verdict: CarriedVerdict, deps: DeliveryDependencies, known?: Dispatch): Promise<boolean | 'carried'> {
-  return writtenOrCarried(attempt, { verdict }, verdict.to, deps, known, () => applyVerdict(attempt, verdict, deps, known));
+function writeVerdict(attempt: DeliveryAttempt, verdict: CarriedVerdict, deps: DeliveryDependencies, claimed: Dispatch): Promise<boolean | 'carried'> {
+  const named: CarriedVerdict = { ...verdict, ofClaim: claimed.attempts };
+  return writtenOrCarried(attempt, { verdict: named }, verdict.to, deps, claimed, () => applyVerdict(attempt, named, deps, claimed));
 }
 
 /**
@@ -208,8 +211,39 @@ const settledAs = (written: boolean | 'carried', outcome: CarriedVerdict['to']):
 
 /** A verdict an earlier receive could not write: written now, or carried on again. The provider is not asked. */
 async function recordCarriedVerdict(attempt: DeliveryAttempt, verdict: CarriedVerdict, deps: DeliveryDependencies): Promise<MessageVerdict> {
-  const written = await writeVerdict(attempt, verdict, deps);
+  const written = await writtenOrCarried(attempt, { verdict }, verdict.to, deps, undefined, () => applyCarriedVerdict(attempt, verdict, deps));
   return written === false ? { outcome: 'skipped' } : settledAs(written, verdict.to);
+}
+
+/**
+ * A carried verdict settles its own claim, while no later one was taken: its message can wait on the
+ * queue, or in the DLQ until an operator moves it back, for longer than the reconciler takes to give
+ * a dead claim back and queue the dispatch again. Written on a later attempt's dispatch (sent, in
+ * flight, given back or `unknown`), a refusal failed a message that attempt sent, and an `unknown`
+ * settled one it was still asking for (decision 211). A claim given back with none taken since is
+ * still its own: the reconciler may give a dead claim back before its carried verdict lands
+ * (decision 161).
+ */
+async function applyCarriedVerdict(attempt: DeliveryAttempt, verdict: CarriedVerdict, deps: DeliveryDependencies): Promise<boolean> {
+  const current = await getDispatchById(attempt.dispatchId, deps.store ?? defaultStore(), true);
+  if (!current) return false;
+  const ofClaim = verdict.ofClaim ?? claimOfUnnamed(current, verdict);
+  if (ofClaim === undefined || !holdsAttempt(current, { ofClaim })) {
+    logger.warn('Skipped a carried verdict: its attempt is not the dispatch’s last', { dispatchId: attempt.dispatchId, verdict: verdict.to, ofClaim: verdict.ofClaim, attempts: current.attempts, status: current.status });
+    return false;
+  }
+  return applyVerdict(attempt, { ...verdict, ofClaim }, deps, current);
+}
+
+/**
+ * The claim a verdict carried before it named one (decision 211) can be shown to settle: the
+ * dispatch's only claim, or the one in flight taken before the verdict (a later attempt's claim
+ * comes minutes after it: the reconciler's release and wait). Anything else may be a later
+ * attempt's, and the verdict is skipped.
+ */
+function claimOfUnnamed(current: Dispatch, verdict: CarriedVerdict): number | undefined {
+  if (current.attempts === 1) return 1;
+  return current.attemptStartedAt && current.attemptStartedAt <= verdict.occurredAt ? current.attempts : undefined;
 }
 
 /**

@@ -29,12 +29,16 @@ export async function applyStatus(dispatchId: string, change: StatusMove, store:
   const now = new Date();
   const moved = await changeDispatch(dispatchId, store, known, (current) => {
     if (!canTransition(current.status, change.to)) return undefined;
-    if (change.ofAttempt && current.attemptStartedAt !== change.ofAttempt) return undefined;
+    if (!holdsAttempt(current, change)) return undefined;
     return transitionWrites(current, change, now.toISOString());
   });
   if (moved) recordTransition(moved.before, change);
   return moved !== undefined;
 }
+
+/** Whether the dispatch still holds the attempt a move settles (`ofAttempt`, `ofClaim`), as the move's write requires. */
+export const holdsAttempt = (dispatch: Dispatch, change: Pick<StatusMove, 'ofAttempt' | 'ofClaim'>): boolean =>
+  (!change.ofAttempt || dispatch.attemptStartedAt === change.ofAttempt) && (change.ofClaim === undefined || dispatch.attempts === change.ofClaim);
 
 /** WhatsApp's `read`: `readAt` on a delivered dispatch, once. False when it does not apply (not delivered, read already). */
 export async function applyReadReceipt(dispatchId: string, readAt: string, store: Store = defaultStore(), known?: Dispatch): Promise<boolean> {

@@ -5,9 +5,11 @@ import type { StatusMove } from './dispatch-repository';
 
 /**
  * The provider's verdict on an attempt, when the table did not take it in time: the message then
- * carries it, and its consumer writes it rather than delivering (decision 161).
+ * carries it, and its consumer writes it rather than delivering (decision 161). It names its claim
+ * (`ofClaim`), and lands only while no later claim was taken (decision 211); one carried before
+ * that names none.
  */
-export type CarriedVerdict = Pick<StatusMove, 'occurredAt' | 'providerMessageId' | 'senderPhoneNumberId' | 'failureCode' | 'event'> & { to: 'sent' | 'failed' | 'unknown' };
+export type CarriedVerdict = Pick<StatusMove, 'occurredAt' | 'providerMessageId' | 'senderPhoneNumberId' | 'failureCode' | 'event' | 'ofClaim'> & { to: 'sent' | 'failed' | 'unknown' };
 
 /**
  * A release of an attempt's claim (the provider said "later", or refused our token) that the table

@@ -219,6 +219,13 @@ export interface StatusMove {
   event?: DeliveryEventStatus;
   /** The move settles this attempt only (its `attemptStartedAt`): refused once the dispatch holds another, or none. */
   ofAttempt?: string;
+  /**
+   * The move settles the dispatch's `ofClaim`-th claim (its `attempts` once that claim was taken):
+   * refused once a later claim was taken, whether that one is in flight, given back or settled. Unlike
+   * `ofAttempt` it outlives the claim's release, so the verdict of a claim the reconciler gave back
+   * still lands while no other attempt has followed (decisions 161, 211).
+   */
+  ofClaim?: number;
   /** The wamid's item is put already (the deliver consumer's, before its sent move: decision 196), so the move names none. */
   wamidItemPut?: true;
 }
@@ -238,11 +245,18 @@ const sentAtCondition = (absent: boolean, values: Record<string, unknown>) => {
   return ' AND (attribute_not_exists(sentAt) OR attribute_type(sentAt, :noSentAt))';
 };
 
-/** A move of one attempt's (`ofAttempt`) holds to that attempt, whatever was read. */
+/** A move of one attempt's (`ofAttempt`, `ofClaim`) holds to that attempt, whatever was read. */
 function attemptCondition(move: StatusMove, values: Record<string, unknown>): string {
-  if (!move.ofAttempt) return '';
-  values[':attempt'] = move.ofAttempt;
-  return ' AND attemptStartedAt = :attempt';
+  let condition = '';
+  if (move.ofAttempt) {
+    values[':attempt'] = move.ofAttempt;
+    condition += ' AND attemptStartedAt = :attempt';
+  }
+  if (move.ofClaim !== undefined) {
+    values[':claim'] = move.ofClaim;
+    condition += ' AND attempts = :claim';
+  }
+  return condition;
 }
 
 /**

@@ -46,13 +46,13 @@ describe('deliver consumer, a rate-limited message and the write of its verdict'
   const rateLimitedProvider: Provider = { send: () => Promise.reject(new ProviderError('transient', '130429', 'Rate limit hit')), settle: () => Promise.resolve() };
   beforeEach(() => jest.spyOn(providers, 'providerFor').mockReturnValue(rateLimitedProvider));
   afterEach(() => jest.restoreAllMocks());
-  /** A dispatch sent through the real handler, and its queue message on receive `receiveCount`, claimed with `laterAnswers` already counted. */
+  /** A dispatch sent through the real handler, and its queue message on receive `receiveCount`, claimed (a claim for each answer, and this one) with `laterAnswers` already counted. */
   async function rateLimited(receiveCount: number, laterAnswers: number) {
     resetContainerCaches();
     stubHealthySend(ddb, sqs);
     expect(parseResult(await send(routeEvent('sendMessage', { apiKey: SEND_KEY, body: validSend({ to: '081234560429' }) }), lambdaContext('sendMessage'))).status).toBe(202);
     const item = ddb.commandCalls(TransactWriteCommand).at(-1)!.args[0].input.TransactItems![0]!.Put!.Item!;
-    claimed = { ...item, status: 'processing', attemptStartedAt: new Date().toISOString(), laterAnswers };
+    claimed = { ...item, status: 'processing', attemptStartedAt: new Date().toISOString(), attempts: laterAnswers + 1, laterAnswers };
     ddb.on(UpdateCommand).resolves({ Attributes: claimed });
     return sqsEvent([{ body: { dispatchId: item.dispatchId, workspaceId: item.workspaceId }, receiveCount }]);
   }
@@ -103,7 +103,7 @@ describe('deliver consumer, a rate-limited message and the write of its verdict'
     expect(writes().filter((expression) => expression.includes('failureCode')).length).toBeGreaterThan(1);
     const carried = sqs.commandCalls(SendMessageCommand).map((call) => call.args[0].input);
     expect(carried.map(({ QueueUrl, MessageGroupId }) => ({ QueueUrl, MessageGroupId }))).toEqual([{ QueueUrl: process.env.QUEUE_URL, MessageGroupId: claimed.workspaceId }]);
-    expect(JSON.parse(carried[0]!.MessageBody!)).toEqual({ dispatchId: claimed.dispatchId, workspaceId: claimed.workspaceId, verdict: { to: 'failed', occurredAt: expect.any(String), failureCode: 'retries_exhausted:130429' } });
+    expect(JSON.parse(carried[0]!.MessageBody!)).toEqual({ dispatchId: claimed.dispatchId, workspaceId: claimed.workspaceId, verdict: { to: 'failed', occurredAt: expect.any(String), failureCode: 'retries_exhausted:130429', ofClaim: dispatchQueueSettings.maxReceiveCount } });
     expect(logs.at('WARN')).toEqual([
       expect.objectContaining({ message: 'The table did not take the provider’s verdict; it waits on the queue until it does', dispatchId: claimed.dispatchId, verdict: 'failed', error: expect.objectContaining({ message: 'connect ECONNREFUSED' }) }),
     ]);
@@ -119,7 +119,7 @@ describe('deliver consumer, a rate-limited message and the write of its verdict'
     const answer = await deliverBatch(event, lambdaContext('deliver', 3_000)).finally(logs.restore);
     expect(answer).toEqual({ batchItemFailures: [] });
     expect(sqs.commandCalls(SendMessageCommand).map((call) => JSON.parse(call.args[0].input.MessageBody!) as unknown)).toEqual([
-      { dispatchId: claimed.dispatchId, workspaceId: claimed.workspaceId, verdict: { to: 'failed', occurredAt: expect.any(String), failureCode: 'retries_exhausted:130429' } },
+      { dispatchId: claimed.dispatchId, workspaceId: claimed.workspaceId, verdict: { to: 'failed', occurredAt: expect.any(String), failureCode: 'retries_exhausted:130429', ofClaim: dispatchQueueSettings.maxReceiveCount } },
     ]);
     expect(logs.at('WARN')).toEqual([expect.objectContaining({ message: 'The table did not take the provider’s verdict; it waits on the queue until it does', error: expect.objectContaining({ name: 'TimeoutError' }) })]);
   });
@@ -153,16 +153,21 @@ describe('deliver consumer, a rate-limited message and the write of its verdict'
 });
 
 describe('deliver consumer, a verdict carried on the queue (decision 161)', () => {
-  it('writes it without pacing or asking the provider: one read of the dispatch, one status move, nothing queued', async () => {
+  // The dispatch's second claim (a "later" gave the first back), in flight; a verdict carried before
+  // decision 211 names no claim, and settles the one in flight taken before it.
+  it.each([
+    ['naming its claim', { ofClaim: 2 }],
+    ['carried before it named its claim', {}],
+  ])('writes it (%s) without pacing or asking the provider: one read of the dispatch, one status move held to the claim, nothing queued', async (_, named) => {
     resetContainerCaches();
     stubHealthySend(ddb, sqs);
     expect(parseResult(await send(routeEvent('sendMessage', { apiKey: SEND_KEY, body: validSend() }), lambdaContext('sendMessage'))).status).toBe(202);
     const item = ddb.commandCalls(TransactWriteCommand).at(-1)!.args[0].input.TransactItems![0]!.Put!.Item!;
     ddb.reset();
     sqs.reset();
-    ddb.on(GetCommand).resolves({ Item: { ...item, status: 'processing', attemptStartedAt: new Date().toISOString() } });
+    ddb.on(GetCommand).resolves({ Item: { ...item, status: 'processing', attemptStartedAt: new Date(Date.now() - 1_000).toISOString(), attempts: 2 } });
     ddb.on(UpdateCommand).resolves({});
-    const verdict = { to: 'sent', occurredAt: new Date().toISOString(), providerMessageId: 'wamid.HBgLMTIzNDU2Nzg5MBUCABEYEjRFQkY0QjE2' };
+    const verdict = { to: 'sent', occurredAt: new Date().toISOString(), providerMessageId: 'wamid.HBgLMTIzNDU2Nzg5MBUCABEYEjRFQkY0QjE2', ...named };
 
     const event = sqsEvent([{ body: { dispatchId: item.dispatchId, workspaceId: item.workspaceId, verdict } }]);
     expect(await deliverBatch(event, lambdaContext('deliver'))).toEqual({ batchItemFailures: [] });
@@ -171,6 +176,29 @@ describe('deliver consumer, a verdict carried on the queue (decision 161)', () =
     const moves = ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input);
     expect(moves).toHaveLength(1);
     expect(Object.values(moves[0]!.ExpressionAttributeValues!)).toEqual(expect.arrayContaining(['sent', verdict.occurredAt, verdict.providerMessageId]));
+    expect([moves[0]!.ConditionExpression, moves[0]!.ExpressionAttributeValues![':claim']]).toEqual([expect.stringContaining('attempts = :claim'), 2]);
+    expect(sqs.calls()).toHaveLength(0);
+  });
+
+  it('skips, with a WARN line, a verdict whose claim a later one replaced: nothing written, nothing queued', async () => {
+    resetContainerCaches();
+    stubHealthySend(ddb, sqs);
+    expect(parseResult(await send(routeEvent('sendMessage', { apiKey: SEND_KEY, body: validSend() }), lambdaContext('sendMessage'))).status).toBe(202);
+    const item = ddb.commandCalls(TransactWriteCommand).at(-1)!.args[0].input.TransactItems![0]!.Put!.Item!;
+    ddb.reset();
+    sqs.reset();
+    // The reconciler gave the first claim back, and a second attempt sent the message.
+    ddb.on(GetCommand).resolves({ Item: { ...item, status: 'sent', sentAt: new Date().toISOString(), attempts: 2 } });
+    const verdict = { to: 'failed', occurredAt: new Date(Date.now() - 600_000).toISOString(), failureCode: '131053', event: 'REJECTED', ofClaim: 1 };
+
+    const logs = captureLogLines();
+    try {
+      expect(await deliverBatch(sqsEvent([{ body: { dispatchId: item.dispatchId, workspaceId: item.workspaceId, verdict } }]), lambdaContext('deliver'))).toEqual({ batchItemFailures: [] });
+      expect(logs.at('WARN')).toEqual([expect.objectContaining({ message: 'Skipped a carried verdict: its attempt is not the dispatch’s last', dispatchId: item.dispatchId, verdict: 'failed', ofClaim: 1, attempts: 2 })]);
+    } finally {
+      logs.restore();
+    }
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
     expect(sqs.calls()).toHaveLength(0);
   });
 
