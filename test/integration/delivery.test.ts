@@ -1476,10 +1476,11 @@ describe('the reconciler behind a campaign’s backlog of more queued dispatches
 
     // The campaign's oldest message has waited as long as its dispatches (CloudWatch's age): they are `waiting`, as decision 137 wants.
     const judgedAt = Date.now() + REPORT_SILENCE_MS + 1_000;
-    const runs = [];
-    for (const minutes of [0, 10, 30, 60]) runs.push(await reconcile(new Date(judgedAt + minutes * 60_000), env.table, env.queues, { queueAgeMs: 40 * 60_000 + minutes * 60_000 }));
+    for (const minutes of [0, 10, 30, 60]) await reconcile(new Date(judgedAt + minutes * 60_000), env.table, env.queues, { queueAgeMs: 40 * 60_000 + minutes * 60_000 });
     // The dead attempt is released by one of the runs in the hour after it was due, as it is without a backlog.
-    expect({ released: runs.reduce((sum, run) => sum + run.released, 0), attemptStartedAt: (await getDispatch(ws, dead, env.table))?.attemptStartedAt ?? null }).toEqual({ released: 1, attemptStartedAt: null });
+    // (Its own state: the file's other tests leave dead attempts these runs release too.)
+    const judged = await getDispatch(ws, dead, env.table);
+    expect({ status: judged?.status, attemptStartedAt: judged?.attemptStartedAt ?? null }).toEqual({ status: 'processing', attemptStartedAt: null });
   });
 
   it('reads on from where the last run stopped when a shard holds more than a run reads, and from the oldest again once it read to the end', async () => {

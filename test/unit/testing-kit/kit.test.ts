@@ -32,6 +32,8 @@ const moduleState: Record<string, keyof typeof containerCaches | { notACache: st
   'lambdas/domain/delivery/template-pacing.ts written': 'templatePacing',
   'lambdas/domain/providers/sandbox.ts callsByDispatch': 'sandboxCalls',
   'lambdas/domain/providers/sandbox.ts pendingReports': { notACache: 'reports in flight; settleProviders() awaits them' },
+  'lambdas/domain/providers/request-writes.ts subscribed': { notACache: 'whether the diagnostics channels are subscribed: once per process' },
+  'lambdas/domain/providers/request-writes.ts watched': { notACache: 'a WeakMap of requests in flight to their watch: it holds nothing a finished send keeps' },
   'lambdas/shared/default-store.ts fromConfig': { notACache: 'the table named by TABLE_NAME, which is fixed per container' },
   'lambdas/shared/default-store.ts queueFromConfig': { notACache: 'the queue named by QUEUE_URL, which is fixed per container' },
   'lambdas/shared/metrics.ts recorded': { notACache: 'one invocation’s metrics; every handler’s flushMetrics writes and empties it' },
