@@ -228,6 +228,42 @@ describe('webhook deliveries against DynamoDB Local', () => {
     }
   });
 
+  // Attempt 4 fails and queues attempt 5, due 600 s on; SQS hands attempt 4 out again after the
+  // visibility timeout, and it queues attempt 5 again under an id of its own. Due at the same
+  // instant as the first, the two were received in one batch and posted at once, each before the
+  // other's record: attempt 5 went twice (the skeptic review of decision 209).
+  it('makes a re-queued next attempt due after the first has been made, so the two are never posted at once', async () => {
+    let posts = 0;
+    const server = createServer((request, response) => {
+      posts += 1;
+      request.resume().on('end', () => response.writeHead(500).end());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const ws = `ws-${randomUUID().slice(0, 8)}`;
+      const endpoint = await createWebhookEndpoint({ workspaceId: ws, url: `http://localhost:${(server.address() as AddressInfo).port}/in`, events: null, description: null }, T0, env.table);
+      const eventId = newEventId(T0);
+      const fourth: EventDeliveryMessage = { workspaceId: ws, endpointId: endpoint.id, eventId, type: 'message.received', payload: JSON.stringify({ id: eventId, type: 'message.received', timestamp: T0.toISOString(), data: {} }), attempt: 4, failingSince: T0.toISOString() };
+      const reachable = { resolve: () => Promise.resolve([{ address: '127.0.0.1', family: 4 as const }]), allowLocal: true };
+      const { queue: counting, messages: sent } = countingQueue();
+      const deps = (now: Date) => ({ store: env.table, queue: counting, now: () => now, urlRules: reachable, timeoutMs: 1_500 });
+      const seconds = (s: number) => at(s / 60);
+
+      expect(await deliverEvent(fourth, deps(seconds(0)))).toBe('retrying');
+      expect(await deliverEvent(fourth, deps(seconds(180)))).toBe('retrying');
+      const [first, copy] = sent.filter((message) => message.attempt === 5);
+      expect(Date.parse(copy!.dueAt!) - Date.parse(first!.dueAt!)).toBeGreaterThan(1_500);
+
+      // Both received at once when the first is due (a consumer behind): the copy is not due yet.
+      expect(await Promise.all([deliverEvent(first!, deps(seconds(600))), deliverEvent(copy!, deps(seconds(600)))])).toEqual(['retrying', 'waiting']);
+      // When it is due, the first has been made and recorded.
+      expect(await deliverEvent(copy!, deps(new Date(copy!.dueAt!)))).toBe('replayed');
+      expect({ posts, sixths: sent.filter((message) => message.attempt === 6).length }).toEqual({ posts: 2, sixths: 1 });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it('queues a failed attempt’s next attempt once, even when its record’s write failed and the message came back', async () => {
     let posts = 0;
     const server = createServer((request, response) => {
@@ -299,11 +335,12 @@ describe('webhook deliveries against DynamoDB Local', () => {
       const deps = (queue: typeof env.queues, now: Date) => ({ store: env.table, queue, now: () => now, urlRules: reachable, timeoutMs: 1_500 });
 
       await expect(deliverEvent(message, deps(refusing, at(0)))).rejects.toThrow('Service unavailable');
-      // Back after the visibility timeout: the next attempt, due when the record says, and no POST.
+      // Back after the visibility timeout: the next attempt, no POST; due when the record says, and
+      // an attempt's time and 5 s after, in case the first was queued after all (decision 209).
       expect(await deliverEvent(message, deps(refusing, at(3)))).toBe('retrying');
       // A copy of that message (another id) is an attempt made already.
       expect(await deliverEvent({ ...message, attemptId: 'a1-copy' }, deps(refusing, at(3.5)))).toBe('replayed');
-      expect({ posts, next: next.map(({ attempt, dueAt }) => ({ attempt, dueAt })) }).toEqual({ posts: 1, next: [{ attempt: 2, dueAt: new Date(T0.getTime() + 5_000).toISOString() }] });
+      expect({ posts, next: next.map(({ attempt, dueAt }) => ({ attempt, dueAt })) }).toEqual({ posts: 1, next: [{ attempt: 2, dueAt: new Date(T0.getTime() + 5_000 + 1_500 + 5_000).toISOString() }] });
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }

@@ -83,8 +83,11 @@ export async function deliverEvent(message: EventDeliveryMessage, deps: EventDel
   const place = turnOf(message, await recordedPlace(message, store));
   if (place.turn === 'replayed') return 'replayed';
   if (place.turn === 'requeue') {
-    // A copy of its own, in case the first was queued after all: whichever is attempted second is `replayed`.
-    await queueNextAttempt(message, place.nextAttemptAt, message.failingSince ?? place.failedAt.toISOString(), now, queue, randomUUID());
+    // A copy of its own, in case the first was queued after all: whichever is attempted second is
+    // `replayed`. Due after the first has had its whole attempt and its record is read back, so the
+    // two are never attempted at once (both would read no record of it and POST).
+    const copyDueAt = new Date(place.nextAttemptAt.getTime() + (deps.timeoutMs ?? config.WEBHOOK_TIMEOUT_MS) + REQUEUED_COPY_LAG_MS);
+    await queueNextAttempt(message, copyDueAt, message.failingSince ?? place.failedAt.toISOString(), now, queue, randomUUID());
     return 'retrying';
   }
 
@@ -127,6 +130,9 @@ export async function deliverEvent(message: EventDeliveryMessage, deps: EventDel
   if (now.getTime() - since.getTime() >= FAILING_DISABLE_AFTER_MS) await disable(message, 'failing', now, store, endpoint);
   return 'abandoned';
 }
+
+/** Beyond an attempt's timeout, how much later a re-queued copy of it is due: its record's write, and an eventually consistent read of it. */
+const REQUEUED_COPY_LAG_MS = 5_000;
 
 function queueNextAttempt(message: EventDeliveryMessage, dueAt: Date, failingSince: string, now: Date, queue: QueueTarget, attemptId?: string): Promise<void> {
   const next = { ...message, attempt: message.attempt + 1, dueAt: dueAt.toISOString(), failingSince, attemptId };
