@@ -1182,6 +1182,16 @@ describe('the table away while WhatsApp has the message, and back before WhatsAp
   // was moved back by the dlq-not-empty runbook after the reconciler had given its dead claim back
   // and a later attempt had sent the message: its refusal failed that sent dispatch with the first
   // attempt's code, and an integration that resends a failed message sent it twice (decision 211).
+  /** Another message of the workspace is sent and delivered, and the reconciler, on those reports, gives the dead claim back and queues the dispatch again. */
+  const releasedOnLaterReports = async (ws: string) => {
+    const later = await sendAfter(ws);
+    await env.queues.receiveAll();
+    expect(await deliver(later, ws, scriptedProvider(accept).provider)).toBe('sent');
+    expect(await reportOn(ws, later, 'delivered')).toMatchObject({ applied: 1 });
+    const judgedAt = Date.now() + REPORT_SILENCE_MS + 1_000;
+    await reconcile(new Date(judgedAt), env.table, env.queues);
+    await reconcile(new Date(judgedAt + RELEASED_GRACE_MS + 1_000), env.table, env.queues);
+  };
   /**
    * A queued dispatch whose first attempt WhatsApp answered with `answer` as the table went away,
    * its verdict carried on the queue (and taken to the DLQ); then, the table back and the number's
@@ -1202,13 +1212,7 @@ describe('the table away while WhatsApp has the message, and back before WhatsAp
       outage.remove();
     }
     expect(dlq).toEqual([expect.objectContaining({ dispatchId, verdict: expect.any(Object) })]);
-    const later = await sendAfter(ws);
-    await env.queues.receiveAll();
-    expect(await deliver(later, ws, scriptedProvider(accept).provider)).toBe('sent');
-    expect(await reportOn(ws, later, 'delivered')).toMatchObject({ applied: 1 });
-    const judgedAt = Date.now() + REPORT_SILENCE_MS + 1_000;
-    await reconcile(new Date(judgedAt), env.table, env.queues);
-    await reconcile(new Date(judgedAt + RELEASED_GRACE_MS + 1_000), env.table, env.queues);
+    await releasedOnLaterReports(ws);
     return { ws, dispatchId, dlq };
   };
   /** What the runbook's redrive does: each message back on the dispatch queue, and received. */
@@ -1256,13 +1260,7 @@ describe('the table away while WhatsApp has the message, and back before WhatsAp
     const dlq = await queuedFor(ws);
     expect(dlq).toEqual([expect.objectContaining({ release: expect.objectContaining({ attemptStartedAt: expect.any(String) }) })]);
     // Meanwhile the reconciler gave the dead claim back (the number's reports passed it), and a later attempt sent it.
-    const later = await sendAfter(ws);
-    await env.queues.receiveAll();
-    expect(await deliver(later, ws, scriptedProvider(accept).provider)).toBe('sent');
-    expect(await reportOn(ws, later, 'delivered')).toMatchObject({ applied: 1 });
-    const judgedAt = Date.now() + REPORT_SILENCE_MS + 1_000;
-    await reconcile(new Date(judgedAt), env.table, env.queues);
-    await reconcile(new Date(judgedAt + RELEASED_GRACE_MS + 1_000), env.table, env.queues);
+    await releasedOnLaterReports(ws);
     const whatsapp = scriptedProvider(accept);
     await consumeQueue(ws, whatsapp.provider);
     const sent = await getDispatch(ws, dispatchId, env.table);

@@ -64,6 +64,25 @@ function countingQueue() {
   return { queue, attempts, messages };
 }
 
+/**
+ * An integration's receiver that answers every POST with `answer` (500 until a test changes it), a
+ * workspace's endpoint at it, and an event for it as its first attempt queues it.
+ */
+async function receiverWithEvent() {
+  const receiver = { posts: 0, answer: 500 };
+  const server = createServer((request, response) => {
+    receiver.posts += 1;
+    request.resume().on('end', () => response.writeHead(receiver.answer).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const ws = `ws-${randomUUID().slice(0, 8)}`;
+  const endpoint = await createWebhookEndpoint({ workspaceId: ws, url: `http://localhost:${(server.address() as AddressInfo).port}/in`, events: null, description: null }, T0, env.table);
+  const eventId = newEventId(T0);
+  const message: EventDeliveryMessage = { workspaceId: ws, endpointId: endpoint.id, eventId, type: 'message.received', payload: JSON.stringify({ id: eventId, type: 'message.received', timestamp: T0.toISOString(), data: {} }), attempt: 1 };
+  const reachable = { resolve: () => Promise.resolve([{ address: '127.0.0.1', family: 4 as const }]), allowLocal: true };
+  return { receiver, ws, endpointId: endpoint.id, message, reachable, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
 describe('webhook deliveries against DynamoDB Local', () => {
   it('lists an endpoint’s deliveries newest first, a signed cursor page at a time', async () => {
     const { ws, endpointId, eventIds } = await endpointWithDeliveries(3);
@@ -192,19 +211,8 @@ describe('webhook deliveries against DynamoDB Local', () => {
   // attempt 1 came back the visibility timeout (180 s) later, POSTed again after the event was
   // delivered, queued a second attempt 2, and the list said `retrying` again.
   it('does not fork an event’s retry chain when a failed attempt’s message comes back after its next attempt was queued', async () => {
-    let posts = 0;
-    let answer = 500;
-    const server = createServer((request, response) => {
-      posts += 1;
-      request.resume().on('end', () => response.writeHead(answer).end());
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { receiver, ws, endpointId, message: first, reachable, close } = await receiverWithEvent();
     try {
-      const ws = `ws-${randomUUID().slice(0, 8)}`;
-      const endpoint = await createWebhookEndpoint({ workspaceId: ws, url: `http://localhost:${(server.address() as AddressInfo).port}/in`, events: null, description: null }, T0, env.table);
-      const eventId = newEventId(T0);
-      const first: EventDeliveryMessage = { workspaceId: ws, endpointId: endpoint.id, eventId, type: 'message.received', payload: JSON.stringify({ id: eventId, type: 'message.received', timestamp: T0.toISOString(), data: {} }), attempt: 1 };
-      const reachable = { resolve: () => Promise.resolve([{ address: '127.0.0.1', family: 4 as const }]), allowLocal: true };
       const { queue: counting, messages: sent } = countingQueue();
       const deps = (now: Date) => ({ store: env.table, queue: counting, now: () => now, urlRules: reachable, timeoutMs: 1_500 });
       const seconds = (s: number) => at(s / 60);
@@ -214,17 +222,17 @@ describe('webhook deliveries against DynamoDB Local', () => {
       // Attempt 2, 5 s on, fails too; attempt 3 is queued (due 30 s later).
       expect(await deliverEvent(sent[0]!, deps(seconds(5)))).toBe('retrying');
       // Attempt 3 is answered 204: the integration has the event.
-      answer = 204;
+      receiver.answer = 204;
       expect(await deliverEvent(sent[1]!, deps(seconds(35)))).toBe('delivered');
       // 180 s after it was first received, attempt 1's message, never deleted, comes back.
-      answer = 500;
+      receiver.answer = 500;
       await deliverEvent(first, deps(seconds(180)));
 
       // One chain: attempts 2 and 3 queued once each, and nothing POSTed after the 204.
-      const { items } = await listEventDeliveries(ws, endpoint.id, { limit: 20 }, env.table);
-      expect({ queuedAttempts: sent.map((message) => message.attempt), posts, state: items[0]?.state }).toEqual({ queuedAttempts: [2, 3], posts: 3, state: 'delivered' });
+      const { items } = await listEventDeliveries(ws, endpointId, { limit: 20 }, env.table);
+      expect({ queuedAttempts: sent.map((message) => message.attempt), posts: receiver.posts, state: items[0]?.state }).toEqual({ queuedAttempts: [2, 3], posts: 3, state: 'delivered' });
     } finally {
-      await new Promise((resolve) => server.close(resolve));
+      await close();
     }
   });
 
@@ -233,18 +241,9 @@ describe('webhook deliveries against DynamoDB Local', () => {
   // instant as the first, the two were received in one batch and posted at once, each before the
   // other's record: attempt 5 went twice (the skeptic review of decision 209).
   it('makes a re-queued next attempt due after the first has been made, so the two are never posted at once', async () => {
-    let posts = 0;
-    const server = createServer((request, response) => {
-      posts += 1;
-      request.resume().on('end', () => response.writeHead(500).end());
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { receiver, message, reachable, close } = await receiverWithEvent();
     try {
-      const ws = `ws-${randomUUID().slice(0, 8)}`;
-      const endpoint = await createWebhookEndpoint({ workspaceId: ws, url: `http://localhost:${(server.address() as AddressInfo).port}/in`, events: null, description: null }, T0, env.table);
-      const eventId = newEventId(T0);
-      const fourth: EventDeliveryMessage = { workspaceId: ws, endpointId: endpoint.id, eventId, type: 'message.received', payload: JSON.stringify({ id: eventId, type: 'message.received', timestamp: T0.toISOString(), data: {} }), attempt: 4, failingSince: T0.toISOString() };
-      const reachable = { resolve: () => Promise.resolve([{ address: '127.0.0.1', family: 4 as const }]), allowLocal: true };
+      const fourth: EventDeliveryMessage = { ...message, attempt: 4, failingSince: T0.toISOString() };
       const { queue: counting, messages: sent } = countingQueue();
       const deps = (now: Date) => ({ store: env.table, queue: counting, now: () => now, urlRules: reachable, timeoutMs: 1_500 });
       const seconds = (s: number) => at(s / 60);
@@ -258,9 +257,9 @@ describe('webhook deliveries against DynamoDB Local', () => {
       expect(await Promise.all([deliverEvent(first!, deps(seconds(600))), deliverEvent(copy!, deps(seconds(600)))])).toEqual(['retrying', 'waiting']);
       // When it is due, the first has been made and recorded.
       expect(await deliverEvent(copy!, deps(new Date(copy!.dueAt!)))).toBe('replayed');
-      expect({ posts, sixths: sent.filter((message) => message.attempt === 6).length }).toEqual({ posts: 2, sixths: 1 });
+      expect({ posts: receiver.posts, sixths: sent.filter((queued) => queued.attempt === 6).length }).toEqual({ posts: 2, sixths: 1 });
     } finally {
-      await new Promise((resolve) => server.close(resolve));
+      await close();
     }
   });
 
@@ -308,18 +307,9 @@ describe('webhook deliveries against DynamoDB Local', () => {
   // The attempt is recorded before its next one is queued; a queue that then refuses fails the
   // message, which comes back to find its own attempt recorded: it must queue the next, not stop.
   it('queues a failed attempt’s next attempt, without a second POST, when the queue refused it after the attempt was recorded', async () => {
-    let posts = 0;
-    const server = createServer((request, response) => {
-      posts += 1;
-      request.resume().on('end', () => response.writeHead(500).end());
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { receiver, message: first, reachable, close } = await receiverWithEvent();
     try {
-      const ws = `ws-${randomUUID().slice(0, 8)}`;
-      const endpoint = await createWebhookEndpoint({ workspaceId: ws, url: `http://localhost:${(server.address() as AddressInfo).port}/in`, events: null, description: null }, T0, env.table);
-      const eventId = newEventId(T0);
-      const message = { workspaceId: ws, endpointId: endpoint.id, eventId, type: 'message.received', payload: JSON.stringify({ id: eventId, type: 'message.received', timestamp: T0.toISOString(), data: {} }), attempt: 1, attemptId: 'a1' };
-      const reachable = { resolve: () => Promise.resolve([{ address: '127.0.0.1', family: 4 as const }]), allowLocal: true };
+      const message = { ...first, attemptId: 'a1' };
       const { queue: counting, messages: next } = countingQueue();
       let refused = false;
       const refusing = {
@@ -340,9 +330,9 @@ describe('webhook deliveries against DynamoDB Local', () => {
       expect(await deliverEvent(message, deps(refusing, at(3)))).toBe('retrying');
       // A copy of that message (another id) is an attempt made already.
       expect(await deliverEvent({ ...message, attemptId: 'a1-copy' }, deps(refusing, at(3.5)))).toBe('replayed');
-      expect({ posts, next: next.map(({ attempt, dueAt }) => ({ attempt, dueAt })) }).toEqual({ posts: 1, next: [{ attempt: 2, dueAt: new Date(T0.getTime() + 5_000 + 1_500 + 5_000).toISOString() }] });
+      expect({ posts: receiver.posts, next: next.map(({ attempt, dueAt }) => ({ attempt, dueAt })) }).toEqual({ posts: 1, next: [{ attempt: 2, dueAt: new Date(T0.getTime() + 5_000 + 1_500 + 5_000).toISOString() }] });
     } finally {
-      await new Promise((resolve) => server.close(resolve));
+      await close();
     }
   });
 
