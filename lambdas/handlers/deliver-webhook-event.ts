@@ -17,7 +17,7 @@ import { readQueueRecord } from '../shared/queue-record';
 export async function deliverEventRecord(record: SQSRecord, deps: EventDeliveryDependencies = {}): Promise<void> {
   const message = readQueueRecord(record, eventDeliveryMessageSchema, 'webhook event');
   if (!message) return;
-  const outcome = await deliverEvent(message, deps);
+  const outcome = await deliverEvent(message, { ...deps, firstReceive: record.attributes.ApproximateReceiveCount === '1' });
   const { workspaceId, endpointId, eventId, attempt } = message;
   // A delivered event is counted (WebhookEventsDelivered) and kept as a delivery record the workspace
   // reads; its line would be five of a message's log lines at one endpoint (docs/cost.md). What the

@@ -38,6 +38,8 @@ export type EventDeliveryOutcome =
 
 export interface EventDeliveryDependencies {
   store?: Store;
+  /** The queue hands this message out for the first time (its ApproximateReceiveCount is 1); unknown reads as not. */
+  firstReceive?: boolean;
   queue?: QueueTarget;
   now?: () => Date;
   /** How URLs are checked before each attempt: the configured rules unless a test replaces them. */
@@ -80,7 +82,12 @@ export async function deliverEvent(message: EventDeliveryMessage, deps: EventDel
     return 'skipped';
   }
 
-  const place = turnOf(message, await recordedPlace(message, store));
+  // An event's first attempt as published, handed out for the first time, has no attempt of its
+  // own to follow: it goes without reading the record (most events need no other attempt). A copy
+  // the publisher made is the at-least-once decision 91 allows, and the record's condition still
+  // keeps it from starting a second chain. Anything else reads first (decision 209).
+  const firstOfAll = deps.firstReceive === true && message.attempt === 1 && !message.round && !message.attemptId;
+  const place = firstOfAll ? ({ turn: 'post' } as const) : turnOf(message, await recordedPlace(message, store));
   if (place.turn === 'replayed') return 'replayed';
   if (place.turn === 'requeue') {
     // A copy of its own, in case the first was queued after all: whichever is attempted second is

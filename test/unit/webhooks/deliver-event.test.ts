@@ -354,6 +354,32 @@ describe('delivering one webhook event', () => {
   });
 });
 
+describe('the webhook-events consumer (SQS), reading the delivery record before a POST (decision 209)', () => {
+  const recordReads = () => ddb.commandCalls(GetCommand, { Key: keys.webhookDelivery(WS, ENDPOINT_ID, event.id) }).length;
+
+  // The read cost every attempt half a read unit, and row 8k of the bench its target: an event's
+  // first attempt, handed out for the first time, has no earlier attempt of its own to follow.
+  it('takes an event’s first attempt on its first receive without reading the record; a receive again, a retry or a resend reads it first', async () => {
+    target = await receiver();
+    useEndpoint(target.url);
+    const batch = (body: EventDeliveryMessage, receiveCount: number) => deliverEventBatch(sqsEvent([{ body, receiveCount }]), lambdaContext('deliver-webhook-event'));
+
+    expect(await batch(firstMessage, 1)).toEqual({ batchItemFailures: [] });
+    expect(recordReads()).toBe(0);
+    await batch(firstMessage, 2);
+    await batch({ ...firstMessage, attempt: 2 }, 1);
+    await batch({ ...firstMessage, round: 1 }, 1);
+    expect(recordReads()).toBe(3);
+  });
+
+  it('still POSTs the first attempt it did not read for, and records it', async () => {
+    target = await receiver();
+    useEndpoint(target.url);
+    expect(await deliverEvent(firstMessage, deps({ firstReceive: true }))).toBe('delivered');
+    expect([target.received.length, recordReads(), recorded().length]).toEqual([1, 0, 1]);
+  });
+});
+
 describe('the webhook-events consumer (SQS), a fault of ours', () => {
   it('fails the record for SQS to hand it over again, and says so in an ERROR line: the batch processor keeps its error to itself', async () => {
     ddb.onAnyCommand().rejects(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', $metadata: {} }));
