@@ -1170,7 +1170,10 @@ describe('the table away while WhatsApp has the message, and back before WhatsAp
     const verdict = { to: 'sent', occurredAt: expect.any(String), providerMessageId: expect.stringMatching(/^wamid\./), ofClaim: 1 };
     expect(carried).toEqual([{ dispatchId, workspaceId: ws, verdict }, { dispatchId, workspaceId: ws, verdict }]);
     const [message] = await queuedFor(ws);
-    expect(await deliverQueuedDispatch({ ...attempt(dispatchId, ws), ...message }, deps)).toEqual({ outcome: 'sent' });
+    // Written now, or already: a try the last receive gave up on at its deadline (its read of the
+    // dispatch still in flight on a busy host) may write once the table takes writes again, as
+    // `abandonAtDeadline` allows; either way the verdict is written once, as carried.
+    expect(['sent', 'skipped']).toContain((await deliverQueuedDispatch({ ...attempt(dispatchId, ws), ...message }, deps)).outcome);
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent', sentAt: message!.verdict!.occurredAt, providerMessageId: message!.verdict!.providerMessageId });
     // SQS may hand the same message out twice: the second finds the verdict written.
     expect(await deliverQueuedDispatch({ ...attempt(dispatchId, ws), ...message }, deps)).toEqual({ outcome: 'skipped' });
