@@ -1,11 +1,15 @@
 import { DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
+import { BatchWriteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { claimDispatch } from '../../lambdas/domain/delivery/delivery-attempt';
 import { checkSend } from '../../lambdas/domain/delivery/send-check';
 import { deliveryEventsForPhones } from '../../lambdas/domain/delivery/delivery-events';
 import { applyDeliveredTime, applyReadReceipt, applyStatus } from '../../lambdas/domain/delivery/dispatch-status';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
+import { publishBatch } from '../../lambdas/handlers/publish-webhook-events';
 import { runAdmin } from '../../lib/admin/cli';
+import { lambdaContext } from '../../lib/local/api-gateway-event';
+import { toLambdaRecord } from '../../lib/local/stream-poller';
 import { sendCommand, sendingWorkspace } from '../support/send-commands';
 import { TEMPLATE_ID } from '../support/send-fixtures';
 import { useTableAndQueues } from '../support/sqs';
@@ -83,6 +87,52 @@ it('writes the DELIVERED event where a later delivered corrected it, and not whe
   const answer = await admin('delivery-events', 'redrive', '--shard', first.shardId, '--from', first.record.dynamodb!.SequenceNumber!, '--to', batch.at(-1)!.record.dynamodb!.SequenceNumber!);
   expect(answer.status).toBe(0);
   const events = (await deliveryEventsForPhones(ws, ['+6281234560089'], { startDate: '2026-10-01', endDate: '2026-10-01' }, env.table))[0]!.events;
+  expect(events.map(({ status, occurredAt }) => [status, occurredAt])).toEqual([
+    ['ACCEPTED', '2026-10-01T06:00:00.000Z'],
+    ['DELIVERED', '2026-10-01T06:00:05.000Z'],
+  ]);
+});
+
+// Found by the skeptic review: the redrive runs while the consumer is live, and WhatsApp's delivered
+// may land, and be projected, between the redrive's look at the dispatch and its write.
+it('keeps one DELIVERED event when the delivered’s correction lands while the redrive writes the batch', async () => {
+  const ws = await sendingWorkspace(env.table);
+  const phone = '+6281234560093';
+  const { dispatchId } = await sendTemplateMessage(sendCommand(ws, { to: phone, now: new Date('2026-10-01T00:00:00.000Z') }), { store: env.table, queue: env.queues });
+  await claimDispatch(dispatchId, new Date(), env.table);
+  expect(await applyStatus(dispatchId, { to: 'sent', occurredAt: '2026-10-01T06:00:00.000Z' }, env.table)).toBe(true);
+  // The read came first and moved the dispatch to delivered at its time; the consumer gave up on this batch.
+  expect(await applyStatus(dispatchId, { to: 'delivered', event: 'DELIVERED', occurredAt: '2026-10-01T06:00:20.000Z' }, env.table)).toBe(true);
+  expect(await applyReadReceipt(dispatchId, '2026-10-01T06:00:20.000Z', env.table)).toBe(true);
+  const failedBatch = (await streamRecords(env.table)).filter(({ record }) => record.dynamodb?.Keys?.pk?.S === `DSP#${dispatchId}` && record.eventName === 'MODIFY');
+
+  // Before the redrive's first write, the delivered lands and the live consumer projects it.
+  let interleaved = false;
+  const db = new Proxy(env.table.db, {
+    get(target, property, receiver) {
+      if (property !== 'send') return Reflect.get(target, property, receiver);
+      return async (command: unknown, ...rest: unknown[]) => {
+        if ((command instanceof BatchWriteCommand || command instanceof TransactWriteCommand) && !interleaved) {
+          interleaved = true;
+          expect(await applyDeliveredTime(dispatchId, '2026-10-01T06:00:05.000Z', env.table)).toBe(true);
+          const later = (await streamRecords(env.table)).filter(({ record }) => record.dynamodb?.Keys?.pk?.S === `DSP#${dispatchId}` && record.eventName === 'MODIFY').slice(failedBatch.length);
+          const region = process.env.AWS_REGION!;
+          const { batchItemFailures } = await publishBatch({ Records: later.map(({ record, streamArn }) => toLambdaRecord(record, streamArn, region)) }, lambdaContext('publish-webhook-events', 60_000));
+          expect(batchItemFailures).toEqual([]);
+        }
+        return (target.send as (...args: unknown[]) => Promise<unknown>)(command, ...rest);
+      };
+    },
+  });
+  const first = failedBatch[0]!;
+  const status = await runAdmin(['delivery-events', 'redrive', '--shard', first.shardId, '--from', first.record.dynamodb!.SequenceNumber!, '--to', failedBatch.at(-1)!.record.dynamodb!.SequenceNumber!], {
+    out: () => {},
+    err: () => {},
+    env: {},
+    target: async () => ({ ...env.table, db, description: 'test table' }),
+  });
+  expect([status, interleaved]).toEqual([0, true]);
+  const events = (await deliveryEventsForPhones(ws, [phone], { startDate: '2026-10-01', endDate: '2026-10-01' }, env.table))[0]!.events;
   expect(events.map(({ status, occurredAt }) => [status, occurredAt])).toEqual([
     ['ACCEPTED', '2026-10-01T06:00:00.000Z'],
     ['DELIVERED', '2026-10-01T06:00:05.000Z'],

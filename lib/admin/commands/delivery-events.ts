@@ -5,9 +5,9 @@ import * as z from 'zod';
 import { deliveryEventsOfChange } from '../../../lambdas/domain/delivery/delivery-event-projection';
 import { providerMessageOfChange } from '../../../lambdas/domain/delivery/provider-message';
 import { isDispatchChange } from '../../../lambdas/domain/webhooks/stream-filters';
-import { batchWrite, type BatchWriteRequest } from '../../../lambdas/shared/batch-write';
-import { toDispatch } from '../../../lambdas/domain/messages/dispatch-repository';
-import { batchGet } from '../../../lambdas/shared/batch-get';
+import { batchPut, batchWrite, lastPerKey, type BatchWriteRequest } from '../../../lambdas/shared/batch-write';
+import { mapWithConcurrency } from '../../../lambdas/shared/concurrency';
+import { transactWriteThroughConflicts } from '../../../lambdas/shared/writes';
 import { keys } from '../../../lambdas/shared/table';
 import { dailySendReleaseOfFailure, releaseFailedDailySends } from '../../../lambdas/domain/messages/daily-send';
 import type { Store } from '../../../lambdas/shared/store';
@@ -72,16 +72,28 @@ async function shardRecords(store: Store, streamArn: string, shardId: string, fr
 }
 
 /**
- * A batch redriven after later ones were written: a DELIVERED event is put only at the time its
- * dispatch holds now. A later `delivered` may have moved it from the time an earlier `read` set
+ * A batch redriven after later ones were written: a DELIVERED event is put only while its dispatch
+ * holds that time. A later `delivered` may have moved it from the time an earlier `read` set
  * (decision 200), and that correction's record, written by the consumer, deleted the event there;
- * put back from the older record, it would list the message delivered twice.
+ * put back from the older record, it would list the message delivered twice. A read of the dispatch
+ * before the put is not enough: the correction may land between the two, so the put is a
+ * transaction with a check of the dispatch's `deliveredAt`, and one the check refuses is left to
+ * the correction's own record. Answers how many events were put.
  */
-async function deliveredWhereHeldNow(writes: BatchWriteRequest[], store: Store): Promise<BatchWriteRequest[]> {
-  const delivered = new Set(writes.flatMap((write) => ('put' in write && write.put.status === 'DELIVERED' ? [String(write.put.dispatchId)] : [])));
-  const dispatches = (await batchGet(store, [...delivered].map((dispatchId) => keys.dispatch(dispatchId)))).map(toDispatch);
-  const held = new Map(dispatches.map((dispatch) => [dispatch.dispatchId, dispatch.deliveredAt]));
-  return writes.filter((write) => !('put' in write && write.put.status === 'DELIVERED' && held.get(String(write.put.dispatchId)) !== write.put.occurredAt));
+async function writeEvents(writes: BatchWriteRequest[], store: Store): Promise<number> {
+  const isDelivered = (write: BatchWriteRequest): write is { put: Record<string, unknown> } => 'put' in write && write.put.status === 'DELIVERED';
+  // Of two writes of one key only the last is made, as in the consumer's batch (a correction's delete after the read's put).
+  const distinct = lastPerKey(writes);
+  await batchWrite(store, distinct.filter((write) => !isDelivered(write)));
+  const delivered = await mapWithConcurrency(distinct.filter(isDelivered), 4, async ({ put }) => {
+    const result = await transactWriteThroughConflicts(store, {
+      event: { Put: { Item: put } },
+      held: { ConditionCheck: { Key: keys.dispatch(String(put.dispatchId)), ConditionExpression: 'deliveredAt = :at', ExpressionAttributeValues: { ':at': put.occurredAt } } },
+    });
+    if (!result.committed && result.refused.held !== 'ConditionalCheckFailed') throw new AdminError('event_not_written', `The DELIVERED event of dispatch ${String(put.dispatchId)} was refused (${JSON.stringify(result.refused)}): run the redrive again`);
+    return result.committed;
+  });
+  return distinct.filter((write) => 'put' in write && !isDelivered(write)).length + delivered.filter(Boolean).length;
 }
 
 export const deliveryEventCommands = [
@@ -96,17 +108,16 @@ export const deliveryEventCommands = [
       const records = await shardRecords(store, await streamOf(store, named), shard, from, to);
       const changes = records.filter((record) => isDispatchChange(record) && record.dynamodb?.NewImage);
       const images = changes.map((record) => unmarshall(record.dynamodb!.NewImage! as Record<string, AttributeValue>));
-      // With an event's put, the delete of the DELIVERED event a correction moved (decision 200).
-      const writes = await deliveredWhereHeldNow(images.flatMap(deliveryEventsOfChange), store);
-      const events = writes.filter((write) => 'put' in write);
-      // The wamid items the changes made ride with the events in the same batch (decision 114).
+      // With an event's put, the delete of the DELIVERED event a correction moved (decision 200);
+      // the wamid items the changes made ride with the events (decision 114).
       const wamids = images.flatMap(providerMessageOfChange);
-      await batchWrite(store, [...writes, ...wamids.map((item) => ({ put: item }))]);
+      const events = await writeEvents(images.flatMap(deliveryEventsOfChange), store);
+      await batchPut(store, wamids);
       // And what the consumer gives back for a change that failed its dispatch: the day's send it took (decision 192).
       const releases = images.map(dailySendReleaseOfFailure).filter((release) => release !== undefined);
       const failed = (await releaseFailedDailySends(releases, store)).find((outcome) => outcome.status === 'rejected');
       if (failed) throw failed.reason;
-      const data = { records: records.length, dispatchChanges: changes.length, events: events.length, wamids: wamids.length, dailySendReleases: releases.length };
+      const data = { records: records.length, dispatchChanges: changes.length, events, wamids: wamids.length, dailySendReleases: releases.length };
       return {
         data,
         lines: [`Read ${data.records} stream records (${data.dispatchChanges} dispatch changes) and wrote their ${data.events} delivery events and ${data.wamids} wamid items, and gave back the day's send of ${data.dailySendReleases} failed ones.`],
