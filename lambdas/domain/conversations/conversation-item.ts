@@ -102,7 +102,8 @@ export function conversationMessageWrites(message: ConversationMessage, placemen
   const moves = placement === 'latest';
   const set = ['entity = :entity', 'id = :id', 'workspaceId = :ws', 'channel = :channel', 'createdAt = if_not_exists(createdAt, :createdAt)'];
   if (message.contactPhone) set.push('contactPhone = :phone');
-  if (message.contactUserId) set.push('contactUserId = :userId');
+  // The user id WhatsApp gave last: a late message's (Meta's retry) may carry one it has replaced since.
+  if (message.contactUserId) set.push(moves ? 'contactUserId = :userId' : 'contactUserId = if_not_exists(contactUserId, :userId)');
   // A name goes with the newest message: one counted `earlier` only fills a gap.
   const nameField = inbound ? 'profileName' : 'contactName';
   if (message.contactName) set.push(moves ? `${nameField} = :name` : `${nameField} = if_not_exists(${nameField}, :name)`);

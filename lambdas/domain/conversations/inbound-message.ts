@@ -46,9 +46,10 @@ export async function recordInboundMessage(inbound: Inbound, store: Store = defa
     type: inbound.content.type,
     text: inbound.content.text,
     ...(inbound.content.kind === 'message' ? { payload: inbound.content.payload, media: inbound.content.media } : {}),
-    // A number change names the customer's new number, in the form the API shows numbers in: an
-    // integration follows the customer to the conversation their next messages open.
-    ...(inbound.content.kind === 'notice' ? { payload: inbound.content.newPhone ? fromWhatsAppNumber(inbound.content.newPhone) : null } : {}),
+    // A number change names the customer's new number, in the form the API shows numbers in, and a
+    // change of business-scoped user id (which names no number) the new id: an integration follows
+    // the customer to the conversation their next messages open.
+    ...(inbound.content.kind === 'notice' ? { payload: noticePayload(inbound.content) } : {}),
     createdAt: inbound.occurredAt,
     ...(inbound.receivedAt ? { receivedAt: inbound.receivedAt } : {}),
   };
@@ -71,6 +72,9 @@ export async function recordInboundMessage(inbound: Inbound, store: Store = defa
     return undefined;
   });
 }
+
+const noticePayload = ({ newPhone, newUserId }: { newPhone: string | null; newUserId: string | null }): string | null =>
+  newPhone ? fromWhatsAppNumber(newPhone) : newUserId;
 
 /**
  * A customer's reaction: set on the message it reacts to (ours or theirs), or taken back when it

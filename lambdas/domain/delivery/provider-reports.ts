@@ -25,7 +25,7 @@ import {
   type SkipReason,
   type WebhookEnvelope,
 } from '../providers/whatsapp-webhook';
-import { applyMarketingPreference, optOutFromFailure, optOutFromReply } from '../workspaces/marketing-opt-out-changes';
+import { applyMarketingPreference, carryMarketingOptOut, optOutFromFailure, optOutFromReply } from '../workspaces/marketing-opt-out-changes';
 import { applyTemplateWebhook } from '../templates/template-webhook';
 import { currentNumberOwner, lookUpNumberOwner } from '../workspaces/number-owner-lookup';
 import { sendingNumberOf } from '../workspaces/workspace-number';
@@ -180,6 +180,9 @@ async function applyMessagesChange(change: MessagesChange, summary: ReportSummar
     if (content.kind === 'message' && sender.phone) {
       await optOutFromReply({ workspaceId, phone: sender.phone, type: content.type, text: content.text, payload: content.payload, occurredAt, providerMessageId }, store);
     }
+    // A number change: an opt-out made on the old number follows the customer. Also on a repeated
+    // notice (not stored again), which may be Meta's retry of one whose carry failed.
+    if (content.kind === 'notice' && content.newPhone && sender.phone) await carryMarketingOptOut({ workspaceId, from: sender.phone, to: content.newPhone }, store);
   }
 }
 

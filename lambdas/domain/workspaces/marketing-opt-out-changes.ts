@@ -7,7 +7,7 @@ import { onlyConflicts, transactWrite, writeIfAllowed, type Write } from '../../
 import { fromWhatsAppNumber } from '../phones/whatsapp-number';
 import { outboxFor } from '../webhooks/event-gate';
 import { marketingOptOutEvent, type MarketingOptOutChange } from '../webhooks/webhook-event';
-import { isStopPromotionsReply, marketingOptOutItem, type ButtonReply, type MarketingOptOut } from './marketing-opt-out';
+import { getMarketingOptOut, isStopPromotionsReply, marketingOptOutItem, type ButtonReply, type MarketingOptOut } from './marketing-opt-out';
 
 /**
  * Every change of a workspace's marketing opt-outs (decision 139): recorded from a tap, from
@@ -58,10 +58,10 @@ async function writeChange(store: Store, workspaceId: string, write: Write, chan
  * event is written), or, for one the customer's word recorded (a tap, WhatsApp's), when they
  * resumed marketing messages after it: that word came late (decision 151). An operator's stands.
  */
-export async function recordMarketingOptOut(optOut: MarketingOptOut, store: Store = defaultStore()): Promise<boolean> {
+export async function recordMarketingOptOut(optOut: MarketingOptOut, store: Store = defaultStore(), { guarded = optOut.source !== 'admin' } = {}): Promise<boolean> {
   const put: Write = { Put: { Item: marketingOptOutItem(optOut), ConditionExpression: 'attribute_not_exists(pk)' } };
   const notResumedSince: Write | undefined =
-    optOut.source === 'admin'
+    !guarded
       ? undefined
       : {
           ConditionCheck: {
@@ -109,6 +109,21 @@ export async function optOutFromReply(reply: ButtonReply, store: Store = default
     store,
   );
   return true;
+}
+
+/**
+ * A customer's number change (WhatsApp's `user_changed_number` notice, from the old number): the
+ * opt-out they made on the old number follows them to the new one as it was made (its source, time
+ * and message), so marketing sends to the number the notice hands the integration are refused as
+ * they were. The old number keeps its own: we cannot tell when it passes to someone else. Guarded by
+ * the new number's last resume, an operator's recorded opt-out too: a resume there (or a lift) after
+ * the opt-out stands over the notice Meta delivers late or again. Answers whether the new number's
+ * opt-outs changed.
+ */
+export async function carryMarketingOptOut(change: { workspaceId: string; from: string; to: string }, store: Store = defaultStore()): Promise<boolean> {
+  const optOut = await getMarketingOptOut(change.workspaceId, fromWhatsAppNumber(change.from), store);
+  if (!optOut) return false;
+  return recordMarketingOptOut({ ...optOut, phone: fromWhatsAppNumber(change.to) }, store, { guarded: true });
 }
 
 export interface FailedMessage {

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import { conversationIdFor } from '../../lambdas/domain/conversations/conversation-id';
+import { findConversation } from '../../lambdas/domain/conversations/conversation-item';
+import { signWebhookBody } from '../../lambdas/domain/providers/whatsapp-webhook';
+import { getMarketingOptOut } from '../../lambdas/domain/workspaces/marketing-opt-out';
+import { recordMarketingOptOut } from '../../lambdas/domain/workspaces/marketing-opt-out-changes';
+import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
+import { invokeRoute, routeEvent, type RouteHandler } from '../support/events';
+import { useTableAndQueues } from '../support/sqs';
+
+/**
+ * What WhatsApp says about a customer's identity (the `system` messages webhook:
+ * https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/system/)
+ * and what it does to their conversation and opt-out. Payloads as Meta's reference gives them: a
+ * system message carries no contacts array; `user_changed_user_id` "reports only the BSUID change;
+ * no phone number is included", the new BSUID in `system.user_id`; `user_changed_number` carries
+ * the old number in `from` and the new one in `system.wa_id`.
+ */
+
+const env = useTableAndQueues();
+let receive: RouteHandler;
+
+beforeAll(async () => {
+  process.env.QUEUE_URL = env.queues.queueUrl;
+  ({ handler: receive } = (await import('../../lambdas/handlers/whatsapp-webhook')) as { handler: RouteHandler });
+});
+
+async function workspace() {
+  const id = randomUUID().slice(0, 8);
+  const ws = { id: `ws-idc-${id}`, number: `idc-${id}` };
+  await saveWorkspace({ id: ws.id, name: ws.id, rupiahPerCredit: 150, settings: { whatsappPhoneNumberId: ws.number } }, new Date(), env.table);
+  return ws;
+}
+
+async function post(number: string, value: Record<string, unknown>) {
+  const body = JSON.stringify({
+    object: 'whatsapp_business_account',
+    entry: [{ id: '102290129340398', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '6281100001111', phone_number_id: number }, ...value } }] }],
+  });
+  const headers = { 'Content-Type': 'application/json', 'X-Hub-Signature-256': signWebhookBody(body, process.env.WHATSAPP_APP_SECRET!) };
+  const answer = await invokeRoute('whatsappWebhook', receive, routeEvent('whatsappWebhook', { body, headers }));
+  expect(answer.statusCode).toBe(200);
+}
+
+const conversation = (workspaceId: string, contact: string) => findConversation(workspaceId, conversationIdFor(workspaceId, 'whatsapp', contact), env.table);
+
+it('a user_changed_user_id notice tells which BSUID the customer’s next messages come from, as a number change tells the new number', async () => {
+  const ws = await workspace();
+  const old = 'ID.1111111111111111';
+  const current = 'ID.2222222222222222';
+  await post(ws.number, {
+    contacts: [{ profile: { name: 'Sari', username: '@sari' }, user_id: old }],
+    messages: [{ from_user_id: old, id: 'wamid.T1', timestamp: '1767225610', type: 'text', text: { body: 'Halo' } }],
+  });
+  await post(ws.number, {
+    messages: [{ from_user_id: old, id: 'wamid.SYS', timestamp: '1767225620', type: 'system', system: { body: `User Sari changed from ${old} to ${current}`, user_id: current, type: 'user_changed_user_id' } }],
+  });
+  const { conversationHistory } = await import('../../lambdas/domain/conversations/read-conversations');
+  const { items } = await conversationHistory(ws.id, conversationIdFor(ws.id, 'whatsapp', `user:${old}`), { limit: 10 }, env.table);
+  expect(items[0]).toMatchObject({ id: 'wamid.SYS', type: 'system', payload: current });
+});
+
+it('a customer who opted out of marketing and then changed number keeps the opt-out on the new number', async () => {
+  const ws = await workspace();
+  await recordMarketingOptOut({ workspaceId: ws.id, phone: '+6281234560001', optedOutAt: '2025-12-30T00:00:00.000Z', source: 'button', providerMessageId: 'wamid.stop-tap' }, env.table);
+  await post(ws.number, {
+    messages: [
+      {
+        from: '6281234560001',
+        id: 'wamid.SYS-NUM',
+        timestamp: '1767225620',
+        type: 'system',
+        system: { body: 'User Sari changed from 6281234560001 to 6281234560009', wa_id: '6281234560009', type: 'user_changed_number' },
+      },
+    ],
+  });
+  expect(await getMarketingOptOut(ws.id, '+6281234560001', env.table)).toBeDefined();
+  // The integration follows the customer to +6281234560009 (the notice's payload); marketing sends there are not refused.
+  expect(await getMarketingOptOut(ws.id, '+6281234560009', env.table)).toBeDefined();
+});
+
+it('a late, retried message does not set the conversation’s contactUserId back to the BSUID WhatsApp has since replaced', async () => {
+  const ws = await workspace();
+  const old = 'ID.1111111111111111';
+  const current = 'ID.2222222222222222';
+  // The newer message first, from the customer's current BSUID…
+  await post(ws.number, {
+    contacts: [{ profile: { name: 'Sari' }, wa_id: '6281234560001', user_id: current }],
+    messages: [{ from: '6281234560001', from_user_id: current, id: 'wamid.NEW', timestamp: '1767225700', type: 'text', text: { body: 'Baru' } }],
+  });
+  // …then Meta's retry of an older one, from before the BSUID changed.
+  await post(ws.number, {
+    contacts: [{ profile: { name: 'Sari' }, wa_id: '6281234560001', user_id: old }],
+    messages: [{ from: '6281234560001', from_user_id: old, id: 'wamid.OLD', timestamp: '1767225600', type: 'text', text: { body: 'Lama' } }],
+  });
+  const stored = await conversation(ws.id, '+6281234560001');
+  expect(stored).toMatchObject({ lastMessagePreview: 'Baru', messageCount: 2 });
+  expect(stored!.contactUserId).toBe(current);
+});
