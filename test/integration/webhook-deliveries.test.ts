@@ -19,7 +19,9 @@ import { resetContainerCaches } from '../../lib/testing';
 import { useTableAndQueues } from '../support/sqs';
 
 const env = useTableAndQueues();
-const T0 = new Date('2026-11-20T08:00:00.000Z');
+// Whole hours before the run, not a fixed date: the list and the resends read the records' 14 days
+// (DELIVERY_RECORD_DAYS) by the real clock, so records at a fixed date fall out of them one day.
+const T0 = new Date((Math.floor(Date.now() / 3_600_000) - 2) * 3_600_000);
 const at = (minutes: number) => new Date(T0.getTime() + minutes * 60_000);
 const rejection = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as AppError);
 
