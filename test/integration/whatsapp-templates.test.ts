@@ -438,6 +438,16 @@ describe('templates Meta no longer lists (deleted in WhatsApp Manager, decision 
     expect([stored.status, stored.providerTemplateId]).toEqual(['APPROVED', recreated.id]);
     clearTemplateCache();
     await expect(send(command(ws, stored.id, { guests: '4', slot: 'Saturday 7:30 pm' }))).resolves.toMatchObject({ status: 'queued' });
+
+    // Meta delivers the deleted template's approval of days ago again (decision 183): older than the
+    // live template's approval, it is stale, and is not read back over it (found by the skeptic review of session 37).
+    const lateAt = new Date(now - 3 * 86_400_000);
+    const late = { ...webhook, time: Math.floor(lateAt.getTime() / 1000), value: { ...webhook.value, message_template_id: Number(old.providerTemplateId) } };
+    const deleted = graphTemplateSchema.parse({ ...recreated, id: old.providerTemplateId, status: 'DELETED' });
+    expect(await applyTemplateWebhook(WABA, late, env.table, new Date(now), async (templateId) => (reads.push(templateId), deleted))).toBe('stale');
+    expect(reads).toEqual([recreated.id]);
+    const kept = await templateOf(ws, 'reservation_confirmation', 'en_US');
+    expect([kept.status, kept.providerTemplateId]).toEqual(['APPROVED', recreated.id]);
   });
 });
 

@@ -77,6 +77,13 @@ export async function applyTemplateWebhook(
     const webhookId = parsed.data.message_template_id === undefined ? undefined : String(parsed.data.message_template_id);
     const another = !template || template.status === 'DELETED' || (webhookId !== undefined && template.providerTemplateId !== undefined && webhookId !== template.providerTemplateId);
     const newlyApproved = another && 'event' in parsed.data && templateStatusOf(parsed.data.event) === 'APPROVED';
+    // A live template stored under another Meta id, its status changed after this approval: the
+    // approval is an earlier template's (one deleted and made again), delivered late or again by
+    // Meta (decision 183). Read now, it would put the deleted template back over the live one.
+    if (newlyApproved && template && template.status !== 'DELETED' && olderThan(changedAt, template.statusChangedAt)) {
+      logger.info('Template webhook older than the change the template has; skipped', { workspaceId, templateId: template.id, field: change.field, changedAt, statusChangedAt: template.statusChangedAt });
+      return 'stale';
+    }
     const metaId = newlyApproved ? (webhookId ?? template?.providerTemplateId) : (template?.providerTemplateId ?? webhookId);
     if ((edited || newlyApproved) && metaId) return readTemplateFromGraph(workspaceId, metaId, readTemplate, store, now, newlyApproved ? changedAt : undefined);
     if (!template) {
@@ -86,6 +93,9 @@ export async function applyTemplateWebhook(
     return applyChange(workspaceId, template, change.field, parsed.data, changedAt, store, now);
   });
 }
+
+/** Whether a change at `changedAt` is older than a template's mark; times, not strings: a mark an import wrote may carry an offset. */
+const olderThan = (changedAt: string | undefined, mark: string | undefined): boolean => changedAt !== undefined && mark !== undefined && Date.parse(changedAt) < Date.parse(mark);
 
 /**
  * A status or category change saved on the template, with its time as the template's mark of that
@@ -106,8 +116,7 @@ async function applyChange(
   if (!updated) return 'ignored';
   const mark = 'event' in update ? 'statusChangedAt' : 'categoryChangedAt';
   const last = template[mark];
-  // Times, not strings: a mark an import wrote may carry an offset.
-  if (changedAt && last && Date.parse(changedAt) < Date.parse(last)) {
+  if (olderThan(changedAt, last)) {
     logger.info('Template webhook older than the change the template has; skipped', { workspaceId, templateId: template.id, field, changedAt, [mark]: last });
     return 'stale';
   }
