@@ -1,3 +1,4 @@
+import { wibDay } from '../../lambdas/domain/time/wib';
 import { call, equalTo, SECOND, SECOND_SEED, startTestRuntime, waitForAnswer, waitForStatus } from '../support/local-runtime';
 
 const KEY = SECOND.fullKey;
@@ -9,10 +10,11 @@ beforeAll(async () => {
 });
 afterAll(() => runtime.stop());
 
-const today = () => new Date(Date.now() + 7 * 60 * 60 * 1000).toISOString().slice(0, 10);
 
 describe('tracking reports over HTTP, after real deliveries', () => {
   it('sends, waits for delivery, and reads tag discovery, summary and the dispatch list', async () => {
+    // The WIB days the sends fall on: two when the run crosses midnight (17:00 UTC).
+    const startDate = wibDay(new Date());
     const ids: string[] = [];
     for (const [to, tags] of [['081234561001', ['launch', 'vip']], ['081234561002', ['launch']], ['081234560000', ['launch']], ['081234561003', []]] as const) {
       const { body } = await call(runtime.url, 'POST', '/v1/messages', {
@@ -22,7 +24,8 @@ describe('tracking reports over HTTP, after real deliveries', () => {
       ids.push(body.dispatchId as string);
     }
     for (const id of ids) await waitForStatus(runtime.url, KEY, id, ['delivered', 'failed']);
-    const period = `startDate=${today()}&endDate=${today()}`;
+    const endDate = wibDay(new Date());
+    const period = `startDate=${startDate}&endDate=${endDate}`;
 
     // The rollups are the report projection's, written as its window ends (decision 113).
     const expectedTags = {
@@ -36,7 +39,7 @@ describe('tracking reports over HTTP, after real deliveries', () => {
     expect(tags.body).toStrictEqual(expectedTags);
 
     const expectedSummary = {
-      period: { startDate: today(), endDate: today(), timezone: 'Asia/Jakarta' },
+      period: { startDate, endDate, timezone: 'Asia/Jakarta' },
       rupiahPerCredit: 100,
       items: [
         { trackingTag: 'launch', dispatchCount: 2, credits: 2, amountRupiah: 200, templates: [{ templateId: TEMPLATE_ID, templateName: 'Second hello', dispatchCount: 2, credits: 2, amountRupiah: 200 }] },

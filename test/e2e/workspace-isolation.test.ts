@@ -1,6 +1,7 @@
 import { call, type HttpResponse, SECOND, SECOND_SEED, equalTo, startTestRuntime, waitForAnswer, waitForDeliveryEvents, waitForStatus } from '../support/local-runtime';
 import { inboundTextWebhook, postSignedWebhook } from '../support/webhooks';
 import { pathOf, routes } from '../../lambdas/routes';
+import { wibDay } from '../../lambdas/domain/time/wib';
 
 /**
  * The workspace-isolation matrix (issue 7): for every endpoint that takes an id, a cursor, a
@@ -26,7 +27,9 @@ const NOWHERE = {
 
 let runtime: Awaited<ReturnType<typeof startTestRuntime>>;
 const owned = { dispatchId: '', conversationId: '', conversationCursor: '', historyCursor: '' };
-const today = () => new Date(Date.now() + 7 * 60 * 60 * 1000).toISOString().slice(0, 10);
+// From the WIB day the owner's sends start on to today's: two days when the run crosses midnight (17:00 UTC).
+const FIRST_DAY = wibDay(new Date());
+const today = () => wibDay(new Date());
 
 beforeAll(async () => {
   runtime = await startTestRuntime({ seedPath: SECOND_SEED });
@@ -69,7 +72,7 @@ interface Row {
   ownerSees(response: HttpResponse): void;
 }
 
-const period = () => `startDate=${today()}&endDate=${today()}`;
+const period = () => `startDate=${FIRST_DAY}&endDate=${today()}`;
 const items = (response: HttpResponse) => response.body.items as unknown[];
 
 const rows: Row[] = [
@@ -95,7 +98,7 @@ const rows: Row[] = [
   },
   {
     endpoint: 'POST /v1/messages/delivery-status (phones)',
-    probe: (s) => ({ method: 'POST', path: '/v1/messages/delivery-status', body: { phones: [s.phone], startDate: today(), endDate: today() } }),
+    probe: (s) => ({ method: 'POST', path: '/v1/messages/delivery-status', body: { phones: [s.phone], startDate: FIRST_DAY, endDate: today() } }),
     ownerSees: (r) => expect((items(r)[0] as { events: unknown[] }).events.length).toBeGreaterThan(0),
   },
   {

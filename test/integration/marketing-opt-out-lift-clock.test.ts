@@ -76,8 +76,9 @@ it('times `opt-outs remove` by AWS’s clock when the operator’s runs ahead of
     now: () => new Date(Date.now() + 5 * 60_000),
   });
   expect(status).toBe(0);
-  // The command's first answer told the SDK AWS's time.
-  expect(Math.abs(config.systemClockOffset ?? Number.NaN)).toBeLessThan(2_000);
+  // The command's first answer told the SDK AWS's time: the five minutes are gone. Not to the
+  // second: the Date header is in whole seconds, and a busy DynamoDB Local answers seconds late.
+  expect(Math.abs(config.systemClockOffset ?? Number.NaN)).toBeLessThan(30_000);
   // A minute later the customer taps "Stop promotions" again.
   await applyProviderReports(stopTap(`sandbox:${ws}`, 'wamid.stop-3', new Date(Date.now() + 60_000)), env.table);
   expect(await getMarketingOptOut(ws, PHONE, env.table)).toMatchObject({ source: 'button' });

@@ -25,7 +25,11 @@ const env = useTableAndQueues();
 /** A workspace of the test's own, with the fixture template. */
 const workspace = (settings: Parameters<typeof sendingWorkspace>[1] = {}) => sendingWorkspace(env.table, settings);
 /** The fixture send, tagged `promo` unless the test says otherwise. */
-const command = (workspaceId: string, overrides: Partial<SendTemplateMessage> = {}) => sendCommand(workspaceId, { trackingTags: ['promo'], ...overrides });
+// One instant per test: a test's sends on both sides of WIB midnight (17:00 UTC) would be on two days,
+// and one the test expects refused as "already sent today" would go through.
+let testNow = new Date();
+beforeEach(() => (testNow = new Date()));
+const command = (workspaceId: string, overrides: Partial<SendTemplateMessage> = {}) => sendCommand(workspaceId, { trackingTags: ['promo'], now: testNow, ...overrides });
 const send = (cmd: SendTemplateMessage, queue: QueueTarget = env.queues) => sendTemplateMessage(cmd, { store: env.table, queue });
 const itemsOf = async (workspaceId: string, entity: string) => (await env.table.scanAll()).filter((item) => item.workspaceId === workspaceId && item.entity === entity);
 const acceptingProvider: Provider = { send: () => Promise.resolve({ providerMessageId: `wamid.${randomUUID()}` }), settle: () => Promise.resolve() };
