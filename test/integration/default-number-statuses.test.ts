@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { deliverQueuedDispatch } from '../../lambdas/domain/delivery/deliver-dispatch';
 import { claimDispatch } from '../../lambdas/domain/delivery/delivery-attempt';
-import { reconcile, REPORT_SILENCE_MS } from '../../lambdas/domain/delivery/reconcile';
+import { DEAD_ATTEMPT_UNKNOWN_MS, reconcile, REPORT_SILENCE_MS, UNKNOWN_NOTICE_MS } from '../../lambdas/domain/delivery/reconcile';
 import { noteReport } from '../../lambdas/domain/delivery/report-evidence';
 import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
 import { getDispatch } from '../../lambdas/domain/messages/dispatch-repository';
@@ -23,7 +23,8 @@ import { resetContainerCaches } from '../../lib/testing';
  * it was sent from, which no workspace owns (decision 52): those statuses apply to the dispatches
  * of workspaces that send from it, and to no other (decision 171). A dispatch keeps the number it
  * was sent from, so its statuses still apply after that number is bound to a workspace or moved
- * to another (decision 178).
+ * to another (decision 178), and so does a message whose send left only its claim, which names the
+ * number too, the default one included (decisions 181, 219).
  */
 const env = useTableAndQueues();
 const DEFAULT_NUMBER = '106540352242922';
@@ -33,8 +34,16 @@ afterAll(() => graph.close());
 
 const admin = (...argv: string[]) => runAdmin(argv, { out: () => {}, err: () => {}, env: {}, target: async () => ({ ...env.table, description: 'test table' }) });
 
-/** A WhatsApp workspace (its own number or none) with one dispatch sent through the Cloud API. */
-async function sentDispatch(ownNumber?: string): Promise<{ ws: string; dispatchId: string; wamid: string }> {
+/** The Cloud API provider on the Graph stub, with the stack's secret naming its default number. */
+const cloudProvider = (timeoutMs = 2_000, defaultNumber = DEFAULT_NUMBER) =>
+  whatsAppCloudProvider({
+    baseUrl: graph.baseUrl,
+    timeoutMs,
+    credentials: () => Promise.resolve({ accessToken: 'token-1', appSecret: 's', verifyToken: 'v', phoneNumberId: defaultNumber }),
+  });
+
+/** A queued dispatch of a new WhatsApp workspace (its own number or none). */
+async function queuedDispatch(ownNumber?: string): Promise<{ ws: string; dispatchId: string }> {
   const ws = `ws-${randomUUID().slice(0, 8)}`;
   expect(await admin('workspace', 'create', '--id', ws, '--name', 'Acme', '--rupiah-per-credit', '150')).toBe(0);
   expect(await admin('workspace', 'update', '--id', ws, '--provider', 'whatsapp', ...(ownNumber ? ['--whatsapp-phone-number-id', ownNumber] : []))).toBe(0);
@@ -43,13 +52,15 @@ async function sentDispatch(ownNumber?: string): Promise<{ ws: string; dispatchI
     { workspaceId: ws, apiClient: { id: randomUUID(), name: 'k' }, to: '081234560001', templateId: TEMPLATE_ID, variables: { name: 'Budi', order: '1' }, tagIds: [], trackingTags: [], now: new Date() },
     { store: env.table, queue: env.queues },
   );
+  return { ws, dispatchId };
+}
+
+/** A WhatsApp workspace (its own number or none) with one dispatch sent through the Cloud API. */
+async function sentDispatch(ownNumber?: string): Promise<{ ws: string; dispatchId: string; wamid: string }> {
+  const { ws, dispatchId } = await queuedDispatch(ownNumber);
   const wamid = `wamid.default-${randomUUID()}`;
   graph.answer = () => ({ status: 200, body: { messaging_product: 'whatsapp', messages: [{ id: wamid }] } });
-  const provider = whatsAppCloudProvider({
-    baseUrl: graph.baseUrl,
-    timeoutMs: 2_000,
-    credentials: () => Promise.resolve({ accessToken: 'token-1', appSecret: 's', verifyToken: 'v', phoneNumberId: DEFAULT_NUMBER }),
-  });
+  const provider = cloudProvider();
   expect(await deliverQueuedDispatch({ dispatchId, workspaceId: ws, receiveCount: 1, maxReceives: 5 }, { providerFor: () => provider, store: env.table })).toEqual({ outcome: 'sent' });
   return { ws, dispatchId, wamid };
 }
@@ -269,3 +280,65 @@ it('judges a dead claim by the number it was taken on, not the workspace’s num
   expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'delivered', senderPhoneNumberId: n });
 });
 
+
+it('applies WhatsApp’s report of a send from the default number whose answer timed out, after the workspace named a number of its own', async () => {
+  const { ws, dispatchId } = await queuedDispatch();
+  // WhatsApp took the message, but its answer did not come in time: `unknown`, waiting for WhatsApp's report.
+  graph.answer = () => ({ status: 200, body: { messaging_product: 'whatsapp', messages: [{ id: `wamid.slow-${randomUUID()}` }] }, delayMs: 400 });
+  const provider = cloudProvider(100);
+  expect(await deliverQueuedDispatch({ dispatchId, workspaceId: ws, receiveCount: 1, maxReceives: 5 }, { providerFor: () => provider, store: env.table })).toEqual({ outcome: 'unknown' });
+  expect(graph.received.at(-1)?.url).toBe(`/v26.0/${DEFAULT_NUMBER}/messages`);
+
+  // The CLI's advice to a workspace on the default number: name its own.
+  expect(await admin('workspace', 'update', '--id', ws, '--whatsapp-phone-number-id', `1077${Date.now()}`.slice(0, 15))).toBe(0);
+  resetContainerCaches();
+
+  // WhatsApp reports the message on the number it was sent from: the default one, which no workspace owns.
+  expect(await applyProviderReports(deliveredOn(DEFAULT_NUMBER, dispatchId), env.table)).toMatchObject({ statuses: 1, applied: 1, skipped: 0 });
+  expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'delivered', senderPhoneNumberId: DEFAULT_NUMBER });
+});
+
+it('applies WhatsApp’s report of a dead claim on the default number, settled `unknown`, after the workspace named a number of its own', async () => {
+  // A stack of its own default number: DEFAULT_NUMBER has reports kept from the test that bound it to a workspace.
+  const stackNumber = `1079${Date.now()}`.slice(0, 15);
+  const { ws, dispatchId } = await queuedDispatch();
+  // The consumer claims it and is killed in the provider call.
+  let killed = false;
+  const dying: Store = {
+    tableName: env.table.tableName,
+    db: { send: (command: never) => (killed ? Promise.reject(new Error('consumer killed')) : env.table.db.send(command)) } as unknown as Store['db'],
+  };
+  const killedInCall: Provider = {
+    ...cloudProvider(2_000, stackNumber),
+    send: () => {
+      killed = true;
+      return Promise.reject(new Error('consumer killed'));
+    },
+  };
+  expect(await deliverQueuedDispatch({ dispatchId, workspaceId: ws, receiveCount: 1, maxReceives: 5 }, { providerFor: () => killedInCall, store: dying })).toMatchObject({ outcome: 'retry' });
+  const claimed = (await getDispatch(ws, dispatchId, env.table))!;
+  expect(claimed).toMatchObject({ status: 'processing', senderPhoneNumberId: stackNumber });
+
+  // No reports are kept for the default number: the reconciler settles the claim `unknown`, never sends it again.
+  const dueAt = Date.parse(claimed.attemptStartedAt!) + DEAD_ATTEMPT_UNKNOWN_MS + 1_000;
+  await env.queues.receiveAll();
+  await reconcile(new Date(dueAt), env.table, env.queues);
+  await reconcile(new Date(dueAt + UNKNOWN_NOTICE_MS), env.table, env.queues);
+  expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'unknown' });
+  expect(await env.queues.receiveAll()).not.toContainEqual(expect.objectContaining({ dispatchId }));
+
+  expect(await admin('workspace', 'update', '--id', ws, '--whatsapp-phone-number-id', `1078${Date.now()}`.slice(0, 15))).toBe(0);
+  resetContainerCaches();
+
+  // WhatsApp had it: its report, on the default number, settles it.
+  expect(await applyProviderReports(deliveredOn(stackNumber, dispatchId), env.table)).toMatchObject({ statuses: 1, applied: 1, skipped: 0 });
+  expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'delivered' });
+});
+
+it('judges a claim on the default number that names none (taken before decision 219) by the workspace’s settings, as before', async () => {
+  const { ws, dispatchId } = await queuedDispatch();
+  await claimDispatch(dispatchId, new Date(), env.table);
+
+  expect(await applyProviderReports(deliveredOn(DEFAULT_NUMBER, dispatchId), env.table)).toMatchObject({ statuses: 1, applied: 1, skipped: 0 });
+  expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'delivered', senderPhoneNumberId: DEFAULT_NUMBER });
+});

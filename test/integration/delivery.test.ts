@@ -721,9 +721,13 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect([missing.status, missing.stderr]).toEqual([1, ['Target: test table', 'admin: No dispatch no-such-dispatch']]);
   });
 
-  // A claim on the stack's default number names none: its reports are not kept, so the reconciler
-  // never releases it, and only settles it `unknown`. The command promised a release (the docs review).
-  it('tells an operator that a dead attempt on the default number is never released, only settled unknown', async () => {
+  // A claim on the stack's default number names it (decision 219), or none when taken before: its
+  // reports are not kept while no workspace owns it, so the reconciler never releases it, and only
+  // settles it `unknown`. The command promised a release (the docs review).
+  it.each([
+    ['names it', '106540352242922'],
+    ['names none (taken before decision 219)', undefined],
+  ])('tells an operator that a dead attempt on the default number is never released, only settled unknown: a claim that %s', async (_, defaultNumber) => {
     const ws = `ws-${randomUUID().slice(0, 8)}`;
     await saveWorkspace({ id: ws, name: ws, rupiahPerCredit: 150, settings: { provider: 'whatsapp' } }, new Date(), env.table);
     await saveTemplate(ws, template, env.table);
@@ -731,7 +735,7 @@ describe('the deliver consumer against DynamoDB Local', () => {
       { workspaceId: ws, apiClient: { id: randomUUID(), name: 'k' }, to: '081234567890', templateId: TEMPLATE_ID, variables: { name: 'Sari', order: 'A-1' }, tagIds: [], trackingTags: [], now: new Date() },
       { store: env.table, queue: env.queues },
     );
-    await claimDispatch(dispatchId, new Date(), env.table, undefined);
+    await claimDispatch(dispatchId, new Date(), env.table, defaultNumber);
     const started = Date.parse((await getDispatch(ws, dispatchId, env.table))!.attemptStartedAt!);
     const out: string[] = [];
     expect(await runAdmin(['dispatch', 'show', '--id', dispatchId], { out: (text) => out.push(text), err: () => undefined, env: {}, target: async () => ({ ...env.table, description: 'test table' }), now: () => new Date(started + 6 * 60_000) })).toBe(0);

@@ -7,7 +7,7 @@ import { enqueueDispatch, type CarriedRelease, type CarriedVerdict, type Dispatc
 import { getDispatchById } from '../messages/dispatch-repository';
 import { defaultQueue, defaultStore } from '../../shared/default-store';
 import type { QueueTarget } from '../../shared/queue';
-import { ProviderError, type Provider, type ProviderAcceptance, type ProviderMessage } from '../providers/provider';
+import { ProviderError, type Provider, type ProviderAcceptance, type ProviderMessage, type ProviderReadiness } from '../providers/provider';
 import { lookUpWorkspace } from '../workspaces/workspace-lookup';
 import { getMarketingOptOut } from '../workspaces/marketing-opt-out';
 import { sendingNumberOf } from '../workspaces/workspace-number';
@@ -102,7 +102,7 @@ async function deliver(attempt: DeliveryAttempt, deps: DeliveryDependencies): Pr
     return retryAfterReceive(attempt);
   }
 
-  const claim = await claimDispatch(attempt.dispatchId, now(), deps.store, sender instanceof ProviderError ? undefined : sender.phoneNumberId);
+  const claim = await claimDispatch(attempt.dispatchId, now(), deps.store, sender instanceof ProviderError ? undefined : sender.sendsFrom);
   if (!claim.claimed) return { outcome: settleUnclaimable(claim.current) };
   const dispatch = claim.dispatch;
   // The queue message is ours, so this never differs; if it did, the dispatch's own workspace decides.
@@ -305,23 +305,32 @@ async function marketingRefusal(dispatch: Dispatch, store?: Store): Promise<Prov
 
 interface Sender {
   provider: Provider;
+  /** The workspace's own number, named in the request; none on the stack's default number, which the provider sends from. */
   phoneNumberId: string | undefined;
+  /**
+   * The number the attempt sends from, its own or the stack's default one: what the claim records,
+   * so WhatsApp's reports apply by it (decisions 181, 219). None when the provider has no default.
+   */
+  sendsFrom: string | undefined;
 }
 
 /**
- * The workspace's provider, ready to send: its settings read and its credentials loaded. A table
- * that does not answer throws (the message comes back); credentials that cannot be loaded are
- * returned as the ProviderError that says so, which no request reached the provider for.
+ * The workspace's provider, ready to send: its settings read and its credentials loaded, which
+ * name the stack's default number. A table that does not answer throws (the message comes back);
+ * credentials that cannot be loaded are returned as the ProviderError that says so, which no
+ * request reached the provider for.
  */
 async function readySender(workspaceId: string, deps: DeliveryDependencies, now: Date): Promise<Sender | ProviderError> {
   const workspace = await lookUpWorkspace(workspaceId, now, deps.store);
   const provider = deps.providerFor(workspace.settings);
+  let readiness: ProviderReadiness | undefined;
   try {
-    await provider.ready?.();
+    readiness = await provider.ready?.();
   } catch (error) {
     return error instanceof ProviderError ? error : new ProviderError('transient', 'provider_not_ready', (error as Error).message, { cause: error, reached: false });
   }
-  return { provider, phoneNumberId: sendingNumberOf(workspace) };
+  const phoneNumberId = sendingNumberOf(workspace);
+  return { provider, phoneNumberId, sendsFrom: phoneNumberId ?? readiness?.defaultPhoneNumberId };
 }
 
 /** What the consumer does with the queue message: done with it, or see it again after a pause. */

@@ -50,11 +50,11 @@ export async function claimDispatch(dispatchId: string, now: Date, store: Store 
 }
 
 /**
- * The claim's write. It names the number the attempt sends from, when the workspace has its own
- * (decision 181): from the claim on, WhatsApp's reports of the message apply by that number, and a
- * dead claim is judged by that number's reports, whoever owns the number by then. On the stack's
- * default number it names none (an earlier attempt's is removed): the `sent` write records the
- * number the provider used.
+ * The claim's write. It names the number the attempt sends from, the workspace's own (decision 181)
+ * or the stack's default one (decision 219): from the claim on, WhatsApp's reports of the message
+ * apply by that number, a timed-out answer's `unknown` and a dead claim's included, whoever owns
+ * it or whatever the workspace names by then, and a dead claim is judged by that number's reports.
+ * Without one (no default number configured) it names none, and an earlier attempt's is removed.
  */
 function claimUpdate(dispatchId: string, attemptId: string, now: Date, sendsFrom: string | undefined): { Update: Extract<Write, { Update: unknown }>['Update'] } {
   const sequence = sequenceStep();

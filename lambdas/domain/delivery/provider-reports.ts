@@ -291,12 +291,13 @@ async function applyStatusReport(workspaceId: string | undefined, phoneNumberId:
 
 /**
  * Whether the dispatch was sent from the number a status comes on. A dispatch keeps that number
- * from the provider's answer (decision 178), so its statuses apply after the number is bound to a
- * workspace or moved to another. One that does not know it (a status came before our `sent`
- * write, and then records it; or it was sent before the number was kept) is judged by the
+ * from its claim (decisions 181, 219: the stack's default number too) or the provider's answer
+ * (decision 178), so its statuses apply after the number is bound to a workspace or moved to
+ * another, or the workspace names another. One that does not know it (claimed before the number
+ * was kept, or with no default number configured; a status then records it) is judged by the
  * number's owner: its own workspace, or the owner of a moment ago, for statuses a rebinding
  * overtook (decision 52); on a number no workspace owns, a workspace that sends from the stack's
- * default number (decision 171).
+ * default number today (decision 171).
  */
 async function sentFromNumber(dispatch: Dispatch, owner: string | undefined, phoneNumberId: string, store: Store): Promise<boolean> {
   if (dispatch.senderPhoneNumberId) return dispatch.senderPhoneNumberId === phoneNumberId;

@@ -15,6 +15,7 @@ import { keepReconcilerPosition, reconcilerPosition } from './reconcile-position
 import { applyStatus, changeDispatch } from './dispatch-status';
 import { EVIDENCE_GRAIN_MS, reportedThrough } from './report-evidence';
 import { mayBeHeld, PACING_HOLD_MS } from './template-pacing';
+import { workspaceOfNumber } from '../workspaces/workspace-number';
 
 /** A dispatch `queued` this long has likely lost its queue message (the gap between transaction and send). */
 export const QUEUED_GRACE_MS = 2 * 60_000;
@@ -168,8 +169,9 @@ export async function reconcile(
  * What the provider's reports prove about dead attempts: a number's evidence read once per run, a
  * template's hold per dead attempt (rare). The number is the one the claim was taken on (decision
  * 181), never the workspace's today: reports on a number the workspace moved to say nothing of a
- * message sent from its former one. A claim that names none (the stack's default number, whose
- * reports are not kept, or a claim taken before decision 181) has no evidence: it is settled
+ * message sent from its former one. A claim that names none (taken before decisions 181 and 219 on
+ * the stack's default number, or with no default number configured) has no evidence, and nor has one
+ * on the default number while no workspace owns it, whose reports are not kept: it is settled
  * `unknown`, never sent again.
  */
 interface ReportEvidence {
@@ -246,8 +248,9 @@ export async function reconcilerView(dispatch: Dispatch, now: Date, store: Store
   // Noted by a run at or after `unknownAt` (the next, if that has passed), settled by the first run a notice after the note and not before `unknownAt`.
   const notedAt = await deadAttemptNotedAt(dispatch.dispatchId, started, store);
   const settledFrom = Math.max(unknownAt, (notedAt ? Date.parse(notedAt) : Math.max(unknownAt, now.getTime())) + UNKNOWN_NOTICE_MS);
-  // A claim that names no number has no reports to prove it never reached the provider: never released.
-  return { kind: 'dead', paced, judgedAt: iso(judgedAt), evidenceNeeded: dispatch.senderPhoneNumberId ? iso(evidenceNeeded) : null, reportedThrough, unknownAt: iso(settledFrom) };
+  // A claim on no number whose reports are kept (none named, or the default one no workspace owns) has no reports to prove it never reached the provider: never released.
+  const judgedByReports = dispatch.senderPhoneNumberId !== undefined && (reportedThrough !== null || (await workspaceOfNumber(dispatch.senderPhoneNumberId, store)) !== undefined);
+  return { kind: 'dead', paced, judgedAt: iso(judgedAt), evidenceNeeded: judgedByReports ? iso(evidenceNeeded) : null, reportedThrough, unknownAt: iso(settledFrom) };
 }
 
 /**

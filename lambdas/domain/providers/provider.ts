@@ -71,13 +71,23 @@ export interface ProviderAcceptance {
   held?: boolean;
 }
 
+/** What a provider ready to send tells of the send before it is made. */
+export interface ProviderReadiness {
+  /**
+   * The number a message that names none is sent from (WhatsApp: the secret's `phoneNumberId`, the
+   * stack's default number), when one is configured: the claim records it, so WhatsApp's reports of
+   * the message apply by it whatever the workspace names later (decision 219).
+   */
+  defaultPhoneNumberId?: string;
+}
+
 export interface Provider {
   /**
    * Loads what a send needs (credentials), so that once a dispatch is claimed nothing but the
    * request itself stands between the claim and the provider having the message. Throws
    * ProviderError. Providers with nothing to load leave it out.
    */
-  ready?(): Promise<void>;
+  ready?(): Promise<ProviderReadiness>;
   /** Resolves with the provider's message id when accepted; throws ProviderError otherwise. */
   send(message: ProviderMessage): Promise<ProviderAcceptance>;
   /** Waits for work the provider started in the background (the sandbox's reports). */

@@ -37,7 +37,10 @@ export function whatsAppCloudProvider(options: WhatsAppCloudOptions): Provider {
   };
   return {
     // Secrets Manager is read here, before a dispatch is claimed; `send` then finds them cached.
-    ready: async () => void (await loadCredentials()),
+    ready: async () => {
+      const { phoneNumberId } = await loadCredentials();
+      return phoneNumberId ? { defaultPhoneNumberId: phoneNumberId } : {};
+    },
     async send(message: ProviderMessage) {
       const credentials = await loadCredentials();
       const phoneNumberId = message.phoneNumberId ?? credentials.phoneNumberId;

@@ -18,7 +18,7 @@ function nextStep(dispatch: Dispatch, view: ReconcilerView): string {
         `a dead attempt (its consumer died with the claim): a report for it may come until ${view.judgedAt}`,
         view.paced ? ' (WhatsApp was holding its template on this number: template pacing)' : '',
         view.evidenceNeeded === null
-          ? `; never released: it names no number (the stack's default one), whose reports are not kept, so nothing can show WhatsApp never had it; settled unknown at ${view.unknownAt}`
+          ? `; never released: it names no number whose reports are kept (the stack's default one, which no workspace owns), so nothing can show WhatsApp never had it; settled unknown at ${view.unknownAt}`
           : `; then released, and queued again if nothing settles it for ${RELEASED_GRACE_MS / 60_000} minutes, if the number's reports have reached ${view.evidenceNeeded} (they reach ${view.reportedThrough ?? 'nothing yet'}),` +
             ` else settled unknown at ${view.unknownAt} (later while the dispatch queue's backlog may still hold its release)`,
       ].join('');
