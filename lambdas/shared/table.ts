@@ -134,6 +134,12 @@ export const keys = {
   webhookEndpointHealth: (ws: string, endpointId: string): ItemKey => ({ pk: partitions.deliveriesOfEndpoint(ws, endpointId).value, sk: 'HEALTH' }),
   /** Where a WhatsApp message id (wamid) belongs: our dispatch, or a customer's message in its conversation. */
   providerMessage: (wamid: string): ItemKey => ({ pk: `WAMID#${wamid}`, sk: 'WAMID' }),
+  /**
+   * The number WhatsApp gave with a customer's business-scoped user id (BSUID) in the workspace: a
+   * BSUID is per business portfolio, which may hold several workspaces, each with its own
+   * conversations. Its own partition: written with nearly every inbound message.
+   */
+  userNumber: (ws: string, userId: string): ItemKey => ({ pk: `WS#${ws}#USER#${userId}`, sk: 'NUMBER' }),
   /** A message in its conversation, at the time it stands there (`placedAt`, conversation-item.ts; a send's `createdAt`). */
   conversationMessage: (ws: string, conversationId: string, placedAt: string, messageId: string): ItemKey => ({
     pk: partitions.messagesOfConversation(ws, conversationId).value,
@@ -323,6 +329,7 @@ export type Entity =
   | 'dailySend'
   | 'conversation'
   | 'conversationMessage'
+  | 'userNumber'
   | 'deliveryEvent'
   | 'webhookOutbox'
   | 'webhookDelivery'

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { conversationIdFor } from '../../lambdas/domain/conversations/conversation-id';
 import { findConversation } from '../../lambdas/domain/conversations/conversation-item';
 import { signWebhookBody } from '../../lambdas/domain/providers/whatsapp-webhook';
+import { toOutboxEvent } from '../../lambdas/domain/webhooks/outbox-item';
+import { createWebhookEndpoint } from '../../lambdas/domain/webhooks/webhook-endpoint-repository';
 import { getMarketingOptOut } from '../../lambdas/domain/workspaces/marketing-opt-out';
 import { recordMarketingOptOut } from '../../lambdas/domain/workspaces/marketing-opt-out-changes';
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
@@ -96,4 +98,39 @@ it('a late, retried message does not set the conversation’s contactUserId back
   const stored = await conversation(ws.id, '+6281234560001');
   expect(stored).toMatchObject({ lastMessagePreview: 'Baru', messageCount: 2 });
   expect(stored!.contactUserId).toBe(current);
+});
+
+it('a customer known by number and BSUID who later writes with the BSUID alone (number hidden behind a username) stays in their conversation', async () => {
+  const ws = await workspace();
+  await createWebhookEndpoint({ workspaceId: ws.id, url: 'https://hooks.example.com/in', events: ['message.received'], description: null }, new Date(), env.table);
+  const bsuid = 'ID.1111111111111111';
+  // Meta's incoming message with both identifiers (business-scoped-user-ids reference)…
+  await post(ws.number, {
+    contacts: [{ profile: { name: 'Sari' }, wa_id: '6281234560001', user_id: bsuid }],
+    messages: [{ from: '6281234560001', from_user_id: bsuid, id: 'wamid.BOTH', timestamp: '1767225600', type: 'text', text: { body: 'Pesanan saya?' } }],
+  });
+  expect(await conversation(ws.id, '+6281234560001')).toMatchObject({ contactUserId: bsuid, inboundCount: 1 });
+  // …then, after the customer adopted a username, the same BSUID without the number (Meta's username-user example: no from, no wa_id).
+  await post(ws.number, {
+    contacts: [{ profile: { name: 'Sari', username: '@sari' }, user_id: bsuid }],
+    messages: [{ from_user_id: bsuid, id: 'wamid.ONLY', timestamp: '1767225700', type: 'text', text: { body: 'Halo lagi' } }],
+  });
+  // One customer, one conversation: the BSUID is already on the number's, so no `user:` conversation opens.
+  expect(await conversation(ws.id, `user:${bsuid}`)).toBeUndefined();
+  expect(await conversation(ws.id, '+6281234560001')).toMatchObject({ inboundCount: 2, lastMessagePreview: 'Halo lagi' });
+  // A reaction to it finds it there, and its event names that conversation and the number it has.
+  await post(ws.number, {
+    contacts: [{ profile: { name: 'Sari', username: '@sari' }, user_id: bsuid }],
+    messages: [{ from_user_id: bsuid, id: 'wamid.REACT', timestamp: '1767225710', type: 'reaction', reaction: { message_id: 'wamid.ONLY', emoji: '👍' } }],
+  });
+  const conversationId = conversationIdFor(ws.id, 'whatsapp', '+6281234560001');
+  const { conversationHistory } = await import('../../lambdas/domain/conversations/read-conversations');
+  const { items } = await conversationHistory(ws.id, conversationId, { limit: 10 }, env.table);
+  expect(items.map((message) => [message.id, message.reaction?.emoji ?? null])).toEqual([
+    ['wamid.ONLY', '👍'],
+    ['wamid.BOTH', null],
+  ]);
+  const received = (await env.table.scanAll()).filter((item) => item.entity === 'webhookOutbox' && item.workspaceId === ws.id).map(toOutboxEvent);
+  const only = received.map((event) => (JSON.parse(event.payload) as { data: { conversationId: string; message: { id: string }; contact: unknown } }).data).find((data) => data.message.id === 'wamid.ONLY');
+  expect(only).toMatchObject({ conversationId, contact: { phone: '+6281234560001', userId: bsuid, name: 'Sari' } });
 });

@@ -78,7 +78,12 @@ export function placedAt(message: Pick<ConversationMessage, 'direction' | 'creat
   return new Date(Math.min(Math.max(received, second), second + 999)).toISOString();
 }
 
-/** The conversation of a workspace, channel and contact: derived, so a write needs no lookup. */
+/**
+ * The conversation of a workspace, channel and contact: derived, so a write needs no lookup. A
+ * contact is their number; a customer's message that names only their BSUID was given the number
+ * an earlier message named with it (inbound-message.ts), so only one whose number we never had
+ * keys it by `user:<bsuid>`.
+ */
 export const conversationOf = (message: Pick<ConversationMessage, 'workspaceId' | 'channel' | 'contactPhone' | 'contactUserId'>) =>
   conversationIdFor(message.workspaceId, message.channel, message.contactPhone ?? `user:${message.contactUserId ?? ''}`);
 

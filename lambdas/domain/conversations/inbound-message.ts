@@ -10,6 +10,7 @@ import type { InboundContent } from '../providers/whatsapp-webhook';
 import { outboxFor } from '../webhooks/event-gate';
 import { messageReceivedEvent } from '../webhooks/webhook-event';
 import { conversationMessageWrites, conversationOf, placedAt, reactionUpdate, type ConversationMessage, type Placement } from './conversation-item';
+import { findUserNumber, userNumberPut } from './user-number';
 
 /** A customer's message (or WhatsApp's notice) for a workspace, as the webhook gave it. */
 export interface Inbound {
@@ -28,13 +29,16 @@ export interface Inbound {
  * Stores a customer's message in its conversation, once: a repeated webhook finds the message
  * there and changes nothing. The conversation's last message, preview and place in the list
  * follow the newest message time (a customer's where in its whole second it reached us: `placedAt`), so a
- * late, retried message is counted and shown in history but never moves them back. A contact
- * known only by a business-scoped user id has a conversation of its own
- * (docs/api.md#conversations). Its `message.received` event is written with it.
+ * late, retried message is counted and shown in history but never moves them back. A message
+ * that names the customer by business-scoped user id (BSUID) alone goes to the conversation of the
+ * number an earlier message named with that BSUID (a customer who has since hidden their number
+ * behind a username), and carries that number as its contact's; only a contact whose number no
+ * message gave has a conversation of its own (docs/api.md#conversations). Its `message.received`
+ * event is written with it.
  */
 export async function recordInboundMessage(inbound: Inbound, store: Store = defaultStore()): Promise<boolean> {
   const { phone, userId } = inbound.from;
-  const contactPhone = phone ? fromWhatsAppNumber(phone) : null;
+  const contactPhone = await numberOf(inbound, store);
   const message: ConversationMessage = {
     workspaceId: inbound.workspaceId,
     channel: 'whatsapp',
@@ -55,13 +59,16 @@ export async function recordInboundMessage(inbound: Inbound, store: Store = defa
   };
   // A reaction names the message it reacts to by wamid: this says where the message lives, by the time it is keyed at.
   const lookup = providerMessagePut(inbound.providerMessageId, { kind: 'customerMessage', workspaceId: inbound.workspaceId, conversationId: conversationOf(message), createdAt: placedAt(message) });
+  // Where the customer's later messages that name the BSUID alone go. Put by every message with
+  // both rather than read first: one more write in the transaction, no more round trip.
+  const userNumber = phone && userId ? userNumberPut(inbound.workspaceId, userId, fromWhatsAppNumber(phone)) : undefined;
   // Made once: whichever try commits carries it, and a repeated webhook (refused below) writes none.
   const outbox = await outboxFor(inbound.workspaceId, () => messageReceivedEvent(message, new Date()), store);
   let placement: Placement = inbound.content.kind === 'notice' ? 'notice' : 'latest';
   // A customer's burst, each message in its own POST, meets itself on the conversation: tried as a
   // send is; still outrun, 503 (nothing written), and Meta posts the webhook again.
   return untilNotOutrun(async () => {
-    const result = await transactWrite(store, { ...conversationMessageWrites(message, placement), providerMessage: lookup, outbox });
+    const result = await transactWrite(store, { ...conversationMessageWrites(message, placement), providerMessage: lookup, outbox, userNumber });
     if (result.committed) return true;
     // A repeated webhook: refused on its message, or on its wamid's item where the message was
     // stored before decision 204, keyed at WhatsApp's own time rather than where this one would be.
@@ -71,6 +78,15 @@ export async function recordInboundMessage(inbound: Inbound, store: Store = defa
     else if (!Object.values(result.refused).includes('TransactionConflict')) throw new Error(`Inbound message transaction cancelled: ${JSON.stringify(result.refused)}`);
     return undefined;
   });
+}
+
+/**
+ * The customer's number (E.164): the message's, or, for one that names only their BSUID, the
+ * number a message gave with it (a customer who has since hidden their number behind a username).
+ */
+async function numberOf({ workspaceId, from }: Inbound, store: Store): Promise<string | null> {
+  if (from.phone) return fromWhatsAppNumber(from.phone);
+  return (from.userId && (await findUserNumber(workspaceId, from.userId, store))) || null;
 }
 
 const noticePayload = ({ newPhone, newUserId }: { newPhone: string | null; newUserId: string | null }): string | null =>
