@@ -50,13 +50,15 @@ export function createApiServer(routes: LoadedRoute[], onError: (error: unknown)
     });
   });
   // A request Node refuses before any handler sees it is answered in the contract's body, as API
-  // Gateway's own refusals are (its gateway responses), not with Node's bare status line.
+  // Gateway's own refusals are (its gateway responses), not with Node's bare status line. A head
+  // over Node's 16 KB is 400, not Node's 431: 400 `bad_request` is what every operation documents
+  // for a request that cannot be read, and no 431 of the deployed API is known (decision 223).
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy();
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    const refusal = gatewayError('bad_request', tooLarge ? 'The request line and headers are larger than the server takes (16 KB): send fewer or shorter query parameters' : 'The request is not valid HTTP', tooLarge ? 431 : 400);
+    const refusal = gatewayError('bad_request', tooLarge ? 'The request line and headers are larger than the server takes (16 KB): send fewer or shorter query parameters' : 'The request is not valid HTTP');
     const head = Object.entries({ ...refusal.headers, 'content-length': Buffer.byteLength(refusal.body), connection: 'close' }).map(([name, value]) => `${name}: ${String(value)}`);
-    socket.end(`HTTP/1.1 ${refusal.statusCode} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n${head.join('\r\n')}\r\n\r\n${refusal.body}`);
+    socket.end(`HTTP/1.1 ${refusal.statusCode} Bad Request\r\n${head.join('\r\n')}\r\n\r\n${refusal.body}`);
   });
   return server;
 

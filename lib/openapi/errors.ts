@@ -4,14 +4,14 @@ import { errorCodes, type ErrorCode } from '../../lambdas/shared/errors';
 
 /** When each code is answered (docs/api.md#errors). */
 export const errorMeanings: Record<ErrorCode, string> = {
-  bad_request: 'a request API Gateway could not read',
+  bad_request: 'a request API Gateway (or the local server) could not read: a path or query that is not percent-encoded UTF-8, or (locally) a request line and headers over 16 KB',
   unauthorized: 'the API key is missing, malformed, unknown, revoked or expired',
   forbidden: 'the API key lacks the operation’s scope',
   not_found: 'an unknown id, or an id of another workspace (the two look the same)',
   idempotency_conflict: 'the Idempotency-Key was used with another body, or its first request is still in flight',
   duplicate_send: 'the workspace allows one send of a template to a number per WIB day, and it was made',
   webhook_endpoint_limit_reached: `the workspace has as many webhook endpoints as it may (${WEBHOOK_ENDPOINTS_PER_WORKSPACE}); delete one first`,
-  payload_too_large: 'the body is over 2 MiB (a webhook: over 10 MB)',
+  payload_too_large: 'the body is over 2 MiB (a signed webhook’s, or one sent to a route that reads none: over Lambda’s 6 MB invoke payload)',
   validation_failed: 'malformed JSON, an unsupported Content-Type, a malformed id, or a field breaking the contract (the message names it)',
   unsupported_channel_content: 'a channel and content type that are valid but not delivered (only whatsapp with template is)',
   template_not_found: 'the template does not exist, is not APPROVED, or belongs to another workspace',
@@ -25,8 +25,14 @@ export const errorMeanings: Record<ErrorCode, string> = {
   upstream_timeout: 'the function did not answer in time',
 };
 
-/** Errors API Gateway answers itself on any route (lib/constructs/gateway-responses.ts). */
+/**
+ * Errors API Gateway (or the local server, playing it) answers itself on any route
+ * (lib/constructs/gateway-responses.ts): a request it cannot read, any body over its limits (a
+ * route that reads none is sent one as easily), throttling, the function's failure or timeout.
+ */
 const gatewayErrors: { status: number; code: ErrorCode }[] = [
+  { status: 400, code: 'bad_request' },
+  { status: 413, code: 'payload_too_large' },
   { status: 429, code: 'rate_limited' },
   { status: 502, code: 'internal_error' },
   { status: 504, code: 'upstream_timeout' },
@@ -37,8 +43,8 @@ export const retryAfterCodes: ReadonlySet<ErrorCode> = new Set(['rate_limited', 
 
 /**
  * Every error an operation can answer, grouped by status: those its kind of route always can
- * (authentication, input validation, body limits, the table or queue being briefly away, the
- * gateway's own), and those its handler raises (`own`).
+ * (authentication, input validation, the table or queue being briefly away, the gateway's own,
+ * body limits among them), and those its handler raises (`own`).
  */
 export function errorsOf(route: RouteDefinition, own: readonly ErrorCode[]): Map<number, ErrorCode[]> {
   const pairs: { status: number; code: ErrorCode }[] = [];
@@ -49,7 +55,6 @@ export function errorsOf(route: RouteDefinition, own: readonly ErrorCode[]): Map
   }
   // Every route: one that reads no body refuses a body with fields (decision 176).
   add('validation_failed');
-  if (route.body) add('payload_too_large');
   for (const code of own) add(code);
   add('internal_error');
   if (route.access.table || route.access.queue || route.access.secrets) add('service_unavailable');

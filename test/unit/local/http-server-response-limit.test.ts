@@ -1,10 +1,11 @@
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { request, type Server } from 'node:http';
 import { Readable } from 'node:stream';
 import type { HttpMetadataSink } from '../../../lambdas/http/lambda-streaming';
 import { createApiServer, type LoadedRoute } from '../../../lib/local/http-server';
 import { BUFFERED_RESPONSE_LIMIT_BYTES } from '../../../lib/local/lambda-response-limit';
 import { routes } from '../../../lambdas/routes';
+import { responseProblem } from '../../support/openapi-contract';
 
 /**
  * The local server holds a buffered route to Lambda's 6 MB response limit as the deployed stack
@@ -84,4 +85,21 @@ it('answers a request whose event passes Lambda’s 6 MB invoke payload 413, wit
   } finally {
     await new Promise((resolve) => webhookServer.close(resolve));
   }
+});
+
+// A route that reads no body is refused one over the limit too, before its function runs: the 413
+// is documented on every operation, not only those with a request body (decision 223).
+it('answers a route that reads no body 413 for a body past the invoke payload, as docs/openapi.json documents it', async () => {
+  const body = JSON.stringify({ padding: 'x'.repeat(7_000_000) });
+  const answer = await new Promise<{ status: number; contentType: string | null; text: string }>((resolve, reject) => {
+    const sent = request(`${base}/v1/messages/tracking-report/summary`, { method: 'GET', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, contentType: response.headers['content-type'] ?? null, text: Buffer.concat(chunks).toString('utf8') }));
+    });
+    sent.on('error', reject);
+    sent.end(body);
+  });
+  expect([answer.status, JSON.parse(answer.text).error]).toEqual([413, 'payload_too_large']);
+  expect(responseProblem('GET', `${base}/v1/messages/tracking-report/summary`, answer.status, answer.contentType, answer.text) ?? 'as documented').toBe('as documented');
 });

@@ -92,10 +92,20 @@ describe('docs/openapi.json', () => {
       // API Gateway's own integration failure and timeout keep their status (lib/constructs/gateway-responses.ts).
       for (const code of codes) expect([name, code, errorCodes[code] === status || status === 502 || status === 504]).toEqual([name, code, true]);
     }
-    expect(Object.keys(committed.paths['/v1/messages']!.post!.responses)).toEqual(['202', '401', '403', '409', '413', '422', '429', '500', '502', '503', '504']);
+    expect(Object.keys(committed.paths['/v1/messages']!.post!.responses)).toEqual(['202', '400', '401', '403', '409', '413', '422', '429', '500', '502', '503', '504']);
     // A route that reads no body answers a body with fields 422 (decision 176): documented on every operation.
-    expect(Object.keys(committed.paths['/health']!.get!.responses)).toEqual(['200', '422', '429', '500', '502', '504']);
+    expect(Object.keys(committed.paths['/health']!.get!.responses)).toEqual(['200', '400', '413', '422', '429', '500', '502', '504']);
     expect(Object.keys(committed.paths['/v1/message-templates']!.get!.responses)).toContain('422');
+  });
+
+  // docs/api.md#errors: which codes an endpoint can answer "is listed per operation". Any request
+  // may be one that cannot be read (a query escape that is not UTF-8, a head over the local
+  // server's 16 KB) or carry a body over the limits, a route that reads none too (decision 223).
+  it('documents on every operation the 400 of a request that cannot be read and the 413 of a body over the limits', () => {
+    const undocumented = Object.entries(committed.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).flatMap(([method, operation]) => ['400', '413'].filter((status) => !operation.responses[status]).map((status) => `${method.toUpperCase()} ${path}: ${status}`)),
+    );
+    expect(undocumented).toEqual([]);
   });
 });
 
