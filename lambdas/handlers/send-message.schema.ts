@@ -34,6 +34,18 @@ const documentContent = z.strictObject({
   caption: z.optional(z.string().check(z.maxLength(1024))),
 });
 
+/**
+ * Duplicates are dropped (dispatch.ts), so the limit counts distinct tags once trimmed: 20 tags with
+ * one given twice are 20. A refinement, not a transform, keeps the field a list to the form parser
+ * (form-body-parser.ts reads `trackingTags=a` as `["a"]` by it), and leaves the document no
+ * `maxItems` that a client's validator would hold a valid repeat to.
+ */
+const MAX_TRACKING_TAGS = 20;
+const trackingTags = z
+  .array(z.string().check(z.trim(), z.minLength(1), z.maxLength(256)))
+  .check(z.refine((tags) => new Set(tags).size <= MAX_TRACKING_TAGS, `at most ${MAX_TRACKING_TAGS} distinct tags (each trimmed; a tag given twice counts once)`))
+  .register(z.globalRegistry, { description: `At most ${MAX_TRACKING_TAGS} distinct tags: each is trimmed, and a tag given twice is kept once.` });
+
 export const sendMessageBody = z.strictObject({
   channel: z.enum(['whatsapp', 'instagram']),
   // The contract sets no maximum: a value too long for a phone number is not one (send-message.ts).
@@ -41,7 +53,7 @@ export const sendMessageBody = z.strictObject({
   content: z.discriminatedUnion('type', [templateContent, textContent, imageContent, documentContent]),
   contactName: z.optional(z.string().check(z.maxLength(200))),
   tagIds: z.optional(z.array(uuid()).check(z.maxLength(100))),
-  trackingTags: z.optional(z.array(z.string().check(z.trim(), z.minLength(1), z.maxLength(256))).check(z.maxLength(20))),
+  trackingTags: z.optional(trackingTags),
 });
 
 export type SendMessageBody = z.infer<typeof sendMessageBody>;

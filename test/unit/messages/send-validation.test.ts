@@ -59,6 +59,18 @@ describe.each(encodings)('POST /v1/messages limits, %s body', (encoding) => {
     expect(rejected.body.message).toContain(field);
   });
 
+  // docs/api.md: trackingTags "at most 20 … duplicates are dropped": the limit counts the tags kept,
+  // so 20 with one written twice are the 20 (the integ review; decision 223).
+  it('takes 20 distinct tracking tags with one written twice as the 20, and refuses 21 distinct', async () => {
+    const tags = Array.from({ length: 20 }, (_, i) => `tag-${i}`);
+    const repeated = await send(validSend({ trackingTags: [...tags, ' tag-0 '] }), encoding);
+    expect([repeated.status, repeated.body.error]).toEqual([202, undefined]);
+    expect(ddb.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems![0]!.Put!.Item!.trackingTags).toEqual(tags);
+
+    const distinct = await send(validSend({ trackingTags: [...tags, 'tag-20', 'tag-20'] }), encoding);
+    expect([distinct.status, distinct.body.message]).toEqual([422, 'body.trackingTags: at most 20 distinct tags (each trimmed; a tag given twice counts once)']);
+  });
+
   it('rejects an empty "to" and an unknown field', async () => {
     expect((await send(validSend({ to: '' }), encoding)).body.message).toContain('body.to');
     const unknown = await send(validSend({ tracking_tags: ['x'] }), encoding);
