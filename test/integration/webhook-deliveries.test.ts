@@ -2,7 +2,8 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { deliverEvent } from '../../lambdas/domain/webhooks/deliver-event';
+import { deliverEvent, type EventDeliveryDependencies } from '../../lambdas/domain/webhooks/deliver-event';
+import { deliverEventRecord } from '../../lambdas/handlers/deliver-webhook-event';
 import type * as EndpointHealth from '../../lambdas/domain/webhooks/endpoint-health';
 import { clearEventGateCache, writesEvents } from '../../lambdas/domain/webhooks/event-gate';
 import { publishStreamEvents } from '../../lambdas/domain/webhooks/publish-events';
@@ -16,6 +17,7 @@ import { newEventId } from '../../lambdas/domain/webhooks/webhook-event';
 import type { AppError } from '../../lambdas/shared/errors';
 import { writeOne } from '../../lambdas/shared/writes';
 import { resetContainerCaches } from '../../lib/testing';
+import { sqsEvent } from '../../lib/testing/sqs-events';
 import { useTableAndQueues } from '../support/sqs';
 
 const env = useTableAndQueues();
@@ -45,15 +47,18 @@ const queued = async () => (await env.queues.receiveAll()).map((body) => eventDe
 /**
  * A queue that notes each message sent to it (and its attempt), as it is asked (a next attempt is
  * delayed, so not yet to be received), and sends it on to a queue this file's other tests do not
- * read, where it is not in their way.
+ * read, where it is not in their way; while `state.refusing`, it refuses every send, as SQS out of
+ * service does.
  */
 function countingQueue() {
   const messages: EventDeliveryMessage[] = [];
   const attempts: number[] = [];
+  const state = { refusing: false };
   const queue = {
     queueUrl: env.queues.dlqUrl,
     sqs: {
       send: (command: { input: { Entries?: { MessageBody?: string }[]; MessageBody?: string } }) => {
+        if (state.refusing) return Promise.reject(Object.assign(new Error('Service unavailable'), { name: 'ServiceUnavailable', $metadata: { httpStatusCode: 503 } }));
         for (const body of [command.input.MessageBody, ...(command.input.Entries ?? []).map((entry) => entry.MessageBody)]) {
           if (!body) continue;
           messages.push(eventDeliveryMessageSchema.parse(JSON.parse(body)));
@@ -63,7 +68,7 @@ function countingQueue() {
       },
     },
   } as unknown as typeof env.queues;
-  return { queue, attempts, messages };
+  return { queue, attempts, messages, state };
 }
 
 /**
@@ -406,6 +411,60 @@ describe('webhook deliveries against DynamoDB Local', () => {
     expect(await rejection(resendEvent(ws, endpointId, eventIds[0]!, env.table, env.queues))).toMatchObject({ code: 'validation_failed', message: expect.stringContaining('PATCH') });
     expect(await rejection(sendTestEvent(ws, endpointId, T0, env.table, env.queues))).toMatchObject({ code: 'validation_failed' });
     expect(await queued()).toEqual([]);
+  });
+});
+
+/** The consumer's own entry point, with the SQS record Lambda would hand it: its receive count is part of what an attempt goes on. */
+const received = (message: EventDeliveryMessage, receiveCount: number, deps: EventDeliveryDependencies) => deliverEventRecord(sqsEvent([{ body: message, receiveCount }]).Records[0]!, deps);
+
+describe('an attempt made once, whatever copies of it the queue holds (decisions 209, 220)', () => {
+  const seconds = (s: number) => new Date(T0.getTime() + s * 1000);
+
+  // docs/operations.md, webhook-dlq-not-empty: moving the DLQ back is safe, "an attempt already made
+  // … is not made again". A message moved back is new to SQS (receive count 1), so a first attempt
+  // took itself for one never made: it POSTed again without reading its record, the record refused
+  // its write (attempt 1 was recorded), it queued nothing, and the event stayed `retrying` for good
+  // (the skeptic review of 02ab681).
+  it('queues the next attempt a first attempt moved back from the webhook DLQ left unqueued, and POSTs nothing', async () => {
+    const { receiver, ws, endpointId, message, reachable, close } = await receiverWithEvent();
+    try {
+      const { queue, messages: sent, state } = countingQueue();
+      const deps = (now: Date) => ({ store: env.table, queue, now: () => now, urlRules: reachable, timeoutMs: 1_500 });
+      // Five receives, the visibility timeout (180 s) apart: the receiver answers 500, attempt 1 is recorded, the queue refuses attempt 2.
+      state.refusing = true;
+      for (let receiveCount = 1; receiveCount <= 5; receiveCount++) await expect(received(message, receiveCount, deps(seconds(1 + (receiveCount - 1) * 180)))).rejects.toThrow('Service unavailable');
+      expect(receiver.posts).toBe(1);
+      // The queue is back, and the runbook moves the DLQ back: the same body, received for the first time again.
+      state.refusing = false;
+      await received(message, 1, deps(seconds(1_200)));
+
+      const { items } = await listEventDeliveries(ws, endpointId, { limit: 5 }, env.table);
+      expect({ posts: receiver.posts, queuedAttempts: sent.map((queued) => queued.attempt), state: items[0]?.state }).toEqual({ posts: 1, queuedAttempts: [2], state: 'retrying' });
+    } finally {
+      await close();
+    }
+  });
+
+  // A stream batch tried again publishes its events again (decision 91), each copy a new message. Seconds
+  // after the event, a copy is not told from its first message: its first attempt goes without a read,
+  // so it may POST again under the same webhook-id, and the record's condition keeps the result and the
+  // chain one. A copy minutes on (a publisher's failed batch moved back) reads, and is `replayed`.
+  it('lets a publisher’s copy of a first attempt POST again seconds after the event, under the same webhook-id, and replays one minutes after', async () => {
+    const { receiver, ws, endpointId, message, reachable, close } = await receiverWithEvent();
+    try {
+      const { queue, messages: sent } = countingQueue();
+      const deps = (now: Date) => ({ store: env.table, queue, now: () => now, urlRules: reachable, timeoutMs: 1_500 });
+      receiver.answer = 204;
+      await received(message, 1, deps(seconds(1)));
+      await received(message, 1, deps(seconds(5)));
+      expect(receiver.posts).toBe(2);
+      await received(message, 1, deps(seconds(1_200)));
+
+      const { items } = await listEventDeliveries(ws, endpointId, { limit: 5 }, env.table);
+      expect({ posts: receiver.posts, queued: sent.length, state: items[0]?.state, attempts: items[0]?.attempts }).toEqual({ posts: 2, queued: 0, state: 'delivered', attempts: 2 });
+    } finally {
+      await close();
+    }
   });
 });
 

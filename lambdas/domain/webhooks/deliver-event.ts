@@ -5,6 +5,7 @@ import { logger } from '../../shared/logger';
 import { eventDeliveryMetrics } from '../../shared/metrics';
 import type { QueueTarget } from '../../shared/queue';
 import type { Store } from '../../shared/store';
+import { webhookQueueSettings } from '../../shared/webhook-queue-settings';
 import { writeIfAllowed, writeOne } from '../../shared/writes';
 import { FAILING_DISABLE_AFTER_MS, noteDelivered, noteGivenUp } from './endpoint-health';
 import { enqueueEventDeliveries, type EventDeliveryMessage } from './event-queue';
@@ -15,7 +16,7 @@ import { checkWebhookUrl, configuredUrlRules, type Resolver } from './url-rules'
 import { attemptCountUpdate, attemptRecordUpdate, recordedPlace, recordMissedEvent, turnOf, UNSUBSCRIBED, type DeliveryState } from './webhook-delivery';
 import { subscribesTo, type WebhookEndpoint } from './webhook-endpoint';
 import { disableWebhookEndpoint, enabledSince, endpointReadsOfBatch, type EndpointReader } from './webhook-endpoint-repository';
-import { TEST_EVENT_TYPE } from './webhook-event';
+import { eventIdTime, TEST_EVENT_TYPE } from './webhook-event';
 
 /** What became of one queue message. */
 export type EventDeliveryOutcome =
@@ -82,11 +83,13 @@ export async function deliverEvent(message: EventDeliveryMessage, deps: EventDel
     return 'skipped';
   }
 
-  // An event's first attempt as published, handed out for the first time, has no attempt of its
-  // own to follow: it goes without reading the record (most events need no other attempt). A copy
-  // the publisher made is the at-least-once decision 91 allows, and the record's condition still
-  // keeps it from starting a second chain. Anything else reads first (decision 209).
-  const firstOfAll = deps.firstReceive === true && message.attempt === 1 && !message.round && !message.attemptId;
+  // An event's first attempt as published, handed out for the first time soon after the event was
+  // made, has no attempt of its own to follow: it goes without reading the record (most events need
+  // no other attempt). A message moved back from the DLQ is handed out for the first time too, but
+  // never that soon (`UNREAD_FIRST_ATTEMPT_MS`). A copy the publisher made that soon may POST again,
+  // the at-least-once decision 91 allows, and the record's condition keeps it from a second result
+  // or chain. Anything else reads first (decisions 209, 220).
+  const firstOfAll = deps.firstReceive === true && message.attempt === 1 && !message.round && !message.attemptId && madeWithin(message.eventId, UNREAD_FIRST_ATTEMPT_MS, now);
   const place = firstOfAll ? ({ turn: 'post' } as const) : turnOf(message, await recordedPlace(message, store));
   if (place.turn === 'replayed') return 'replayed';
   if (place.turn === 'requeue') {
@@ -140,6 +143,19 @@ export async function deliverEvent(message: EventDeliveryMessage, deps: EventDel
 
 /** Beyond an attempt's timeout, how much later a re-queued copy of it is due: its record's write, and an eventually consistent read of it. */
 const REQUEUED_COPY_LAG_MS = 5_000;
+
+/**
+ * How soon after its event a first attempt on its first receive goes without reading its record. A
+ * message reaches the DLQ only after `maxReceiveCount` receives a visibility timeout apart, so one
+ * moved back is received for the first time again at least 12 minutes after the event was made;
+ * half that leaves room for clocks, and is minutes beyond the publisher's lag (seconds).
+ */
+export const UNREAD_FIRST_ATTEMPT_MS = ((webhookQueueSettings.maxReceiveCount - 1) * webhookQueueSettings.visibilityTimeoutSeconds * 1000) / 2;
+
+const madeWithin = (eventId: string, ms: number, now: Date): boolean => {
+  const madeAt = eventIdTime(eventId);
+  return madeAt !== undefined && now.getTime() - madeAt.getTime() < ms;
+};
 
 function queueNextAttempt(message: EventDeliveryMessage, dueAt: Date, failingSince: string, now: Date, queue: QueueTarget, attemptId?: string): Promise<void> {
   const next = { ...message, attempt: message.attempt + 1, dueAt: dueAt.toISOString(), failingSince, attemptId };

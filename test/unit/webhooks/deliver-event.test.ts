@@ -4,13 +4,13 @@ import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { Webhook } from 'standardwebhooks';
-import { deliverEvent, type EventDeliveryDependencies } from '../../../lambdas/domain/webhooks/deliver-event';
+import { deliverEvent, UNREAD_FIRST_ATTEMPT_MS, type EventDeliveryDependencies } from '../../../lambdas/domain/webhooks/deliver-event';
 import { FAILING_DISABLE_AFTER_MS } from '../../../lambdas/domain/webhooks/endpoint-health';
 import { eventDeliveryMessageSchema, type EventDeliveryMessage } from '../../../lambdas/domain/webhooks/event-queue';
 import { MAX_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../../lambdas/domain/webhooks/retry-schedule';
 import { MAX_QUEUE_DELAY_SECONDS } from '../../../lambdas/shared/queue';
 import { newWebhookSecret } from '../../../lambdas/domain/webhooks/webhook-endpoint';
-import { messageStatusEvent } from '../../../lambdas/domain/webhooks/webhook-event';
+import { messageStatusEvent, newEventId } from '../../../lambdas/domain/webhooks/webhook-event';
 import type { Resolver } from '../../../lambdas/domain/webhooks/url-rules';
 import { keys } from '../../../lambdas/shared/table';
 import { deliverEventBatch } from '../../../lambdas/handlers/deliver-webhook-event';
@@ -355,21 +355,27 @@ describe('delivering one webhook event', () => {
 });
 
 describe('the webhook-events consumer (SQS), reading the delivery record before a POST (decision 209)', () => {
-  const recordReads = () => ddb.commandCalls(GetCommand, { Key: keys.webhookDelivery(WS, ENDPOINT_ID, event.id) }).length;
+  const recordReads = (eventId = event.id) => ddb.commandCalls(GetCommand, { Key: keys.webhookDelivery(WS, ENDPOINT_ID, eventId) }).length;
 
   // The read cost every attempt half a read unit, and row 8k of the bench its target: an event's
-  // first attempt, handed out for the first time, has no earlier attempt of its own to follow.
-  it('takes an event’s first attempt on its first receive without reading the record; a receive again, a retry or a resend reads it first', async () => {
+  // first attempt, handed out for the first time, has no earlier attempt of its own to follow. A
+  // message moved back from the DLQ is handed out for the first time again, but long after its event
+  // was made, and reads (decision 220).
+  it('takes an event’s first attempt on its first receive soon after the event without reading the record; a receive again, a retry, a resend or a first receive long after the event reads it first', async () => {
     target = await receiver();
     useEndpoint(target.url);
     const batch = (body: EventDeliveryMessage, receiveCount: number) => deliverEventBatch(sqsEvent([{ body, receiveCount }]), lambdaContext('deliver-webhook-event'));
+    // The consumer goes by the machine's clock here: the event is made now.
+    const fresh = { ...firstMessage, eventId: newEventId(new Date()) };
 
-    expect(await batch(firstMessage, 1)).toEqual({ batchItemFailures: [] });
-    expect(recordReads()).toBe(0);
-    await batch(firstMessage, 2);
-    await batch({ ...firstMessage, attempt: 2 }, 1);
-    await batch({ ...firstMessage, round: 1 }, 1);
-    expect(recordReads()).toBe(3);
+    expect(await batch(fresh, 1)).toEqual({ batchItemFailures: [] });
+    expect(recordReads(fresh.eventId)).toBe(0);
+    await batch(fresh, 2);
+    await batch({ ...fresh, attempt: 2 }, 1);
+    await batch({ ...fresh, round: 1 }, 1);
+    const movedBack = { ...firstMessage, eventId: newEventId(new Date(Date.now() - UNREAD_FIRST_ATTEMPT_MS)) };
+    await batch(movedBack, 1);
+    expect([recordReads(fresh.eventId), recordReads(movedBack.eventId)]).toEqual([3, 1]);
   });
 
   it('still POSTs the first attempt it did not read for, and records it', async () => {
