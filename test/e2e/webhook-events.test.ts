@@ -22,8 +22,8 @@ interface Delivery {
   status: number;
 }
 
-/** A receiver that refuses the first REFUSALS attempts of the first event it sees, and takes everything else. */
-async function receiver() {
+/** A receiver that refuses the first `refusals` attempts of the first event it sees, and takes everything else. */
+async function receiver(refusals = REFUSALS) {
   const deliveries: Delivery[] = [];
   let refusedId: string | undefined;
   const server: Server = createServer((request, response) => {
@@ -32,7 +32,7 @@ async function receiver() {
     request.on('end', () => {
       const id = String(request.headers['webhook-id']);
       refusedId ??= id;
-      const status = id === refusedId && deliveries.filter((delivery) => delivery.headers['webhook-id'] === id).length < REFUSALS ? 503 : 204;
+      const status = id === refusedId && deliveries.filter((delivery) => delivery.headers['webhook-id'] === id).length < refusals ? 503 : 204;
       deliveries.push({ headers: request.headers as Record<string, string>, body, status });
       response.writeHead(status).end();
     });
@@ -136,5 +136,29 @@ describe('webhook events over the local runtime', () => {
     expect([again.status, again.body]).toEqual([202, { eventId: refused }]);
     await until(() => (hooks.deliveries.filter((delivery) => delivery.headers['webhook-id'] === refused).length === REFUSALS + 2 ? true : undefined));
     expect(neighbourHooks.deliveries).toEqual([]);
+  }, 60_000);
+
+  // docs/api.md, "Resend": resends of one event queued before the first of them is attempted are one
+  // resend. An integration retrying a resend whose answer it did not see (or two people pressing
+  // "resend") asks twice at once; the consumer POSTed it twice more (the integration developer review).
+  it('resends an event asked for twice at once once', async () => {
+    const takes = await receiver(0);
+    try {
+      const made = await call(runtime.url, 'POST', pathOf(routes.createWebhookEndpoint), { apiKey: OWNER, body: { url: takes.url } });
+      const endpointId = String(made.body.id);
+      const ping = await call(runtime.url, 'POST', pathOf(routes.testWebhookEndpoint, { id: endpointId }), { apiKey: OWNER });
+      const eventId = String(ping.body.eventId);
+      const posts = () => takes.deliveries.filter((delivery) => delivery.headers['webhook-id'] === eventId).length;
+      await until(() => (posts() === 1 ? true : undefined));
+
+      const answers = await Promise.all([1, 2].map(() => call(runtime.url, 'POST', pathOf(routes.resendWebhookEvent, { id: endpointId, eventId }), { apiKey: OWNER })));
+      expect(answers.map((answer) => answer.status)).toEqual([202, 202]);
+      await until(() => (posts() >= 2 ? true : undefined));
+      // Time for a second POST of the resend to arrive, had one been made: both messages are received within a poll.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      expect(posts()).toBe(2);
+    } finally {
+      await takes.close();
+    }
   }, 60_000);
 });

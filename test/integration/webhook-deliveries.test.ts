@@ -466,6 +466,60 @@ describe('an attempt made once, whatever copies of it the queue holds (decisions
       await close();
     }
   });
+
+  // docs/api.md, "Resend": resends of one event queued before the first of them is attempted are one
+  // resend. Asked twice at once (an integration retrying a resend whose answer it lost), both messages
+  // are of the same round, and a consumer batch posts its records at once: both read no attempt of
+  // that round, and both POSTed (the integration developer review).
+  it('POSTs once for two resends of one event queued before either was attempted, attempted at once', async () => {
+    const { receiver, ws, endpointId, message, reachable, close } = await receiverWithEvent();
+    try {
+      const deps = (now: Date) => ({ store: env.table, queue: env.queues, now: () => now, urlRules: reachable, timeoutMs: 1_500 });
+      receiver.answer = 204;
+      expect(await deliverEvent(message, deps(at(0)))).toBe('delivered');
+      await resendEvent(ws, endpointId, message.eventId, env.table, env.queues);
+      await resendEvent(ws, endpointId, message.eventId, env.table, env.queues);
+      const resends = await queued();
+      expect(resends).toHaveLength(2);
+
+      const outcomes = await Promise.all(resends.map((resend) => deliverEvent(resend, deps(at(1)))));
+      expect({ posts: receiver.posts, outcomes: outcomes.sort() }).toEqual({ posts: 2, outcomes: ['delivered', 'replayed'] });
+    } finally {
+      await close();
+    }
+  });
+
+  // The round is claimed for an attempt's time only: an invocation that dies between its claim and its
+  // record (here the table refuses the record after the POST) leaves the claim to lapse, and the
+  // message, back after the visibility timeout, is attempted. A copy within the claim's time is not.
+  it('makes a resend whose invocation died after claiming its round once its message comes back', async () => {
+    const { receiver, ws, endpointId, message, reachable, close } = await receiverWithEvent();
+    try {
+      const throttling = {
+        ...env.table,
+        db: {
+          send: (command: unknown) =>
+            command instanceof UpdateCommand && String(command.input.UpdateExpression).includes('ADD attempts')
+              ? Promise.reject(Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), { name: 'ThrottlingException', $metadata: { httpStatusCode: 400 } }))
+              : env.table.db.send(command as never),
+        },
+      } as unknown as typeof env.table;
+      const deps = (store: typeof env.table, now: Date) => ({ store, queue: env.queues, now: () => now, urlRules: reachable, timeoutMs: 1_500 });
+      receiver.answer = 204;
+      expect(await deliverEvent(message, deps(env.table, at(0)))).toBe('delivered');
+      await resendEvent(ws, endpointId, message.eventId, env.table, env.queues);
+      const [resend] = await queued();
+
+      await expect(deliverEvent(resend!, deps(throttling, at(1)))).rejects.toThrow('Rate of requests');
+      expect(await deliverEvent(resend!, deps(env.table, new Date(at(1).getTime() + 2_000)))).toBe('replayed');
+      expect(await deliverEvent(resend!, deps(env.table, new Date(at(1).getTime() + 180_000)))).toBe('delivered');
+
+      const { items } = await listEventDeliveries(ws, endpointId, { limit: 5 }, env.table);
+      expect({ posts: receiver.posts, state: items[0]?.state, lastAttemptAt: items[0]?.lastAttemptAt }).toEqual({ posts: 3, state: 'delivered', lastAttemptAt: new Date(at(1).getTime() + 180_000).toISOString() });
+    } finally {
+      await close();
+    }
+  });
 });
 
 describe('events an endpoint misses while disabled (decision 165)', () => {

@@ -13,7 +13,7 @@ import { pinnedPost, type PostOutcome } from './pinned-post';
 import { nextAttemptAt, queueDelaySeconds } from './retry-schedule';
 import { signedHeaders } from './signing';
 import { checkWebhookUrl, configuredUrlRules, type Resolver } from './url-rules';
-import { attemptCountUpdate, attemptRecordUpdate, recordedPlace, recordMissedEvent, turnOf, UNSUBSCRIBED, type DeliveryState } from './webhook-delivery';
+import { attemptCountUpdate, attemptRecordUpdate, recordedPlace, recordMissedEvent, roundClaimUpdate, turnOf, UNSUBSCRIBED, type DeliveryState } from './webhook-delivery';
 import { subscribesTo, type WebhookEndpoint } from './webhook-endpoint';
 import { disableWebhookEndpoint, enabledSince, endpointReadsOfBatch, type EndpointReader } from './webhook-endpoint-repository';
 import { eventIdTime, TEST_EVENT_TYPE } from './webhook-event';
@@ -34,7 +34,7 @@ export type EventDeliveryOutcome =
   | 'skipped'
   /** Failed, after a later attempt's result was recorded (a resend overtook it): that one stands, and retries, if any, are its own. */
   | 'overtaken'
-  /** Made already (SQS handed its message out again, or a copy of it), or overtaken before it began: nothing posted or queued. */
+  /** Made already (SQS handed its message out again, or a copy of it), being made by another message (a resend of the same round), or overtaken before it began: nothing posted or queued. */
   | 'replayed';
 
 export interface EventDeliveryDependencies {
@@ -90,7 +90,8 @@ export async function deliverEvent(message: EventDeliveryMessage, deps: EventDel
   // the at-least-once decision 91 allows, and the record's condition keeps it from a second result
   // or chain. Anything else reads first (decisions 209, 220).
   const firstOfAll = deps.firstReceive === true && message.attempt === 1 && !message.round && !message.attemptId && madeWithin(message.eventId, UNREAD_FIRST_ATTEMPT_MS, now);
-  const place = firstOfAll ? ({ turn: 'post' } as const) : turnOf(message, await recordedPlace(message, store));
+  const recorded = firstOfAll ? undefined : await recordedPlace(message, store);
+  const place = firstOfAll ? ({ turn: 'post' } as const) : turnOf(message, recorded);
   if (place.turn === 'replayed') return 'replayed';
   if (place.turn === 'requeue') {
     // A copy of its own, in case the first was queued after all: whichever is attempted second is
@@ -99,6 +100,13 @@ export async function deliverEvent(message: EventDeliveryMessage, deps: EventDel
     const copyDueAt = new Date(place.nextAttemptAt.getTime() + (deps.timeoutMs ?? config.WEBHOOK_TIMEOUT_MS) + REQUEUED_COPY_LAG_MS);
     await queueNextAttempt(message, copyDueAt, message.failingSince ?? place.failedAt.toISOString(), now, queue, randomUUID());
     return 'retrying';
+  }
+  // Two resends queued before either was attempted are one round, and one consumer batch may post
+  // both at once, each reading no attempt of it: a resend's first attempt claims its round before
+  // its POST, for as long as the attempt and its record take (decision 220).
+  if (recorded && message.round && message.attempt === 1) {
+    const until = new Date(now.getTime() + (deps.timeoutMs ?? config.WEBHOOK_TIMEOUT_MS) + REQUEUED_COPY_LAG_MS);
+    if (!(await writeIfAllowed(store, roundClaimUpdate(message, now, until)))) return 'replayed';
   }
 
   const outcome = await attempt(endpoint.url, endpoint.secrets, message, now, deps);
@@ -141,7 +149,7 @@ export async function deliverEvent(message: EventDeliveryMessage, deps: EventDel
   return 'abandoned';
 }
 
-/** Beyond an attempt's timeout, how much later a re-queued copy of it is due: its record's write, and an eventually consistent read of it. */
+/** Beyond an attempt's timeout, how much later a re-queued copy of it is due (and a resend's claim of its round lapses): its record's write, and an eventually consistent read of it. */
 const REQUEUED_COPY_LAG_MS = 5_000;
 
 /**

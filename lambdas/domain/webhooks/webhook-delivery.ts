@@ -90,6 +90,26 @@ export function attemptRecordUpdate(attempt: AttemptRecord): Write {
   };
 }
 
+/**
+ * Claims a resend's round for the message that is about to make its first attempt, until `until`
+ * (the attempt's time and its record's write): taken while no attempt of the round is recorded and
+ * no other message holds an unexpired claim of it. Two resends queued before either was attempted
+ * are messages of one round, which a consumer batch may post at once, each before the other's record
+ * (decision 220); the claim lapses, so a message whose invocation died after claiming is attempted
+ * when SQS hands it out again, a visibility timeout later.
+ */
+export function roundClaimUpdate(attempt: Pick<AttemptRecord, 'workspaceId' | 'endpointId' | 'eventId' | 'round'>, now: Date, until: Date): Write {
+  return {
+    Update: {
+      Key: keys.webhookDelivery(attempt.workspaceId, attempt.endpointId, attempt.eventId),
+      UpdateExpression: 'SET claimedRound = :round, claimedUntil = :until',
+      ConditionExpression: '#round < :round AND (attribute_not_exists(claimedRound) OR claimedRound < :round OR claimedUntil <= :now)',
+      ExpressionAttributeNames: { '#round': 'round' },
+      ExpressionAttributeValues: { ':round': attempt.round ?? 0, ':until': until.toISOString(), ':now': now.toISOString() },
+    },
+  };
+}
+
 /** Counts an attempt whose result was not recorded (`attemptRecordUpdate`): the one recorded stands. */
 export function attemptCountUpdate(attempt: Pick<AttemptRecord, 'workspaceId' | 'endpointId' | 'eventId'>): Write {
   return { Update: { Key: keys.webhookDelivery(attempt.workspaceId, attempt.endpointId, attempt.eventId), UpdateExpression: 'ADD attempts :one', ExpressionAttributeValues: { ':one': 1 } } };
