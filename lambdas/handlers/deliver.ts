@@ -26,7 +26,12 @@ const carriedVerdictSchema = z.object({
   ofClaim: z.optional(z.int().check(z.gte(1))),
 });
 /** A release an earlier receive could not write (decision 161): given back, then the dispatch queued again after its back-off (decision 164). */
-const carriedReleaseSchema = z.object({ attemptStartedAt: z.string(), providerSaidLater: z.boolean(), retryAfterSeconds: z.optional(z.int().check(z.gte(0))) });
+const carriedReleaseSchema = z.object({
+  attemptStartedAt: z.string(),
+  attemptId: z.optional(z.string()),
+  providerSaidLater: z.boolean(),
+  retryAfterSeconds: z.optional(z.int().check(z.gte(0))),
+});
 const messageSchema = z.object({
   dispatchId: z.uuid(),
   workspaceId: z.string().check(z.minLength(1)),

@@ -35,7 +35,7 @@ interface SdkErrorShape {
   code?: string;
   CancellationReasons?: { Code?: string }[];
   /** Set by the SDK's retry step on every error that went through it; no status code means no answer came. */
-  $metadata?: { httpStatusCode?: number };
+  $metadata?: { httpStatusCode?: number; attempts?: number };
 }
 
 export function isDependencyUnavailable(error: unknown): boolean {
@@ -53,4 +53,17 @@ export function isThrottledTransaction(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { name, CancellationReasons } = error as SdkErrorShape;
   return name === 'TransactionCanceledException' && (CancellationReasons ?? []).some((reason) => THROTTLED_REASONS.has(reason.Code ?? ''));
+}
+
+/**
+ * A write that failed this way certainly wrote nothing: the table answered its one request with a
+ * refusal (a throttle). No answer, a 5xx (DynamoDB's own "may or may not have been processed") or
+ * an answer after the SDK's own retries (an earlier request's answer may have been lost) leaves the
+ * write perhaps applied.
+ */
+export function wroteNothing(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { $metadata } = error as SdkErrorShape;
+  const status = $metadata?.httpStatusCode;
+  return status !== undefined && status < 500 && ($metadata?.attempts ?? 1) <= 1;
 }

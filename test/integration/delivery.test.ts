@@ -1308,6 +1308,77 @@ describe('a claim whose answer comes after its deadline (decision 162)', () => {
     expect(whatsapp.calls).toEqual([dispatchId]);
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent' });
   });
+
+  // Nor may a claim be left taken when every answer to it was lost until its deadline: the receive
+  // gave up not knowing whether the table took it, under an attempt id no later receive knew, and
+  // WhatsApp was never asked. Refused to every later receive, the dispatch waited for the
+  // reconciler, which, with no reports on its number, settled it `unknown`, never sent (the SRE
+  // review's test).
+  it('gives back a claim the table took while every answer to it was lost until its deadline, and sends the message once', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    await env.queues.receiveAll();
+    const whatsapp = scriptedProvider(accept);
+    // The claim reaches the table and its answer is lost (the SDK's request timeout); the network is
+    // then away: every call after it, the claim's tries and the release's, fails to connect. The
+    // claim asks again until CLAIM_OUTCOME_DEADLINE_MS (10 s): from its lost answer on, a clock
+    // running ahead brings that deadline after a few tries.
+    let claimTries = 0;
+    let clock: ReturnType<typeof fastClock> | undefined;
+    const answersLost: Store = {
+      tableName: env.table.tableName,
+      db: {
+        send: async (command: { input: { UpdateExpression?: string } }) => {
+          const claim = command.input.UpdateExpression?.includes('attemptId = :attempt') === true;
+          if (claim) claimTries++;
+          if (claimTries === 0) return env.table.db.send(command as never);
+          if (claim && claimTries === 1) {
+            await env.table.db.send(command as never);
+            clock = fastClock(3_000);
+            throw Object.assign(new Error('Request timed out'), { name: 'TimeoutError', $metadata: {} });
+          }
+          throw Object.assign(new Error('connect ETIMEDOUT'), { name: 'TimeoutError', code: 'ETIMEDOUT', $metadata: {} });
+        },
+      } as unknown as Store['db'],
+    };
+    try {
+      const first = await deliverQueuedDispatch({ ...attempt(dispatchId, ws), writeDeadline: Date.now() + 1_000 }, { providerFor: () => whatsapp.provider, store: answersLost, queue: env.queues });
+      expect(first).toMatchObject({ outcome: 'retry', cause: { name: 'TimeoutError' } });
+    } finally {
+      clock?.restore();
+    }
+    expect(whatsapp.calls).toEqual([]);
+    expect(claimTries).toBeGreaterThan(1);
+
+    // The table answers again: the message comes back, as SQS hands it out. Then the reconciler's
+    // runs, minutes apart, and whatever the queue holds for the dispatch is delivered.
+    await deliverQueuedDispatch(attempt(dispatchId, ws, 2), { providerFor: () => whatsapp.provider, store: env.table, queue: env.queues });
+    const claimed = (await getDispatch(ws, dispatchId, env.table))!;
+    const started = Date.parse(claimed.attemptStartedAt ?? claimed.updatedAt);
+    for (const at of [DEAD_ATTEMPT_UNKNOWN_MS + 60_000, DEAD_ATTEMPT_UNKNOWN_MS + UNKNOWN_NOTICE_MS + 120_000]) {
+      await reconcile(new Date(started + at), env.table, env.queues);
+      for (const message of ((await env.queues.receiveAll()) as DispatchMessage[]).filter((m) => m.dispatchId === dispatchId)) {
+        await deliverQueuedDispatch({ ...attempt(dispatchId, ws), ...message }, { providerFor: () => whatsapp.provider, store: env.table, queue: env.queues });
+      }
+    }
+    // WhatsApp was never asked: the message is sent, once; not settled `unknown` unsent.
+    expect({ status: (await getDispatch(ws, dispatchId, env.table))?.status, calls: whatsapp.calls }).toEqual({ status: 'sent', calls: [dispatchId] });
+  });
+
+  it('gives back only the claim such a release names by its id: another attempt’s claim taken the same millisecond stands, and is never sent twice', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    await env.queues.receiveAll();
+    expect(await claimDispatch(dispatchId, new Date(), env.table, `sandbox:${ws}`)).toMatchObject({ claimed: true });
+    const taken = (await getDispatch(ws, dispatchId, env.table))!;
+    const whatsapp = scriptedProvider(accept);
+    const deps = { providerFor: () => whatsapp.provider, store: env.table, queue: env.queues };
+    const release = { attemptStartedAt: taken.attemptStartedAt!, attemptId: randomUUID(), providerSaidLater: false };
+    expect(await deliverQueuedDispatch({ ...attempt(dispatchId, ws), release }, deps)).toEqual({ outcome: 'requeued' });
+    const queued = ((await env.queues.receiveAll()) as DispatchMessage[]).filter((message) => message.dispatchId === dispatchId);
+    expect(queued).toEqual([{ dispatchId, workspaceId: ws }]);
+    expect(await deliverQueuedDispatch({ ...attempt(dispatchId, ws), ...queued[0]! }, deps)).toEqual({ outcome: 'skipped' });
+    expect(await getDispatch(ws, dispatchId, env.table)).toEqual(taken);
+    expect(whatsapp.calls).toEqual([]);
+  });
 });
 
 describe('the deliver consumer when DynamoDB refuses a status write for a reason it does not decide on', () => {

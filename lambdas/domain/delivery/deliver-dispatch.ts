@@ -15,7 +15,7 @@ import type { WorkspaceSettings } from '../workspaces/workspace';
 import { isDependencyUnavailable } from '../../shared/dependency-errors';
 import { answeredBy } from '../../shared/answered-by';
 import { untilAnswered } from '../../shared/writes';
-import { claimDispatch, releaseAttempt } from './delivery-attempt';
+import { claimDispatch, releaseAttempt, UnansweredClaim, type ClaimResult } from './delivery-attempt';
 import { applyStatus, holdsAttempt } from './dispatch-status';
 import { putDispatchWamid } from './provider-message';
 import { noteHeldSend } from './template-pacing';
@@ -102,7 +102,7 @@ async function deliver(attempt: DeliveryAttempt, deps: DeliveryDependencies): Pr
     return retryAfterReceive(attempt);
   }
 
-  const claim = await claimDispatch(attempt.dispatchId, now(), deps.store, sender instanceof ProviderError ? undefined : sender.sendsFrom);
+  const claim = await claimOrRelease(attempt, now, deps, sender instanceof ProviderError ? undefined : sender.sendsFrom);
   if (!claim.claimed) return { outcome: settleUnclaimable(claim.current) };
   const dispatch = claim.dispatch;
   // The queue message is ours, so this never differs; if it did, the dispatch's own workspace decides.
@@ -177,7 +177,25 @@ async function applyVerdict(attempt: DeliveryAttempt, verdict: CarriedVerdict, d
  * delivers the dispatch (decision 161).
  */
 function writeRelease(attempt: DeliveryAttempt, release: CarriedRelease, now: Date, deps: DeliveryDependencies, known?: Dispatch): Promise<boolean | 'carried'> {
-  return writtenOrCarried(attempt, { release }, 'release', deps, known, () => releaseAttempt(attempt.dispatchId, release.attemptStartedAt, now, deps.store, release.providerSaidLater, known));
+  return writtenOrCarried(attempt, { release }, 'release', deps, known, () => releaseAttempt(attempt.dispatchId, release, now, deps.store, release.providerSaidLater, known));
+}
+
+/**
+ * Claims the dispatch. A claim the table answered none of whose tries by its deadline may stand
+ * under an id only this attempt knows: every later receive would be refused it and skip the
+ * message, and the reconciler, with no reports of a message WhatsApp never had, would settle it
+ * `unknown`. The provider was certainly not asked, so the claim is given back, by its id, written or
+ * carried like any release; the message still comes back with the table's error, and the DLQ
+ * still takes it after its last receive (decisions 205, 218).
+ */
+async function claimOrRelease(attempt: DeliveryAttempt, now: () => Date, deps: DeliveryDependencies, sendsFrom: string | undefined): Promise<ClaimResult> {
+  try {
+    return await claimDispatch(attempt.dispatchId, now(), deps.store, sendsFrom);
+  } catch (error) {
+    if (!(error instanceof UnansweredClaim)) throw error;
+    await writeRelease(attempt, { ...error.claim, providerSaidLater: false }, now(), deps);
+    throw error.cause;
+  }
 }
 
 /** `write` through a table that does not answer for a moment, or, still away at the deadline, `carried` on the queue for a later receive. */

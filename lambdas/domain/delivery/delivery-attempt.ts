@@ -4,6 +4,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
+import { isDependencyUnavailable, wroteNothing } from '../../shared/dependency-errors';
 import { keys } from '../../shared/table';
 import { isConditionFailed, untilAnswered, type Write } from '../../shared/writes';
 import type { Dispatch } from '../messages/dispatch';
@@ -20,33 +21,67 @@ export type ClaimResult = { claimed: true; dispatch: Dispatch } | { claimed: fal
 /** How long a consumer keeps asking an unreachable table whether its claim went through (its timeout is 30 s). */
 export const CLAIM_OUTCOME_DEADLINE_MS = 10_000;
 
+/** One attempt's claim: when it was taken, and, for a release that must tell it from another's, its own id. */
+export interface AttemptClaim {
+  attemptStartedAt: string | undefined;
+  attemptId?: string;
+}
+
+/**
+ * The table answered none of a claim's tries by CLAIM_OUTCOME_DEADLINE_MS, and one of them may have
+ * been applied: the claim may stand under `claim.attemptId`, which only this attempt knows, so no
+ * later receive could take it or tell it from a stranger's. The provider was certainly not asked:
+ * the claim is the attempt's to give back (decision 218). `cause` is the table's last error.
+ */
+export class UnansweredClaim extends Error {
+  override name = 'UnansweredClaim';
+  constructor(
+    readonly claim: { attemptStartedAt: string; attemptId: string },
+    cause: unknown,
+  ) {
+    super('The table answered none of the claim’s tries before its deadline', { cause });
+  }
+}
+
 /**
  * Claims a dispatch for one provider attempt: `queued → processing`, or a `processing` one whose
  * previous attempt was released. Sets `attemptStartedAt`, so a redelivered message, or a
  * consumer that crashed mid-call, can never cause a second provider call.
  *
- * A claim the table did not answer may have been taken all the same, and a taken claim is never
- * given back; so the claim is tried again until the table answers, and `attemptId` lets it
- * recognise itself when an earlier try did get through; a try still in flight at the deadline is
- * waited for, since no later receive could tell the claim it took from a stranger's (the SDK's
- * timeouts bound it: decision 162). Its `message.status.updated` event is
- * the stream record of this one write (decision 89).
+ * A claim the table did not answer may have been taken all the same, and no later receive could
+ * tell it from a stranger's; so the claim is tried again until the table answers, and `attemptId`
+ * lets it recognise itself when an earlier try did get through; a try still in flight at the
+ * deadline is waited for (the SDK's timeouts bound it: decision 162). Still unanswered then, a
+ * claim one of whose tries may have been applied throws `UnansweredClaim`, which names it for its
+ * release (decision 218). Its `message.status.updated` event is the stream record of this one
+ * write (decision 89).
  */
 export async function claimDispatch(dispatchId: string, now: Date, store: Store = defaultStore(), sendsFrom?: string): Promise<ClaimResult> {
   const attemptId = randomUUID();
-  return untilAnswered(async () => {
-    try {
-      const { Attributes = {} } = await store.db.send(new UpdateCommand({ ...claimUpdate(dispatchId, attemptId, now, sendsFrom).Update, TableName: store.tableName, ReturnValues: 'ALL_NEW', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
-      return { claimed: true, dispatch: toDispatch(Attributes) };
-    } catch (error) {
-      if (!isConditionFailed(error)) throw error;
-      // The document client does not unmarshall what a failed condition returns.
-      const raw = (error as { Item?: Record<string, AttributeValue> }).Item;
-      const item = raw ? unmarshall(raw) : undefined;
-      if (item?.attemptId === attemptId) return { claimed: true, dispatch: toDispatch(item) };
-      return { claimed: false, current: item ? toDispatch(item) : undefined };
-    }
-  }, Date.now() + CLAIM_OUTCOME_DEADLINE_MS);
+  let perhapsTaken = false;
+  const unanswered = (error: unknown) => (perhapsTaken ||= isDependencyUnavailable(error) && !wroteNothing(error));
+  try {
+    return await untilAnswered(() => claimTry(dispatchId, attemptId, now, store, sendsFrom), Date.now() + CLAIM_OUTCOME_DEADLINE_MS, { onUnanswered: unanswered });
+  } catch (error) {
+    unanswered(error);
+    if (perhapsTaken) throw new UnansweredClaim({ attemptStartedAt: now.toISOString(), attemptId }, error);
+    throw error;
+  }
+}
+
+/** One try of the claim: an answer, taken or refused, recognising an earlier try of its own that was applied. */
+async function claimTry(dispatchId: string, attemptId: string, now: Date, store: Store, sendsFrom: string | undefined): Promise<ClaimResult> {
+  try {
+    const { Attributes = {} } = await store.db.send(new UpdateCommand({ ...claimUpdate(dispatchId, attemptId, now, sendsFrom).Update, TableName: store.tableName, ReturnValues: 'ALL_NEW', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
+    return { claimed: true, dispatch: toDispatch(Attributes) };
+  } catch (error) {
+    if (!isConditionFailed(error)) throw error;
+    // The document client does not unmarshall what a failed condition returns.
+    const raw = (error as { Item?: Record<string, AttributeValue> }).Item;
+    const item = raw ? unmarshall(raw) : undefined;
+    if (item?.attemptId === attemptId) return { claimed: true, dispatch: toDispatch(item) };
+    return { claimed: false, current: item ? toDispatch(item) : undefined };
+  }
 }
 
 /**
@@ -76,19 +111,23 @@ function claimUpdate(dispatchId: string, attemptId: string, now: Date, sendsFrom
  * dispatch (`laterAnswers`), in the same write. False when there was nothing to release.
  */
 export async function releaseClaim(dispatch: Dispatch, now: Date, store: Store = defaultStore(), providerSaidLater = false): Promise<boolean> {
-  return releaseAttempt(dispatch.dispatchId, dispatch.attemptStartedAt, now, store, providerSaidLater, dispatch);
+  return releaseAttempt(dispatch.dispatchId, { attemptStartedAt: dispatch.attemptStartedAt }, now, store, providerSaidLater, dispatch);
 }
 
-/** The same, for the attempt that started at `attemptStartedAt`, the dispatch read afresh (a release carried on the queue). */
-export async function releaseAttempt(dispatchId: string, attemptStartedAt: string | undefined, now: Date, store: Store = defaultStore(), providerSaidLater = false, known?: Dispatch): Promise<boolean> {
+/**
+ * The same, for the attempt whose claim is `claim`, the dispatch read afresh (a release carried on
+ * the queue). A claim named by its `attemptId` too (one whose answers were lost) is given back only
+ * while it holds that id: another attempt's claim taken in the same millisecond is not its own.
+ */
+export async function releaseAttempt(dispatchId: string, claim: AttemptClaim, now: Date, store: Store = defaultStore(), providerSaidLater = false, known?: Dispatch): Promise<boolean> {
   // Already moved on (a callback settled it), or someone else's attempt: nothing to release (false).
   const released = await changeDispatch(dispatchId, store, known, (current) =>
-    current.status === 'processing' && current.attemptStartedAt === attemptStartedAt ? releaseChange(current, now, providerSaidLater) : undefined,
+    current.status === 'processing' && current.attemptStartedAt === claim.attemptStartedAt ? releaseChange(current, now, providerSaidLater, claim.attemptId) : undefined,
   );
   return released !== undefined;
 }
 
-function releaseChange(dispatch: Dispatch, now: Date, providerSaidLater: boolean): DispatchChange {
+function releaseChange(dispatch: Dispatch, now: Date, providerSaidLater: boolean, attemptId: string | undefined): DispatchChange {
   const sequence = sequenceStep();
   const after: Dispatch = { ...dispatch, updatedAt: now.toISOString(), sequence: dispatch.sequence + 1, ...(providerSaidLater ? { laterAnswers: (dispatch.laterAnswers ?? 0) + 1 } : {}) };
   delete after.attemptStartedAt;
@@ -97,9 +136,16 @@ function releaseChange(dispatch: Dispatch, now: Date, providerSaidLater: boolean
       Update: {
         Key: keys.dispatch(dispatch.dispatchId),
         UpdateExpression: sequence.expression(['updatedAt = :now'], ['attemptStartedAt', 'attemptId'], providerSaidLater ? 'laterAnswers :one' : undefined),
-        ConditionExpression: '#status = :processing AND attemptStartedAt = :mine',
+        ConditionExpression: `#status = :processing AND attemptStartedAt = :mine${attemptId ? ' AND attemptId = :mineId' : ''}`,
         ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
-        ExpressionAttributeValues: { ':processing': 'processing', ':mine': dispatch.attemptStartedAt, ':now': now.toISOString(), ...(providerSaidLater ? { ':one': 1 } : {}), ...sequence.values },
+        ExpressionAttributeValues: {
+          ':processing': 'processing',
+          ':mine': dispatch.attemptStartedAt,
+          ':now': now.toISOString(),
+          ...(attemptId ? { ':mineId': attemptId } : {}),
+          ...(providerSaidLater ? { ':one': 1 } : {}),
+          ...sequence.values,
+        },
       },
     },
     after,

@@ -12,12 +12,14 @@ import type { StatusMove } from './dispatch-repository';
 export type CarriedVerdict = Pick<StatusMove, 'occurredAt' | 'providerMessageId' | 'senderPhoneNumberId' | 'failureCode' | 'event' | 'ofClaim'> & { to: 'sent' | 'failed' | 'unknown' };
 
 /**
- * A release of an attempt's claim (the provider said "later", or refused our token) that the table
- * did not take in time: its consumer gives the claim back, then queues the dispatch again for its
- * delivery (decisions 161, 164).
+ * A release of an attempt's claim (the provider said "later", or refused our token, or the table
+ * answered none of the claim's tries) that the table did not take in time: its consumer gives the
+ * claim back, then queues the dispatch again for its delivery (decisions 161, 164, 218).
  */
 export interface CarriedRelease {
   attemptStartedAt: string;
+  /** The claim's own id, for a claim whose answers were lost: only a claim holding it is given back (decision 218). */
+  attemptId?: string;
   /** The provider's "later": counted on the dispatch with the release (`laterAnswers`). */
   providerSaidLater: boolean;
   /** The back-off the provider's answer earned: the delivery waits this long. Absent (a message from before it was kept): none. */

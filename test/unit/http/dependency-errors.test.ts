@@ -1,4 +1,4 @@
-import { isDependencyUnavailable } from '../../../lambdas/shared/dependency-errors';
+import { isDependencyUnavailable, wroteNothing } from '../../../lambdas/shared/dependency-errors';
 
 describe('which failures mean a dependency is unavailable (503, retry)', () => {
   it('takes an SDK error that got no answer at all, however the SDK wrapped the socket error', () => {
@@ -28,5 +28,18 @@ describe('which failures mean a dependency is unavailable (503, retry)', () => {
     expect(isDependencyUnavailable(Object.assign(new Error('no'), { name: 'ConditionalCheckFailedException', $metadata: { httpStatusCode: 400 } }))).toBe(false);
     expect(isDependencyUnavailable(new TypeError('x is undefined'))).toBe(false);
     expect(isDependencyUnavailable('ECONNREFUSED')).toBe(false);
+  });
+});
+
+describe('which unanswered writes certainly wrote nothing (decision 218)', () => {
+  it('takes a throttle answered to the one request the SDK made', () => {
+    expect(wroteNothing(Object.assign(new Error('slow down'), { name: 'ThrottlingException', $metadata: { httpStatusCode: 400, attempts: 1 } }))).toBe(true);
+  });
+
+  it('leaves no answer, a 5xx, and an answer after the SDK’s own retries perhaps applied: an earlier request’s answer may have been lost', () => {
+    expect(wroteNothing(Object.assign(new Error('Request timed out'), { name: 'TimeoutError', $metadata: {} }))).toBe(false);
+    expect(wroteNothing(Object.assign(new Error('oops'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500, attempts: 1 } }))).toBe(false);
+    expect(wroteNothing(Object.assign(new Error('slow down'), { name: 'ThrottlingException', $metadata: { httpStatusCode: 400, attempts: 3 } }))).toBe(false);
+    expect(wroteNothing(Object.assign(new Error('reset'), { code: 'ECONNRESET' }))).toBe(false);
   });
 });
