@@ -37,13 +37,18 @@ const responses: GatewayError[] = [
  * entries above of the same type. The authorizer refuses only keys every route answers 401; a
  * missing header is refused by API Gateway before it runs. Its failure, and a usage key no plan
  * holds (a workspace moving between plans), are ours and brief: 503 with `Retry-After`, as the
- * functions answer an unavailable table. The per-second throttle refills each second; a quota
- * renews at the start of its period, a time API Gateway gives the response no variable for.
+ * functions answer an unavailable table. API Gateway reports the authorizer throwing anything but
+ * "Unauthorized", timing out or being throttled as AUTHORIZER_CONFIGURATION_ERROR, and names
+ * AUTHORIZER_FAILURE too; both are answered alike (decision 221). The per-second throttle refills
+ * each second; a quota renews at the start of its period, a time API Gateway gives the response
+ * no variable for.
  */
+const unavailable = { code: 'service_unavailable', status: 503, message: 'A service this API depends on is briefly unavailable; retry the request', headers: { 'Retry-After': '1' } } as const;
 const usagePlanResponses: GatewayError[] = [
   { type: ResponseType.UNAUTHORIZED, code: 'unauthorized', status: 401, message: 'A valid API key is required in the X-API-Key header' },
-  { type: ResponseType.AUTHORIZER_FAILURE, code: 'service_unavailable', status: 503, message: 'A service this API depends on is briefly unavailable; retry the request', headers: { 'Retry-After': '1' } },
-  { type: ResponseType.INVALID_API_KEY, code: 'service_unavailable', status: 503, message: 'A service this API depends on is briefly unavailable; retry the request', headers: { 'Retry-After': '1' } },
+  { type: ResponseType.AUTHORIZER_CONFIGURATION_ERROR, ...unavailable },
+  { type: ResponseType.AUTHORIZER_FAILURE, ...unavailable },
+  { type: ResponseType.INVALID_API_KEY, ...unavailable },
   { type: ResponseType.THROTTLED, code: 'rate_limited', status: 429, message: 'Too many requests: the API\'s or this workspace\'s usage plan\'s rate limit is reached; retry in 1 s', headers: { 'Retry-After': '1' } },
   { type: ResponseType.QUOTA_EXCEEDED, code: 'rate_limited', status: 429, message: 'Request quota of this workspace\'s usage plan used up for this period; it renews at the start of the next one (UTC)' },
 ];

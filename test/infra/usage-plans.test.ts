@@ -105,7 +105,9 @@ describe('with usagePlans', () => {
     const byType = Object.fromEntries(resourcesOf('AWS::ApiGateway::GatewayResponse').map(([, resource]) => [resource.Properties.ResponseType as string, resource.Properties]));
     expect(byType.UNAUTHORIZED).toMatchObject({ StatusCode: '401' });
     expect(renderedGatewayBody(byType.UNAUTHORIZED)).toEqual({ success: false, error: 'unauthorized', message: 'A valid API key is required in the X-API-Key header', requestId: 'req' });
-    for (const type of ['AUTHORIZER_FAILURE', 'INVALID_API_KEY']) {
+    // A Lambda authorizer that throws anything but "Unauthorized" (the table unreachable), times out or
+    // is throttled is AUTHORIZER_CONFIGURATION_ERROR to API Gateway, not AUTHORIZER_FAILURE (decision 221).
+    for (const type of ['AUTHORIZER_CONFIGURATION_ERROR', 'AUTHORIZER_FAILURE', 'INVALID_API_KEY']) {
       expect(byType[type]).toMatchObject({ StatusCode: '503', ResponseParameters: { 'gatewayresponse.header.Retry-After': "'1'" } });
       expect(renderedGatewayBody(byType[type])).toMatchObject({ success: false, error: 'service_unavailable' });
     }
