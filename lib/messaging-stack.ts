@@ -12,7 +12,7 @@ import { Monitoring } from './constructs/monitoring';
 import { ReportProjection } from './constructs/report-projection';
 import { WebhookPipeline } from './constructs/webhook-pipeline';
 import { TemplateSync } from './constructs/template-sync';
-import { defaultUsagePlanOf, SERVICE_TAG, STACK_TAG, type StackConfig } from './stack-config';
+import { defaultUsagePlanOf, resourceTags, type StackConfig } from './stack-config';
 
 export interface MessagingStackProps extends Omit<StackProps, 'env' | 'tags'> {
   /** Also gives the stack its account and region (or none: environment-agnostic) and its tags. */
@@ -37,7 +37,7 @@ export class MessagingStack extends Stack {
     // whose default region is us-east-1 must not name us-east-1 (docs/deploy.md).
     // No CDK metadata resource either: its condition lists every region by name, us-east-1 included.
     super(scope, id, { ...props, analyticsReporting: false, ...(config.account && config.region ? { env: { account: config.account, region: config.region } } : {}) });
-    for (const [key, value] of Object.entries({ ...SERVICE_TAG, ...config.tags, [STACK_TAG]: this.stackName })) Tags.of(this).add(key, value);
+    for (const [key, value] of Object.entries(resourceTags(config.tags, this.stackName))) Tags.of(this).add(key, value);
     const retain = config.removalPolicy === 'retain';
     const removalPolicy = retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     // One of RetentionDays' values: the settings' schema refuses any other.

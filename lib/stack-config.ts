@@ -20,6 +20,14 @@ const booleanFlag = z.union([z.boolean(), z.enum(['true', 'false']).transform((v
 export const SERVICE_TAG = { service: METRICS_SERVICE } as const;
 export const STACK_TAG = 'stack';
 
+/** Every tag the stack puts on its resources: SERVICE_TAG, the `tags` setting's over it, then STACK_TAG. */
+export function resourceTags(tags: Record<string, string>, stackName: string): Record<string, string> {
+  return { ...SERVICE_TAG, ...tags, [STACK_TAG]: stackName };
+}
+
+/** User tags AWS allows on one resource (Lambda, SQS, DynamoDB, IAM, SNS, KMS, API Gateway alike; `aws:` ones aside). */
+const AWS_TAGS_PER_RESOURCE = 50;
+
 /** The retention periods CloudWatch Logs offers, in days (CDK's enum, whose 9999 keeps logs forever). */
 const LOG_RETENTION_DAYS: number[] = Object.values(RetentionDays).filter((days): days is RetentionDays => typeof days === 'number');
 
@@ -45,6 +53,16 @@ function checkTagKeys(tags: Record<string, string>, context: z.RefinementCtx): v
         ? undefined
         : 'a tag key is 1-128 letters, digits, spaces or _.:/=+-@';
     if (message) context.addIssue({ code: 'custom', path: [key], message });
+  }
+  // Counted as the stack applies them, so a `service` here, which replaces the stack's own, is not one more.
+  const count = Object.keys(resourceTags(tags, '')).length;
+  if (count > AWS_TAGS_PER_RESOURCE) {
+    const own = Object.keys(resourceTags({}, '')).length;
+    context.addIssue({
+      code: 'custom',
+      path: [],
+      message: `at most ${AWS_TAGS_PER_RESOURCE - own} tags besides "service": with the stack's "service" and "stack" these are ${count} on every resource, and AWS allows ${AWS_TAGS_PER_RESOURCE}`,
+    });
   }
 }
 

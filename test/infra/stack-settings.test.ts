@@ -15,6 +15,8 @@ const CERTIFICATE = 'arn:aws:acm:ap-southeast-3:123456789012:certificate/0a1b2c3
 const DOMAIN = { domainName: 'api.example.com', certificateArn: CERTIFICATE };
 const ZONE = { hostedZoneId: 'Z0123456789ABCDEFGHIJ', hostedZoneName: 'example.com' };
 const KMS_KEY = 'arn:aws:kms:ap-southeast-3:123456789012:key/0a1b2c3d-0000-4000-8000-000000000003';
+/** `count` tags of the `tags` setting's, none the stack's own. */
+const manyTags = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`team${i}`, 'payments']));
 const templateText = (template: ReturnType<typeof synthStack>['template']) => JSON.stringify(template.toJSON());
 let withDefaults: ReturnType<typeof synthStack> | undefined;
 /** The stack of cdk.json's context alone, synthesized once for the file: the tests only read it. */
@@ -71,6 +73,17 @@ describe('tags', () => {
         { Key: 'stack', Value: 'MessagingApi-prod-eu' },
       ],
     });
+  });
+
+  // AWS allows 50 user tags a resource, and the stack's `service` and `stack` are two of them
+  // everywhere; a `service` here replaces the stack's own, so it is not one more (decision 221).
+  it('takes 48 tags beside a `service` of its own, every function then carrying AWS’s 50', () => {
+    const { template } = synthStack({ tags: { ...manyTags(48), service: 'payments-messaging' } });
+    for (const fn of Object.values(template.findResources('AWS::Lambda::Function'))) expect((fn.Properties.Tags as unknown[]).length).toBe(50);
+  });
+
+  it('refuses a 49th, which would be 51 on every resource, naming AWS’s limit at synth rather than failing the deploy', () => {
+    for (const tags of [manyTags(49), { ...manyTags(48), service: 'payments-messaging', team48: 'payments' }]) expect(() => synthStack({ tags })).toThrow(/^Invalid CDK context: tags: .*AWS allows 50/);
   });
 });
 
