@@ -86,6 +86,12 @@ const capacityBoundsSchema = z
 /** A lower-case DNS name of two labels or more, without the trailing dot. */
 const hostname = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
+/** Whether a resource's ARN is in the stack's region and account, when those are given (both or neither). */
+function inStackEnvironment(arn: string, config: { account?: string | undefined; region?: string | undefined }): boolean {
+  const [, , , region, account] = arn.split(':');
+  return (config.region === undefined || region === config.region) && (config.account === undefined || account === config.account);
+}
+
 const schema = z.object({
   stage: z.string().regex(/^[a-z][a-z0-9-]{0,19}$/, 'lower-case letters, digits and "-", starting with a letter'),
   /** `retain` keeps the table and queues when the stack is deleted (production); `destroy` removes them. */
@@ -205,12 +211,13 @@ const schema = z.object({
 })
   .refine((config) => (config.account === undefined) === (config.region === undefined), { message: 'give both account and region, or neither', path: ['region'] })
   .refine((config) => (config.domainName === undefined) === (config.certificateArn === undefined), { message: 'give both domainName and certificateArn, or neither', path: ['certificateArn'] })
-  .refine((config) => config.region === undefined || config.certificateArn === undefined || config.certificateArn.split(':')[3] === config.region, {
-    message: 'a regional endpoint needs a certificate in the stack\'s region',
+  // API Gateway uses an ACM certificate of its own account only: the deploy would fail at the domain name.
+  .refine((config) => config.certificateArn === undefined || inStackEnvironment(config.certificateArn, config), {
+    message: 'a regional endpoint needs a certificate in the stack\'s region and account',
     path: ['certificateArn'],
   })
   // AWS WAF associates a web ACL with resources of its own region (and account) only: the deploy would fail at the association.
-  .refine((config) => config.region === undefined || config.webAclArn === undefined || (config.webAclArn.split(':')[3] === config.region && config.webAclArn.split(':')[4] === config.account), {
+  .refine((config) => config.webAclArn === undefined || inStackEnvironment(config.webAclArn, config), {
     message: 'a web ACL in the stack\'s region and account',
     path: ['webAclArn'],
   })
@@ -221,7 +228,8 @@ const schema = z.object({
   })
   .refine((config) => (config.hostedZoneId === undefined) === (config.hostedZoneName === undefined), { message: 'give both hostedZoneId and hostedZoneName, or neither', path: ['hostedZoneName'] })
   .refine((config) => config.hostedZoneName === undefined || config.domainName !== undefined, { message: 'a hosted zone needs domainName', path: ['domainName'] })
-  .refine((config) => config.hostedZoneName === undefined || config.domainName === undefined || config.domainName.endsWith(`.${config.hostedZoneName}`), {
+  // Route 53 serves an alias A record at the zone's apex as well as below it.
+  .refine((config) => config.hostedZoneName === undefined || config.domainName === undefined || config.domainName === config.hostedZoneName || config.domainName.endsWith(`.${config.hostedZoneName}`), {
     message: 'domainName must be a name inside hostedZoneName',
     path: ['domainName'],
   })

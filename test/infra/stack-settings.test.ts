@@ -162,6 +162,12 @@ describe('custom domain', () => {
       AliasTarget: Match.objectLike({ DNSName: Match.anyValue(), HostedZoneId: Match.anyValue() }),
     });
   });
+
+  // Route 53 serves an alias A record at a zone's apex, so the apex is a name inside the zone (decision 221).
+  it('puts the API at the hosted zone’s apex, with the alias record there', () => {
+    const { template } = synthStack({ ...DOMAIN, ...ZONE, domainName: 'example.com' });
+    template.hasResourceProperties('AWS::Route53::RecordSet', { HostedZoneId: 'Z0123456789ABCDEFGHIJ', Name: 'example.com.', Type: 'A' });
+  });
 });
 
 describe('customer-managed KMS key', () => {
@@ -373,6 +379,8 @@ describe('invalid settings', () => {
     [{ ...DOMAIN, domainName: 'API.example.com.' }, /domainName: a domain name such as api.example.com/],
     [{ ...DOMAIN, certificateArn: 'arn:aws:iam::123456789012:server-certificate/x' }, /certificateArn: an ACM certificate ARN/],
     [{ ...DOMAIN, account: '123456789012', region: 'eu-west-1' }, /certificateArn: a regional endpoint needs a certificate in the stack's region/],
+    // API Gateway uses a certificate of its own account only: another's fails the deploy at the domain name.
+    [{ ...DOMAIN, account: '210987654321', region: 'ap-southeast-3' }, /certificateArn: a regional endpoint needs a certificate in the stack's region and account/],
     [{ ...DOMAIN, hostedZoneId: 'Z0123456789ABCDEFGHIJ' }, /hostedZoneName: give both hostedZoneId and hostedZoneName, or neither/],
     [{ ...DOMAIN, ...ZONE, hostedZoneId: 'zone-1' }, /hostedZoneId: a Route 53 hosted zone id/],
     [{ ...ZONE }, /domainName: a hosted zone needs domainName/],
