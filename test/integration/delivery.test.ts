@@ -646,6 +646,52 @@ describe('the deliver consumer against DynamoDB Local', () => {
     expect(held.calls).toEqual([dispatchId]);
   });
 
+  // Found by the skeptic review of decision 219: the claim names the stack's default number, so the
+  // reconciler judges a dead claim on it by that number's reports once a workspace owns it; the
+  // pacing mark went only on a workspace's own number.
+  it('does not send again a message WhatsApp accepted as held from the default number, bound to another workspace, whose `sent` write did not land', async () => {
+    const admin = (...argv: string[]) => runAdmin(argv, { out: () => {}, err: () => {}, env: {}, target: async () => ({ ...env.table, description: 'test table' }) });
+    const whatsappWorkspace = async (number?: string) => {
+      const ws = `ws-${randomUUID().slice(0, 8)}`;
+      expect(await admin('workspace', 'create', '--id', ws, '--name', 'Acme', '--rupiah-per-credit', '150', '--provider', 'whatsapp', ...(number ? ['--whatsapp-phone-number-id', number] : []))).toBe(0);
+      await saveTemplate(ws, template, env.table);
+      return ws;
+    };
+    const send = async (ws: string, to: string) => (await sendTemplateMessage(sendCommand(ws, { to }), { store: env.table, queue: env.queues })).dispatchId;
+    const fromDefault = (defaultNumber: string, answer: () => Promise<{ providerMessageId: string; held?: boolean }>) => {
+      const scripted = scriptedProvider(answer);
+      return { ...scripted, provider: { ...scripted.provider, ready: () => Promise.resolve({ defaultPhoneNumberId: defaultNumber }) } };
+    };
+    const defaultNumber = `1055${Date.now()}`.slice(0, 15);
+    // The webhook-items-skipped runbook: the operator binds the default number to a workspace W;
+    // V has no number of its own, and sends from the default one.
+    const w = await whatsappWorkspace(defaultNumber);
+    const v = await whatsappWorkspace();
+    const dispatchId = await send(v, '081234567890');
+
+    let called = false;
+    const held = fromDefault(defaultNumber, () => ((called = true), acceptHeld()));
+    const refusing = emulateRefusedWrites(env.table.db, { on: (pk) => pk === keys.dispatch(dispatchId).pk, name: 'ValidationException', refusing: () => called });
+    try {
+      expect(await deliverQueuedDispatch(attempt(dispatchId, v), { providerFor: () => held.provider, store: env.table })).toMatchObject({ outcome: 'retry' });
+    } finally {
+      refusing.remove();
+    }
+    expect(await getDispatch(v, dispatchId, env.table)).toMatchObject({ status: 'processing', senderPhoneNumberId: defaultNumber });
+
+    // W's own send from the number, delivered and reported after V's attempt.
+    const other = await send(w, '081234567891');
+    expect(await deliverQueuedDispatch(attempt(other, w), { providerFor: () => scriptedProvider(accept).provider, store: env.table })).toEqual({ outcome: 'sent' });
+    const delivered = statusWebhook(defaultNumber, [{ id: `wamid.${randomUUID()}`, status: 'delivered', timestamp: String(Math.floor(Date.now() / 1000)), biz_opaque_callback_data: other }]);
+    expect(await applyProviderReports(delivered, env.table)).toMatchObject({ applied: 1 });
+    await env.queues.receiveAll();
+
+    // The number's reports passed the attempt, but WhatsApp may hold V's message for an hour.
+    expect(await reconcile(new Date(Date.now() + REPORT_SILENCE_MS + 1_000), env.table, env.queues)).toMatchObject({ released: 0 });
+    expect(await env.queues.receiveAll()).not.toContainEqual({ dispatchId, workspaceId: v });
+    expect(held.calls).toEqual([dispatchId]);
+  });
+
   it('does not let the pacing mark take the verdict’s time: a mark the table never answers is given up halfway to the deadline, and the send is recorded', async () => {
     const { ws, dispatchId } = await queuedDispatch(['promo']);
     const held = scriptedProvider(acceptHeld);

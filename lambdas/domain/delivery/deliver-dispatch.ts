@@ -137,7 +137,7 @@ async function deliver(attempt: DeliveryAttempt, deps: DeliveryDependencies): Pr
   // the `sent` write fail, the claim it leaves must wait for WhatsApp's hold, not be judged by the
   // number's other reports.
   const sentAt = now().toISOString();
-  if (acceptance.held) await noteHeld(sender.phoneNumberId, dispatch, sentAt, attempt, deps.store);
+  if (acceptance.held) await noteHeld(sender.sendsFrom, dispatch, sentAt, attempt, deps.store);
   const sent: CarriedVerdict = { to: 'sent', occurredAt: sentAt, providerMessageId: acceptance.providerMessageId, ...(acceptance.phoneNumberId ? { senderPhoneNumberId: acceptance.phoneNumberId } : {}) };
   return settledAs(await writeVerdict(attempt, sent, deps, dispatch), 'sent');
 }
@@ -287,7 +287,8 @@ async function recordCarriedRelease(attempt: DeliveryAttempt, release: CarriedRe
  */
 async function noteHeld(phoneNumberId: string | undefined, dispatch: Dispatch, sentAt: string, attempt: DeliveryAttempt, store?: Store): Promise<void> {
   messageMetrics.heldForQualityAssessment();
-  if (!phoneNumberId) return; // the stack's default number: no report evidence is kept for it either
+  // On the number the claim names (the stack's default one too, decision 219), whose reports judge a dead claim.
+  if (!phoneNumberId) return;
   const deadline = attempt.writeDeadline ?? Date.now() + VERDICT_WRITE_DEADLINE_MS;
   try {
     await answeredBy(noteHeldSend(phoneNumberId, dispatch.templateId, sentAt, store), Date.now() + (deadline - Date.now()) / 2);
