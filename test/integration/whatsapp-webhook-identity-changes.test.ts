@@ -134,3 +134,30 @@ it('a customer known by number and BSUID who later writes with the BSUID alone (
   const only = received.map((event) => (JSON.parse(event.payload) as { data: { conversationId: string; message: { id: string }; contact: unknown } }).data).find((data) => data.message.id === 'wamid.ONLY');
   expect(only).toMatchObject({ conversationId, contact: { phone: '+6281234560001', userId: bsuid, name: 'Sari' } });
 });
+
+// Found by the skeptic review of decision 222: the conversation of a BSUID-only message depends on
+// the user-number item a later message writes, and Meta posts a webhook again (for days, out of
+// order) when it did not get our 200: a repeat must change nothing.
+it('Meta’s repeat of a BSUID-only message, after a later message gave the number with that BSUID, is not stored or announced a second time', async () => {
+  const ws = await workspace();
+  await createWebhookEndpoint({ workspaceId: ws.id, url: 'https://hooks.example.com/in', events: ['message.received'], description: null }, new Date(), env.table);
+  const bsuid = 'ID.3333333333333333';
+  const first = {
+    contacts: [{ profile: { name: 'Sari', username: '@sari' }, user_id: bsuid }],
+    messages: [{ from_user_id: bsuid, id: 'wamid.FIRST', timestamp: '1767225600', type: 'text', text: { body: 'Halo' } }],
+  };
+  await post(ws.number, first);
+  await post(ws.number, {
+    contacts: [{ profile: { name: 'Sari' }, wa_id: '6281234560001', user_id: bsuid }],
+    messages: [{ from: '6281234560001', from_user_id: bsuid, id: 'wamid.BOTH', timestamp: '1767225700', type: 'text', text: { body: 'Pesanan saya?' } }],
+  });
+  await post(ws.number, first);
+
+  const announced = (await env.table.scanAll())
+    .filter((item) => item.entity === 'webhookOutbox' && item.workspaceId === ws.id)
+    .map((item) => (JSON.parse(toOutboxEvent(item).payload) as { data: { message: { id: string }; conversationId: string } }).data)
+    .filter((data) => data.message.id === 'wamid.FIRST');
+  expect(announced.map((data) => data.conversationId)).toEqual([conversationIdFor(ws.id, 'whatsapp', `user:${bsuid}`)]);
+  expect(await conversation(ws.id, '+6281234560001')).toMatchObject({ inboundCount: 1 });
+  expect(await conversation(ws.id, `user:${bsuid}`)).toMatchObject({ inboundCount: 1 });
+});

@@ -58,7 +58,10 @@ export async function recordInboundMessage(inbound: Inbound, store: Store = defa
     ...(inbound.receivedAt ? { receivedAt: inbound.receivedAt } : {}),
   };
   // A reaction names the message it reacts to by wamid: this says where the message lives, by the time it is keyed at.
-  const lookup = providerMessagePut(inbound.providerMessageId, { kind: 'customerMessage', workspaceId: inbound.workspaceId, conversationId: conversationOf(message), createdAt: placedAt(message) });
+  // A BSUID-only message given its number by an earlier message's may be Meta's repeat of one
+  // stored before that, in the BSUID's own conversation: a repeat there too.
+  const storedIn = !phone && contactPhone ? conversationOf({ ...message, contactPhone: null }) : undefined;
+  const lookup = providerMessagePut(inbound.providerMessageId, { kind: 'customerMessage', workspaceId: inbound.workspaceId, conversationId: conversationOf(message), createdAt: placedAt(message) }, storedIn);
   // Where the customer's later messages that name the BSUID alone go. Put by every message with
   // both rather than read first: one more write in the transaction, no more round trip.
   const userNumber = phone && userId ? userNumberPut(inbound.workspaceId, userId, fromWhatsAppNumber(phone)) : undefined;

@@ -29,14 +29,16 @@ const providerMessageItem = (wamid: string, ref: ProviderMessageRef) => ({ ...ke
 /**
  * The item's put. A customer's message's is written with its message and refused where it already
  * names that conversation: a repeated webhook is refused on it as on the message, even where the
- * message was stored at another time in its key (decision 204).
+ * message was stored at another time in its key (decision 204). `storedIn` names another
+ * conversation the same message may have been stored in first (a BSUID-only message's own, before
+ * a later message gave the customer's number: decision 222), refused alike.
  */
-export const providerMessagePut = (wamid: string, ref: ProviderMessageRef): Write => ({
-  Put: {
-    Item: providerMessageItem(wamid, ref),
-    ...(ref.kind === 'customerMessage' ? { ConditionExpression: 'attribute_not_exists(pk) OR conversationId <> :conversationId', ExpressionAttributeValues: { ':conversationId': ref.conversationId } } : {}),
-  },
-});
+export const providerMessagePut = (wamid: string, ref: ProviderMessageRef, storedIn?: string): Write => {
+  if (ref.kind !== 'customerMessage') return { Put: { Item: providerMessageItem(wamid, ref) } };
+  const values = { ':conversationId': ref.conversationId, ...(storedIn ? { ':storedIn': storedIn } : {}) };
+  const condition = `attribute_not_exists(pk) OR (conversationId <> :conversationId${storedIn ? ' AND conversationId <> :storedIn' : ''})`;
+  return { Put: { Item: providerMessageItem(wamid, ref), ConditionExpression: condition, ExpressionAttributeValues: values } };
+};
 
 /** Puts the item of a wamid the provider answered our send with: a repeat puts the same item. */
 export async function putDispatchWamid(wamid: string, dispatch: { workspaceId: string; dispatchId: string }, store: Store): Promise<void> {
