@@ -161,3 +161,19 @@ it('Meta’s repeat of a BSUID-only message, after a later message gave the numb
   expect(await conversation(ws.id, '+6281234560001')).toMatchObject({ inboundCount: 1 });
   expect(await conversation(ws.id, `user:${bsuid}`)).toMatchObject({ inboundCount: 1 });
 });
+
+// Left by the inbound review: sends go to numbers, so a tap named by BSUID alone opted nothing out.
+it('a "Stop promotions" tap from a customer named by BSUID alone opts out the number an earlier message gave with it', async () => {
+  const ws = await workspace();
+  const bsuid = 'ID.4444444444444444';
+  await post(ws.number, {
+    contacts: [{ profile: { name: 'Sari' }, wa_id: '6281234560004', user_id: bsuid }],
+    messages: [{ from: '6281234560004', from_user_id: bsuid, id: 'wamid.BOTH-4', timestamp: '1767225600', type: 'text', text: { body: 'Halo' } }],
+  });
+  // A quick-reply tap as Meta's reference documents a `button` message, from a username user.
+  await post(ws.number, {
+    contacts: [{ profile: { name: 'Sari', username: '@sari' }, user_id: bsuid }],
+    messages: [{ from_user_id: bsuid, id: 'wamid.STOP-4', timestamp: '1767225700', type: 'button', button: { payload: 'Stop promotions', text: 'Stop promotions' } }],
+  });
+  expect(await getMarketingOptOut(ws.id, '+6281234560004', env.table)).toMatchObject({ source: 'button', providerMessageId: 'wamid.STOP-4' });
+});

@@ -3,6 +3,8 @@ import { logger } from '../../shared/logger';
 import { webhookMetrics } from '../../shared/metrics';
 import type { Store } from '../../shared/store';
 import { recordInboundMessage, recordReaction } from '../conversations/inbound-message';
+import { findUserNumber } from '../conversations/user-number';
+import { isStopPromotionsReply } from '../workspaces/marketing-opt-out';
 import type { Dispatch } from '../messages/dispatch';
 import { getDispatchById, samePricing, type StatusMove } from '../messages/dispatch-repository';
 import {
@@ -176,9 +178,11 @@ async function applyMessagesChange(change: MessagesChange, summary: ReportSummar
     const sender = senderOf(message.value.from, senders);
     const stored = await recordInboundMessage({ workspaceId, from: sender, contactName: sender.name, providerMessageId, occurredAt, receivedAt: receivedAt.toISOString(), content }, store);
     if (stored) summary.inbound += 1;
-    // A "Stop promotions" tap; sends go to numbers, so one known only by its user id cannot opt out here.
-    if (content.kind === 'message' && sender.phone) {
-      await optOutFromReply({ workspaceId, phone: sender.phone, type: content.type, text: content.text, payload: content.payload, occurredAt, providerMessageId }, store);
+    // A "Stop promotions" tap. Sends go to numbers: a customer named by user id alone opts out the
+    // number an earlier message gave with it (decision 222), if one did.
+    if (content.kind === 'message' && isStopPromotionsReply(content)) {
+      const phone = sender.phone ?? (sender.userId ? await findUserNumber(workspaceId, sender.userId, store) : undefined);
+      if (phone) await optOutFromReply({ workspaceId, phone, type: content.type, text: content.text, payload: content.payload, occurredAt, providerMessageId }, store);
     }
     // A number change: an opt-out made on the old number follows the customer. Also on a repeated
     // notice (not stored again), which may be Meta's retry of one whose carry failed.
