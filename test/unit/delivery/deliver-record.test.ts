@@ -21,6 +21,15 @@ beforeEach(() => {
 });
 
 
+
+/** The dispatch item a send through the send route stored (the handler accepted it, 202), on healthy stubs. */
+async function sentDispatchItem(body?: Parameters<typeof validSend>[0]): Promise<Record<string, unknown>> {
+  resetContainerCaches();
+  stubHealthySend(ddb, sqs);
+  expect(parseResult(await send(routeEvent('sendMessage', { apiKey: SEND_KEY, body: validSend(body) }), lambdaContext('sendMessage'))).status).toBe(202);
+  return ddb.commandCalls(TransactWriteCommand).at(-1)!.args[0].input.TransactItems![0]!.Put!.Item!;
+}
+
 describe('deliver consumer, unreadable messages', () => {
   it.each([
     ['not json at all'],
@@ -48,10 +57,7 @@ describe('deliver consumer, a rate-limited message and the write of its verdict'
   afterEach(() => jest.restoreAllMocks());
   /** A dispatch sent through the real handler, and its queue message on receive `receiveCount`, claimed (a claim for each answer, and this one) with `laterAnswers` already counted. */
   async function rateLimited(receiveCount: number, laterAnswers: number) {
-    resetContainerCaches();
-    stubHealthySend(ddb, sqs);
-    expect(parseResult(await send(routeEvent('sendMessage', { apiKey: SEND_KEY, body: validSend({ to: '081234560429' }) }), lambdaContext('sendMessage'))).status).toBe(202);
-    const item = ddb.commandCalls(TransactWriteCommand).at(-1)!.args[0].input.TransactItems![0]!.Put!.Item!;
+    const item = await sentDispatchItem({ to: '081234560429' });
     claimed = { ...item, status: 'processing', attemptStartedAt: new Date().toISOString(), attempts: laterAnswers + 1, laterAnswers };
     ddb.on(UpdateCommand).resolves({ Attributes: claimed });
     return sqsEvent([{ body: { dispatchId: item.dispatchId, workspaceId: item.workspaceId }, receiveCount }]);
@@ -159,10 +165,7 @@ describe('deliver consumer, a verdict carried on the queue (decision 161)', () =
     ['naming its claim', { ofClaim: 2 }],
     ['carried before it named its claim', {}],
   ])('writes it (%s) without pacing or asking the provider: one read of the dispatch, one status move held to the claim, nothing queued', async (_, named) => {
-    resetContainerCaches();
-    stubHealthySend(ddb, sqs);
-    expect(parseResult(await send(routeEvent('sendMessage', { apiKey: SEND_KEY, body: validSend() }), lambdaContext('sendMessage'))).status).toBe(202);
-    const item = ddb.commandCalls(TransactWriteCommand).at(-1)!.args[0].input.TransactItems![0]!.Put!.Item!;
+    const item = await sentDispatchItem();
     ddb.reset();
     sqs.reset();
     ddb.on(GetCommand).resolves({ Item: { ...item, status: 'processing', attemptStartedAt: new Date(Date.now() - 1_000).toISOString(), attempts: 2 } });
@@ -181,10 +184,7 @@ describe('deliver consumer, a verdict carried on the queue (decision 161)', () =
   });
 
   it('skips, with a WARN line, a verdict whose claim a later one replaced: nothing written, nothing queued', async () => {
-    resetContainerCaches();
-    stubHealthySend(ddb, sqs);
-    expect(parseResult(await send(routeEvent('sendMessage', { apiKey: SEND_KEY, body: validSend() }), lambdaContext('sendMessage'))).status).toBe(202);
-    const item = ddb.commandCalls(TransactWriteCommand).at(-1)!.args[0].input.TransactItems![0]!.Put!.Item!;
+    const item = await sentDispatchItem();
     ddb.reset();
     sqs.reset();
     // The reconciler gave the first claim back, and a second attempt sent the message.
@@ -203,10 +203,7 @@ describe('deliver consumer, a verdict carried on the queue (decision 161)', () =
   });
 
   it('takes a carried release outside the pace: gives the claim back, and queues the dispatch again after the back-off the provider’s answer earned, asking the provider nothing', async () => {
-    resetContainerCaches();
-    stubHealthySend(ddb, sqs);
-    expect(parseResult(await send(routeEvent('sendMessage', { apiKey: SEND_KEY, body: validSend() }), lambdaContext('sendMessage'))).status).toBe(202);
-    const item = ddb.commandCalls(TransactWriteCommand).at(-1)!.args[0].input.TransactItems![0]!.Put!.Item!;
+    const item = await sentDispatchItem();
     const attemptStartedAt = new Date(Date.now() - 30_000).toISOString();
     ddb.on(GetCommand, { Key: keys.dispatch(item.dispatchId as string) }).resolves({ Item: { ...item, status: 'processing', attemptStartedAt } });
     ddb.on(UpdateCommand).resolves({ Attributes: { ...item, status: 'processing', attemptStartedAt: new Date().toISOString() } });
@@ -225,10 +222,7 @@ describe('deliver consumer, a verdict carried on the queue (decision 161)', () =
   });
 
   it('carries a release the table does not take with the back-off its retry would have waited', async () => {
-    resetContainerCaches();
-    stubHealthySend(ddb, sqs);
-    expect(parseResult(await send(routeEvent('sendMessage', { apiKey: SEND_KEY, body: validSend({ to: '081234560429' }) }), lambdaContext('sendMessage'))).status).toBe(202);
-    const item = ddb.commandCalls(TransactWriteCommand).at(-1)!.args[0].input.TransactItems![0]!.Put!.Item!;
+    const item = await sentDispatchItem({ to: '081234560429' });
     const claimed = { ...item, status: 'processing', attemptStartedAt: new Date().toISOString() };
     // The claim is taken; the release that follows the sandbox's "later" finds the table away.
     ddb.on(UpdateCommand).callsFake((input: { ExpressionAttributeValues?: Record<string, unknown> }) =>
