@@ -43,10 +43,13 @@ function jsonObject<T extends z.ZodType>(inner: T) {
   }, inner);
 }
 
+/** AWS reserves `aws:` for its own tags, in any mix of case and for keys and values alike: the deploy refuses it. */
+const reservedByAws = (text: string) => text.toLowerCase().startsWith('aws:');
+
 function checkTagKeys(tags: Record<string, string>, context: z.RefinementCtx): void {
   for (const key of Object.keys(tags)) {
-    const message = key.startsWith('aws:')
-      ? 'tag keys starting with "aws:" are reserved'
+    const message = reservedByAws(key)
+      ? 'tag keys starting with "aws:", in any case, are reserved'
       : key === STACK_TAG
         ? `the "${STACK_TAG}" tag is the stack's name, set by the stack`
         : /^[\w .:/=+@-]{1,128}$/.test(key)
@@ -126,7 +129,11 @@ const schema = z.object({
       .record(
         z.string(),
         // AWS's tag rules (Lambda's TagResource refuses the rest at deploy, rolling the stack back).
-        z.string().max(256, 'tag values are at most 256 characters').regex(/^[\p{L}\p{Z}\p{N}_.:/=+@-]*$/u, 'a tag value is letters, digits, spaces or _.:/=+-@'),
+        z
+          .string()
+          .max(256, 'tag values are at most 256 characters')
+          .regex(/^[\p{L}\p{Z}\p{N}_.:/=+@-]*$/u, 'a tag value is letters, digits, spaces or _.:/=+-@')
+          .refine((value) => !reservedByAws(value), 'tag values starting with "aws:", in any case, are reserved'),
       )
       .superRefine(checkTagKeys),
   ).default({}),

@@ -347,7 +347,10 @@ describe('invalid settings', () => {
     [{ account: '123456789012' }, /region: give both account and region, or neither/],
     [{ region: 'ap-southeast-3' }, /region: give both account and region, or neither/],
     [{ account: '123456789012', region: 'Jakarta' }, /region: an AWS region such as ap-southeast-3/],
-    [{ tags: { 'aws:owner': 'x' } }, /tags.aws:owner: tag keys starting with "aws:" are reserved/],
+    [{ tags: { 'aws:owner': 'x' } }, /tags.aws:owner: tag keys starting with "aws:", in any case, are reserved/],
+    // AWS reserves the prefix in any mix of case, for values as well as keys.
+    [{ tags: { 'AWS:owner': 'x' } }, /tags.AWS:owner: tag keys starting with "aws:", in any case, are reserved/],
+    [{ tags: { owner: 'Aws:payments' } }, /tags.owner: tag values starting with "aws:", in any case, are reserved/],
     [{ tags: { stack: 'x' } }, /tags.stack: the "stack" tag is the stack's name, set by the stack/],
     [{ tags: '{"team":' }, /tags: /],
     // AWS's tag rules: Lambda's TagResource refuses these values at deploy, rolling the stack back.
