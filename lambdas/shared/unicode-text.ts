@@ -7,6 +7,9 @@
 const LONE_SURROGATE = /\p{Cs}/u;
 const LONE_SURROGATES = /\p{Cs}/gu;
 
+/** Text without control characters (C0, DEL, C1): a name that is printed on one line of a tab-separated list. */
+export const PRINTABLE = /^\P{Cc}*$/u;
+
 export const hasLoneSurrogate = (text: string): boolean => LONE_SURROGATE.test(text);
 
 /** The text with each lone surrogate replaced by U+FFFD, the replacement character. */

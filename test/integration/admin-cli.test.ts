@@ -216,6 +216,11 @@ describe('admin CLI: workspaces', () => {
     [['workspace', 'show', '--id', 'ws-a', '--local', '--region', 'eu-west-1'], '--region is for --stack or TABLE_NAME, not --local'],
     [['workspace', 'create', '--id', 'fallback', '--name', 'F', '--rupiah-per-credit', '150'], '--id fallback and fallback-… name the stack’s own usage keys; choose another id'],
     [['workspace', 'create', '--id', 'fallback-standard', '--name', 'F', '--rupiah-per-credit', '150'], '--id fallback and fallback-… name the stack’s own usage keys; choose another id'],
+    // `workspace list` and `key list` print a name in a tab-separated line, which the runbook's loops
+    // cut by line and tab: a name holding a line break printed a second line naming no workspace.
+    [['workspace', 'create', '--id', 'ws-a', '--name', 'Acme\nws-other', '--rupiah-per-credit', '150'], '--name must not hold control characters (a line break, a tab)'],
+    [['workspace', 'update', '--id', 'ws-a', '--name', 'Acme\tws-other'], '--name must not hold control characters (a line break, a tab)'],
+    [['key', 'create', '--workspace', 'ws-a', '--name', 'backend\r\nws-b', '--scopes', 'messages:send'], '--name must not hold control characters (a line break, a tab)'],
   ])('refuses %j with exit status 2 before reaching any table', async (argv, message) => {
     const target = jest.fn();
     const lines: string[] = [];

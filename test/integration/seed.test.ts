@@ -1,3 +1,5 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listApprovedTemplates } from '../../lambdas/domain/templates/read-templates';
 import { listTemplates, saveTemplate } from '../../lambdas/domain/templates/template-repository';
@@ -68,5 +70,17 @@ describe('seed files', () => {
   it('explains a missing or invalid seed file in one line', () => {
     expect(() => readSeed(join(__dirname, 'does-not-exist.json'))).toThrow(/^Cannot read the seed file .*does-not-exist.json/);
     expect(() => readSeed(join(__dirname, '..', '..', 'package.json'))).toThrow(/^The seed file .*package.json is invalid: workspaces: /);
+  });
+
+  // `workspace list` and `key list` print names in tab-separated lines, one a workspace or key.
+  it('refuses a workspace or key name holding a line break or a tab', () => {
+    const seedWith = (workspaceName: string, keyName: string) => {
+      const path = join(mkdtempSync(join(tmpdir(), 'seed-')), 'seed.json');
+      writeFileSync(path, JSON.stringify({ workspaces: [{ id: 'ws-names', name: workspaceName, rupiahPerCredit: 100, apiKeys: [{ key: 'msk_test_names_0001', name: keyName, scopes: ['messages:read'] }] }] }));
+      return path;
+    };
+    expect(() => readSeed(seedWith('Acme\nws-other', 'backend'))).toThrow(/is invalid: workspaces.0.name: must not hold control characters/);
+    expect(() => readSeed(seedWith('Acme', 'back\tend'))).toThrow(/is invalid: workspaces.0.apiKeys.0.name: must not hold control characters/);
+    expect(readSeed(seedWith('Acme Şirketi — ✓', 'backend')).workspaces[0]!.name).toBe('Acme Şirketi — ✓');
   });
 });

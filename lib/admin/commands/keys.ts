@@ -30,7 +30,7 @@ export const keyCommands = [
     summary: 'Creates a key and prints it once (only its hash is stored).',
     options: z.object({
       workspace: option.text(),
-      name: option.text(),
+      name: option.name(),
       scopes: option.list().pipe(z.array(z.enum(scopes, { error: SCOPES_EXPECTED })).min(1, SCOPES_EXPECTED)),
       'expires-at': z.iso.datetime({ offset: true, error: 'takes an ISO date-time' }).optional(),
       environment: z.string().regex(/^[a-z0-9]{1,16}$/, 'takes lower-case letters and digits').optional(),

@@ -47,7 +47,7 @@ export const workspaceCommands = [
       // A workspace's usage key is named <stack>-<id>: `fallback-<plan>` would take the name of the
       // stack's own key (<stack>-fallback-<default plan>, decision 198), `fallback` that of the one before.
       id: option.text().refine((id) => !/^fallback(-|$)/.test(id), 'fallback and fallback-… name the stack’s own usage keys; choose another id'),
-      name: option.text(),
+      name: option.name(),
       'rupiah-per-credit': option.number(),
       ...settingOptions,
     }),
@@ -74,7 +74,7 @@ export const workspaceCommands = [
     synopsis: `--id ID [--name NAME] [--rupiah-per-credit N] ${SETTINGS_SYNOPSIS}`,
     summary: `Changes only the settings named; a WhatsApp id of "${UNBIND}" unbinds it. Running functions see the change within a minute.`,
     options: z
-      .object({ id: option.text(), name: option.text().optional(), 'rupiah-per-credit': option.number().optional(), ...settingOptions })
+      .object({ id: option.text(), name: option.name().optional(), 'rupiah-per-credit': option.number().optional(), ...settingOptions })
       .refine((options) => Object.entries(options).some(([name, value]) => name !== 'id' && value !== undefined), 'needs at least one setting to change'),
     async run(options, context) {
       const { store, now, usagePlans } = context;
