@@ -5,6 +5,7 @@ import { hashApiKey } from '../../../lambdas/domain/api-keys/api-key-secret';
 import { handler as getTemplate } from '../../../lambdas/handlers/get-template';
 import { handler as previewTemplate } from '../../../lambdas/handlers/preview-template';
 import { keys } from '../../../lambdas/shared/table';
+import { storableTemplateSchema } from '../../../lambdas/domain/templates/template';
 import { templateItem } from '../../../lib/testing/send-items';
 import { apiKeyItem } from '../../support/api-keys';
 import { lambdaContext, parseResult, routeEvent } from '../../support/events';
@@ -54,6 +55,16 @@ describe('GET /v1/message-templates/{templateId}', () => {
         },
       ],
     });
+  });
+
+  // docs/api.md#conventions: times are UTC instants. A template file written in WIB was stored, and
+  // answered, with its +07:00: a dashboard comparing the strings as UTC ordered them wrong.
+  it('answers version times in UTC when the template was imported with another offset', async () => {
+    const imported = storableTemplateSchema.parse({ ...template, versions: [{ ...template.versions[0]!, createdAt: '2026-01-01T09:00:00+07:00', readyAt: '2026-01-01T09:10:00.5+07:00' }] });
+    ddb.on(GetCommand, { TableName: TABLE, Key: keys.template(WS, TEMPLATE_ID) }).resolves({ Item: templateItem({ workspaceId: WS, ...imported }) });
+    const { status, body } = await detail(TEMPLATE_ID);
+    expect(status).toBe(200);
+    expect((body.versions as { createdAt: string; readyAt: string }[]).map(({ createdAt, readyAt }) => [createdAt, readyAt])).toEqual([['2026-01-01T02:00:00.000Z', '2026-01-01T02:10:00.500Z']]);
   });
 
   it('answers an unknown or foreign id with 404 and a malformed one with 422', async () => {
