@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readWhatsAppTemplateFixture, startGraphStub, templatePages } from '../support/graph-stub';
-import { call, SECOND_SEED, startTestRuntime, runAdmin } from '../support/local-runtime';
+import { call, SECOND_SEED, startTestRuntime, runAdmin, timeoutWithAdminRuns } from '../support/local-runtime';
 import { openApiDocument } from '../support/openapi-contract';
 
 // A revocation must show within the key cache TTL; a short one keeps this test quick.
@@ -107,7 +107,7 @@ describe('the admin CLI against the local runtime', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     const after = await call(runtime.url, 'GET', '/v1/message-templates', { apiKey: key });
     expect([after.status, after.body.message]).toEqual([401, 'The API key has been revoked']);
-  }, 30_000);
+  }, timeoutWithAdminRuns(4));
 
   it('imports templates from a file into a workspace', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'templates-'));
@@ -131,7 +131,7 @@ describe('the admin CLI against the local runtime', () => {
     expect(stdout.trim()).toBe('Imported 9a0c0000-0000-4000-8000-000000000001 Imported (APPROVED, 1 version(s))');
     const { body } = await call(runtime.url, 'GET', '/v1/message-templates', { apiKey: 'msk_test_second_full_0001' });
     expect((body.items as { id: string }[]).map((t) => t.id)).toEqual(['9a0c0000-0000-4000-8000-000000000001', '5e0c0000-0000-4000-8000-000000000001']);
-  }, 30_000);
+  }, timeoutWithAdminRuns(1));
 
   it('syncs a workspace’s templates from its WhatsApp Business Account (a Graph stub serving Meta’s pages)', async () => {
     const graph = await startGraphStub(templatePages('102290129340398', ['page-1.json', 'page-2.json', 'page-3.json'].map((name) => readWhatsAppTemplateFixture<Parameters<typeof templatePages>[1][number]>(name))));
@@ -146,7 +146,7 @@ describe('the admin CLI against the local runtime', () => {
     } finally {
       await graph.close();
     }
-  }, 60_000);
+  }, timeoutWithAdminRuns(3, 40_000));
 
   it('lists a synced catalog template as UNSUPPORTED and answers its send 422; checks an offer’s values by their type (decisions 143, 145)', async () => {
     const graph = await startGraphStub(templatePages('102290129340399', [readWhatsAppTemplateFixture('formats-page.json')]));
@@ -182,12 +182,12 @@ describe('the admin CLI against the local runtime', () => {
     } finally {
       await graph.close();
     }
-  }, 60_000);
+  }, timeoutWithAdminRuns(3, 40_000));
 
   it('refuses a key for a workspace that does not exist, with a one-line message and exit code 2', async () => {
     await expect(admin('key', 'create', '--workspace', 'ws-none', '--name', 'x', '--scopes', 'messages:read')).rejects.toMatchObject({
       code: 2,
       stderr: expect.stringContaining('admin: No workspace ws-none: create it first with `workspace create`'),
     });
-  }, 30_000);
+  }, timeoutWithAdminRuns(1));
 });

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { contractErrorProblem } from '../support/contract-error';
-import { call, SECOND, SECOND_SEED, startTestRuntime, runAdmin } from '../support/local-runtime';
+import { call, SECOND, SECOND_SEED, startTestRuntime, runAdmin, timeoutWithAdminRuns } from '../support/local-runtime';
 import { postSignedWebhook, whatsAppEnvelope } from '../support/webhooks';
 import { Webhook } from 'standardwebhooks';
 import { pathOf, routes } from '../../lambdas/routes';
@@ -95,7 +95,7 @@ beforeAll(async () => {
     body: { url: `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hooks`, events: ['marketing_opt_out.updated'] },
   });
   secret = String(made.body.secret);
-}, 30_000);
+}, timeoutWithAdminRuns(1));
 afterAll(async () => {
   await runtime.stop();
   await new Promise((resolve) => hooks.close(resolve));
@@ -122,7 +122,7 @@ describe('marketing opt-outs over HTTP', () => {
 
     await admin('opt-outs', 'remove', '--workspace', 'ws-second', '--phone', `+${CUSTOMER}`);
     expect((await send(MARKETING)).status).toBe(202);
-  }, 30_000);
+  }, timeoutWithAdminRuns(2));
 
   it('a customer who stops marketing messages in WhatsApp is refused MARKETING sends until they resume them there', async () => {
     const customer = '6281255550002';
@@ -147,5 +147,5 @@ describe('marketing opt-outs over HTTP', () => {
       { type: 'marketing_opt_out.updated', data: { phone: `+${customer}`, optedOut: true, by: 'whatsapp', at: seconds(stopped) } },
       { type: 'marketing_opt_out.updated', data: { phone: `+${customer}`, optedOut: false, by: 'whatsapp', at: seconds(resumed) } },
     ]);
-  }, 30_000);
+  }, timeoutWithAdminRuns(2));
 });

@@ -14,6 +14,7 @@ import { invokeRoute, parseResult, type RouteHandler } from '../support/events';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
 import { useTableAndQueues } from '../support/sqs';
 import { runStreamConsumer } from '../support/stream-consumer';
+import { clearOfWibMidnight } from '../support/wib-clock';
 
 /**
  * The asynchronous failure path. WhatsApp accepts a message, then reports it `failed` in a status
@@ -260,6 +261,8 @@ describe('asynchronous WhatsApp failures', () => {
     ['WhatsApp reports the template failed', failItLate],
     ['WhatsApp answered "later" on every try', failItAfterRetries],
   ])('dedupe wib-day: after %s, send-check says not sent and a new send of it is accepted', async (_case, failIt) => {
+    // Three sends through the handler, each on the real clock: they must share a WIB day.
+    await clearOfWibMidnight();
     const id = randomUUID().slice(0, 8);
     const ws = { id: `ws-rc-d-${id}`, number: `rc-d-${id}`, key: generateApiKey() };
     await saveWorkspace({ id: ws.id, name: ws.id, rupiahPerCredit: 150, settings: { whatsappPhoneNumberId: ws.number, dedupe: 'wib-day' } }, new Date(), env.table);

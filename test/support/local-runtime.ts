@@ -60,6 +60,13 @@ export async function startTestRuntime(
 }
 
 /**
+ * A test's timeout with `runs` admin processes in it: one is about 4 s of CPU (tsx and the SDK
+ * loading) and took 15 s at a load of 29 on a 2-core machine, which a fixed 30 s did not hold for
+ * four. A timeout here finds a hang, never measures speed (`npm run bench` does).
+ */
+export const timeoutWithAdminRuns = (runs: number, restMs = 20_000) => restMs + runs * 20_000;
+
+/**
  * `bin/admin.ts … --local --port <runtime's>`, as an operator's shell runs it: this process's
  * environment and `env`, less AWS_LAMBDA_MAX_CONCURRENCY, which the runtime set for its own
  * invocations (lib/local/invocation-store.ts) and which would make the CLI's Powertools look for a
