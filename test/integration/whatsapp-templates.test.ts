@@ -851,6 +851,70 @@ describe('refusals that last minutes: the pair rate limit (131056), a number in 
   });
 });
 
+/**
+ * A WhatsApp outage as Meta documents its answers (WhatsApp error codes): `133004` "Server
+ * temporarily unavailable" and `131016` "Service unavailable" (HTTP 503), `2` "API Service:
+ * Temporary due to downtime or due to being overloaded", each "check the WhatsApp Business Platform
+ * Status page … before trying again". Outages there last minutes, not seconds. The queue's pauses
+ * (what each verdict asks the message to come back after) run on a clock of the test's own; a
+ * message let go on its last receive comes back, as a new queue message, after the reconciler's
+ * wait for a released dispatch (decision 132).
+ */
+describe('a WhatsApp outage: Meta’s 503 answers 133004, 131016 and 2 (decision 228)', () => {
+  const outage = (code: number, message: string, details: string) => ({
+    status: 503,
+    body: { error: { message, type: 'OAuthException', code, error_data: { messaging_product: 'whatsapp', details }, fbtrace_id: 'AbCdEfGh123' } },
+  });
+  const answers = {
+    133004: outage(133004, '(#133004) Server temporarily unavailable', 'Server is temporarily unavailable. Check the WhatsApp Business Platform Status page and try again later.'),
+    131016: outage(131016, '(#131016) Service unavailable', 'A service is temporarily unavailable.'),
+    2: outage(2, '(#2) Service temporarily unavailable', 'Temporary due to downtime or due to being overloaded.'),
+  };
+
+  /** Sends a message while WhatsApp answers `code` for `outageSeconds`, then accepts; follows its queue messages until it settles. */
+  async function throughOutage(code: keyof typeof answers, outageSeconds: number) {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    const verification = await templateOf(ws, 'verification_code', 'id');
+    const { dispatchId } = await send(command(ws, verification.id, { '1': '123456', button_0: '123456' }));
+    let second = 0;
+    graph.answer = () => (second < outageSeconds ? answers[code] : { status: 200, body: { messaging_product: 'whatsapp', messages: [{ id: 'wamid.after-outage' }] } });
+    const provider = whatsAppCloudProvider({ baseUrl: graph.baseUrl, timeoutMs: 2_000, credentials: () => Promise.resolve({ accessToken: 't', appSecret: 's', verifyToken: 'v' }) });
+    let receiveCount = 1;
+    for (let guard = 0; guard < 30; guard++) {
+      const verdict = await deliverQueuedDispatch({ dispatchId, workspaceId: ws, receiveCount, maxReceives: 5 }, { providerFor: () => provider, store: env.table });
+      if (verdict.outcome === 'retry') {
+        second += verdict.afterSeconds;
+        receiveCount += 1;
+      } else if (verdict.outcome === 'held') {
+        second += RELEASED_GRACE_MS / 1000;
+        receiveCount = 1;
+      } else {
+        const dispatch = (await getDispatch(ws, dispatchId, env.table))!;
+        return { outcome: verdict.outcome, status: dispatch.status, failureCode: dispatch.failureCode, laterAnswers: dispatch.laterAnswers, second };
+      }
+    }
+    throw new Error('the message never settled');
+  }
+
+  // Retried at 2, 4, 8 and 16 s, the fifth answer failed the message `retries_exhausted:<code>`
+  // half a minute in: every message of a campaign in flight during a one-minute outage.
+  it.each([133004, 131016, 2] as const)('sends the message once WhatsApp is back from a minute’s outage (code %s), instead of failing it after half a minute', async (code) => {
+    expect(await throughOutage(code, 60)).toMatchObject({ outcome: 'sent', status: 'sent', failureCode: null, laterAnswers: 3 });
+  });
+
+  it('waits out an outage of twenty minutes', async () => {
+    expect(await throughOutage(133004, 20 * 60)).toMatchObject({ outcome: 'sent', status: 'sent', failureCode: null });
+  });
+
+  // Decision 132's budget still holds: a message does not wait for ever on a provider that stays down.
+  it('fails the message `retries_exhausted:<code>` only once the outage outlasts half an hour', async () => {
+    const failed = await throughOutage(133004, 24 * 60 * 60);
+    expect(failed).toMatchObject({ outcome: 'failed', status: 'failed', failureCode: 'retries_exhausted:133004', laterAnswers: 13 });
+    expect(failed.second).toBeGreaterThanOrEqual(30 * 60);
+  });
+});
+
 describe('template pacing: WhatsApp holds a template’s messages while it assesses its quality', () => {
   it('records a held message as sent, counts it held, and notes the template as held on the sending number (decision 148)', async () => {
     const ws = await workspace();

@@ -366,6 +366,25 @@ export const retryDelaySeconds = (receiveCount: number) => Math.min(dispatchQueu
  */
 export const longRetryDelaySeconds = (laterAnswers: number) => Math.min(dispatchQueueSettings.visibilityTimeoutSeconds, 4 ** laterAnswers);
 
+/**
+ * How long the provider may stay down before the messages waiting for it fail (decision 228):
+ * WhatsApp's outages last minutes, often tens of them, and a message failed in one is one the
+ * integration must send again.
+ */
+export const OUTAGE_BUDGET_SECONDS = 30 * 60;
+
+/**
+ * The provider's "later" answers a dispatch gets, the last of which fails it: as many as the queue
+ * gives receives (decision 132), or, for an outage, as many as its long back-offs take to wait
+ * OUTAGE_BUDGET_SECONDS (4, 16, 64, then 180 s: the fourteenth answer, 31 min of back-off in).
+ */
+export function laterAnswerBudget(backOff: ProviderError['backOff'], maxReceives: number): number {
+  if (backOff !== 'outage') return maxReceives;
+  let answers = 1;
+  for (let waited = 0; waited < OUTAGE_BUDGET_SECONDS; answers++) waited += longRetryDelaySeconds(answers);
+  return answers;
+}
+
 const retryAfterReceive = (attempt: DeliveryAttempt) => ({ outcome: 'retry' as const, afterSeconds: retryDelaySeconds(attempt.receiveCount) });
 
 /**
@@ -426,10 +445,10 @@ async function recordVerdict(dispatch: Dispatch, verdict: ProviderError, attempt
       // The budget is the provider's answers, as many as the queue gives receives: a receive spent
       // before the provider was asked (a consumer killed, the table away) is not one of them.
       const laterAnswers = (dispatch.laterAnswers ?? 0) + 1;
-      if (laterAnswers >= attempt.maxReceives) {
+      if (laterAnswers >= laterAnswerBudget(verdict.backOff, attempt.maxReceives)) {
         return settledAs(await writeVerdict(attempt, { to: 'failed', occurredAt, failureCode: `retries_exhausted:${verdict.code}` }, deps, dispatch), 'failed');
       }
-      const afterSeconds = verdict.backOff === 'long' ? longRetryDelaySeconds(laterAnswers) : retryDelaySeconds(attempt.receiveCount);
+      const afterSeconds = verdict.backOff === 'short' ? retryDelaySeconds(attempt.receiveCount) : longRetryDelaySeconds(laterAnswers);
       if ((await writeRelease(attempt, releaseOf(dispatch, true, afterSeconds), now, deps, dispatch)) === 'carried') return { outcome: 'carried' };
       if (!isLastReceive(attempt)) return { outcome: 'retry', afterSeconds };
       logger.warn('Provider asked for later on the last receive; left to the reconciler', { dispatchId: dispatch.dispatchId, code: verdict.code });

@@ -28,9 +28,11 @@ export class ProviderError extends Error {
   /**
    * How long a `transient` refusal takes to lift: `short`, seconds (a throughput limit, a fault on
    * the provider's side); `long`, minutes (WhatsApp's limit on messages to one person, a number
-   * paused for its throughput upgrade), so its retries wait longer (decision 138).
+   * paused for its throughput upgrade), so its retries wait longer (decision 138); `outage`, the
+   * provider down, for minutes and often tens of them: its retries wait as long ones do, for half
+   * an hour rather than five answers (decision 228).
    */
-  readonly backOff: 'short' | 'long';
+  readonly backOff: 'short' | 'long' | 'outage';
   /**
    * What the provider said of it beyond its code, for the operators' log lines only (WhatsApp's
    * `error_subcode`, `error_data.details`, `fbtrace_id`, which Meta's support asks for).
@@ -47,7 +49,7 @@ export class ProviderError extends Error {
     readonly kind: 'permanent' | 'transient' | 'unknown' | 'credentials',
     readonly code: string,
     message: string,
-    options?: ErrorOptions & { backOff?: 'short' | 'long'; detail?: Record<string, string | number>; reached?: boolean },
+    options?: ErrorOptions & { backOff?: ProviderError['backOff']; detail?: Record<string, string | number>; reached?: boolean },
   ) {
     super(message, options);
     this.backOff = options?.backOff ?? 'short';

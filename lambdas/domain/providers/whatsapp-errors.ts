@@ -19,17 +19,26 @@ const LONG_REFUSALS = new Set([
 ]);
 
 /**
+ * WhatsApp down (decision 228): Meta answers these with a 503 and advises checking the WhatsApp
+ * Business Platform Status page before trying again; the outages it reports there last minutes,
+ * often tens of them, not the seconds a short back-off waits.
+ */
+const OUTAGE_CODES = new Set([
+  2, // API service: temporary due to downtime or due to being overloaded
+  131016, // service unavailable
+  133004, // server temporarily unavailable
+]);
+
+/**
  * WhatsApp Cloud API error codes that are worth retrying (throttling, temporary outages). Every
  * other error the API answers is permanent for that message: retrying would fail the same way.
  */
 const TRANSIENT_CODES = new Set([
   1, // API unknown
-  2, // API service temporarily unavailable
   130429, // throughput rate limit
   131000, // something went wrong
-  131016, // service unavailable
   ...LONG_REFUSALS,
-  133004, // server temporarily unavailable
+  ...OUTAGE_CODES,
 ]);
 
 /**
@@ -71,8 +80,9 @@ export function graphErrorDetails(errorData: unknown): string | undefined {
 /**
  * Classifies an error answer by the API's `error.code`, as Meta advises ("rather than subcodes or
  * HTTP response status codes"): a permanent refusal Meta answers with a 500, such as 131045, is
- * not retried. The HTTP status decides an answer without a Graph error (a gateway's page), and a
- * 429 is a limit whatever its code.
+ * not retried. The HTTP status decides an answer without a Graph error (a gateway's page: a 5xx
+ * or 429 there says the API is down or shedding load, as an outage code does), and a 429 is a
+ * limit whatever its code.
  * The message is Meta's, with its `error_data.details` (which says what was wrong, where the
  * message is generic); the subcode and trace id go with it as the error's detail, for the
  * operators' log lines.
@@ -90,14 +100,16 @@ export function classifyWhatsAppError(httpStatus: number, error: GraphError | un
   };
   if (code === undefined) {
     if (httpStatus === 401) return new ProviderError('credentials', label, message, { detail });
-    if (httpStatus === 429 || httpStatus >= 500) return new ProviderError('transient', label, message, { detail });
+    if (httpStatus === 429 || httpStatus >= 500) return new ProviderError('transient', label, message, { detail, backOff: 'outage' });
     return new ProviderError('permanent', label, message, { detail });
   }
   if (CREDENTIAL_CODES.has(code) || isPermissionCode(code)) return new ProviderError('credentials', label, message, { detail });
   // A 429 is a limit whatever its code says; a 5xx with a code is what the code says.
-  if (TRANSIENT_CODES.has(code) || httpStatus === 429) return new ProviderError('transient', label, message, { detail, backOff: LONG_REFUSALS.has(code) ? 'long' : 'short' });
+  if (TRANSIENT_CODES.has(code) || httpStatus === 429) return new ProviderError('transient', label, message, { detail, backOff: backOffOf(code) });
   return new ProviderError('permanent', label, message, { detail });
 }
+
+const backOffOf = (code: number): ProviderError['backOff'] => (OUTAGE_CODES.has(code) ? 'outage' : LONG_REFUSALS.has(code) ? 'long' : 'short');
 
 /**
  * Text that may quote the access token with the token cut out: Meta quotes one it cannot parse in

@@ -107,8 +107,22 @@ describe('WhatsApp error classification', () => {
   ])('HTTP %s, code %s backs off for minutes', (status, code) => {
     expect(classifyWhatsAppError(status, { code, message: 'x' }).backOff).toBe('long');
   });
-  it.each([[429, 130429], [500, 131000], [503, 2]])('HTTP %s, code %s backs off for seconds', (status, code) => {
+  it.each([[429, 130429], [500, 131000]])('HTTP %s, code %s backs off for seconds', (status, code) => {
     expect(classifyWhatsAppError(status, { code, message: 'x' }).backOff).toBe('short');
+  });
+  // Meta's "service down" codes ("check the WhatsApp Business Platform Status page before trying
+  // again"), and a 5xx or 429 with no Graph error: retried at 2 to 16 s, the fifth answer failed
+  // every message in flight half a minute into an outage that lasts minutes (decision 228).
+  it.each([
+    [503, 2],
+    [503, 131016],
+    [503, 133004],
+    [500, undefined],
+    [503, undefined],
+    [429, undefined],
+  ])('HTTP %s, code %s is WhatsApp down, retried over half an hour', (status, code) => {
+    const error = classifyWhatsAppError(status, code === undefined ? undefined : { code, message: 'x' });
+    expect([error.kind, error.backOff]).toEqual(['transient', 'outage']);
   });
 });
 

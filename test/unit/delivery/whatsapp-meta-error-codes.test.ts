@@ -32,10 +32,20 @@ describe('Meta-documented error codes, read by code rather than HTTP status', ()
     expect(result).toEqual(['permanent', '131045', 'short']);
   });
 
-  it('still retries a 5xx or 429 that carries no Graph error, and a transient code at any status', async () => {
-    expect(await verdict(503, undefined)).toEqual(['transient', 'http_503', 'short']);
-    expect(await verdict(429, undefined)).toEqual(['transient', 'http_429', 'short']);
+  // A gateway's page in place of the Graph API's answer says the API is down or shedding load: retried as an outage (decision 228).
+  it('still retries a 5xx or 429 that carries no Graph error, as WhatsApp down, and a transient code at any status', async () => {
+    expect(await verdict(503, undefined)).toEqual(['transient', 'http_503', 'outage']);
+    expect(await verdict(429, undefined)).toEqual(['transient', 'http_429', 'outage']);
     expect(await verdict(500, { message: 'Something went wrong', code: 131000 })).toEqual(['transient', '131000', 'short']);
+  });
+
+  it.each([
+    [133004, '(#133004) Server temporarily unavailable', 'Server is temporarily unavailable. Check the WhatsApp Business Platform Status page and try again later.'],
+    [131016, '(#131016) Service unavailable', 'A service is temporarily unavailable.'],
+    [2, '(#2) Service temporarily unavailable', 'Temporary due to downtime or due to being overloaded.'],
+  ])('calls %s (HTTP 503, “check the WhatsApp Business Platform Status page before trying again”) WhatsApp down, not a blip of seconds', async (code, text, details) => {
+    const error = { message: text, type: 'OAuthException', code, error_data: { messaging_product: 'whatsapp', details }, fbtrace_id: 'AbCdEf123' };
+    expect(await verdict(503, error)).toEqual(['transient', String(code), 'outage']);
   });
 
   it.each([
