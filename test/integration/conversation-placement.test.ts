@@ -118,7 +118,7 @@ describe('WhatsApp’s notices', () => {
   it('are never the preview once the conversation has a message, even one older than the notice, delivered after it', async () => {
     const ws = await sendingWorkspace(env.table);
     const notice = 'User Sari changed from 6281234567890 to 6281234567899';
-    await inbound(ws, 'wamid.sys.1', '2026-10-01T10:00:20.000Z', { kind: 'notice', type: 'system', text: notice, newPhone: null, newUserId: null });
+    await inbound(ws, 'wamid.sys.1', '2026-10-01T10:00:20.000Z', { kind: 'notice', type: 'system', text: notice, newPhone: null, newUserId: null, previousUserId: null });
     await inbound(ws, 'wamid.msg.1', '2026-10-01T10:00:10.000Z', text('Pesanan saya di mana?'));
     const conversation = await conversationOf(ws);
     const history = await conversationHistory(ws, conversation.id, { limit: 20 }, env.table);

@@ -260,8 +260,11 @@ const contentSchemas = {
   reaction: z.object({ reaction: z.object({ message_id: metaId(), emoji: z.optional(z.string()) }) }),
   unsupported: z.object({}),
   // `wa_id`: the customer's new number, on a number change; `user_id`: their new business-scoped
-  // user id, on a BSUID change (which names no number) and on a number change (which makes a new one).
-  system: z.object({ system: z.object({ body: z.optional(z.string()), type: z.optional(z.string()), wa_id: z.optional(z.string()), user_id: z.optional(z.string()) }) }),
+  // user id, on a BSUID change (which names no number) and on a number change (which makes a new
+  // one); `previous_user_id`: the BSUID they had (Meta's changelog, Aug 11, 2026).
+  system: z.object({
+    system: z.object({ body: z.optional(z.string()), type: z.optional(z.string()), wa_id: z.optional(z.string()), user_id: z.optional(z.string()), previous_user_id: z.optional(z.string()) }),
+  }),
 } as const;
 type ReadType = keyof typeof contentSchemas;
 const isReadType = (type: string): type is ReadType => Object.hasOwn(contentSchemas, type);
@@ -282,12 +285,13 @@ export interface InboundMedia {
  *   media;
  * `reaction` — an emoji on an earlier message (or its removal), never a message of its own;
  * `notice` — something WhatsApp says about the conversation (a number change, with the new number
- *   as WhatsApp gives it; a business-scoped user id change, with the new id), shown, never unread.
+ *   as WhatsApp gives it and the new BSUID it makes; a business-scoped user id change, with the new
+ *   id; each with the BSUID the customer had, when WhatsApp names it), shown, never unread.
  */
 export type InboundContent =
   | { kind: 'message'; type: string; text: string | null; payload: string | null; media: InboundMedia | null }
   | { kind: 'reaction'; reactsTo: string; emoji: string | null }
-  | { kind: 'notice'; type: string; text: string | null; newPhone: string | null; newUserId: string | null };
+  | { kind: 'notice'; type: string; text: string | null; newPhone: string | null; newUserId: string | null; previousUserId: string | null };
 
 export interface ProviderInbound {
   providerMessageId: string;
@@ -364,8 +368,8 @@ function contentOf(type: ReadType, data: Record<string, unknown>): InboundConten
       // As WhatsApp's own apps do: the customer wrote something this API cannot show (a poll, an edit…).
       return message(null);
     case 'system': {
-      const { body, wa_id, user_id } = contentSchemas.system.parse(data).system;
-      return { kind: 'notice', type, text: body ?? null, newPhone: wa_id || null, newUserId: user_id || null };
+      const { body, wa_id, user_id, previous_user_id } = contentSchemas.system.parse(data).system;
+      return { kind: 'notice', type, text: body ?? null, newPhone: wa_id || null, newUserId: user_id || null, previousUserId: previous_user_id || null };
     }
     default: {
       const item = media.parse(data[type]);
