@@ -126,6 +126,11 @@ export const keys = {
   marketingOptOut: (ws: string, phone: string): ItemKey => ({ pk: partitions.optOutsOfWorkspace(ws).value, sk: `OPTOUT#${phone}` }),
   /** When the number last resumed the workspace's marketing messages in WhatsApp: an older stop arriving late changes nothing (decision 151). */
   marketingResume: (ws: string, phone: string): ItemKey => ({ pk: partitions.optOutsOfWorkspace(ws).value, sk: `RESUMED#${phone}` }),
+  /**
+   * That a customer's number changed from `phone` at `movedAt` (WhatsApp's time), beside the
+   * opt-outs: the customer's word on the old number from before then is theirs on the new (decision 226).
+   */
+  numberMove: (ws: string, phone: string, movedAt: string): ItemKey => ({ pk: partitions.optOutsOfWorkspace(ws).value, sk: `MOVED#${phone}#${movedAt}` }),
   /** An event waiting for the outbox publisher: written with the change it tells of, read from the table's stream. */
   webhookOutbox: (eventId: string): ItemKey => ({ pk: `OUTBOX#${eventId}`, sk: 'OUTBOX' }),
   /** One event's deliveries to one endpoint (attempts, last answer, next try); event ids sort by time. */
@@ -232,6 +237,8 @@ export const accessPatterns = {
   daysOfWorkspace: (ws: string, from: string, to: string) => keyCondition(partitions.daysOfWorkspace(ws), { between: [from, `${to}#~`] }),
   /** A workspace's marketing opt-outs, by number. */
   optOutsOfWorkspace: (ws: string) => keyCondition(partitions.optOutsOfWorkspace(ws), { beginsWith: 'OPTOUT#' }),
+  /** The changes of a number (E.164) from `since` on, by time: sort keys are `MOVED#<phone>#<movedAt>`, and "~" sorts after every time. */
+  movesOfNumber: (ws: string, phone: string, since: string) => keyCondition(partitions.optOutsOfWorkspace(ws), { between: [`MOVED#${phone}#${since}`, `MOVED#${phone}#~`] }),
   /** A workspace's webhook endpoints (not their count item), by id. */
   webhookEndpointsOfWorkspace: (ws: string) => keyCondition(partitions.webhookEndpointsOfWorkspace(ws), { beginsWith: 'WHE#' }),
   /** An endpoint's deliveries, by event id (so by time); from `fromSortKey` on when given, and up to `toSortKey`. */
@@ -346,6 +353,7 @@ export type Entity =
   | 'whatsappBusinessAccount'
   | 'marketingOptOut'
   | 'marketingResume'
+  | 'numberMove'
   | 'providerMessage'
   | 'webhookEndpoint'
   | 'webhookEndpointCount'

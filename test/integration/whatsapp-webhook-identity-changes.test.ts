@@ -177,3 +177,160 @@ it('a "Stop promotions" tap from a customer named by BSUID alone opts out the nu
   });
   expect(await getMarketingOptOut(ws.id, '+6281234560004', env.table)).toMatchObject({ source: 'button', providerMessageId: 'wamid.STOP-4' });
 });
+
+// Left by the suspects' review: decisions 217 and 222 together. A customer known by number and BSUID
+// who opted out, then hid their number behind a username, then changed number: WhatsApp names them
+// in the notice as in their other messages, by `from_user_id` without `from` (Meta's
+// business-scoped user IDs reference), the new BSUID in `system.user_id` and the previous one in
+// `system.previous_user_id` (system messages reference and its changelog of Aug 11, 2026).
+it('a number change notified by BSUID alone carries the opt-out the customer made on their old number to the new one', async () => {
+  const ws = await workspace();
+  const old = 'ID.5555555555555555';
+  const current = 'ID.6666666666666666';
+  // A "Stop promotions" tap with both identifiers (a quick-reply `button` message as Meta documents it).
+  await post(ws.number, {
+    contacts: [{ profile: { name: 'Sari' }, wa_id: '6281234560005', user_id: old }],
+    messages: [{ from: '6281234560005', from_user_id: old, id: 'wamid.STOP-5', timestamp: '1767225600', type: 'button', button: { payload: 'Stop promotions', text: 'Stop promotions' } }],
+  });
+  expect(await getMarketingOptOut(ws.id, '+6281234560005', env.table)).toBeDefined();
+  await post(ws.number, {
+    messages: [
+      {
+        from_user_id: old,
+        id: 'wamid.SYS-BSN',
+        timestamp: '1767225700',
+        type: 'system',
+        system: { body: 'User Sari changed from 6281234560005 to 6281234560006', wa_id: '6281234560006', type: 'user_changed_number', user_id: current, previous_user_id: old },
+      },
+    ],
+  });
+  // The integration follows the customer to +6281234560006 (the notice's payload); their opt-out follows too.
+  expect(await getMarketingOptOut(ws.id, '+6281234560006', env.table)).toMatchObject({ source: 'button', providerMessageId: 'wamid.STOP-5' });
+});
+
+// Left by the suspects' review: decision 222 wrote no user-number item for the new BSUID.
+it('after a user_changed_user_id notice, the customer writing by the new BSUID alone stays in their number’s conversation, and their "Stop promotions" tap opts that number out', async () => {
+  const ws = await workspace();
+  const old = 'ID.7777777777777777';
+  const current = 'ID.8888888888888888';
+  await post(ws.number, {
+    contacts: [{ profile: { name: 'Sari' }, wa_id: '6281234560007', user_id: old }],
+    messages: [{ from: '6281234560007', from_user_id: old, id: 'wamid.BOTH-7', timestamp: '1767225600', type: 'text', text: { body: 'Halo' } }],
+  });
+  await post(ws.number, {
+    messages: [{ from_user_id: old, id: 'wamid.SYS-7', timestamp: '1767225620', type: 'system', system: { body: `User Sari changed from ${old} to ${current}`, user_id: current, previous_user_id: old, type: 'user_changed_user_id' } }],
+  });
+  // A username user's quick-reply tap, by the BSUID WhatsApp now gives them.
+  await post(ws.number, {
+    contacts: [{ profile: { name: 'Sari', username: '@sari' }, user_id: current }],
+    messages: [{ from_user_id: current, id: 'wamid.STOP-7', timestamp: '1767225700', type: 'button', button: { payload: 'Stop promotions', text: 'Stop promotions' } }],
+  });
+  expect(await conversation(ws.id, `user:${current}`)).toBeUndefined();
+  expect(await conversation(ws.id, '+6281234560007')).toMatchObject({ inboundCount: 2 });
+  expect(await getMarketingOptOut(ws.id, '+6281234560007', env.table)).toMatchObject({ source: 'button', providerMessageId: 'wamid.STOP-7' });
+});
+
+// Left by the skeptic's review: "A phone number change also regenerates the user's business-scoped
+// user ID" (Meta's changelog, Aug 11, 2026), so the number-change notice is the one place that
+// links the new BSUID to the new number.
+it('a customer who changed number and then writes with the new BSUID alone lands in the new number’s conversation, and their stop tap opts it out', async () => {
+  const ws = await workspace();
+  const oldId = 'ID.5555555555555555';
+  const newId = 'ID.6666666666666666';
+  await post(ws.number, {
+    contacts: [{ profile: { name: 'Sari' }, wa_id: '6281234565001', user_id: oldId }],
+    messages: [{ from: '6281234565001', from_user_id: oldId, id: 'wamid.SKB-1', timestamp: '1767225600', type: 'text', text: { body: 'Halo' } }],
+  });
+  await post(ws.number, {
+    messages: [
+      {
+        from: '6281234565001',
+        id: 'wamid.SKB-SYS',
+        timestamp: '1767225620',
+        type: 'system',
+        system: { body: 'User Sari changed from 6281234565001 to 6281234565009', wa_id: '6281234565009', user_id: newId, previous_user_id: oldId, type: 'user_changed_number' },
+      },
+    ],
+  });
+  // The customer, behind a username, writes from the new number: the new BSUID alone.
+  await post(ws.number, {
+    contacts: [{ profile: { name: 'Sari', username: '@sari' }, user_id: newId }],
+    messages: [{ from_user_id: newId, id: 'wamid.SKB-2', timestamp: '1767225700', type: 'button', button: { payload: 'Stop promotions', text: 'Stop promotions' } }],
+  });
+  expect(await conversation(ws.id, `user:${newId}`)).toBeUndefined();
+  expect(await conversation(ws.id, '+6281234565009')).toMatchObject({ inboundCount: 1 });
+  expect(await getMarketingOptOut(ws.id, '+6281234565009', env.table)).toBeDefined();
+});
+
+// Two reviewers' suspicion: Meta's references do not say which BSUID `from_user_id` names on a
+// number change (the syntax shows `from` alone); named the new one beside the old number, the
+// sender's link must not send the new BSUID's messages to the number the customer left.
+it('a number-change notice whose sender names the new BSUID beside the old number links that BSUID to the new number', async () => {
+  const ws = await workspace();
+  const oldId = 'ID.5555555555555555';
+  const newId = 'ID.6666666666666666';
+  await post(ws.number, {
+    messages: [
+      {
+        from: '6281234565101',
+        from_user_id: newId,
+        id: 'wamid.SKN-SYS',
+        timestamp: '1767225620',
+        type: 'system',
+        system: { body: 'User Sari changed from 6281234565101 to 6281234565109', wa_id: '6281234565109', user_id: newId, previous_user_id: oldId, type: 'user_changed_number' },
+      },
+    ],
+  });
+  await post(ws.number, {
+    contacts: [{ profile: { name: 'Sari', username: '@sari' }, user_id: newId }],
+    messages: [{ from_user_id: newId, id: 'wamid.SKN-2', timestamp: '1767225700', type: 'text', text: { body: 'Halo' } }],
+  });
+  expect(await conversation(ws.id, '+6281234565109')).toMatchObject({ inboundCount: 1, lastMessagePreview: 'Halo' });
+  expect(await conversation(ws.id, '+6281234565101')).toMatchObject({ inboundCount: 0 });
+});
+
+// Left by the skeptic's review: Meta delivers webhooks out of order and re-delivers one it got no
+// 200 for, so the customer's word on the old number may arrive after the notice.
+it('a "Stop promotions" tap made before a number change, whose POST Meta delivers after the notice’s, opts out the new number too', async () => {
+  const ws = await workspace();
+  // The notice (made at :20) reaches us first…
+  await post(ws.number, {
+    messages: [
+      {
+        from: '6281234567001',
+        id: 'wamid.SKL-SYS',
+        timestamp: '1767225620',
+        type: 'system',
+        system: { body: 'User Sari changed from 6281234567001 to 6281234567009', wa_id: '6281234567009', type: 'user_changed_number' },
+      },
+    ],
+  });
+  // …then Meta's retry of the tap the customer made on the old number at :10.
+  await post(ws.number, {
+    contacts: [{ profile: { name: 'Sari' }, wa_id: '6281234567001' }],
+    messages: [{ from: '6281234567001', id: 'wamid.SKL-STOP', timestamp: '1767225610', type: 'button', button: { payload: 'Stop promotions', text: 'Stop promotions' } }],
+  });
+  expect(await getMarketingOptOut(ws.id, '+6281234567001', env.table)).toBeDefined();
+  expect(await getMarketingOptOut(ws.id, '+6281234567009', env.table)).toMatchObject({ source: 'button', providerMessageId: 'wamid.SKL-STOP', optedOutAt: '2026-01-01T00:00:10.000Z' });
+});
+
+it('a "Stop promotions" tap on the old number made after the number change stays that number’s: it is its next holder’s word', async () => {
+  const ws = await workspace();
+  await post(ws.number, {
+    messages: [
+      {
+        from: '6281234567101',
+        id: 'wamid.SKA-SYS',
+        timestamp: '1767225620',
+        type: 'system',
+        system: { body: 'User Sari changed from 6281234567101 to 6281234567109', wa_id: '6281234567109', type: 'user_changed_number' },
+      },
+    ],
+  });
+  await post(ws.number, {
+    contacts: [{ profile: { name: 'Budi' }, wa_id: '6281234567101' }],
+    messages: [{ from: '6281234567101', id: 'wamid.SKA-STOP', timestamp: '1767225630', type: 'button', button: { payload: 'Stop promotions', text: 'Stop promotions' } }],
+  });
+  expect(await getMarketingOptOut(ws.id, '+6281234567101', env.table)).toBeDefined();
+  expect(await getMarketingOptOut(ws.id, '+6281234567109', env.table)).toBeUndefined();
+});

@@ -1,7 +1,7 @@
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
 import { keys, type ItemKey } from '../../shared/table';
-import { isConditionFailed, transactWrite, untilNotOutrun, writeOne } from '../../shared/writes';
+import { isConditionFailed, transactWrite, untilNotOutrun, writeOne, type Write } from '../../shared/writes';
 import { findProviderMessage, providerMessagePut } from '../delivery/provider-message';
 import { conversationOfDispatch } from '../messages/dispatch';
 import { getDispatchById } from '../messages/dispatch-repository';
@@ -9,6 +9,7 @@ import { fromWhatsAppNumber } from '../phones/whatsapp-number';
 import type { InboundContent } from '../providers/whatsapp-webhook';
 import { outboxFor } from '../webhooks/event-gate';
 import { messageReceivedEvent } from '../webhooks/webhook-event';
+import { numberMovePut } from '../workspaces/number-move';
 import { conversationMessageWrites, conversationOf, placedAt, reactionUpdate, type ConversationMessage, type Placement } from './conversation-item';
 import { findUserNumber, userNumberPut } from './user-number';
 
@@ -38,7 +39,7 @@ export interface Inbound {
  */
 export async function recordInboundMessage(inbound: Inbound, store: Store = defaultStore()): Promise<boolean> {
   const { phone, userId } = inbound.from;
-  const contactPhone = await numberOf(inbound, store);
+  const contactPhone = await customerNumber(inbound, store);
   const message: ConversationMessage = {
     workspaceId: inbound.workspaceId,
     channel: 'whatsapp',
@@ -64,14 +65,14 @@ export async function recordInboundMessage(inbound: Inbound, store: Store = defa
   const lookup = providerMessagePut(inbound.providerMessageId, { kind: 'customerMessage', workspaceId: inbound.workspaceId, conversationId: conversationOf(message), createdAt: placedAt(message) }, storedIn);
   // Where the customer's later messages that name the BSUID alone go. Put by every message with
   // both rather than read first: one more write in the transaction, no more round trip.
-  const userNumber = phone && userId ? userNumberPut(inbound.workspaceId, userId, fromWhatsAppNumber(phone)) : undefined;
+  const { userNumber, numberMove } = identityWrites(inbound, contactPhone);
   // Made once: whichever try commits carries it, and a repeated webhook (refused below) writes none.
   const outbox = await outboxFor(inbound.workspaceId, () => messageReceivedEvent(message, new Date()), store);
   let placement: Placement = inbound.content.kind === 'notice' ? 'notice' : 'latest';
   // A customer's burst, each message in its own POST, meets itself on the conversation: tried as a
   // send is; still outrun, 503 (nothing written), and Meta posts the webhook again.
   return untilNotOutrun(async () => {
-    const result = await transactWrite(store, { ...conversationMessageWrites(message, placement), providerMessage: lookup, outbox, userNumber });
+    const result = await transactWrite(store, { ...conversationMessageWrites(message, placement), providerMessage: lookup, outbox, userNumber, numberMove });
     if (result.committed) return true;
     // A repeated webhook: refused on its message, or on its wamid's item where the message was
     // stored before decision 204, keyed at WhatsApp's own time rather than where this one would be.
@@ -86,10 +87,35 @@ export async function recordInboundMessage(inbound: Inbound, store: Store = defa
 /**
  * The customer's number (E.164): the message's, or, for one that names only their BSUID, the
  * number a message gave with it (a customer who has since hidden their number behind a username).
+ * A notice of a change is about the customer as they were: its BSUID is the previous one, not a new
+ * one WhatsApp may name as its sender.
  */
-async function numberOf({ workspaceId, from }: Inbound, store: Store): Promise<string | null> {
+export async function customerNumber({ workspaceId, from, content }: Pick<Inbound, 'workspaceId' | 'from'> & { content: InboundContent }, store: Store): Promise<string | null> {
   if (from.phone) return fromWhatsAppNumber(from.phone);
-  return (from.userId && (await findUserNumber(workspaceId, from.userId, store))) || null;
+  const userId = content.kind === 'notice' ? (content.previousUserId ?? (from.userId !== content.newUserId ? from.userId : null)) : from.userId;
+  return (userId && (await findUserNumber(workspaceId, userId, store))) || null;
+}
+
+/**
+ * What a message teaches of the customer's identity (decisions 222, 226): the number its sender
+ * gave with their BSUID; and, for a notice, the number of the new BSUID WhatsApp names (the new
+ * number on a number change, whose new BSUID comes with it; the customer's number on a BSUID
+ * change) and the number's move. The notice's own link wins: a sender naming the new BSUID beside
+ * the number the customer left (Meta's references do not say which BSUID a notice's sender names)
+ * writes none.
+ */
+function identityWrites({ workspaceId, from, content, occurredAt }: Inbound, contactPhone: string | null): { userNumber: Write[]; numberMove?: Write } {
+  const notice = content.kind === 'notice' ? content : undefined;
+  const newPhone = notice?.newPhone ? fromWhatsAppNumber(notice.newPhone) : undefined;
+  const links: [string, string][] = [];
+  if (from.phone && from.userId && from.userId !== notice?.newUserId) links.push([from.userId, fromWhatsAppNumber(from.phone)]);
+  const noticed = newPhone ?? contactPhone;
+  if (notice?.newUserId && noticed) links.push([notice.newUserId, noticed]);
+  const moved = newPhone && contactPhone && contactPhone !== newPhone;
+  return {
+    userNumber: links.map(([userId, phone]) => userNumberPut(workspaceId, userId, phone)),
+    ...(moved ? { numberMove: numberMovePut(workspaceId, contactPhone, newPhone, occurredAt) } : {}),
+  };
 }
 
 const noticePayload = ({ newPhone, newUserId }: { newPhone: string | null; newUserId: string | null }): string | null =>

@@ -9,8 +9,10 @@ import type { Write } from '../../shared/writes';
  * The user-number item: the number WhatsApp gave with a customer's business-scoped user id
  * (BSUID), in a workspace. A customer who hides their number behind a username keeps their BSUID,
  * and their messages then name it alone; this is how those find the conversation of the number
- * (decision 222). Written with each message that carries both; never removed: WhatsApp gives a
- * customer who changes number a new BSUID, so a BSUID names one number for good.
+ * (decision 222). Written with each message that carries both, and with WhatsApp's notice of a
+ * new BSUID (decision 226: a number change's, for the new number; a BSUID change's, for the
+ * customer's number); never removed: WhatsApp gives a customer who changes number a new BSUID, so
+ * a BSUID names one number for good.
  */
 const storedSchema = z.object({ phone: z.string() });
 

@@ -2,8 +2,7 @@ import { defaultStore } from '../../shared/default-store';
 import { logger } from '../../shared/logger';
 import { webhookMetrics } from '../../shared/metrics';
 import type { Store } from '../../shared/store';
-import { recordInboundMessage, recordReaction } from '../conversations/inbound-message';
-import { findUserNumber } from '../conversations/user-number';
+import { customerNumber, recordInboundMessage, recordReaction } from '../conversations/inbound-message';
 import { isStopPromotionsReply } from '../workspaces/marketing-opt-out';
 import type { Dispatch } from '../messages/dispatch';
 import { getDispatchById, samePricing, type StatusMove } from '../messages/dispatch-repository';
@@ -181,12 +180,16 @@ async function applyMessagesChange(change: MessagesChange, summary: ReportSummar
     // A "Stop promotions" tap. Sends go to numbers: a customer named by user id alone opts out the
     // number an earlier message gave with it (decision 222), if one did.
     if (content.kind === 'message' && isStopPromotionsReply(content)) {
-      const phone = sender.phone ?? (sender.userId ? await findUserNumber(workspaceId, sender.userId, store) : undefined);
+      const phone = await customerNumber({ workspaceId, from: sender, content }, store);
       if (phone) await optOutFromReply({ workspaceId, phone, type: content.type, text: content.text, payload: content.payload, occurredAt, providerMessageId }, store);
     }
-    // A number change: an opt-out made on the old number follows the customer. Also on a repeated
-    // notice (not stored again), which may be Meta's retry of one whose carry failed.
-    if (content.kind === 'notice' && content.newPhone && sender.phone) await carryMarketingOptOut({ workspaceId, from: sender.phone, to: content.newPhone }, store);
+    // A number change: an opt-out made on the old number follows the customer, who may be named by
+    // BSUID alone (decision 226). Also on a repeated notice (not stored again), which may be Meta's
+    // retry of one whose carry failed.
+    if (content.kind === 'notice' && content.newPhone) {
+      const from = await customerNumber({ workspaceId, from: sender, content }, store);
+      if (from) await carryMarketingOptOut({ workspaceId, from, to: content.newPhone, movedAt: occurredAt }, store);
+    }
   }
 }
 

@@ -8,6 +8,7 @@ import { fromWhatsAppNumber } from '../phones/whatsapp-number';
 import { outboxFor } from '../webhooks/event-gate';
 import { marketingOptOutEvent, type MarketingOptOutChange } from '../webhooks/webhook-event';
 import { getMarketingOptOut, isStopPromotionsReply, marketingOptOutItem, type ButtonReply, type MarketingOptOut } from './marketing-opt-out';
+import { nextNumberMove, type NumberMove } from './number-move';
 
 /**
  * Every change of a workspace's marketing opt-outs (decision 139): recorded from a tap, from
@@ -98,7 +99,7 @@ export async function removeMarketingOptOut(workspaceId: string, phone: string, 
  */
 export async function optOutFromReply(reply: ButtonReply, store: Store = defaultStore()): Promise<boolean> {
   if (!isStopPromotionsReply(reply)) return false;
-  await recordMarketingOptOut(
+  await recordCustomerOptOut(
     {
       workspaceId: reply.workspaceId,
       phone: fromWhatsAppNumber(reply.phone),
@@ -117,13 +118,56 @@ export async function optOutFromReply(reply: ButtonReply, store: Store = default
  * and message), so marketing sends to the number the notice hands the integration are refused as
  * they were. The old number keeps its own: we cannot tell when it passes to someone else. Guarded by
  * the new number's last resume, an operator's recorded opt-out too: a resume there (or a lift) after
- * the opt-out stands over the notice Meta delivers late or again. Answers whether the new number's
- * opt-outs changed.
+ * the opt-out stands over the notice Meta delivers late or again. On to where the customer went from
+ * the new number since, when that notice came first (`followCustomer`). Answers whether the new
+ * number's opt-outs changed.
  */
-export async function carryMarketingOptOut(change: { workspaceId: string; from: string; to: string }, store: Store = defaultStore()): Promise<boolean> {
-  const optOut = await getMarketingOptOut(change.workspaceId, fromWhatsAppNumber(change.from), store);
-  if (!optOut) return false;
-  return recordMarketingOptOut({ ...optOut, phone: fromWhatsAppNumber(change.to) }, store, { guarded: true });
+export async function carryMarketingOptOut(change: { workspaceId: string; from: string; to: string; movedAt: string }, store: Store = defaultStore()): Promise<boolean> {
+  const from = fromWhatsAppNumber(change.from);
+  const to = fromWhatsAppNumber(change.to);
+  const carried = await carryOptOut(change.workspaceId, from, { to, movedAt: change.movedAt }, store);
+  await followCustomer(change.workspaceId, to, change.movedAt, store, new Set([from]));
+  return carried;
+}
+
+/**
+ * Records on the number the customer moved to the opt-out the old number holds, if its holder made
+ * it no later than the move: one made after is the word of whoever has the number since.
+ */
+async function carryOptOut(workspaceId: string, from: string, move: NumberMove, store: Store): Promise<boolean> {
+  // Consistently: it may be the customer's word recorded a moment before (`followCustomer`).
+  const optOut = await getMarketingOptOut(workspaceId, from, store, { consistent: true });
+  if (!optOut || optOut.optedOutAt > move.movedAt) return false;
+  return recordMarketingOptOut({ ...optOut, phone: move.to }, store, { guarded: true });
+}
+
+/**
+ * Follows a customer from a number they left after `since` (the time of their word there, or of the
+ * move that brought them to it) to each number they moved to since, carrying the opt-out: a notice
+ * stored before the word (Meta's retries, POSTs out of order) has carried none (decision 226). One
+ * consistent Query of the number's moves, and a carry for each move found; a number met twice (a
+ * customer back on a number they left) ends it.
+ */
+async function followCustomer(workspaceId: string, phone: string, since: string, store: Store, met = new Set<string>()): Promise<void> {
+  met.add(phone);
+  for (let from = phone, after = since; ; ) {
+    const move = await nextNumberMove(workspaceId, from, after, store);
+    if (!move || met.has(move.to)) return;
+    await carryOptOut(workspaceId, from, move, store);
+    met.add(move.to);
+    [from, after] = [move.to, move.movedAt];
+  }
+}
+
+/**
+ * Records an opt-out the customer's word made (a tap, WhatsApp's stop, a `131050`), then follows
+ * them to any number they moved to after it. Followed whether or not it was written here: a number
+ * that had it already may be Meta's retry of a word whose carry failed.
+ */
+async function recordCustomerOptOut(optOut: MarketingOptOut, store: Store): Promise<boolean> {
+  const recorded = await recordMarketingOptOut(optOut, store);
+  await followCustomer(optOut.workspaceId, optOut.phone, optOut.optedOutAt, store);
+  return recorded;
 }
 
 export interface FailedMessage {
@@ -142,7 +186,7 @@ export interface FailedMessage {
  */
 export async function optOutFromFailure(failure: FailedMessage, store: Store = defaultStore()): Promise<boolean> {
   if (failure.failureCode !== MARKETING_STOPPED) return false;
-  await recordMarketingOptOut({ workspaceId: failure.workspaceId, phone: failure.phone, optedOutAt: failure.occurredAt, source: 'whatsapp', providerMessageId: failure.providerMessageId }, store);
+  await recordCustomerOptOut({ workspaceId: failure.workspaceId, phone: failure.phone, optedOutAt: failure.occurredAt, source: 'whatsapp', providerMessageId: failure.providerMessageId }, store);
   return true;
 }
 
@@ -163,7 +207,7 @@ export interface PreferenceChange {
  */
 export async function applyMarketingPreference(change: PreferenceChange, store: Store = defaultStore()): Promise<boolean> {
   const phone = fromWhatsAppNumber(change.phone);
-  if (change.preference === 'stop') return recordMarketingOptOut({ workspaceId: change.workspaceId, phone, optedOutAt: change.occurredAt, source: 'whatsapp' }, store);
+  if (change.preference === 'stop') return recordCustomerOptOut({ workspaceId: change.workspaceId, phone, optedOutAt: change.occurredAt, source: 'whatsapp' }, store);
   await rememberResume(change.workspaceId, phone, change.occurredAt, store);
   const lift: Write = {
     Delete: {

@@ -60,9 +60,12 @@ export function isStopPromotionsReply(reply: Pick<ButtonReply, 'type' | 'text' |
   return [reply.text, reply.payload].some((value) => value?.trim().toLowerCase() === STOP_PROMOTIONS);
 }
 
-/** The number's opt-out of the workspace's marketing messages, if it has one. `phone` is E.164. */
-export async function getMarketingOptOut(workspaceId: string, phone: string, store: Store = defaultStore()): Promise<MarketingOptOut | undefined> {
-  const { Item } = await store.db.send(new GetCommand({ TableName: store.tableName, Key: keys.marketingOptOut(workspaceId, phone) }));
+/**
+ * The number's opt-out of the workspace's marketing messages, if it has one. `phone` is E.164.
+ * `consistent` for a reader that must see one written a moment before (a carry to a new number).
+ */
+export async function getMarketingOptOut(workspaceId: string, phone: string, store: Store = defaultStore(), { consistent = false } = {}): Promise<MarketingOptOut | undefined> {
+  const { Item } = await store.db.send(new GetCommand({ TableName: store.tableName, Key: keys.marketingOptOut(workspaceId, phone), ...(consistent ? { ConsistentRead: true } : {}) }));
   return Item ? parseItem(marketingOptOutSchema, Item, 'marketing opt-out') : undefined;
 }
 
