@@ -20,6 +20,7 @@ export function apiKeyItem(plaintext: string, record: Partial<ApiKeyRecord> = {}
     status: 'active',
     hint: `…${plaintext.slice(-4)}`,
     createdAt: '2026-01-01T00:00:00.000Z',
+    recordsReplacement: true,
     ...record,
   };
   return { ...keys.apiKey(hashApiKey(plaintext)), ...indexKeys.apiKey(full.workspaceId, full.keyId), entity: 'apiKey', ...full };

@@ -320,17 +320,64 @@ describe('admin CLI: keys', () => {
     expect(c.json().expiresAt).toBeUndefined();
   });
 
+  /** The keys as a release before rotations kept `replacedBy` left them: unmarked, and a rotated one with only its overlap's end in `expiresAt`. */
+  async function writtenBeforeReplacedBy(ws: string, ...keyIds: unknown[]) {
+    for (const keyId of keyIds) {
+      const found = (await findApiKey(ws, String(keyId), table))!;
+      await table.db.send(new UpdateCommand({ TableName: table.tableName, Key: found.key, UpdateExpression: 'REMOVE replacedBy, recordsReplacement' }));
+    }
+  }
+
   it('refuses as rotated already a key rotated before rotations kept `replacedBy`, naming the later key of its name', async () => {
     const ws = id();
     await admin('workspace', 'create', '--id', ws, '--name', 'Keys', '--rupiah-per-credit', '1');
     const a = (await admin('key', 'create', '--workspace', ws, '--name', 'backend', '--scopes', 'messages:send', '--json')).json();
     const b = (await admin('key', 'rotate', '--workspace', ws, '--key-id', String(a.keyId), '--overlap', '1h', '--json')).json();
-    // As that release left the rotated key: its overlap's end in `expiresAt`, and no `replacedBy`.
-    const rotated = (await findApiKey(ws, String(a.keyId), table))!;
-    await table.db.send(new UpdateCommand({ TableName: table.tableName, Key: rotated.key, UpdateExpression: 'REMOVE replacedBy' }));
+    await writtenBeforeReplacedBy(ws, a.keyId, b.keyId);
 
     const again = await admin('key', 'rotate', '--workspace', ws, '--key-id', String(a.keyId), '--overlap', '1h');
     expect([again.status, again.stderr.split('\n').at(-1)]).toEqual([1, `admin: Key ${String(a.keyId)} was rotated already: key ${String(b.keyId)} replaces it; rotate that one instead`]);
+  });
+
+  // A review: the later key of its name was looked for among active keys only, so once it was revoked the old key's overlap's end became a new key's hard expiry.
+  it('refuses as rotated already a key rotated before rotations kept `replacedBy` whose replacement was revoked since', async () => {
+    const ws = id();
+    await admin('workspace', 'create', '--id', ws, '--name', 'Keys', '--rupiah-per-credit', '1');
+    const a = (await admin('key', 'create', '--workspace', ws, '--name', 'backend', '--scopes', 'messages:send', '--json')).json();
+    const b = (await admin('key', 'rotate', '--workspace', ws, '--key-id', String(a.keyId), '--overlap', '1h', '--json')).json();
+    await writtenBeforeReplacedBy(ws, a.keyId, b.keyId);
+    await admin('key', 'revoke', '--workspace', ws, '--key-id', String(b.keyId));
+    const before = (await table.scanAll()).length;
+
+    const again = await admin('key', 'rotate', '--workspace', ws, '--key-id', String(a.keyId), '--overlap', '1h');
+    expect([again.status, again.stderr.split('\n').at(-1)]).toEqual([1, `admin: Key ${String(a.keyId)} was rotated already: key ${String(b.keyId)} replaces it; rotate that one instead`]);
+    expect((await table.scanAll()).length).toBe(before);
+  });
+
+  // A review: two services' keys of one name; the one with an --expires-at, never rotated, was refused as rotated already, naming the other.
+  it('rotates a never-rotated key with an --expires-at when a later key of its name exists, and leaves that key as it was', async () => {
+    const ws = id();
+    await admin('workspace', 'create', '--id', ws, '--name', 'Keys', '--rupiah-per-credit', '1');
+    // An expiry as close to the other key's creation as a rotation's overlap could be: only the key itself can say it is a hard one.
+    const a = (await admin('key', 'create', '--workspace', ws, '--name', 'backend', '--scopes', 'messages:send', '--expires-at', '2026-05-20T00:00:00Z', '--json')).json();
+    const other = (await admin('key', 'create', '--workspace', ws, '--name', 'backend', '--scopes', 'messages:send', '--json')).json();
+
+    const rotated = await admin('key', 'rotate', '--workspace', ws, '--key-id', String(a.keyId), '--overlap', '1h', '--json');
+    expect([rotated.status, rotated.stderr.split('\n').at(-1)]).toEqual([0, expect.stringContaining(`Key ${String(a.keyId)} keeps working until ${new Date(now.getTime() + 3_600_000).toISOString()}`)]);
+    expect(rotated.json()).toMatchObject({ expiresAt: '2026-05-20T00:00:00.000Z', replaced: { keyId: a.keyId } });
+    expect((await findApiKey(ws, String(other.keyId), table))!.record).toEqual(expect.not.objectContaining({ expiresAt: expect.anything() }));
+  });
+
+  // Written before: a later key of its name that came more than the longest overlap (30d) before its expiry was made by no rotation of it.
+  it('rotates a key written before rotations kept `replacedBy`, with an expiry too far from the later key of its name to be an overlap', async () => {
+    const ws = id();
+    await admin('workspace', 'create', '--id', ws, '--name', 'Keys', '--rupiah-per-credit', '1');
+    const a = (await admin('key', 'create', '--workspace', ws, '--name', 'backend', '--scopes', 'messages:send', '--expires-at', '2027-01-01T00:00:00Z', '--json')).json();
+    const other = (await admin('key', 'create', '--workspace', ws, '--name', 'backend', '--scopes', 'messages:send', '--json')).json();
+    await writtenBeforeReplacedBy(ws, a.keyId, other.keyId);
+
+    const rotated = await admin('key', 'rotate', '--workspace', ws, '--key-id', String(a.keyId), '--overlap', '1h', '--json');
+    expect([rotated.status, rotated.json().expiresAt]).toEqual([0, '2027-01-01T00:00:00.000Z']);
   });
 
   it('refuses to rotate a revoked or unknown key, and an overlap it cannot read', async () => {

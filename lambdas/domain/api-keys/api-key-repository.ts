@@ -24,6 +24,12 @@ const apiKeyRecordSchema = z.object({
   expiresAt: z.optional(z.string()),
   /** The key a rotation made to replace this one: its `expiresAt` is then the overlap's end, not a hard expiry. */
   replacedBy: z.optional(z.string()),
+  /**
+   * Set on every key written since decision 230, whose rotation always sets `replacedBy`: such a key
+   * without `replacedBy` was never rotated, and its `expiresAt` is a hard expiry. A key without this
+   * mark may have been rotated by a release that set only `expiresAt` (rotatedBefore).
+   */
+  recordsReplacement: z.optional(z.literal(true)),
 });
 
 export type ApiKeyRecord = z.output<typeof apiKeyRecordSchema>;
@@ -55,6 +61,7 @@ export async function saveApiKey(plaintext: string, input: NewApiKey, now: Date,
     hint: apiKeyHint(plaintext),
     createdAt: now.toISOString(),
     ...(input.expiresAt ? { expiresAt: input.expiresAt } : {}),
+    recordsReplacement: true,
   };
   try {
     await writeOne(store, apiKeyCreate(hash, record));
@@ -98,7 +105,7 @@ export async function rotateApiKey(
   if (!old) return undefined;
   if (old.record.status === 'revoked') throw new ApiKeyRotationRefusedError(`Key ${keyId} is revoked; create a new key instead`);
   // Its expiry is the overlap a rotation gave it: carried to a new key, it would end that one too.
-  const successor = old.record.replacedBy ?? (old.record.expiresAt ? await rotatedBefore(old.record, store) : undefined);
+  const successor = old.record.replacedBy ?? (old.record.expiresAt && !old.record.recordsReplacement ? await rotatedBefore(old.record, old.record.expiresAt, store) : undefined);
   if (successor) throw new ApiKeyRotationRefusedError(`Key ${keyId} was rotated already: key ${successor} replaces it; rotate that one instead`);
   const hardExpiry = old.record.expiresAt;
   // A rotation replaces the secret; it never gives an expired key life again or outlives its expiry.
@@ -113,6 +120,7 @@ export async function rotateApiKey(
     hint: apiKeyHint(plaintext),
     createdAt: now.toISOString(),
     ...(hardExpiry ? { expiresAt: hardExpiry } : {}),
+    recordsReplacement: true,
   };
   const result = await transactWrite(store, {
     created: apiKeyCreate(hashApiKey(plaintext), created),
@@ -135,17 +143,35 @@ export class ApiKeyRotationRefusedError extends Error {
   override name = 'ApiKeyRotationRefusedError';
 }
 
+/** The longest overlap the admin CLI ever gave a rotated key (30 days, since rotation came). */
+const LONGEST_OVERLAP_MS = 30 * 86_400_000;
+
 /**
- * The key that replaced `key` in a rotation made before rotations kept `replacedBy` (they set only
- * the old key's `expiresAt`, to the overlap's end): the workspace's later key of the same name.
- * Without this, rotating such a key again would carry its overlap's end to the new key as a hard
- * expiry, and the integration would get 401 when it passed.
+ * The key that replaced `key`, written before decision 230, in a rotation made before rotations
+ * kept `replacedBy` (they set only the old key's `expiresAt`: the overlap's end, or its own sooner
+ * expiry). Such a rotation wrote a key unmarked as `key` is, of its name and scopes, no earlier than
+ * `key` and at most the longest overlap before `expiresAt`: the earliest such key is taken, revoked
+ * or not (revoking the replacement leaves the old key's expiry the overlap's end). Without this,
+ * rotating such a key again would carry its overlap's end to the new key as a hard expiry, and the
+ * integration would get 401 when it passed. An unmarked key with an `--expires-at` within 30 days
+ * of a later unmarked key of its name and scopes still reads as rotated: nothing stored tells it apart.
  */
-async function rotatedBefore(key: ApiKeyRecord, store: Store): Promise<string | undefined> {
-  const later = (await listApiKeys(key.workspaceId, store)).filter((other) => other.name === key.name && other.keyId !== key.keyId && other.createdAt >= key.createdAt && other.status === 'active');
-  return later.sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1))[0]?.keyId;
+async function rotatedBefore(key: ApiKeyRecord, expiresAt: string, store: Store): Promise<string | undefined> {
+  const earliest = Date.parse(expiresAt) - LONGEST_OVERLAP_MS;
+  const scopesOf = (of: ApiKeyRecord) => of.scopes.join(' ');
+  const successors = (await listApiKeys(key.workspaceId, store)).filter(
+    (other) =>
+      !other.recordsReplacement &&
+      other.keyId !== key.keyId &&
+      other.name === key.name &&
+      scopesOf(other) === scopesOf(key) &&
+      other.createdAt >= key.createdAt &&
+      Date.parse(other.createdAt) >= earliest,
+  );
+  return successors[0]?.keyId;
 }
 
+/** A workspace's keys, oldest first. */
 export async function listApiKeys(workspaceId: string, store: Store = defaultStore()): Promise<ApiKeyRecord[]> {
   const items = (await queryAll(store, accessPatterns.apiKeysOfWorkspace(workspaceId))).map(toRecord);
   return items.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
