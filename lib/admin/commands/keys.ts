@@ -75,7 +75,7 @@ export const keyCommands = [
   defineCommand({
     name: 'key rotate',
     synopsis: '--workspace ID --key-id UUID [--overlap 24h] [--environment live]',
-    summary: 'Creates a key with the same name, scopes and expiry and prints it once; the old key keeps working for the overlap (default 24h, at most 30d), then expires. An expired or revoked key is not rotated.',
+    summary: 'Creates a key with the same name, scopes and expiry and prints it once; the old key keeps working for the overlap (default 24h, at most 30d), then expires. An expired or revoked key is not rotated, nor a key rotated already (rotate the key that replaced it).',
     options: z.object({
       workspace: option.text(),
       'key-id': option.id(),
