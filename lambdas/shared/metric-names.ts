@@ -75,6 +75,7 @@ export const webhookSkipReasons = [
   'foreign_dispatch',
   'unknown_message_id',
   'group_message',
+  'customer_message_changed',
 ] as const;
 export type WebhookSkipReason = (typeof webhookSkipReasons)[number];
 

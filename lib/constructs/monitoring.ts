@@ -362,15 +362,23 @@ export class Monitoring extends Construct {
       new MathExpression({
         label: 'Webhook items skipped and requests refused',
         // Statuses of messages another app or WhatsApp Manager sent on a shared number name wamids
-        // we never sent (`unknown_message_id`): normal traffic there, about three a message, so they
-        // are counted and shown on the dashboard, not paged on.
-        expression: 'FILL(skipped, 0) - FILL(notOurs, 0) + FILL(refused, 0)',
+        // we never sent (`unknown_message_id`), and a customer deletes or edits a message there
+        // (`customer_message_changed`): normal traffic on such a number, so they are counted and
+        // shown on the dashboard, not paged on.
+        expression: 'FILL(skipped, 0) - FILL(notOurs, 0) - FILL(changed, 0) + FILL(refused, 0)',
         usingMetrics: {
           skipped: business(metricNames.webhookItemsSkipped),
           notOurs: new Metric({
             namespace: metricsNamespace(this),
             metricName: metricNames.webhookItemsSkipped,
             dimensionsMap: { service: METRICS_SERVICE, [SKIP_REASON_DIMENSION]: 'unknown_message_id' satisfies WebhookSkipReason },
+            statistic: Stats.SUM,
+            period: fiveMinutes,
+          }),
+          changed: new Metric({
+            namespace: metricsNamespace(this),
+            metricName: metricNames.webhookItemsSkipped,
+            dimensionsMap: { service: METRICS_SERVICE, [SKIP_REASON_DIMENSION]: 'customer_message_changed' satisfies WebhookSkipReason },
             statistic: Stats.SUM,
             period: fiveMinutes,
           }),

@@ -248,12 +248,24 @@ describe('webhook alarm', () => {
   // three items a message, normal traffic there, which paged on-call at seven such messages in five minutes.
   it('fires when skipped webhook items pass the threshold in two five-minute periods out of three, those of messages we never sent left out', () => {
     const skippedOrRefused = alarmNamed('webhook-items-skipped');
-    expect(skippedOrRefused.Metrics!.find((metric: { Expression?: string }) => metric.Expression)).toMatchObject({ Expression: 'FILL(skipped, 0) - FILL(notOurs, 0) + FILL(refused, 0)', ReturnData: true });
+    expect(skippedOrRefused.Metrics!.find((metric: { Expression?: string }) => metric.Expression)).toMatchObject({ Expression: 'FILL(skipped, 0) - FILL(notOurs, 0) - FILL(changed, 0) + FILL(refused, 0)', ReturnData: true });
     expect(skippedOrRefused.Metrics!).toContainEqual(
       expect.objectContaining({
         Id: 'notOurs',
         MetricStat: {
           Metric: { Namespace: 'MessagingApi-dev', MetricName: metricNames.webhookItemsSkipped, Dimensions: [{ Name: 'SkipReason', Value: 'unknown_message_id' }, { Name: 'service', Value: 'messaging-api' }] },
+          Period: 300,
+          Stat: 'Sum',
+        },
+        ReturnData: false,
+      }),
+    );
+    // A customer deleting or editing a message on a number shared with the WhatsApp Business app: everyday traffic there.
+    expect(skippedOrRefused.Metrics!).toContainEqual(
+      expect.objectContaining({
+        Id: 'changed',
+        MetricStat: {
+          Metric: { Namespace: 'MessagingApi-dev', MetricName: metricNames.webhookItemsSkipped, Dimensions: [{ Name: 'SkipReason', Value: 'customer_message_changed' }, { Name: 'service', Value: 'messaging-api' }] },
           Period: 300,
           Stat: 'Sum',
         },

@@ -268,6 +268,8 @@ const contentSchemas = {
 } as const;
 type ReadType = keyof typeof contentSchemas;
 const isReadType = (type: string): type is ReadType => Object.hasOwn(contentSchemas, type);
+/** Meta's `revoke` and `edit` messages webhooks (coexistence numbers only), naming the message changed. */
+const CHANGES_OF_A_MESSAGE = new Set(['revoke', 'edit']);
 
 /** Media as a message carries it: Meta's media id (fetched on demand, it expires), type and checksum. */
 export interface InboundMedia {
@@ -310,6 +312,10 @@ export function readMessage(raw: unknown): Read<ProviderInbound> {
   // Not the participant's one-to-one conversation, and conversations here are one-to-one: filed
   // there, it would read as a private message, and an integration might answer it privately.
   if (group_id !== undefined) return skip('group_message', `group "${group_id}"`);
+  // A customer deleting or editing a message they sent: WhatsApp tells of it only on a number shared
+  // with the WhatsApp Business app (coexistence), where it is everyday traffic, not a type Meta
+  // added. The conversation keeps the message as it came: the API has no deleted or edited message.
+  if (CHANGES_OF_A_MESSAGE.has(type)) return skip('customer_message_changed', `type "${type}"`);
   if (!isReadType(type)) return skip('unknown_message_type', `type "${type}"`);
   const content = contentSchemas[type].safeParse(raw);
   if (!content.success) {
