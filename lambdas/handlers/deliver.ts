@@ -50,10 +50,11 @@ const BATCH_ANSWER_MS = 2_000;
 /** One queue record's dispatch to deliver (issue 4). */
 async function deliverMessage(record: SQSRecord, message: DispatchMessage, context: Context): Promise<void> {
   const receiveCount = Number(record.attributes.ApproximateReceiveCount);
-  // A context without a clock (a developer's test passing `{}`) sets none: the verdict's write keeps its own.
+  // A context without a clock (a developer's test passing `{}`) sets none: the claim is not held to
+  // the function's time, and the verdict's write keeps its own.
   const remaining = context.getRemainingTimeInMillis?.();
-  const writeDeadline = remaining === undefined ? {} : { writeDeadline: Date.now() + remaining - BATCH_ANSWER_MS };
-  const verdict = await deliverQueuedDispatch({ ...message, receiveCount, maxReceives: dispatchQueueSettings.maxReceiveCount, ...writeDeadline }, { providerFor });
+  const deadline = remaining === undefined ? {} : { deadline: Date.now() + remaining - BATCH_ANSWER_MS };
+  const verdict = await deliverQueuedDispatch({ ...message, receiveCount, maxReceives: dispatchQueueSettings.maxReceiveCount, ...deadline }, { providerFor });
   if (verdict.outcome === 'retry' && verdict.cause) {
     // Ours, not the provider's (the table or the queue did not answer, a stored item did not read):
     // the batch processor keeps a record's error to itself, so this line is the operator's one sign.

@@ -1,3 +1,4 @@
+import { config } from '../../shared/config';
 import { dispatchQueueSettings } from '../../shared/dispatch-queue-settings';
 import { logger } from '../../shared/logger';
 import { messageMetrics } from '../../shared/metrics';
@@ -31,6 +32,14 @@ export const STALE_ATTEMPT_MS = 60_000;
 export const VERDICT_WRITE_DEADLINE_MS = 10_000;
 
 /**
+ * What a claim leaves of the attempt's deadline for the verdict's write, past the provider's whole
+ * timeout: a try the table does not connect for (1 s, decision 162) and the carry on the queue
+ * (1.5 s at most, decision 160), so that a call that takes all its time is still written or
+ * carried before the function ends (decision 225).
+ */
+export const VERDICT_WRITE_TIME_MS = 3_000;
+
+/**
  * `carried`: the table did not take the provider's verdict (or the release of the claim) before the
  * attempt's deadline; it is on the queue in a message of its own, which a later receive writes
  * (decision 161).
@@ -52,8 +61,15 @@ export interface DeliveryAttempt {
   /** After this many receives the message goes to the DLQ: the last chance to settle it. */
   maxReceives: number;
   /**
-   * Until when (epoch ms) the verdict's write may keep asking a table that does not answer: what
-   * the function has left, less its batch answer. Absent: VERDICT_WRITE_DEADLINE_MS from the verdict.
+   * When the function must be done with the record (epoch ms): its invocation's end, less its batch
+   * answer. A claim is taken, and its tries made, only while the provider call and its verdict's
+   * write still fit before it (decision 225); the verdict's write asks a table that does not answer
+   * until it. Absent (a context without a clock): the claim is not held to it.
+   */
+  deadline?: number;
+  /**
+   * Until when (epoch ms) the verdict's write may keep asking a table that does not answer, when it
+   * is not the `deadline`. Absent: the `deadline`, or VERDICT_WRITE_DEADLINE_MS from the verdict.
    */
   writeDeadline?: number;
   /** The provider's verdict on an earlier attempt, carried by the message: written, nothing sent (decision 161). */
@@ -102,7 +118,11 @@ async function deliver(attempt: DeliveryAttempt, deps: DeliveryDependencies): Pr
     return retryAfterReceive(attempt);
   }
 
-  const claim = await claimOrRelease(attempt, now, deps, sender instanceof ProviderError ? undefined : sender.sendsFrom);
+  // A claim the function has no time to call for would be decision 62's consumer killed with its
+  // request on the wire: nothing is claimed, and the message comes back as for a fault of ours.
+  const lastClaimAt = sender instanceof ProviderError ? Infinity : lastClaimOf(attempt);
+  if (Date.now() > lastClaimAt) return failedOnOurSide(attempt, noTimeToSend());
+  const claim = await claimOrRelease(attempt, now, deps, sender instanceof ProviderError ? undefined : sender.sendsFrom, lastClaimAt);
   if (!claim.claimed) return { outcome: settleUnclaimable(claim.current) };
   const dispatch = claim.dispatch;
   // The queue message is ours, so this never differs; if it did, the dispatch's own workspace decides.
@@ -114,6 +134,7 @@ async function deliver(attempt: DeliveryAttempt, deps: DeliveryDependencies): Pr
   if (sender instanceof ProviderError) return recordVerdict(dispatch, sender, attempt, now(), deps);
   const optedOut = dispatch.marketing ? await marketingRefusal(dispatch, deps.store) : undefined;
   if (optedOut) return recordVerdict(dispatch, optedOut, attempt, now(), deps);
+  if (Date.now() > lastClaimAt) return giveBackUncalled(dispatch, claim.attemptId, attempt, now(), deps);
   let acceptance: ProviderAcceptance;
   try {
     acceptance = await callProvider(sender.provider, {
@@ -188,14 +209,34 @@ function writeRelease(attempt: DeliveryAttempt, release: CarriedRelease, now: Da
  * carried like any release; the message still comes back with the table's error, and the DLQ
  * still takes it after its last receive (decisions 205, 218).
  */
-async function claimOrRelease(attempt: DeliveryAttempt, now: () => Date, deps: DeliveryDependencies, sendsFrom: string | undefined): Promise<ClaimResult> {
+async function claimOrRelease(attempt: DeliveryAttempt, now: () => Date, deps: DeliveryDependencies, sendsFrom: string | undefined, lastClaimAt: number): Promise<ClaimResult> {
   try {
-    return await claimDispatch(attempt.dispatchId, now(), deps.store, sendsFrom);
+    return await claimDispatch(attempt.dispatchId, now(), deps.store, sendsFrom, lastClaimAt);
   } catch (error) {
     if (!(error instanceof UnansweredClaim)) throw error;
     await writeRelease(attempt, { ...error.claim, providerSaidLater: false }, now(), deps);
     throw error.cause;
   }
+}
+
+/**
+ * The last moment a claim may be taken, or answered, for a provider call: the attempt's deadline
+ * less the provider's whole timeout and the verdict's write (decision 225). Without a deadline, none.
+ */
+const lastClaimOf = (attempt: DeliveryAttempt) => (attempt.deadline === undefined ? Infinity : attempt.deadline - config.PROVIDER_TIMEOUT_MS - VERDICT_WRITE_TIME_MS);
+
+/** Too little of the function's time was left for the provider call: a fault of ours before WhatsApp was asked (decision 205). */
+const noTimeToSend = () => new ProviderError('transient', 'no_time_to_send', 'Too little of the function’s time was left for the provider call and its verdict’s write', { reached: false });
+
+/**
+ * A claim answered too late for the provider call to fit in the function's time (a slow claim, a
+ * slow opt-out read): WhatsApp is not asked, and the claim is given back by its id, written or
+ * carried like any release (decision 218), uncounted; the message comes back as for a fault of ours.
+ */
+async function giveBackUncalled(dispatch: Dispatch, attemptId: string, attempt: DeliveryAttempt, now: Date, deps: DeliveryDependencies): Promise<MessageVerdict> {
+  const release = { ...releaseOf(dispatch, false, retryDelaySeconds(attempt.receiveCount)), attemptId };
+  if ((await writeRelease(attempt, release, now, deps, dispatch)) === 'carried') return { outcome: 'carried' };
+  return failedOnOurSide(attempt, noTimeToSend());
 }
 
 /** `write` through a table that does not answer for a moment, or, still away at the deadline, `carried` on the queue for a later receive. */
@@ -289,7 +330,7 @@ async function noteHeld(phoneNumberId: string | undefined, dispatch: Dispatch, s
   messageMetrics.heldForQualityAssessment();
   // On the number the claim names (the stack's default one too, decision 219), whose reports judge a dead claim.
   if (!phoneNumberId) return;
-  const deadline = attempt.writeDeadline ?? Date.now() + VERDICT_WRITE_DEADLINE_MS;
+  const deadline = writeDeadlineOf(attempt);
   try {
     await answeredBy(noteHeldSend(phoneNumberId, dispatch.templateId, sentAt, store), Date.now() + (deadline - Date.now()) / 2);
   } catch (error) {
@@ -303,8 +344,9 @@ async function noteHeld(phoneNumberId: string | undefined, dispatch: Dispatch, s
  * an attempt the provider never had, and the reconciler asks the provider again (decision 63). A
  * retried write recognises its own earlier success: each is conditional on the claim it settles.
  */
-const untilRecorded = <T>(attempt: DeliveryAttempt, write: () => Promise<T>): Promise<T> =>
-  untilAnswered(write, attempt.writeDeadline ?? Date.now() + VERDICT_WRITE_DEADLINE_MS, { abandonAtDeadline: true });
+const untilRecorded = <T>(attempt: DeliveryAttempt, write: () => Promise<T>): Promise<T> => untilAnswered(write, writeDeadlineOf(attempt), { abandonAtDeadline: true });
+
+const writeDeadlineOf = (attempt: DeliveryAttempt) => attempt.writeDeadline ?? attempt.deadline ?? Date.now() + VERDICT_WRITE_DEADLINE_MS;
 
 /**
  * A MARKETING message to a number that opted out since the send was accepted (a paced campaign,

@@ -16,9 +16,13 @@ import { changeDispatch } from './dispatch-status';
  * (`attemptStartedAt`, `attemptId`, `attempts` on the dispatch item), and its release.
  */
 
-export type ClaimResult = { claimed: true; dispatch: Dispatch } | { claimed: false; current: Dispatch | undefined };
+/** `attemptId`: the claim's own id, which a release of a claim taken too late for its call holds to (decision 225). */
+export type ClaimResult = { claimed: true; dispatch: Dispatch; attemptId: string } | { claimed: false; current: Dispatch | undefined };
 
-/** How long a consumer keeps asking an unreachable table whether its claim went through (its timeout is 30 s). */
+/**
+ * How long a consumer keeps asking an unreachable table whether its claim went through (its timeout
+ * is 30 s), unless its caller's deadline comes first (decision 225).
+ */
 export const CLAIM_OUTCOME_DEADLINE_MS = 10_000;
 
 /** One attempt's claim: when it was taken, and, for a release that must tell it from another's, its own id. */
@@ -54,14 +58,15 @@ export class UnansweredClaim extends Error {
  * deadline is waited for (the SDK's timeouts bound it: decision 162). Still unanswered then, a
  * claim one of whose tries may have been applied throws `UnansweredClaim`, which names it for its
  * release (decision 218). Its `message.status.updated` event is the stream record of this one
- * write (decision 89).
+ * write (decision 89). `deadline` (epoch ms) ends the tries sooner: past it, a claim leaves its
+ * caller no time for what it was taken for (decision 225).
  */
-export async function claimDispatch(dispatchId: string, now: Date, store: Store = defaultStore(), sendsFrom?: string): Promise<ClaimResult> {
+export async function claimDispatch(dispatchId: string, now: Date, store: Store = defaultStore(), sendsFrom?: string, deadline = Infinity): Promise<ClaimResult> {
   const attemptId = randomUUID();
   let perhapsTaken = false;
   const unanswered = (error: unknown) => (perhapsTaken ||= isDependencyUnavailable(error) && !wroteNothing(error));
   try {
-    return await untilAnswered(() => claimTry(dispatchId, attemptId, now, store, sendsFrom), Date.now() + CLAIM_OUTCOME_DEADLINE_MS, { onUnanswered: unanswered });
+    return await untilAnswered(() => claimTry(dispatchId, attemptId, now, store, sendsFrom), Math.min(Date.now() + CLAIM_OUTCOME_DEADLINE_MS, deadline), { onUnanswered: unanswered });
   } catch (error) {
     unanswered(error);
     if (perhapsTaken) throw new UnansweredClaim({ attemptStartedAt: now.toISOString(), attemptId }, error);
@@ -73,13 +78,13 @@ export async function claimDispatch(dispatchId: string, now: Date, store: Store 
 async function claimTry(dispatchId: string, attemptId: string, now: Date, store: Store, sendsFrom: string | undefined): Promise<ClaimResult> {
   try {
     const { Attributes = {} } = await store.db.send(new UpdateCommand({ ...claimUpdate(dispatchId, attemptId, now, sendsFrom).Update, TableName: store.tableName, ReturnValues: 'ALL_NEW', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
-    return { claimed: true, dispatch: toDispatch(Attributes) };
+    return { claimed: true, dispatch: toDispatch(Attributes), attemptId };
   } catch (error) {
     if (!isConditionFailed(error)) throw error;
     // The document client does not unmarshall what a failed condition returns.
     const raw = (error as { Item?: Record<string, AttributeValue> }).Item;
     const item = raw ? unmarshall(raw) : undefined;
-    if (item?.attemptId === attemptId) return { claimed: true, dispatch: toDispatch(item) };
+    if (item?.attemptId === attemptId) return { claimed: true, dispatch: toDispatch(item), attemptId };
     return { claimed: false, current: item ? toDispatch(item) : undefined };
   }
 }
