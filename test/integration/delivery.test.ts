@@ -1429,6 +1429,59 @@ describe('a claim whose answer comes after its deadline (decision 162)', () => {
   });
 });
 
+describe('a claim whose every answer was lost while the queue was away too (decision 225)', () => {
+  // Decision 218's release of such a claim, neither written nor carried (the network away from the
+  // function, SQS's calls as well as DynamoDB's), was given up at once: the claim's id died with the
+  // invocation, every later receive was refused the claim, and the reconciler, with no reports of a
+  // message WhatsApp never had, settled it `unknown` (the skeptic review's test).
+  it('asks the table and the queue in turn, until the function’s deadline, to give the claim back; the message is then sent once', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    await env.queues.receiveAll();
+    const whatsapp = scriptedProvider(accept);
+    // The claim reaches the table and its answer is lost; from then on the table fails to connect,
+    // and so does the queue, for its first call: it is back for the next. A clock running ahead
+    // brings the claim's deadline after a few tries, and the release's rounds within the function's time.
+    const connectFails = () => Object.assign(new Error('connect ETIMEDOUT'), { name: 'TimeoutError', code: 'ETIMEDOUT', $metadata: {} });
+    let claimTries = 0;
+    let clock: ReturnType<typeof fastClock> | undefined;
+    const answersLost: Store = {
+      tableName: env.table.tableName,
+      db: {
+        send: async (command: { input: { UpdateExpression?: string } }) => {
+          const claim = command.input.UpdateExpression?.includes('attemptId = :attempt') === true;
+          if (claim) claimTries++;
+          if (claimTries === 0) return env.table.db.send(command as never);
+          if (claim && claimTries === 1) {
+            await env.table.db.send(command as never);
+            clock = fastClock(3_000);
+            throw Object.assign(new Error('Request timed out'), { name: 'TimeoutError', $metadata: {} });
+          }
+          throw connectFails();
+        },
+      } as unknown as Store['db'],
+    };
+    let queueCalls = 0;
+    const queueBack = { queueUrl: env.queues.queueUrl, sqs: { send: (command: never) => (++queueCalls === 1 ? Promise.reject(connectFails()) : env.queues.sqs.send(command)) } as unknown as typeof env.queues.sqs };
+    try {
+      const first = await deliverQueuedDispatch({ ...attempt(dispatchId, ws), deadline: Date.now() + 60_000 }, { providerFor: () => whatsapp.provider, store: answersLost, queue: queueBack });
+      expect(first).toMatchObject({ outcome: 'retry', cause: { name: 'TimeoutError' } });
+    } finally {
+      clock?.restore();
+    }
+    expect({ calls: whatsapp.calls, queueCalls }).toEqual({ calls: [], queueCalls: 2 });
+
+    // The network is back: the message comes back, and the carried release is received, in either order.
+    await deliverQueuedDispatch(attempt(dispatchId, ws, 2), { providerFor: () => whatsapp.provider, store: env.table, queue: env.queues });
+    for (let round = 0; round < 2; round++) {
+      for (const message of ((await env.queues.receiveAll()) as DispatchMessage[]).filter((m) => m.dispatchId === dispatchId)) {
+        await deliverQueuedDispatch({ ...attempt(dispatchId, ws), ...message }, { providerFor: () => whatsapp.provider, store: env.table, queue: env.queues });
+      }
+    }
+    // WhatsApp was never asked: the message is sent, once.
+    expect({ status: (await getDispatch(ws, dispatchId, env.table))?.status, calls: whatsapp.calls }).toEqual({ status: 'sent', calls: [dispatchId] });
+  });
+});
+
 describe('the deliver consumer when DynamoDB refuses a status write for a reason it does not decide on', () => {
   // Only a failed condition says the dispatch moved first, and only conflicts are waited out. Any
   // other reason (an item past 400 KB: ValidationException) was read as "moved first" as well, and

@@ -39,6 +39,9 @@ export const VERDICT_WRITE_DEADLINE_MS = 10_000;
  */
 export const VERDICT_WRITE_TIME_MS = 3_000;
 
+/** How long each round of an unanswered claim's release asks the table before it tries the queue (decision 225). */
+const RELEASE_ROUND_MS = 2_000;
+
 /**
  * `carried`: the table did not take the provider's verdict (or the release of the claim) before the
  * attempt's deadline; it is on the queue in a message of its own, which a later receive writes
@@ -207,14 +210,19 @@ function writeRelease(attempt: DeliveryAttempt, release: CarriedRelease, now: Da
  * message, and the reconciler, with no reports of a message WhatsApp never had, would settle it
  * `unknown`. The provider was certainly not asked, so the claim is given back, by its id, written or
  * carried like any release; the message still comes back with the table's error, and the DLQ
- * still takes it after its last receive (decisions 205, 218).
+ * still takes it after its last receive (decisions 205, 218). Neither written nor carried, the id
+ * would die with the invocation, so the release asks the table and the queue in turn until the
+ * attempt's deadline: either back within the function's time takes it (decision 225).
  */
 async function claimOrRelease(attempt: DeliveryAttempt, now: () => Date, deps: DeliveryDependencies, sendsFrom: string | undefined, lastClaimAt: number): Promise<ClaimResult> {
   try {
     return await claimDispatch(attempt.dispatchId, now(), deps.store, sendsFrom, lastClaimAt);
   } catch (error) {
     if (!(error instanceof UnansweredClaim)) throw error;
-    await writeRelease(attempt, { ...error.claim, providerSaidLater: false }, now(), deps);
+    const release: CarriedRelease = { ...error.claim, providerSaidLater: false };
+    const deadline = writeDeadlineOf(attempt);
+    // A round starts only with a round's time left: its queue call must end before the function does.
+    await untilAnswered(() => writeRelease({ ...attempt, writeDeadline: Math.min(deadline, Date.now() + RELEASE_ROUND_MS) }, release, now(), deps), deadline - RELEASE_ROUND_MS);
     throw error.cause;
   }
 }
