@@ -2,9 +2,11 @@ import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand, UpdateCommand
 import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { deliverBatch } from '../../../lambdas/handlers/deliver';
+import { VERDICT_WRITE_TIME_MS } from '../../../lambdas/domain/delivery/deliver-dispatch';
 import { ProviderError, type Provider } from '../../../lambdas/domain/providers/provider';
 import * as providers from '../../../lambdas/domain/providers/provider-for';
 import { handler as send } from '../../../lambdas/handlers/send-message';
+import { config } from '../../../lambdas/shared/config';
 import { dispatchQueueSettings } from '../../../lambdas/shared/dispatch-queue-settings';
 import { keys } from '../../../lambdas/shared/table';
 import { resetContainerCaches } from '../../../lib/testing';
@@ -21,6 +23,16 @@ beforeEach(() => {
 });
 
 
+
+/**
+ * A claim is taken only with the provider's whole timeout and the verdict's write still ahead
+ * (decision 225): these tests give the function that much more than the `leftMs` its verdict's
+ * write is to have, and `callTookItsTime` runs the clock ahead by it, as a call that took it all.
+ */
+const CALL_TIME_MS = config.PROVIDER_TIMEOUT_MS + VERDICT_WRITE_TIME_MS;
+const leftAfterTheCall = (leftMs: number) => lambdaContext('deliver', CALL_TIME_MS + leftMs);
+const realNow = Date.now.bind(Date);
+const callTookItsTime = () => jest.spyOn(Date, 'now').mockImplementation(() => realNow() + CALL_TIME_MS);
 
 /** The dispatch item a send through the send route stored (the handler accepted it, 202), on healthy stubs. */
 async function sentDispatchItem(body?: Parameters<typeof validSend>[0]): Promise<Record<string, unknown>> {
@@ -52,7 +64,13 @@ describe('deliver consumer, a rate-limited message and the write of its verdict'
   let claimed: Record<string, unknown> = {};
   // WhatsApp answering "later" (130429) however often it is asked: the sandbox's 0429 number says it
   // only while the dispatch has fewer than two such answers.
-  const rateLimitedProvider: Provider = { send: () => Promise.reject(new ProviderError('transient', '130429', 'Rate limit hit')), settle: () => Promise.resolve() };
+  const rateLimitedProvider: Provider = {
+    send: () => {
+      callTookItsTime();
+      return Promise.reject(new ProviderError('transient', '130429', 'Rate limit hit'));
+    },
+    settle: () => Promise.resolve(),
+  };
   beforeEach(() => jest.spyOn(providers, 'providerFor').mockReturnValue(rateLimitedProvider));
   afterEach(() => jest.restoreAllMocks());
   /** A dispatch sent through the real handler, and its queue message on receive `receiveCount`, claimed (a claim for each answer, and this one) with `laterAnswers` already counted. */
@@ -104,7 +122,7 @@ describe('deliver consumer, a rate-limited message and the write of its verdict'
     // 3 s left, 2 s kept for the batch answer: the verdict is asked for about a second, well inside
     // the test's own 5 s (the 10 s a caller without a deadline gets would time it out).
     const logs = captureLogLines();
-    const answer = await deliverBatch(event, lambdaContext('deliver', 3_000)).finally(logs.restore);
+    const answer = await deliverBatch(event, leftAfterTheCall(3_000)).finally(logs.restore);
     expect(answer).toEqual({ batchItemFailures: [] });
     expect(writes().filter((expression) => expression.includes('failureCode')).length).toBeGreaterThan(1);
     const carried = sqs.commandCalls(SendMessageCommand).map((call) => call.args[0].input);
@@ -122,7 +140,7 @@ describe('deliver consumer, a rate-limited message and the write of its verdict'
     ddb.on(UpdateCommand).callsFake((input: { UpdateExpression: string }) => (input.UpdateExpression.includes('failureCode') ? new Promise(() => undefined) : { Attributes: claimed }));
     sqs.resetHistory(); // the send's own message
     const logs = captureLogLines();
-    const answer = await deliverBatch(event, lambdaContext('deliver', 3_000)).finally(logs.restore);
+    const answer = await deliverBatch(event, leftAfterTheCall(3_000)).finally(logs.restore);
     expect(answer).toEqual({ batchItemFailures: [] });
     expect(sqs.commandCalls(SendMessageCommand).map((call) => JSON.parse(call.args[0].input.MessageBody!) as unknown)).toEqual([
       { dispatchId: claimed.dispatchId, workspaceId: claimed.workspaceId, verdict: { to: 'failed', occurredAt: expect.any(String), failureCode: 'retries_exhausted:130429', ofClaim: dispatchQueueSettings.maxReceiveCount } },
@@ -135,7 +153,7 @@ describe('deliver consumer, a rate-limited message and the write of its verdict'
     tableAwayForTheVerdict();
     sqs.on(SendMessageCommand).rejects(Object.assign(new Error('Service Unavailable'), { name: 'ServiceUnavailable', $metadata: { httpStatusCode: 503 } }));
     const logs = captureLogLines();
-    const answer = await deliverBatch(event, lambdaContext('deliver', 3_000)).finally(logs.restore);
+    const answer = await deliverBatch(event, leftAfterTheCall(3_000)).finally(logs.restore);
     expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: event.Records[0]!.messageId }] });
     expect(logs.at('WARN')).toEqual([expect.objectContaining({ message: 'Neither the table nor the queue took the provider’s verdict', dispatchId: claimed.dispatchId, error: expect.objectContaining({ message: 'Service Unavailable' }) })]);
     // A fault of ours, which the batch processor keeps to itself: the consumer's line names it.
@@ -159,6 +177,7 @@ describe('deliver consumer, a rate-limited message and the write of its verdict'
 });
 
 describe('deliver consumer, a verdict carried on the queue (decision 161)', () => {
+  afterEach(() => jest.restoreAllMocks());
   // The dispatch's second claim (a "later" gave the first back), in flight; a verdict carried before
   // decision 211 names no claim, and settles the one in flight taken before it.
   it.each([
@@ -225,13 +244,15 @@ describe('deliver consumer, a verdict carried on the queue (decision 161)', () =
     const item = await sentDispatchItem({ to: '081234560429' });
     const claimed = { ...item, status: 'processing', attemptStartedAt: new Date().toISOString() };
     // The claim is taken; the release that follows the sandbox's "later" finds the table away.
-    ddb.on(UpdateCommand).callsFake((input: { ExpressionAttributeValues?: Record<string, unknown> }) =>
-      input.ExpressionAttributeValues?.[':mine'] ? Promise.reject(Object.assign(new Error('table away'), { name: 'ServiceUnavailable' })) : Promise.resolve({ Attributes: claimed }),
-    );
+    ddb.on(UpdateCommand).callsFake((input: { ExpressionAttributeValues?: Record<string, unknown> }) => {
+      if (!input.ExpressionAttributeValues?.[':mine']) return Promise.resolve({ Attributes: claimed });
+      callTookItsTime();
+      return Promise.reject(Object.assign(new Error('table away'), { name: 'ServiceUnavailable' }));
+    });
     sqs.reset();
     sqs.on(SendMessageCommand).resolves({ MessageId: 'm-2' });
     const event = sqsEvent([{ body: { dispatchId: item.dispatchId, workspaceId: item.workspaceId }, receiveCount: 2 }]);
-    expect(await deliverBatch(event, lambdaContext('deliver', 3_000))).toEqual({ batchItemFailures: [] });
+    expect(await deliverBatch(event, leftAfterTheCall(3_000))).toEqual({ batchItemFailures: [] });
     expect(sqs.commandCalls(SendMessageCommand).map((call) => JSON.parse(call.args[0].input.MessageBody!) as unknown)).toEqual([
       { dispatchId: item.dispatchId, workspaceId: item.workspaceId, release: { attemptStartedAt: claimed.attemptStartedAt, providerSaidLater: true, retryAfterSeconds: 4 } },
     ]);
