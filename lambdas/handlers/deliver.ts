@@ -24,6 +24,7 @@ const carriedVerdictSchema = z.object({
   failureCode: z.optional(z.string()),
   event: z.optional(z.literal('REJECTED')),
   ofClaim: z.optional(z.int().check(z.gte(1))),
+  judgedByReports: z.optional(z.literal(true)),
 });
 /** A release an earlier receive could not write (decision 161): given back, then the dispatch queued again after its back-off (decision 164). */
 const carriedReleaseSchema = z.object({

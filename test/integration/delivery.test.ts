@@ -24,6 +24,8 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { BuildMiddleware } from '@smithy/types';
 import { runAdmin } from '../../lib/admin/cli';
 import { startQueuePoller } from '../../lib/local/queue-poller';
+import { whatsAppCloudProvider } from '../../lambdas/domain/providers/whatsapp-cloud';
+import { startGraphStub, type GraphStub } from '../support/graph-stub';
 import { template, TEMPLATE_ID, wideTemplate, WIDE_TEMPLATE_ID, wideVariables } from '../support/send-fixtures';
 import { captureLogLines } from '../support/log-lines';
 import { sendCommand } from '../support/send-commands';
@@ -927,6 +929,112 @@ describe('the deliver consumer against DynamoDB Local', () => {
     const event = (await itemsOf(dispatchId)).find((item) => labelOf(item) === 'EVT#REJECTED');
     expect(event).toMatchObject({ status: 'REJECTED', failureCode: '131026', phone: '+6281234567890' });
     expect(await rollupsOf(ws)).toEqual([]);
+  });
+});
+
+/**
+ * Decision 63 sends a dead attempt again once the number's reports have passed it and five minutes
+ * brought none for it: WhatsApp reports `sent` for every message it takes, within seconds. An
+ * attempt whose consumer lived to see no answer (our timeout, a gateway's 502 or 504) is judged by
+ * the same evidence (decision 227): WhatsApp may have refused it late, as Meta's documented 503
+ * `133004` ("Server temporarily unavailable"), and never report on it.
+ */
+describe('an `unknown` answer the number’s reports judge (decision 227)', () => {
+  let graph: GraphStub;
+  beforeAll(async () => (graph = await startGraphStub()));
+  afterAll(() => graph.close());
+  const cloud = (): Provider => whatsAppCloudProvider({ baseUrl: graph.baseUrl, timeoutMs: 1_000, credentials: () => Promise.resolve({ accessToken: 't', appSecret: 's', verifyToken: 'v', phoneNumberId: '1111' }) });
+  /** WhatsApp is slow, then refuses: its 503 comes after our timeout. */
+  const refusedLate = () => ({ status: 503, delayMs: 1_500, body: { error: { message: '(#133004) Server temporarily unavailable', type: 'OAuthException', code: 133004, error_data: { messaging_product: 'whatsapp', details: 'Server is temporarily unavailable.' }, fbtrace_id: 'AbCdEf123' } } });
+  /** The proxy in front of the Graph API lost its upstream: its own page, no Graph error. */
+  const gatewayTimeout = () => ({ status: 504, body: '<html><body><h1>504 Gateway Time-out</h1></body></html>' });
+  const accepted = (wamid: string) => () => ({ status: 200, body: { messaging_product: 'whatsapp', contacts: [{ input: '6281234567891', wa_id: '6281234567891' }], messages: [{ id: wamid, message_status: 'accepted' }] } });
+  /** How often WhatsApp was asked to send `dispatchId` (the callback data every send carries). */
+  const askedFor = (dispatchId: string) => graph.received.filter((request) => (request.body as { biz_opaque_callback_data?: string } | undefined)?.biz_opaque_callback_data === dispatchId).length;
+  /** Another message of the number, taken and reported delivered: the reports are flowing past the attempt. */
+  async function reportedAfter(ws: string): Promise<void> {
+    const later = await sendAfter(ws);
+    graph.answer = accepted(`wamid.${randomUUID()}`);
+    expect(await deliver(later, ws, cloud())).toBe('sent');
+    expect(await reportOn(ws, later, 'delivered')).toMatchObject({ applied: 1 });
+  }
+
+  it('sends again, once, a timeout on a send WhatsApp refused late, once the number’s reports show it never took it, counting the answer', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    graph.answer = refusedLate;
+    expect(await deliver(dispatchId, ws, cloud())).toBe('unknown');
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'unknown', attemptStartedAt: expect.any(String), senderPhoneNumberId: `sandbox:${ws}` });
+    await reportedAfter(ws);
+    const message = { dispatchId, workspaceId: ws };
+    await env.queues.receiveAll();
+
+    // A minute on, a late report could still come: nothing yet.
+    await reconcile(new Date(Date.now() + 2 * STALE_ATTEMPT_MS), env.table, env.queues);
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'unknown' });
+    // After the silence its attempt is given back, the answer counted, and the dispatch queued again once nothing settled it.
+    const judgedAt = Date.now() + REPORT_SILENCE_MS + 1_000;
+    expect((await reconcile(new Date(judgedAt), env.table, env.queues)).released).toBeGreaterThanOrEqual(1);
+    const released = (await getDispatch(ws, dispatchId, env.table))!;
+    expect({ status: released.status, attemptStartedAt: released.attemptStartedAt ?? null, laterAnswers: released.laterAnswers }).toEqual({ status: 'processing', attemptStartedAt: null, laterAnswers: 1 });
+    expect(await env.queues.receiveAll()).not.toContainEqual(message);
+    await reconcile(new Date(judgedAt + RELEASED_GRACE_MS + 1_000), env.table, env.queues);
+    expect(await env.queues.receiveAll()).toContainEqual(message);
+
+    graph.answer = accepted(`wamid.${randomUUID()}`);
+    expect(await deliver(dispatchId, ws, cloud(), 1)).toBe('sent');
+    expect(askedFor(dispatchId)).toBe(2);
+    expect((await itemsOf(dispatchId)).map(labelOf).sort()).toEqual(['DSP', 'EVT#ACCEPTED', 'TAG#promo']);
+    // Sent: a later run leaves it alone.
+    await reconcile(new Date(Date.now() + DEAD_ATTEMPT_UNKNOWN_MS + RELEASED_GRACE_MS + 3_000), env.table, env.queues);
+    expect(await env.queues.receiveAll()).not.toContainEqual(message);
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent' });
+  });
+
+  it('never sends again a timeout WhatsApp took: its report settles it, and the reconciler has nothing left to judge', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    graph.answer = gatewayTimeout;
+    expect(await deliver(dispatchId, ws, cloud())).toBe('unknown');
+    await reportedAfter(ws);
+    expect(await reportOn(ws, dispatchId, 'delivered')).toMatchObject({ applied: 1 });
+    await env.queues.receiveAll();
+    for (const at of [REPORT_SILENCE_MS + 1_000, REPORT_SILENCE_MS + RELEASED_GRACE_MS + 2_000]) await reconcile(new Date(Date.now() + at), env.table, env.queues);
+    expect(await env.queues.receiveAll()).not.toContainEqual({ dispatchId, workspaceId: ws });
+    const settled = (await getDispatch(ws, dispatchId, env.table))!;
+    expect({ status: settled.status, attemptStartedAt: settled.attemptStartedAt ?? null }).toEqual({ status: 'delivered', attemptStartedAt: null });
+    expect(askedFor(dispatchId)).toBe(1);
+  });
+
+  it('leaves `unknown` for good, never sent again, a gateway’s 504 with no reports on its number; a report still settles it', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    graph.answer = gatewayTimeout;
+    expect(await deliver(dispatchId, ws, cloud())).toBe('unknown');
+    await env.queues.receiveAll();
+    expect((await reconcile(new Date(Date.now() + REPORT_SILENCE_MS + 1_000), env.table, env.queues)).released).toBe(0);
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'unknown', attemptStartedAt: expect.any(String) });
+    expect((await reconcile(new Date(Date.now() + DEAD_ATTEMPT_UNKNOWN_MS + 1_000), env.table, env.queues)).settledUnknown).toBeGreaterThanOrEqual(1);
+    const settled = (await getDispatch(ws, dispatchId, env.table))!;
+    expect({ status: settled.status, attemptStartedAt: settled.attemptStartedAt ?? null }).toEqual({ status: 'unknown', attemptStartedAt: null });
+    // Reports that come now judge nothing: it is out of the reconciler's reach.
+    await reportedAfter(ws);
+    await env.queues.receiveAll();
+    await reconcile(new Date(Date.now() + DEAD_ATTEMPT_UNKNOWN_MS + RELEASED_GRACE_MS + 2_000), env.table, env.queues);
+    expect(await env.queues.receiveAll()).not.toContainEqual({ dispatchId, workspaceId: ws });
+    expect(await reportOn(ws, dispatchId, 'sent')).toMatchObject({ applied: 1 });
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent' });
+  });
+
+  it('leaves `unknown` for good a timeout on the provider’s fifth answer: the retry budget is spent (decision 132)', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    await env.table.db.send(new UpdateCommand({ TableName: env.table.tableName, Key: keys.dispatch(dispatchId), UpdateExpression: 'SET laterAnswers = :four', ExpressionAttributeValues: { ':four': 4 } }));
+    graph.answer = refusedLate;
+    expect(await deliver(dispatchId, ws, cloud())).toBe('unknown');
+    const settled = (await getDispatch(ws, dispatchId, env.table))!;
+    expect({ status: settled.status, attemptStartedAt: settled.attemptStartedAt ?? null }).toEqual({ status: 'unknown', attemptStartedAt: null });
+    await reportedAfter(ws);
+    await env.queues.receiveAll();
+    for (const at of [REPORT_SILENCE_MS + 1_000, REPORT_SILENCE_MS + RELEASED_GRACE_MS + 2_000]) await reconcile(new Date(Date.now() + at), env.table, env.queues);
+    expect(await env.queues.receiveAll()).not.toContainEqual({ dispatchId, workspaceId: ws });
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'unknown' });
   });
 });
 

@@ -477,8 +477,12 @@ async function recordVerdict(dispatch: Dispatch, verdict: ProviderError, attempt
   switch (verdict.kind) {
     case 'permanent':
       return settledAs(await writeVerdict(attempt, { to: 'failed', occurredAt, failureCode: verdict.code, event: 'REJECTED' }, deps, dispatch), 'failed');
-    case 'unknown':
-      return settledAs(await writeVerdict(attempt, { to: 'unknown', occurredAt }, deps, dispatch), 'unknown');
+    case 'unknown': {
+      // WhatsApp may have it: its reports settle it, or, showing it never took it, the reconciler
+      // sends it again, while the provider's answers leave a retry (decisions 132, 227).
+      const judged = (dispatch.laterAnswers ?? 0) + 1 < attempt.maxReceives ? { judgedByReports: true as const } : {};
+      return settledAs(await writeVerdict(attempt, { to: 'unknown', occurredAt, ...judged }, deps, dispatch), 'unknown');
+    }
     case 'credentials':
       // Every queued message would fail alike until the token is fixed: hold them all, fail none.
       messageMetrics.deliveryHeld();

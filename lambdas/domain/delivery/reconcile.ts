@@ -7,7 +7,7 @@ import { writeIfAllowed } from '../../shared/writes';
 import { PENDING_SHARDS } from '../../shared/table';
 import { enqueueDispatch } from '../messages/dispatch-queue';
 import type { Dispatch } from '../messages/dispatch';
-import { indexedPendingDispatches, pendingDispatchPage, pendingEntryDrop, requeueChange } from '../messages/dispatch-repository';
+import { indexedPendingDispatches, pendingDispatchPage, pendingEntryDrop, requeueChange, unansweredRetryChange } from '../messages/dispatch-repository';
 import { STALE_ATTEMPT_MS } from './deliver-dispatch';
 import { deadAttemptNotedAt, noteDeadAttempt } from './dead-attempt-note';
 import { releaseClaim } from './delivery-attempt';
@@ -64,12 +64,14 @@ export const QUEUE_AGE_MARGIN_MS = 60_000;
 export interface ReconcileSummary {
   requeued: number;
   /**
-   * Dead attempts the provider's reports show it never took, their claims given back: each is
-   * queued again once idle RELEASED_GRACE_MS, unless its verdict or its report comes first.
+   * Dead attempts the provider's reports show it never took, their claims given back, and `unknown`
+   * answers (a timeout, a gateway's 502 or 504) they show the same of, given back (decision 227):
+   * each is queued again once idle RELEASED_GRACE_MS, unless its verdict or its report comes first.
    */
   released: number;
   /** Dead attempts due `unknown`, noted and left for a run UNKNOWN_NOTICE_MS after the note. */
   noted: number;
+  /** Dead attempts settled `unknown`, and `unknown` answers no report can now judge, settled for good (decision 227). */
   settledUnknown: number;
   /** Settled dispatches whose pending entry a function from before decision 104 left behind. */
   droppedEntries: number;
@@ -89,7 +91,9 @@ export interface ReconcileSummary {
  * again, when the number's reports show the provider never took it (decisions 63, 161), and settled
  * `unknown` (never sent again) when nothing can show it, a notice after a first run noted it so
  * (decision 163); for a template WhatsApp was holding
- * (template pacing), both after two hours (decision 148). Reads only the sparse pending entries: a Query per shard (two while entries from before
+ * (template pacing), both after two hours (decision 148). An `unknown` the provider's answer left
+ * (a timeout, a gateway's 502 or 504), its attempt kept, is judged by the same evidence: given back,
+ * and so queued again, or, with none by then, left `unknown` for good (decision 227). Reads only the sparse pending entries: a Query per shard (two while entries from before
  * decision 104 may remain), and a BatchGet of the dispatches they name; behind a backlog, a page
  * at a time up to `readsPerShard` (READS_PER_SHARD; tests lower it), the next run reading on from
  * where this one stopped (decision 210).
@@ -114,6 +118,13 @@ export async function reconcile(
   /** Does what the dispatch's state calls for; true when that took a write (the run's work is bounded by those). */
   async function judge(dispatch: Dispatch): Promise<boolean> {
     const idleFor = now.getTime() - Date.parse(dispatch.updatedAt);
+    // An `unknown` answer is judged by the number's reports as a dead attempt is, but it is recorded already: no note to wait on (decision 227).
+    if (dispatch.status === 'unknown' && dispatch.attemptStartedAt) {
+      const verdict = await deadAttemptVerdict(dispatch, dispatch.attemptStartedAt, now, evidence);
+      if (verdict === 'release' && (await retryUnanswered(dispatch, dispatch.attemptStartedAt, now, store))) summary.released += 1;
+      if (verdict === 'unknown' && (await dropPendingEntry(dispatch.dispatchId, store, dispatch.attemptStartedAt))) summary.settledUnknown += 1;
+      return verdict === 'release' || verdict === 'unknown';
+    }
     if (dispatch.status === 'processing' && dispatch.attemptStartedAt) {
       const verdict = await deadAttemptVerdict(dispatch, dispatch.attemptStartedAt, now, evidence);
       if (verdict === 'release' && (await releaseDeadAttempt(dispatch, now, store))) summary.released += 1;
@@ -233,11 +244,19 @@ export type ReconcilerView =
   | { kind: 'settled' }
   | { kind: 'requeue'; after: string }
   | { kind: 'attempt'; deadAfter: string }
-  | { kind: 'dead'; paced: boolean; judgedAt: string; evidenceNeeded: string | null; reportedThrough: string | null; unknownAt: string };
+  | { kind: 'dead'; paced: boolean; judgedAt: string; evidenceNeeded: string | null; reportedThrough: string | null; unknownAt: string }
+  /** An `unknown` answer judged as a dead attempt is (decision 227): sent again, or at `settledAt` left `unknown` for good; a report settles it first. */
+  | { kind: 'unanswered'; paced: boolean; judgedAt: string; evidenceNeeded: string | null; reportedThrough: string | null; settledAt: string };
 
 export async function reconcilerView(dispatch: Dispatch, now: Date, store: Store = defaultStore()): Promise<ReconcilerView> {
   const iso = (ms: number) => new Date(ms).toISOString();
   if (dispatch.status === 'queued') return { kind: 'requeue', after: iso(Date.parse(dispatch.updatedAt) + QUEUED_GRACE_MS) };
+  if (dispatch.status === 'unknown' && dispatch.attemptStartedAt) {
+    const evidence = reportEvidence(store);
+    const { paced, judgedAt, evidenceNeeded, unknownAt } = await deadAttemptClock(dispatch, dispatch.attemptStartedAt, evidence);
+    const reportedThrough = (await evidence.reportedThrough(dispatch)) ?? null;
+    return { kind: 'unanswered', paced, judgedAt: iso(judgedAt), evidenceNeeded: (await judgedByReports(dispatch, reportedThrough, store)) ? iso(evidenceNeeded) : null, reportedThrough, settledAt: iso(unknownAt) };
+  }
   if (dispatch.status !== 'processing') return { kind: 'settled' };
   const started = dispatch.attemptStartedAt;
   if (!started) return { kind: 'requeue', after: iso(Date.parse(dispatch.updatedAt) + RELEASED_GRACE_MS) };
@@ -248,10 +267,12 @@ export async function reconcilerView(dispatch: Dispatch, now: Date, store: Store
   // Noted by a run at or after `unknownAt` (the next, if that has passed), settled by the first run a notice after the note and not before `unknownAt`.
   const notedAt = await deadAttemptNotedAt(dispatch.dispatchId, started, store);
   const settledFrom = Math.max(unknownAt, (notedAt ? Date.parse(notedAt) : Math.max(unknownAt, now.getTime())) + UNKNOWN_NOTICE_MS);
-  // A claim on no number whose reports are kept (none named, or the default one no workspace owns) has no reports to prove it never reached the provider: never released.
-  const judgedByReports = dispatch.senderPhoneNumberId !== undefined && (reportedThrough !== null || (await workspaceOfNumber(dispatch.senderPhoneNumberId, store)) !== undefined);
-  return { kind: 'dead', paced, judgedAt: iso(judgedAt), evidenceNeeded: judgedByReports ? iso(evidenceNeeded) : null, reportedThrough, unknownAt: iso(settledFrom) };
+  return { kind: 'dead', paced, judgedAt: iso(judgedAt), evidenceNeeded: (await judgedByReports(dispatch, reportedThrough, store)) ? iso(evidenceNeeded) : null, reportedThrough, unknownAt: iso(settledFrom) };
 }
+
+/** A claim on no number whose reports are kept (none named, or the default one no workspace owns) has no reports to prove it never reached the provider: never released. */
+const judgedByReports = async (dispatch: Dispatch, reportedThrough: string | null, store: Store): Promise<boolean> =>
+  dispatch.senderPhoneNumberId !== undefined && (reportedThrough !== null || (await workspaceOfNumber(dispatch.senderPhoneNumberId, store)) !== undefined);
 
 /**
  * Gives the dead claim back; the dispatch is queued again once idle RELEASED_GRACE_MS, as any
@@ -265,8 +286,21 @@ async function releaseDeadAttempt(dispatch: Dispatch, now: Date, store: Store): 
   return released;
 }
 
-/** False when the entry had already moved on: the index is read a moment behind the table. */
-const dropPendingEntry = (dispatchId: string, store: Store): Promise<boolean> => writeIfAllowed(store, pendingEntryDrop(dispatchId));
+/**
+ * Gives back the attempt of an `unknown` answer WhatsApp never took, its answer counted (decisions
+ * 132, 227); queued again once idle RELEASED_GRACE_MS, as a released dead attempt is, unless a
+ * report for it comes first.
+ */
+async function retryUnanswered(dispatch: Dispatch, attemptStartedAt: string, now: Date, store: Store): Promise<boolean> {
+  const given = await changeDispatch(dispatch.dispatchId, store, dispatch, (current) =>
+    current.status === 'unknown' && current.attemptStartedAt === attemptStartedAt ? unansweredRetryChange({ ...current, attemptStartedAt }, now) : undefined,
+  );
+  if (given) logger.warn('WhatsApp never took a message whose answer was unknown; given back, and queued again if nothing settles it first', { dispatchId: dispatch.dispatchId, attemptStartedAt, queuedAfter: new Date(now.getTime() + RELEASED_GRACE_MS).toISOString() });
+  return given !== undefined;
+}
+
+/** False when the entry had already moved on: the index is read a moment behind the table. `ofAttempt`: only while the dispatch holds that attempt. */
+const dropPendingEntry = (dispatchId: string, store: Store, ofAttempt?: string): Promise<boolean> => writeIfAllowed(store, pendingEntryDrop(dispatchId, ofAttempt));
 
 /** Moves the dispatch's pending entry forward first, so the next run does not queue it again. */
 async function requeue(dispatch: Dispatch, now: Date, store: Store, queue: QueueTarget): Promise<boolean> {

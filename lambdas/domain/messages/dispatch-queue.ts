@@ -9,7 +9,7 @@ import type { StatusMove } from './dispatch-repository';
  * (`ofClaim`), and lands only while no later claim was taken (decision 211); one carried before
  * that names none.
  */
-export type CarriedVerdict = Pick<StatusMove, 'occurredAt' | 'providerMessageId' | 'senderPhoneNumberId' | 'failureCode' | 'event' | 'ofClaim'> & { to: 'sent' | 'failed' | 'unknown' };
+export type CarriedVerdict = Pick<StatusMove, 'occurredAt' | 'providerMessageId' | 'senderPhoneNumberId' | 'failureCode' | 'event' | 'ofClaim' | 'judgedByReports'> & { to: 'sent' | 'failed' | 'unknown' };
 
 /**
  * A release of an attempt's claim (the provider said "later", or refused our token, or the table

@@ -228,6 +228,13 @@ export interface StatusMove {
   ofClaim?: number;
   /** The wamid's item is put already (the deliver consumer's, before its sent move: decision 196), so the move names none. */
   wamidItemPut?: true;
+  /**
+   * An `unknown` the provider's answer left (a timeout, a gateway's 502 or 504) with the provider's
+   * answers leaving a retry: the attempt (its start, its claim's id) and the pending entry stay, so
+   * the reconciler sends it again once the number's reports show WhatsApp never took it, as it does
+   * a dead attempt (decision 227). Without it an `unknown` is settled for good.
+   */
+  judgedByReports?: true;
 }
 
 /**
@@ -320,7 +327,9 @@ export function statusMove(dispatch: Dispatch, move: StatusMove, at: string, now
     values[':sender'] = move.senderPhoneNumberId;
     after.senderPhoneNumberId ??= move.senderPhoneNumberId;
   }
-  if (move.to !== 'processing') {
+  // An `unknown` left to the number's reports keeps its attempt and its pending entry for the reconciler (decision 227).
+  const judged = move.to === 'unknown' && move.judgedByReports === true && dispatch.attemptStartedAt !== undefined;
+  if (move.to !== 'processing' && !judged) {
     remove.push('attemptStartedAt', 'attemptId');
     delete after.attemptStartedAt;
   }
@@ -329,7 +338,7 @@ export function statusMove(dispatch: Dispatch, move: StatusMove, at: string, now
     set.push(...entry.set);
     remove.push(...entry.remove);
     Object.assign(values, entry.values);
-  } else if (!countsAsSent(move.to)) {
+  } else if (!countsAsSent(move.to) && !judged) {
     // Failed, canceled or unknown: the reconciler has nothing more to do with it, nor the reports.
     remove.push(...reportEntryAttributes());
   }
@@ -466,22 +475,48 @@ export function requeueChange(dispatch: Dispatch, now: Date): DispatchChange {
 }
 
 /**
+ * Gives back the attempt of an `unknown` the number's reports show WhatsApp never took (decision
+ * 227): `processing` again, with no attempt, as a released claim is, and the provider's answer
+ * counted (`laterAnswers`, decision 132); the reconciler queues it once idle past its grace. Only
+ * while it is still `unknown` on that attempt: a report for it settles it first.
+ */
+export function unansweredRetryChange(dispatch: Dispatch & { attemptStartedAt: string }, now: Date): DispatchChange {
+  const sequence = sequenceStep();
+  const after: Dispatch = { ...dispatch, status: 'processing', updatedAt: now.toISOString(), sequence: dispatch.sequence + 1, laterAnswers: (dispatch.laterAnswers ?? 0) + 1 };
+  delete after.attemptStartedAt;
+  return {
+    write: {
+      Update: {
+        Key: keys.dispatch(dispatch.dispatchId),
+        UpdateExpression: sequence.expression(['#status = :processing', 'updatedAt = :now'], ['attemptStartedAt', 'attemptId'], 'laterAnswers :one'),
+        ConditionExpression: '#status = :unknown AND attemptStartedAt = :mine',
+        ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
+        ExpressionAttributeValues: { ':processing': 'processing', ':unknown': 'unknown', ':mine': dispatch.attemptStartedAt, ':now': now.toISOString(), ':one': 1, ...sequence.values },
+      },
+    },
+    after,
+  };
+}
+
+/**
  * Takes a settled dispatch out of the pending entries. Only a function from before decision 104,
  * moving a dispatch during the deploy that brings it, leaves one there (it moves the gsi2 entry the
  * dispatch does not have); left, it would be read on every run and, oldest first, crowd out the
- * dispatches the reconciler is for. The GET body does not change, so `sequence` does not count up:
+ * dispatches the reconciler is for. It also settles for good an `unknown` left to the number's
+ * reports that never showed WhatsApp did not take it (decision 227): its attempt goes with the
+ * entry (a settled dispatch has none to lose). The GET body does not change, so `sequence` does not count up:
  * the stream record repeats the dispatch's last event, id and all, which receivers de-duplicate
  * (docs/api.md, `webhook-id`), and names nothing made (what it names was its last move's).
  */
-export function pendingEntryDrop(dispatchId: string): Write {
+export function pendingEntryDrop(dispatchId: string, ofAttempt?: string): Write {
   const { partitionKey, sortKey } = tableDefinition.indexes.gsi4;
   return {
     Update: {
       Key: keys.dispatch(dispatchId),
-      UpdateExpression: `REMOVE ${partitionKey}, ${sortKey}, ${DELIVERY_EVENTS_MADE}, ${REPORTS_CHANGE_MADE}, ${WAMID_MADE}`,
-      ConditionExpression: 'begins_with(#entry, :pending) AND NOT #status IN (:queued, :processing)',
+      UpdateExpression: `REMOVE ${partitionKey}, ${sortKey}, attemptStartedAt, attemptId, ${DELIVERY_EVENTS_MADE}, ${REPORTS_CHANGE_MADE}, ${WAMID_MADE}`,
+      ConditionExpression: `begins_with(#entry, :pending) AND NOT #status IN (:queued, :processing)${ofAttempt ? ' AND attemptStartedAt = :attempt' : ''}`,
       ExpressionAttributeNames: { '#entry': partitionKey, '#status': 'status' },
-      ExpressionAttributeValues: { ':pending': 'PENDING#', ':queued': 'queued', ':processing': 'processing' },
+      ExpressionAttributeValues: { ':pending': 'PENDING#', ':queued': 'queued', ':processing': 'processing', ...(ofAttempt ? { ':attempt': ofAttempt } : {}) },
     },
   };
 }

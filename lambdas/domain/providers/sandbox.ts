@@ -38,7 +38,8 @@ const sandboxSender = (phoneNumberId: string | undefined): string => phoneNumber
  * The provider for local runs and test accounts (docs/api.md#sandbox), reporting as the number
  * that sent (the workspace's, lambdas/domain/workspaces/workspace-number.ts). By the recipient's last four digits:
  * 0000 rejects (131026); 0429 is rate limited twice, then accepts; 0504 accepts but times out
- * once (an unknown outcome, settled by its later reports); 0200 is accepted, then reported sent,
+ * once (an unknown outcome, settled by its later reports, which the reconciler waits for before it
+ * would send it again, decision 227); 0200 is accepted, then reported sent,
  * delivered and read, each with Meta's pricing, as WhatsApp reports a message its recipient read;
  * anything else is accepted, then reported delivered. Reports arrive through our webhook, signed,
  * `reportDelayMs` apart.

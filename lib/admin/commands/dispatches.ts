@@ -22,6 +22,15 @@ function nextStep(dispatch: Dispatch, view: ReconcilerView): string {
           : `; then released, and queued again if nothing settles it for ${RELEASED_GRACE_MS / 60_000} minutes, if the number's reports have reached ${view.evidenceNeeded} (they reach ${view.reportedThrough ?? 'nothing yet'}),` +
             ` else settled unknown at ${view.unknownAt} (later while the dispatch queue's backlog may still hold its release)`,
       ].join('');
+    case 'unanswered':
+      return [
+        `the provider's answer was lost (a timeout, a gateway's 502 or 504): a report for it settles it; none may come until ${view.judgedAt}`,
+        view.paced ? ' (WhatsApp was holding its template on this number: template pacing)' : '',
+        view.evidenceNeeded === null
+          ? `; it names no number whose reports are kept, so nothing can show WhatsApp never had it: unknown for good from ${view.settledAt}, unless a report comes`
+          : `; then given back, and queued again if nothing settles it for ${RELEASED_GRACE_MS / 60_000} minutes, if the number's reports have reached ${view.evidenceNeeded} (they reach ${view.reportedThrough ?? 'nothing yet'}),` +
+            ` else unknown for good from ${view.settledAt}, unless a report comes`,
+      ].join('');
   }
 }
 
