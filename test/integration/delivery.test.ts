@@ -1010,7 +1010,13 @@ describe('an `unknown` answer the number’s reports judge (decision 227)', () =
     expect(await deliver(dispatchId, ws, cloud())).toBe('unknown');
     await env.queues.receiveAll();
     expect((await reconcile(new Date(Date.now() + REPORT_SILENCE_MS + 1_000), env.table, env.queues)).released).toBe(0);
-    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'unknown', attemptStartedAt: expect.any(String) });
+    const started = (await getDispatch(ws, dispatchId, env.table))!.attemptStartedAt!;
+    expect(started).toEqual(expect.any(String));
+    // An operator sees its clock, as a dead attempt's (`npm run admin -- dispatch show`).
+    const out: string[] = [];
+    expect(await runAdmin(['dispatch', 'show', '--id', dispatchId, '--json'], { out: (text) => out.push(text), err: () => undefined, env: {}, target: async () => ({ ...env.table, description: 'test table' }), now: () => new Date() })).toBe(0);
+    const after = (ms: number) => new Date(Date.parse(started) + ms).toISOString();
+    expect((JSON.parse(out.join('\n')) as { next: unknown }).next).toEqual({ kind: 'unanswered', paced: false, judgedAt: after(REPORT_SILENCE_MS), evidenceNeeded: after(-10_000), reportedThrough: null, settledAt: after(DEAD_ATTEMPT_UNKNOWN_MS) });
     expect((await reconcile(new Date(Date.now() + DEAD_ATTEMPT_UNKNOWN_MS + 1_000), env.table, env.queues)).settledUnknown).toBeGreaterThanOrEqual(1);
     const settled = (await getDispatch(ws, dispatchId, env.table))!;
     expect({ status: settled.status, attemptStartedAt: settled.attemptStartedAt ?? null }).toEqual({ status: 'unknown', attemptStartedAt: null });
