@@ -1,7 +1,9 @@
 import '../bin/node-check.cjs';
 import { writeFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import { lambdaContext } from '../lib/local/api-gateway-event';
-import type { RouteId } from '../lambdas/routes';
+import type { HttpMetadataSink } from '../lambdas/http/lambda-streaming';
+import { routes, type RouteDefinition, type RouteId } from '../lambdas/routes';
 import { routeEvent } from '../test/support/events';
 import { replayNetwork } from './aws-replay';
 import { callsOf, sendAnew, type Call } from './sdk-calls';
@@ -18,7 +20,7 @@ async function main(): Promise<void> {
   const [outFile, apiKey, dispatchId] = process.argv.slice(2) as [string, string, string];
   const { dynamo, sqs } = await import('../lambdas/shared/clients');
   const networks = [replayNetwork(dynamo), replayNetwork(sqs)];
-  const operations: { name: string; routeId: RouteId; handler: (event: never, context: never) => Promise<unknown>; event: () => unknown }[] = [
+  const operations: { name: string; routeId: RouteId; handler: (...args: never[]) => unknown; event: () => unknown }[] = [
     {
       name: 'send',
       routeId: 'sendMessage',
@@ -38,7 +40,16 @@ async function main(): Promise<void> {
   const prepare = (operation: (typeof operations)[number]) => {
     const event = operation.event();
     const context = lambdaContext(operation.routeId);
-    return async () => ({ status: ((await operation.handler(event as never, context as never)) as { statusCode: number }).statusCode });
+    const invoke = operation.handler as (...args: unknown[]) => Promise<unknown>;
+    if (!(routes[operation.routeId] as RouteDefinition).streaming) return async () => ({ status: ((await invoke(event, context)) as { statusCode: number }).statusCode });
+    // A streamed route (the summary, decision 229) is invoked as Lambda streams it: its status comes with the metadata.
+    return async () => {
+      let status = 200;
+      const sink: HttpMetadataSink = new Writable({ write: (_chunk, _encoding, done) => done() });
+      sink.setHttpMetadata = (metadata) => (status = metadata.statusCode ?? 200);
+      await invoke(event, sink, context);
+      return { status };
+    };
   };
   const invoke = (operation: (typeof operations)[number]) => prepare(operation)();
 

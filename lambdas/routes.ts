@@ -35,7 +35,8 @@ export interface RouteDefinition {
   signed?: boolean;
   /**
    * Stream the response (API Gateway response streaming): for bodies that can outgrow Lambda's
-   * 6 MB buffered limit, such as a 100 000-row report page or an unpaged template list (decisions 24, 170 and 173).
+   * 6 MB buffered limit, such as a 100 000-row report page, an unpaged template list or a summary
+   * whose tags were each used with thousands of templates (decisions 24, 170, 173 and 229).
    */
   streaming?: boolean;
   /** What the function may touch: the stack grants exactly this, nothing more. */
@@ -132,6 +133,7 @@ export const trackingSummary = {
   path: '/v1/messages/tracking-report/summary',
   handler: 'tracking-summary',
   scope: 'messages:read',
+  streaming: true,
   access: { table: 'read' },
   summary: 'Dispatches, credits and rupiah per tracking tag and template',
 } as const satisfies RouteDefinition;

@@ -17,8 +17,8 @@ let bodyBytes = 0;
 const errors: unknown[] = [];
 const json = (bytes: number) => `{"items":"${'x'.repeat(bytes - '{"items":""}'.length)}"}`;
 const buffered: LoadedRoute = {
-  id: 'trackingSummary',
-  definition: routes.trackingSummary,
+  id: 'sendCheck',
+  definition: routes.sendCheck,
   handler: () => Promise.resolve({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: json(bodyBytes) }),
 };
 const streamed: LoadedRoute = {
@@ -46,7 +46,7 @@ const get = async (path: string) => {
 
 it('answers a buffered body that fits Lambda’s limit as it is', async () => {
   bodyBytes = BUFFERED_RESPONSE_LIMIT_BYTES - 1024;
-  const { status, text } = await get('/v1/messages/tracking-report/summary');
+  const { status, text } = await get('/v1/messages/send-check');
   expect(status).toBe(200);
   expect(text).toHaveLength(bodyBytes);
   expect(errors).toEqual([]);
@@ -54,10 +54,10 @@ it('answers a buffered body that fits Lambda’s limit as it is', async () => {
 
 it('answers a buffered body over Lambda’s 6 MB limit 502, as API Gateway does, and reports it', async () => {
   bodyBytes = BUFFERED_RESPONSE_LIMIT_BYTES;
-  const { status, text } = await get('/v1/messages/tracking-report/summary');
+  const { status, text } = await get('/v1/messages/send-check');
   expect(status).toBe(502);
   expect(JSON.parse(text)).toEqual({ success: false, error: 'internal_error', message: 'Internal server error', requestId: expect.any(String) });
-  expect(String(errors[0])).toMatch(/^Error: trackingSummary: Function\.ResponseSizeTooLarge: response payload size \(\d+ bytes\) exceeded maximum allowed payload size \(6291556 bytes\)/);
+  expect(String(errors[0])).toMatch(/^Error: sendCheck: Function\.ResponseSizeTooLarge: response payload size \(\d+ bytes\) exceeded maximum allowed payload size \(6291556 bytes\)/);
 });
 
 it('streams a body of any size on a streaming route', async () => {
@@ -92,7 +92,7 @@ it('answers a request whose event passes Lambda’s 6 MB invoke payload 413, wit
 it('answers a route that reads no body 413 for a body past the invoke payload, as docs/openapi.json documents it', async () => {
   const body = JSON.stringify({ padding: 'x'.repeat(7_000_000) });
   const answer = await new Promise<{ status: number; contentType: string | null; text: string }>((resolve, reject) => {
-    const sent = request(`${base}/v1/messages/tracking-report/summary`, { method: 'GET', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
+    const sent = request(`${base}/v1/messages/send-check`, { method: 'GET', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => resolve({ status: response.statusCode!, contentType: response.headers['content-type'] ?? null, text: Buffer.concat(chunks).toString('utf8') }));
@@ -101,5 +101,5 @@ it('answers a route that reads no body 413 for a body past the invoke payload, a
     sent.end(body);
   });
   expect([answer.status, JSON.parse(answer.text).error]).toEqual([413, 'payload_too_large']);
-  expect(responseProblem('GET', `${base}/v1/messages/tracking-report/summary`, answer.status, answer.contentType, answer.text) ?? 'as documented').toBe('as documented');
+  expect(responseProblem('GET', `${base}/v1/messages/send-check`, answer.status, answer.contentType, answer.text) ?? 'as documented').toBe('as documented');
 });

@@ -7,7 +7,7 @@ import { handler as dispatchesHandler } from '../../../lambdas/handlers/tracking
 import { keys } from '../../../lambdas/shared/table';
 import { apiKeyItem } from '../../support/api-keys';
 import { resetContainerCaches } from '../../../lib/testing';
-import { invokeRoute, lambdaContext, parseResult, routeEvent } from '../../support/events';
+import { invokeRoute, parseResult, routeEvent } from '../../support/events';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const TABLE = process.env.TABLE_NAME!;
@@ -24,7 +24,7 @@ beforeEach(() => {
 });
 
 const tags = async (query: Record<string, string | string[]>) => parseResult(await invokeRoute('trackingTags', tagsHandler, routeEvent('trackingTags', { apiKey: KEY, query })));
-const summary = async (query: Record<string, string | string[]>) => parseResult(await summaryHandler(routeEvent('trackingSummary', { apiKey: KEY, query }), lambdaContext('trackingSummary')));
+const summary = async (query: Record<string, string | string[]>) => parseResult(await invokeRoute('trackingSummary', summaryHandler, routeEvent('trackingSummary', { apiKey: KEY, query })));
 const dispatches = async (query: Record<string, string | string[]>) =>
   parseResult(await invokeRoute('trackingDispatches', dispatchesHandler, routeEvent('trackingDispatches', { apiKey: KEY, query })));
 const period = { startDate: '2026-03-01', endDate: '2026-03-31' };
