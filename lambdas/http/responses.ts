@@ -26,3 +26,16 @@ export const TEXT_CONTENT_TYPE = 'text/plain; charset=utf-8';
 
 /** A plain-text answer (the WhatsApp verification handshake echoes its challenge). */
 export const text = (body: string): HttpResult<string> => ({ statusCode: 200, body, contentType: TEXT_CONTENT_TYPE });
+
+/**
+ * Lambda refuses a buffered (not streamed) response whose invoke payload, the proxy result as JSON
+ * with its escaped body, passes this many bytes: `Function.ResponseSizeTooLarge`, which API Gateway
+ * answers 502 (decision 170).
+ */
+export const BUFFERED_RESPONSE_LIMIT_BYTES = 6_291_556;
+
+/**
+ * The bytes `value` takes in a buffered response's invoke payload: its JSON, escaped again as the
+ * body string, so a control character counts seven bytes (`\\u0001`) and a quote four.
+ */
+export const bufferedBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(JSON.stringify(value))) - 2;

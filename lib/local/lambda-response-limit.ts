@@ -1,10 +1,11 @@
+import { BUFFERED_RESPONSE_LIMIT_BYTES } from '../../lambdas/http/responses';
+
 /**
- * Lambda refuses a buffered (not streamed) response whose invoke payload, the proxy result as JSON
- * with its escaped body, passes this many bytes: `Function.ResponseSizeTooLarge`, which API Gateway
- * answers 502. The local server and the testing kit hold a route to it, as the deployed stack does,
- * so a body that would outgrow it fails here first (decision 170).
+ * Lambda's buffered response limit (lambdas/http/responses.ts, where the history page is held under
+ * it, decision 229). The local server and the testing kit hold a route to it, as the deployed stack
+ * does, so a body that would outgrow it fails here first (decision 170).
  */
-export const BUFFERED_RESPONSE_LIMIT_BYTES = 6_291_556;
+export { BUFFERED_RESPONSE_LIMIT_BYTES };
 
 /** The error Lambda reports for a buffered response over the limit, or undefined when it fits. */
 export function bufferedResponseError(result: unknown): string | undefined {

@@ -8,21 +8,24 @@ import { saveTemplate } from '../../lambdas/domain/templates/template-repository
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import { template, TEMPLATE_ID } from '../support/send-fixtures';
 import { useTableAndQueues } from '../support/sqs';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../lambdas/shared/table';
+import { handler as historyHandler } from '../../lambdas/handlers/conversation-messages';
+import { apiKeyItem } from '../support/api-keys';
+import { invokeRoute, parseResult } from '../support/events';
 
 const env = useTableAndQueues();
 
-async function workspace(): Promise<string> {
+async function workspace(withTemplate = template): Promise<string> {
   const ws = `ws-${randomUUID().slice(0, 8)}`;
   await saveWorkspace({ id: ws, name: ws, rupiahPerCredit: 150 }, new Date(), env.table);
-  await saveTemplate(ws, template, env.table);
+  await saveTemplate(ws, withTemplate, env.table);
   return ws;
 }
 let clock = Date.parse('2026-10-01T00:00:00.000Z');
-const send = (ws: string, to: string, order: string) =>
+const send = (ws: string, to: string, order: string, name = 'Budi') =>
   sendTemplateMessage(
-    { workspaceId: ws, apiClient: { id: randomUUID(), name: 'k' }, to, templateId: TEMPLATE_ID, variables: { name: 'Budi', order }, tagIds: [], trackingTags: [], now: new Date((clock += 1_000)) },
+    { workspaceId: ws, apiClient: { id: randomUUID(), name: 'k' }, to, templateId: TEMPLATE_ID, variables: { name, order }, tagIds: [], trackingTags: [], now: new Date((clock += 1_000)) },
     { store: env.table, queue: env.queues },
   );
 
@@ -69,6 +72,34 @@ describe('conversations against DynamoDB Local', () => {
     expect(pages).toBeGreaterThan(3);
     expect(seen).toEqual(Array.from({ length: 10 }, (_, i) => `Halo Budi, pesanan old-${9 - i} sudah dikirim.`));
   });
+
+  it('ends a history page early, with its cursor, where its messages would pass Lambda’s 6 MB answer', async () => {
+    // A one-line value may hold control characters (a customer's text may too), and a body that
+    // repeats a placeholder renders it to 120 KB: one byte stored is six in the JSON body (`\u0001`)
+    // and seven in Lambda's proxy payload, so the 1 MB one Query reads would be over 6 MB of answer,
+    // a 502 at the default `limit` (decision 229).
+    const ws = await workspace({ ...template, versions: [{ ...template.versions[0]!, body: `${'{{name}} '.repeat(29)}{{order}}` }] });
+    const key = 'msk_test_history_size_01';
+    await env.table.db.send(new PutCommand({ TableName: env.table.tableName, Item: apiKeyItem(key, { workspaceId: ws, scopes: ['messages:read'] }) }));
+    for (let i = 0; i < 20; i++) await send(ws, '081234567890', `A-${i}`, '\u0001'.repeat(4000));
+    const [conversation] = (await listConversations(ws, { phone: '081234567890', limit: 1 }, env.table)).items;
+
+    const orders: string[] = [];
+    const sizes: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const result = await invokeRoute('conversationMessages', historyHandler, { apiKey: key, pathParameters: { conversationId: conversation!.id }, query: cursor ? { cursor } : {} });
+      const { status, body } = parseResult(result);
+      expect(status).toBe(200);
+      const items = body.items as { text: string }[];
+      sizes.push(items.length);
+      orders.push(...items.map((message) => message.text.split(' ').at(-1)!));
+      cursor = (body.nextCursor as string | null) ?? undefined;
+    } while (cursor);
+    expect(sizes[0]).toBeGreaterThan(0);
+    expect(sizes[0]).toBeLessThan(20);
+    expect(orders).toEqual(Array.from({ length: 20 }, (_, i) => `A-${19 - i}`));
+  }, 120_000);
 
   it('shows inbound and outbound messages, outbound ones with their dispatch and its status', async () => {
     const ws = await workspace();

@@ -244,7 +244,7 @@ export async function messagesOfConversation(
   conversationId: string,
   page: { limit: number; startKey?: Record<string, unknown> },
   store: Store,
-): Promise<ItemPage<StoredMessage>> {
+): Promise<ItemPage<StoredMessage> & { keys: Record<string, unknown>[] }> {
   const { Items = [], LastEvaluatedKey } = await store.db.send(
     new QueryCommand({
       TableName: store.tableName,
@@ -254,5 +254,6 @@ export async function messagesOfConversation(
       ExclusiveStartKey: page.startKey,
     }),
   );
-  return { items: Items.map(toMessage), lastKey: LastEvaluatedKey };
+  // Each message's own key, for a page that ends before the Query's last item (decision 229).
+  return { items: Items.map(toMessage), keys: Items.map((item) => ({ pk: item.pk as string, sk: item.sk as string })), lastKey: LastEvaluatedKey };
 }

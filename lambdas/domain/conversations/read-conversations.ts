@@ -99,11 +99,23 @@ export async function getConversation(workspaceId: string, conversationId: strin
   return conversation;
 }
 
-/** A conversation's messages, newest first, a cursor page at a time, outbound ones with their dispatch's current status. */
+/**
+ * What a page's items may add up to besides its `limit`, as `sizeOf` counts them: the page ends
+ * before the item that would pass `bytes`, with the cursor to it, and always holds its first item.
+ */
+export interface PageBudget {
+  bytes: number;
+  sizeOf: (item: unknown) => number;
+}
+
+/**
+ * A conversation's messages, newest first, a cursor page at a time, outbound ones with their
+ * dispatch's current status; within `budget` when one is given (decision 229).
+ */
 export async function conversationHistory(
   workspaceId: string,
   conversationId: string,
-  query: { limit: number; cursor?: string },
+  query: { limit: number; cursor?: string; budget?: PageBudget },
   store: Store = defaultStore(),
 ): Promise<PageOf<MessageResource>> {
   const scope = `${workspaceId}|history|${conversationId}`;
@@ -112,8 +124,8 @@ export async function conversationHistory(
   const page = await messagesOfConversation(workspaceId, conversationId, { limit: query.limit, startKey }, store);
   const dispatchIds = page.items.map((message) => message.dispatchId).filter((id): id is string => !!id);
   const dispatches = new Map((await batchGet(store, dispatchIds.map((id) => keys.dispatch(id)))).map(toDispatch).map((dispatch) => [dispatch.dispatchId, dispatch]));
-  return {
-    items: page.items.map((message) => ({
+  const items = page.items.map(
+    (message): MessageResource => ({
       id: message.messageId,
       direction: message.direction,
       type: message.type,
@@ -125,7 +137,18 @@ export async function conversationHistory(
       status: message.dispatchId ? (dispatches.get(message.dispatchId)?.status ?? null) : null,
       readAt: message.dispatchId ? (dispatches.get(message.dispatchId)?.readAt ?? null) : null,
       createdAt: message.createdAt,
-    })),
-    nextCursor: await encodeCursor(page.lastKey, scope),
-  };
+    }),
+  );
+  const kept = query.budget ? itemsWithin(items, query.budget) : items.length;
+  return { items: items.slice(0, kept), nextCursor: await encodeCursor(kept < items.length ? page.keys[kept - 1] : page.lastKey, scope) };
+}
+
+/** How many of `items`, from the first, fit `budget`; never fewer than one. */
+function itemsWithin(items: readonly unknown[], budget: PageBudget): number {
+  let bytes = 0;
+  for (let count = 0; count < items.length; count++) {
+    bytes += budget.sizeOf(items[count]);
+    if (bytes > budget.bytes) return Math.max(count, 1);
+  }
+  return items.length;
 }
