@@ -13,7 +13,14 @@ import { sandboxNumberPut } from './workspace-number';
  * The workspace item: its key, its writes (each in one transaction with the claims and releases of
  * the identifiers its settings bind, see workspace-binding.ts) and its reading back.
  */
-const storedWorkspaceSchema = z.extend(workspaceInputSchema, { createdAt: z.string(), updatedAt: z.string(), gatewayUsageKey: z.optional(gatewayUsageKeySchema) });
+const storedWorkspaceSchema = z.extend(workspaceInputSchema, {
+  // Any name an earlier release stored: one with a control character (a tab, a line break), refused
+  // only on input since, still reads, so the workspace is served and `workspace update --name` mends it.
+  name: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  gatewayUsageKey: z.optional(gatewayUsageKeySchema),
+});
 
 /** Why a workspace write was refused; the message says it for people. */
 export class WorkspaceWriteRefusedError extends Error {
