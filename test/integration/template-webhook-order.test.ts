@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { BuildMiddleware } from '@smithy/types';
 import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
 import { getDispatch } from '../../lambdas/domain/messages/dispatch-repository';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import { webhookEnvelopeSchema } from '../../lambdas/domain/providers/whatsapp-webhook';
 import { syncedTemplateId } from '../../lambdas/domain/templates/synced-template';
-import { currentVersion } from '../../lambdas/domain/templates/template';
+import { currentVersion, type Template } from '../../lambdas/domain/templates/template';
 import { clearTemplateCache } from '../../lambdas/domain/templates/template-lookup';
-import { getTemplate, saveTemplate } from '../../lambdas/domain/templates/template-repository';
+import { getTemplate, saveTemplate, saveTemplateOverRead, storedTemplateItem } from '../../lambdas/domain/templates/template-repository';
+import { sampleTemplate } from '../../lib/testing/send-items';
 import { syncTemplates } from '../../lambdas/domain/templates/template-sync';
 import { applyTemplateWebhook, type TemplateWebhookField } from '../../lambdas/domain/templates/template-webhook';
 import { clearWorkspaceCache } from '../../lambdas/domain/workspaces/workspace-lookup';
@@ -66,6 +67,18 @@ function outcomeOf(name: string) {
 const syncDeps = (listedAt?: Date) => ({ graph: { baseUrl: graph.baseUrl, timeoutMs: 2_000 }, accessToken: () => Promise.resolve('token-1'), store: env.table, ...(listedAt ? { now: () => listedAt } : {}) });
 
 describe('template status webhooks that arrive out of order', () => {
+  // A template file may give its times with an offset (WIB's +07:00), and `templates import` stored
+  // them so. A read that turned them to UTC never matched the stored marks the save holds its write
+  // to: every webhook and sync for such a template was refused as if a newer one had moved them.
+  it('a save over what was read is taken for a template whose statusChangedAt was stored with +07:00', async () => {
+    const ws = `ws-off-${randomUUID().slice(0, 8)}`;
+    const stored = { ...sampleTemplate, id: randomUUID(), statusChangedAt: '2026-01-05T10:00:00+07:00' } as Template;
+    await env.table.db.send(new PutCommand({ TableName: env.table.tableName, Item: storedTemplateItem(ws, stored) }));
+    const read = (await getTemplate(ws, stored.id, env.table, { consistent: true }))!;
+    expect(await saveTemplateOverRead(ws, { ...read, status: 'PAUSED' }, read, env.table)).toBe(true);
+    expect(await getTemplate(ws, stored.id, env.table, { consistent: true })).toMatchObject({ status: 'PAUSED' });
+  });
+
   it('a PAUSED re-delivered after the REINSTATED that ended it leaves the template APPROVED and sendable', async () => {
     const ws = await workspace();
     await syncTemplates(ws, syncDeps(READ_BEFORE_TEMPLATE_FIXTURES));

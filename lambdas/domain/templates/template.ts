@@ -1,6 +1,6 @@
 import * as z from '../../shared/zod';
 import { templateCategories } from '../workspaces/workspace';
-import { utcInstant } from '../time/instant';
+import { inUtc } from '../time/instant';
 
 export const variableDefinitionSchema = z.object({
   name: z.string().check(z.regex(/^[A-Za-z0-9_]{1,64}$/, 'letters, digits and "_", at most 64 characters')),
@@ -48,9 +48,9 @@ export const templateVersionInputSchema = z.object({
   /** What the customer sees; defaults to the body with its placeholders. */
   customerPreview: z.optional(z.string()),
   creditCostPerSend: z.int().check(z.gte(0)),
-  createdAt: utcInstant(),
-  readyAt: z.optional(utcInstant()),
-  disabledAt: z.optional(utcInstant()),
+  createdAt: z.iso.datetime({ offset: true }),
+  readyAt: z.optional(z.iso.datetime({ offset: true })),
+  disabledAt: z.optional(z.iso.datetime({ offset: true })),
   components: z.optional(templateComponentsSchema),
   /** Synced versions: a digest of Meta's components; with the category, what makes a version new. */
   contentDigest: z.optional(z.string()),
@@ -98,13 +98,13 @@ export const templateInputSchema = z.object({
    * entry's `time`). An older webhook, re-delivered late, changes neither (decision 183). A
    * template a sync marked DELETED: when the list that no longer had it was asked for (decision 199).
    */
-  statusChangedAt: z.optional(utcInstant()),
-  categoryChangedAt: z.optional(utcInstant()),
+  statusChangedAt: z.optional(z.iso.datetime({ offset: true })),
+  categoryChangedAt: z.optional(z.iso.datetime({ offset: true })),
   /**
    * Synced templates: when the content held was asked of the Graph API (our clock). A sync whose
    * list was asked for earlier is older news and changes nothing (decision 188).
    */
-  contentReadAt: z.optional(utcInstant()),
+  contentReadAt: z.optional(z.iso.datetime({ offset: true })),
 });
 
 /**
@@ -219,8 +219,9 @@ function toTemplateVersionResource(version: TemplateVersion): TemplateResource['
     variableDefinitions: version.variableDefinitions.map(({ name, type, required }) => ({ name, type, required })),
     customerPreview: version.customerPreview ?? version.body,
     creditCostPerSend: version.creditCostPerSend,
-    createdAt: version.createdAt,
-    ...(version.readyAt ? { readyAt: version.readyAt } : {}),
-    ...(version.disabledAt ? { disabledAt: version.disabledAt } : {}),
+    // Stored as a template file gave them (a WIB file's `+07:00`), answered in UTC as every time is.
+    createdAt: inUtc(version.createdAt),
+    ...(version.readyAt ? { readyAt: inUtc(version.readyAt) } : {}),
+    ...(version.disabledAt ? { disabledAt: inUtc(version.disabledAt) } : {}),
   };
 }

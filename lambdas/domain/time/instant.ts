@@ -4,8 +4,8 @@ import * as z from '../../shared/zod';
 export const instant = () => z.iso.datetime({ offset: true });
 
 /**
- * An instant given with any offset (a template file written in WIB, `…T09:00:00+07:00`), kept in
- * UTC as every response shows times (docs/api.md#conventions) and as stored times compare as
- * strings. One already in UTC is kept as written.
+ * An instant given with any offset (a template file written in WIB, `…T09:00:00+07:00`) as every
+ * response shows times, in UTC (docs/api.md#conventions). One already in UTC is kept as written.
+ * Only what is answered: a stored time is compared as it was stored (a template's marks, decision 183).
  */
-export const utcInstant = () => z.pipe(z.iso.datetime({ offset: true }), z.transform((text: string) => (text.endsWith('Z') ? text : new Date(text).toISOString())));
+export const inUtc = (text: string): string => (text.endsWith('Z') ? text : new Date(text).toISOString());
