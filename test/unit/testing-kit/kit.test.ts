@@ -45,8 +45,10 @@ const moduleState: Record<string, keyof typeof containerCaches | { notACache: st
   'lambdas/domain/providers/whatsapp-errors.ts CREDENTIAL_CODES': { notACache: 'a constant' },
   'lambdas/domain/providers/whatsapp-errors.ts BEFORE_REQUEST': { notACache: 'a constant' },
   'lambdas/domain/providers/whatsapp-errors.ts LONG_REFUSALS': { notACache: 'a constant' },
+  'lambdas/domain/providers/whatsapp-errors.ts OUTAGE_CODES': { notACache: 'a constant' },
   'lambdas/domain/providers/whatsapp-webhook.ts LIMIT_LOWERED': { notACache: 'a constant' },
   'lambdas/domain/providers/whatsapp-webhook.ts RESTRICTING_EVENTS': { notACache: 'a constant' },
+  'lambdas/domain/providers/whatsapp-webhook.ts CHANGES_OF_A_MESSAGE': { notACache: 'a constant' },
   'lambdas/domain/messages/dispatch-repository.ts STORED_ATTRIBUTES': { notACache: 'a constant: the names the stored schema reads' },
 };
 
