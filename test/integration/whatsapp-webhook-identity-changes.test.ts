@@ -34,15 +34,24 @@ async function workspace() {
   return ws;
 }
 
-async function post(number: string, value: Record<string, unknown>) {
+/** One change of the webhook's `field` (`messages` unless told), from the workspace's number. */
+async function post(number: string, value: Record<string, unknown>, field = 'messages') {
   const body = JSON.stringify({
     object: 'whatsapp_business_account',
-    entry: [{ id: '102290129340398', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '6281100001111', phone_number_id: number }, ...value } }] }],
+    entry: [{ id: '102290129340398', changes: [{ field, value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '6281100001111', phone_number_id: number }, ...value } }] }],
   });
   const headers = { 'Content-Type': 'application/json', 'X-Hub-Signature-256': signWebhookBody(body, process.env.WHATSAPP_APP_SECRET!) };
   const answer = await invokeRoute('whatsappWebhook', receive, routeEvent('whatsappWebhook', { body, headers }));
   expect(answer.statusCode).toBe(200);
 }
+
+/** What the workspace's `marketing_opt_out.updated` events said. */
+const optOutEvents = async (workspaceId: string) =>
+  (await env.table.scanAll())
+    .filter((item) => item.entity === 'webhookOutbox' && item.workspaceId === workspaceId)
+    .map(toOutboxEvent)
+    .filter((event) => event.type === 'marketing_opt_out.updated')
+    .map((event) => (JSON.parse(event.payload) as { data: unknown }).data);
 
 const conversation = (workspaceId: string, contact: string) => findConversation(workspaceId, conversationIdFor(workspaceId, 'whatsapp', contact), env.table);
 
@@ -333,4 +342,101 @@ it('a "Stop promotions" tap on the old number made after the number change stays
   });
   expect(await getMarketingOptOut(ws.id, '+6281234567101', env.table)).toBeDefined();
   expect(await getMarketingOptOut(ws.id, '+6281234567109', env.table)).toBeUndefined();
+});
+
+// Left by the second skeptic's review: a resume is the customer's word too, and Meta may deliver it after the notice.
+it('a resume made before a number change, whose POST Meta delivers after the notice’s, lifts the opt-out the notice carried to the new number', async () => {
+  const ws = await workspace();
+  await createWebhookEndpoint({ workspaceId: ws.id, url: 'https://hooks.example.com/in', events: ['marketing_opt_out.updated'], description: null }, new Date(), env.table);
+  // :00 the customer taps "Stop promotions" on the old number.
+  await post(ws.number, {
+    contacts: [{ profile: { name: 'Sari' }, wa_id: '6281234567201' }],
+    messages: [{ from: '6281234567201', id: 'wamid.LR-STOP', timestamp: '1767225600', type: 'button', button: { payload: 'Stop promotions', text: 'Stop promotions' } }],
+  });
+  // :20 the number change notice reaches us, carrying the opt-out…
+  await post(ws.number, {
+    messages: [
+      {
+        from: '6281234567201',
+        id: 'wamid.LR-SYS',
+        timestamp: '1767225620',
+        type: 'system',
+        system: { body: 'User Sari changed from 6281234567201 to 6281234567209', wa_id: '6281234567209', type: 'user_changed_number' },
+      },
+    ],
+  });
+  expect(await getMarketingOptOut(ws.id, '+6281234567209', env.table)).toBeDefined();
+  // …then Meta's delivery of the resume the customer made in WhatsApp at :10, on the old number, before moving
+  // (Meta's user_preferences webhook reference).
+  await post(
+    ws.number,
+    {
+      contacts: [{ profile: { name: 'Sari' }, wa_id: '6281234567201' }],
+      user_preferences: [{ wa_id: '6281234567201', detail: 'User requested to resume marketing messages', category: 'marketing_messages', value: 'resume', timestamp: 1767225610 }],
+    },
+    'user_preferences',
+  );
+  expect(await getMarketingOptOut(ws.id, '+6281234567201', env.table)).toBeUndefined();
+  // The customer's last word before the move was "resume": their new number is not opted out.
+  expect(await getMarketingOptOut(ws.id, '+6281234567209', env.table)).toBeUndefined();
+  // The integration, which keeps its own suppression list, hears of the lift on each number.
+  const events = await optOutEvents(ws.id);
+  expect(events).toHaveLength(4);
+  expect(events).toEqual(
+    expect.arrayContaining([
+      { phone: '+6281234567201', optedOut: true, by: 'button', at: '2026-01-01T00:00:00.000Z' },
+      { phone: '+6281234567209', optedOut: true, by: 'button', at: '2026-01-01T00:00:00.000Z' },
+      { phone: '+6281234567201', optedOut: false, by: 'whatsapp', at: '2026-01-01T00:00:10.000Z' },
+      { phone: '+6281234567209', optedOut: false, by: 'whatsapp', at: '2026-01-01T00:00:10.000Z' },
+    ]),
+  );
+  // Meta's retry of the notice carries nothing again, nor does its retry of the :00 tap: the resume guards both numbers.
+  await post(ws.number, {
+    messages: [
+      {
+        from: '6281234567201',
+        id: 'wamid.LR-SYS',
+        timestamp: '1767225620',
+        type: 'system',
+        system: { body: 'User Sari changed from 6281234567201 to 6281234567209', wa_id: '6281234567209', type: 'user_changed_number' },
+      },
+    ],
+  });
+  await post(ws.number, {
+    contacts: [{ profile: { name: 'Sari' }, wa_id: '6281234567201' }],
+    messages: [{ from: '6281234567201', id: 'wamid.LR-STOP', timestamp: '1767225600', type: 'button', button: { payload: 'Stop promotions', text: 'Stop promotions' } }],
+  });
+  expect(await getMarketingOptOut(ws.id, '+6281234567201', env.table)).toBeUndefined();
+  expect(await getMarketingOptOut(ws.id, '+6281234567209', env.table)).toBeUndefined();
+});
+
+it('a resume followed to the new number lifts nothing the customer said there after the move; a resume before the notice leaves nothing to carry', async () => {
+  const ws = await workspace();
+  const notice = (from: string, to: string, id: string) => ({
+    messages: [{ from, id, timestamp: '1767225620', type: 'system', system: { body: `User Sari changed from ${from} to ${to}`, wa_id: to, type: 'user_changed_number' } }],
+  });
+  const stopTap = (from: string, id: string, timestamp: string) => ({
+    contacts: [{ profile: { name: 'Sari' }, wa_id: from }],
+    messages: [{ from, id, timestamp, type: 'button', button: { payload: 'Stop promotions', text: 'Stop promotions' } }],
+  });
+  const resume = (from: string, timestamp: number) => ({
+    contacts: [{ profile: { name: 'Sari' }, wa_id: from }],
+    user_preferences: [{ wa_id: from, detail: 'User requested to resume marketing messages', category: 'marketing_messages', value: 'resume', timestamp }],
+  });
+  // The notice (:20) first; the customer taps "Stop promotions" on the new number at :30; then Meta
+  // delivers the old number's stop (:00) and the resume (:10) made before the move.
+  await post(ws.number, notice('6281234567301', '6281234567309', 'wamid.LRA-SYS'));
+  await post(ws.number, stopTap('6281234567309', 'wamid.LRA-NEW', '1767225630'));
+  await post(ws.number, stopTap('6281234567301', 'wamid.LRA-OLD', '1767225600'));
+  await post(ws.number, resume('6281234567301', 1767225610), 'user_preferences');
+  expect(await getMarketingOptOut(ws.id, '+6281234567301', env.table)).toBeUndefined();
+  expect(await getMarketingOptOut(ws.id, '+6281234567309', env.table)).toMatchObject({ providerMessageId: 'wamid.LRA-NEW', optedOutAt: '2026-01-01T00:00:30.000Z' });
+
+  // The opposite order: the stop (:00) and the resume (:10) before the notice (:20): the old number
+  // holds no opt-out when the notice comes, so none is carried.
+  await post(ws.number, stopTap('6281234567401', 'wamid.LRB-STOP', '1767225600'));
+  await post(ws.number, resume('6281234567401', 1767225610), 'user_preferences');
+  await post(ws.number, notice('6281234567401', '6281234567409', 'wamid.LRB-SYS'));
+  expect(await getMarketingOptOut(ws.id, '+6281234567401', env.table)).toBeUndefined();
+  expect(await getMarketingOptOut(ws.id, '+6281234567409', env.table)).toBeUndefined();
 });

@@ -144,16 +144,23 @@ async function carryOptOut(workspaceId: string, from: string, move: NumberMove, 
 /**
  * Follows a customer from a number they left after `since` (the time of their word there, or of the
  * move that brought them to it) to each number they moved to since, carrying the opt-out: a notice
- * stored before the word (Meta's retries, POSTs out of order) has carried none (decision 226). One
- * consistent Query of the number's moves, and a carry for each move found; a number met twice (a
- * customer back on a number they left) ends it.
+ * stored before the word (Meta's retries, POSTs out of order) has carried none (decision 226).
  */
 async function followCustomer(workspaceId: string, phone: string, since: string, store: Store, met = new Set<string>()): Promise<void> {
+  for await (const { from, move } of movesSince(workspaceId, phone, since, store, met)) await carryOptOut(workspaceId, from, move, store);
+}
+
+/**
+ * The moves a customer made from `phone` after `since`, each from the number the one before brought
+ * them to: one consistent Query of the number's moves per step, so each move is acted on before the
+ * next is read; a number met twice (a customer back on a number they left) ends it.
+ */
+async function* movesSince(workspaceId: string, phone: string, since: string, store: Store, met = new Set<string>()): AsyncGenerator<{ from: string; move: NumberMove }> {
   met.add(phone);
   for (let from = phone, after = since; ; ) {
     const move = await nextNumberMove(workspaceId, from, after, store);
     if (!move || met.has(move.to)) return;
-    await carryOptOut(workspaceId, from, move, store);
+    yield { from, move };
     met.add(move.to);
     [from, after] = [move.to, move.movedAt];
   }
@@ -202,22 +209,38 @@ export interface PreferenceChange {
  * The customer's marketing preference, set in WhatsApp: `stop` records an opt-out (a number that
  * has one keeps it; not one older than the number's last resume); `resume` is remembered, and lifts
  * the one a tap or WhatsApp recorded no later than the resume, not one recorded after it (the
- * webhooks may come out of order) nor an operator's, whose reason we cannot see. Answers whether
+ * webhooks may come out of order) nor an operator's, whose reason we cannot see. Either follows the
+ * customer to the numbers they moved to after it (decision 226): a notice stored before a resume
+ * (Meta's retries, POSTs out of order) carried the opt-out the resume lifts, so the resume is
+ * remembered on each of those numbers and lifts what it lifts here (decision 232). Answers whether
  * the opt-outs changed.
  */
 export async function applyMarketingPreference(change: PreferenceChange, store: Store = defaultStore()): Promise<boolean> {
   const phone = fromWhatsAppNumber(change.phone);
   if (change.preference === 'stop') return recordCustomerOptOut({ workspaceId: change.workspaceId, phone, optedOutAt: change.occurredAt, source: 'whatsapp' }, store);
-  await rememberResume(change.workspaceId, phone, change.occurredAt, store);
+  let changed = await resume(change.workspaceId, phone, change.occurredAt, store);
+  // Followed whether or not this number had one to lift: Meta's retry of a resume whose follow failed finds it lifted.
+  for await (const { move } of movesSince(change.workspaceId, phone, change.occurredAt, store)) {
+    if (await resume(change.workspaceId, move.to, change.occurredAt, store)) changed = true;
+  }
+  return changed;
+}
+
+/**
+ * The customer's resume on one number: remembered there, so their older word arriving later (or a
+ * carry of it) records nothing (decision 151), then the opt-out it overrides is lifted, with its event.
+ */
+async function resume(workspaceId: string, phone: string, resumedAt: string, store: Store): Promise<boolean> {
+  await rememberResume(workspaceId, phone, resumedAt, store);
   const lift: Write = {
     Delete: {
-      Key: keys.marketingOptOut(change.workspaceId, phone),
+      Key: keys.marketingOptOut(workspaceId, phone),
       ConditionExpression: 'optedOutAt <= :resumedAt AND #source <> :admin',
       ExpressionAttributeNames: { '#source': 'source' },
-      ExpressionAttributeValues: { ':resumedAt': change.occurredAt, ':admin': 'admin' },
+      ExpressionAttributeValues: { ':resumedAt': resumedAt, ':admin': 'admin' },
     },
   };
-  return writeChange(store, change.workspaceId, lift, { phone, optedOut: false, by: 'whatsapp', at: change.occurredAt });
+  return writeChange(store, workspaceId, lift, { phone, optedOut: false, by: 'whatsapp', at: resumedAt });
 }
 
 /**
