@@ -963,7 +963,8 @@ describe('an `unknown` answer the number’s reports judge (decision 227)', () =
     const { ws, dispatchId } = await queuedDispatch(['promo']);
     graph.answer = refusedLate;
     expect(await deliver(dispatchId, ws, cloud())).toBe('unknown');
-    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'unknown', attemptStartedAt: expect.any(String), senderPhoneNumberId: `sandbox:${ws}` });
+    const unanswered = (await getDispatch(ws, dispatchId, env.table))!;
+    expect(unanswered).toMatchObject({ status: 'unknown', attemptStartedAt: expect.any(String), senderPhoneNumberId: `sandbox:${ws}` });
     await reportedAfter(ws);
     const message = { dispatchId, workspaceId: ws };
     await env.queues.receiveAll();
@@ -975,7 +976,8 @@ describe('an `unknown` answer the number’s reports judge (decision 227)', () =
     const judgedAt = Date.now() + REPORT_SILENCE_MS + 1_000;
     expect((await reconcile(new Date(judgedAt), env.table, env.queues)).released).toBeGreaterThanOrEqual(1);
     const released = (await getDispatch(ws, dispatchId, env.table))!;
-    expect({ status: released.status, attemptStartedAt: released.attemptStartedAt ?? null, laterAnswers: released.laterAnswers }).toEqual({ status: 'processing', attemptStartedAt: null, laterAnswers: 1 });
+    // It stays `unknown`, its GET body as it was: no status event (decision 227; status never moves backwards).
+    expect({ status: released.status, attemptStartedAt: released.attemptStartedAt ?? null, laterAnswers: released.laterAnswers, sequence: released.sequence }).toEqual({ status: 'unknown', attemptStartedAt: null, laterAnswers: 1, sequence: unanswered.sequence });
     expect(await env.queues.receiveAll()).not.toContainEqual(message);
     await reconcile(new Date(judgedAt + RELEASED_GRACE_MS + 1_000), env.table, env.queues);
     expect(await env.queues.receiveAll()).toContainEqual(message);
@@ -988,6 +990,67 @@ describe('an `unknown` answer the number’s reports judge (decision 227)', () =
     await reconcile(new Date(Date.now() + DEAD_ATTEMPT_UNKNOWN_MS + RELEASED_GRACE_MS + 3_000), env.table, env.queues);
     expect(await env.queues.receiveAll()).not.toContainEqual(message);
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent' });
+  });
+
+  it('never moves the GET body’s status backwards across the retry: `unknown` until the retry’s verdict, and no status event for the give-back', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    const seen: { status: string; sequence: number }[] = [];
+    const look = async () => {
+      const { status, sequence } = (await getDispatch(ws, dispatchId, env.table))!;
+      seen.push({ status, sequence });
+    };
+    graph.answer = refusedLate;
+    expect(await deliver(dispatchId, ws, cloud())).toBe('unknown');
+    await look();
+    await reportedAfter(ws);
+    await env.queues.receiveAll();
+    const judgedAt = Date.now() + REPORT_SILENCE_MS + 1_000;
+    expect((await reconcile(new Date(judgedAt), env.table, env.queues)).released).toBeGreaterThanOrEqual(1);
+    await look();
+    await reconcile(new Date(judgedAt + RELEASED_GRACE_MS + 1_000), env.table, env.queues);
+    expect(await env.queues.receiveAll()).toContainEqual({ dispatchId, workspaceId: ws });
+    await look();
+    graph.answer = accepted(`wamid.${randomUUID()}`);
+    expect(await deliver(dispatchId, ws, cloud(), 1)).toBe('sent');
+    await look();
+    expect(seen.map(({ status }) => status)).toEqual(['unknown', 'unknown', 'unknown', 'sent']);
+    // The give-back, the queuing and the claim change nothing of the GET body: no `message.status.updated` event (its `sequence` stays); the `sent` is one.
+    expect(seen.map(({ sequence }) => sequence - seen[0]!.sequence)).toEqual([0, 0, 0, 1]);
+  });
+
+  it('keeps `unknown` through a retry answered `unknown` again, then “later”, and a report settles it', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    const message = { dispatchId, workspaceId: ws };
+    const read = async () => (await getDispatch(ws, dispatchId, env.table))!;
+    graph.answer = gatewayTimeout;
+    expect(await deliver(dispatchId, ws, cloud())).toBe('unknown');
+    const { sequence } = await read();
+    await reportedAfter(ws);
+    await env.queues.receiveAll();
+    const judgedAt = Date.now() + REPORT_SILENCE_MS + 1_000;
+    expect((await reconcile(new Date(judgedAt), env.table, env.queues)).released).toBeGreaterThanOrEqual(1);
+    // The retry's answer is lost again: `unknown`, holding the retry's attempt, the GET body as it was.
+    graph.answer = gatewayTimeout;
+    expect(await deliver(dispatchId, ws, cloud(), 1)).toBe('unknown');
+    const again = await read();
+    expect({ status: again.status, sequence: again.sequence, laterAnswers: again.laterAnswers, attempts: again.attempts }).toEqual({ status: 'unknown', sequence, laterAnswers: 1, attempts: 2 });
+    expect(again.attemptStartedAt).toEqual(expect.any(String));
+    // Judged again by the reports (a report after the retry's attempt), given back again, and its retry answered “later”: given back, `unknown`.
+    await reportedAfter(ws);
+    const rejudgedAt = Date.parse(again.attemptStartedAt!) + REPORT_SILENCE_MS + 1_000;
+    expect((await reconcile(new Date(rejudgedAt), env.table, env.queues)).released).toBeGreaterThanOrEqual(1);
+    graph.answer = () => ({ status: 503, body: { error: { message: '(#133004) Server temporarily unavailable', type: 'OAuthException', code: 133004, fbtrace_id: 'AbCdEf123' } } });
+    expect(await deliver(dispatchId, ws, cloud(), 1)).toBe('retry');
+    const later = await read();
+    expect({ status: later.status, sequence: later.sequence, laterAnswers: later.laterAnswers, attemptStartedAt: later.attemptStartedAt ?? null }).toEqual({ status: 'unknown', sequence, laterAnswers: 3, attemptStartedAt: null });
+    await env.queues.receiveAll();
+    await reconcile(new Date(rejudgedAt + RELEASED_GRACE_MS + 60_000), env.table, env.queues);
+    expect(await env.queues.receiveAll()).toContainEqual(message);
+    // WhatsApp's report of the first send comes at last: it settles it, forward.
+    expect(await reportOn(ws, dispatchId, 'delivered')).toMatchObject({ applied: 1 });
+    expect(await read()).toMatchObject({ status: 'delivered', sequence: sequence + 1 });
+    expect(await deliver(dispatchId, ws, cloud(), 1)).toBe('skipped');
+    expect(askedFor(dispatchId)).toBe(3);
   });
 
   it('never sends again a timeout WhatsApp took: its report settles it, and the reconciler has nothing left to judge', async () => {
@@ -1004,7 +1067,7 @@ describe('an `unknown` answer the number’s reports judge (decision 227)', () =
     expect(askedFor(dispatchId)).toBe(1);
   });
 
-  it('leaves `unknown` for good, never sent again, a gateway’s 504 with no reports on its number; a report still settles it', async () => {
+  it('leaves `unknown` for good, never sent again, a gateway’s 504 with no reports on its number, nor claimed; a report still settles it', async () => {
     const { ws, dispatchId } = await queuedDispatch(['promo']);
     graph.answer = gatewayTimeout;
     expect(await deliver(dispatchId, ws, cloud())).toBe('unknown');
@@ -1025,6 +1088,9 @@ describe('an `unknown` answer the number’s reports judge (decision 227)', () =
     await env.queues.receiveAll();
     await reconcile(new Date(Date.now() + DEAD_ATTEMPT_UNKNOWN_MS + RELEASED_GRACE_MS + 2_000), env.table, env.queues);
     expect(await env.queues.receiveAll()).not.toContainEqual({ dispatchId, workspaceId: ws });
+    // A queue message for it (a copy from before) finds nothing to claim: never sent again.
+    expect(await deliver(dispatchId, ws, cloud(), 1)).toBe('skipped');
+    expect(askedFor(dispatchId)).toBe(1);
     expect(await reportOn(ws, dispatchId, 'sent')).toMatchObject({ applied: 1 });
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'sent' });
   });

@@ -5,10 +5,10 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
 import { isDependencyUnavailable, wroteNothing } from '../../shared/dependency-errors';
-import { keys } from '../../shared/table';
+import { keys, tableDefinition } from '../../shared/table';
 import { isConditionFailed, untilAnswered, type Write } from '../../shared/writes';
-import type { Dispatch } from '../messages/dispatch';
-import { sequenceStep, toDispatch, type DispatchChange } from '../messages/dispatch-repository';
+import { isGivenBack, type Dispatch } from '../messages/dispatch';
+import { madeAttributes, sequenceStep, toDispatch, type DispatchChange } from '../messages/dispatch-repository';
 import { changeDispatch } from './dispatch-status';
 
 /**
@@ -76,8 +76,15 @@ export async function claimDispatch(dispatchId: string, now: Date, store: Store 
 
 /** One try of the claim: an answer, taken or refused, recognising an earlier try of its own that was applied. */
 async function claimTry(dispatchId: string, attemptId: string, now: Date, store: Store, sendsFrom: string | undefined): Promise<ClaimResult> {
+  const first = await claimWrite(claimUpdate(dispatchId, attemptId, now, sendsFrom), attemptId, store);
+  // An `unknown` given back to be sent again is claimed as it is: its status stays (decision 227).
+  if (!first.claimed && first.current && isGivenBack(first.current)) return claimWrite(unknownClaimUpdate(dispatchId, attemptId, now, sendsFrom), attemptId, store);
+  return first;
+}
+
+async function claimWrite(write: ReturnType<typeof claimUpdate>, attemptId: string, store: Store): Promise<ClaimResult> {
   try {
-    const { Attributes = {} } = await store.db.send(new UpdateCommand({ ...claimUpdate(dispatchId, attemptId, now, sendsFrom).Update, TableName: store.tableName, ReturnValues: 'ALL_NEW', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
+    const { Attributes = {} } = await store.db.send(new UpdateCommand({ ...write.Update, TableName: store.tableName, ReturnValues: 'ALL_NEW', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
     return { claimed: true, dispatch: toDispatch(Attributes), attemptId };
   } catch (error) {
     if (!isConditionFailed(error)) throw error;
@@ -111,6 +118,26 @@ function claimUpdate(dispatchId: string, attemptId: string, now: Date, sendsFrom
 }
 
 /**
+ * The claim of an `unknown`'s retry (decision 227): the attempt as any claim's, the status and the
+ * GET body as they were, so no event tells of it and the status never moves back. Only while it is
+ * given back and keeps its pending entry: an `unknown` settled for good (no entry) is never claimed.
+ */
+function unknownClaimUpdate(dispatchId: string, attemptId: string, now: Date, sendsFrom: string | undefined): ReturnType<typeof claimUpdate> {
+  const { partitionKey } = tableDefinition.indexes.gsi4;
+  const own = ['attemptStartedAt = :now', 'attemptId = :attempt', ...(sendsFrom ? ['senderPhoneNumberId = :sendsFrom'] : [])];
+  const remove = ['givenBackAt', ...(sendsFrom ? [] : ['senderPhoneNumberId']), ...madeAttributes()];
+  return {
+    Update: {
+      Key: keys.dispatch(dispatchId),
+      UpdateExpression: `SET ${own.join(', ')} ADD attempts :one REMOVE ${remove.join(', ')}`,
+      ConditionExpression: '#status = :unknown AND attribute_not_exists(attemptStartedAt) AND attribute_exists(givenBackAt) AND begins_with(#entry, :pending)',
+      ExpressionAttributeNames: { '#status': 'status', '#entry': partitionKey },
+      ExpressionAttributeValues: { ':unknown': 'unknown', ':pending': 'PENDING#', ':now': now.toISOString(), ':attempt': attemptId, ':one': 1, ...(sendsFrom ? { ':sendsFrom': sendsFrom } : {}) },
+    },
+  };
+}
+
+/**
  * The provider certainly did not take the message (rate limited, 5xx, a refused token), or a dead
  * attempt never reached it: allow another attempt. `providerSaidLater` counts the answer on the
  * dispatch (`laterAnswers`), in the same write. False when there was nothing to release.
@@ -127,12 +154,13 @@ export async function releaseClaim(dispatch: Dispatch, now: Date, store: Store =
 export async function releaseAttempt(dispatchId: string, claim: AttemptClaim, now: Date, store: Store = defaultStore(), providerSaidLater = false, known?: Dispatch): Promise<boolean> {
   // Already moved on (a callback settled it), or someone else's attempt: nothing to release (false).
   const released = await changeDispatch(dispatchId, store, known, (current) =>
-    current.status === 'processing' && current.attemptStartedAt === claim.attemptStartedAt ? releaseChange(current, now, providerSaidLater, claim.attemptId) : undefined,
+    (current.status === 'processing' || current.status === 'unknown') && current.attemptStartedAt === claim.attemptStartedAt ? releaseChange(current, now, providerSaidLater, claim.attemptId) : undefined,
   );
   return released !== undefined;
 }
 
 function releaseChange(dispatch: Dispatch, now: Date, providerSaidLater: boolean, attemptId: string | undefined): DispatchChange {
+  if (dispatch.status === 'unknown') return unknownReleaseChange(dispatch, now, providerSaidLater, attemptId);
   const sequence = sequenceStep();
   const after: Dispatch = { ...dispatch, updatedAt: now.toISOString(), sequence: dispatch.sequence + 1, ...(providerSaidLater ? { laterAnswers: (dispatch.laterAnswers ?? 0) + 1 } : {}) };
   delete after.attemptStartedAt;
@@ -150,6 +178,33 @@ function releaseChange(dispatch: Dispatch, now: Date, providerSaidLater: boolean
           ...(attemptId ? { ':mineId': attemptId } : {}),
           ...(providerSaidLater ? { ':one': 1 } : {}),
           ...sequence.values,
+        },
+      },
+    },
+    after,
+  };
+}
+
+/**
+ * The release of an `unknown`'s retry (decision 227): given back again, `unknown` as it was, its
+ * GET body too (no event); `givenBackAt` is the reconciler's clock for queuing it again.
+ */
+function unknownReleaseChange(dispatch: Dispatch, now: Date, providerSaidLater: boolean, attemptId: string | undefined): DispatchChange {
+  const after: Dispatch = { ...dispatch, givenBackAt: now.toISOString(), ...(providerSaidLater ? { laterAnswers: (dispatch.laterAnswers ?? 0) + 1 } : {}) };
+  delete after.attemptStartedAt;
+  return {
+    write: {
+      Update: {
+        Key: keys.dispatch(dispatch.dispatchId),
+        UpdateExpression: `SET givenBackAt = :now${providerSaidLater ? ' ADD laterAnswers :one' : ''} REMOVE ${['attemptStartedAt', 'attemptId', ...madeAttributes()].join(', ')}`,
+        ConditionExpression: `#status = :unknown AND attemptStartedAt = :mine${attemptId ? ' AND attemptId = :mineId' : ''}`,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':unknown': 'unknown',
+          ':mine': dispatch.attemptStartedAt,
+          ':now': now.toISOString(),
+          ...(attemptId ? { ':mineId': attemptId } : {}),
+          ...(providerSaidLater ? { ':one': 1 } : {}),
         },
       },
     },

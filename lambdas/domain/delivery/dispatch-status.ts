@@ -8,7 +8,7 @@ import { conflictDeadline, conflictPause, CONFLICT_RETRIES, isConditionFailed, i
 import type { Dispatch, DispatchStatus } from '../messages/dispatch';
 import { deliveredAtCorrection, getDispatchById, pricingChange, readReceipt, statusMove, type DispatchChange, type StatusMove } from '../messages/dispatch-repository';
 import type { Pricing } from '../providers/whatsapp-webhook';
-import { canTransition, isFirstReport, mayStillMove } from './transitions';
+import { canTransition, isFirstReport, mayStillMove, staysUnknown } from './transitions';
 
 const ATTEMPTS = 3;
 
@@ -25,10 +25,11 @@ const ATTEMPTS = 3;
 export async function applyStatus(dispatchId: string, change: StatusMove, store: Store = defaultStore(), known?: Dispatch): Promise<boolean> {
   // No fresh read could allow a move that nothing the known status can come to allows: a `read`
   // after its `delivered` (decision 110), Meta's `sent` on a dispatch our own answer moved (decision 121).
-  if (known && !mayStillMove(known.status, change.to)) return false;
+  if (known && !mayStillMove(known.status, change.to) && !staysUnknown(known.status, change)) return false;
   const now = new Date();
   const moved = await changeDispatch(dispatchId, store, known, (current) => {
-    if (!canTransition(current.status, change.to)) return undefined;
+    // An `unknown`'s retry answered `unknown` again stays so, while it holds the retry's attempt (decision 227).
+    if (staysUnknown(current.status, change) ? !current.attemptStartedAt : !canTransition(current.status, change.to)) return undefined;
     if (!holdsAttempt(current, change)) return undefined;
     return transitionWrites(current, change, now.toISOString());
   });

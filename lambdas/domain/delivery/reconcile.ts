@@ -6,7 +6,7 @@ import type { Store } from '../../shared/store';
 import { writeIfAllowed } from '../../shared/writes';
 import { PENDING_SHARDS } from '../../shared/table';
 import { enqueueDispatch } from '../messages/dispatch-queue';
-import type { Dispatch } from '../messages/dispatch';
+import { isGivenBack, type Dispatch } from '../messages/dispatch';
 import { indexedPendingDispatches, pendingDispatchPage, pendingEntryDrop, requeueChange, unansweredRetryChange } from '../messages/dispatch-repository';
 import { STALE_ATTEMPT_MS } from './deliver-dispatch';
 import { deadAttemptNotedAt, noteDeadAttempt } from './dead-attempt-note';
@@ -117,7 +117,8 @@ export async function reconcile(
 
   /** Does what the dispatch's state calls for; true when that took a write (the run's work is bounded by those). */
   async function judge(dispatch: Dispatch): Promise<boolean> {
-    const idleFor = now.getTime() - Date.parse(dispatch.updatedAt);
+    // An `unknown` given back to be sent again is queued as a released attempt is, by its own clock: its `updatedAt` is the GET body's (decision 227).
+    const idleFor = now.getTime() - Date.parse(isGivenBack(dispatch) ? dispatch.givenBackAt : dispatch.updatedAt);
     // An `unknown` answer is judged by the number's reports as a dead attempt is, but it is recorded already: no note to wait on (decision 227).
     if (dispatch.status === 'unknown' && dispatch.attemptStartedAt) {
       const verdict = await deadAttemptVerdict(dispatch, dispatch.attemptStartedAt, now, evidence);
@@ -138,7 +139,7 @@ export async function reconcile(
       }
       return verdict === 'release' || verdict === 'unknown';
     }
-    if (dispatch.status === 'queued' || (dispatch.status === 'processing' && idleFor > RELEASED_GRACE_MS)) {
+    if (dispatch.status === 'queued' || ((dispatch.status === 'processing' || isGivenBack(dispatch)) && idleFor > RELEASED_GRACE_MS)) {
       if (mayStillBeQueued(idleFor)) {
         summary.waiting += 1;
         return false;
@@ -146,7 +147,7 @@ export async function reconcile(
       if (await requeue(dispatch, now, store, queue)) summary.requeued += 1;
       return true;
     }
-    if (dispatch.status === 'processing') return false;
+    if (dispatch.status === 'processing' || isGivenBack(dispatch)) return false;
     if (await dropPendingEntry(dispatch.dispatchId, store)) summary.droppedEntries += 1;
     return true;
   }
@@ -257,6 +258,7 @@ export async function reconcilerView(dispatch: Dispatch, now: Date, store: Store
     const reportedThrough = (await evidence.reportedThrough(dispatch)) ?? null;
     return { kind: 'unanswered', paced, judgedAt: iso(judgedAt), evidenceNeeded: (await judgedByReports(dispatch, reportedThrough, store)) ? iso(evidenceNeeded) : null, reportedThrough, settledAt: iso(unknownAt) };
   }
+  if (isGivenBack(dispatch)) return { kind: 'requeue', after: iso(Date.parse(dispatch.givenBackAt) + RELEASED_GRACE_MS) };
   if (dispatch.status !== 'processing') return { kind: 'settled' };
   const started = dispatch.attemptStartedAt;
   if (!started) return { kind: 'requeue', after: iso(Date.parse(dispatch.updatedAt) + RELEASED_GRACE_MS) };
@@ -305,7 +307,7 @@ const dropPendingEntry = (dispatchId: string, store: Store, ofAttempt?: string):
 /** Moves the dispatch's pending entry forward first, so the next run does not queue it again. */
 async function requeue(dispatch: Dispatch, now: Date, store: Store, queue: QueueTarget): Promise<boolean> {
   const { dispatchId, workspaceId, status } = dispatch;
-  const moved = await changeDispatch(dispatchId, store, dispatch, (current) => (current.status === status ? requeueChange(current, now) : undefined));
+  const moved = await changeDispatch(dispatchId, store, dispatch, (current) => (current.status === status && (status !== 'unknown' || isGivenBack(current)) ? requeueChange(current, now) : undefined));
   if (!moved) return false;
   await enqueueDispatch({ dispatchId, workspaceId }, queue);
   return true;

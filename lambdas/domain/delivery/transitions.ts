@@ -17,6 +17,12 @@ export const allowedFrom: Record<DispatchStatus, readonly DispatchStatus[]> = {
 
 export const canTransition = (from: DispatchStatus, to: DispatchStatus): boolean => allowedFrom[to].includes(from);
 
+/**
+ * Not a transition: the deliver consumer's verdict (`ofClaim`) on an `unknown`'s retry, lost again
+ * (decision 227). It stays `unknown`, its GET body as it was; only while it holds the retry's attempt.
+ */
+export const staysUnknown = (from: DispatchStatus, move: { to: DispatchStatus; ofClaim?: number }): boolean => from === 'unknown' && move.to === 'unknown' && move.ofClaim !== undefined;
+
 /** The statuses a dispatch in `from` may still come to, `from` included. */
 function reachableFrom(from: DispatchStatus): DispatchStatus[] {
   const reached = [from];

@@ -7,7 +7,7 @@ import { batchGet } from '../../shared/batch-get';
 import { accessPatterns, indexKeys, keys, reportEntryAttributes, tableDefinition } from '../../shared/table';
 import type { Write } from '../../shared/writes';
 import type { Pricing } from '../providers/whatsapp-webhook';
-import { allowedFrom, countsAsSent, eventsOfMove, isFirstReport, type DeliveryEventStatus } from '../delivery/transitions';
+import { allowedFrom, countsAsSent, eventsOfMove, isFirstReport, staysUnknown, type DeliveryEventStatus } from '../delivery/transitions';
 import { wibDay } from '../time/wib';
 import { templateParametersSchema } from '../templates/template-parameters';
 import { DELIVERED_EVENT_MOVED, DELIVERY_EVENTS_MADE, DISPATCH_ENTITY, dispatchStatuses, REPORTS_CHANGE_MADE, WAMID_MADE, type Dispatch, type DispatchStatus } from './dispatch';
@@ -60,6 +60,7 @@ const storedDispatchSchema = z.object({
   attempts: z.optional(z.number()),
   laterAnswers: z.optional(z.number()),
   attemptStartedAt: z.optional(z.string()),
+  givenBackAt: z.optional(z.string()),
   providerMessageId: z.optional(z.string()),
   senderPhoneNumberId: z.optional(z.string()),
   failedAt: z.optional(z.string()),
@@ -178,6 +179,14 @@ export function sequenceStep(changedAt?: string, made: ChangeMade = {}) {
   };
 }
 
+/**
+ * What a write that leaves the GET body as it was removes: what the last write made, which its
+ * stream record must not name again. Such a write does not count `sequence` up: its stream record
+ * repeats the dispatch's last event, id and all, which receivers de-duplicate (docs/api.md,
+ * `webhook-id`), and names nothing made.
+ */
+export const madeAttributes = (): string[] => [DELIVERY_EVENTS_MADE, REPORTS_CHANGE_MADE, WAMID_MADE, DELIVERED_EVENT_MOVED];
+
 /** A change to the dispatch: its write, and the dispatch as the write leaves it. */
 export interface DispatchChange {
   write: Write;
@@ -278,6 +287,7 @@ function attemptCondition(move: StatusMove, values: Record<string, unknown>): st
  * statuses are ordered by Meta's times alone (decision 202).
  */
 export function statusMove(dispatch: Dispatch, move: StatusMove, at: string, now: string): DispatchChange {
+  if (staysUnknown(dispatch.status, move)) return unknownAgain(dispatch, move);
   const firstReport = isFirstReport(dispatch, move.to);
   // A late failure after sent takes the dispatch back out of the reports, which count only SENT or DELIVERED.
   const reports = firstReport ? 1 : dispatch.sentAt && !countsAsSent(move.to) ? -1 : undefined;
@@ -354,6 +364,31 @@ export function statusMove(dispatch: Dispatch, move: StatusMove, at: string, now
         UpdateExpression: sequence.expression(set, remove),
         ConditionExpression: `#status IN (${fromList.join(', ')})${sentAtCondition(countsAsSent(move.to) ? firstReport : reports !== -1, values)}${attemptCondition(move, values)}${':pricedAt' in values ? ` AND ${PRICED_NO_LATER}` : ''}`,
         ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
+        ExpressionAttributeValues: values,
+      },
+    },
+    after,
+  };
+}
+
+/**
+ * The provider's answer to an `unknown`'s retry was lost again (decision 227): it stays `unknown`,
+ * the GET body as it was (no event). Left to the number's reports, it keeps the attempt and the
+ * pending entry for the reconciler; on the provider's last answer it drops both, `unknown` for good.
+ */
+function unknownAgain(dispatch: Dispatch, move: StatusMove): DispatchChange {
+  const values: Record<string, unknown> = { ':unknown': 'unknown' };
+  const judged = move.judgedByReports === true;
+  const remove = [...(judged ? [] : ['attemptStartedAt', 'attemptId', ...reportEntryAttributes()]), ...madeAttributes()];
+  const after: Dispatch = { ...dispatch };
+  if (!judged) delete after.attemptStartedAt;
+  return {
+    write: {
+      Update: {
+        Key: keys.dispatch(dispatch.dispatchId),
+        UpdateExpression: `REMOVE ${remove.join(', ')}`,
+        ConditionExpression: `#status = :unknown AND attribute_exists(attemptStartedAt)${attemptCondition(move, values)}`,
+        ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: values,
       },
     },
@@ -450,10 +485,28 @@ function reportEntryMove(entry: Record<string, string>): { set: string[]; remove
   };
 }
 
-/** Moves the dispatch's pending entry to `now`, if it is still `status`: the reconciler queued it again. */
+/**
+ * Moves the dispatch's pending entry to `now`, if it is still `status`: the reconciler queued it
+ * again. An `unknown` given back to be sent again (decision 227) keeps its GET body as it was (no
+ * event): `givenBackAt` is its clock, not `updatedAt`.
+ */
 export function requeueChange(dispatch: Dispatch, now: Date): DispatchChange {
-  const sequence = sequenceStep();
   const entry = reportEntryMove(indexKeys.pendingDispatch(dispatch.dispatchId, now.toISOString()));
+  if (dispatch.status === 'unknown') {
+    return {
+      write: {
+        Update: {
+          Key: keys.dispatch(dispatch.dispatchId),
+          UpdateExpression: `SET ${[...entry.set, 'givenBackAt = :now'].join(', ')} ADD requeues :one REMOVE ${[...entry.remove, ...madeAttributes()].join(', ')}`,
+          ConditionExpression: '#status = :unknown AND attribute_not_exists(attemptStartedAt) AND attribute_exists(givenBackAt)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ...entry.values, ':now': now.toISOString(), ':one': 1, ':unknown': 'unknown' },
+        },
+      },
+      after: { ...dispatch, givenBackAt: now.toISOString() },
+    };
+  }
+  const sequence = sequenceStep();
   return {
     write: {
       Update: {
@@ -476,22 +529,23 @@ export function requeueChange(dispatch: Dispatch, now: Date): DispatchChange {
 
 /**
  * Gives back the attempt of an `unknown` the number's reports show WhatsApp never took (decision
- * 227): `processing` again, with no attempt, as a released claim is, and the provider's answer
- * counted (`laterAnswers`, decision 132); the reconciler queues it once idle past its grace. Only
- * while it is still `unknown` on that attempt: a report for it settles it first.
+ * 227): no attempt, the provider's answer counted (`laterAnswers`, decision 132), the pending entry
+ * kept and `givenBackAt` set, from which the reconciler queues it once past its grace. It stays
+ * `unknown` and its GET body as it was (no event: status never moves backwards, DESIGN.md §3); the
+ * claim of its retry takes it as it is. Only while it is still `unknown` on that attempt: a report
+ * for it settles it first.
  */
 export function unansweredRetryChange(dispatch: Dispatch & { attemptStartedAt: string }, now: Date): DispatchChange {
-  const sequence = sequenceStep();
-  const after: Dispatch = { ...dispatch, status: 'processing', updatedAt: now.toISOString(), sequence: dispatch.sequence + 1, laterAnswers: (dispatch.laterAnswers ?? 0) + 1 };
+  const after: Dispatch = { ...dispatch, givenBackAt: now.toISOString(), laterAnswers: (dispatch.laterAnswers ?? 0) + 1 };
   delete after.attemptStartedAt;
   return {
     write: {
       Update: {
         Key: keys.dispatch(dispatch.dispatchId),
-        UpdateExpression: sequence.expression(['#status = :processing', 'updatedAt = :now'], ['attemptStartedAt', 'attemptId'], 'laterAnswers :one'),
+        UpdateExpression: `SET givenBackAt = :now ADD laterAnswers :one REMOVE ${['attemptStartedAt', 'attemptId', ...madeAttributes()].join(', ')}`,
         ConditionExpression: '#status = :unknown AND attemptStartedAt = :mine',
-        ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
-        ExpressionAttributeValues: { ':processing': 'processing', ':unknown': 'unknown', ':mine': dispatch.attemptStartedAt, ':now': now.toISOString(), ':one': 1, ...sequence.values },
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':unknown': 'unknown', ':mine': dispatch.attemptStartedAt, ':now': now.toISOString(), ':one': 1 },
       },
     },
     after,
@@ -513,7 +567,7 @@ export function pendingEntryDrop(dispatchId: string, ofAttempt?: string): Write 
   return {
     Update: {
       Key: keys.dispatch(dispatchId),
-      UpdateExpression: `REMOVE ${partitionKey}, ${sortKey}, attemptStartedAt, attemptId, ${DELIVERY_EVENTS_MADE}, ${REPORTS_CHANGE_MADE}, ${WAMID_MADE}`,
+      UpdateExpression: `REMOVE ${[partitionKey, sortKey, 'attemptStartedAt', 'attemptId', ...madeAttributes()].join(', ')}`,
       ConditionExpression: `begins_with(#entry, :pending) AND NOT #status IN (:queued, :processing)${ofAttempt ? ' AND attemptStartedAt = :attempt' : ''}`,
       ExpressionAttributeNames: { '#entry': partitionKey, '#status': 'status' },
       ExpressionAttributeValues: { ':pending': 'PENDING#', ':queued': 'queued', ':processing': 'processing', ...(ofAttempt ? { ':attempt': ofAttempt } : {}) },

@@ -82,6 +82,13 @@ export interface Dispatch {
   laterAnswers?: number;
   /** Set while a provider call may be under way: a dispatch with it is never sent again. */
   attemptStartedAt?: string;
+  /**
+   * An `unknown` whose attempt was given back to be sent again (decision 227): when it was given back
+   * or last queued, the reconciler's clock for queuing it (its `updatedAt` is the GET body's, which
+   * these moves leave as it was). Only such a dispatch, while it keeps its pending entry, is claimed
+   * `unknown`. Absent otherwise.
+   */
+  givenBackAt?: string;
   providerMessageId?: string;
   /**
    * The WhatsApp number the provider took it on: statuses on that number apply to it, whoever owns
@@ -102,6 +109,10 @@ export interface Dispatch {
    */
   marketing?: true;
 }
+
+/** An `unknown` the reconciler gave back to be sent again (decision 227): no attempt, and its `givenBackAt` (the claim of its retry removes it). */
+export const isGivenBack = (dispatch: Pick<Dispatch, 'status' | 'attemptStartedAt' | 'givenBackAt'>): dispatch is Dispatch & { givenBackAt: string } =>
+  dispatch.status === 'unknown' && dispatch.attemptStartedAt === undefined && dispatch.givenBackAt !== undefined;
 
 /** The conversation a dispatch belongs to: the number's in its workspace, derived, not stored (decision 92). */
 export const conversationOfDispatch = (dispatch: Pick<Dispatch, 'workspaceId' | 'channel' | 'to'>): string => conversationIdFor(dispatch.workspaceId, dispatch.channel, dispatch.to);
