@@ -49,7 +49,8 @@ export class UnansweredClaim extends Error {
 
 /**
  * Claims a dispatch for one provider attempt: `queued → processing`, or a `processing` one whose
- * previous attempt was released. Sets `attemptStartedAt`, so a redelivered message, or a
+ * previous attempt was released, or an `unknown` given back to be sent again, left `unknown`
+ * (decision 227). Sets `attemptStartedAt`, so a redelivered message, or a
  * consumer that crashed mid-call, can never cause a second provider call.
  *
  * A claim the table did not answer may have been taken all the same, and no later receive could
@@ -58,7 +59,7 @@ export class UnansweredClaim extends Error {
  * deadline is waited for (the SDK's timeouts bound it: decision 162). Still unanswered then, a
  * claim one of whose tries may have been applied throws `UnansweredClaim`, which names it for its
  * release (decision 218). Its `message.status.updated` event is the stream record of this one
- * write (decision 89). `deadline` (epoch ms) ends the tries sooner: past it, a claim leaves its
+ * write (decision 89); an `unknown`'s claim makes none. `deadline` (epoch ms) ends the tries sooner: past it, a claim leaves its
  * caller no time for what it was taken for (decision 225).
  */
 export async function claimDispatch(dispatchId: string, now: Date, store: Store = defaultStore(), sendsFrom?: string, deadline = Infinity): Promise<ClaimResult> {

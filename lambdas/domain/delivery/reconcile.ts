@@ -234,7 +234,7 @@ async function deadAttemptVerdict(dispatch: Dispatch, attemptStartedAt: string, 
 /**
  * What the reconciler does with a dispatch, and from when, for an operator asking why one waits
  * (`npm run admin -- dispatch show`): by the rules `reconcile` applies, read without changing anything.
- * `requeue`: queued, or a released attempt, queued again once idle past its grace (unless the
+ * `requeue`: queued, or a released attempt (or an `unknown` given back, decision 227), queued again once idle past its grace (unless the
  * queue's oldest message has waited as long); `attempt`: a provider call may be under way; `dead`:
  * its consumer died with the claim, and it is judged at `judgedAt` (released if the number's
  * reports have passed `evidenceNeeded`) or settled `unknown` from `unknownAt`: a notice after the
