@@ -1053,6 +1053,26 @@ describe('an `unknown` answer the number’s reports judge (decision 227)', () =
     expect(askedFor(dispatchId)).toBe(3);
   });
 
+  it('judges a retry whose consumer died with its claim as the `unknown` it still is: given back again, never `processing`', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    graph.answer = gatewayTimeout;
+    expect(await deliver(dispatchId, ws, cloud())).toBe('unknown');
+    const { sequence } = (await getDispatch(ws, dispatchId, env.table))!;
+    await reportedAfter(ws);
+    const judgedAt = Date.now() + REPORT_SILENCE_MS + 1_000;
+    expect((await reconcile(new Date(judgedAt), env.table, env.queues)).released).toBeGreaterThanOrEqual(1);
+    // The retry's consumer claims it and dies before it calls.
+    const claim = await claimDispatch(dispatchId, new Date(), env.table, `sandbox:${ws}`);
+    expect(claim).toMatchObject({ claimed: true, dispatch: { status: 'unknown', sequence, attempts: 2 } });
+    const retried = (await getDispatch(ws, dispatchId, env.table))!;
+    expect(retried.attemptStartedAt).toEqual(expect.any(String));
+    await reportedAfter(ws);
+    expect((await reconcile(new Date(Date.parse(retried.attemptStartedAt!) + REPORT_SILENCE_MS + 1_000), env.table, env.queues)).released).toBeGreaterThanOrEqual(1);
+    const again = (await getDispatch(ws, dispatchId, env.table))!;
+    expect({ status: again.status, sequence: again.sequence, laterAnswers: again.laterAnswers, attemptStartedAt: again.attemptStartedAt ?? null }).toEqual({ status: 'unknown', sequence, laterAnswers: 2, attemptStartedAt: null });
+    expect(askedFor(dispatchId)).toBe(1);
+  });
+
   it('never sends again a timeout WhatsApp took: its report settles it, and the reconciler has nothing left to judge', async () => {
     const { ws, dispatchId } = await queuedDispatch(['promo']);
     graph.answer = gatewayTimeout;
