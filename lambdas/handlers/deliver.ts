@@ -31,6 +31,7 @@ const carriedReleaseSchema = z.object({
   attemptStartedAt: z.string(),
   attemptId: z.optional(z.string()),
   providerSaidLater: z.boolean(),
+  outage: z.optional(z.literal(true)),
   retryAfterSeconds: z.optional(z.int().check(z.gte(0))),
 });
 const messageSchema = z.object({

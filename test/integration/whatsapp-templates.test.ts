@@ -18,7 +18,7 @@ import { syncedContent } from '../../lambdas/domain/templates/component-reading'
 import { clearWorkspaceCache } from '../../lambdas/domain/workspaces/workspace-lookup';
 import { saveWorkspace, updateWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
 import type { AppError } from '../../lambdas/shared/errors';
-import { READ_BEFORE_TEMPLATE_FIXTURES, readWhatsAppTemplateFixture, startGraphStub, templatePages, type GraphStub } from '../support/graph-stub';
+import { READ_BEFORE_TEMPLATE_FIXTURES, readWhatsAppTemplateFixture, startGraphStub, templatePages, type GraphAnswer, type GraphStub } from '../support/graph-stub';
 import { useTableAndQueues } from '../support/sqs';
 import { publishMetrics } from '../../lambdas/shared/metrics';
 import { metricNames } from '../../lambdas/shared/metric-names';
@@ -871,14 +871,25 @@ describe('a WhatsApp outage: Meta’s 503 answers 133004, 131016 and 2 (decision
     2: outage(2, '(#2) Service temporarily unavailable', 'Temporary due to downtime or due to being overloaded.'),
   };
 
-  /** Sends a message while WhatsApp answers `code` for `outageSeconds`, then accepts; follows its queue messages until it settles. */
-  async function throughOutage(code: keyof typeof answers, outageSeconds: number) {
+  // Meta's documented 429 body for its throughput limit: likely as WhatsApp comes back, when every waiting message goes at once.
+  const rateLimited = {
+    status: 429,
+    body: { error: { message: '(#130429) Rate limit hit', type: 'OAuthException', code: 130429, error_data: { messaging_product: 'whatsapp', details: 'Cloud API message throughput has been reached.' }, fbtrace_id: 'AbCdEfGh124' } },
+  };
+  const accepted = { status: 200, body: { messaging_product: 'whatsapp', messages: [{ id: 'wamid.after-outage' }] } };
+
+  /**
+   * Sends a message while WhatsApp answers `code` for `outageSeconds`, then `afterOutage` in turn
+   * (`backAnswer` once those are spent: by default, acceptance); follows its queue messages until it settles.
+   */
+  async function throughOutage(code: keyof typeof answers, outageSeconds: number, afterOutage: readonly GraphAnswer[] = [], backAnswer: GraphAnswer = accepted) {
     const ws = await workspace();
     await syncTemplates(ws, syncDeps());
     const verification = await templateOf(ws, 'verification_code', 'id');
     const { dispatchId } = await send(command(ws, verification.id, { '1': '123456', button_0: '123456' }));
     let second = 0;
-    graph.answer = () => (second < outageSeconds ? answers[code] : { status: 200, body: { messaging_product: 'whatsapp', messages: [{ id: 'wamid.after-outage' }] } });
+    const after = [...afterOutage];
+    graph.answer = () => (second < outageSeconds ? answers[code] : (after.shift() ?? backAnswer));
     const provider = whatsAppCloudProvider({ baseUrl: graph.baseUrl, timeoutMs: 2_000, credentials: () => Promise.resolve({ accessToken: 't', appSecret: 's', verifyToken: 'v' }) });
     let receiveCount = 1;
     for (let guard = 0; guard < 30; guard++) {
@@ -891,7 +902,7 @@ describe('a WhatsApp outage: Meta’s 503 answers 133004, 131016 and 2 (decision
         receiveCount = 1;
       } else {
         const dispatch = (await getDispatch(ws, dispatchId, env.table))!;
-        return { outcome: verdict.outcome, status: dispatch.status, failureCode: dispatch.failureCode, laterAnswers: dispatch.laterAnswers, second };
+        return { outcome: verdict.outcome, status: dispatch.status, failureCode: dispatch.failureCode, laterAnswers: dispatch.laterAnswers, outageAnswers: dispatch.outageAnswers, second };
       }
     }
     throw new Error('the message never settled');
@@ -912,6 +923,18 @@ describe('a WhatsApp outage: Meta’s 503 answers 133004, 131016 and 2 (decision
     const failed = await throughOutage(133004, 24 * 60 * 60);
     expect(failed).toMatchObject({ outcome: 'failed', status: 'failed', failureCode: 'retries_exhausted:133004', laterAnswers: 13 });
     expect(failed.second).toBeGreaterThanOrEqual(30 * 60);
+  });
+
+  // The outage's answers and the other "later"s shared decision 132's count: ten minutes of outage
+  // (six answers) had spent the five the throughput limit gets, and its first 130429 failed the
+  // message `retries_exhausted:130429` (decision 231).
+  it('sends the message when WhatsApp comes back from a ten-minute outage with a throughput limit (130429), instead of failing it on that first 130429', async () => {
+    expect(await throughOutage(133004, 10 * 60, [rateLimited])).toMatchObject({ outcome: 'sent', status: 'sent', failureCode: null, laterAnswers: 7, outageAnswers: 6 });
+  });
+
+  // Each kind keeps its own budget: after the outage, the throughput limit's fifth answer still fails the message.
+  it('fails the message on the fifth throughput limit after an outage, as without one', async () => {
+    expect(await throughOutage(133004, 10 * 60, [], rateLimited)).toMatchObject({ outcome: 'failed', status: 'failed', failureCode: 'retries_exhausted:130429', laterAnswers: 10, outageAnswers: 6 });
   });
 });
 

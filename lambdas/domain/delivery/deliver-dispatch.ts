@@ -16,7 +16,7 @@ import type { WorkspaceSettings } from '../workspaces/workspace';
 import { isDependencyUnavailable } from '../../shared/dependency-errors';
 import { answeredBy } from '../../shared/answered-by';
 import { untilAnswered } from '../../shared/writes';
-import { claimDispatch, releaseAttempt, UnansweredClaim, type ClaimResult } from './delivery-attempt';
+import { claimDispatch, releaseAttempt, UnansweredClaim, type ClaimResult, type ProviderSaidLater } from './delivery-attempt';
 import { applyStatus, holdsAttempt } from './dispatch-status';
 import { putDispatchWamid } from './provider-message';
 import { noteHeldSend } from './template-pacing';
@@ -201,7 +201,7 @@ async function applyVerdict(attempt: DeliveryAttempt, verdict: CarriedVerdict, d
  * delivers the dispatch (decision 161).
  */
 function writeRelease(attempt: DeliveryAttempt, release: CarriedRelease, now: Date, deps: DeliveryDependencies, known?: Dispatch): Promise<boolean | 'carried'> {
-  return writtenOrCarried(attempt, { release }, 'release', deps, known, () => releaseAttempt(attempt.dispatchId, release, now, deps.store, release.providerSaidLater, known));
+  return writtenOrCarried(attempt, { release }, 'release', deps, known, () => releaseAttempt(attempt.dispatchId, release, now, deps.store, release.outage ? 'outage' : release.providerSaidLater, known));
 }
 
 /**
@@ -470,7 +470,12 @@ async function callProvider(provider: Provider, message: ProviderMessage): Promi
 }
 
 /** The release of the claim `dispatch` holds, and the back-off its retry waits. */
-const releaseOf = (dispatch: Dispatch, providerSaidLater: boolean, retryAfterSeconds: number): CarriedRelease => ({ attemptStartedAt: dispatch.attemptStartedAt!, providerSaidLater, retryAfterSeconds });
+const releaseOf = (dispatch: Dispatch, providerSaidLater: ProviderSaidLater, retryAfterSeconds: number): CarriedRelease => ({
+  attemptStartedAt: dispatch.attemptStartedAt!,
+  providerSaidLater: providerSaidLater !== false,
+  ...(providerSaidLater === 'outage' ? { outage: true as const } : {}),
+  retryAfterSeconds,
+});
 
 async function recordVerdict(dispatch: Dispatch, verdict: ProviderError, attempt: DeliveryAttempt, now: Date, deps: DeliveryDependencies): Promise<MessageVerdict> {
   const occurredAt = now.toISOString();
@@ -497,13 +502,18 @@ async function recordVerdict(dispatch: Dispatch, verdict: ProviderError, attempt
       }
       messageMetrics.deliveryDeferred();
       // The budget is the provider's answers, as many as the queue gives receives: a receive spent
-      // before the provider was asked (a consumer killed, the table away) is not one of them.
+      // before the provider was asked (a consumer killed, the table away) is not one of them. An
+      // outage's answers spend their own, and the others theirs (decision 231): shared, ten minutes
+      // of outage spent a throughput limit's five, and its first 130429 as WhatsApp came back failed
+      // the message.
       const laterAnswers = (dispatch.laterAnswers ?? 0) + 1;
-      if (laterAnswers >= laterAnswerBudget(verdict.backOff, attempt.maxReceives)) {
+      const outage = verdict.backOff === 'outage';
+      const outageAnswers = (dispatch.outageAnswers ?? 0) + (outage ? 1 : 0);
+      if ((outage ? outageAnswers : laterAnswers - outageAnswers) >= laterAnswerBudget(verdict.backOff, attempt.maxReceives)) {
         return settledAs(await writeVerdict(attempt, { to: 'failed', occurredAt, failureCode: `retries_exhausted:${verdict.code}` }, deps, dispatch), 'failed');
       }
       const afterSeconds = verdict.backOff === 'short' ? retryDelaySeconds(attempt.receiveCount) : longRetryDelaySeconds(laterAnswers);
-      if ((await writeRelease(attempt, releaseOf(dispatch, true, afterSeconds), now, deps, dispatch)) === 'carried') return { outcome: 'carried' };
+      if ((await writeRelease(attempt, releaseOf(dispatch, outage ? 'outage' : true, afterSeconds), now, deps, dispatch)) === 'carried') return { outcome: 'carried' };
       if (!isLastReceive(attempt)) return { outcome: 'retry', afterSeconds };
       logger.warn('Provider asked for later on the last receive; left to the reconciler', { dispatchId: dispatch.dispatchId, code: verdict.code });
       return { outcome: 'held' };

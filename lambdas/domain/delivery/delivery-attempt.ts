@@ -141,9 +141,11 @@ function unknownClaimUpdate(dispatchId: string, attemptId: string, now: Date, se
 /**
  * The provider certainly did not take the message (rate limited, 5xx, a refused token), or a dead
  * attempt never reached it: allow another attempt. `providerSaidLater` counts the answer on the
- * dispatch (`laterAnswers`), in the same write. False when there was nothing to release.
+ * dispatch (`laterAnswers`), in the same write; `'outage'`, an answer that said the provider is
+ * down, in `outageAnswers` too, whose budget is its own (decision 231). False when there was
+ * nothing to release.
  */
-export async function releaseClaim(dispatch: Dispatch, now: Date, store: Store = defaultStore(), providerSaidLater = false): Promise<boolean> {
+export async function releaseClaim(dispatch: Dispatch, now: Date, store: Store = defaultStore(), providerSaidLater: ProviderSaidLater = false): Promise<boolean> {
   return releaseAttempt(dispatch.dispatchId, { attemptStartedAt: dispatch.attemptStartedAt }, now, store, providerSaidLater, dispatch);
 }
 
@@ -152,7 +154,7 @@ export async function releaseClaim(dispatch: Dispatch, now: Date, store: Store =
  * the queue). A claim named by its `attemptId` too (one whose answers were lost) is given back only
  * while it holds that id: another attempt's claim taken in the same millisecond is not its own.
  */
-export async function releaseAttempt(dispatchId: string, claim: AttemptClaim, now: Date, store: Store = defaultStore(), providerSaidLater = false, known?: Dispatch): Promise<boolean> {
+export async function releaseAttempt(dispatchId: string, claim: AttemptClaim, now: Date, store: Store = defaultStore(), providerSaidLater: ProviderSaidLater = false, known?: Dispatch): Promise<boolean> {
   // Already moved on (a callback settled it), or someone else's attempt: nothing to release (false).
   const released = await changeDispatch(dispatchId, store, known, (current) =>
     (current.status === 'processing' || current.status === 'unknown') && current.attemptStartedAt === claim.attemptStartedAt ? releaseChange(current, now, providerSaidLater, claim.attemptId) : undefined,
@@ -160,16 +162,26 @@ export async function releaseAttempt(dispatchId: string, claim: AttemptClaim, no
   return released !== undefined;
 }
 
-function releaseChange(dispatch: Dispatch, now: Date, providerSaidLater: boolean, attemptId: string | undefined): DispatchChange {
+/** The provider's answer a release counts: none, a "later", or a "later" that said it is down. */
+export type ProviderSaidLater = boolean | 'outage';
+
+function releaseChange(dispatch: Dispatch, now: Date, providerSaidLater: ProviderSaidLater, attemptId: string | undefined): DispatchChange {
   if (dispatch.status === 'unknown') return unknownReleaseChange(dispatch, now, providerSaidLater, attemptId);
   const sequence = sequenceStep();
-  const after: Dispatch = { ...dispatch, updatedAt: now.toISOString(), sequence: dispatch.sequence + 1, ...(providerSaidLater ? { laterAnswers: (dispatch.laterAnswers ?? 0) + 1 } : {}) };
+  const outage = providerSaidLater === 'outage';
+  const after: Dispatch = {
+    ...dispatch,
+    updatedAt: now.toISOString(),
+    sequence: dispatch.sequence + 1,
+    ...(providerSaidLater ? { laterAnswers: (dispatch.laterAnswers ?? 0) + 1 } : {}),
+    ...(outage ? { outageAnswers: (dispatch.outageAnswers ?? 0) + 1 } : {}),
+  };
   delete after.attemptStartedAt;
   return {
     write: {
       Update: {
         Key: keys.dispatch(dispatch.dispatchId),
-        UpdateExpression: sequence.expression(['updatedAt = :now'], ['attemptStartedAt', 'attemptId'], providerSaidLater ? 'laterAnswers :one' : undefined),
+        UpdateExpression: sequence.expression(['updatedAt = :now'], ['attemptStartedAt', 'attemptId'], providerSaidLater ? `laterAnswers :one${outage ? ', outageAnswers :one' : ''}` : undefined),
         ConditionExpression: `#status = :processing AND attemptStartedAt = :mine${attemptId ? ' AND attemptId = :mineId' : ''}`,
         ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
         ExpressionAttributeValues: {
@@ -190,14 +202,20 @@ function releaseChange(dispatch: Dispatch, now: Date, providerSaidLater: boolean
  * The release of an `unknown`'s retry (decision 227): given back again, `unknown` as it was, its
  * GET body too (no event); `givenBackAt` is the reconciler's clock for queuing it again.
  */
-function unknownReleaseChange(dispatch: Dispatch, now: Date, providerSaidLater: boolean, attemptId: string | undefined): DispatchChange {
-  const after: Dispatch = { ...dispatch, givenBackAt: now.toISOString(), ...(providerSaidLater ? { laterAnswers: (dispatch.laterAnswers ?? 0) + 1 } : {}) };
+function unknownReleaseChange(dispatch: Dispatch, now: Date, providerSaidLater: ProviderSaidLater, attemptId: string | undefined): DispatchChange {
+  const outage = providerSaidLater === 'outage';
+  const after: Dispatch = {
+    ...dispatch,
+    givenBackAt: now.toISOString(),
+    ...(providerSaidLater ? { laterAnswers: (dispatch.laterAnswers ?? 0) + 1 } : {}),
+    ...(outage ? { outageAnswers: (dispatch.outageAnswers ?? 0) + 1 } : {}),
+  };
   delete after.attemptStartedAt;
   return {
     write: {
       Update: {
         Key: keys.dispatch(dispatch.dispatchId),
-        UpdateExpression: `SET givenBackAt = :now${providerSaidLater ? ' ADD laterAnswers :one' : ''} REMOVE ${['attemptStartedAt', 'attemptId', ...madeAttributes()].join(', ')}`,
+        UpdateExpression: `SET givenBackAt = :now${providerSaidLater ? ` ADD laterAnswers :one${outage ? ', outageAnswers :one' : ''}` : ''} REMOVE ${['attemptStartedAt', 'attemptId', ...madeAttributes()].join(', ')}`,
         ConditionExpression: `#status = :unknown AND attemptStartedAt = :mine${attemptId ? ' AND attemptId = :mineId' : ''}`,
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {

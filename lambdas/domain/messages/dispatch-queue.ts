@@ -22,6 +22,8 @@ export interface CarriedRelease {
   attemptId?: string;
   /** The provider's "later": counted on the dispatch with the release (`laterAnswers`). */
   providerSaidLater: boolean;
+  /** That "later" said the provider is down: counted in `outageAnswers` too (decision 231). Absent (a message from before it was kept): another "later". */
+  outage?: true;
   /** The back-off the provider's answer earned: the delivery waits this long. Absent (a message from before it was kept): none. */
   retryAfterSeconds?: number;
 }

@@ -59,6 +59,7 @@ const storedDispatchSchema = z.object({
   sequence: z._default(z.int().check(z.gte(0)), 0),
   attempts: z.optional(z.number()),
   laterAnswers: z.optional(z.number()),
+  outageAnswers: z.optional(z.number()),
   attemptStartedAt: z.optional(z.string()),
   givenBackAt: z.optional(z.string()),
   providerMessageId: z.optional(z.string()),

@@ -80,6 +80,12 @@ export interface Dispatch {
    * counts these, not the queue's receives, which a killed consumer or an absent table also spends.
    */
   laterAnswers?: number;
+  /**
+   * How many of `laterAnswers` said the provider is down (decision 228): those spend a budget of
+   * their own, half an hour, and the others their five (decision 231). Absent: none, as on a
+   * dispatch stored before it was kept.
+   */
+  outageAnswers?: number;
   /** Set while a provider call may be under way: a dispatch with it is never sent again. */
   attemptStartedAt?: string;
   /**

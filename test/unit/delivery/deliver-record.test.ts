@@ -240,6 +240,20 @@ describe('deliver consumer, a verdict carried on the queue (decision 161)', () =
     expect(sqs.commandCalls(SendMessageCommand).map((call) => [JSON.parse(call.args[0].input.MessageBody!), call.args[0].input.DelaySeconds])).toEqual([[{ dispatchId: item.dispatchId, workspaceId: item.workspaceId }, 16]]);
   });
 
+  // An outage's answers spend a budget of their own (decision 231): the release counts them apart, carried or not.
+  it('counts a carried release of WhatsApp down in `outageAnswers` as well as `laterAnswers`', async () => {
+    const item = await sentDispatchItem();
+    const attemptStartedAt = new Date(Date.now() - 30_000).toISOString();
+    ddb.on(GetCommand, { Key: keys.dispatch(item.dispatchId as string) }).resolves({ Item: { ...item, status: 'processing', attemptStartedAt, laterAnswers: 2, outageAnswers: 2 } });
+    ddb.on(UpdateCommand).resolves({ Attributes: { ...item, status: 'processing' } });
+    ddb.resetHistory();
+    sqs.reset();
+    sqs.on(SendMessageCommand).resolves({ MessageId: 'm-2' });
+    const event = sqsEvent([{ body: { dispatchId: item.dispatchId, workspaceId: item.workspaceId, release: { attemptStartedAt, providerSaidLater: true, outage: true, retryAfterSeconds: 64 } } }]);
+    expect(await deliverBatch(event, lambdaContext('deliver'))).toEqual({ batchItemFailures: [] });
+    expect(ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input.UpdateExpression)).toEqual([expect.stringContaining('ADD laterAnswers :one, outageAnswers :one')]);
+  });
+
   it('carries a release the table does not take with the back-off its retry would have waited', async () => {
     const item = await sentDispatchItem({ to: '081234560429' });
     const claimed = { ...item, status: 'processing', attemptStartedAt: new Date().toISOString() };
