@@ -1128,6 +1128,16 @@ describe('an `unknown` answer the number’s reports judge (decision 227)', () =
     expect(await env.queues.receiveAll()).not.toContainEqual({ dispatchId, workspaceId: ws });
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'unknown' });
   });
+
+  // An outage's answers spend their own budget (decision 231): a timeout as WhatsApp comes back from
+  // one still has the five of decision 132 before it, and is judged by the reports.
+  it('leaves a timeout after ten minutes of WhatsApp down to the reports, as without the outage', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    await env.table.db.send(new UpdateCommand({ TableName: env.table.tableName, Key: keys.dispatch(dispatchId), UpdateExpression: 'SET laterAnswers = :six, outageAnswers = :six', ExpressionAttributeValues: { ':six': 6 } }));
+    graph.answer = refusedLate;
+    expect(await deliver(dispatchId, ws, cloud())).toBe('unknown');
+    expect((await getDispatch(ws, dispatchId, env.table))!.attemptStartedAt).toEqual(expect.any(String));
+  });
 });
 
 describe('a burst in one workspace, and DynamoDB’s transaction conflicts', () => {

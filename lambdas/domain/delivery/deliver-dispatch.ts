@@ -435,6 +435,9 @@ export function laterAnswerBudget(backOff: ProviderError['backOff'], maxReceives
   return answers;
 }
 
+/** The provider's "later" answers that spend decision 132's five: all but those that said it is down, which spend their half hour (decision 231). */
+const otherLaterAnswers = (dispatch: Dispatch) => (dispatch.laterAnswers ?? 0) - (dispatch.outageAnswers ?? 0);
+
 const retryAfterReceive = (attempt: DeliveryAttempt) => ({ outcome: 'retry' as const, afterSeconds: retryDelaySeconds(attempt.receiveCount) });
 
 /**
@@ -485,7 +488,7 @@ async function recordVerdict(dispatch: Dispatch, verdict: ProviderError, attempt
     case 'unknown': {
       // WhatsApp may have it: its reports settle it, or, showing it never took it, the reconciler
       // sends it again, while the provider's answers leave a retry (decisions 132, 227).
-      const judged = (dispatch.laterAnswers ?? 0) + 1 < attempt.maxReceives ? { judgedByReports: true as const } : {};
+      const judged = otherLaterAnswers(dispatch) + 1 < attempt.maxReceives ? { judgedByReports: true as const } : {};
       return settledAs(await writeVerdict(attempt, { to: 'unknown', occurredAt, ...judged }, deps, dispatch), 'unknown');
     }
     case 'credentials':
@@ -506,13 +509,11 @@ async function recordVerdict(dispatch: Dispatch, verdict: ProviderError, attempt
       // outage's answers spend their own, and the others theirs (decision 231): shared, ten minutes
       // of outage spent a throughput limit's five, and its first 130429 as WhatsApp came back failed
       // the message.
-      const laterAnswers = (dispatch.laterAnswers ?? 0) + 1;
       const outage = verdict.backOff === 'outage';
-      const outageAnswers = (dispatch.outageAnswers ?? 0) + (outage ? 1 : 0);
-      if ((outage ? outageAnswers : laterAnswers - outageAnswers) >= laterAnswerBudget(verdict.backOff, attempt.maxReceives)) {
+      if ((outage ? (dispatch.outageAnswers ?? 0) : otherLaterAnswers(dispatch)) + 1 >= laterAnswerBudget(verdict.backOff, attempt.maxReceives)) {
         return settledAs(await writeVerdict(attempt, { to: 'failed', occurredAt, failureCode: `retries_exhausted:${verdict.code}` }, deps, dispatch), 'failed');
       }
-      const afterSeconds = verdict.backOff === 'short' ? retryDelaySeconds(attempt.receiveCount) : longRetryDelaySeconds(laterAnswers);
+      const afterSeconds = verdict.backOff === 'short' ? retryDelaySeconds(attempt.receiveCount) : longRetryDelaySeconds((dispatch.laterAnswers ?? 0) + 1);
       if ((await writeRelease(attempt, releaseOf(dispatch, outage ? 'outage' : true, afterSeconds), now, deps, dispatch)) === 'carried') return { outcome: 'carried' };
       if (!isLastReceive(attempt)) return { outcome: 'retry', afterSeconds };
       logger.warn('Provider asked for later on the last receive; left to the reconciler', { dispatchId: dispatch.dispatchId, code: verdict.code });
