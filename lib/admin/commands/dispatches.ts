@@ -55,6 +55,8 @@ export const dispatchCommands = [
         updatedAt: dispatch.updatedAt,
         attemptStartedAt: dispatch.attemptStartedAt ?? null,
         laterAnswers: dispatch.laterAnswers ?? 0,
+        // Of those, WhatsApp down's, which spend their own half hour (decision 231).
+        outageAnswers: dispatch.outageAnswers ?? 0,
         providerMessageId: dispatch.providerMessageId ?? null,
         sentAt: dispatch.sentAt,
         deliveredAt: dispatch.deliveredAt,
