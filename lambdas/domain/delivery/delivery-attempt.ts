@@ -168,20 +168,14 @@ export type ProviderSaidLater = boolean | 'outage';
 function releaseChange(dispatch: Dispatch, now: Date, providerSaidLater: ProviderSaidLater, attemptId: string | undefined): DispatchChange {
   if (dispatch.status === 'unknown') return unknownReleaseChange(dispatch, now, providerSaidLater, attemptId);
   const sequence = sequenceStep();
-  const outage = providerSaidLater === 'outage';
-  const after: Dispatch = {
-    ...dispatch,
-    updatedAt: now.toISOString(),
-    sequence: dispatch.sequence + 1,
-    ...(providerSaidLater ? { laterAnswers: (dispatch.laterAnswers ?? 0) + 1 } : {}),
-    ...(outage ? { outageAnswers: (dispatch.outageAnswers ?? 0) + 1 } : {}),
-  };
+  const answers = answersCounted(dispatch, providerSaidLater);
+  const after: Dispatch = { ...dispatch, updatedAt: now.toISOString(), sequence: dispatch.sequence + 1, ...answers.counts };
   delete after.attemptStartedAt;
   return {
     write: {
       Update: {
         Key: keys.dispatch(dispatch.dispatchId),
-        UpdateExpression: sequence.expression(['updatedAt = :now'], ['attemptStartedAt', 'attemptId'], providerSaidLater ? `laterAnswers :one${outage ? ', outageAnswers :one' : ''}` : undefined),
+        UpdateExpression: sequence.expression(['updatedAt = :now'], ['attemptStartedAt', 'attemptId'], answers.add),
         ConditionExpression: `#status = :processing AND attemptStartedAt = :mine${attemptId ? ' AND attemptId = :mineId' : ''}`,
         ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
         ExpressionAttributeValues: {
@@ -189,7 +183,7 @@ function releaseChange(dispatch: Dispatch, now: Date, providerSaidLater: Provide
           ':mine': dispatch.attemptStartedAt,
           ':now': now.toISOString(),
           ...(attemptId ? { ':mineId': attemptId } : {}),
-          ...(providerSaidLater ? { ':one': 1 } : {}),
+          ...answers.values,
           ...sequence.values,
         },
       },
@@ -198,24 +192,30 @@ function releaseChange(dispatch: Dispatch, now: Date, providerSaidLater: Provide
   };
 }
 
+/** What a release adds to the provider's answers: the "later" counted (decision 132), an outage's in its own count too (decision 231). */
+function answersCounted(dispatch: Dispatch, providerSaidLater: ProviderSaidLater): { counts: Partial<Dispatch>; add?: string; values: Record<string, number> } {
+  if (!providerSaidLater) return { counts: {}, values: {} };
+  const outage = providerSaidLater === 'outage';
+  return {
+    counts: { laterAnswers: (dispatch.laterAnswers ?? 0) + 1, ...(outage ? { outageAnswers: (dispatch.outageAnswers ?? 0) + 1 } : {}) },
+    add: `laterAnswers :one${outage ? ', outageAnswers :one' : ''}`,
+    values: { ':one': 1 },
+  };
+}
+
 /**
  * The release of an `unknown`'s retry (decision 227): given back again, `unknown` as it was, its
  * GET body too (no event); `givenBackAt` is the reconciler's clock for queuing it again.
  */
 function unknownReleaseChange(dispatch: Dispatch, now: Date, providerSaidLater: ProviderSaidLater, attemptId: string | undefined): DispatchChange {
-  const outage = providerSaidLater === 'outage';
-  const after: Dispatch = {
-    ...dispatch,
-    givenBackAt: now.toISOString(),
-    ...(providerSaidLater ? { laterAnswers: (dispatch.laterAnswers ?? 0) + 1 } : {}),
-    ...(outage ? { outageAnswers: (dispatch.outageAnswers ?? 0) + 1 } : {}),
-  };
+  const answers = answersCounted(dispatch, providerSaidLater);
+  const after: Dispatch = { ...dispatch, givenBackAt: now.toISOString(), ...answers.counts };
   delete after.attemptStartedAt;
   return {
     write: {
       Update: {
         Key: keys.dispatch(dispatch.dispatchId),
-        UpdateExpression: `SET givenBackAt = :now${providerSaidLater ? ` ADD laterAnswers :one${outage ? ', outageAnswers :one' : ''}` : ''} REMOVE ${['attemptStartedAt', 'attemptId', ...madeAttributes()].join(', ')}`,
+        UpdateExpression: `SET givenBackAt = :now${answers.add ? ` ADD ${answers.add}` : ''} REMOVE ${['attemptStartedAt', 'attemptId', ...madeAttributes()].join(', ')}`,
         ConditionExpression: `#status = :unknown AND attemptStartedAt = :mine${attemptId ? ' AND attemptId = :mineId' : ''}`,
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
@@ -223,7 +223,7 @@ function unknownReleaseChange(dispatch: Dispatch, now: Date, providerSaidLater: 
           ':mine': dispatch.attemptStartedAt,
           ':now': now.toISOString(),
           ...(attemptId ? { ':mineId': attemptId } : {}),
-          ...(providerSaidLater ? { ':one': 1 } : {}),
+          ...answers.values,
         },
       },
     },
