@@ -55,6 +55,23 @@ const optOutEvents = async (workspaceId: string) =>
 
 const conversation = (workspaceId: string, contact: string) => findConversation(workspaceId, conversationIdFor(workspaceId, 'whatsapp', contact), env.table);
 
+/** Meta's `user_changed_number` system message, from the number the customer left (webhook reference, messages: system). */
+const notice = (from: string, to: string, id: string, timestamp = '1767225620') => ({
+  messages: [{ from, id, timestamp, type: 'system', system: { body: `User Sari changed from ${from} to ${to}`, wa_id: to, type: 'user_changed_number' } }],
+});
+
+/** A "Stop promotions" quick-reply tap from a number (Meta's button messages webhook). */
+const stopTap = (from: string, id: string, timestamp: string, name = 'Sari') => ({
+  contacts: [{ profile: { name }, wa_id: from }],
+  messages: [{ from, id, timestamp, type: 'button', button: { payload: 'Stop promotions', text: 'Stop promotions' } }],
+});
+
+/** WhatsApp's marketing resume for a number (Meta's `user_preferences` webhook). */
+const resume = (from: string, timestamp: number) => ({
+  contacts: [{ profile: { name: 'Sari' }, wa_id: from }],
+  user_preferences: [{ wa_id: from, detail: 'User requested to resume marketing messages', category: 'marketing_messages', value: 'resume', timestamp }],
+});
+
 it('a user_changed_user_id notice tells which BSUID the customer’s next messages come from, as a number change tells the new number', async () => {
   const ws = await workspace();
   const old = 'ID.1111111111111111';
@@ -74,17 +91,7 @@ it('a user_changed_user_id notice tells which BSUID the customer’s next messag
 it('a customer who opted out of marketing and then changed number keeps the opt-out on the new number', async () => {
   const ws = await workspace();
   await recordMarketingOptOut({ workspaceId: ws.id, phone: '+6281234560001', optedOutAt: '2025-12-30T00:00:00.000Z', source: 'button', providerMessageId: 'wamid.stop-tap' }, env.table);
-  await post(ws.number, {
-    messages: [
-      {
-        from: '6281234560001',
-        id: 'wamid.SYS-NUM',
-        timestamp: '1767225620',
-        type: 'system',
-        system: { body: 'User Sari changed from 6281234560001 to 6281234560009', wa_id: '6281234560009', type: 'user_changed_number' },
-      },
-    ],
-  });
+  await post(ws.number, notice('6281234560001', '6281234560009', 'wamid.SYS-NUM'));
   expect(await getMarketingOptOut(ws.id, '+6281234560001', env.table)).toBeDefined();
   // The integration follows the customer to +6281234560009 (the notice's payload); marketing sends there are not refused.
   expect(await getMarketingOptOut(ws.id, '+6281234560009', env.table)).toBeDefined();
@@ -303,43 +310,17 @@ it('a number-change notice whose sender names the new BSUID beside the old numbe
 it('a "Stop promotions" tap made before a number change, whose POST Meta delivers after the notice’s, opts out the new number too', async () => {
   const ws = await workspace();
   // The notice (made at :20) reaches us first…
-  await post(ws.number, {
-    messages: [
-      {
-        from: '6281234567001',
-        id: 'wamid.SKL-SYS',
-        timestamp: '1767225620',
-        type: 'system',
-        system: { body: 'User Sari changed from 6281234567001 to 6281234567009', wa_id: '6281234567009', type: 'user_changed_number' },
-      },
-    ],
-  });
+  await post(ws.number, notice('6281234567001', '6281234567009', 'wamid.SKL-SYS'));
   // …then Meta's retry of the tap the customer made on the old number at :10.
-  await post(ws.number, {
-    contacts: [{ profile: { name: 'Sari' }, wa_id: '6281234567001' }],
-    messages: [{ from: '6281234567001', id: 'wamid.SKL-STOP', timestamp: '1767225610', type: 'button', button: { payload: 'Stop promotions', text: 'Stop promotions' } }],
-  });
+  await post(ws.number, stopTap('6281234567001', 'wamid.SKL-STOP', '1767225610'));
   expect(await getMarketingOptOut(ws.id, '+6281234567001', env.table)).toBeDefined();
   expect(await getMarketingOptOut(ws.id, '+6281234567009', env.table)).toMatchObject({ source: 'button', providerMessageId: 'wamid.SKL-STOP', optedOutAt: '2026-01-01T00:00:10.000Z' });
 });
 
 it('a "Stop promotions" tap on the old number made after the number change stays that number’s: it is its next holder’s word', async () => {
   const ws = await workspace();
-  await post(ws.number, {
-    messages: [
-      {
-        from: '6281234567101',
-        id: 'wamid.SKA-SYS',
-        timestamp: '1767225620',
-        type: 'system',
-        system: { body: 'User Sari changed from 6281234567101 to 6281234567109', wa_id: '6281234567109', type: 'user_changed_number' },
-      },
-    ],
-  });
-  await post(ws.number, {
-    contacts: [{ profile: { name: 'Budi' }, wa_id: '6281234567101' }],
-    messages: [{ from: '6281234567101', id: 'wamid.SKA-STOP', timestamp: '1767225630', type: 'button', button: { payload: 'Stop promotions', text: 'Stop promotions' } }],
-  });
+  await post(ws.number, notice('6281234567101', '6281234567109', 'wamid.SKA-SYS'));
+  await post(ws.number, stopTap('6281234567101', 'wamid.SKA-STOP', '1767225630', 'Budi'));
   expect(await getMarketingOptOut(ws.id, '+6281234567101', env.table)).toBeDefined();
   expect(await getMarketingOptOut(ws.id, '+6281234567109', env.table)).toBeUndefined();
 });
@@ -349,33 +330,13 @@ it('a resume made before a number change, whose POST Meta delivers after the not
   const ws = await workspace();
   await createWebhookEndpoint({ workspaceId: ws.id, url: 'https://hooks.example.com/in', events: ['marketing_opt_out.updated'], description: null }, new Date(), env.table);
   // :00 the customer taps "Stop promotions" on the old number.
-  await post(ws.number, {
-    contacts: [{ profile: { name: 'Sari' }, wa_id: '6281234567201' }],
-    messages: [{ from: '6281234567201', id: 'wamid.LR-STOP', timestamp: '1767225600', type: 'button', button: { payload: 'Stop promotions', text: 'Stop promotions' } }],
-  });
+  await post(ws.number, stopTap('6281234567201', 'wamid.LR-STOP', '1767225600'));
   // :20 the number change notice reaches us, carrying the opt-out…
-  await post(ws.number, {
-    messages: [
-      {
-        from: '6281234567201',
-        id: 'wamid.LR-SYS',
-        timestamp: '1767225620',
-        type: 'system',
-        system: { body: 'User Sari changed from 6281234567201 to 6281234567209', wa_id: '6281234567209', type: 'user_changed_number' },
-      },
-    ],
-  });
+  await post(ws.number, notice('6281234567201', '6281234567209', 'wamid.LR-SYS'));
   expect(await getMarketingOptOut(ws.id, '+6281234567209', env.table)).toBeDefined();
   // …then Meta's delivery of the resume the customer made in WhatsApp at :10, on the old number, before moving
   // (Meta's user_preferences webhook reference).
-  await post(
-    ws.number,
-    {
-      contacts: [{ profile: { name: 'Sari' }, wa_id: '6281234567201' }],
-      user_preferences: [{ wa_id: '6281234567201', detail: 'User requested to resume marketing messages', category: 'marketing_messages', value: 'resume', timestamp: 1767225610 }],
-    },
-    'user_preferences',
-  );
+  await post(ws.number, resume('6281234567201', 1767225610), 'user_preferences');
   expect(await getMarketingOptOut(ws.id, '+6281234567201', env.table)).toBeUndefined();
   // The customer's last word before the move was "resume": their new number is not opted out.
   expect(await getMarketingOptOut(ws.id, '+6281234567209', env.table)).toBeUndefined();
@@ -391,38 +352,14 @@ it('a resume made before a number change, whose POST Meta delivers after the not
     ]),
   );
   // Meta's retry of the notice carries nothing again, nor does its retry of the :00 tap: the resume guards both numbers.
-  await post(ws.number, {
-    messages: [
-      {
-        from: '6281234567201',
-        id: 'wamid.LR-SYS',
-        timestamp: '1767225620',
-        type: 'system',
-        system: { body: 'User Sari changed from 6281234567201 to 6281234567209', wa_id: '6281234567209', type: 'user_changed_number' },
-      },
-    ],
-  });
-  await post(ws.number, {
-    contacts: [{ profile: { name: 'Sari' }, wa_id: '6281234567201' }],
-    messages: [{ from: '6281234567201', id: 'wamid.LR-STOP', timestamp: '1767225600', type: 'button', button: { payload: 'Stop promotions', text: 'Stop promotions' } }],
-  });
+  await post(ws.number, notice('6281234567201', '6281234567209', 'wamid.LR-SYS'));
+  await post(ws.number, stopTap('6281234567201', 'wamid.LR-STOP', '1767225600'));
   expect(await getMarketingOptOut(ws.id, '+6281234567201', env.table)).toBeUndefined();
   expect(await getMarketingOptOut(ws.id, '+6281234567209', env.table)).toBeUndefined();
 });
 
 it('a resume followed to the new number lifts nothing the customer said there after the move; a resume before the notice leaves nothing to carry', async () => {
   const ws = await workspace();
-  const notice = (from: string, to: string, id: string) => ({
-    messages: [{ from, id, timestamp: '1767225620', type: 'system', system: { body: `User Sari changed from ${from} to ${to}`, wa_id: to, type: 'user_changed_number' } }],
-  });
-  const stopTap = (from: string, id: string, timestamp: string) => ({
-    contacts: [{ profile: { name: 'Sari' }, wa_id: from }],
-    messages: [{ from, id, timestamp, type: 'button', button: { payload: 'Stop promotions', text: 'Stop promotions' } }],
-  });
-  const resume = (from: string, timestamp: number) => ({
-    contacts: [{ profile: { name: 'Sari' }, wa_id: from }],
-    user_preferences: [{ wa_id: from, detail: 'User requested to resume marketing messages', category: 'marketing_messages', value: 'resume', timestamp }],
-  });
   // The notice (:20) first; the customer taps "Stop promotions" on the new number at :30; then Meta
   // delivers the old number's stop (:00) and the resume (:10) made before the move.
   await post(ws.number, notice('6281234567301', '6281234567309', 'wamid.LRA-SYS'));
