@@ -9,6 +9,8 @@ const LONE_SURROGATES = /\p{Cs}/gu;
 
 /** Text without control characters (C0, DEL, C1): a name that is printed on one line of a tab-separated list. */
 export const PRINTABLE = /^\P{Cc}*$/u;
+/** What a name that is not PRINTABLE is told. */
+export const NOT_PRINTABLE = 'must not hold control characters (a line break, a tab)';
 
 export const hasLoneSurrogate = (text: string): boolean => LONE_SURROGATE.test(text);
 

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { Store } from '../../lambdas/shared/store';
 import type { UsagePlanTarget } from './target';
-import { PRINTABLE } from '../../lambdas/shared/unicode-text';
+import { NOT_PRINTABLE, PRINTABLE } from '../../lambdas/shared/unicode-text';
 
 /**
  * One admin command: its words (`workspace create`), its options as a zod object of strings
@@ -90,7 +90,7 @@ export class UsageError extends AdminError {
 export const option = {
   text: () => z.string().trim().min(1, 'must not be empty'),
   /** A name the CLI prints in its tab-separated lists: a line break or a tab would split its line. */
-  name: () => z.string().trim().min(1, 'must not be empty').regex(PRINTABLE, 'must not hold control characters (a line break, a tab)'),
+  name: () => z.string().trim().min(1, 'must not be empty').regex(PRINTABLE, NOT_PRINTABLE),
   /**
    * An id stored as a lower-case UUID (a dispatch's, a key's), read in either case as the API reads
    * one: an id pasted from a client that prints it in upper case found nothing. Not held to be a

@@ -10,11 +10,11 @@ import { scopes } from '../../lambdas/shared/scopes';
 import { LocalRuntimeError } from './dynamodb-local';
 import { issueLine } from '../../lambdas/shared/zod-issues';
 import { isWellFormedApiKey } from '../../lambdas/domain/api-keys/api-key-secret';
-import { PRINTABLE } from '../../lambdas/shared/unicode-text';
+import { NOT_PRINTABLE, PRINTABLE } from '../../lambdas/shared/unicode-text';
 
 const seedApiKeySchema = z.strictObject({
   key: z.string().check(z.refine(isWellFormedApiKey, 'an API key is "msk_" and 8 to 200 letters, digits or "_", as every request checks it')),
-  name: z.string().check(z.minLength(1), z.regex(PRINTABLE, 'must not hold control characters (a line break, a tab)')),
+  name: z.string().check(z.minLength(1), z.regex(PRINTABLE, NOT_PRINTABLE)),
   scopes: z.array(z.enum(scopes)).check(z.minLength(1)),
   expiresAt: z.optional(z.iso.datetime()),
 });

@@ -1,5 +1,5 @@
 import * as z from '../../shared/zod';
-import { PRINTABLE } from '../../shared/unicode-text';
+import { NOT_PRINTABLE, PRINTABLE } from '../../shared/unicode-text';
 
 /** Meta's template categories (WhatsApp Business Management API). */
 export const templateCategories = ['MARKETING', 'UTILITY', 'AUTHENTICATION'] as const;
@@ -50,7 +50,7 @@ export type BindingSetting = (typeof bindingSettings)[number];
 export const workspaceInputSchema = z.object({
   id: z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9_-]{1,63}$/, 'letters, digits, "-" and "_", 2 to 64 characters')),
   /** Printed in the CLI's tab-separated lines, which a line break or a tab would split (docs/operations.md loops over them). */
-  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(200), z.regex(PRINTABLE, 'must not hold control characters (a line break, a tab)')),
+  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(200), z.regex(PRINTABLE, NOT_PRINTABLE)),
   rupiahPerCredit: z.number().check(z.gte(0)),
   settings: z._default(workspaceSettingsSchema, { sendsPerMinute: 600, dedupe: 'none', provider: 'sandbox', creditCostByCategory: DEFAULT_CREDIT_COST_BY_CATEGORY }),
 });
