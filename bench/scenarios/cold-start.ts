@@ -34,7 +34,13 @@ const SMALL_LOGGER = join(import.meta.dirname, '..', 'prototypes', 'small-logger
 // Beside the stack's own aliases, which an `alias` option would otherwise replace.
 const SMALL_LOGGER_ALIAS = { ...BUNDLING_ALIASES, '@aws-lambda-powertools/logger/middleware': SMALL_LOGGER, '@aws-lambda-powertools/logger': SMALL_LOGGER };
 /** Row 1d's prototype: rows 2d–2f's thin stack (bench/prototypes/thin-stack-hooks.mjs) as bundle aliases. */
-const THIN_STACK_ALIAS = { ...SMALL_LOGGER_ALIAS, '@middy/core': join(import.meta.dirname, '..', 'prototypes', 'thin-middy.ts') };
+const THIN_STACK_ALIAS = {
+  ...SMALL_LOGGER_ALIAS,
+  // esbuild also rewrites an alias's subpaths: Middy's streaming mode, which the thin runner keeps,
+  // stays Middy's (the more specific alias wins).
+  '@middy/core/StreamifyResponse': join(process.cwd(), 'node_modules', '@middy', 'core', 'executionModeStreamifyResponse.js'),
+  '@middy/core': join(import.meta.dirname, '..', 'prototypes', 'thin-middy.ts'),
+};
 /**
  * Fresh processes per side and route. At 9 a route's ratio moved by up to 0.24 between runs of the
  * same code, enough to flip its verdict; at 21 by 0.06 at most (bench/history.md, decision 130).
@@ -286,8 +292,7 @@ export async function coldStart(options: { env: NodeJS.ProcessEnv; apiKey: strin
       const fn = functions.find((candidate) => candidate.handler === handler)!;
       const baseline = await bundleOf(`same-calls-${handler}`, { stdin: { contents: sameCallsSource(fn.access, calls), resolveDir: process.cwd(), sourcefile: `same-calls-${handler}.mjs`, loader: 'js' } });
       const clientless = bundle.baseline === 'none';
-      // The thin runner does not stream (bench/prototypes/thin-middy.ts).
-      const thin = clientless || streaming ? undefined : await bundleOf(`thin-${handler}`, { entryPoints: [join(process.cwd(), 'lambdas', 'handlers', `${handler}.ts`)], alias: THIN_STACK_ALIAS });
+      const thin = clientless ? undefined : await bundleOf(`thin-${handler}`, { entryPoints: [join(process.cwd(), 'lambdas', 'handlers', `${handler}.ts`)], alias: THIN_STACK_ALIAS });
       const own: Sample[] = [];
       const base: Sample[] = [];
       const thinSamples: Sample[] = [];

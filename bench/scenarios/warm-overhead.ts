@@ -38,7 +38,8 @@ export async function warmOverhead(options: { env: NodeJS.ProcessEnv; apiKey: st
     ...(await measure(options, {
       ids: 'def',
       imports: ['--import', THIN_STACK],
-      replaced: /node_modules\/(@middy\/core|@aws-lambda-powertools\/logger)\//,
+      // Middy's streaming mode is kept: the thin runner hands it the streamed summary's requests.
+      replaced: /node_modules\/(@middy\/core\/(?!executionModeStreamifyResponse\.js)|@aws-lambda-powertools\/logger\/)/,
       what: 'PROTOTYPE, not the stack: row 2 with Middy’s core and Powertools Logger replaced by bench/prototypes/thin-middy.ts and small-logger.ts; warm',
     })),
   ];
