@@ -14,6 +14,7 @@ import { sqsEvent } from '../../../lib/testing/sqs-events';
 import { lambdaContext, parseResult, routeEvent } from '../../support/events';
 import { captureLogLines } from '../../support/log-lines';
 import { SEND_KEY, stubHealthySend, validSend } from '../../support/send-fixtures';
+import { thresholds } from '../../../lib/constructs/monitoring';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const sqs = mockClient(SQSClient);
@@ -270,5 +271,44 @@ describe('deliver consumer, a verdict carried on the queue (decision 161)', () =
     expect(sqs.commandCalls(SendMessageCommand).map((call) => JSON.parse(call.args[0].input.MessageBody!) as unknown)).toEqual([
       { dispatchId: item.dispatchId, workspaceId: item.workspaceId, release: { attemptStartedAt: claimed.attemptStartedAt, providerSaidLater: true, retryAfterSeconds: 4 } },
     ]);
+  });
+});
+
+/**
+ * docs/operations.md (dispatch-queue-age): "while WhatsApp is down a message is let go after its
+ * fifth receive, about 4.5 minutes, and queued again by the reconciler as a new one, so an outage
+ * does not age the queue" (decision 228). The back-off's exponent is every answer so far, so the
+ * message the reconciler queues again waits the queue's whole 180 s at each receive.
+ */
+describe('deliver consumer, a WhatsApp outage outlasting one queue message (decision 228)', () => {
+  let claimed: Record<string, unknown> = {};
+  const downProvider: Provider = {
+    send: () => {
+      callTookItsTime();
+      return Promise.reject(new ProviderError('transient', '133004', 'Server temporarily unavailable', { backOff: 'outage' }));
+    },
+    settle: () => Promise.resolve(),
+  };
+  beforeEach(() => jest.spyOn(providers, 'providerFor').mockReturnValue(downProvider));
+  afterEach(() => jest.restoreAllMocks());
+
+  it('lets the message the reconciler queued again go before it is as old as the dispatch-queue-age alarm’s threshold', async () => {
+    const item = await sentDispatchItem();
+    // Its first queue message was answered 133004 five times and let go; the reconciler queued it again.
+    let waited = 0;
+    for (let receiveCount = 1; receiveCount <= dispatchQueueSettings.maxReceiveCount; receiveCount++) {
+      const laterAnswers = 5 + receiveCount - 1;
+      claimed = { ...item, status: 'processing', attemptStartedAt: new Date().toISOString(), attempts: laterAnswers + 1, laterAnswers, outageAnswers: laterAnswers };
+      ddb.reset();
+      sqs.reset();
+      ddb.on(UpdateCommand).resolves({ Attributes: claimed });
+      const event = sqsEvent([{ body: { dispatchId: item.dispatchId, workspaceId: item.workspaceId }, receiveCount }]);
+      await deliverBatch(event, leftAfterTheCall(10_000));
+      jest.restoreAllMocks();
+      jest.spyOn(providers, 'providerFor').mockReturnValue(downProvider);
+      waited += sqs.commandCalls(ChangeMessageVisibilityCommand).reduce((sum, call) => sum + (call.args[0].input.VisibilityTimeout ?? 0), 0);
+    }
+    // The queue's oldest message is this one for as long as its back-offs add up to.
+    expect(waited).toBeLessThanOrEqual(thresholds.oldestMessageAgeSeconds);
   });
 });
