@@ -417,6 +417,17 @@ export const retryDelaySeconds = (receiveCount: number) => Math.min(dispatchQueu
 export const longRetryDelaySeconds = (laterAnswers: number) => Math.min(dispatchQueueSettings.visibilityTimeoutSeconds, 4 ** laterAnswers);
 
 /**
+ * WhatsApp down backs off as those refusals do, but for 2 minutes at most: the four back-offs of one
+ * queue message (its fifth answer lets it go for the reconciler to queue again) then add up to 8
+ * minutes, under the dispatch-queue-age alarm's 10 (lib/constructs/monitoring.ts). At the queue's
+ * 180 s a message queued again waited 12, so every outage past a quarter of an hour paged as a
+ * stuck queue, and the reconciler, which waits out the queue's oldest age, queued the next later
+ * (decision 238).
+ */
+const OUTAGE_RETRY_CAP_SECONDS = 120;
+export const outageRetryDelaySeconds = (laterAnswers: number) => Math.min(OUTAGE_RETRY_CAP_SECONDS, longRetryDelaySeconds(laterAnswers));
+
+/**
  * How long the provider may stay down before the messages waiting for it fail (decision 228):
  * WhatsApp's outages last minutes, often tens of them, and a message failed in one is one the
  * integration must send again.
@@ -426,12 +437,12 @@ export const OUTAGE_BUDGET_SECONDS = 30 * 60;
 /**
  * The provider's "later" answers a dispatch gets, the last of which fails it: as many as the queue
  * gives receives (decision 132), or, for an outage, as many as its long back-offs take to wait
- * OUTAGE_BUDGET_SECONDS (4, 16, 64, then 180 s: the fourteenth answer, 31 min of back-off in).
+ * OUTAGE_BUDGET_SECONDS (4, 16, 64, then 120 s: the nineteenth answer, 31 min of back-off in).
  */
 export function laterAnswerBudget(backOff: ProviderError['backOff'], maxReceives: number): number {
   if (backOff !== 'outage') return maxReceives;
   let answers = 1;
-  for (let waited = 0; waited < OUTAGE_BUDGET_SECONDS; answers++) waited += longRetryDelaySeconds(answers);
+  for (let waited = 0; waited < OUTAGE_BUDGET_SECONDS; answers++) waited += outageRetryDelaySeconds(answers);
   return answers;
 }
 
@@ -513,7 +524,7 @@ async function recordVerdict(dispatch: Dispatch, verdict: ProviderError, attempt
       if ((outage ? (dispatch.outageAnswers ?? 0) : otherLaterAnswers(dispatch)) + 1 >= laterAnswerBudget(verdict.backOff, attempt.maxReceives)) {
         return settledAs(await writeVerdict(attempt, { to: 'failed', occurredAt, failureCode: `retries_exhausted:${verdict.code}` }, deps, dispatch), 'failed');
       }
-      const afterSeconds = verdict.backOff === 'short' ? retryDelaySeconds(attempt.receiveCount) : longRetryDelaySeconds((dispatch.laterAnswers ?? 0) + 1);
+      const afterSeconds = verdict.backOff === 'short' ? retryDelaySeconds(attempt.receiveCount) : (outage ? outageRetryDelaySeconds : longRetryDelaySeconds)((dispatch.laterAnswers ?? 0) + 1);
       if ((await writeRelease(attempt, releaseOf(dispatch, outage ? 'outage' : true, afterSeconds), now, deps, dispatch)) === 'carried') return { outcome: 'carried' };
       if (!isLastReceive(attempt)) return { outcome: 'retry', afterSeconds };
       logger.warn('Provider asked for later on the last receive; left to the reconciler', { dispatchId: dispatch.dispatchId, code: verdict.code });
