@@ -204,6 +204,8 @@ export async function checkWebhookUrl(url: string, options: { resolve?: Resolver
     return refuse(`must be at most ${WEBHOOK_URL_MAX_LENGTH} characters once normalized (this one is ${parsed.href.length}: characters such as quotes and spaces are percent-encoded)`);
   }
   if (parsed.username || parsed.password) return refuse('must not contain a user name or password');
+  // A URL may name port 0, where no connection is ever made: every event would fail.
+  if (parsed.port === '0') return refuse('must not name port 0');
   const host = bareHost(parsed);
   const local = options.allowLocal && LOCAL_HOSTS.includes(host);
   if (parsed.protocol !== 'https:' && !(local && parsed.protocol === 'http:')) {

@@ -111,6 +111,8 @@ describe('checkWebhookUrl, deployed', () => {
     ['hooks.example.com/path', 'is not a valid absolute URL'],
     ['', 'is not a valid absolute URL'],
     ['https://user:pass@hooks.example.com/', 'must not contain a user name or password'],
+    // No connection is made to port 0: every event to it would fail, after the endpoint was accepted.
+    ['https://hooks.example.com:0/', 'must not name port 0'],
     ['https://127.0.0.1/', 'must not point to a loopback address (127.0.0.1)'],
     ['http://127.0.0.1:8080/', 'must use https'],
     ['https://localhost/', 'must not point to localhost, a loopback name'],
