@@ -660,6 +660,27 @@ describe('templates with parts a send cannot fill, limited-time offers and carou
     const preview = rejection(previewTemplateVersion(ws, offer.versions[0]!.id, Object.entries({ ...offerVariables, header_image: 'ftp://example.com/c.png' }).map(([name, value]) => ({ name, value })), env.table));
     expect(await preview).toMatchObject({ code: 'validation_failed', message: 'variables: header_image: must be an http or https link to the image' });
   });
+
+  // A carousel's body goes with its cards, and each card's body with the card's header: both are
+  // body text with other components (Meta's parameter object, 1024), and a card's URL suffix is a text parameter.
+  it('refuses a carousel’s body or card body value over 1024 characters, and a card’s URL suffix not on one line', async () => {
+    const { ws, template: carousel } = await syncedFormat('summer_succulents_carousel');
+    const variables = {
+      '1': 'Pablo',
+      '2': '30%',
+      '3': '30OFF',
+      ...Object.fromEntries([0, 1].flatMap((c) => [[`card_${c}_header_image`, 'https://example.com/p.png'], [`card_${c}_1`, '30OFF'], [`card_${c}_button_0`, 'more'], [`card_${c}_button_1`, 'plant_30']])),
+    };
+    const refused = await rejection(send(command(ws, carousel.id, { ...variables, '1': 'P'.repeat(1025), card_1_1: 'C'.repeat(1025), card_0_button_1: 'aloe\nvera' })));
+    expect(refused).toMatchObject({
+      status: 422,
+      code: 'validation_failed',
+      message:
+        'content.variables: 1: must be text on one line of at most 1024 characters, with no tab and at most four spaces in a row; card_0_button_1: must be text on one line, not empty, with no tab and at most four spaces in a row; card_1_1: must be text on one line of at most 1024 characters, with no tab and at most four spaces in a row',
+    });
+    expect(await env.queues.receiveAll()).toEqual([]);
+    expect(await send(command(ws, carousel.id, { ...variables, '1': 'P'.repeat(1024), card_1_1: 'C'.repeat(1024) }))).toMatchObject({ status: 'queued' });
+  });
 });
 
 describe('template webhooks, applied at once through the webhook router', () => {
@@ -1018,6 +1039,48 @@ describe('values WhatsApp documents it refuses, refused at the send', () => {
     }
     expect(await env.queues.receiveAll()).toEqual([]);
     expect(await send(command(ws, coupon.id, { ...variables, button_0: 'A'.repeat(20), header_1: 'B'.repeat(60) }))).toMatchObject({ status: 'queued' });
+  });
+
+  // Meta's parameter object (Cloud API messages reference): a text parameter of the body component
+  // is at most 1024 characters when other component types are included (32768 when the body is the
+  // only one). coupon_expiration_reminder's send carries a header and buttons: WhatsApp refuses a
+  // body value of 1025 characters, yet our limit was the send schema's 4000 and the send was 202.
+  it('a body value over 1024 characters in a template with a header and buttons (Meta’s parameter object)', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    const coupon = await templateOf(ws, 'coupon_expiration_reminder', 'en');
+    const refused = await rejection(send(command(ws, coupon.id, { ...variables, '2': '1'.repeat(1025) })));
+    expect(refused).toMatchObject({ status: 422, code: 'validation_failed', message: 'content.variables: 2: must be text on one line of at most 1024 characters, with no tab and at most four spaces in a row' });
+    expect(await env.queues.receiveAll()).toEqual([]);
+    expect(await send(command(ws, coupon.id, { ...variables, '2': '1'.repeat(1024) }))).toMatchObject({ status: 'queued' });
+  });
+
+  it('a body value past 1024 characters in a template whose send carries the body alone (Meta’s 32768; the send’s own 4000)', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    const ref = { message_template_id: 1092999222892024, message_template_name: 'summer_sale', message_template_language: 'en', message_template_category: 'MARKETING' };
+    await applyTemplateWebhook(WABA, { field: 'message_template_status_update', value: { ...ref, event: 'APPROVED', reason: 'NONE' } }, env.table, new Date());
+    clearTemplateCache();
+    const bodyOnly = await templateOf(ws, 'summer_sale', 'en');
+    expect(await send(command(ws, bodyOnly.id, { '1': 'S'.repeat(4000) }))).toMatchObject({ status: 'queued' });
+  });
+
+  // A URL button's suffix goes to WhatsApp as a text parameter ({ type: 'text', text }), and docs/api.md holds
+  // "every value WhatsApp takes as text" to one line, not empty: WhatsApp refuses an empty one (131008) and
+  // one with a new line (132018). reservation_confirmation's URL button {{1}} is at index 0.
+  it('a URL button’s suffix that is empty or not one line, as every text parameter WhatsApp takes', async () => {
+    const ws = await workspace();
+    await syncTemplates(ws, syncDeps());
+    const reservation = await templateOf(ws, 'reservation_confirmation', 'en_US');
+    const reservationVariables = { number_of_guests: '4', day: 'Saturday', date: 'August 30th', time: '7:30 pm', header_image: 'https://example.com/r.jpg' };
+    for (const suffix of ['', 'R-1042\nR-1043', 'R\t1042']) {
+      expect([suffix, await rejection(send(command(ws, reservation.id, { ...reservationVariables, button_0: suffix })))]).toEqual([
+        suffix,
+        expect.objectContaining({ status: 422, code: 'validation_failed', message: 'content.variables: button_0: must be text on one line, not empty, with no tab and at most four spaces in a row' }),
+      ]);
+    }
+    expect(await env.queues.receiveAll()).toEqual([]);
+    expect(await send(command(ws, reservation.id, { ...reservationVariables, button_0: 'R-1042' }))).toMatchObject({ status: 'queued' });
   });
 
   it('a one-time password over 15 characters (Meta’s authentication templates), named with what it must be', async () => {

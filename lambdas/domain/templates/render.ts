@@ -24,15 +24,26 @@ const isWebLink = (value: string) => /^https?:$/.test(URL.parse(value)?.protocol
  */
 const isOneLine = (value: string) => value !== '' && !/[\n\r\t]| {5}/.test(value);
 const TEXT_PARAMETER = { fits: isOneLine, expected: 'text on one line, not empty, with no tab and at most four spaces in a row' };
-/** Meta's parameter object: "For the header component, the character limit is 60 characters." */
-const HEADER_TEXT_PARAMETER = { fits: (value: string) => isOneLine(value) && [...value].length <= 60, expected: 'text on one line of at most 60 characters, with no tab and at most four spaces in a row' };
+const textOfAtMost = (limit: number) => ({
+  fits: (value: string) => isOneLine(value) && [...value].length <= limit,
+  expected: `text on one line of at most ${limit} characters, with no tab and at most four spaces in a row`,
+});
+/**
+ * Meta's parameter object (Cloud API messages reference), a text parameter: "For the header
+ * component type: 60 characters. For the body component type: 1024 characters if other component
+ * types are included, 32768 characters if body is the only component type included" (decision 233).
+ */
+const HEADER_TEXT_PARAMETER = textOfAtMost(60);
+const BODY_WITH_OTHERS_TEXT_PARAMETER = textOfAtMost(1024);
 
 /**
  * The shape WhatsApp takes for the variable types that have one: a header's media is fetched from
- * its link, a location's coordinates are numbers, an offer's end is Unix time in milliseconds.
+ * its link, a location's coordinates are numbers, an offer's end is Unix time in milliseconds, a URL
+ * button's suffix is a text parameter (`{ type: 'text', text }`), held as every other (decision 233).
  * A value of another shape fails the message at WhatsApp, after the send was accepted (decision 143).
  */
 const VALUE_SHAPES: Readonly<Record<string, { fits: (value: string) => boolean; expected: string }>> = {
+  url_suffix: TEXT_PARAMETER,
   image: { fits: isWebLink, expected: 'an http or https link to the image' },
   video: { fits: isWebLink, expected: 'an http or https link to the video' },
   document: { fits: isWebLink, expected: 'an http or https link to the document' },
@@ -48,12 +59,18 @@ const VALUE_SHAPES: Readonly<Record<string, { fits: (value: string) => boolean; 
   },
 };
 
-/** The variables whose values WhatsApp takes as text parameters (the body's, a text header's, each card's body), with the rule each is held to. */
+/**
+ * The variables whose values WhatsApp takes as text parameters (the body's, a text header's, each
+ * card's body), with the rule each is held to. The body's is 1024 characters when the send carries
+ * another component (a header, an offer's expiry, a button, the carousel), as a card's body always
+ * does (its header); alone, the send schema's 4000 is within Meta's 32768.
+ */
 function textVariables(version: Pick<TemplateVersion, 'body' | 'components'>): Map<string, typeof TEXT_PARAMETER> {
-  const rules = new Map([...version.body.matchAll(PLACEHOLDER)].map((match) => [match[1]!, TEXT_PARAMETER]));
-  const { header, cards } = version.components ?? {};
+  const { header, limitedTimeOffer, buttons, cards } = version.components ?? {};
+  const bodyRule = header || limitedTimeOffer || buttons?.length || cards?.length ? BODY_WITH_OTHERS_TEXT_PARAMETER : TEXT_PARAMETER;
+  const rules = new Map([...version.body.matchAll(PLACEHOLDER)].map((match) => [match[1]!, bodyRule]));
   const textHeaderVariables = (binding: typeof header) => (binding?.format === 'TEXT' ? binding.variables : []);
-  for (const name of (cards ?? []).flatMap((card) => card.body)) rules.set(name, TEXT_PARAMETER);
+  for (const name of (cards ?? []).flatMap((card) => card.body)) rules.set(name, BODY_WITH_OTHERS_TEXT_PARAMETER);
   for (const name of [...textHeaderVariables(header), ...(cards ?? []).flatMap((card) => textHeaderVariables(card.header))]) rules.set(name, HEADER_TEXT_PARAMETER);
   return rules;
 }
