@@ -86,6 +86,43 @@ describe('reports rebuild while the report projection writes the day’s last ch
     expect(await reports(ws)).toEqual(right([a]));
   });
 
+  it('does not take a late failure out twice when a second late failure of the day lands while the rebuild waits, after the projection wrote the first', async () => {
+    const ws = await freshWorkspace(env.table);
+    const a = await sentDispatch(env, ws, '2026-05-10T03:00:00.000Z', ['promo']);
+    const b = await sentDispatch(env, ws, '2026-05-10T04:00:00.000Z', ['promo']);
+    const c = await sentDispatch(env, ws, '2026-05-10T05:00:00.000Z', ['promo']);
+    const fail = async (dispatchId: string) => void (await applyStatus(dispatchId, { to: 'failed', occurredAt: NOW.toISOString(), failureCode: '131047', event: 'REJECTED' }, env.table));
+    // WhatsApp reports b failed; its take-back waits for the projection when the rebuild first reads the day.
+    await fail(b);
+    // While the rebuild waits, the projection takes b out, and WhatsApp then reports c failed, whose take-back waits in turn.
+    const projectBThenFailC = async () => {
+      await runReportProjection(env.table);
+      await fail(c);
+    };
+
+    expect((await rebuild(ws, projectBThenFailC)).status).toBe(0);
+    await runReportProjection(env.table);
+    // The day's sent dispatches are a alone: each read found the rollups one too high, for another dispatch each time.
+    expect(await reports(ws)).toEqual(right([a]));
+  });
+
+  it('does not count a late send twice when a second late send of the day lands while the rebuild waits, after the projection wrote the first', async () => {
+    const ws = await freshWorkspace(env.table);
+    const a = await sentDispatch(env, ws, '2026-05-10T03:00:00.000Z', ['promo']);
+    // Created just before midnight WIB and sent after it: its count waits for the projection when the rebuild first reads the day.
+    const b = await sentDispatch(env, ws, '2026-05-10T16:59:58.000Z', ['promo'], { projected: false });
+    let c = '';
+    // While the rebuild waits, the projection counts b, and c, sent just after, waits in turn.
+    const projectBThenSendC = async () => {
+      await runReportProjection(env.table);
+      c = await sentDispatch(env, ws, '2026-05-10T16:59:59.000Z', ['promo'], { projected: false });
+    };
+
+    expect((await rebuild(ws, projectBThenSendC)).status).toBe(0);
+    await runReportProjection(env.table);
+    expect(await reports(ws)).toEqual(right([a, b, c]));
+  });
+
   it('puts right what differs before and after its wait, leaves what moved meanwhile and says so; a second run puts the rest right', async () => {
     const ws = await freshWorkspace(env.table);
     const a = await sentDispatch(env, ws, '2026-05-10T03:00:00.000Z', ['promo']);

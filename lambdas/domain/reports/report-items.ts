@@ -57,7 +57,7 @@ export function rollupDeltas(dispatch: ReportedDispatch, sign: 1 | -1): RollupDe
 }
 
 /** The rollup a delta adds to, as a string: deltas of one rollup are summed under it. */
-const rollupOfDelta = (delta: RollupDelta): string =>
+export const rollupOfDelta = (delta: RollupDelta): string =>
   JSON.stringify(delta.kind === 'day' ? [delta.kind, delta.workspaceId, delta.day] : delta.kind === 'dayTag' ? [delta.kind, delta.workspaceId, delta.day, delta.tag] : [delta.kind, delta.workspaceId, delta.day, delta.tag, delta.templateId]);
 
 /** Two deltas of the same rollup as one. */

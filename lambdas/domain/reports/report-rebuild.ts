@@ -7,7 +7,7 @@ import { isConditionFailed, transactWriteThroughConflicts, writeIfAllowed, write
 import { reportProjectionSettings } from '../../shared/stream-consumer-settings';
 import { wibRange } from '../time/wib';
 import { countedDispatchesOfDay } from './dispatch-list';
-import { addDeltas, dayRollups, dayTagRollups, rollupDeltas, rollupWrite, sumDeltas, tagLinks, tagLinkWrites, tagRollups, type ReportedDispatch, type RollupDelta } from './report-items';
+import { addDeltas, dayRollups, dayTagRollups, rollupDeltas, rollupOfDelta, rollupWrite, sumDeltas, tagLinks, tagLinkWrites, tagRollups, type ReportedDispatch, type RollupDelta } from './report-items';
 
 /**
  * A WIB day's report items held against the dispatches they count, and put right: for when the
@@ -41,8 +41,22 @@ export const REPORT_CHECK_PARALLEL_TAGS = 16;
  * over, and again after a rebuild.
  */
 export async function checkDayReports(workspaceId: string, day: string, store: Store): Promise<DayReportCheck> {
+  return (await readDay(workspaceId, day, store)).check;
+}
+
+/** One read of a day: how its items differ, and, by rollup, the dispatches that rollup's sums should be of. */
+interface DayRead {
+  check: DayReportCheck;
+  /** Each rollup's counted dispatches (their ids, sorted, as one string), by `rollupOfDelta`. */
+  countedIn: Record<string, string>;
+}
+
+async function readDay(workspaceId: string, day: string, store: Store): Promise<DayRead> {
   const counted = (await countedDispatchesOfDay(workspaceId, day, store)).map((entry) => ({ ...entry, workspaceId }));
   const expected = sumDeltas(counted.flatMap((dispatch) => rollupDeltas(dispatch, 1)));
+  const idsIn: Record<string, string[]> = {};
+  for (const dispatch of counted) for (const delta of rollupDeltas(dispatch, 1)) (idsIn[rollupOfDelta(delta)] ??= []).push(dispatch.dispatchId);
+  const countedIn = Object.fromEntries(Object.entries(idsIn).map(([rollup, ids]) => [rollup, JSON.stringify(ids.sort())]));
 
   const [days, dayTags] = await Promise.all([dayRollups(workspaceId, day, day, store), dayTagRollups(workspaceId, day, undefined, store)]);
   // Every tag the day has, by its dispatches or by its rollups: each tag's own rollups and links are in its partition.
@@ -74,7 +88,7 @@ export async function checkDayReports(workspaceId: string, day: string, store: S
       // A link's order is `<createdAt>#<dispatchId>`, in either shape.
       .map((link): TagLinkOf => ({ workspaceId, dispatchId: link.dispatchId, createdAt: link.order.slice(0, link.order.indexOf('#')), trackingTag: tag })),
   );
-  return { workspaceId, day, counted: counted.length, corrections, links: { missing, extra } };
+  return { check: { workspaceId, day, counted: counted.length, corrections, links: { missing, extra } }, countedIn };
 }
 
 /**
@@ -118,10 +132,10 @@ export interface DayReportRebuild {
 }
 
 /**
- * Puts a day's reports right by its dispatches (decisions 117, 180). The day is read twice,
+ * Puts a day's reports right by its dispatches (decisions 117, 180, 235). The day is read twice,
  * `settle` apart: what differed only in one read is a change the projection had not written yet
- * (a late send or failure), which it will write itself, so only what differs the same way in both
- * is written: each correction one `ADD` to its rollup's first shard, and the links, in
+ * (a late send or failure), which it will write itself, so only what differs the same way in both,
+ * with the same dispatches counted, is written: each correction one `ADD` to its rollup's first shard, and the links, in
  * transactions held to the run's hold of the day. One run at a time per day: two would both add the
  * same difference.
  */
@@ -149,17 +163,18 @@ export async function rebuildDayReports(
     throw new RebuildRunningError(typeof held.Item?.until === 'string' ? held.Item.until : until);
   }
   try {
-    const first = await checkDayReports(workspaceId, day, store);
-    if (!first.corrections.length && !first.links.missing.length && !first.links.extra.length) return { written: first, moving: { rollups: 0, links: 0 } };
+    const first = await readDay(workspaceId, day, store);
+    const { corrections, links } = first.check;
+    if (!corrections.length && !links.missing.length && !links.extra.length) return { written: first.check, moving: { rollups: 0, links: 0 } };
     await (options.settle ?? (() => new Promise((resolve) => setTimeout(resolve, REBUILD_SETTLE_MS))))();
-    const second = await checkDayReports(workspaceId, day, store);
+    const second = await readDay(workspaceId, day, store);
     const written = steadyPart(first, second);
     await writeWhileHeld(store, lease, until, [
       ...written.corrections.map((correction) => rollupWrite(correction, 0)),
       ...distinctLinkWrites([...written.links.missing.flatMap((link) => tagLinkWrites(asDispatch(link), 1)), ...written.links.extra.flatMap((link) => tagLinkWrites(asDispatch(link), -1))]),
     ]);
     const linksOf = (check: DayReportCheck) => check.links.missing.length + check.links.extra.length;
-    return { written, moving: { rollups: second.corrections.length - written.corrections.length, links: linksOf(second) - linksOf(written) } };
+    return { written, moving: { rollups: second.check.corrections.length - written.corrections.length, links: linksOf(second.check) - linksOf(written) } };
   } finally {
     // Only its own hold: a run that outlived it may find another run's there.
     await writeIfAllowed(store, { Delete: { Key: lease, ConditionExpression: '#until = :until', ExpressionAttributeNames: { '#until': 'until' }, ExpressionAttributeValues: { ':until': until } } });
@@ -187,14 +202,21 @@ async function writeWhileHeld(store: Store, lease: { pk: string; sk: string }, u
 /** A link found in both its shapes is deleted once: a transaction refuses two writes of one item. */
 const distinctLinkWrites = (requests: BatchWriteRequest[]): Write[] => lastPerKey(requests).map((request) => ('put' in request ? { Put: { Item: request.put } } : { Delete: { Key: request.delete } }));
 
-/** What `second` found that `first` found too, the same: a difference the projection is not about to write away. */
-function steadyPart(first: DayReportCheck, second: DayReportCheck): DayReportCheck {
+/**
+ * What `second` found that `first` found too, the same: a difference the projection is not about to
+ * write away. A rollup's correction also needs the same counted dispatches in both reads: a sum
+ * found the same can be two dispatches' late changes, one written during the wait and one not yet
+ * (decision 235). A link names its dispatch already.
+ */
+function steadyPart(first: DayRead, second: DayRead): DayReportCheck {
   const inFirst = (found: unknown[]) => new Set(found.map((item) => JSON.stringify(item)));
-  const [corrections, missing, extra] = [inFirst(first.corrections), inFirst(first.links.missing), inFirst(first.links.extra)];
+  const [corrections, missing, extra] = [inFirst(first.check.corrections), inFirst(first.check.links.missing), inFirst(first.check.links.extra)];
+  const sameDispatches = (correction: RollupDelta) => first.countedIn[rollupOfDelta(correction)] === second.countedIn[rollupOfDelta(correction)];
+  const { links } = second.check;
   return {
-    ...second,
-    corrections: second.corrections.filter((correction) => corrections.has(JSON.stringify(correction))),
-    links: { missing: second.links.missing.filter((link) => missing.has(JSON.stringify(link))), extra: second.links.extra.filter((link) => extra.has(JSON.stringify(link))) },
+    ...second.check,
+    corrections: second.check.corrections.filter((correction) => corrections.has(JSON.stringify(correction)) && sameDispatches(correction)),
+    links: { missing: links.missing.filter((link) => missing.has(JSON.stringify(link))), extra: links.extra.filter((link) => extra.has(JSON.stringify(link))) },
   };
 }
 
