@@ -66,7 +66,7 @@ afterEach(async () => {
 });
 
 describe('marketing opt-outs against DynamoDB Local', () => {
-  it('stores a "Stop promotions" tap as the number’s opt-out, keyed by its E.164 form, and keeps the first of repeated taps', async () => {
+  it('stores a "Stop promotions" tap as the number’s opt-out, keyed by its E.164 form, and keeps the first of repeated taps with the latest one’s time', async () => {
     const ws = await workspace();
 
     expect(await tap(ws)).toBe(true);
@@ -83,6 +83,8 @@ describe('marketing opt-outs against DynamoDB Local', () => {
         optedOutAt: '2026-11-02T03:00:00.000Z',
         source: 'button',
         providerMessageId: 'wamid.stop-1',
+        // The later tap's time, for a resume between the two that Meta delivers last (decision 234).
+        lastStoppedAt: '2026-11-03T00:00:00.000Z',
       },
     ]);
     expect(await getMarketingOptOut(ws, '+6281234567890', env.table)).toMatchObject({ optedOutAt: '2026-11-02T03:00:00.000Z' });
@@ -386,6 +388,23 @@ describe('a signed POST replayed after Meta’s re-deliveries have ended', () =>
     // The customer's own later word still counts.
     expect(await post(stopTap(number, new Date(), 'wamid.HBgLNjI4MTIzNDU2Nzg5MBUCABIYFjJDNEUzQTE5RDBBN0I5MkU1RkIzAA=='))).toBe(200);
     expect(await getMarketingOptOut(ws, '+6281234567890', env.table)).toMatchObject({ source: 'button', providerMessageId: 'wamid.HBgLNjI4MTIzNDU2Nzg5MBUCABIYFjJDNEUzQTE5RDBBN0I5MkU1RkIzAA==' });
+  });
+
+  it('keeps the customer opted out when their stop, tapped again after a resume, arrives before that resume (webhooks out of order)', async () => {
+    const ws = await workspace();
+    const number = { display_phone_number: '15550783881', phone_number_id: `sandbox:${ws}` };
+    const hour = 3_600_000;
+    // 09:00 the customer taps "Stop promotions"; 10:00 they resume in WhatsApp; 11:00 they tap it again.
+    // Meta delivers the two taps, and the resume last (its first POST was not answered 200).
+    expect(await post(stopTap(number, new Date(Date.now() - 3 * hour)))).toBe(200);
+    expect(await post(stopTap(number, new Date(Date.now() - hour), 'wamid.HBgLNjI4MTIzNDU2Nzg5MBUCABIYFjJDNEUzQTE5RDBBN0I5MkU1RkIzAA=='))).toBe(200);
+    expect(await getMarketingOptOut(ws, '+6281234567890', env.table)).toMatchObject({ source: 'button' });
+    expect(await post(preference(number, 'resume', new Date(Date.now() - 2 * hour)))).toBe(200);
+
+    // The customer's last word is the 11:00 stop: marketing sends to them must still be refused.
+    const refused = await rejection(send(ws, MARKETING));
+    expect([refused?.status, refused?.code]).toEqual([422, 'recipient_opted_out']);
+    expect(await getMarketingOptOut(ws, '+6281234567890', env.table)).toMatchObject({ source: 'button' });
   });
 
   it('records nothing from WhatsApp’s stop replayed after an operator’s lift', async () => {

@@ -377,3 +377,33 @@ it('a resume followed to the new number lifts nothing the customer said there af
   expect(await getMarketingOptOut(ws.id, '+6281234567401', env.table)).toBeUndefined();
   expect(await getMarketingOptOut(ws.id, '+6281234567409', env.table)).toBeUndefined();
 });
+
+it('a stop made again after a resume, before a number change, follows the customer: the resume Meta delivers last lifts neither number (decision 234)', async () => {
+  const ws = await workspace();
+  // :00 the customer taps "Stop promotions" on the old number, :10 resumes, :15 taps it again; :20 moves.
+  // Meta delivers the taps, then the notice, and the resume last.
+  await post(ws.number, stopTap('6281234567501', 'wamid.AG-STOP', '1767225600'));
+  await post(ws.number, stopTap('6281234567501', 'wamid.AG-AGAIN', '1767225615'));
+  await post(ws.number, notice('6281234567501', '6281234567509', 'wamid.AG-SYS'));
+  await post(ws.number, resume('6281234567501', 1767225610), 'user_preferences');
+  // Each keeps the first record; the later tap's time is what the resume was held to.
+  const kept = { providerMessageId: 'wamid.AG-STOP', optedOutAt: '2026-01-01T00:00:00.000Z', lastStoppedAt: '2026-01-01T00:00:15.000Z' };
+  expect(await getMarketingOptOut(ws.id, '+6281234567501', env.table)).toMatchObject(kept);
+  expect(await getMarketingOptOut(ws.id, '+6281234567509', env.table)).toMatchObject(kept);
+
+  // The :15 tap delivered after the notice follows the customer to the new number just the same.
+  await post(ws.number, stopTap('6281234567601', 'wamid.AGL-STOP', '1767225600'));
+  await post(ws.number, notice('6281234567601', '6281234567609', 'wamid.AGL-SYS'));
+  await post(ws.number, stopTap('6281234567601', 'wamid.AGL-AGAIN', '1767225615'));
+  await post(ws.number, resume('6281234567601', 1767225610), 'user_preferences');
+  expect(await getMarketingOptOut(ws.id, '+6281234567609', env.table)).toMatchObject({ providerMessageId: 'wamid.AGL-STOP', lastStoppedAt: '2026-01-01T00:00:15.000Z' });
+
+  // A tap on the old number after the move (:30) is its next holder's: the notice's carry leaves it
+  // behind, so the customer's resume from before the move lifts the new number's opt-out, not the old one's.
+  await post(ws.number, stopTap('6281234567701', 'wamid.AGN-STOP', '1767225600'));
+  await post(ws.number, stopTap('6281234567701', 'wamid.AGN-HOLDER', '1767225630'));
+  await post(ws.number, notice('6281234567701', '6281234567709', 'wamid.AGN-SYS'));
+  await post(ws.number, resume('6281234567701', 1767225610), 'user_preferences');
+  expect(await getMarketingOptOut(ws.id, '+6281234567701', env.table)).toMatchObject({ lastStoppedAt: '2026-01-01T00:00:30.000Z' });
+  expect(await getMarketingOptOut(ws.id, '+6281234567709', env.table)).toBeUndefined();
+});

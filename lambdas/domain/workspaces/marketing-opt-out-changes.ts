@@ -54,12 +54,18 @@ async function writeChange(store: Store, workspaceId: string, write: Write, chan
   throw new Error(`Marketing opt-out change in workspace ${workspaceId} not written: ${JSON.stringify(result.refused)}`);
 }
 
+/** The customer's latest word to stop that an opt-out holds (decision 234). */
+const latestStop = (optOut: MarketingOptOut): string => optOut.lastStoppedAt ?? optOut.optedOutAt;
+
 /**
  * Stores the opt-out; false when the number had opted out already (the stored one stands, and no
- * event is written), or, for one the customer's word recorded (a tap, WhatsApp's), when they
- * resumed marketing messages after it: that word came late (decision 151). An operator's stands.
+ * event is written; the customer's word moves its latest stop forward), or, for one the customer's
+ * word recorded (a tap, WhatsApp's), when they resumed marketing messages after it: that word came
+ * late (decision 151). An operator's stands.
  */
 export async function recordMarketingOptOut(optOut: MarketingOptOut, store: Store = defaultStore(), { guarded = optOut.source !== 'admin' } = {}): Promise<boolean> {
+  // Before the put, not after its refusal: a resume lifting the stored one between the two would lose this word.
+  if (guarded && (await writeIfAllowed(store, stopAgain(optOut)))) return false;
   const put: Write = { Put: { Item: marketingOptOutItem(optOut), ConditionExpression: 'attribute_not_exists(pk)' } };
   const notResumedSince: Write | undefined =
     !guarded
@@ -67,12 +73,27 @@ export async function recordMarketingOptOut(optOut: MarketingOptOut, store: Stor
       : {
           ConditionCheck: {
             Key: keys.marketingResume(optOut.workspaceId, optOut.phone),
-            ConditionExpression: 'attribute_not_exists(resumedAt) OR resumedAt < :optedOutAt',
-            ExpressionAttributeValues: { ':optedOutAt': optOut.optedOutAt },
+            ConditionExpression: 'attribute_not_exists(resumedAt) OR resumedAt < :stoppedAt',
+            ExpressionAttributeValues: { ':stoppedAt': latestStop(optOut) },
           },
         };
   return writeChange(store, optOut.workspaceId, put, { phone: optOut.phone, optedOut: true, by: optOut.source, at: optOut.optedOutAt }, notResumedSince);
 }
+
+/**
+ * The customer's word on a number opted out already: the stored opt-out keeps its record (time,
+ * source, message), and its latest stop moves forward to the word's, so that their resume older
+ * than the word, which Meta delivers later, lifts nothing (decision 234). Refused when the number
+ * has no opt-out, or one with a stop as late; it writes no event, as the number stays opted out.
+ */
+const stopAgain = (optOut: MarketingOptOut): Write => ({
+  Update: {
+    Key: keys.marketingOptOut(optOut.workspaceId, optOut.phone),
+    UpdateExpression: 'SET lastStoppedAt = :stoppedAt',
+    ConditionExpression: 'attribute_exists(pk) AND (lastStoppedAt < :stoppedAt OR (attribute_not_exists(lastStoppedAt) AND optedOutAt < :stoppedAt))',
+    ExpressionAttributeValues: { ':stoppedAt': latestStop(optOut) },
+  },
+});
 
 /**
  * An operator lifts the opt-out, so marketing sends reach the number again; false when it had none.
@@ -95,7 +116,8 @@ export async function removeMarketingOptOut(workspaceId: string, phone: string, 
 
 /**
  * Records the opt-out a "Stop promotions" tap asks for; any other reply changes nothing. Answers
- * whether the reply was an opt-out. A repeated or later tap keeps the first record.
+ * whether the reply was an opt-out. A repeated or later tap keeps the first record (a later one
+ * moves its latest stop).
  */
 export async function optOutFromReply(reply: ButtonReply, store: Store = defaultStore()): Promise<boolean> {
   if (!isStopPromotionsReply(reply)) return false;
@@ -132,13 +154,16 @@ export async function carryMarketingOptOut(change: { workspaceId: string; from: 
 
 /**
  * Records on the number the customer moved to the opt-out the old number holds, if its holder made
- * it no later than the move: one made after is the word of whoever has the number since.
+ * it no later than the move: one made after is the word of whoever has the number since. So is a
+ * latest stop after the move: the copy keeps the old number's only if no later than the move.
  */
 async function carryOptOut(workspaceId: string, from: string, move: NumberMove, store: Store): Promise<boolean> {
   // Consistently: it may be the customer's word recorded a moment before (`followCustomer`).
   const optOut = await getMarketingOptOut(workspaceId, from, store, { consistent: true });
   if (!optOut || optOut.optedOutAt > move.movedAt) return false;
-  return recordMarketingOptOut({ ...optOut, phone: move.to }, store, { guarded: true });
+  const { lastStoppedAt, ...made } = optOut;
+  const asOfMove = lastStoppedAt && lastStoppedAt <= move.movedAt ? { ...made, lastStoppedAt } : made;
+  return recordMarketingOptOut({ ...asOfMove, phone: move.to }, store, { guarded: true });
 }
 
 /**
@@ -207,13 +232,13 @@ export interface PreferenceChange {
 
 /**
  * The customer's marketing preference, set in WhatsApp: `stop` records an opt-out (a number that
- * has one keeps it; not one older than the number's last resume); `resume` is remembered, and lifts
- * the one a tap or WhatsApp recorded no later than the resume, not one recorded after it (the
- * webhooks may come out of order) nor an operator's, whose reason we cannot see. Either follows the
- * customer to the numbers they moved to after it (decision 226): a notice stored before a resume
- * (Meta's retries, POSTs out of order) carried the opt-out the resume lifts, so the resume is
- * remembered on each of those numbers and lifts what it lifts here (decision 232). Answers whether
- * the opt-outs changed.
+ * has one keeps it, its latest stop moved forward; not one older than the number's last resume);
+ * `resume` is remembered, and lifts the one a tap or WhatsApp recorded whose latest stop is no later
+ * than the resume, not one stopped after it (the webhooks may come out of order, decision 234) nor
+ * an operator's, whose reason we cannot see. Either follows the customer to the numbers they moved
+ * to after it (decision 226): a notice stored before a resume (Meta's retries, POSTs out of order)
+ * carried the opt-out the resume lifts, so the resume is remembered on each of those numbers and
+ * lifts what it lifts here (decision 232). Answers whether the opt-outs changed.
  */
 export async function applyMarketingPreference(change: PreferenceChange, store: Store = defaultStore()): Promise<boolean> {
   const phone = fromWhatsAppNumber(change.phone);
@@ -228,14 +253,16 @@ export async function applyMarketingPreference(change: PreferenceChange, store: 
 
 /**
  * The customer's resume on one number: remembered there, so their older word arriving later (or a
- * carry of it) records nothing (decision 151), then the opt-out it overrides is lifted, with its event.
+ * carry of it) records nothing (decision 151), then the opt-out it overrides is lifted, with its
+ * event: one whose every stop the customer made no later than the resume (decision 234). An item
+ * stored before that decision has no `lastStoppedAt`: its `optedOutAt` is its latest stop.
  */
 async function resume(workspaceId: string, phone: string, resumedAt: string, store: Store): Promise<boolean> {
   await rememberResume(workspaceId, phone, resumedAt, store);
   const lift: Write = {
     Delete: {
       Key: keys.marketingOptOut(workspaceId, phone),
-      ConditionExpression: 'optedOutAt <= :resumedAt AND #source <> :admin',
+      ConditionExpression: 'optedOutAt <= :resumedAt AND (attribute_not_exists(lastStoppedAt) OR lastStoppedAt <= :resumedAt) AND #source <> :admin',
       ExpressionAttributeNames: { '#source': 'source' },
       ExpressionAttributeValues: { ':resumedAt': resumedAt, ':admin': 'admin' },
     },

@@ -26,6 +26,12 @@ const marketingOptOutSchema = z.object({
    * for it, `131050`); `admin`: an operator recorded it.
    */
   source: z.enum(['button', 'whatsapp', 'admin']),
+  /**
+   * The customer's latest word to stop, when later than `optedOutAt`: they stopped again on a number
+   * opted out already (a tap or a stop after a resume Meta delivers later). A resume lifts the
+   * opt-out only if no later than both (decision 234). `optedOutAt` stays the first record's time.
+   */
+  lastStoppedAt: z.optional(z.string()),
   /** The WhatsApp message behind it: the inbound tap, or the marketing message WhatsApp refused. */
   providerMessageId: z.optional(z.string()),
 });
