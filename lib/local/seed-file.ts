@@ -5,28 +5,33 @@
 import { readFileSync } from 'node:fs';
 import * as z from '../../lambdas/shared/zod';
 import { repeatedTemplateIds, storableTemplateSchema } from '../../lambdas/domain/templates/template';
-import { workspaceInputSchema } from '../../lambdas/domain/workspaces/workspace';
+import { bindingSettings, workspaceInputSchema } from '../../lambdas/domain/workspaces/workspace';
+import { instant } from '../../lambdas/domain/time/instant';
+import { strictly } from '../../lambdas/shared/zod-strict';
 import { scopes } from '../../lambdas/shared/scopes';
 import { LocalRuntimeError } from './dynamodb-local';
 import { issueLine } from '../../lambdas/shared/zod-issues';
 import { isWellFormedApiKey } from '../../lambdas/domain/api-keys/api-key-secret';
 import { NOT_PRINTABLE, PRINTABLE } from '../../lambdas/shared/unicode-text';
 
-const seedApiKeySchema = z.strictObject({
+const seedApiKeySchema = z.object({
   key: z.string().check(z.refine(isWellFormedApiKey, 'an API key is "msk_" and 8 to 200 letters, digits or "_", as every request checks it')),
   name: z.string().check(z.minLength(1), z.regex(PRINTABLE, NOT_PRINTABLE)),
   scopes: z.array(z.enum(scopes)).check(z.minLength(1)),
-  expiresAt: z.optional(z.iso.datetime()),
+  // Any offset, as `key create --expires-at` takes it; saveApiKey stores it in UTC.
+  expiresAt: z.optional(instant()),
 });
 
 /**
  * The seed file format of docs/decisions.md 42: keys in plain text here, stored only as SHA-256
- * hashes. A workspace and a key take no other fields (a misspelt one would be dropped silently), and
- * what the table keeps once is given once: a workspace id, a key, and a workspace's template and version ids.
+ * hashes. Read strictly, to its settings, templates and versions: a field it does not define is
+ * refused (a misspelt one would be dropped silently, its default taken). What the table keeps once
+ * is given once: a workspace id, a key, a workspace's template and version ids, and a WhatsApp
+ * number or business account, which binds one workspace (decision 239).
  */
-export const seedSchema = z.object({
+export const seedSchema = strictly(z.object({
   workspaces: z.array(
-    z.strictObject({
+    z.object({
       ...workspaceInputSchema.shape,
       apiKeys: z._default(z.array(seedApiKeySchema), []),
       templates: z._default(z.array(storableTemplateSchema), []),
@@ -40,10 +45,14 @@ export const seedSchema = z.object({
     workspaces.forEach((workspace, w) => {
       givenOnce(`workspace ${workspace.id}`, [w, 'id'], `"${workspace.id}" is given twice`);
       workspace.apiKeys.forEach(({ key }, k) => givenOnce(`key ${key}`, [w, 'apiKeys', k, 'key'], 'this key is given twice'));
+      for (const setting of bindingSettings) {
+        const value = workspace.settings[setting];
+        if (value !== undefined) givenOnce(`${setting} ${value}`, [w, 'settings', setting], `"${value}" is given twice: it binds one workspace`);
+      }
       for (const { path, message } of repeatedTemplateIds(workspace.templates)) ctx.addIssue({ code: 'custom', path: [w, 'templates', ...path], message });
     });
   })),
-});
+}));
 
 export type Seed = z.infer<typeof seedSchema>;
 
@@ -56,7 +65,7 @@ export function readSeed(path: string): Seed {
   }
   const parsed = seedSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new LocalRuntimeError(`The seed file ${path} is invalid: ${issueLine(parsed.error)}`);
+    throw new LocalRuntimeError(`The seed file ${path} is invalid: ${issueLine(parsed.error, '(file)')}`);
   }
   return parsed.data;
 }

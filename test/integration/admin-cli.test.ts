@@ -265,7 +265,7 @@ describe('admin CLI: keys', () => {
     await expect(authenticate(String(key.key), 'messages:send', { store: table, cacheTtlMs: 0 })).resolves.toMatchObject({ workspaceId: ws });
 
     const listed = await admin('key', 'list', '--workspace', ws);
-    expect(listed.stdout.split('\t').slice(0, 4)).toEqual([key.keyId, 'active ', `…${String(key.key).slice(-4)}`, 'backend']);
+    expect(listed.stdout.split('\t').slice(0, 4)).toEqual([key.keyId, 'active', `…${String(key.key).slice(-4)}`, 'backend']);
     expect(listed.stdout).not.toContain(String(key.key));
 
     expect((await admin('key', 'revoke', '--workspace', ws, '--key-id', String(key.keyId), '--json')).json()).toEqual({ keyId: key.keyId, status: 'revoked' });
@@ -279,6 +279,21 @@ describe('admin CLI: keys', () => {
       const nowhere = await admin('key', command, '--workspace', id(), '--key-id', String(key.keyId), '--json');
       expect([nowhere.status, nowhere.json().error]).toEqual([2, 'workspace_missing']);
     }
+  });
+
+  // README: `key list` prints "id, status (active, revoked or expired), hint, …", one tab-separated line
+  // a key, "which scripts cut by line and tab": `cut -f2` of an active key's line is to read `active`,
+  // as `awk -F'\t' '$2 == "active"'` would test it, not `active ` padded to the width of `revoked`.
+  it('prints each key’s status as one of active, revoked or expired, for a script that cuts the line by tab', async () => {
+    const ws = id();
+    await admin('workspace', 'create', '--id', ws, '--name', 'Keys', '--rupiah-per-credit', '1');
+    const kept = (await admin('key', 'create', '--workspace', ws, '--name', 'kept', '--scopes', 'messages:read', '--json')).json();
+    const gone = (await admin('key', 'create', '--workspace', ws, '--name', 'gone', '--scopes', 'messages:read', '--json')).json();
+    await admin('key', 'revoke', '--workspace', ws, '--key-id', String(gone.keyId));
+
+    const listed = await admin('key', 'list', '--workspace', ws);
+    const statusById = Object.fromEntries(listed.stdout.split('\n').map((line) => line.split('\t')).map(([keyId, status]) => [keyId, status]));
+    expect(statusById).toEqual({ [String(kept.keyId)]: 'active', [String(gone.keyId)]: 'revoked' });
   });
 
   it('finds a key by its id written in upper case, as a client may print it', async () => {
@@ -453,6 +468,17 @@ describe('admin CLI: templates import and version ids', () => {
     });
     expect(status).toBe(0);
     expect(await getTemplate(ws, a.id, table)).toMatchObject({ id: a.id });
+  });
+
+  // README: the file holds templates "in the seed file's template format, where a template may name
+  // its WhatsApp `category`"; the seed's format is "checked whole" (a misspelt field is refused, not
+  // dropped). A misspelt `category` dropped imports a MARKETING template as not marketing: its sends
+  // then go to every number that opted out of the workspace's marketing messages.
+  it('refuses a template with a misspelt field (`catgory`) rather than importing it without its category', async () => {
+    const { ws, a } = await withTemplates();
+    const imported = await admin('templates', 'import', '--workspace', ws, '--file', fileOf([{ ...a, catgory: 'MARKETING' }]));
+    expect(await getTemplate(ws, a.id, table)).toBeUndefined();
+    expect([imported.status, imported.stderr.split('\n').at(-1)]).toEqual([2, expect.stringContaining('catgory')]);
   });
 
   it('refuses a file that gives a version id twice, before reading the table (exit 2), writing nothing', async () => {

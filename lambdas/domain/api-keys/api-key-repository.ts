@@ -60,7 +60,8 @@ export async function saveApiKey(plaintext: string, input: NewApiKey, now: Date,
     status: 'active',
     hint: apiKeyHint(plaintext),
     createdAt: now.toISOString(),
-    ...(input.expiresAt ? { expiresAt: input.expiresAt } : {}),
+    // In UTC, whatever offset it was given with (`key create --expires-at`, a seed): listed as stored.
+    ...(input.expiresAt ? { expiresAt: new Date(input.expiresAt).toISOString() } : {}),
     recordsReplacement: true,
   };
   try {

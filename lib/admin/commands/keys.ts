@@ -41,7 +41,7 @@ export const keyCommands = [
       const plaintext = generateApiKey(options.environment);
       const record = await saveApiKey(
         plaintext,
-        { workspaceId: options.workspace, name: options.name, scopes: options.scopes, ...(options['expires-at'] ? { expiresAt: new Date(options['expires-at']).toISOString() } : {}) },
+        { workspaceId: options.workspace, name: options.name, scopes: options.scopes, ...(options['expires-at'] ? { expiresAt: options['expires-at'] } : {}) },
         now,
         store,
       );
@@ -58,7 +58,7 @@ export const keyCommands = [
       const keys = await listApiKeys(workspace, store);
       return {
         data: keys.map((key) => ({ ...key, effectiveStatus: statusOf(key, now) })),
-        lines: keys.map((key) => [key.keyId, statusOf(key, now).padEnd(7), key.hint, key.name, key.scopes.join(','), key.createdAt, key.revokedAt ?? '', key.expiresAt ?? ''].join('\t')),
+        lines: keys.map((key) => [key.keyId, statusOf(key, now), key.hint, key.name, key.scopes.join(','), key.createdAt, key.revokedAt ?? '', key.expiresAt ?? ''].join('\t')),
       };
     },
   }),

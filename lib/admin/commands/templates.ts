@@ -11,10 +11,14 @@ import { config } from '../../../lambdas/shared/config';
 import { AdminError, defineCommand, option, UsageError } from '../command';
 import { requireWorkspace } from './workspace-exists';
 import { issueLine } from '../../../lambdas/shared/zod-issues';
+import { strictly } from '../../../lambdas/shared/zod-strict';
+
+/** A template as a file writes it: a field the format does not define is refused, as in a seed file. */
+const fileTemplateSchema = strictly(storableTemplateSchema);
 
 /** A template file: `{ "templates": [...] }` in the seed file's template format, or a bare array. */
 const templateFileSchema = z
-  .union([z.array(storableTemplateSchema), z.object({ templates: z.array(storableTemplateSchema) }).transform(({ templates }) => templates)])
+  .union([z.array(fileTemplateSchema), z.object({ templates: z.array(fileTemplateSchema) }).transform(({ templates }) => templates)])
   .refine((templates) => templates.length > 0, 'holds no templates')
   .superRefine((templates, ctx) => {
     for (const issue of repeatedTemplateIds(templates)) ctx.addIssue({ code: 'custom', ...issue });

@@ -46,3 +46,51 @@ it.each([
   expect(() => readSeed(path)).toThrow(/^The seed file .* is invalid: /);
   expect(() => readSeed(path)).toThrow(message);
 });
+
+/**
+ * README ("The local runtime"): "The format is checked whole: a workspace or key takes no field it
+ * does not know (a misspelt `apiKey` is refused, not dropped)". A workspace's `settings` and its
+ * templates are part of the workspace: a misspelt setting dropped starts the workspace on the
+ * defaults (600 sends a minute, no dedupe), a misspelt `category` a MARKETING template that
+ * ignores every opt-out, a misspelt `variableDefinitions` a template that requires no variable.
+ */
+it.each([
+  ['a misspelt setting (`sendPerMinute` for `sendsPerMinute`)', { workspaces: [{ ...ws, settings: { sendPerMinute: 10, dedupe: 'wib-day' } }] }, /sendPerMinute/],
+  ['a misspelt template field (`catgory` for `category`)', { workspaces: [{ ...ws, templates: [{ ...template, catgory: 'MARKETING' }] }] }, /catgory/],
+  [
+    'a misspelt version field (`variableDefinition` for `variableDefinitions`)',
+    { workspaces: [{ ...ws, templates: [{ ...template, versions: [{ ...template.versions[0], variableDefinitions: undefined, variableDefinition: template.versions[0].variableDefinitions }] }] }] },
+    /variableDefinition/,
+  ],
+])('refuses %s in one line, rather than dropping it', (_case, seed, message) => {
+  const path = write(seed);
+  expect(() => readSeed(path)).toThrow(/^The seed file .* is invalid: /);
+  expect(() => readSeed(path)).toThrow(message);
+});
+
+/**
+ * A WhatsApp phone number id or business account id names one workspace (README, Admin CLI:
+ * "refused if another workspace holds either"). Given to two workspaces of the seed, it passed the
+ * check and the seed's second workspace write was refused once DynamoDB Local was up (`… belongs
+ * to another workspace`), after the first workspace was written: as with a key given twice, the
+ * file should be refused in one line before anything starts.
+ */
+it.each([
+  ['whatsappPhoneNumberId', '106540352242922'],
+  ['whatsappBusinessAccountId', '102290129340398'],
+])('refuses a %s given to two workspaces in one line', (setting, value) => {
+  const other = { id: 'ws-other', name: 'Other', rupiahPerCredit: 150, settings: { provider: 'whatsapp', [setting]: value } };
+  const path = write({ workspaces: [{ ...ws, settings: { ...(ws.settings as object), provider: 'whatsapp', [setting]: value } }, other] });
+  expect(() => readSeed(path)).toThrow(/^The seed file .* is invalid: /);
+  expect(() => readSeed(path)).toThrow(new RegExp(`workspaces\\.1\\.settings\\.${setting}: `));
+});
+
+/**
+ * decisions.md 42: a seed key takes an optional `expiresAt`. `key create --expires-at` takes an ISO
+ * date-time with any offset, and the seed's own template times do (README: "A version's times may be
+ * written with any offset (…T09:00:00+07:00)"); a key's expiry written in WIB refused the whole file.
+ */
+it('reads a key’s expiresAt written with an offset, as the admin CLI’s --expires-at and the seed’s template times take it', () => {
+  const path = write({ workspaces: [{ ...ws, apiKeys: [{ ...(apiKeys[0] as object), expiresAt: '2099-01-01T09:00:00+07:00' }] }] });
+  expect(readSeed(path).workspaces[0]!.apiKeys[0]!.expiresAt).toBeDefined();
+});
