@@ -1053,6 +1053,54 @@ describe('an `unknown` answer the number’s reports judge (decision 227)', () =
     expect(askedFor(dispatchId)).toBe(3);
   });
 
+  /**
+   * An `unknown` given back and sent again; while the retry is asked for, WhatsApp's late report of
+   * the first send comes (it took that one after all: decision 227's residual risk), then the retry
+   * gets `answer`. Returns its queue message's outcome and the WARN lines logged meanwhile.
+   */
+  async function retriedWhileReported(report: 'sent' | 'delivered', answer: () => Promise<{ providerMessageId: string }>) {
+    const { ws, dispatchId } = await queuedDispatch(['promo']);
+    graph.answer = gatewayTimeout;
+    expect(await deliver(dispatchId, ws, cloud())).toBe('unknown');
+    await reportedAfter(ws);
+    await env.queues.receiveAll();
+    const judgedAt = Date.now() + REPORT_SILENCE_MS + 1_000;
+    expect((await reconcile(new Date(judgedAt), env.table, env.queues)).released).toBeGreaterThanOrEqual(1);
+    const { provider } = scriptedProvider(async () => {
+      expect(await reportOn(ws, dispatchId, report)).toMatchObject({ applied: 1 });
+      return answer();
+    });
+    const logs = captureLogLines();
+    try {
+      const outcome = await deliver(dispatchId, ws, provider, 1);
+      return { ws, dispatchId, outcome, warnings: logs.at('WARN') };
+    } finally {
+      logs.restore();
+    }
+  }
+
+  it('never fails a message WhatsApp reported sent while its retry was in flight, whatever the retry is answered', async () => {
+    const { ws, dispatchId, outcome, warnings } = await retriedWhileReported('sent', refuse('permanent', '131026'));
+    // Its queue message is done with (not `retry`): the lost verdict is not asked again (decision 237).
+    expect(outcome).not.toBe('retry');
+    expect(warnings).toEqual([expect.objectContaining({ message: 'Skipped a verdict: a report moved the dispatch on while its attempt was in flight', dispatchId, verdict: 'failed', failureCode: '131026', ofClaim: 2, status: 'sent' })]);
+    // The customer has the first send, and WhatsApp said so: the status never moves from `sent` to `failed` on the retry's refusal.
+    const after = (await getDispatch(ws, dispatchId, env.table))!;
+    expect({ status: after.status, failureCode: after.failureCode ?? null }).toEqual({ status: 'sent', failureCode: null });
+    expect((await itemsOf(dispatchId)).map(labelOf)).not.toContain('EVT#REJECTED');
+    // The first send's later reports still apply.
+    expect(await reportOn(ws, dispatchId, 'delivered')).toMatchObject({ applied: 1 });
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'delivered' });
+  });
+
+  it('never moves back a message WhatsApp reported delivered while its retry was in flight, when the retry is taken', async () => {
+    const { ws, dispatchId, outcome, warnings } = await retriedWhileReported('delivered', accept);
+    expect(outcome).not.toBe('retry');
+    expect(warnings).toEqual([]);
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'delivered' });
+    expect((await itemsOf(dispatchId)).map(labelOf).sort()).toEqual(['DSP', 'EVT#ACCEPTED', 'EVT#DELIVERED', 'TAG#promo']);
+  });
+
   it('judges a retry whose consumer died with its claim as the `unknown` it still is: given back again, never `processing`', async () => {
     const { ws, dispatchId } = await queuedDispatch(['promo']);
     graph.answer = gatewayTimeout;

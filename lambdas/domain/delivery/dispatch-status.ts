@@ -8,7 +8,7 @@ import { conflictDeadline, conflictPause, CONFLICT_RETRIES, isConditionFailed, i
 import type { Dispatch, DispatchStatus } from '../messages/dispatch';
 import { deliveredAtCorrection, getDispatchById, pricingChange, readReceipt, statusMove, type DispatchChange, type StatusMove } from '../messages/dispatch-repository';
 import type { Pricing } from '../providers/whatsapp-webhook';
-import { canTransition, isFirstReport, mayStillMove, staysUnknown } from './transitions';
+import { canMove, isFirstReport, mayStillMove, overtakenByReport, staysUnknown } from './transitions';
 
 const ATTEMPTS = 3;
 
@@ -27,13 +27,19 @@ export async function applyStatus(dispatchId: string, change: StatusMove, store:
   // after its `delivered` (decision 110), Meta's `sent` on a dispatch our own answer moved (decision 121).
   if (known && !mayStillMove(known.status, change.to) && !staysUnknown(known.status, change)) return false;
   const now = new Date();
+  let decidedOn: Dispatch | undefined;
   const moved = await changeDispatch(dispatchId, store, known, (current) => {
+    decidedOn = current;
     // An `unknown`'s retry answered `unknown` again stays so, while it holds the retry's attempt (decision 227).
-    if (staysUnknown(current.status, change) ? !current.attemptStartedAt : !canTransition(current.status, change.to)) return undefined;
+    if (staysUnknown(current.status, change) ? !current.attemptStartedAt : !canMove(current.status, change)) return undefined;
     if (!holdsAttempt(current, change)) return undefined;
     return transitionWrites(current, change, now.toISOString());
   });
   if (moved) recordTransition(moved.before, change);
+  else if (decidedOn && overtakenByReport(decidedOn.status, change)) {
+    // WhatsApp took an earlier send after all (decision 227's residual risk): the customer has that one, and this attempt's verdict is lost.
+    logger.warn('Skipped a verdict: a report moved the dispatch on while its attempt was in flight', { dispatchId, verdict: change.to, failureCode: change.failureCode, ofClaim: change.ofClaim, status: decidedOn.status });
+  }
   return moved !== undefined;
 }
 

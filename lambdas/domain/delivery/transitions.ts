@@ -18,6 +18,25 @@ export const allowedFrom: Record<DispatchStatus, readonly DispatchStatus[]> = {
 export const canTransition = (from: DispatchStatus, to: DispatchStatus): boolean => allowedFrom[to].includes(from);
 
 /**
+ * What a claim leaves its dispatch in: `processing`, or `unknown` for an `unknown`'s retry (decision
+ * 227) and for the reconciler's `unknown` of a dead claim, which the claim's verdict corrects (decision 211).
+ */
+const claimedStatuses: readonly DispatchStatus[] = ['processing', 'unknown'];
+
+/**
+ * Where a move may come from. The verdict of a claim (`ofClaim`) lands only on what its claim left:
+ * a report that moved the dispatch on meanwhile (WhatsApp's late word on an `unknown`'s first send,
+ * taken after all) tells of a send the customer has, and wins over the retry's refusal (decision 237).
+ */
+export const movesFrom = (move: { to: DispatchStatus; ofClaim?: number }): readonly DispatchStatus[] =>
+  move.ofClaim === undefined ? allowedFrom[move.to] : allowedFrom[move.to].filter((status) => claimedStatuses.includes(status));
+
+export const canMove = (from: DispatchStatus, move: { to: DispatchStatus; ofClaim?: number }): boolean => movesFrom(move).includes(from);
+
+/** A claim's verdict the transition table allows, refused because a report moved the dispatch on from what the claim left (decision 237). */
+export const overtakenByReport = (from: DispatchStatus, move: { to: DispatchStatus; ofClaim?: number }): boolean => canTransition(from, move.to) && !canMove(from, move);
+
+/**
  * Not a transition: the deliver consumer's verdict (`ofClaim`) on an `unknown`'s retry, lost again
  * (decision 227). It stays `unknown`, its GET body as it was; only while it holds the retry's attempt.
  */

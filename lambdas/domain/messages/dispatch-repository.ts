@@ -7,7 +7,7 @@ import { batchGet } from '../../shared/batch-get';
 import { accessPatterns, indexKeys, keys, reportEntryAttributes, tableDefinition } from '../../shared/table';
 import type { Write } from '../../shared/writes';
 import type { Pricing } from '../providers/whatsapp-webhook';
-import { allowedFrom, countsAsSent, eventsOfMove, isFirstReport, staysUnknown, type DeliveryEventStatus } from '../delivery/transitions';
+import { countsAsSent, eventsOfMove, isFirstReport, movesFrom, staysUnknown, type DeliveryEventStatus } from '../delivery/transitions';
 import { wibDay } from '../time/wib';
 import { templateParametersSchema } from '../templates/template-parameters';
 import { DELIVERED_EVENT_MOVED, DELIVERY_EVENTS_MADE, DISPATCH_ENTITY, dispatchStatuses, REPORTS_CHANGE_MADE, WAMID_MADE, type Dispatch, type DispatchStatus } from './dispatch';
@@ -233,7 +233,8 @@ export interface StatusMove {
    * The move settles the dispatch's `ofClaim`-th claim (its `attempts` once that claim was taken):
    * refused once a later claim was taken, whether that one is in flight, given back or settled. Unlike
    * `ofAttempt` it outlives the claim's release, so the verdict of a claim the reconciler gave back
-   * still lands while no other attempt has followed (decisions 161, 211).
+   * still lands while no other attempt has followed (decisions 161, 211). It lands only on what a claim
+   * leaves (`processing`, `unknown`): a report that moved the dispatch on first stands (decision 237).
    */
   ofClaim?: number;
   /** The wamid's item is put already (the deliver consumer's, before its sent move: decision 196), so the move names none. */
@@ -277,7 +278,8 @@ function attemptCondition(move: StatusMove, values: Record<string, unknown>): st
 }
 
 /**
- * Moves the dispatch from a status the transition table allows (docs/api.md#dispatch-statuses). The first move into a status that counts
+ * Moves the dispatch from a status the transition table allows (docs/api.md#dispatch-statuses), a claim's verdict only from
+ * what its claim left (`movesFrom`, decision 237). The first move into a status that counts
  * in reports sets `sentAt` (guarded, so it happens once) and moves its report entry from
  * pending to its sent day (out of gsi2 for a dispatch that entered it there, decision 104); a move
  * out of reporting drops the entry. The delivery events it makes are named on the item, each at
@@ -354,7 +356,7 @@ export function statusMove(dispatch: Dispatch, move: StatusMove, at: string, now
     remove.push(...reportEntryAttributes());
   }
 
-  const fromList = allowedFrom[move.to].map((status, i) => {
+  const fromList = movesFrom(move).map((status, i) => {
     values[`:from${i}`] = status;
     return `:from${i}`;
   });

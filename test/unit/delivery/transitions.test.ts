@@ -1,5 +1,5 @@
 import { statusChangeOf } from '../../../lambdas/domain/delivery/provider-reports';
-import { canTransition, mayStillMove } from '../../../lambdas/domain/delivery/transitions';
+import { canMove, canTransition, mayStillMove } from '../../../lambdas/domain/delivery/transitions';
 import { dispatchStatuses, type DispatchStatus } from '../../../lambdas/domain/messages/dispatch';
 import { classifyWhatsAppError } from '../../../lambdas/domain/providers/whatsapp-errors';
 import { isValidWebhookSignature, readStatus, signWebhookBody } from '../../../lambdas/domain/providers/whatsapp-webhook';
@@ -29,6 +29,15 @@ describe('dispatch status transitions (docs/api.md#dispatch-statuses)', () => {
     for (const terminal of ['delivered', 'failed', 'canceled'] as const) {
       expect(dispatchStatuses.filter((to) => canTransition(terminal, to))).toEqual([]);
     }
+  });
+
+  it('moves by a claim’s verdict only from what the claim left: a report that moved the dispatch on wins (decision 237)', () => {
+    const fromByVerdict = (to: DispatchStatus) => dispatchStatuses.filter((from) => canMove(from, { to, ofClaim: 2 }));
+    expect(fromByVerdict('failed')).toEqual(['processing', 'unknown']);
+    expect(fromByVerdict('sent')).toEqual(['processing', 'unknown']);
+    expect(fromByVerdict('unknown')).toEqual(['processing']);
+    // A report names no claim: the transition table alone.
+    expect(dispatchStatuses.filter((from) => canMove(from, { to: 'failed' }))).toEqual(dispatchStatuses.filter((from) => canTransition(from, 'failed')));
   });
 
   it('knows, from a status last seen, which moves no later read could allow', () => {
