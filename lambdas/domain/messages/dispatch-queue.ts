@@ -1,6 +1,6 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { defaultQueue } from '../../shared/default-store';
-import { MAX_QUEUE_DELAY_SECONDS, sendBatched, tenantGroup, type QueueTarget } from '../../shared/queue';
+import { MAX_QUEUE_DELAY_SECONDS, queueText, sendBatched, tenantGroup, type QueueTarget } from '../../shared/queue';
 import type { StatusMove } from './dispatch-repository';
 
 /**
@@ -41,7 +41,7 @@ export async function enqueueDispatch(message: DispatchMessage, queue: QueueTarg
   await queue.sqs.send(
     new SendMessageCommand({
       QueueUrl: queue.queueUrl,
-      MessageBody: JSON.stringify(message),
+      MessageBody: queueText(message),
       MessageGroupId: tenantGroup(message.workspaceId),
       ...(delaySeconds > 0 ? { DelaySeconds: Math.min(MAX_QUEUE_DELAY_SECONDS, delaySeconds) } : {}),
     }),

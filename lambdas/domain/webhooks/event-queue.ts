@@ -31,7 +31,7 @@ const REQUESTS_IN_FLIGHT = 10;
 
 /**
  * Puts the messages on the queue, each held back `delaySeconds` (at most 15 min), ten to a
- * request. Returns the positions of those it did not take, with why: a `QueueRefusal`, or the
+ * request or fewer when they are long (`sendBatched`). Returns the positions of those it did not take, with why: a `QueueRefusal`, or the
  * error of the request that carried it.
  */
 export function sendEventDeliveries(messages: readonly { message: EventDeliveryMessage; delaySeconds?: number }[], queue: QueueTarget): Promise<Map<number, Error>> {

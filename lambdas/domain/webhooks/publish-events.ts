@@ -20,8 +20,8 @@ export type Publication = { event: OutboxEvent; endpoints: number } | undefined;
  * A dispatch's change is an event only for a workspace that takes events: decision 77's gate,
  * one cached read per container, so a workspace without an endpoint costs no read of its
  * endpoints per change. A workspace's endpoints are read once for the batch, and the batch's
- * messages go out ten to a SendMessageBatch, whichever events they carry: about one queue request
- * per ten events rather than one per event.
+ * messages go out ten to a SendMessageBatch (fewer when they are long), whichever events they
+ * carry: about one queue request per ten events rather than one per event.
  *
  * Settled per event, in the batch's order: an event whose endpoints could not be read, or one of
  * whose messages the queue did not take, is rejected, for the stream to hand it over again; the

@@ -8,7 +8,8 @@ import { deliverEvent, UNREAD_FIRST_ATTEMPT_MS, type EventDeliveryDependencies }
 import { FAILING_DISABLE_AFTER_MS } from '../../../lambdas/domain/webhooks/endpoint-health';
 import { eventDeliveryMessageSchema, type EventDeliveryMessage } from '../../../lambdas/domain/webhooks/event-queue';
 import { MAX_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../../lambdas/domain/webhooks/retry-schedule';
-import { MAX_QUEUE_DELAY_SECONDS } from '../../../lambdas/shared/queue';
+import { MAX_QUEUE_DELAY_SECONDS, queueText } from '../../../lambdas/shared/queue';
+import { readQueueRecord } from '../../../lambdas/shared/queue-record';
 import { newWebhookSecret } from '../../../lambdas/domain/webhooks/webhook-endpoint';
 import { messageStatusEvent, newEventId } from '../../../lambdas/domain/webhooks/webhook-event';
 import type { Resolver } from '../../../lambdas/domain/webhooks/url-rules';
@@ -154,6 +155,24 @@ describe('delivering one webhook event', () => {
       jest.useRealTimers();
     }
     expect(recorded()).toEqual([expect.objectContaining({ ':state': 'delivered', ':code': 204, ':error': null, ':next': null })]);
+  });
+
+  // The queue's text escapes what SQS or its local emulator refuses (U+FFFF; an emoji's UTF-16 halves,
+  // decision 240); the receiver gets the event's own bytes, which its signature covers.
+  it('POSTs the event’s bytes as published, an emoji and a U+FFFF included: the queue’s escapes never reach the receiver', async () => {
+    target = await receiver();
+    useEndpoint(target.url);
+    const payload = JSON.stringify({ ...event, data: { ...event.data, templateName: 'Terima kasih 🙏 "A-1042" \uffff' } });
+    const text = queueText({ ...firstMessage, payload });
+    expect(text).toMatch(/^[\x20-\x7e]*$/);
+
+    // Read as the consumer reads its record.
+    const read = readQueueRecord(sqsEvent([{ body: text }]).Records[0]!, eventDeliveryMessageSchema, 'webhook event');
+    expect(await deliverEvent(read!, deps({ now: () => new Date() }))).toBe('delivered');
+
+    const [{ headers, body }] = target.received as [Receiver['received'][number]];
+    expect(body).toBe(payload);
+    expect(new Webhook(SECRET).verify(body, headers as Record<string, string>)).toEqual(JSON.parse(payload));
   });
 
   it('signs with every secret still in its overlap, space-separated, so a receiver holding either verifies', async () => {
