@@ -76,6 +76,8 @@ export const keys = {
   sendRate: (ws: string, minute: number): ItemKey => ({ pk: `RATE#${ws}#${minute}`, sk: 'RATE' }),
   /** The sends a WhatsApp number was offered in one second (epoch seconds), for its pace (lambdas/domain/delivery/number-pace.ts). */
   numberPace: (number: string, second: number): ItemKey => ({ pk: `PACE#${number}#${second}`, sk: 'PACE' }),
+  /** Until when (epoch seconds) a WhatsApp number's pace has held deliveries back, for the reconciler (decision 241). */
+  numberPaceHold: (number: string): ItemKey => ({ pk: `PACE#${number}`, sk: 'HELD' }),
   /** One send of a template to a number per WIB day, for workspaces with `dedupe: wib-day`. */
   dailySend: (ws: string, day: string, phone: string, templateId: string): ItemKey => ({ pk: `DEDUPE#${ws}#${day}#${phone}#${templateId}`, sk: 'DEDUPE' }),
   conversation: (ws: string, conversationId: string): ItemKey => ({ pk: partitions.messagesOfConversation(ws, conversationId).value, sk: 'CONV' }),
@@ -333,6 +335,7 @@ export type Entity =
   | 'endpointIdempotencyRecord'
   | 'sendRate'
   | 'numberPace'
+  | 'numberPaceHold'
   | 'dailySend'
   | 'conversation'
   | 'conversationMessage'

@@ -4,12 +4,13 @@ import { ChangeMessageVisibilityCommand, CreateQueueCommand, GetQueueAttributesC
 import { deliverDispatch, deliverQueuedDispatch, STALE_ATTEMPT_MS, VERDICT_WRITE_DEADLINE_MS, type DeliveryAttempt } from '../../lambdas/domain/delivery/deliver-dispatch';
 import { claimDispatch, CLAIM_OUTCOME_DEADLINE_MS, releaseClaim } from '../../lambdas/domain/delivery/delivery-attempt';
 import { applyStatus } from '../../lambdas/domain/delivery/dispatch-status';
+import { clearNumberPaces, paceDeliveries } from '../../lambdas/domain/delivery/number-pace';
 import { applyProviderReports } from '../../lambdas/domain/delivery/provider-reports';
 import { findProviderMessage } from '../../lambdas/domain/delivery/provider-message';
 import { DEAD_ATTEMPT_UNKNOWN_MS, PACED_REPORT_SILENCE_MS, QUEUED_GRACE_MS, RELEASED_GRACE_MS, reconcile, REPORT_SILENCE_MS, UNKNOWN_NOTICE_MS } from '../../lambdas/domain/delivery/reconcile';
 import { listConversations } from '../../lambdas/domain/conversations/read-conversations';
 import { dispatchItem, getDispatch, getDispatchById } from '../../lambdas/domain/messages/dispatch-repository';
-import { enqueueDispatch, type DispatchMessage } from '../../lambdas/domain/messages/dispatch-queue';
+import { enqueueDispatch, requeueDispatches, type DispatchMessage } from '../../lambdas/domain/messages/dispatch-queue';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import { ProviderError, type Provider } from '../../lambdas/domain/providers/provider';
 import { clearSandboxCalls, sandboxCallCount, sandboxProvider } from '../../lambdas/domain/providers/sandbox';
@@ -1859,6 +1860,42 @@ describe('the queue around the consumer', () => {
     const lost = await reconcile(now, env.table, env.queues, { queueAgeMs: 60_000 });
     expect(lost.requeued).toBeGreaterThanOrEqual(1);
     expect(await env.queues.receiveAll()).toContainEqual(message);
+  });
+
+  // docs/deploy.md, "Delivery pace": a backlog, "whether a campaign's, a number's pace or a workspace the fair queue serves
+  // last, is not taken for lost messages". The pace holds a dispatch back by putting it on the queue again as a NEW message
+  // (decision 136) and writes nothing to the dispatch: its message is then younger than its wait, which is all the
+  // reconciler compared (decision 137), so a paced dispatch whose message was still in the queue was queued a second time.
+  it('leaves a dispatch its number’s pace held back: its message, queued again by the pace, is still waiting in the queue', async () => {
+    // Queued five minutes ago in a campaign of a WhatsApp number that takes one message a second.
+    const paced = await queuedDispatch([], new Date(Date.now() - 5 * 60_000));
+    const number = `pace-${randomUUID().slice(0, 8)}`;
+    await saveWorkspace({ id: paced.ws, name: paced.ws, rupiahPerCredit: 150, settings: { provider: 'whatsapp', whatsappPhoneNumberId: number, whatsappMessagesPerSecond: 1 } }, new Date(), env.table);
+    clearWorkspaceCache();
+    clearNumberPaces();
+    await env.queues.receiveAll();
+    // Three minutes ago the consumer received it behind 60 of the campaign's others, found the number's second full and
+    // put it back delayed to the second with room for it, as holdBackForPace does (lambdas/handlers/deliver.ts).
+    const message = { dispatchId: paced.dispatchId, workspaceId: paced.ws };
+    const waits = await paceDeliveries([...Array.from({ length: 60 }, () => ({ workspaceId: paced.ws })), message], new Date(Date.now() - 3 * 60_000), env.table);
+    expect(waits.at(-1)).toBe(60);
+    expect(await requeueDispatches([{ message, delaySeconds: waits.at(-1)! }], env.queues)).toEqual([]);
+
+    // CloudWatch's age of the queue's oldest message: that paced copy, put back three minutes ago.
+    const run = await reconcile(new Date(), env.table, env.queues, { queueAgeMs: 3 * 60_000 });
+
+    // Its message is in the queue: nothing is lost, so nothing may be queued again.
+    const { Item: dispatch } = await env.table.db.send(new GetCommand({ TableName: env.table.tableName, Key: keys.dispatch(paced.dispatchId) }));
+    expect({ status: dispatch!.status, requeues: dispatch!.requeues ?? null, secondMessage: (await env.queues.receiveAll()).filter((queued) => (queued as DispatchMessage).dispatchId === paced.dispatchId) }).toEqual({
+      status: 'queued',
+      requeues: null,
+      secondMessage: [],
+    });
+    expect(run.waiting).toBeGreaterThanOrEqual(1);
+
+    // Three minutes on, the pace's last hold older than its grace and than the queue's oldest message: taken for lost, as before.
+    expect((await reconcile(new Date(Date.now() + 3 * 60_000), env.table, env.queues, { queueAgeMs: 60_000 })).requeued).toBeGreaterThanOrEqual(1);
+    expect((await env.queues.receiveAll()).filter((queued) => (queued as DispatchMessage).dispatchId === paced.dispatchId)).toEqual([message]);
   });
 
   it('re-enqueues a released attempt whose queue message was lost, minutes later and not before', async () => {

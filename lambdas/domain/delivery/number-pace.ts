@@ -1,10 +1,11 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../shared/config';
 import { defaultStore } from '../../shared/default-store';
 import { logger } from '../../shared/logger';
 import { MAX_QUEUE_DELAY_SECONDS } from '../../shared/queue';
 import type { Store } from '../../shared/store';
 import { keys } from '../../shared/table';
+import { writeIfAllowed } from '../../shared/writes';
 import { lookUpWorkspace } from '../workspaces/workspace-lookup';
 import type { Workspace } from '../workspaces/workspace';
 
@@ -76,7 +77,48 @@ export async function takeNumberSlots(number: string, wanted: number, pace: Numb
   const before = Number(Attributes?.offered ?? wanted) - wanted;
   const granted = Math.max(0, Math.min(wanted, pace.perSecond - before));
   mine.sent += granted;
-  return Array.from({ length: wanted }, (_, i) => (i < granted ? 0 : Math.min(MAX_QUEUE_DELAY_SECONDS, Math.ceil((before + i + 1 - pace.perSecond) / pace.perSecond))));
+  const waits = Array.from({ length: wanted }, (_, i) => (i < granted ? 0 : Math.min(MAX_QUEUE_DELAY_SECONDS, Math.ceil((before + i + 1 - pace.perSecond) / pace.perSecond))));
+  if (granted < wanted) await noteHold(number, second + waits[wanted - 1]!, store);
+  return waits;
+}
+
+/**
+ * A held delivery goes back on the queue as a new message, younger than its dispatch's wait: the
+ * queue's oldest message no longer shows it, so the reconciler asks the number how long its pace
+ * has held deliveries back (decision 241). Kept on one item per number, rounded up to the grain and
+ * written only when it passes what this container last wrote: a write per container, number and
+ * grain at most, none per message. Not written, the reconciler may queue a held dispatch a second
+ * time, which its claim keeps from a second send: the hold goes ahead all the same.
+ */
+const HOLD_GRAIN_SECONDS = 15;
+const heldUntilWritten = new Map<string, number>();
+
+async function noteHold(number: string, until: number, store: Store): Promise<void> {
+  const grained = Math.ceil(until / HOLD_GRAIN_SECONDS) * HOLD_GRAIN_SECONDS;
+  if ((heldUntilWritten.get(number) ?? 0) >= grained) return;
+  try {
+    await writeIfAllowed(store, {
+      Update: {
+        Key: keys.numberPaceHold(number),
+        UpdateExpression: 'SET heldUntil = :until, entity = :entity, #ttl = :ttl',
+        ConditionExpression: 'attribute_not_exists(heldUntil) OR heldUntil < :until',
+        ExpressionAttributeNames: { '#ttl': 'ttl' },
+        ExpressionAttributeValues: { ':until': grained, ':entity': 'numberPaceHold', ':ttl': grained + 3_600 },
+      },
+    });
+    heldUntilWritten.set(number, grained);
+  } catch (error) {
+    logger.warn('Could not note how long a number’s pace holds deliveries back; the reconciler may queue them again', { number, error: error as Error });
+  }
+}
+
+/** Until when the pace of the number the workspace sends from has held deliveries back, epoch ms; undefined if it never has lately, or the workspace is not paced (or cannot be read). */
+export async function paceHeldUntil(workspaceId: string, now: Date, store: Store = defaultStore()): Promise<number | undefined> {
+  const workspace = await lookUpWorkspace(workspaceId, now, store).catch(() => undefined);
+  const sender = workspace && paceOf(workspace);
+  if (!sender) return undefined;
+  const { Item } = await store.db.send(new GetCommand({ TableName: store.tableName, Key: keys.numberPaceHold(sender.number) }));
+  return typeof Item?.heldUntil === 'number' ? Item.heldUntil * 1000 : undefined;
 }
 
 /** The number a WhatsApp workspace sends from, and its pace; none for the sandbox, which has no throughput to keep to. */
@@ -116,4 +158,7 @@ export async function paceDeliveries(deliveries: readonly { workspaceId: string 
   return waits;
 }
 
-export const clearNumberPaces = () => sentThisSecond.clear();
+export const clearNumberPaces = () => {
+  sentThisSecond.clear();
+  heldUntilWritten.clear();
+};

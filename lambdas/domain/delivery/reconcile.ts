@@ -14,6 +14,7 @@ import { releaseClaim } from './delivery-attempt';
 import { keepReconcilerPosition, reconcilerPosition } from './reconcile-position';
 import { applyStatus, changeDispatch } from './dispatch-status';
 import { EVIDENCE_GRAIN_MS, reportedThrough } from './report-evidence';
+import { paceHeldUntil } from './number-pace';
 import { mayBeHeld, PACING_HOLD_MS } from './template-pacing';
 import { workspaceOfNumber } from '../workspaces/workspace-number';
 
@@ -77,7 +78,8 @@ export interface ReconcileSummary {
   droppedEntries: number;
   /**
    * Queued (or released) dispatches idle past their grace whose message may still be waiting in the
-   * queue: the queue's oldest message has waited as long (decision 137); and dead attempts due
+   * queue: the queue's oldest message has waited as long (decision 137), or their number's pace held
+   * deliveries back since (decision 241); and dead attempts due
    * `unknown` whose release, carried on the queue since before their note, may be that message
    * (decision 163). Left for a later run.
    */
@@ -102,6 +104,9 @@ export interface ReconcileSummary {
  * waiting behind a backlog (a campaign, a number's pace, a workspace the fair queue serves last): a
  * dispatch idle no longer than that (and a margin) may still have its message in the queue, and
  * is not queued twice (decision 137). Without it, every dispatch idle past its grace is queued again.
+ * A number's pace puts what it holds back on the queue as new messages, which that age does not
+ * show: a dispatch whose number's pace held deliveries back within its grace (or the queue's age)
+ * is left too (decision 241).
  */
 export async function reconcile(
   now: Date,
@@ -114,6 +119,20 @@ export async function reconcile(
   const cutoff = new Date(now.getTime() - QUEUED_GRACE_MS).toISOString();
   const evidence = reportEvidence(store);
   const readsPerShard = options.readsPerShard ?? READS_PER_SHARD;
+  const holds = new Map<string, Promise<number | undefined>>();
+  /**
+   * Its number's pace may have put its message back on the queue since, as a new one the queue's
+   * age does not show: idle from the pace's last hold no longer than its grace (or than the queue's
+   * oldest message, and a margin), it is left (decision 241). Read once a workspace a run, and only
+   * for what would otherwise be queued again.
+   */
+  async function heldByPace(dispatch: Dispatch, grace: number): Promise<boolean> {
+    if (!holds.has(dispatch.workspaceId)) holds.set(dispatch.workspaceId, paceHeldUntil(dispatch.workspaceId, now, store));
+    const heldUntil = await holds.get(dispatch.workspaceId)!;
+    if (heldUntil === undefined) return false;
+    const sinceHeld = now.getTime() - heldUntil;
+    return sinceHeld <= grace || mayStillBeQueued(sinceHeld);
+  }
 
   /** Does what the dispatch's state calls for; true when that took a write (the run's work is bounded by those). */
   async function judge(dispatch: Dispatch): Promise<boolean> {
@@ -140,7 +159,7 @@ export async function reconcile(
       return verdict === 'release' || verdict === 'unknown';
     }
     if (dispatch.status === 'queued' || ((dispatch.status === 'processing' || isGivenBack(dispatch)) && idleFor > RELEASED_GRACE_MS)) {
-      if (mayStillBeQueued(idleFor)) {
+      if (mayStillBeQueued(idleFor) || (await heldByPace(dispatch, dispatch.status === 'queued' ? QUEUED_GRACE_MS : RELEASED_GRACE_MS))) {
         summary.waiting += 1;
         return false;
       }

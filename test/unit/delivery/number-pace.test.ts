@@ -20,7 +20,10 @@ const batch = (size: number, from = 0) => sqsEvent(Array.from({ length: size }, 
 const updates = (prefix: string) => ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input).filter((input) => String(input.Key!.pk).startsWith(prefix));
 /** The dispatches the consumer went on to claim: those it offered the provider this second. */
 const claimed = () => updates('DSP#').map((input) => String(input.Key!.pk).slice('DSP#'.length));
-const paceWrites = () => updates('PACE#');
+/** The writes to the number's counters of a second. */
+const paceWrites = () => updates('PACE#').filter((input) => input.Key!.sk === 'PACE');
+/** The writes of how long the number's pace has held deliveries back (decision 241). */
+const holdWrites = () => updates('PACE#').filter((input) => input.Key!.sk === 'HELD');
 /** What went back on the queue, in order. */
 const requeued = () =>
   sqs.commandCalls(SendMessageBatchCommand).flatMap((call) => call.args[0].input.Entries!.map((entry) => ({ dispatchId: (JSON.parse(entry.MessageBody!) as { dispatchId: string }).dispatchId, delaySeconds: entry.DelaySeconds, group: entry.MessageGroupId })));
@@ -36,6 +39,7 @@ beforeEach(() => {
   offered = 0;
   ddb.on(GetCommand, { Key: keys.workspace(WORKSPACE) }).resolves({ Item: whatsAppWorkspace() });
   ddb.on(UpdateCommand).callsFake((input: UpdateCommandInput) => {
+    if (input.Key!.sk === 'HELD') return Promise.resolve({});
     if (String(input.Key!.pk).startsWith('PACE#')) {
       offered += input.ExpressionAttributeValues![':offered'] as number;
       return Promise.resolve({ Attributes: { offered } });
@@ -63,6 +67,25 @@ describe('the deliver consumer paces each WhatsApp number (decision 136)', () =>
     ]);
     expect(paceWrites()).toEqual([
       expect.objectContaining({ Key: keys.numberPace(NUMBER, SECOND), UpdateExpression: 'ADD offered :offered SET entity = :entity, #ttl = :ttl', ExpressionAttributeValues: { ':offered': 5, ':entity': 'numberPace', ':ttl': SECOND + 3_600 } }),
+    ]);
+  });
+
+  it('notes until when the number’s pace holds deliveries back, for the reconciler, once a container and 15 s at most (decision 241)', async () => {
+    ddb.on(GetCommand, { Key: keys.workspace(WORKSPACE) }).resolves({ Item: whatsAppWorkspace({ whatsappPhoneNumberId: NUMBER, whatsappMessagesPerSecond: 2 }) });
+
+    await deliverBatch(batch(5), lambdaContext('deliver'));
+    await deliverBatch(batch(2, 5), lambdaContext('deliver'));
+
+    // The last held back waits 2 s, then 3 s: the same 15 s grain, one write.
+    const until = Math.ceil((SECOND + 2) / 15) * 15;
+    expect(requeued().map(({ delaySeconds }) => delaySeconds)).toEqual([1, 1, 2, 2, 3]);
+    expect(holdWrites()).toEqual([
+      expect.objectContaining({
+        Key: keys.numberPaceHold(NUMBER),
+        UpdateExpression: 'SET heldUntil = :until, entity = :entity, #ttl = :ttl',
+        ConditionExpression: 'attribute_not_exists(heldUntil) OR heldUntil < :until',
+        ExpressionAttributeValues: { ':until': until, ':entity': 'numberPaceHold', ':ttl': until + 3_600 },
+      }),
     ]);
   });
 

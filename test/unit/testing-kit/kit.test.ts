@@ -28,6 +28,7 @@ const moduleState: Record<string, keyof typeof containerCaches | { notACache: st
   'lambdas/domain/messages/send-rate.ts leases': 'sendRateLeases',
   'lambdas/domain/messages/send-rate.ts reserving': 'sendRateLeases',
   'lambdas/domain/delivery/number-pace.ts sentThisSecond': 'numberPaces',
+  'lambdas/domain/delivery/number-pace.ts heldUntilWritten': 'numberPaces',
   'lambdas/domain/delivery/report-evidence.ts written': 'reportEvidence',
   'lambdas/domain/delivery/template-pacing.ts written': 'templatePacing',
   'lambdas/domain/providers/sandbox.ts callsByDispatch': 'sandboxCalls',
