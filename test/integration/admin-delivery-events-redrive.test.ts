@@ -4,7 +4,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { claimDispatch } from '../../lambdas/domain/delivery/delivery-attempt';
 import { checkSend } from '../../lambdas/domain/delivery/send-check';
 import { deliveryEventsForPhones } from '../../lambdas/domain/delivery/delivery-events';
-import { applyDeliveredTime, applyReadReceipt, applyStatus } from '../../lambdas/domain/delivery/dispatch-status';
+import { applyReportedTime, applyReadReceipt, applyStatus } from '../../lambdas/domain/delivery/dispatch-status';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import { publishBatch } from '../../lambdas/handlers/publish-webhook-events';
 import { runAdmin } from '../../lib/admin/cli';
@@ -80,7 +80,7 @@ it('writes the DELIVERED event where a later delivered corrected it, and not whe
   expect(await applyStatus(dispatchId, { to: 'sent', occurredAt: '2026-10-01T06:00:00.000Z' }, env.table)).toBe(true);
   expect(await applyStatus(dispatchId, { to: 'delivered', event: 'DELIVERED', occurredAt: '2026-10-01T06:00:20.000Z' }, env.table)).toBe(true);
   expect(await applyReadReceipt(dispatchId, '2026-10-01T06:00:20.000Z', env.table)).toBe(true);
-  expect(await applyDeliveredTime(dispatchId, '2026-10-01T06:00:05.000Z', env.table)).toBe(true);
+  expect(await applyReportedTime(dispatchId, 'delivered', '2026-10-01T06:00:05.000Z', env.table)).toBe(true);
   const batch = (await streamRecords(env.table)).filter(({ record }) => record.dynamodb?.Keys?.pk?.S === `DSP#${dispatchId}` && record.eventName === 'MODIFY');
 
   const first = batch[0]!;
@@ -114,7 +114,7 @@ it('keeps one DELIVERED event when the delivered’s correction lands while the 
       return async (command: unknown, ...rest: unknown[]) => {
         if ((command instanceof BatchWriteCommand || command instanceof TransactWriteCommand) && !interleaved) {
           interleaved = true;
-          expect(await applyDeliveredTime(dispatchId, '2026-10-01T06:00:05.000Z', env.table)).toBe(true);
+          expect(await applyReportedTime(dispatchId, 'delivered', '2026-10-01T06:00:05.000Z', env.table)).toBe(true);
           const later = (await streamRecords(env.table)).filter(({ record }) => record.dynamodb?.Keys?.pk?.S === `DSP#${dispatchId}` && record.eventName === 'MODIFY').slice(failedBatch.length);
           const region = process.env.AWS_REGION!;
           const { batchItemFailures } = await publishBatch({ Records: later.map(({ record, streamArn }) => toLambdaRecord(record, streamArn, region)) }, lambdaContext('publish-webhook-events', 60_000));

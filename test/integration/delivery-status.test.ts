@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { claimDispatch } from '../../lambdas/domain/delivery/delivery-attempt';
 import { deliveryEventsForPhones } from '../../lambdas/domain/delivery/delivery-events';
-import { applyDeliveredTime, applyPricing, applyReadReceipt, applyStatus } from '../../lambdas/domain/delivery/dispatch-status';
+import { applyReportedTime, applyPricing, applyReadReceipt, applyStatus } from '../../lambdas/domain/delivery/dispatch-status';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import { saveTemplate } from '../../lambdas/domain/templates/template-repository';
 import { saveWorkspace } from '../../lambdas/domain/workspaces/workspace-repository';
@@ -147,10 +147,10 @@ describe('delivery-status against DynamoDB Local', () => {
     const events = async () => (await deliveryEventsForPhones(ws, [PHONE], { startDate: '2026-10-01', endDate: '2026-10-01' }, env.table))[0]!.events.map(({ status, occurredAt }) => [status, occurredAt]);
 
     // The same time, or a later one (Meta's retry of an older POST), moves nothing.
-    expect(await applyDeliveredTime(dispatchId, '2026-10-01T01:05:00.000Z', env.table)).toBe(false);
-    expect(await applyDeliveredTime(dispatchId, '2026-10-01T01:06:00.000Z', env.table)).toBe(false);
+    expect(await applyReportedTime(dispatchId, 'delivered', '2026-10-01T01:05:00.000Z', env.table)).toBe(false);
+    expect(await applyReportedTime(dispatchId, 'delivered', '2026-10-01T01:06:00.000Z', env.table)).toBe(false);
     // WhatsApp's whole seconds may fall before our own sent time: never delivered before it was sent.
-    expect(await applyDeliveredTime(dispatchId, '2026-10-01T00:59:59.000Z', env.table)).toBe(true);
+    expect(await applyReportedTime(dispatchId, 'delivered', '2026-10-01T00:59:59.000Z', env.table)).toBe(true);
     expect(await item()).toMatchObject({ deliveredAt: '2026-10-01T01:00:00.000Z', deliveredEventMovedFrom: '2026-10-01T01:05:00.000Z', deliveryEvents: ['DELIVERED'] });
     await runStreamConsumer(env.table);
     expect(await events()).toEqual([
@@ -164,7 +164,33 @@ describe('delivery-status against DynamoDB Local', () => {
     expect([after.deliveredEventMovedFrom, after.deliveryEvents, after.readAt]).toEqual([undefined, undefined, '2026-10-01T02:00:00.000Z']);
     // Nothing but a delivered dispatch is redated.
     const failed = await message(ws, PHONE, { sentAt: '2026-10-01T03:00:00.000Z', failedAt: '2026-10-01T03:05:00.000Z' });
-    expect(await applyDeliveredTime(failed, '2026-10-01T03:01:00.000Z', env.table)).toBe(false);
+    expect(await applyReportedTime(failed, 'delivered', '2026-10-01T03:01:00.000Z', env.table)).toBe(false);
+  });
+
+  // A delivered (or read) that came before its sent counted the dispatch as sent at its own time (decision 236).
+  it('moves sentAt and its ACCEPTED event back to a later sent report’s earlier time, never before the dispatch was made, and only where its delivery set sentAt', async () => {
+    const ws = await workspace();
+    const dispatchId = await message(ws, PHONE, { deliveredAt: '2026-10-01T01:05:00.000Z' });
+    const item = async () => (await env.table.scanAll()).find((candidate) => candidate.pk === `DSP#${dispatchId}`)!;
+    const events = async () => (await deliveryEventsForPhones(ws, [PHONE], { startDate: '2026-10-01', endDate: '2026-10-01' }, env.table))[0]!.events.map(({ dispatchId: id, status, occurredAt }) => [id, status, occurredAt]);
+
+    expect(await applyReportedTime(dispatchId, 'sent', '2026-10-01T01:05:00.000Z', env.table)).toBe(false);
+    // A second before the dispatch was made, in WhatsApp's whole seconds: sent when it was made.
+    expect(await applyReportedTime(dispatchId, 'sent', '2026-09-30T23:59:59.000Z', env.table)).toBe(true);
+    expect(await item()).toMatchObject({ sentAt: '2026-10-01T00:00:00.000Z', deliveredAt: '2026-10-01T01:05:00.000Z', acceptedEventMovedFrom: '2026-10-01T01:05:00.000Z', deliveryEvents: ['ACCEPTED'] });
+    expect(await item()).not.toHaveProperty('deliveredEventMovedFrom');
+    await runStreamConsumer(env.table);
+    expect(await events()).toEqual([
+      [dispatchId, 'ACCEPTED', '2026-10-01T00:00:00.000Z'],
+      [dispatchId, 'DELIVERED', '2026-10-01T01:05:00.000Z'],
+    ]);
+    // A write after the correction names no move.
+    expect(await applyReadReceipt(dispatchId, '2026-10-01T02:00:00.000Z', env.table)).toBe(true);
+    expect(await item()).not.toHaveProperty('acceptedEventMovedFrom');
+
+    // Sent before it was delivered: its sentAt is the sent move's (our answer's), and Meta's `sent` whole second moves nothing.
+    const sent = await message(ws, PHONE, { sentAt: '2026-10-01T03:00:00.734Z', deliveredAt: '2026-10-01T03:01:00.000Z' });
+    expect(await applyReportedTime(sent, 'sent', '2026-10-01T03:00:00.000Z', env.table)).toBe(false);
   });
 
   it('gives a first report of delivered both its events at once, and a failure of our own (retries exhausted) its time but no REJECTED event', async () => {

@@ -292,18 +292,33 @@ describe('the deliver consumer against DynamoDB Local', () => {
     ]);
   });
 
-  it('settles out-of-order callbacks forward only: delivered then sent stays delivered', async () => {
+  it('settles out-of-order callbacks forward only: delivered then sent stays delivered, at the sent’s time', async () => {
     const { ws, dispatchId } = await queuedDispatch(['promo'], BEFORE_REPORTS);
     await claimDispatch(dispatchId, new Date(), env.table);
     const report = (status: 'sent' | 'delivered', at: number) => applyProviderReports(statusWebhook(`sandbox:${ws}`, [{ id: 'wamid.1', status, timestamp: String(at), biz_opaque_callback_data: dispatchId }]), env.table);
 
     expect(await report('delivered', 1_767_225_660)).toMatchObject({ applied: 1 });
+    // The sent moves no status, only `sentAt` back to its own time, once (decision 236).
+    expect(await report('sent', 1_767_225_600)).toMatchObject({ applied: 1 });
     expect(await report('sent', 1_767_225_600)).toMatchObject({ applied: 0 });
     expect(await report('delivered', 1_767_225_660)).toMatchObject({ applied: 0 });
 
     expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'delivered', deliveredAt: '2026-01-01T00:01:00.000Z' });
     expect((await itemsOf(dispatchId)).map(labelOf).sort()).toEqual(['DSP', 'EVT#ACCEPTED', 'EVT#DELIVERED', 'TAG#promo']);
     expect((await rollupsOf(ws)).every((item) => item.dispatchCount === 1)).toBe(true);
+  });
+
+  it('keeps the `sent` time a `sent` report gives when its `delivered` overtook it, as a `delivered` after its `read` moves `deliveredAt` back (decision 200)', async () => {
+    const { ws, dispatchId } = await queuedDispatch(['promo'], BEFORE_REPORTS);
+    await claimDispatch(dispatchId, new Date(), env.table);
+    const report = (status: 'sent' | 'delivered', at: number) => applyProviderReports(statusWebhook(`sandbox:${ws}`, [{ id: 'wamid.1', status, timestamp: String(at), biz_opaque_callback_data: dispatchId }]), env.table);
+
+    // Sent at 00:00:00, delivered at 00:01:00; Meta's POST of the delivered comes first.
+    await report('delivered', 1_767_225_660);
+    await report('sent', 1_767_225_600);
+
+    // The message was sent a minute before it was delivered, not when it was delivered.
+    expect(await getDispatch(ws, dispatchId, env.table)).toMatchObject({ status: 'delivered', sentAt: '2026-01-01T00:00:00.000Z', deliveredAt: '2026-01-01T00:01:00.000Z' });
   });
 
   it('keeps Meta’s pricing from the delivered and read statuses that carry it, not from a sent one that moves nothing, and a changed one replaces it', async () => {

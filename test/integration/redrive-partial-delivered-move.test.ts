@@ -1,6 +1,6 @@
 import { claimDispatch } from '../../lambdas/domain/delivery/delivery-attempt';
 import { deliveryEventsForPhones } from '../../lambdas/domain/delivery/delivery-events';
-import { applyDeliveredTime, applyReadReceipt, applyStatus } from '../../lambdas/domain/delivery/dispatch-status';
+import { applyReportedTime, applyReadReceipt, applyStatus } from '../../lambdas/domain/delivery/dispatch-status';
 import { sendTemplateMessage } from '../../lambdas/domain/messages/send-message';
 import { publishBatch } from '../../lambdas/handlers/publish-webhook-events';
 import { runAdmin } from '../../lib/admin/cli';
@@ -29,7 +29,7 @@ it('keeps one DELIVERED event, at its corrected time, after a redrive of the rea
   expect(await applyReadReceipt(dispatchId, '2026-10-01T06:00:20.000Z', env.table)).toBe(true);
   const failedBatch = (await streamRecords(env.table)).filter(({ record }) => record.dynamodb?.Keys?.pk?.S === `DSP#${dispatchId}` && record.eventName === 'MODIFY');
   // The delivered, in a later POST.
-  expect(await applyDeliveredTime(dispatchId, '2026-10-01T06:00:05.000Z', env.table)).toBe(true);
+  expect(await applyReportedTime(dispatchId, 'delivered', '2026-10-01T06:00:05.000Z', env.table)).toBe(true);
   const later = (await streamRecords(env.table)).filter(({ record }) => record.dynamodb?.Keys?.pk?.S === `DSP#${dispatchId}` && record.eventName === 'MODIFY').slice(failedBatch.length);
   expect(later).toHaveLength(1);
 

@@ -4,8 +4,8 @@ import { defaultStore } from '../../shared/default-store';
 import type { Store } from '../../shared/store';
 import { parseItem } from '../../shared/stored-item';
 import { keys } from '../../shared/table';
-import { DELIVERED_EVENT_MOVED, DELIVERY_EVENTS_MADE } from '../messages/dispatch';
-import { deliveryEventStatuses, type DeliveryEventStatus } from './transitions';
+import { DELIVERY_EVENTS_MADE, EVENT_MOVED, type MovableEvent } from '../messages/dispatch';
+import { deliveryEventStatuses, eventTimes, type DeliveryEventStatus } from './transitions';
 
 /**
  * The delivery event items' write (decision 112): a status move names the events it makes on the
@@ -38,27 +38,30 @@ const changeSchema = z.object({
   failedAt: z.optional(z.string()),
   failureCode: z.optional(z.string()),
   [DELIVERY_EVENTS_MADE]: z.array(z.enum(deliveryEventStatuses)),
-  [DELIVERED_EVENT_MOVED]: z.optional(z.string()),
+  [EVENT_MOVED.ACCEPTED]: z.optional(z.string()),
+  [EVENT_MOVED.DELIVERED]: z.optional(z.string()),
 });
-const timeOf = { ACCEPTED: 'sentAt', DELIVERED: 'deliveredAt', REJECTED: 'failedAt' } as const;
 
 /**
  * The writes of the delivery event items a dispatch change made, from its stream record's new
- * image (unmarshalled): a put each, and the delete of the DELIVERED event a correction of
- * `deliveredAt` moved from (decision 200). None for a change that made none (a claim, Meta's
- * pricing, a read receipt).
+ * image (unmarshalled): a put each, and the delete of the event a correction of its time moved
+ * from (`deliveredAt`'s DELIVERED, decision 200; `sentAt`'s ACCEPTED, decision 236). None for a
+ * change that made none (a claim, Meta's pricing, a read receipt).
  */
 export function deliveryEventsOfChange(newImage: Record<string, unknown>): BatchWriteRequest[] {
   if (!(DELIVERY_EVENTS_MADE in newImage)) return [];
   const change = parseItem(changeSchema, newImage, 'dispatch');
   const puts = change[DELIVERY_EVENTS_MADE].map((status): BatchWriteRequest => {
-    const occurredAt = change[timeOf[status]];
-    if (!occurredAt) throw new Error(`Dispatch ${change.dispatchId} made a ${status} event but holds no ${timeOf[status]}`);
+    const occurredAt = change[eventTimes[status]];
+    if (!occurredAt) throw new Error(`Dispatch ${change.dispatchId} made a ${status} event but holds no ${eventTimes[status]}`);
     return { put: deliveryEventItem(change, status, occurredAt, status === 'REJECTED' ? change.failureCode : undefined) };
   });
-  const movedFrom = change[DELIVERED_EVENT_MOVED];
+  const deletes = (Object.keys(EVENT_MOVED) as MovableEvent[]).flatMap((status): BatchWriteRequest[] => {
+    const movedFrom = change[EVENT_MOVED[status]];
+    return movedFrom ? [{ delete: keys.deliveryEvent(change.workspaceId, change.to, movedFrom, change.dispatchId, status) }] : [];
+  });
   // Before the puts: of the writes of one key only the last is made, and a move to the same time puts it back.
-  return movedFrom ? [{ delete: keys.deliveryEvent(change.workspaceId, change.to, movedFrom, change.dispatchId, 'DELIVERED') }, ...puts] : puts;
+  return [...deletes, ...puts];
 }
 
 /**

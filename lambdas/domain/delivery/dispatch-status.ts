@@ -5,8 +5,8 @@ import { isSenderRefusal } from '../../shared/metric-names';
 import { messageMetrics } from '../../shared/metrics';
 import type { Store } from '../../shared/store';
 import { conflictDeadline, conflictPause, CONFLICT_RETRIES, isConditionFailed, isTransactionConflict, writeOne, type Write } from '../../shared/writes';
-import type { Dispatch, DispatchStatus } from '../messages/dispatch';
-import { deliveredAtCorrection, getDispatchById, pricingChange, readReceipt, statusMove, type DispatchChange, type StatusMove } from '../messages/dispatch-repository';
+import type { Dispatch, DispatchStatus, MovableEvent } from '../messages/dispatch';
+import { eventTimeCorrection, getDispatchById, pricingChange, readReceipt, statusMove, type DispatchChange, type StatusMove } from '../messages/dispatch-repository';
 import type { Pricing } from '../providers/whatsapp-webhook';
 import { canMove, isFirstReport, mayStillMove, overtakenByReport, staysUnknown } from './transitions';
 
@@ -56,21 +56,49 @@ export async function applyReadReceipt(dispatchId: string, readAt: string, store
   return changed !== undefined;
 }
 
+/** The reports that may come after a later one that moved the dispatch, and the event of the time each tells. */
+const eventOfReport = { sent: 'ACCEPTED', delivered: 'DELIVERED' } as const satisfies Record<string, MovableEvent>;
+export type CrossedReport = keyof typeof eventOfReport;
+
 /**
- * WhatsApp's `delivered` on a dispatch already delivered: a `read` that came first moved it at the
- * read's time, and this one says when it was delivered. `deliveredAt` goes back to that time, never
- * before the dispatch was sent (decision 200). False when it does not apply (not delivered, or
- * delivered no later).
+ * WhatsApp's `delivered` or `sent` on a dispatch already delivered at a later time: a later report
+ * came first and moved it at its own time, and this one says when it happened. A `delivered` after
+ * the `read` sets `deliveredAt` back, never before the dispatch was sent (decision 200); a `sent`
+ * after the `delivered` or `read` that counted the dispatch as sent (its `sentAt` is its
+ * `deliveredAt`) sets `sentAt` back, never before the dispatch was made (decision 236). False when
+ * it does not apply (not so delivered, or no earlier).
  */
-export async function applyDeliveredTime(dispatchId: string, deliveredAt: string, store: Store = defaultStore(), known?: Dispatch): Promise<boolean> {
-  // A repeated `delivered` (Meta's retry of a POST) finds nothing to do without reading again.
-  if (known && (known.status === 'delivered' ? !known.deliveredAt || deliveredAt >= known.deliveredAt : !mayStillMove(known.status, 'delivered'))) return false;
+export async function applyReportedTime(dispatchId: string, report: CrossedReport, reportedAt: string, store: Store = defaultStore(), known?: Dispatch): Promise<boolean> {
+  if (known && !mayRedate(known, report, reportedAt)) return false;
+  const event = eventOfReport[report];
   const changed = await changeDispatch(dispatchId, store, known, (current) => {
-    if (current.status !== 'delivered' || !current.deliveredAt) return undefined;
-    const at = notBefore(current, 'delivered', deliveredAt);
-    return at < current.deliveredAt ? deliveredAtCorrection({ ...current, deliveredAt: current.deliveredAt }, at, new Date().toISOString()) : undefined;
+    const kept = timeKept(current, report);
+    if (!kept) return undefined;
+    const at = notBefore(current, report, reportedAt);
+    return at < kept ? eventTimeCorrection(current, event, kept, at, new Date().toISOString()) : undefined;
   });
   return changed !== undefined;
+}
+
+/** The time a crossed `report` may move back: a delivered dispatch's `deliveredAt`, or the `sentAt` its delivery set. */
+function timeKept(dispatch: Dispatch, report: CrossedReport): string | undefined {
+  if (dispatch.status !== 'delivered' || !dispatch.deliveredAt) return undefined;
+  if (report === 'delivered') return dispatch.deliveredAt;
+  return dispatch.sentAt === dispatch.deliveredAt ? dispatch.sentAt : undefined;
+}
+
+/**
+ * Whether a fresh read of a dispatch read as `known` could let a crossed report move it. A repeated
+ * report (Meta's retry of a POST) finds nothing to do; nor does a `sent` on a dispatch that was sent
+ * before it was delivered (Meta's `sent` after our own answer's move, most messages', decision
+ * 121): its `sentAt` is a sent move's, and stays.
+ */
+function mayRedate(known: Dispatch, report: CrossedReport, reportedAt: string): boolean {
+  if (known.status === 'delivered') {
+    const kept = timeKept(known, report);
+    return kept !== undefined && reportedAt < kept;
+  }
+  return !(report === 'sent' && known.sentAt) && mayStillMove(known.status, 'delivered');
 }
 
 /** Meta's pricing of the message, as a status of `pricedAt` gave it, when it differs from the one kept and is no older. */

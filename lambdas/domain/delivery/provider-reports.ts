@@ -32,7 +32,7 @@ import { currentNumberOwner, lookUpNumberOwner } from '../workspaces/number-owne
 import { sendingNumberOf } from '../workspaces/workspace-number';
 import { lookUpWorkspace } from '../workspaces/workspace-lookup';
 import { workspaceOfBusinessAccount } from '../workspaces/workspace-binding';
-import { applyDeliveredTime, applyPricing, applyReadReceipt, applyStatus } from './dispatch-status';
+import { applyPricing, applyReadReceipt, applyReportedTime, applyStatus } from './dispatch-status';
 import { findProviderMessage } from './provider-message';
 import { noteReport } from './report-evidence';
 
@@ -290,8 +290,9 @@ async function applyStatusReport(workspaceId: string | undefined, phoneNumberId:
     await optOutFromFailure({ workspaceId: dispatch.workspaceId, phone: dispatch.to, failureCode: status.failureCode, occurredAt: status.occurredAt, providerMessageId: status.providerMessageId }, store);
   }
   const read = status.status === 'read' && (await applyReadReceipt(dispatch.dispatchId, status.occurredAt, store, dispatch));
-  // A `delivered` after the `read` that moved the dispatch at the read's time says when it was delivered (decision 200).
-  const redated = status.status === 'delivered' && !moved && (await applyDeliveredTime(dispatch.dispatchId, status.occurredAt, store, dispatch));
+  // A `delivered` after the `read`, or a `sent` after the `delivered` or `read`, that moved the
+  // dispatch at its own time says when it happened (decisions 200, 236).
+  const redated = !moved && (status.status === 'delivered' || status.status === 'sent') && (await applyReportedTime(dispatch.dispatchId, status.status, status.occurredAt, store, dispatch));
   if (pricing && !moved && pricedAlone(status)) await applyPricing(dispatch.dispatchId, pricing, status.occurredAt, store, dispatch);
   return moved || read || redated ? 'applied' : 'unchanged';
 }

@@ -1,4 +1,4 @@
-import type { DispatchStatus } from '../messages/dispatch';
+import type { Dispatch, DispatchStatus } from '../messages/dispatch';
 
 /**
  * Where a dispatch may move from (docs/api.md#dispatch-statuses). Status never moves backwards, so a duplicate or
@@ -69,6 +69,9 @@ export const countsAsSent = (status: DispatchStatus): boolean => status === 'sen
 /** Delivery event statuses (docs/api.md#delivery-status). */
 export const deliveryEventStatuses = ['ACCEPTED', 'DELIVERED', 'REJECTED'] as const;
 export type DeliveryEventStatus = (typeof deliveryEventStatuses)[number];
+
+/** The dispatch's time each delivery event is at: the time the move that made it kept, or a correction's (decisions 200, 236). */
+export const eventTimes = { ACCEPTED: 'sentAt', DELIVERED: 'deliveredAt', REJECTED: 'failedAt' } as const satisfies Record<DeliveryEventStatus, keyof Dispatch>;
 
 /**
  * The first move into a status that counts in reports: happens once per dispatch, guarded by

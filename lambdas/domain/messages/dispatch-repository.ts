@@ -7,10 +7,10 @@ import { batchGet } from '../../shared/batch-get';
 import { accessPatterns, indexKeys, keys, reportEntryAttributes, tableDefinition } from '../../shared/table';
 import type { Write } from '../../shared/writes';
 import type { Pricing } from '../providers/whatsapp-webhook';
-import { countsAsSent, eventsOfMove, isFirstReport, movesFrom, staysUnknown, type DeliveryEventStatus } from '../delivery/transitions';
+import { countsAsSent, eventsOfMove, eventTimes, isFirstReport, movesFrom, staysUnknown, type DeliveryEventStatus } from '../delivery/transitions';
 import { wibDay } from '../time/wib';
 import { templateParametersSchema } from '../templates/template-parameters';
-import { DELIVERED_EVENT_MOVED, DELIVERY_EVENTS_MADE, DISPATCH_ENTITY, dispatchStatuses, REPORTS_CHANGE_MADE, WAMID_MADE, type Dispatch, type DispatchStatus } from './dispatch';
+import { DELIVERY_EVENTS_MADE, DISPATCH_ENTITY, dispatchStatuses, EVENT_MOVED, REPORTS_CHANGE_MADE, WAMID_MADE, type Dispatch, type DispatchStatus, type MovableEvent } from './dispatch';
 
 /**
  * The dispatch item: its key and index entries, every write to it (create, status moves, the
@@ -126,8 +126,8 @@ export interface ChangeMade {
   reports?: 1 | -1;
   /** The write records the dispatch's wamid for the first time. */
   wamid?: boolean;
-  /** The time of the DELIVERED event the write moved to the new `deliveredAt` (decision 200). */
-  deliveredMovedFrom?: string;
+  /** The event the write moved to its dispatch's new time, and the time it was at (decisions 200, 236). */
+  moved?: { event: MovableEvent; from: string };
 }
 
 /**
@@ -147,13 +147,14 @@ export interface ChangeMade {
  */
 export function sequenceStep(changedAt?: string, made: ChangeMade = {}) {
   const events = made.events ?? [];
+  const moved = made.moved && EVENT_MOVED[made.moved.event];
   const set = [
     '#sequence = if_not_exists(#sequence, :sequenceZero) + :sequenceStep',
     ...(changedAt ? ['changedAt = :changedAt'] : []),
     ...(events.length ? [`${DELIVERY_EVENTS_MADE} = :eventsMade`] : []),
     ...(made.reports ? [`${REPORTS_CHANGE_MADE} = :reportsMade`] : []),
     ...(made.wamid ? [`${WAMID_MADE} = :wamidMade`] : []),
-    ...(made.deliveredMovedFrom ? [`${DELIVERED_EVENT_MOVED} = :deliveredMovedFrom`] : []),
+    ...(moved ? [`${moved} = :movedFrom`] : []),
   ];
   return {
     names: { '#sequence': 'sequence' },
@@ -164,7 +165,7 @@ export function sequenceStep(changedAt?: string, made: ChangeMade = {}) {
       ...(events.length ? { ':eventsMade': [...events] } : {}),
       ...(made.reports ? { ':reportsMade': made.reports } : {}),
       ...(made.wamid ? { ':wamidMade': true } : {}),
-      ...(made.deliveredMovedFrom ? { ':deliveredMovedFrom': made.deliveredMovedFrom } : {}),
+      ...(made.moved ? { ':movedFrom': made.moved.from } : {}),
     },
     /** The write's UpdateExpression: its own SET and REMOVE parts (and an ADD) with the step's. */
     expression(ownSet: readonly string[], ownRemove: readonly string[] = [], add?: string): string {
@@ -173,7 +174,7 @@ export function sequenceStep(changedAt?: string, made: ChangeMade = {}) {
         ...(events.length ? [] : [DELIVERY_EVENTS_MADE]),
         ...(made.reports ? [] : [REPORTS_CHANGE_MADE]),
         ...(made.wamid ? [] : [WAMID_MADE]),
-        ...(made.deliveredMovedFrom ? [] : [DELIVERED_EVENT_MOVED]),
+        ...Object.values(EVENT_MOVED).filter((name) => name !== moved),
       ];
       return `SET ${[...ownSet, ...set].join(', ')}${add ? ` ADD ${add}` : ''}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`;
     },
@@ -186,7 +187,7 @@ export function sequenceStep(changedAt?: string, made: ChangeMade = {}) {
  * repeats the dispatch's last event, id and all, which receivers de-duplicate (docs/api.md,
  * `webhook-id`), and names nothing made.
  */
-export const madeAttributes = (): string[] => [DELIVERY_EVENTS_MADE, REPORTS_CHANGE_MADE, WAMID_MADE, DELIVERED_EVENT_MOVED];
+export const madeAttributes = (): string[] => [DELIVERY_EVENTS_MADE, REPORTS_CHANGE_MADE, WAMID_MADE, ...Object.values(EVENT_MOVED)];
 
 /** A change to the dispatch: its write, and the dispatch as the write leaves it. */
 export interface DispatchChange {
@@ -420,24 +421,27 @@ export function readReceipt(dispatch: Dispatch, readAt: string, now: string): Di
 }
 
 /**
- * A `delivered` that came after the `read` which moved the dispatch to delivered at its own time
- * (WhatsApp's webhooks are not ordered): `deliveredAt` goes back to when it was delivered, and its
- * DELIVERED event moves with it, named for the stream consumer to delete where it was and put
- * where it is now (decision 200). Made only on the `deliveredAt` it was decided on.
+ * A report that came after a later one which moved the dispatch at its own time (WhatsApp's
+ * webhooks are not ordered): the time `event` is at (`eventTimes`) goes back to `at`, when it
+ * happened, and the event moves with it, named for the stream consumer to delete where it was and
+ * put where it is now. A `delivered` after its `read` moves `deliveredAt` and DELIVERED (decision
+ * 200), a `sent` after its `delivered` or `read` moves `sentAt` and ACCEPTED (decision 236). Made
+ * only on the time it was decided on.
  */
-export function deliveredAtCorrection(dispatch: Dispatch & { deliveredAt: string }, deliveredAt: string, now: string): DispatchChange {
-  const sequence = sequenceStep(now, { events: ['DELIVERED'], deliveredMovedFrom: dispatch.deliveredAt });
+export function eventTimeCorrection(dispatch: Dispatch, event: MovableEvent, from: string, at: string, now: string): DispatchChange {
+  const field = eventTimes[event];
+  const sequence = sequenceStep(now, { events: [event], moved: { event, from } });
   return {
     write: {
       Update: {
         Key: keys.dispatch(dispatch.dispatchId),
-        UpdateExpression: sequence.expression(['deliveredAt = :at']),
-        ConditionExpression: '#status = :delivered AND deliveredAt = :was',
+        UpdateExpression: sequence.expression([`${field} = :at`]),
+        ConditionExpression: `#status = :delivered AND ${field} = :was`,
         ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
-        ExpressionAttributeValues: { ':at': deliveredAt, ':was': dispatch.deliveredAt, ':delivered': 'delivered', ...sequence.values },
+        ExpressionAttributeValues: { ':at': at, ':was': from, ':delivered': 'delivered', ...sequence.values },
       },
     },
-    after: { ...dispatch, deliveredAt, sequence: dispatch.sequence + 1 },
+    after: { ...dispatch, [field]: at, sequence: dispatch.sequence + 1 },
   };
 }
 

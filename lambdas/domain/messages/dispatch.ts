@@ -18,12 +18,14 @@ export const DISPATCH_ENTITY = 'dispatch';
  * the dispatch count as sent (1) or stop counting (−1) in the reports (decision 113), and whether
  * it is a status's move that first recorded the dispatch's wamid, whose item then names the
  * dispatch (decision 114; the deliver consumer puts the item of the wamid it was answered with, decision 196),
- * and the time of the DELIVERED event a correction of `deliveredAt` moved from (decision 200).
+ * and the time the event a correction of its time moved was at, one attribute per event that may
+ * move: DELIVERED with `deliveredAt` (decision 200), ACCEPTED with `sentAt` (decision 236).
  */
 export const DELIVERY_EVENTS_MADE = 'deliveryEvents';
 export const REPORTS_CHANGE_MADE = 'reportsChange';
 export const WAMID_MADE = 'wamidMade';
-export const DELIVERED_EVENT_MOVED = 'deliveredEventMovedFrom';
+export const EVENT_MOVED = { ACCEPTED: 'acceptedEventMovedFrom', DELIVERED: 'deliveredEventMovedFrom' } as const;
+export type MovableEvent = keyof typeof EVENT_MOVED;
 
 /** Dispatch statuses and their transitions: docs/api.md#dispatch-statuses. */
 export const dispatchStatuses = ['queued', 'processing', 'sent', 'delivered', 'failed', 'canceled', 'unknown'] as const;

@@ -3,6 +3,8 @@ import { DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, Trim
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as z from 'zod';
 import { deliveryEventsOfChange } from '../../../lambdas/domain/delivery/delivery-event-projection';
+import { eventTimes } from '../../../lambdas/domain/delivery/transitions';
+import { EVENT_MOVED, type MovableEvent } from '../../../lambdas/domain/messages/dispatch';
 import { providerMessageOfChange } from '../../../lambdas/domain/delivery/provider-message';
 import { isDispatchChange } from '../../../lambdas/domain/webhooks/stream-filters';
 import { batchPut, batchWrite, lastPerKey, type BatchWriteRequest } from '../../../lambdas/shared/batch-write';
@@ -72,28 +74,29 @@ async function shardRecords(store: Store, streamArn: string, shardId: string, fr
 }
 
 /**
- * A batch redriven after later ones were written: a DELIVERED event is put only while its dispatch
- * holds that time. A later `delivered` may have moved it from the time an earlier `read` set
- * (decision 200), and that correction's record, written by the consumer, deleted the event there;
- * put back from the older record, it would list the message delivered twice. A read of the dispatch
- * before the put is not enough: the correction may land between the two, so the put is a
- * transaction with a check of the dispatch's `deliveredAt`, and one the check refuses is left to
- * the correction's own record. Answers how many events were put.
+ * A batch redriven after later ones were written: a DELIVERED or ACCEPTED event is put only while
+ * its dispatch holds that time. A later `delivered` may have moved DELIVERED from the time an
+ * earlier `read` set (decision 200), a later `sent` ACCEPTED from the time a `delivered` or `read`
+ * set (decision 236), and that correction's record, written by the consumer, deleted the event
+ * there; put back from the older record, it would list the message delivered, or accepted, twice.
+ * A read of the dispatch before the put is not enough: the correction may land between the two, so
+ * the put is a transaction with a check of the dispatch's time, and one the check refuses is left
+ * to the correction's own record. Answers how many events were put.
  */
 async function writeEvents(writes: BatchWriteRequest[], store: Store): Promise<number> {
-  const isDelivered = (write: BatchWriteRequest): write is { put: Record<string, unknown> } => 'put' in write && write.put.status === 'DELIVERED';
+  const isMovable = (write: BatchWriteRequest): write is { put: Record<string, unknown> & { status: MovableEvent } } => 'put' in write && Object.hasOwn(EVENT_MOVED, String(write.put.status));
   // Of two writes of one key only the last is made, as in the consumer's batch (a correction's delete after the read's put).
   const distinct = lastPerKey(writes);
-  await batchWrite(store, distinct.filter((write) => !isDelivered(write)));
-  const delivered = await mapWithConcurrency(distinct.filter(isDelivered), 4, async ({ put }) => {
+  await batchWrite(store, distinct.filter((write) => !isMovable(write)));
+  const movable = await mapWithConcurrency(distinct.filter(isMovable), 4, async ({ put }) => {
     const result = await transactWriteThroughConflicts(store, {
       event: { Put: { Item: put } },
-      held: { ConditionCheck: { Key: keys.dispatch(String(put.dispatchId)), ConditionExpression: 'deliveredAt = :at', ExpressionAttributeValues: { ':at': put.occurredAt } } },
+      held: { ConditionCheck: { Key: keys.dispatch(String(put.dispatchId)), ConditionExpression: `${eventTimes[put.status]} = :at`, ExpressionAttributeValues: { ':at': put.occurredAt } } },
     });
-    if (!result.committed && result.refused.held !== 'ConditionalCheckFailed') throw new AdminError('event_not_written', `The DELIVERED event of dispatch ${String(put.dispatchId)} was refused (${JSON.stringify(result.refused)}): run the redrive again`);
+    if (!result.committed && result.refused.held !== 'ConditionalCheckFailed') throw new AdminError('event_not_written', `The ${put.status} event of dispatch ${String(put.dispatchId)} was refused (${JSON.stringify(result.refused)}): run the redrive again`);
     return result.committed;
   });
-  return distinct.filter((write) => 'put' in write && !isDelivered(write)).length + delivered.filter(Boolean).length;
+  return distinct.filter((write) => 'put' in write && !isMovable(write)).length + movable.filter(Boolean).length;
 }
 
 export const deliveryEventCommands = [
@@ -108,7 +111,7 @@ export const deliveryEventCommands = [
       const records = await shardRecords(store, await streamOf(store, named), shard, from, to);
       const changes = records.filter((record) => isDispatchChange(record) && record.dynamodb?.NewImage);
       const images = changes.map((record) => unmarshall(record.dynamodb!.NewImage! as Record<string, AttributeValue>));
-      // With an event's put, the delete of the DELIVERED event a correction moved (decision 200);
+      // With an event's put, the delete of the event a correction moved (decisions 200, 236);
       // the wamid items the changes made ride with the events (decision 114).
       const wamids = images.flatMap(providerMessageOfChange);
       const events = await writeEvents(images.flatMap(deliveryEventsOfChange), store);
