@@ -1065,6 +1065,33 @@ describe('values WhatsApp documents it refuses, refused at the send', () => {
     expect(await send(command(ws, bodyOnly.id, { '1': 'S'.repeat(4000) }))).toMatchObject({ status: 'queued' });
   });
 
+  // docs/api.md: a body's value is held to 1024 "when the send carries a header, an offer's end, a button or a
+  // carousel with it", else only to the send's 4000 (Meta's 32768 for a body alone). A top-level quick reply's
+  // payload is optional, and left out it sends no button component: the send carries the body alone.
+  it('a body value past 1024 characters when the only button is a quick reply whose payload is left out (the send carries the body alone)', async () => {
+    const ws = await workspace();
+    const [first] = page1.data;
+    const feedback = {
+      ...first!,
+      name: 'feedback_prompt',
+      id: '1000000000000077',
+      parameter_format: 'POSITIONAL',
+      components: [
+        { type: 'BODY', text: 'Your order notes: {{1}}', example: { body_text: [['Leave at the door']] } },
+        { type: 'BUTTONS', buttons: [{ type: 'QUICK_REPLY', text: 'Stop promotions' }] },
+      ],
+    };
+    graph.answer = templatePages(WABA, [{ data: [feedback], paging: lastPage }]);
+    expect(await syncTemplates(ws, syncDeps())).toMatchObject({ created: 1 });
+    const template = await templateOf(ws, 'feedback_prompt', first!.language);
+    const { dispatchId } = await send(command(ws, template.id, { '1': 'n'.repeat(1024) }));
+    await deliverToGraph(ws, dispatchId, 'wamid.feedback');
+    // What WhatsApp is sent: the body component alone.
+    expect((graph.received[0]!.body as { template: { components: { type: string }[] } }).template.components.map((component) => component.type)).toEqual(['body']);
+
+    expect(await rejection(send(command(ws, template.id, { '1': 'n'.repeat(1025) })))).toBeUndefined();
+  });
+
   // A URL button's suffix goes to WhatsApp as a text parameter ({ type: 'text', text }), and docs/api.md holds
   // "every value WhatsApp takes as text" to one line, not empty: WhatsApp refuses an empty one (131008) and
   // one with a new line (132018). reservation_confirmation's URL button {{1}} is at index 0.

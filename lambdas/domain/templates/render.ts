@@ -61,13 +61,15 @@ const VALUE_SHAPES: Readonly<Record<string, { fits: (value: string) => boolean; 
 
 /**
  * The variables whose values WhatsApp takes as text parameters (the body's, a text header's, each
- * card's body), with the rule each is held to. The body's is 1024 characters when the send carries
+ * card's body), with the rule each is held to. The body's is 1024 characters when this send carries
  * another component (a header, an offer's expiry, a button, the carousel), as a card's body always
- * does (its header); alone, the send schema's 4000 is within Meta's 32768.
+ * does (its header); alone, the send schema's 4000 is within Meta's 32768. What the send carries is
+ * what `templateParameters` builds from the values given: an optional button left out sends none.
  */
-function textVariables(version: Pick<TemplateVersion, 'body' | 'components'>): Map<string, typeof TEXT_PARAMETER> {
-  const { header, limitedTimeOffer, buttons, cards } = version.components ?? {};
-  const bodyRule = header || limitedTimeOffer || buttons?.length || cards?.length ? BODY_WITH_OTHERS_TEXT_PARAMETER : TEXT_PARAMETER;
+function textVariables(version: Pick<TemplateVersion, 'body' | 'components'>, given: ReadonlyMap<string, string>): Map<string, typeof TEXT_PARAMETER> {
+  const { header, cards } = version.components ?? {};
+  const carried = templateParameters(version, given);
+  const bodyRule = carried.header || carried.offerExpirationTimeMs !== undefined || carried.buttons || carried.cards ? BODY_WITH_OTHERS_TEXT_PARAMETER : TEXT_PARAMETER;
   const rules = new Map([...version.body.matchAll(PLACEHOLDER)].map((match) => [match[1]!, bodyRule]));
   const textHeaderVariables = (binding: typeof header) => (binding?.format === 'TEXT' ? binding.variables : []);
   for (const name of (cards ?? []).flatMap((card) => card.body)) rules.set(name, BODY_WITH_OTHERS_TEXT_PARAMETER);
@@ -89,7 +91,7 @@ function leftOutText(definitions: TemplateVersion['variableDefinitions'], asText
  */
 export function checkVariables(version: Pick<TemplateVersion, 'variableDefinitions' | 'components' | 'body'>, given: ReadonlyMap<string, string>): VariableCheck {
   const defined = new Set(version.variableDefinitions.map((definition) => definition.name));
-  const asText = textVariables(version);
+  const asText = textVariables(version, given);
   return {
     missing: version.variableDefinitions.filter((definition) => definition.required && !given.has(definition.name)).map((definition) => definition.name),
     unknown: [...given.keys()].filter((name) => !defined.has(name)),
