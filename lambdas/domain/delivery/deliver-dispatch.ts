@@ -524,7 +524,10 @@ async function recordVerdict(dispatch: Dispatch, verdict: ProviderError, attempt
       if ((outage ? (dispatch.outageAnswers ?? 0) : otherLaterAnswers(dispatch)) + 1 >= laterAnswerBudget(verdict.backOff, attempt.maxReceives)) {
         return settledAs(await writeVerdict(attempt, { to: 'failed', occurredAt, failureCode: `retries_exhausted:${verdict.code}` }, deps, dispatch), 'failed');
       }
-      const afterSeconds = verdict.backOff === 'short' ? retryDelaySeconds(attempt.receiveCount) : (outage ? outageRetryDelaySeconds : longRetryDelaySeconds)((dispatch.laterAnswers ?? 0) + 1);
+      // Each kind backs off by its own answers, as it spends its own budget: an outage's answers
+      // before a 131056 stretched its four back-offs to 180 s each, past the queue-age alarm.
+      const afterSeconds =
+        verdict.backOff === 'short' ? retryDelaySeconds(attempt.receiveCount) : outage ? outageRetryDelaySeconds((dispatch.outageAnswers ?? 0) + 1) : longRetryDelaySeconds(otherLaterAnswers(dispatch) + 1);
       if ((await writeRelease(attempt, releaseOf(dispatch, outage ? 'outage' : true, afterSeconds), now, deps, dispatch)) === 'carried') return { outcome: 'carried' };
       if (!isLastReceive(attempt)) return { outcome: 'retry', afterSeconds };
       logger.warn('Provider asked for later on the last receive; left to the reconciler', { dispatchId: dispatch.dispatchId, code: verdict.code });

@@ -275,37 +275,38 @@ describe('deliver consumer, a verdict carried on the queue (decision 161)', () =
 });
 
 /**
- * docs/operations.md (dispatch-queue-age): "while WhatsApp is down a message is let go after its
- * fifth receive, about 4.5 minutes, and queued again by the reconciler as a new one, so an outage
- * does not age the queue" (decision 228). The back-off's exponent is every answer so far, so the
- * message the reconciler queues again waits the queue's whole 180 s at each receive.
+ * docs/operations.md (dispatch-queue-age): while WhatsApp is down a message is let go after its
+ * fifth receive and queued again by the reconciler as a new one, so an outage does not age the
+ * queue (decisions 228, 238). Nor does a refusal that lasts minutes after one: each kind of "later"
+ * backs off by its own answers (decision 231), so an outage's do not stretch a `131056`'s.
  */
-describe('deliver consumer, a WhatsApp outage outlasting one queue message (decision 228)', () => {
-  let claimed: Record<string, unknown> = {};
-  const downProvider: Provider = {
+describe('deliver consumer, "later"s after a WhatsApp outage outlasting one queue message (decisions 228, 238)', () => {
+  const answering = (code: string, backOff: 'outage' | 'long'): Provider => ({
     send: () => {
       callTookItsTime();
-      return Promise.reject(new ProviderError('transient', '133004', 'Server temporarily unavailable', { backOff: 'outage' }));
+      return Promise.reject(new ProviderError('transient', code, 'Later', { backOff }));
     },
     settle: () => Promise.resolve(),
-  };
-  beforeEach(() => jest.spyOn(providers, 'providerFor').mockReturnValue(downProvider));
+  });
   afterEach(() => jest.restoreAllMocks());
 
-  it('lets the message the reconciler queued again go before it is as old as the dispatch-queue-age alarm’s threshold', async () => {
+  it.each([
+    ['WhatsApp still down (133004)', answering('133004', 'outage'), 5],
+    ['too many messages to one number after it (131056)', answering('131056', 'long'), 0],
+  ])('lets the message the reconciler queued again go before it is as old as the dispatch-queue-age alarm’s threshold: %s', async (_, provider, otherAnswersBefore) => {
     const item = await sentDispatchItem();
     // Its first queue message was answered 133004 five times and let go; the reconciler queued it again.
     let waited = 0;
-    for (let receiveCount = 1; receiveCount <= dispatchQueueSettings.maxReceiveCount; receiveCount++) {
-      const laterAnswers = 5 + receiveCount - 1;
-      claimed = { ...item, status: 'processing', attemptStartedAt: new Date().toISOString(), attempts: laterAnswers + 1, laterAnswers, outageAnswers: laterAnswers };
+    for (let receiveCount = 1; receiveCount <= dispatchQueueSettings.maxReceiveCount - 1; receiveCount++) {
+      const outageAnswers = 5 + (otherAnswersBefore ? receiveCount - 1 : 0);
+      const laterAnswers = outageAnswers + (otherAnswersBefore ? 0 : receiveCount - 1);
+      const claimed = { ...item, status: 'processing', attemptStartedAt: new Date().toISOString(), attempts: laterAnswers + 1, laterAnswers, outageAnswers };
       ddb.reset();
       sqs.reset();
       ddb.on(UpdateCommand).resolves({ Attributes: claimed });
-      const event = sqsEvent([{ body: { dispatchId: item.dispatchId, workspaceId: item.workspaceId }, receiveCount }]);
-      await deliverBatch(event, leftAfterTheCall(10_000));
+      jest.spyOn(providers, 'providerFor').mockReturnValue(provider);
+      await deliverBatch(sqsEvent([{ body: { dispatchId: item.dispatchId, workspaceId: item.workspaceId }, receiveCount }]), leftAfterTheCall(10_000));
       jest.restoreAllMocks();
-      jest.spyOn(providers, 'providerFor').mockReturnValue(downProvider);
       waited += sqs.commandCalls(ChangeMessageVisibilityCommand).reduce((sum, call) => sum + (call.args[0].input.VisibilityTimeout ?? 0), 0);
     }
     // The queue's oldest message is this one for as long as its back-offs add up to.
