@@ -1913,6 +1913,36 @@ describe('the queue around the consumer', () => {
     expect((await env.queues.receiveAll()).filter((queued) => (queued as DispatchMessage).dispatchId === paced.dispatchId)).toEqual([message]);
   });
 
+  // Decision 241 reads the number's hold as a hint ("Not written, the reconciler may queue a held dispatch a second time"),
+  // and paceHeldUntil says it is undefined when it "cannot be read". One refused read of PACE#<number>/HELD (a throttled
+  // GetItem) must not make the whole run throw: every lost dispatch of every workspace would wait for a later run, and a
+  // read refused on every run strands them all.
+  it('queues lost dispatches again though the read of a number’s pace hold is refused', async () => {
+    const paced = await queuedDispatch([], new Date(Date.now() - 10 * 60_000));
+    const number = `pace-${randomUUID().slice(0, 8)}`;
+    await saveWorkspace({ id: paced.ws, name: paced.ws, rupiahPerCredit: 150, settings: { provider: 'whatsapp', whatsappPhoneNumberId: number, whatsappMessagesPerSecond: 1 } }, new Date(), env.table);
+    const other = await queuedDispatch([], new Date(Date.now() - 10 * 60_000));
+    clearWorkspaceCache();
+    await env.queues.receiveAll();
+    const throttled: Store = {
+      tableName: env.table.tableName,
+      db: {
+        send: (command: { input: { Key?: { sk?: string } } }) =>
+          command instanceof GetCommand && command.input.Key?.sk === 'HELD'
+            ? Promise.reject(Object.assign(new Error('Throughput exceeds the current capacity of your table or index.'), { name: 'ThrottlingException', $metadata: { httpStatusCode: 400 } }))
+            : env.table.db.send(command as never),
+      } as unknown as Store['db'],
+    };
+
+    const run = await reconcile(new Date(), throttled, env.queues).then(
+      (summary) => ({ requeued: summary.requeued >= 2 }),
+      (error: Error) => ({ threw: error.name }),
+    );
+
+    const status = async (dispatchId: string) => (await env.table.db.send(new GetCommand({ TableName: env.table.tableName, Key: keys.dispatch(dispatchId) }))).Item!.requeues ?? null;
+    expect({ run, otherRequeues: await status(other.dispatchId), pacedRequeues: await status(paced.dispatchId) }).toEqual({ run: { requeued: true }, otherRequeues: 1, pacedRequeues: 1 });
+  });
+
   it('re-enqueues a released attempt whose queue message was lost, minutes later and not before', async () => {
     const released = await queuedDispatch([], new Date(Date.now() - 10 * 60_000));
     expect(await deliver(released.dispatchId, released.ws, scriptedProvider(refuse('transient', '130429')).provider)).toBe('retry');

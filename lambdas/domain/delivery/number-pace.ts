@@ -112,13 +112,22 @@ async function noteHold(number: string, until: number, store: Store): Promise<vo
   }
 }
 
-/** Until when the pace of the number the workspace sends from has held deliveries back, epoch ms; undefined if it never has lately, or the workspace is not paced (or cannot be read). */
+/**
+ * Until when the pace of the number the workspace sends from has held deliveries back, epoch ms;
+ * undefined if it never has lately, or the workspace is not paced, or either read is refused: a hint
+ * the reconciler does without (a dispatch queued twice is claimed once), where a refusal thrown on
+ * stopped its whole run, and every lost dispatch after it stayed lost.
+ */
 export async function paceHeldUntil(workspaceId: string, now: Date, store: Store = defaultStore()): Promise<number | undefined> {
-  const workspace = await lookUpWorkspace(workspaceId, now, store).catch(() => undefined);
-  const sender = workspace && paceOf(workspace);
-  if (!sender) return undefined;
-  const { Item } = await store.db.send(new GetCommand({ TableName: store.tableName, Key: keys.numberPaceHold(sender.number) }));
-  return typeof Item?.heldUntil === 'number' ? Item.heldUntil * 1000 : undefined;
+  try {
+    const sender = paceOf(await lookUpWorkspace(workspaceId, now, store));
+    if (!sender) return undefined;
+    const { Item } = await store.db.send(new GetCommand({ TableName: store.tableName, Key: keys.numberPaceHold(sender.number) }));
+    return typeof Item?.heldUntil === 'number' ? Item.heldUntil * 1000 : undefined;
+  } catch (error) {
+    logger.warn('Could not read how long a number’s pace holds deliveries back; its lost dispatches are queued again as if it held none', { workspaceId, error: error as Error });
+    return undefined;
+  }
 }
 
 /** The number a WhatsApp workspace sends from, and its pace; none for the sandbox, which has no throughput to keep to. */
