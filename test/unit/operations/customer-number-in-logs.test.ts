@@ -1,4 +1,4 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { handler as receive } from '../../../lambdas/handlers/whatsapp-webhook';
@@ -28,6 +28,8 @@ it('a user_preferences stop whose opt-out transaction DynamoDB cancels for a con
   ddb.on(QueryCommand).resolves({ Items: [] });
   ddb.on(PutCommand).resolves({});
   ddb.on(UpdateCommand).resolves({});
+  // The number has no opt-out: DynamoDB refuses the update that would move a stored one's latest stop (decision 234).
+  ddb.on(UpdateCommand, { Key: { sk: `OPTOUT#+${CUSTOMER}` } }, false).rejects(new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: { httpStatusCode: 400 } }));
   // DynamoDB's answer to a transaction touching an item another transaction is writing.
   ddb.on(TransactWriteCommand).rejects(
     new TransactionCanceledException({
