@@ -174,11 +174,14 @@ describe('delivery-status against DynamoDB Local', () => {
     const item = async () => (await env.table.scanAll()).find((candidate) => candidate.pk === `DSP#${dispatchId}`)!;
     const events = async () => (await deliveryEventsForPhones(ws, [PHONE], { startDate: '2026-10-01', endDate: '2026-10-01' }, env.table))[0]!.events.map(({ dispatchId: id, status, occurredAt }) => [id, status, occurredAt]);
 
+    expect(await item()).toMatchObject({ sentAt: '2026-10-01T01:05:00.000Z', sentAtFromDelivery: true });
     expect(await applyReportedTime(dispatchId, 'sent', '2026-10-01T01:05:00.000Z', env.table)).toBe(false);
     // A second before the dispatch was made, in WhatsApp's whole seconds: sent when it was made.
     expect(await applyReportedTime(dispatchId, 'sent', '2026-09-30T23:59:59.000Z', env.table)).toBe(true);
     expect(await item()).toMatchObject({ sentAt: '2026-10-01T00:00:00.000Z', deliveredAt: '2026-10-01T01:05:00.000Z', acceptedEventMovedFrom: '2026-10-01T01:05:00.000Z', deliveryEvents: ['ACCEPTED'] });
     expect(await item()).not.toHaveProperty('deliveredEventMovedFrom');
+    // sentAt is the sent's own now: no other sent moves it.
+    expect(await item()).not.toHaveProperty('sentAtFromDelivery');
     await runStreamConsumer(env.table);
     expect(await events()).toEqual([
       [dispatchId, 'ACCEPTED', '2026-10-01T00:00:00.000Z'],
@@ -191,6 +194,30 @@ describe('delivery-status against DynamoDB Local', () => {
     // Sent before it was delivered: its sentAt is the sent move's (our answer's), and Meta's `sent` whole second moves nothing.
     const sent = await message(ws, PHONE, { sentAt: '2026-10-01T03:00:00.734Z', deliveredAt: '2026-10-01T03:01:00.000Z' });
     expect(await applyReportedTime(sent, 'sent', '2026-10-01T03:00:00.000Z', env.table)).toBe(false);
+  });
+
+  // Decision 121 / 236, docs/api.md: only "a `sent` that comes after the `delivered` or `read` that set `sentAt`" moves it.
+  // Here our own answer set sentAt (to the millisecond), and WhatsApp's `delivered`, in the same whole second, was recorded
+  // at that sentAt (times keep their order). sentAt === deliveredAt then, though the delivery never set sentAt: Meta's
+  // `sent` for the same whole second, arriving after the delivered (webhooks are not ordered), must move nothing.
+  it('leaves our own answer’s sentAt, and its ACCEPTED event, when the delivered in the same whole second was recorded at it', async () => {
+    const ws = await workspace();
+    const dispatchId = await message(ws, PHONE, { sentAt: '2026-10-01T03:00:00.734Z', deliveredAt: '2026-10-01T03:00:00.000Z' });
+    const item = async () => (await env.table.scanAll()).find((candidate) => candidate.pk === `DSP#${dispatchId}`)!;
+    const events = async () => (await deliveryEventsForPhones(ws, [PHONE], { startDate: '2026-10-01', endDate: '2026-10-01' }, env.table))[0]!.events.map(({ status, occurredAt }) => [status, occurredAt]);
+    expect(await item()).toMatchObject({ sentAt: '2026-10-01T03:00:00.734Z', deliveredAt: '2026-10-01T03:00:00.734Z' });
+
+    const moved = await applyReportedTime(dispatchId, 'sent', '2026-10-01T03:00:00.000Z', env.table);
+    await runStreamConsumer(env.table);
+
+    expect({ moved, sentAt: (await item()).sentAt, events: await events() }).toEqual({
+      moved: false,
+      sentAt: '2026-10-01T03:00:00.734Z',
+      events: [
+        ['ACCEPTED', '2026-10-01T03:00:00.734Z'],
+        ['DELIVERED', '2026-10-01T03:00:00.734Z'],
+      ],
+    });
   });
 
   it('gives a first report of delivered both its events at once, and a failure of our own (retries exhausted) its time but no REJECTED event', async () => {

@@ -64,9 +64,9 @@ export type CrossedReport = keyof typeof eventOfReport;
  * WhatsApp's `delivered` or `sent` on a dispatch already delivered at a later time: a later report
  * came first and moved it at its own time, and this one says when it happened. A `delivered` after
  * the `read` sets `deliveredAt` back, never before the dispatch was sent (decision 200); a `sent`
- * after the `delivered` or `read` that counted the dispatch as sent (its `sentAt` is its
- * `deliveredAt`) sets `sentAt` back, never before the dispatch was made (decision 236). False when
- * it does not apply (not so delivered, or no earlier).
+ * after the `delivered` or `read` that counted the dispatch as sent (`sentAtFromDelivery`) sets
+ * `sentAt` back, once, never before the dispatch was made (decision 236). False when it does not
+ * apply (not so delivered, or no earlier).
  */
 export async function applyReportedTime(dispatchId: string, report: CrossedReport, reportedAt: string, store: Store = defaultStore(), known?: Dispatch): Promise<boolean> {
   if (known && !mayRedate(known, report, reportedAt)) return false;
@@ -80,11 +80,15 @@ export async function applyReportedTime(dispatchId: string, report: CrossedRepor
   return changed !== undefined;
 }
 
-/** The time a crossed `report` may move back: a delivered dispatch's `deliveredAt`, or the `sentAt` its delivery set. */
+/**
+ * The time a crossed `report` may move back: a delivered dispatch's `deliveredAt`, or the `sentAt`
+ * its delivery set. Not a `sentAt` equal to `deliveredAt` alone: a `delivered` in the second of our
+ * own answer's `sentAt` is kept at it (`notBefore`), and that `sentAt` stays (decision 236).
+ */
 function timeKept(dispatch: Dispatch, report: CrossedReport): string | undefined {
   if (dispatch.status !== 'delivered' || !dispatch.deliveredAt) return undefined;
   if (report === 'delivered') return dispatch.deliveredAt;
-  return dispatch.sentAt === dispatch.deliveredAt ? dispatch.sentAt : undefined;
+  return (dispatch.sentAtFromDelivery && dispatch.sentAt) || undefined;
 }
 
 /**

@@ -50,6 +50,7 @@ const storedDispatchSchema = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
   sentAt: nullable(z.string()),
+  sentAtFromDelivery: z.optional(z.literal(true)),
   deliveredAt: nullable(z.string()),
   readAt: nullable(z.string()),
   // Pricing stored before Meta's `type` was kept reads it as null.
@@ -309,6 +310,12 @@ export function statusMove(dispatch: Dispatch, move: StatusMove, at: string, now
     values[':at'] = at;
     after.sentAt ??= at;
   }
+  if (firstReport && move.to === 'delivered') {
+    // Rides on the write that sets sentAt: a `sent` after it may move sentAt back (decision 236).
+    set.push('sentAtFromDelivery = :fromDelivery');
+    values[':fromDelivery'] = true;
+    after.sentAtFromDelivery = true;
+  }
   if (move.to === 'delivered') {
     set.push('deliveredAt = :at');
     after.deliveredAt = at;
@@ -425,23 +432,26 @@ export function readReceipt(dispatch: Dispatch, readAt: string, now: string): Di
  * webhooks are not ordered): the time `event` is at (`eventTimes`) goes back to `at`, when it
  * happened, and the event moves with it, named for the stream consumer to delete where it was and
  * put where it is now. A `delivered` after its `read` moves `deliveredAt` and DELIVERED (decision
- * 200), a `sent` after its `delivered` or `read` moves `sentAt` and ACCEPTED (decision 236). Made
- * only on the time it was decided on.
+ * 200), a `sent` after the `delivered` or `read` that set `sentAt` moves `sentAt` and ACCEPTED
+ * (decision 236), and leaves `sentAt` the `sent`'s own, for no other `sent` to move. Made only on
+ * the time it was decided on.
  */
 export function eventTimeCorrection(dispatch: Dispatch, event: MovableEvent, from: string, at: string, now: string): DispatchChange {
   const field = eventTimes[event];
   const sequence = sequenceStep(now, { events: [event], moved: { event, from } });
+  const after: Dispatch = { ...dispatch, [field]: at, sequence: dispatch.sequence + 1 };
+  if (event === 'ACCEPTED') delete after.sentAtFromDelivery;
   return {
     write: {
       Update: {
         Key: keys.dispatch(dispatch.dispatchId),
-        UpdateExpression: sequence.expression([`${field} = :at`]),
+        UpdateExpression: sequence.expression([`${field} = :at`], event === 'ACCEPTED' ? ['sentAtFromDelivery'] : []),
         ConditionExpression: `#status = :delivered AND ${field} = :was`,
         ExpressionAttributeNames: { '#status': 'status', ...sequence.names },
         ExpressionAttributeValues: { ':at': at, ':was': from, ':delivered': 'delivered', ...sequence.values },
       },
     },
-    after: { ...dispatch, [field]: at, sequence: dispatch.sequence + 1 },
+    after,
   };
 }
 

@@ -64,6 +64,12 @@ export interface Dispatch {
   createdAt: string;
   updatedAt: string;
   sentAt: string | null;
+  /**
+   * `sentAt` is the time of the `delivered` (or `read`) that reached us before any `sent` and first
+   * counted the dispatch as sent: only then does a `sent` after it move `sentAt` back, once, which
+   * removes this (decision 236). Absent otherwise, and on dispatches stored before it was kept.
+   */
+  sentAtFromDelivery?: true;
   deliveredAt: string | null;
   /** When the recipient read it (WhatsApp's `read` status); its status stays `delivered`. */
   readAt: string | null;
