@@ -1268,6 +1268,35 @@ const fastClock = (stepMs: number) => {
   const now = jest.spyOn(Date, 'now').mockImplementation(() => start + ++readings * stepMs);
   return { readings: () => readings, restore: () => now.mockRestore() };
 };
+const connectFails = () => Object.assign(new Error('connect ETIMEDOUT'), { name: 'TimeoutError', code: 'ETIMEDOUT', $metadata: {} });
+
+/**
+ * The table as a function sees it when the claim reaches it and the claim's answer is lost (the
+ * SDK's request timeout), and from then on every call fails to connect; a clock running ahead from
+ * the lost answer brings the claim's deadline (CLAIM_OUTCOME_DEADLINE_MS) after a few tries.
+ */
+function claimAnswerLost() {
+  let claimTries = 0;
+  let clock: ReturnType<typeof fastClock> | undefined;
+  const store: Store = {
+    tableName: env.table.tableName,
+    db: {
+      send: async (command: { input: { UpdateExpression?: string } }) => {
+        const claim = command.input.UpdateExpression?.includes('attemptId = :attempt') === true;
+        if (claim) claimTries++;
+        if (claimTries === 0) return env.table.db.send(command as never);
+        if (claim && claimTries === 1) {
+          await env.table.db.send(command as never);
+          clock = fastClock(3_000);
+          throw Object.assign(new Error('Request timed out'), { name: 'TimeoutError', $metadata: {} });
+        }
+        throw connectFails();
+      },
+    } as unknown as Store['db'],
+  };
+  return { store, claimTries: () => claimTries, restoreClock: () => clock?.restore() };
+}
+
 
 describe('the deliver consumer when DynamoDB throttles', () => {
   // A throttled write wrote nothing and decided nothing. Taken as a refusal ("someone moved the
@@ -1644,32 +1673,15 @@ describe('a claim whose answer comes after its deadline (decision 162)', () => {
     // then away: every call after it, the claim's tries and the release's, fails to connect. The
     // claim asks again until CLAIM_OUTCOME_DEADLINE_MS (10 s): from its lost answer on, a clock
     // running ahead brings that deadline after a few tries.
-    let claimTries = 0;
-    let clock: ReturnType<typeof fastClock> | undefined;
-    const answersLost: Store = {
-      tableName: env.table.tableName,
-      db: {
-        send: async (command: { input: { UpdateExpression?: string } }) => {
-          const claim = command.input.UpdateExpression?.includes('attemptId = :attempt') === true;
-          if (claim) claimTries++;
-          if (claimTries === 0) return env.table.db.send(command as never);
-          if (claim && claimTries === 1) {
-            await env.table.db.send(command as never);
-            clock = fastClock(3_000);
-            throw Object.assign(new Error('Request timed out'), { name: 'TimeoutError', $metadata: {} });
-          }
-          throw Object.assign(new Error('connect ETIMEDOUT'), { name: 'TimeoutError', code: 'ETIMEDOUT', $metadata: {} });
-        },
-      } as unknown as Store['db'],
-    };
+    const table = claimAnswerLost();
     try {
-      const first = await deliverQueuedDispatch({ ...attempt(dispatchId, ws), writeDeadline: Date.now() + 1_000 }, { providerFor: () => whatsapp.provider, store: answersLost, queue: env.queues });
+      const first = await deliverQueuedDispatch({ ...attempt(dispatchId, ws), writeDeadline: Date.now() + 1_000 }, { providerFor: () => whatsapp.provider, store: table.store, queue: env.queues });
       expect(first).toMatchObject({ outcome: 'retry', cause: { name: 'TimeoutError' } });
     } finally {
-      clock?.restore();
+      table.restoreClock();
     }
     expect(whatsapp.calls).toEqual([]);
-    expect(claimTries).toBeGreaterThan(1);
+    expect(table.claimTries()).toBeGreaterThan(1);
 
     // The table answers again: the message comes back, as SQS hands it out. Then the reconciler's
     // runs, minutes apart, and whatever the queue holds for the dispatch is delivered.
@@ -1715,32 +1727,14 @@ describe('a claim whose every answer was lost while the queue was away too (deci
     // The claim reaches the table and its answer is lost; from then on the table fails to connect,
     // and so does the queue, for its first call: it is back for the next. A clock running ahead
     // brings the claim's deadline after a few tries, and the release's rounds within the function's time.
-    const connectFails = () => Object.assign(new Error('connect ETIMEDOUT'), { name: 'TimeoutError', code: 'ETIMEDOUT', $metadata: {} });
-    let claimTries = 0;
-    let clock: ReturnType<typeof fastClock> | undefined;
-    const answersLost: Store = {
-      tableName: env.table.tableName,
-      db: {
-        send: async (command: { input: { UpdateExpression?: string } }) => {
-          const claim = command.input.UpdateExpression?.includes('attemptId = :attempt') === true;
-          if (claim) claimTries++;
-          if (claimTries === 0) return env.table.db.send(command as never);
-          if (claim && claimTries === 1) {
-            await env.table.db.send(command as never);
-            clock = fastClock(3_000);
-            throw Object.assign(new Error('Request timed out'), { name: 'TimeoutError', $metadata: {} });
-          }
-          throw connectFails();
-        },
-      } as unknown as Store['db'],
-    };
+    const table = claimAnswerLost();
     let queueCalls = 0;
     const queueBack = { queueUrl: env.queues.queueUrl, sqs: { send: (command: never) => (++queueCalls === 1 ? Promise.reject(connectFails()) : env.queues.sqs.send(command)) } as unknown as typeof env.queues.sqs };
     try {
-      const first = await deliverQueuedDispatch({ ...attempt(dispatchId, ws), deadline: Date.now() + 60_000 }, { providerFor: () => whatsapp.provider, store: answersLost, queue: queueBack });
+      const first = await deliverQueuedDispatch({ ...attempt(dispatchId, ws), deadline: Date.now() + 60_000 }, { providerFor: () => whatsapp.provider, store: table.store, queue: queueBack });
       expect(first).toMatchObject({ outcome: 'retry', cause: { name: 'TimeoutError' } });
     } finally {
-      clock?.restore();
+      table.restoreClock();
     }
     expect({ calls: whatsapp.calls, queueCalls }).toEqual({ calls: [], queueCalls: 2 });
 
