@@ -249,29 +249,21 @@ describe('webhook alarm', () => {
   it('fires when skipped webhook items pass the threshold in two five-minute periods out of three, those of messages we never sent left out', () => {
     const skippedOrRefused = alarmNamed('webhook-items-skipped');
     expect(skippedOrRefused.Metrics!.find((metric: { Expression?: string }) => metric.Expression)).toMatchObject({ Expression: 'FILL(skipped, 0) - FILL(notOurs, 0) - FILL(changed, 0) + FILL(refused, 0)', ReturnData: true });
-    expect(skippedOrRefused.Metrics!).toContainEqual(
-      expect.objectContaining({
-        Id: 'notOurs',
-        MetricStat: {
-          Metric: { Namespace: 'MessagingApi-dev', MetricName: metricNames.webhookItemsSkipped, Dimensions: [{ Name: 'SkipReason', Value: 'unknown_message_id' }, { Name: 'service', Value: 'messaging-api' }] },
-          Period: 300,
-          Stat: 'Sum',
-        },
-        ReturnData: false,
-      }),
-    );
-    // A customer deleting or editing a message on a number shared with the WhatsApp Business app: everyday traffic there.
-    expect(skippedOrRefused.Metrics!).toContainEqual(
-      expect.objectContaining({
-        Id: 'changed',
-        MetricStat: {
-          Metric: { Namespace: 'MessagingApi-dev', MetricName: metricNames.webhookItemsSkipped, Dimensions: [{ Name: 'SkipReason', Value: 'customer_message_changed' }, { Name: 'service', Value: 'messaging-api' }] },
-          Period: 300,
-          Stat: 'Sum',
-        },
-        ReturnData: false,
-      }),
-    );
+    // Left out by reason: statuses of messages we never sent; a customer deleting or editing a message
+    // on a number shared with the WhatsApp Business app (everyday traffic there).
+    for (const [id, reason] of [['notOurs', 'unknown_message_id'], ['changed', 'customer_message_changed']]) {
+      expect(skippedOrRefused.Metrics!).toContainEqual(
+        expect.objectContaining({
+          Id: id,
+          MetricStat: {
+            Metric: { Namespace: 'MessagingApi-dev', MetricName: metricNames.webhookItemsSkipped, Dimensions: [{ Name: 'SkipReason', Value: reason }, { Name: 'service', Value: 'messaging-api' }] },
+            Period: 300,
+            Stat: 'Sum',
+          },
+          ReturnData: false,
+        }),
+      );
+    }
     for (const [id, name] of [['skipped', metricNames.webhookItemsSkipped], ['refused', metricNames.webhookRequestsRefused]]) {
       expect(skippedOrRefused.Metrics!).toContainEqual(
         expect.objectContaining({ Id: id, MetricStat: { Metric: { Namespace: 'MessagingApi-dev', MetricName: name, Dimensions: [{ Name: 'service', Value: 'messaging-api' }] }, Period: 300, Stat: 'Sum' }, ReturnData: false }),
